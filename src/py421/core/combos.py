@@ -1,0 +1,247 @@
+"""Categories of results, the four rankings of the sources, and token values.
+
+A ruleset ranks all 56 results strictly (strongest first) and gives each a
+token value. :class:`CombinationTable` holds both, built from a ranking name
+and a few switches, so the tables are data and never typed out by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+
+from .dice import ALL_RESULTS, Result
+from .errors import InvalidRuleset
+
+
+class Category(StrEnum):
+    """Families of results named as players name them."""
+
+    FOUR_TWO_ONE = "421"
+    TRIPLE_ACE = "111"
+    TWO_ACES = "x11"  # « fiches », « x en l'air »: two aces and another face
+    BRELAN = "brelan"  # « baraque »: three of a kind other than aces
+    PAIR = "pair"  # option pair_fiches: any other pair and a face
+    SUITE = "suite"  # « tierce », « séquence »
+    SIMPLE = "simple"
+    NENETTE = "nenette"  # 2-2-1
+
+    @property
+    def label(self) -> str:
+        return _LABELS[self]
+
+
+_LABELS = {
+    Category.FOUR_TWO_ONE: "421",
+    Category.TRIPLE_ACE: "triple ace",
+    Category.TWO_ACES: "two aces (x11)",
+    Category.BRELAN: "brelan",
+    Category.PAIR: "pair (fiches)",
+    Category.SUITE: "suite",
+    Category.SIMPLE: "simple",
+    Category.NENETTE: "nénette",
+}
+
+RANKINGS = ("classic", "vache", "kytionnaire", "tim")
+SUITES = tuple(Result.parse(s) for s in ("654", "543", "432", "321"))
+FOUR_TWO_ONE = Result.parse("421")
+TRIPLE_ACE = Result.parse("111")
+NENETTE = Result.parse("221")
+
+
+def classify(result: Result, *, two_aces: bool = True, pairs: bool = False) -> Category:
+    """The category of a result; ``two_aces=False`` makes x11 simples (seed 002)."""
+    a, b, c = result.dice
+    if result == FOUR_TWO_ONE:
+        return Category.FOUR_TWO_ONE
+    if result == TRIPLE_ACE:
+        return Category.TRIPLE_ACE
+    if result == NENETTE:
+        return Category.NENETTE
+    if a == b == c:
+        return Category.BRELAN
+    if two_aces and b == c == 1:
+        return Category.TWO_ACES
+    if result in SUITES:
+        return Category.SUITE
+    if pairs and (a == b or b == c):
+        return Category.PAIR
+    return Category.SIMPLE
+
+
+def kicker(result: Result) -> int:
+    """The face that is not part of the pair (x of x11, 2 of 442)."""
+    a, b, c = result.dice
+    return c if a == b else a
+
+
+@dataclass(frozen=True, slots=True)
+class CombinationTable:
+    """The strict ranking of the 56 results with their categories and values."""
+
+    order: tuple[Result, ...]  # strongest first
+    categories: Mapping[Result, Category]
+    values: Mapping[Result, int]
+
+    def strength(self, result: Result) -> int:
+        """55 for the strongest result down to 0 for the weakest."""
+        return _strengths(self.order)[result]
+
+    def rank(self, result: Result) -> int:
+        """1 for the strongest result, 56 for the weakest."""
+        return len(self.order) - self.strength(result)
+
+    def beats(self, a: Result, b: Result) -> bool:
+        return self.strength(a) > self.strength(b)
+
+
+_STRENGTH_CACHE: dict[tuple[Result, ...], dict[Result, int]] = {}
+
+
+def _strengths(order: tuple[Result, ...]) -> dict[Result, int]:
+    found = _STRENGTH_CACHE.get(order)
+    if found is None:
+        found = {r: len(order) - 1 - i for i, r in enumerate(order)}
+        _STRENGTH_CACHE[order] = found
+    return found
+
+
+def build_table(
+    ranking: str,
+    *,
+    ace_high: bool = False,
+    pair_fiches: bool = False,
+    value_421: int = 8,
+    value_111: int = 7,
+    value_suite: int = 2,
+    value_simple: int = 1,
+    value_nenette: int = 1,
+) -> CombinationTable:
+    """Build the table of one ranking; x11, brelans and pairs are worth a face."""
+    if ranking not in RANKINGS:
+        raise InvalidRuleset(f"ranking {ranking!r} is unknown; accepted: {', '.join(RANKINGS)}")
+    if pair_fiches and ranking not in ("classic", "vache"):
+        raise InvalidRuleset(
+            f"pair_fiches places pairs right after the x11 group, which ranking {ranking!r} "
+            "does not have; use it with ranking classic or vache"
+        )
+    two_aces = ranking != "kytionnaire"
+    cats = {r: classify(r, two_aces=two_aces, pairs=pair_fiches) for r in ALL_RESULTS}
+
+    def members(cat: Category) -> list[Result]:
+        return [r for r in ALL_RESULTS if cats[r] == cat]
+
+    def simple_key(r: Result) -> tuple[int, ...]:
+        # Digit by digit from the highest; with ace_high the ace counts as a 7.
+        faces = (7 if ace_high and f == 1 else f for f in r.dice)
+        return tuple(sorted(faces, reverse=True))
+
+    brelans = members(Category.BRELAN)  # 666 … 222
+    two_aces_group = members(Category.TWO_ACES)  # 611 … 211
+    pairs = sorted(members(Category.PAIR), key=lambda r: (kicker(r), r.dice[1]), reverse=True)
+    simples = sorted(members(Category.SIMPLE), key=simple_key, reverse=True)
+    top = [FOUR_TWO_ONE, TRIPLE_ACE]
+    suites = list(SUITES)
+
+    orders: dict[str, Callable[[], list[Result]]] = {
+        "classic": lambda: top + two_aces_group + pairs + brelans + suites + simples + [NENETTE],
+        "vache": lambda: top + brelans + two_aces_group + pairs + suites + [NENETTE] + simples,
+        "kytionnaire": lambda: top + brelans + suites + simples + [NENETTE],
+        # seed 003: x11 and brelans interleave by value, the x11 first
+        "tim": lambda: (
+            top
+            + [r for pair in zip(two_aces_group, brelans, strict=True) for r in pair]
+            + suites
+            + simples
+            + [NENETTE]
+        ),
+    }
+    order = tuple(orders[ranking]())
+    assert sorted(order, key=str) == sorted(ALL_RESULTS, key=str), "a ranking must hold all 56"
+
+    fixed = {
+        Category.FOUR_TWO_ONE: value_421,
+        Category.TRIPLE_ACE: value_111,
+        Category.SUITE: value_suite,
+        Category.SIMPLE: value_simple,
+        Category.NENETTE: value_nenette,
+    }
+
+    def value(r: Result) -> int:
+        cat = cats[r]
+        if cat in fixed:
+            return fixed[cat]
+        if cat == Category.BRELAN:
+            return r.dice[0]
+        return kicker(r)  # x11 and pairs are worth their odd face
+
+    return CombinationTable(order=order, categories=cats, values={r: value(r) for r in order})
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """Which of two results wins under a table, and the reason in words."""
+
+    first: Result
+    second: Result
+    winner: Result | None  # None when they are the same result
+    reason: str
+
+
+def compare(table: CombinationTable, a: Result, b: Result, *, ace_high: bool = False) -> Comparison:
+    """Explain which result wins, as a player would say it."""
+    if a == b:
+        return Comparison(a, b, None, f"{a} against {a} is a tie: the preset's tie rule decides")
+    win, lose = (a, b) if table.beats(a, b) else (b, a)
+    cw, cl = table.categories[win], table.categories[lose]
+    if cw != cl:
+        if all(
+            table.beats(x, y)
+            for x in table.order
+            if table.categories[x] == cw
+            for y in table.order
+            if table.categories[y] == cl
+        ):
+            reason = f"every {cw.label} ranks above every {cl.label} in this ruleset"
+            if cl == Category.NENETTE:
+                reason += " (nénette is the weakest result)"
+        else:
+            reason = (
+                f"this ruleset interleaves {cw.label} and {cl.label}: "
+                f"{win} is ranked {table.rank(win)} of 56, {lose} is {table.rank(lose)}"
+            )
+    elif cw == Category.BRELAN:
+        reason = "both are brelans: the higher face wins"
+    elif cw == Category.TWO_ACES:
+        reason = "both are two aces: the higher third die wins"
+    elif cw == Category.SUITE:
+        reason = "both are suites: the higher suite wins"
+    elif cw == Category.PAIR:
+        if kicker(win) != kicker(lose):
+            reason = "both are pairs: the one worth more (its odd face) wins"
+        else:
+            reason = "both are pairs worth the same: the higher pair wins"
+    else:
+        digit = next(i for i in range(3) if _face(win, i, ace_high) != _face(lose, i, ace_high))
+        names = ("highest", "second", "third")
+        reason = (
+            f"both are simples, compared die by die from the highest: the {names[digit]} "
+            f"die decides, {_show(win, digit, ace_high)} against {_show(lose, digit, ace_high)}"
+        )
+        if ace_high:
+            reason += " (the ace counts as the highest face)"
+    return Comparison(a, b, win, reason)
+
+
+def _sorted_faces(r: Result, ace_high: bool) -> list[int]:
+    return sorted((7 if ace_high and f == 1 else f for f in r.dice), reverse=True)
+
+
+def _face(r: Result, i: int, ace_high: bool) -> int:
+    return _sorted_faces(r, ace_high)[i]
+
+
+def _show(r: Result, i: int, ace_high: bool) -> str:
+    face = _face(r, i, ace_high)
+    return "ace" if face == 7 else str(face)

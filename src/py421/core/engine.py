@@ -1,0 +1,609 @@
+"""The rules of 421, once: from a ruleset and a table of players to the outcome.
+
+Every step is either a chance step (dice come up) or one player's decision.
+Functions here take a frozen :class:`~py421.core.state.State` and return the
+next one; an illegal action or impossible dice raise
+:class:`~py421.core.errors.IllegalAction` and change nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Literal
+
+from .actions import Action, ChooseStake, Stop, Throw
+from .combos import NENETTE
+from .dice import DICE_PER_THROW, Result, contains, format_dice, parse_dice, sub_multisets
+from .errors import IllegalAction, InvalidNotation, InvalidPlayers
+from .events import (
+    AmountWhy,
+    DebtOwed,
+    DebtPaid,
+    Event,
+    GameOver,
+    Gave,
+    LeaderChosen,
+    LimitSet,
+    MancheLost,
+    PhaseStarted,
+    RoundDecided,
+    StakeChosen,
+    Thrown,
+    TieAbout,
+    TieDeclared,
+    Took,
+    TurnEnded,
+    WentOut,
+)
+from .rules import Ruleset
+from .state import ChanceRequest, Draw, Outcome, Phase, Round, State, Tie, TurnResult
+
+Events = list[Event]
+MAX_NAME = 40
+
+
+# -- starting --------------------------------------------------------------
+
+
+def new_game(rules: Ruleset, players: Sequence[str], *, first_seat: int = 0) -> State:
+    """The state before the first throw; ``first_seat`` starts or starts the draw."""
+    names = _check_players(rules, players)
+    n = len(names)
+    if not 0 <= first_seat < n:
+        raise InvalidPlayers(f"first seat {first_seat} does not exist; seats are 0 to {n - 1}")
+    state = State(
+        rules=rules,
+        players=names,
+        phase=Phase.FIRST_PLAYER,
+        manche=1,
+        pot=rules.pot,
+        tokens=(rules.initial_tokens,) * n,
+        debts=(0,) * n,
+        active=(True,) * n,
+        manche_losses=(0,) * n,
+        leader=first_seat,
+    )
+    ev: Events = []
+    if rules.first_player == "first_seat":
+        ev.append(LeaderChosen(first_seat, "first_seat"))
+        state = _start_charge(state, ev)
+    else:
+        dice = 1 if rules.first_player == "lowest_die" else DICE_PER_THROW
+        state = replace(state, draw=Draw("first_player", _clockwise(state, first_seat), dice))
+    return replace(state, events=tuple(ev))
+
+
+def _check_players(rules: Ruleset, players: Sequence[str]) -> tuple[str, ...]:
+    if isinstance(players, str):
+        raise InvalidPlayers("players must be a list of names, not one text")
+    names = tuple(str(p).strip() for p in players)
+    low, high = rules.min_players, rules.max_players
+    if not low <= len(names) <= high:
+        allowed = f"{low}" if low == high else f"{low} to {high}"
+        raise InvalidPlayers(f"{rules.name} is played by {allowed} players, not {len(names)}")
+    for raw, name in zip(players, names, strict=True):
+        if not name:
+            raise InvalidPlayers("a player's name cannot be empty")
+        if len(name) > MAX_NAME:
+            raise InvalidPlayers(f"{raw!r}: a name has at most {MAX_NAME} characters")
+        if not name.isprintable():
+            raise InvalidPlayers(f"{raw!r}: a name cannot hold control characters")
+    folded = [n.casefold() for n in names]
+    for name in names:
+        if folded.count(name.casefold()) > 1:
+            raise InvalidPlayers(f"two players are called {name!r}; names must differ")
+    return names
+
+
+# -- asking the state -----------------------------------------------------
+
+
+def chance_request(state: State) -> ChanceRequest | None:
+    """The dice needed now, or None when a player decides or the game is over."""
+    if state.phase is Phase.OVER:
+        return None
+    if state.draw is not None:
+        return ChanceRequest(state.draw.thrower, state.draw.dice, (), state.draw.purpose)
+    r = state.round
+    assert r is not None, "a game that is not over has a round or a draw"
+    if r.tie is not None:
+        if r.tie.awaiting_stake:
+            return None
+        return ChanceRequest(r.tie.draw.thrower, DICE_PER_THROW, (), "tie")
+    seat = r.current
+    assert seat is not None
+    if r.throws == 0:
+        return ChanceRequest(seat, DICE_PER_THROW, (), "turn")
+    if r.pending is not None:
+        return ChanceRequest(seat, DICE_PER_THROW - len(r.pending), r.pending, "turn")
+    return None
+
+
+def deciding_seat(state: State) -> int | None:
+    """The seat that must choose an action now, if any."""
+    if state.phase is Phase.OVER or state.draw is not None or state.round is None:
+        return None
+    r = state.round
+    if r.tie is not None:
+        return r.tie.draw.seats[0] if r.tie.awaiting_stake else None
+    if r.throws > 0 and r.pending is None:
+        return r.current
+    return None
+
+
+def throws_allowed(state: State) -> int:
+    """The most throws the current player may use in this turn."""
+    r = state.round
+    assert r is not None
+    most = state.rules.throws_allowed(state.phase is Phase.CHARGE)
+    if r.done and state.rules.leader_limit and r.limit is not None:
+        return min(most, r.limit)
+    return most
+
+
+def legal_actions(state: State) -> tuple[Action, ...]:
+    """Every action the deciding player may take; empty at chance steps and the end."""
+    if deciding_seat(state) is None:
+        return ()
+    r = state.round
+    assert r is not None
+    if r.tie is not None:
+        return (ChooseStake("est"), ChooseStake("vient"))
+    keeps = sub_multisets(r.dice)
+    actions: list[Action] = [Stop()]
+    actions += [Throw(k) for k in keeps]
+    if state.rules.le_bon and r.throws + 1 < throws_allowed(state):
+        actions += [Throw(k, bon=True) for k in keeps]
+    return tuple(actions)
+
+
+# -- applying --------------------------------------------------------------
+
+
+def apply_action(state: State, action: Action) -> State:
+    """The next state after the deciding player's action."""
+    seat = deciding_seat(state)
+    if seat is None:
+        raise IllegalAction(_no_decision(state, action))
+    if isinstance(action, Throw):
+        action = Throw(tuple(sorted(action.keep, reverse=True)), action.bon)
+    if action not in legal_actions(state):
+        raise IllegalAction(_why_illegal(state, seat, action))
+    r = state.round
+    assert r is not None
+    ev: Events = []
+    if isinstance(action, ChooseStake):
+        assert r.tie is not None
+        ev.append(StakeChosen(seat, action.stake))
+        tie = replace(r.tie, awaiting_stake=False, vient=action.stake == "vient", amount=None)
+        state = replace(state, round=replace(r, tie=tie))
+    elif isinstance(action, Stop):
+        state = _end_turn(state, ev)
+    else:
+        state = replace(state, round=replace(r, pending=action.keep, bon=action.bon))
+    return replace(state, events=tuple(ev), steps=state.steps + 1)
+
+
+def apply_dice(state: State, faces: tuple[int, ...] | str) -> State:
+    """The next state after the requested dice came up (faces in any order)."""
+    request = chance_request(state)
+    if request is None:
+        raise IllegalAction(_no_dice(state))
+    if isinstance(faces, str):
+        got = parse_dice(faces)
+    else:
+        got = tuple(sorted(faces, reverse=True))
+        if any(not isinstance(f, int) or not 1 <= f <= 6 for f in got):
+            raise IllegalAction(f"{faces!r}: a die shows 1 to 6")
+    if len(got) != request.count:
+        who = state.players[request.seat]
+        raise IllegalAction(
+            f"{who} throws {request.count} {'die' if request.count == 1 else 'dice'} now, "
+            f"not {len(got)} ({format_dice(got) or 'none'})"
+        )
+    ev: Events = []
+    if state.draw is not None:
+        state = _draw_thrown(state, got, ev)
+    else:
+        r = state.round
+        assert r is not None
+        state = _tie_thrown(state, got, ev) if r.tie is not None else _turn_thrown(state, got, ev)
+    return replace(state, events=tuple(ev), steps=state.steps + 1)
+
+
+# -- turns -----------------------------------------------------------------
+
+
+def _turn_thrown(state: State, faces: tuple[int, ...], ev: Events) -> State:
+    r = state.round
+    assert r is not None and r.current is not None
+    kept = r.pending or ()
+    result = Result.of(kept + faces)
+    throws = r.throws + 1
+    ev.append(Thrown(r.current, kept, faces, result, throws, "turn"))
+    stake = r.stake
+    if state.rules.accumulated_stakes and state.phase is Phase.CHARGE:
+        stake += state.rules.table.values[result]
+    r = replace(r, dice=result.dice, throws=throws, pending=None, stake=stake)
+    state = replace(state, round=r)
+    if throws >= throws_allowed(state) or r.bon:
+        return _end_turn(state, ev)
+    return state
+
+
+def _end_turn(state: State, ev: Events) -> State:
+    r = state.round
+    assert r is not None and r.current is not None
+    seat = r.current
+    done = TurnResult(seat, Result.of(r.dice), r.throws)
+    ev.append(TurnEnded(seat, done.result, done.throws, r.bon))
+    limit = r.limit
+    most = state.rules.throws_allowed(state.phase is Phase.CHARGE)
+    if not r.done and state.rules.leader_limit and most > 1:
+        limit = r.throws
+        ev.append(LimitSet(seat, r.throws))
+    r = replace(r, done=(*r.done, done), dice=(), throws=0, pending=None, bon=False, limit=limit)
+    state = replace(state, round=r)
+    if r.current is not None:
+        return state
+    return _turns_over(state, ev)
+
+
+def _turns_over(state: State, ev: Events) -> State:
+    """Every turn is played: find the loser (and winner), or start a tie-break."""
+    r = state.round
+    assert r is not None
+    key = {t.seat: k for t, k in zip(r.done, _keys(state, r.done), strict=True)}
+    low, high = min(key.values()), max(key.values())
+    worst = tuple(s for s in r.order if key[s] == low)
+    best = tuple(s for s in r.order if key[s] == high)
+    if state.phase is Phase.CHARGE:
+        best = best[:1]  # only the loser matters in the charge
+    return _next_tie_step(state, worst, best, ev, previous=None)
+
+
+def _keys(state: State, turns: Sequence[TurnResult]) -> list[tuple[int, int, int]]:
+    """Comparison keys, larger is better, in the order the turns were played."""
+    rules = state.rules
+    strength = rules.table.strength
+    fewer_throws = rules.tie_break == "qui_barre_demarre"
+    # seed 004: if everyone threw nénette, the last to throw it wins
+    by_order = rules.nenette_last_wins and all(t.result == NENETTE for t in turns)
+    return [
+        (strength(t.result), -t.throws if fewer_throws else 0, i if by_order else 0)
+        for i, t in enumerate(turns)
+    ]
+
+
+# -- ties ------------------------------------------------------------------
+
+
+def _tie_order(rules: Ruleset, round_order: tuple[int, ...], group: Sequence[int]) -> tuple[int, ...]:
+    """Who throws first in a tie-break, by the ruleset's tie rule."""
+    g = [s for s in round_order if s in group]
+    if rules.tie_break == "last_player_first":
+        return (g[-1], *g[:-1])  # seed 003: from the last who played, then clockwise
+    if rules.tie_break == "qui_barre_demarre":
+        return tuple(reversed(g))  # seed 004: from the last tied player, counter-clockwise
+    return tuple(g)
+
+
+def _next_tie_step(
+    state: State,
+    worst: tuple[int, ...],
+    best: tuple[int, ...],
+    ev: Events,
+    previous: Tie | None,
+) -> State:
+    rules = state.rules
+    r = state.round
+    assert r is not None
+    need_worst = len(worst) > 1 and not rules.tied_losers_all_take
+    need_best = len(best) > 1
+    if not need_worst and not need_best:
+        amount = previous.amount if previous is not None else None
+        if state.phase is Phase.DECHARGE:
+            worst = tuple(s for s in worst if s != best[0])  # all tied: the winner gives
+        return _settle(state, worst, best[0], amount, ev)
+    about: TieAbout
+    if need_worst and need_best and set(worst) == set(best):
+        group, about = worst, "both"
+    elif need_worst:
+        group, about = worst, "worst"
+    else:
+        group, about = best, "best"
+    seats = _tie_order(rules, r.order, group)
+    again = previous is not None and set(group) <= set(previous.draw.seats)
+    ev.append(TieDeclared(seats, about, main_chaude=again))
+    tie = Tie(
+        worst=worst,
+        best=best,
+        draw=Draw("tie", seats, DICE_PER_THROW),
+        replays=previous.replays + 1 if again and previous else 1,
+        # seed 004 « main chaude »: the first to rethrow chooses the stake
+        awaiting_stake=again and rules.tie_break == "qui_barre_demarre",
+        vient=False,
+        amount=previous.amount if previous is not None else None,
+    )
+    return replace(state, round=replace(r, tie=tie))
+
+
+def _tie_thrown(state: State, faces: tuple[int, ...], ev: Events) -> State:
+    r = state.round
+    assert r is not None and r.tie is not None
+    tie = r.tie
+    draw = tie.draw
+    result = Result.of(faces)
+    ev.append(Thrown(draw.thrower, (), faces, result, 1, "tie"))
+    draw = replace(draw, thrown=(*draw.thrown, faces))
+    if not draw.complete:
+        return replace(state, round=replace(r, tie=replace(tie, draw=draw)))
+    rules = state.rules
+    turns = [TurnResult(s, Result.of(f), 1) for s, f in zip(draw.seats, draw.thrown, strict=True)]
+    keys = dict(zip(draw.seats, _keys(state, turns), strict=True))
+    low, high = min(keys.values()), max(keys.values())
+    in_group = set(draw.seats)
+    worst, best = tie.worst, tie.best
+    if in_group == set(worst) and len(worst) > 1 and not rules.tied_losers_all_take:
+        worst = tuple(s for s in r.order if s in in_group and keys[s] == low)
+    if in_group == set(best) and len(best) > 1:
+        best = tuple(s for s in r.order if s in in_group and keys[s] == high)
+    top = max(turns, key=lambda t: keys[t.seat])
+    bottom = min(turns, key=lambda t: keys[t.seat])
+    stake = r.stake
+    if rules.accumulated_stakes and state.phase is Phase.CHARGE:
+        stake += rules.table.values[top.result]  # each rampot adds its winning value
+    amount = tie.amount
+    if tie.vient:
+        amount = _base_amount(rules, top.result, bottom.result)[0]
+    tie = replace(tie, draw=draw, amount=amount)
+    state = replace(state, round=replace(r, stake=stake, tie=tie))
+    return _next_tie_step(state, worst, best, ev, previous=tie)
+
+
+# -- settling a round -----------------------------------------------------
+
+
+def _base_amount(rules: Ruleset, best: Result, worst: Result) -> tuple[int, AmountWhy]:
+    value = rules.table.values[best]
+    if rules.value_deduction and worst != NENETTE:  # seed 004: nénette is never deducted
+        return max(0, value - rules.table.values[worst]), "deduction"
+    return value, "value"
+
+
+def _settle(state: State, losers: tuple[int, ...], winner: int, vient: int | None, ev: Events) -> State:
+    rules = state.rules
+    r = state.round
+    assert r is not None
+    final = {t.seat: t.result for t in r.done}
+    why: AmountWhy
+    if vient is not None:
+        amount, why = vient, "vient"
+    elif rules.accumulated_stakes and state.phase is Phase.CHARGE:
+        amount, why = r.stake, "accumulated"
+    else:
+        amount, why = _base_amount(rules, final[winner], final[losers[0]])
+    if rules.nenette_penalty and final[losers[0]] == NENETTE:
+        amount, why = rules.nenette_penalty, "nenette"
+    ev.append(RoundDecided(losers, winner, amount, why))
+    tokens, debts, pot = list(state.tokens), list(state.debts), state.pot
+    for loser in losers:
+        if state.phase is Phase.CHARGE:
+            take = min(amount, pot)
+            pot -= take
+            tokens[loser] += take
+            ev.append(Took(loser, take, amount))
+            if rules.queue_de_la_vache and amount > take:
+                debts[loser] += amount - take
+                ev.append(DebtOwed(loser, amount - take))
+        else:
+            give = min(amount, tokens[winner])
+            tokens[winner] -= give
+            tokens[loser] += give
+            ev.append(Gave(winner, loser, give, amount))
+    state = replace(state, pot=pot, tokens=tuple(tokens), debts=tuple(debts), leader=losers[0], round=None)
+    if state.phase is Phase.CHARGE:
+        return _end_charge(state, ev) if pot == 0 else _start_round(state, ev)
+    state = _withdraw_at_zero(state, ev)
+    holder = _holder_of_all(state)
+    if holder is not None:
+        return _manche_lost(state, holder, espagnole=False, ev=ev)
+    return _start_round(state, ev)
+
+
+def _withdraw_at_zero(state: State, ev: Events) -> State:
+    if not state.rules.withdraw_at_zero:
+        return state
+    out = tuple(s for s in range(len(state.players)) if state.active[s] and not state.tokens[s])
+    if not out:
+        return state
+    ev.append(WentOut(out))
+    active = tuple(a and s not in out for s, a in enumerate(state.active))
+    return replace(state, active=active, out_order=(*state.out_order, out))
+
+
+def _holder_of_all(state: State) -> int | None:
+    total = state.pot + sum(state.tokens)
+    return next((s for s, t in enumerate(state.tokens) if t == total), None)
+
+
+# -- phases, manches, the end ----------------------------------------------
+
+
+def _clockwise(state: State, start: int) -> tuple[int, ...]:
+    """Active seats in playing order from ``start`` (or the next active seat)."""
+    n = len(state.players)
+    return tuple(s % n for s in range(start, start + n) if state.active[s % n])
+
+
+def _start_round(state: State, ev: Events) -> State:
+    order = _clockwise(state, state.leader)
+    return replace(state, round=Round(order=order), leader=order[0])
+
+
+def _start_charge(state: State, ev: Events) -> State:
+    state = replace(state, phase=Phase.CHARGE)
+    ev.append(PhaseStarted("charge", state.manche))
+    pot, tokens, debts = state.pot, list(state.tokens), list(state.debts)
+    for seat in _clockwise(state, state.leader):
+        pay = min(debts[seat], pot)
+        if pay:
+            pot -= pay
+            tokens[seat] += pay
+            debts[seat] -= pay
+            ev.append(DebtPaid(seat, pay))
+    state = replace(state, pot=pot, tokens=tuple(tokens), debts=tuple(debts))
+    return _end_charge(state, ev) if pot == 0 else _start_round(state, ev)
+
+
+def _end_charge(state: State, ev: Events) -> State:
+    state = _withdraw_at_zero(state, ev)
+    holder = _holder_of_all(state)
+    if holder is not None:  # l'Espagnole: no décharge
+        return _manche_lost(state, holder, espagnole=True, ev=ev)
+    state = replace(state, phase=Phase.DECHARGE)
+    ev.append(PhaseStarted("decharge", state.manche))
+    rule = state.rules.decharge_leader
+    candidates = _clockwise(state, state.leader)
+    if rule == "worst_coup_sec":
+        return replace(state, draw=Draw("decharge_leader", candidates, DICE_PER_THROW))
+    if rule == "fewest_tokens":
+        leader = min(candidates, key=lambda s: state.tokens[s])  # ties: first from the last loser
+        ev.append(LeaderChosen(leader, "fewest_tokens"))
+    else:
+        leader = candidates[0]
+        ev.append(LeaderChosen(leader, "round_loser" if leader == state.leader else "next_seat"))
+    return _start_round(replace(state, leader=leader), ev)
+
+
+def _draw_thrown(state: State, faces: tuple[int, ...], ev: Events) -> State:
+    """A throw in a draw for the first player or the décharge leader."""
+    draw = state.draw
+    assert draw is not None
+    ev.append(Thrown(draw.thrower, (), faces, Result.of(faces) if len(faces) == 3 else None, 1, draw.purpose))
+    draw = replace(draw, thrown=(*draw.thrown, faces))
+    if not draw.complete:
+        return replace(state, draw=draw)
+    rules = state.rules
+
+    def key(f: tuple[int, ...]) -> int:
+        if draw.purpose == "decharge_leader":
+            return -rules.table.strength(Result.of(f))  # the worst throw leads
+        if len(f) == 1:
+            return -(7 if rules.ace_high and f[0] == 1 else f[0])  # the lowest die leads
+        return rules.table.strength(Result.of(f))  # the best throw leads
+
+    keys = [key(f) for f in draw.thrown]
+    top = max(keys)
+    leaders = tuple(s for s, k in zip(draw.seats, keys, strict=True) if k == top)
+    if len(leaders) > 1:
+        about: TieAbout = "decharge_leader" if draw.purpose == "decharge_leader" else "first_player"
+        ev.append(TieDeclared(leaders, about))
+        return replace(state, draw=Draw(draw.purpose, leaders, draw.dice))
+    leader = leaders[0]
+    if draw.purpose == "decharge_leader":
+        ev.append(LeaderChosen(leader, "worst_coup_sec"))
+        return _start_round(replace(state, draw=None, leader=leader), ev)
+    ev.append(LeaderChosen(leader, "first_player"))
+    return _start_charge(replace(state, draw=None, leader=leader), ev)
+
+
+def _manche_lost(state: State, loser: int, *, espagnole: bool, ev: Events) -> State:
+    rules = state.rules
+    losses = list(state.manche_losses)
+    losses[loser] += 1
+    ev.append(MancheLost(loser, state.manche, espagnole))
+    state = replace(
+        state,
+        manche_losses=tuple(losses),
+        manche_losers=(*state.manche_losers, loser),
+        round=None,
+        draw=None,
+    )
+    if espagnole and rules.espagnole == "loses_game":
+        return _game_over(state, (loser,), ev)
+    if rules.fiches_de_manche:
+        if losses[loser] >= rules.fiches_de_manche:
+            return _game_over(state, (loser,), ev)
+    elif state.manche >= rules.manches:
+        most = max(losses)
+        return _game_over(state, tuple(s for s, n in enumerate(losses) if n == most), ev)
+    n = len(state.players)
+    state = replace(
+        state,
+        manche=state.manche + 1,
+        pot=rules.pot,
+        tokens=(rules.initial_tokens,) * n,
+        active=(True,) * n,
+        out_order=(),
+    )
+    ev.append(LeaderChosen(state.leader, "round_loser"))
+    return _start_charge(state, ev)
+
+
+def _game_over(state: State, losers: tuple[int, ...], ev: Events) -> State:
+    rules = state.rules
+    kind: Literal["loser", "grand_perdant", "shared"]
+    if len(losers) > 1:
+        kind = "shared"
+    elif rules.manches > 1 and not rules.fiches_de_manche and state.manche_losses[losers[0]] == rules.manches:
+        kind = "grand_perdant"
+    else:
+        kind = "loser"
+    winners = {"none": (), "first_out": state.out_order[:1], "in_order": state.out_order}[rules.winners]
+    outcome = Outcome(losers, kind, winners, state.manche_losers)
+    ev.append(GameOver(losers))
+    return replace(state, phase=Phase.OVER, outcome=outcome, round=None, draw=None)
+
+
+# -- messages for illegal steps -------------------------------------------
+
+
+def _no_decision(state: State, action: Action) -> str:
+    if state.phase is Phase.OVER:
+        return f"cannot {action}: the game is over"
+    request = chance_request(state)
+    assert request is not None
+    return (
+        f"cannot {action} now: {state.players[request.seat]} must throw "
+        f"{request.count} {'die' if request.count == 1 else 'dice'}"
+    )
+
+
+def _no_dice(state: State) -> str:
+    if state.phase is Phase.OVER:
+        return "no dice are thrown now: the game is over"
+    seat = deciding_seat(state)
+    assert seat is not None
+    return f"no dice are thrown now: {state.players[seat]} must decide"
+
+
+def _why_illegal(state: State, seat: int, action: Action) -> str:
+    name = state.players[seat]
+    r = state.round
+    assert r is not None
+    accepted = ", ".join(str(a) for a in legal_actions(state))
+    if r.tie is not None:
+        return f"{name} must choose the stake (« main chaude »): accepted: {accepted}"
+    if isinstance(action, ChooseStake):
+        reason = "there is no stake to choose now"
+    elif isinstance(action, Throw) and len(action.keep) >= DICE_PER_THROW:
+        reason = "keeping all three dice is stopping"
+    elif isinstance(action, Throw) and not contains(r.dice, action.keep):
+        reason = f"{format_dice(action.keep)} is not among the dice {format_dice(r.dice)}"
+    elif isinstance(action, Throw) and action.bon and not state.rules.le_bon:
+        reason = "« le bon » is not played under these rules"
+    elif isinstance(action, Throw) and action.bon:
+        reason = "the next throw is already the last one allowed"
+    else:
+        reason = "that is not allowed now"
+    return f"{name} cannot {action}: {reason}; accepted: {accepted}"
+
+
+def parse_faces(text: str) -> tuple[int, ...]:
+    """Dice typed by a person, for :func:`apply_dice`."""
+    try:
+        return parse_dice(text)
+    except InvalidNotation as exc:
+        raise IllegalAction(str(exc)) from None

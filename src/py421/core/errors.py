@@ -1,0 +1,30 @@
+"""One exception class per kind of failure, all under :class:`Py421Error`.
+
+A caller that only wants to show the message to a player can catch
+``Py421Error``; a caller that must tell "could not read this" from
+"not allowed now" catches the specific class.
+"""
+
+
+class Py421Error(Exception):
+    """Base class of every error py421 raises on purpose."""
+
+
+class InvalidNotation(Py421Error, ValueError):
+    """Text that is not dice, a result or an action (``'7-1-1': a die shows 1 to 6``)."""
+
+
+class InvalidRuleset(Py421Error, ValueError):
+    """An unknown preset or option, or option values that contradict each other."""
+
+
+class IllegalAction(Py421Error, ValueError):
+    """An action or dice outcome that the rules do not allow in this state."""
+
+
+class InvalidRecord(Py421Error, ValueError):
+    """A game record that cannot be read, or that does not replay."""
+
+
+class InvalidPlayers(Py421Error, ValueError):
+    """A list of players the ruleset cannot seat (count, empty or repeated names)."""

@@ -1,0 +1,96 @@
+"""A game being played: the current state, every step that led to it, undo.
+
+:class:`Game` is the one object interfaces hold. It keeps the list of states
+so a scorekeeper can undo a typed entry, and it produces the record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from .actions import Action, parse_action
+from .dice import format_dice
+from .engine import new_game, parse_faces
+from .errors import IllegalAction
+from .rules import Ruleset
+from .state import State
+
+if TYPE_CHECKING:
+    from .record import Record
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One step of a game: dice that came up, or a player's action."""
+
+    seat: int
+    kind: Literal["dice", "action"]
+    text: str  # "421", "5", or an action such as "keep 42"
+
+
+class Game:
+    """The current state of a game and its history."""
+
+    def __init__(self, rules: Ruleset, players: Sequence[str], *, first_seat: int = 0) -> None:
+        self.rules = rules
+        self.first_seat = first_seat
+        self._states: list[State] = [new_game(rules, players, first_seat=first_seat)]
+        self._steps: list[Step] = []
+
+    @property
+    def state(self) -> State:
+        return self._states[-1]
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        return self.state.players
+
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        return tuple(self._steps)
+
+    def act(self, action: Action | str) -> State:
+        """Apply the deciding player's action (an Action or its text)."""
+        state = self.state
+        seat = state.to_move
+        chosen = parse_action(action) if isinstance(action, str) else action
+        new = state.apply(chosen)
+        assert seat is not None
+        self._push(new, Step(seat, "action", str(chosen)))
+        return new
+
+    def throw(self, faces: tuple[int, ...] | str) -> State:
+        """Apply the dice that came up (faces, or their text such as ``"4-2"``)."""
+        state = self.state
+        request = state.chance
+        got = parse_faces(faces) if isinstance(faces, str) else faces
+        new = state.apply_dice(got)
+        assert request is not None
+        self._push(new, Step(request.seat, "dice", format_dice(got)))
+        return new
+
+    def undo(self) -> State:
+        """Take back the last step; raises IllegalAction at the start of the game."""
+        if not self._steps:
+            raise IllegalAction("nothing to undo: the game has just started")
+        self._states.pop()
+        self._steps.pop()
+        return self.state
+
+    def _push(self, state: State, step: Step) -> None:
+        self._states.append(state)
+        self._steps.append(step)
+
+    def record(self, meta: Mapping[str, Any] | None = None) -> Record:
+        from .record import Record
+
+        return Record(
+            rules=self.rules,
+            players=self.players,
+            first_seat=self.first_seat,
+            steps=self.steps,
+            meta=dict(meta or {}),
+            final=self.state,
+        )

@@ -1,0 +1,162 @@
+"""Game records: JSON that holds the ruleset, the players and every step.
+
+Replaying a record re-applies every step through the engine, so a record
+that replays proves the game was played by the rules; the final summary
+stored with it must match the replay exactly.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import InvalidRecord, Py421Error
+from .game import Game, Step
+from .rules import Ruleset
+from .state import State
+
+FORMAT = "py421-record"
+VERSION = 1
+
+
+def summarize(state: State) -> dict[str, Any]:
+    """Where a game stands, by names: enough to check a replay."""
+    names = state.players
+    summary: dict[str, Any] = {
+        "phase": state.phase.value,
+        "manche": state.manche,
+        "pot": state.pot,
+        "tokens": dict(zip(names, state.tokens, strict=True)),
+        "manche_losers": [names[s] for s in state.manche_losers],
+        "steps": state.steps,
+    }
+    if any(state.debts):
+        summary["debts"] = dict(zip(names, state.debts, strict=True))
+    if state.outcome is not None:
+        summary["losers"] = [names[s] for s in state.outcome.losers]
+        summary["kind"] = state.outcome.kind
+        summary["winners"] = [[names[s] for s in group] for group in state.outcome.winners]
+    return summary
+
+
+@dataclass(frozen=True)
+class Record:
+    """A whole game as data; ``final`` is the state reached, when known."""
+
+    rules: Ruleset
+    players: tuple[str, ...]
+    first_seat: int
+    steps: tuple[Step, ...]
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    final: State | None = None  # the state reached, when the record is made from a game
+    expected: Mapping[str, Any] | None = None  # the summary stored in a file, checked on replay
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "format": FORMAT,
+            "version": VERSION,
+            "rules": self.rules.to_dict(),
+            "players": list(self.players),
+            "first_seat": self.first_seat,
+            "steps": [_step_dict(s) for s in self.steps],
+        }
+        if self.meta:
+            data["meta"] = dict(self.meta)
+        if self.final is not None:
+            data["final"] = summarize(self.final)
+        elif self.expected is not None:
+            data["final"] = dict(self.expected)
+        return data
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=1) + "\n"
+
+    @staticmethod
+    def from_json(text: str) -> Record:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InvalidRecord(f"not a JSON game record: {exc}") from None
+        return Record.from_dict(data)
+
+    @staticmethod
+    def from_dict(data: Any) -> Record:
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise InvalidRecord(f'not a py421 game record (expected "format": "{FORMAT}")')
+        if data.get("version") != VERSION:
+            raise InvalidRecord(
+                f"record version {data.get('version')!r} is not supported; this py421 reads {VERSION}"
+            )
+        for key in ("rules", "players", "steps"):
+            if key not in data:
+                raise InvalidRecord(f"the record has no {key!r}")
+        try:
+            rules = Ruleset.from_mapping(data["rules"])
+        except Py421Error as exc:
+            raise InvalidRecord(f"the record's rules are not valid: {exc}") from None
+        players = data["players"]
+        if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+            raise InvalidRecord("'players' must be a list of names")
+        steps = []
+        for i, raw in enumerate(data["steps"]):
+            steps.append(_read_step(i, raw))
+        first_seat = data.get("first_seat", 0)
+        if not isinstance(first_seat, int):
+            raise InvalidRecord("'first_seat' must be a seat number")
+        final = data.get("final")
+        if final is not None and not isinstance(final, dict):
+            raise InvalidRecord("'final' must be an object")
+        meta = data.get("meta", {})
+        return Record(rules, tuple(players), first_seat, tuple(steps), meta, expected=final)
+
+    def replay(self) -> State:
+        """Apply every step again; return the final state or raise InvalidRecord."""
+        try:
+            game = Game(self.rules, self.players, first_seat=self.first_seat)
+        except Py421Error as exc:
+            raise InvalidRecord(f"the record's table cannot be seated: {exc}") from None
+        for i, step in enumerate(self.steps, start=1):
+            state = game.state
+            due = state.chance.seat if state.chance else state.to_move
+            if step.seat != due:
+                who = self.players[due] if due is not None else "nobody"
+                raise InvalidRecord(
+                    f"step {i} ({step.kind} {step.text!r}) is by seat {step.seat}, but it is {who}'s step"
+                )
+            try:
+                if step.kind == "dice":
+                    game.throw(step.text)
+                else:
+                    game.act(step.text)
+            except Py421Error as exc:
+                raise InvalidRecord(f"step {i} ({step.text!r}) does not replay: {exc}") from None
+        final = game.state
+        if self.expected is not None:
+            got = summarize(final)
+            if got != self.expected:
+                diff = [
+                    k for k in sorted(set(got) | set(self.expected)) if got.get(k) != self.expected.get(k)
+                ]
+                details = "; ".join(
+                    f"{k}: recorded {self.expected.get(k)!r}, replayed {got.get(k)!r}" for k in diff
+                )
+                raise InvalidRecord(f"the replay does not end as recorded ({details})")
+        return final
+
+
+def _step_dict(step: Step) -> dict[str, Any]:
+    return {"seat": step.seat, step.kind: step.text}
+
+
+def _read_step(i: int, raw: Any) -> Step:
+    if isinstance(raw, dict) and isinstance(raw.get("seat"), int):
+        if isinstance(raw.get("dice"), str) and "action" not in raw:
+            return Step(raw["seat"], "dice", raw["dice"])
+        if isinstance(raw.get("action"), str) and "dice" not in raw:
+            return Step(raw["seat"], "action", raw["action"])
+    raise InvalidRecord(
+        f'step {i + 1} must be {{"seat": N, "dice": "421"}} or '
+        f'{{"seat": N, "action": "keep 42"}}, not {raw!r}'
+    )

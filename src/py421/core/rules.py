@@ -1,0 +1,402 @@
+"""Rulesets: the ranking of results and every procedure option, as frozen data.
+
+The options are declared once, here, with their defaults (the common rule of
+the sources), the values they accept and one line of documentation. The
+seven presets are TOML files in ``presets/`` that name only what differs.
+
+>>> r = Ruleset.preset("classic-11").with_settings(["pot=21"])
+>>> r.pot, r.name
+(21, 'classic-11')
+>>> Ruleset.preset("classic-11").with_settings(["pots=21"])
+Traceback (most recent call last):
+...
+py421.core.errors.InvalidRuleset: unknown option 'pots' (did you mean 'pot'?); accepted: ...
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import Field, dataclass, field, fields, replace
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from .combos import RANKINGS, CombinationTable, build_table
+from .errors import InvalidRuleset
+
+MAX_PLAYERS = 8
+MAX_THROWS = 3
+
+
+def _opt(
+    default: Any,
+    doc: str,
+    *,
+    choices: tuple[str, ...] = (),
+    low: int | None = None,
+    high: int | None = None,
+    group: str,
+) -> Any:
+    meta = {"doc": doc, "choices": choices, "low": low, "high": high, "group": group}
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """A complete, frozen set of rules: build one with :meth:`preset` and :meth:`with_options`."""
+
+    name: str = "custom"
+    description: str = ""
+    source: str = ""
+
+    # -- results -----------------------------------------------------------
+    ranking: str = _opt(
+        "classic", "order of the 56 results (see docs/rules.md)", choices=RANKINGS, group="results"
+    )
+    ace_high: bool = _opt(
+        False,
+        "the ace counts as the highest face when simples and first-player throws are compared",
+        group="results",
+    )
+    pair_fiches: bool = _opt(
+        False,
+        "any pair and a face is worth that face, ranked right after the x11",
+        group="results",
+    )
+    value_421: int = _opt(8, "tokens for 421", low=0, high=99, group="results")
+    value_111: int = _opt(7, "tokens for 111", low=0, high=99, group="results")
+    value_suite: int = _opt(2, "tokens for a suite", low=0, high=99, group="results")
+    value_simple: int = _opt(1, "tokens for a simple", low=0, high=99, group="results")
+    value_nenette: int = _opt(1, "tokens for nénette 221", low=0, high=99, group="results")
+
+    # -- table -------------------------------------------------------------
+    pot: int = _opt(11, "tokens in the pot at the start of each manche", low=1, high=999, group="table")
+    initial_tokens: int = _opt(
+        0, "tokens every player also holds at the start of a manche", low=0, high=999, group="table"
+    )
+    min_players: int = _opt(2, "fewest players allowed", low=2, high=MAX_PLAYERS, group="table")
+    max_players: int = _opt(MAX_PLAYERS, "most players allowed", low=2, high=MAX_PLAYERS, group="table")
+
+    # -- turns -------------------------------------------------------------
+    charge_throws: int = _opt(1, "most throws in a charge turn", low=1, high=MAX_THROWS, group="turns")
+    decharge_throws: int = _opt(3, "most throws in a décharge turn", low=1, high=MAX_THROWS, group="turns")
+    leader_limit: bool = _opt(
+        True, "the throws the leader used are the most the others may use", group="turns"
+    )
+    le_bon: bool = _opt(False, "a player may declare « le bon »: the next throw is final", group="turns")
+    accumulated_stakes: bool = _opt(
+        False, "charge: the stake is the sum of every throw of the round", group="turns"
+    )
+
+    # -- amounts -----------------------------------------------------------
+    nenette_penalty: int = _opt(
+        0,
+        "a loser whose result is 221 takes this many tokens whatever the others threw (0: off)",
+        low=0,
+        high=99,
+        group="amounts",
+    )
+    nenette_last_wins: bool = _opt(
+        False, "if every player threw 221, the last to throw it wins", group="amounts"
+    )
+    value_deduction: bool = _opt(
+        False,
+        "the amount is the winner's value minus the loser's (never below 0; nénette not deducted)",
+        group="amounts",
+    )
+    queue_de_la_vache: bool = _opt(
+        False,
+        "a charge loser who must take more than the pot holds owes the rest in the next manche",
+        group="amounts",
+    )
+
+    # -- ties --------------------------------------------------------------
+    tie_break: str = _opt(
+        "rampot",
+        "how tied players are separated",
+        choices=("rampot", "last_player_first", "qui_barre_demarre"),
+        group="ties",
+    )
+    tied_losers_all_take: bool = _opt(
+        False, "every player tied for worst takes the amount (no tie-break)", group="ties"
+    )
+
+    # -- leaders -----------------------------------------------------------
+    first_player: str = _opt(
+        "first_seat",
+        "who leads the first round",
+        choices=("first_seat", "lowest_die", "highest_throw"),
+        group="leaders",
+    )
+    decharge_leader: str = _opt(
+        "round_loser",
+        "who leads the first round of the décharge",
+        choices=("round_loser", "fewest_tokens", "worst_coup_sec"),
+        group="leaders",
+    )
+
+    # -- manches and the game ----------------------------------------------
+    withdraw_at_zero: bool = _opt(
+        True,
+        "a player holding no token after the charge or in the décharge leaves the manche",
+        group="game",
+    )
+    espagnole: str = _opt(
+        "loses_manche",
+        "a player holding every token after the charge loses the manche, or the whole game",
+        choices=("loses_manche", "loses_game"),
+        group="game",
+    )
+    manches: int = _opt(1, "manches in a game", low=1, high=99, group="game")
+    fiches_de_manche: int = _opt(
+        0,
+        "instead: manches go on until a player has lost this many (0: off)",
+        low=0,
+        high=99,
+        group="game",
+    )
+    winners: str = _opt(
+        "none",
+        "winners named: none, the first player out of tokens, or everyone in the order they got out",
+        choices=("none", "first_out", "in_order"),
+        group="game",
+    )
+
+    def __post_init__(self) -> None:
+        for f in option_fields():
+            _check_value(f, getattr(self, f.name))
+        problems = []
+        if self.min_players > self.max_players:
+            problems.append(f"min_players={self.min_players} is above max_players={self.max_players}")
+        if self.winners != "none" and (self.manches != 1 or self.fiches_de_manche):
+            problems.append(
+                f"winners={self.winners} names winners of a one-manche game; "
+                "it needs manches=1 and fiches_de_manche=0"
+            )
+        if self.queue_de_la_vache and self.manches == 1 and not self.fiches_de_manche:
+            problems.append(
+                "queue_de_la_vache carries a debt into the next manche; "
+                "it needs manches above 1 or fiches_de_manche"
+            )
+        if self.le_bon and max(self.charge_throws, self.decharge_throws) < 2:
+            problems.append("le_bon needs a phase with more than one throw")
+        if problems:
+            raise InvalidRuleset("; ".join(problems))
+        self.table  # noqa: B018 - builds the table now so inconsistent rankings fail here
+
+    # -- building ----------------------------------------------------------
+
+    @staticmethod
+    def preset(name: str) -> Ruleset:
+        """One of the seven presets by name."""
+        found = _presets().get(name)
+        if found is None:
+            raise InvalidRuleset(f"unknown preset {name!r}; accepted: {', '.join(preset_names())}")
+        return found
+
+    def with_options(self, **options: Any) -> Ruleset:
+        """A copy with some options changed; values may be typed or text."""
+        known = {f.name: f for f in option_fields()}
+        for key in options:
+            if key not in known:
+                raise InvalidRuleset(_unknown(key))
+        return replace(self, **{k: _convert(known[k], v) for k, v in options.items()})
+
+    def with_settings(self, settings: Iterable[str]) -> Ruleset:
+        """A copy changed by ``OPTION=VALUE`` texts, as typed after ``--set``."""
+        options: dict[str, str] = {}
+        for text in settings:
+            key, sep, value = text.partition("=")
+            if not sep or not key.strip():
+                raise InvalidRuleset(f"{text!r}: write OPTION=VALUE, for example pot=21")
+            options[key.strip()] = value.strip()
+        return self.with_options(**options)
+
+    @staticmethod
+    def from_mapping(data: Mapping[str, Any]) -> Ruleset:
+        """A ruleset from a file's content: ``base`` (a preset), meta, ``options``.
+
+        Also reads the JSON printed by ``421 rules show --json``.
+        """
+        allowed = {"base", "name", "description", "source", "options", "results", "seed_file"}
+        for key in data:
+            if key not in allowed:
+                raise InvalidRuleset(
+                    f"unknown key {key!r} in ruleset file; accepted: {', '.join(sorted(allowed))}"
+                )
+        base_name = data.get("base")
+        base = Ruleset.preset(str(base_name)) if base_name is not None else Ruleset()
+        options = data.get("options", {})
+        if not isinstance(options, Mapping):
+            raise InvalidRuleset("'options' must be a table of OPTION = VALUE")
+        meta: dict[str, Any] = {k: str(data[k]) for k in ("name", "description", "source") if k in data}
+        return replace(base.with_options(**options), **meta)
+
+    @staticmethod
+    def from_text(text: str, *, filename: str = "ruleset") -> Ruleset:
+        """Parse a ruleset file (TOML, or JSON when it starts with ``{``)."""
+        try:
+            data = json.loads(text) if text.lstrip().startswith("{") else tomllib.loads(text)
+        except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise InvalidRuleset(f"{filename}: not a TOML or JSON ruleset ({exc})") from None
+        return Ruleset.from_mapping(data)
+
+    # -- reading -----------------------------------------------------------
+
+    @property
+    def table(self) -> CombinationTable:
+        """The ranking and the values of the 56 results."""
+        return _table(
+            self.ranking,
+            self.ace_high,
+            self.pair_fiches,
+            self.value_421,
+            self.value_111,
+            self.value_suite,
+            self.value_simple,
+            self.value_nenette,
+        )
+
+    def options(self) -> dict[str, Any]:
+        """Every option and its value, in declaration order."""
+        return {f.name: getattr(self, f.name) for f in option_fields()}
+
+    def changed_options(self) -> dict[str, Any]:
+        """The options that differ from the common rule."""
+        return {k: v for k, v in self.options().items() if v != _DEFAULTS[k]}
+
+    def to_dict(self) -> dict[str, Any]:
+        """Name, source and options; enough to rebuild the ruleset with :meth:`from_mapping`."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "source": self.source,
+            "options": self.options(),
+        }
+
+    def throws_allowed(self, charge: bool) -> int:
+        return self.charge_throws if charge else self.decharge_throws
+
+    @property
+    def tie_order_reversed(self) -> bool:
+        return self.tie_break == "qui_barre_demarre"
+
+
+def option_fields() -> tuple[Field[Any], ...]:
+    """The declared options (every field that has documentation)."""
+    return tuple(f for f in fields(Ruleset) if "doc" in f.metadata)
+
+
+_DEFAULTS = {f.name: f.default for f in option_fields()}
+
+
+def accepted(f: Field[Any]) -> str:
+    """What an option accepts, in words."""
+    if f.metadata["choices"]:
+        return " | ".join(f.metadata["choices"])
+    if f.type in ("bool", bool):
+        return "true | false"
+    return f"{f.metadata['low']} to {f.metadata['high']}"
+
+
+def _unknown(key: str) -> str:
+    names = [f.name for f in option_fields()]
+    close = difflib.get_close_matches(key, names, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown option {key!r}{hint}; accepted: {', '.join(names)}"
+
+
+_TRUE = {"true", "yes", "on", "1", "oui"}
+_FALSE = {"false", "no", "off", "0", "non"}
+
+
+def _convert(f: Field[Any], value: Any) -> Any:
+    """Turn text (or a typed value) into the option's type, or say what is accepted."""
+    kind = f.type if isinstance(f.type, str) else f.type.__name__
+    if kind == "bool":
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+    elif kind == "int":
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        try:
+            return int(str(value).strip())
+        except ValueError:
+            pass
+    elif isinstance(value, str):
+        return value.strip()
+    raise InvalidRuleset(f"{f.name}={value!r} is not accepted; {f.name} takes {accepted(f)}")
+
+
+def _check_value(f: Field[Any], value: Any) -> None:
+    meta = f.metadata
+    bad = False
+    if meta["choices"]:
+        bad = value not in meta["choices"]
+    elif f.type in ("bool", bool):
+        bad = not isinstance(value, bool)
+    else:
+        bad = (
+            not isinstance(value, int) or isinstance(value, bool) or not meta["low"] <= value <= meta["high"]
+        )
+    if bad:
+        raise InvalidRuleset(f"{f.name}={value!r} is not accepted; {f.name} takes {accepted(f)}")
+
+
+@cache
+def _table(
+    ranking: str,
+    ace_high: bool,
+    pair_fiches: bool,
+    value_421: int,
+    value_111: int,
+    value_suite: int,
+    value_simple: int,
+    value_nenette: int,
+) -> CombinationTable:
+    return build_table(
+        ranking,
+        ace_high=ace_high,
+        pair_fiches=pair_fiches,
+        value_421=value_421,
+        value_111=value_111,
+        value_suite=value_suite,
+        value_simple=value_simple,
+        value_nenette=value_nenette,
+    )
+
+
+PRESET_ORDER = (
+    "classic-11",
+    "lyonnaise-21",
+    "vache-41",
+    "kytionnaire",
+    "tim",
+    "comptoir-21",
+    "engranjeu-21",
+)
+
+
+def preset_names() -> tuple[str, ...]:
+    return PRESET_ORDER
+
+
+@cache
+def _presets() -> dict[str, Ruleset]:
+    found: dict[str, Ruleset] = {}
+    folder = resources.files(__package__).joinpath("presets")
+    for name in PRESET_ORDER:
+        text = folder.joinpath(f"{name}.toml").read_text(encoding="utf-8")
+        data = tomllib.loads(text)
+        options = data.get("options", {})
+        meta: dict[str, Any] = {k: data[k] for k in ("name", "description", "source")}
+        found[name] = replace(Ruleset().with_options(**options), **meta)
+    return found

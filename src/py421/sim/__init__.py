@@ -1,0 +1,1 @@
+"""Playing games: the single play loop every interface uses."""
