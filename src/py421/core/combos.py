@@ -83,10 +83,11 @@ class CombinationTable:
     order: tuple[Result, ...]  # strongest first
     categories: Mapping[Result, Category]
     values: Mapping[Result, int]
+    strengths: Mapping[Result, int]  # 55 for the strongest down to 0
 
     def strength(self, result: Result) -> int:
         """55 for the strongest result down to 0 for the weakest."""
-        return _strengths(self.order)[result]
+        return self.strengths[result]
 
     def rank(self, result: Result) -> int:
         """1 for the strongest result, 56 for the weakest."""
@@ -94,17 +95,6 @@ class CombinationTable:
 
     def beats(self, a: Result, b: Result) -> bool:
         return self.strength(a) > self.strength(b)
-
-
-_STRENGTH_CACHE: dict[tuple[Result, ...], dict[Result, int]] = {}
-
-
-def _strengths(order: tuple[Result, ...]) -> dict[Result, int]:
-    found = _STRENGTH_CACHE.get(order)
-    if found is None:
-        found = {r: len(order) - 1 - i for i, r in enumerate(order)}
-        _STRENGTH_CACHE[order] = found
-    return found
 
 
 def build_table(
@@ -176,7 +166,12 @@ def build_table(
             return r.dice[0]
         return kicker(r)  # x11 and pairs are worth their odd face
 
-    return CombinationTable(order=order, categories=cats, values={r: value(r) for r in order})
+    return CombinationTable(
+        order=order,
+        categories=cats,
+        values={r: value(r) for r in order},
+        strengths={r: len(order) - 1 - i for i, r in enumerate(order)},
+    )
 
 
 @dataclass(frozen=True, slots=True)

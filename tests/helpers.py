@@ -1,0 +1,35 @@
+"""Scripted games: dice and actions written the way the records write them."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from py421.core.events import Event
+from py421.core.game import Game
+from py421.core.rules import Ruleset
+
+E = TypeVar("E")
+
+
+def run(game: Game, script: str) -> list[Event]:
+    """Apply ``script``: steps separated by ``|``; digits are dice, words are actions.
+
+    Returns every event the steps produced, in order.
+    """
+    events: list[Event] = []
+    for raw in script.split("|"):
+        step = raw.strip()
+        if not step:
+            continue
+        state = game.throw(step) if step[0].isdigit() else game.act(step)
+        events.extend(state.events)
+    return events
+
+
+def table(preset: str, *players: str, settings: tuple[str, ...] = (), first_seat: int = 0) -> Game:
+    rules = Ruleset.preset(preset).with_settings(settings)
+    return Game(rules, players or ("A", "B"), first_seat=first_seat)
+
+
+def of_type(events: list[Event], kind: type[E]) -> list[E]:
+    return [e for e in events if isinstance(e, kind)]

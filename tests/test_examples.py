@@ -1,0 +1,234 @@
+"""The worked examples of the rules, played as scripted games with fixed dice."""
+
+from py421.core.actions import ChooseStake, Throw
+from py421.core.dice import Result
+from py421.core.events import (
+    DebtOwed,
+    DebtPaid,
+    Gave,
+    LeaderChosen,
+    LimitSet,
+    MancheLost,
+    RoundDecided,
+    TieDeclared,
+    Took,
+    TurnEnded,
+    WentOut,
+)
+from py421.core.state import Phase
+
+from .helpers import of_type, run, table
+
+
+def test_accumulated_stakes_b_takes_40():
+    """Seed 001: A 123, 221, 421 (16); B 421, 432, 421 (22); rampot A 123 beats B 653."""
+    game = table("vache-41")
+    events = run(
+        game,
+        "123 | keep 1 | 22 | keep 21 | 4 "  # A: 2 + 4 + 10
+        "| 421 | keep 42 | 3 | keep 42 | 1 "  # B: 10 + 2 + 10
+        "| 123 | 653",  # rampot, coups secs
+    )
+    assert of_type(events, TieDeclared) == [TieDeclared((0, 1), "worst")]
+    assert of_type(events, RoundDecided) == [RoundDecided((1,), 0, 40, "accumulated")]
+    state = game.state
+    assert state.tokens == (0, 40)
+    assert state.pot == 1  # « il n'en restera plus qu'une seule »
+    assert state.round is not None
+    assert state.round.order == (1, 0)  # the loser leads the next round
+
+
+def test_tim_nenette_takes_two_in_charge_and_decharge():
+    game = table("tim")
+    run(game, "2 | 5")  # first player: lowest single die
+    assert game.state.leader == 0
+    events = run(game, "221 | 665")
+    assert of_type(events, RoundDecided) == [RoundDecided((0,), 1, 2, "nenette")]  # not 1
+    run(game, "666 | 655 | 421 | 653")  # B takes 6, then A takes 8 capped to 3
+    assert game.state.tokens == (5, 6)
+    assert game.state.phase is Phase.DECHARGE
+    events = run(game, "221 | stop | 421")
+    assert of_type(events, Gave) == [Gave(1, 0, 2, 2)]  # 2 tokens, not 421's 8
+
+
+def test_espagnole_ends_engranjeu_and_its_holder_loses():
+    game = table("engranjeu-21")
+    events = run(game, "421 | 221 | 221 | 421 | 221 | 111")
+    took = [(e.seat, e.amount) for e in of_type(events, Took)]
+    assert took == [(1, 10), (1, 10), (1, 1)]  # nénette is never deducted; capped by the pot
+    assert of_type(events, WentOut) == [WentOut((0,))]
+    assert of_type(events, MancheLost) == [MancheLost(1, 1, espagnole=True)]
+    outcome = game.state.outcome
+    assert outcome is not None
+    assert outcome.losers == (1,)
+    assert outcome.winners == ((0,),)
+
+
+def test_espagnole_in_classic_loses_the_manche_and_the_game_goes_on():
+    game = table("classic-11")
+    run(game, "421 | 221 | 221 | 421")
+    state = game.state
+    assert state.manche_losers == (1,)
+    assert state.manche == 2
+    assert state.phase is Phase.CHARGE
+    assert (state.pot, state.tokens) == (11, (0, 0))
+    assert state.round is not None
+    assert state.round.order == (1, 0)
+
+
+def test_players_without_tokens_withdraw_and_fewest_tokens_leads_the_decharge():
+    game = table("classic-11", "A", "B", "C")
+    run(game, "421 | 653 | 221")  # C takes 8
+    run(game, "654 | 665 | 653")  # C, A, B: B takes 2
+    events = run(game, "111 | 652 | 654")  # B, C, A: C takes 7, capped to 1
+    assert game.state.tokens == (0, 2, 9)
+    assert of_type(events, WentOut) == [WentOut((0,))]
+    assert of_type(events, LeaderChosen) == [LeaderChosen(1, "fewest_tokens")]
+    state = game.state
+    assert state.active == (False, True, True)
+    assert state.round is not None
+    assert state.round.order == (1, 2)
+
+
+ENGRANJEU_CHARGE = "421 | 665 | 654 | 665 | 665 | 111 | 653 | 421"
+
+
+def test_engranjeu_charge_deducts_values():
+    game = table("engranjeu-21")
+    events = run(game, ENGRANJEU_CHARGE)
+    assert [(e.seat, e.amount, e.wanted) for e in of_type(events, Took)] == [
+        (1, 9, 9),  # 421 (10) - 665 (1)
+        (0, 1, 1),  # 654 (2) - 665 (1)
+        (0, 6, 6),  # 111 (7) - 665 (1)
+        (0, 5, 9),  # 421 (10) - 653 (1), capped by the pot
+    ]
+    assert game.state.tokens == (12, 9)
+    assert game.state.phase is Phase.DECHARGE
+
+
+def test_main_chaude_pour_ce_qui_vient():
+    game = table("engranjeu-21")
+    run(game, ENGRANJEU_CHARGE)
+    events = run(game, "654 | stop | 654")  # same result, same throws: « qui barre démarre »
+    assert of_type(events, TieDeclared) == [TieDeclared((1, 0), "both")]
+    events = run(game, "543 | 543")  # ties again: « main chaude »
+    assert of_type(events, TieDeclared) == [TieDeclared((1, 0), "both", main_chaude=True)]
+    assert game.state.to_move == 1  # the first to rethrow chooses the stake
+    assert game.state.legal_actions() == (ChooseStake("est"), ChooseStake("vient"))
+    events = run(game, "stake vient | 111 | 653")
+    assert of_type(events, RoundDecided) == [RoundDecided((0,), 1, 6, "vient")]  # 7 - 1
+    assert game.state.tokens == (18, 3)
+
+
+def test_main_chaude_pour_ce_qui_est_keeps_the_round_stake():
+    game = table("engranjeu-21")
+    run(game, ENGRANJEU_CHARGE)
+    events = run(game, "654 | stop | 654 | 543 | 543 | stake est | 111 | 653")
+    assert of_type(events, RoundDecided) == [RoundDecided((0,), 1, 0, "deduction")]  # 2 - 2
+
+
+def test_fewer_throws_win_under_qui_barre_demarre():
+    game = table("engranjeu-21")
+    run(game, ENGRANJEU_CHARGE)
+    events = run(game, "654 | throw | 654 | stop | 654 | stop")  # A: 654 in 2 throws, B: in 1
+    assert of_type(events, TieDeclared) == []
+    assert of_type(events, RoundDecided) == [RoundDecided((0,), 1, 0, "deduction")]
+
+
+def test_le_bon_makes_the_next_throw_final_and_sets_the_limit():
+    game = table("engranjeu-21")
+    run(game, ENGRANJEU_CHARGE)
+    run(game, "554")
+    assert Throw((5, 5), bon=True) in game.state.legal_actions()
+    events = run(game, "bon 55 | 5")
+    assert of_type(events, TurnEnded) == [TurnEnded(0, Result.parse("555"), 2, True)]
+    assert of_type(events, LimitSet) == [LimitSet(0, 2)]
+    run(game, "652")
+    legal = game.state.legal_actions()
+    assert not any(isinstance(a, Throw) and a.bon for a in legal)  # throw 2 is already the last
+
+
+def test_queue_de_la_vache_debt_is_taken_first_in_manche_two():
+    """Seed 001: a stake of 55 with 41 in the pot leaves 14 to take in the next manche."""
+    game = table("vache-41", settings=("queue_de_la_vache=true",))
+    events = run(
+        game,
+        "421 | keep 42 | 1 | keep 42 | 1 "  # A: 30
+        "| 421 | keep 42 | 3 | keep 42 | 1 "  # B: 22
+        "| 333 | 653",  # rampot: A's 333 adds 3
+    )
+    assert of_type(events, RoundDecided) == [RoundDecided((1,), 0, 55, "accumulated")]
+    assert of_type(events, Took) == [Took(1, 41, 55)]
+    assert of_type(events, DebtOwed) == [DebtOwed(1, 14)]
+    assert of_type(events, MancheLost) == [MancheLost(1, 1, espagnole=True)]
+    assert of_type(events, DebtPaid) == [DebtPaid(1, 14)]
+    state = game.state
+    assert (state.manche, state.pot, state.tokens, state.debts) == (2, 27, (0, 14), (0, 0))
+
+
+def test_deduction_never_deducts_nenette_and_never_goes_below_zero():
+    game = table("engranjeu-21")
+    events = run(game, "111 | 221 | 653 | 111 | 666 | 211")
+    amounts = [(e.losers, e.amount, e.why) for e in of_type(events, RoundDecided)]
+    assert amounts == [
+        ((1,), 7, "value"),  # 111 against 221 gives 7
+        ((1,), 6, "deduction"),  # 7 - 1
+        ((1,), 0, "deduction"),  # 211 (2) beats 666 (6): never below 0
+    ]
+
+
+def test_when_everyone_throws_nenette_the_last_wins():
+    game = table("engranjeu-21")
+    events = run(game, "221 | 221")
+    assert of_type(events, TieDeclared) == []
+    assert of_type(events, RoundDecided) == [RoundDecided((0,), 1, 4, "value")]
+
+
+def test_tim_ties_are_replayed_from_the_last_player():
+    game = table("tim")
+    events = run(game, "2 | 5 | 654 | 654")
+    assert of_type(events, TieDeclared) == [TieDeclared((1, 0), "worst")]
+    events = run(game, "653 | 654")
+    assert of_type(events, Took) == [Took(1, 2, 2)]  # the round's value: a suite, 2
+
+
+def test_comptoir_every_tied_loser_takes():
+    game = table("comptoir-21", "A", "B", "C")
+    events = run(game, "421 | 653 | 652")  # highest three-dice throw starts
+    assert of_type(events, LeaderChosen) == [LeaderChosen(0, "first_player")]
+    events = run(game, "654 | 653 | 653")
+    assert of_type(events, Took) == [Took(1, 2, 2), Took(2, 2, 2)]
+    assert game.state.round is not None
+    assert game.state.round.order == (1, 2, 0)
+
+
+def test_grand_perdant_loses_both_manches():
+    game = table("classic-11")
+    run(game, "421 | 221 | 221 | 421 | 221 | 421 | 221 | 421")
+    outcome = game.state.outcome
+    assert outcome is not None
+    assert (outcome.losers, outcome.kind, outcome.manche_losers) == ((1,), "grand_perdant", (1, 1))
+
+
+def test_two_manche_losers_share_the_loss():
+    game = table("classic-11")
+    run(game, "421 | 221 | 221 | 421 | 421 | 221 | 221 | 421")
+    outcome = game.state.outcome
+    assert outcome is not None
+    assert (outcome.losers, outcome.kind) == ((0, 1), "shared")
+
+
+def test_kytionnaire_worst_coup_sec_leads_and_first_out_wins():
+    game = table("kytionnaire", "A", "B", "C")
+    run(game, "421 | 653 | 652 | 654 | 665 | 653 | 111 | 655 | 652")
+    assert game.state.tokens == (1, 2, 8)
+    assert game.state.draw is not None  # every player throws a coup sec
+    events = run(game, "654 | 653 | 652")
+    assert of_type(events, LeaderChosen) == [LeaderChosen(2, "worst_coup_sec")]
+    events = run(game, "421 | stop | 653 | 652")  # C gives its 8 and is out first
+    assert of_type(events, WentOut) == [WentOut((2,))]
+    run(game, "653 | stop | 654")  # A wins and gives its last token
+    outcome = game.state.outcome
+    assert outcome is not None
+    assert outcome.losers == (1,)
+    assert outcome.winners == ((2,),)

@@ -1,0 +1,105 @@
+import json
+
+import pytest
+
+from py421.core.chance import RandomDice
+from py421.core.errors import IllegalAction, InvalidRecord
+from py421.core.game import Game
+from py421.core.record import Record
+from py421.core.rules import Ruleset
+from py421.players import RandomBot
+from py421.sim.loop import play_out
+
+from .helpers import run, table
+
+
+def finished_game(preset="classic-11", seed=3):
+    rules = Ruleset.preset(preset)
+    return play_out(Game(rules, ["Ana", "Bob", "Céline"]), [RandomBot(seed)] * 3, RandomDice(seed))
+
+
+def test_a_record_holds_rules_players_and_every_step():
+    game = finished_game()
+    data = json.loads(game.record({"seed": 3}).to_json())
+    assert data["format"] == "py421-record"
+    assert data["version"] == 1
+    assert data["rules"]["name"] == "classic-11"
+    assert data["rules"]["options"]["pot"] == 11
+    assert data["players"] == ["Ana", "Bob", "Céline"]
+    assert len(data["steps"]) == game.state.steps
+    assert data["final"]["losers"]
+    assert data["meta"] == {"seed": 3}
+
+
+def test_replay_reproduces_the_final_state():
+    game = finished_game("engranjeu-21")
+    record = Record.from_json(game.record().to_json())
+    assert record.replay() == game.state
+
+
+def test_a_tampered_record_is_refused():
+    data = json.loads(finished_game().record().to_json())
+    first_dice = next(s for s in data["steps"] if "dice" in s)
+    first_dice["dice"] = "7"
+    with pytest.raises(InvalidRecord, match="does not replay"):
+        Record.from_dict(data).replay()
+
+
+def test_a_record_whose_outcome_differs_is_refused():
+    data = json.loads(finished_game().record().to_json())
+    data["final"]["losers"] = ["Nobody"]
+    with pytest.raises(InvalidRecord, match="does not end as recorded"):
+        Record.from_dict(data).replay()
+
+
+def test_a_step_by_the_wrong_seat_is_refused():
+    data = json.loads(finished_game().record().to_json())
+    data["steps"][0]["seat"] = (data["steps"][0]["seat"] + 1) % 3
+    with pytest.raises(InvalidRecord, match="step 1"):
+        Record.from_dict(data).replay()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{", "not a JSON game record"),
+        ('{"format": "other"}', "not a py421 game record"),
+        ('{"format": "py421-record", "version": 99}', "version 99 is not supported"),
+        ('{"format": "py421-record", "version": 1, "players": [], "steps": []}', "no 'rules'"),
+    ],
+)
+def test_unreadable_records_say_why(text, message):
+    with pytest.raises(InvalidRecord, match=message):
+        Record.from_json(text)
+
+
+def test_undo_takes_back_the_last_step():
+    game = table("classic-11")
+    run(game, "421")
+    before = game.state
+    run(game, "653")
+    assert game.state.tokens == (0, 8)
+    assert game.undo() == before
+    assert len(game.steps) == 1
+    game.undo()
+    with pytest.raises(IllegalAction, match="nothing to undo"):
+        game.undo()
+
+
+def test_an_illegal_action_changes_nothing():
+    game = table("vache-41")
+    run(game, "653")
+    before = (game.state, game.steps)
+    with pytest.raises(IllegalAction, match="4 is not among the dice 653; accepted: stop"):
+        game.act("keep 4")
+    with pytest.raises(IllegalAction, match="keeping all three dice is stopping"):
+        game.act("keep 653")
+    with pytest.raises(IllegalAction, match="A must decide"):
+        game.throw("421")
+    assert (game.state, game.steps) == before
+
+
+def test_wrong_dice_count_is_refused():
+    game = table("vache-41")
+    with pytest.raises(IllegalAction, match="A throws 3 dice now, not 2"):
+        game.throw("42")
