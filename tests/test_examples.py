@@ -232,3 +232,33 @@ def test_kytionnaire_worst_coup_sec_leads_and_first_out_wins():
     assert outcome is not None
     assert outcome.losers == (1,)
     assert outcome.winners == ((2,),)
+
+
+def test_everyone_on_nenette_the_last_wins_whatever_the_throws():
+    game = table("engranjeu-21")
+    run(game, ENGRANJEU_CHARGE)
+    events = run(game, "221 | stop | 221")  # A in 1 throw, B in 1 throw (the limit)
+    assert of_type(events, RoundDecided) == [RoundDecided((0,), 1, 4, "value")]
+    game = table("engranjeu-21", "A", "B", "C", settings=("pot=1", "initial_tokens=1"))
+    run(game, "421 | 665 | 653")  # C takes the last token and leads the décharge
+    events = run(
+        game,
+        "653 | throw | 654 | throw | 221 "  # C: nénette in 3 throws
+        "| 221 | stop "  # A: in 1
+        "| 653 | throw | 221 | stop",  # B: in 2
+    )
+    # the first to throw it loses; the last wins, though A took fewer throws
+    assert of_type(events, RoundDecided) == [RoundDecided((2,), 1, 4, "value")]
+
+
+def test_without_withdrawal_players_at_zero_play_the_decharge():
+    game = table("classic-11", "A", "B", "C", settings=("withdraw_at_zero=false",))
+    run(game, "421 | 653 | 221 | 654 | 665 | 653 | 111 | 652 | 654")
+    state = game.state
+    assert state.tokens == (0, 2, 9)
+    assert state.active == (True, True, True)
+    assert state.round is not None
+    assert state.round.order == (0, 1, 2)  # A holds the fewest tokens: none
+    events = run(game, "421 | stop | 653 | 652")  # A wins holding nothing: A leaves
+    assert of_type(events, Gave) == [Gave(0, 2, 0, 8)]
+    assert of_type(events, WentOut) == [WentOut((0,))]

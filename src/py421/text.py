@@ -30,6 +30,7 @@ _LEADER_WHY = {
     "first_seat": "sits first",
     "first_player": "won the draw for the first player",
     "round_loser": "lost the last round",
+    "manche_loser": "lost the last manche",
     "fewest_tokens": "holds the fewest tokens",
     "worst_coup_sec": "threw the worst coup sec",
     "next_seat": "is next after the last loser",

@@ -267,13 +267,11 @@ def _keys(state: State, turns: Sequence[TurnResult]) -> list[tuple[int, int, int
     """Comparison keys, larger is better, in the order the turns were played."""
     rules = state.rules
     strength = rules.table.strength
+    # seed 004: if everyone threw nénette, the last to throw it wins (throw counts aside)
+    if rules.nenette_last_wins and all(t.result == NENETTE for t in turns):
+        return [(strength(t.result), 0, i) for i, t in enumerate(turns)]
     fewer_throws = rules.tie_break == "qui_barre_demarre"
-    # seed 004: if everyone threw nénette, the last to throw it wins
-    by_order = rules.nenette_last_wins and all(t.result == NENETTE for t in turns)
-    return [
-        (strength(t.result), -t.throws if fewer_throws else 0, i if by_order else 0)
-        for i, t in enumerate(turns)
-    ]
+    return [(strength(t.result), -t.throws if fewer_throws else 0, 0) for t in turns]
 
 
 # -- ties ------------------------------------------------------------------
@@ -405,17 +403,16 @@ def _settle(state: State, losers: tuple[int, ...], winner: int, vient: int | Non
     state = replace(state, pot=pot, tokens=tuple(tokens), debts=tuple(debts), leader=losers[0], round=None)
     if state.phase is Phase.CHARGE:
         return _end_charge(state, ev) if pot == 0 else _start_round(state, ev)
-    state = _withdraw_at_zero(state, ev)
+    state = _withdraw(state, (winner,), ev)  # only giving can empty a hand in the décharge
     holder = _holder_of_all(state)
     if holder is not None:
         return _manche_lost(state, holder, espagnole=False, ev=ev)
     return _start_round(state, ev)
 
 
-def _withdraw_at_zero(state: State, ev: Events) -> State:
-    if not state.rules.withdraw_at_zero:
-        return state
-    out = tuple(s for s in range(len(state.players)) if state.active[s] and not state.tokens[s])
+def _withdraw(state: State, seats: Sequence[int], ev: Events) -> State:
+    """Those of ``seats`` who hold no token leave the manche: they can no longer lose it."""
+    out = tuple(s for s in seats if state.active[s] and not state.tokens[s])
     if not out:
         return state
     ev.append(WentOut(out))
@@ -458,7 +455,8 @@ def _start_charge(state: State, ev: Events) -> State:
 
 
 def _end_charge(state: State, ev: Events) -> State:
-    state = _withdraw_at_zero(state, ev)
+    if state.rules.withdraw_at_zero:
+        state = _withdraw(state, range(len(state.players)), ev)
     holder = _holder_of_all(state)
     if holder is not None:  # l'Espagnole: no décharge
         return _manche_lost(state, holder, espagnole=True, ev=ev)
@@ -537,8 +535,9 @@ def _manche_lost(state: State, loser: int, *, espagnole: bool, ev: Events) -> St
         tokens=(rules.initial_tokens,) * n,
         active=(True,) * n,
         out_order=(),
+        leader=loser,
     )
-    ev.append(LeaderChosen(state.leader, "round_loser"))
+    ev.append(LeaderChosen(loser, "manche_loser"))
     return _start_charge(state, ev)
 
 

@@ -14,7 +14,13 @@ from .dice import Result
 ThrowPurpose = Literal["turn", "tie", "first_player", "decharge_leader"]
 TieAbout = Literal["worst", "best", "both", "first_player", "decharge_leader"]
 LeaderWhy = Literal[
-    "first_seat", "first_player", "round_loser", "fewest_tokens", "worst_coup_sec", "next_seat"
+    "first_seat",
+    "first_player",
+    "round_loser",
+    "manche_loser",
+    "fewest_tokens",
+    "worst_coup_sec",
+    "next_seat",
 ]
 AmountWhy = Literal["value", "deduction", "accumulated", "nenette", "vient"]
 

@@ -141,7 +141,7 @@ class Ruleset:
     # -- manches and the game ----------------------------------------------
     withdraw_at_zero: bool = _opt(
         True,
-        "a player holding no token after the charge or in the décharge leaves the manche",
+        "players holding no token after the charge leave the manche (off: they play the décharge)",
         group="game",
     )
     espagnole: str = _opt(
