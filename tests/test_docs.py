@@ -49,7 +49,13 @@ def test_every_preset_has_its_section(name):
 
 def test_every_reading_of_the_rules_is_written_down():
     readings = RULES_DOC.split("## Readings", 1)[1].split("## Further choices", 1)[0]
-    points = ("Accumulated stakes", "read like `tim`", "never below 0", "`ace_high` is on")
-    points += ("`pair_fiches` is on", "value of the best result of the")
+    points = (
+        "Accumulated stakes",
+        "read like `tim`",
+        "never below 0",
+        "`ace_high` is on",
+        "`pair_fiches` is on",
+        "value of the best result of the",
+    )
     for point in points:
         assert point in readings
