@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from py421.core.chance import RandomDice
+from py421.core.chance import SeededDice
 from py421.core.errors import IllegalAction, InvalidRecord
 from py421.core.game import Game
 from py421.core.record import Record
@@ -15,7 +15,7 @@ from .helpers import run, table
 
 def finished_game(preset="classic-11", seed=3):
     rules = Ruleset.preset(preset)
-    return play_out(Game(rules, ["Ana", "Bob", "Céline"]), [RandomBot(seed)] * 3, RandomDice(seed))
+    return play_out(Game(rules, ["Ana", "Bob", "Céline"]), [RandomBot(seed)] * 3, SeededDice(seed))
 
 
 def test_a_record_holds_rules_players_and_every_step():
@@ -103,3 +103,38 @@ def test_wrong_dice_count_is_refused():
     game = table("vache-41")
     with pytest.raises(IllegalAction, match="A throws 3 dice now, not 2"):
         game.throw("42")
+
+
+def test_a_real_table_reports_whole_turns_and_they_replay():
+    game = table("classic-11")
+    run(game, "421 | 653")  # the charge: coups secs, typed as dice
+    game.report_turn("421")  # B leads and wins: A takes the 3 tokens left
+    game.report_turn("221")
+    assert game.state.phase.value == "decharge"
+    game.report_turn("654/2")  # A, holding fewer tokens, leads: B may use two throws
+    with pytest.raises(IllegalAction, match="B may use 1 to 2 throws now, not 3"):
+        game.report_turn("421/3")
+    state = game.report_turn("111/2")
+    assert state.tokens == (10, 1)  # B's 111 beat A's 654: B gave 7
+    record = Record.from_json(game.record().to_json())
+    assert record.replay() == game.state
+    assert any(s.kind == "turn" and s.text == "654/2" for s in record.steps)
+
+
+def test_accumulated_stakes_need_every_throw_of_a_reported_turn():
+    game = table("vache-41")
+    with pytest.raises(IllegalAction, match="give the result of each of A's 3 throws"):
+        game.report_turn("421/3")
+    game.report_turn("123;221;421")
+    game.report_turn("421;432;421")
+    run(game, "123 | 653")
+    assert game.state.tokens == (0, 40)
+
+
+def test_le_bon_in_a_reported_turn_follows_the_rules():
+    game = table("classic-11")
+    run(game, "421 | 653 | 421 | 221")  # A leads the décharge
+    with pytest.raises(IllegalAction, match="« le bon » marks a last throw before throw 3"):
+        game.report_turn("555/3 bon")
+    game.report_turn("555/2 bon")
+    assert game.steps[-1].text == "555/2 bon"

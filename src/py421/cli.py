@@ -171,7 +171,7 @@ def replay(record_file: Path, log: bool) -> None:
         game = Game(record.rules, record.players, first_seat=record.first_seat)
         _echo_events(game.state.events, game.players)
         for step in record.steps:
-            state = game.throw(step.text) if step.kind == "dice" else game.act(step.text)
+            state = game.apply_step(step)
             _echo_events(state.events, game.players)
     click.echo(f"{record.rules.name}, {', '.join(record.players)}: {final.steps} steps replayed")
     click.echo(outcome_text(final))

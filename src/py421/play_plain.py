@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 import click
 
 from .core.actions import Action, Stop, Throw, parse_action
-from .core.chance import RandomDice
+from .core.chance import SeededDice
 from .core.dice import format_dice, parse_dice
 from .core.engine import throws_allowed
 from .core.errors import InvalidNotation, InvalidPlayers, Py421Error
@@ -64,7 +64,7 @@ def play_plain(
     """Play a whole game; ``ask`` returns None when input has ended."""
     names, bots = seat_players(specs, seed)
     game = Game(rules, names)
-    dice = RandomDice(seed)
+    dice = SeededDice(seed)
     out(f"{rules.name}: {', '.join(names)}")
     for event in game.state.events:
         out(describe(event, names))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from .dice import format_dice, parse_dice
+from .dice import Result, format_dice, parse_dice
 from .errors import InvalidNotation
 
 Stake = Literal["est", "vient"]
@@ -52,6 +52,53 @@ class ChooseStake:
 
 
 Action = Throw | Stop | ChooseStake
+
+
+@dataclass(frozen=True, slots=True)
+class ReportedTurn:
+    """A whole turn told at a real table: the final result after ``throws`` throws.
+
+    ``earlier`` holds the results before the last one when they are known
+    (needed where every throw adds to the stake). Text: ``421/2``, ``321;221;421``,
+    with ``bon`` after the result when « le bon » was declared: ``555/2 bon``.
+
+    >>> str(ReportedTurn.parse("4-2-1 / 2"))
+    '421/2'
+    """
+
+    result: Result
+    throws: int = 1
+    earlier: tuple[Result, ...] = ()
+    bon: bool = False
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.throws <= 3:
+            raise InvalidNotation(f"a turn has 1 to 3 throws, not {self.throws}")
+        if self.earlier and len(self.earlier) != self.throws - 1:
+            raise InvalidNotation("give every throw of the turn, or only the last one")
+
+    def __str__(self) -> str:
+        if self.earlier:
+            text = ";".join(str(r) for r in (*self.earlier, self.result))
+        else:
+            text = str(self.result) if self.throws == 1 else f"{self.result}/{self.throws}"
+        return f"{text} bon" if self.bon else text
+
+    @staticmethod
+    def parse(text: str) -> ReportedTurn:
+        raw = text.strip().lower()
+        bon = raw.endswith("bon")
+        if bon:
+            raw = raw[:-3].strip()
+        if ";" in raw:
+            results = [Result.parse(part) for part in raw.split(";")]
+            return ReportedTurn(results[-1], len(results), tuple(results[:-1]), bon)
+        result_text, _, count = raw.partition("/")
+        if count.strip() and not count.strip().isdigit():
+            raise InvalidNotation(f"{text!r}: write RESULT/THROWS, for example 421/2")
+        throws = int(count) if count.strip() else 1
+        return ReportedTurn(Result.parse(result_text), throws, (), bon)
+
 
 ACTION_HELP = "throw, keep DICE (e.g. keep 42), bon [DICE], stop, stake est, stake vient"
 

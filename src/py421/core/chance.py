@@ -1,13 +1,21 @@
-"""Where dice come from: a seeded generator, or faces given in advance.
+"""Where dice come from: dice derived from a seed, or faces given in advance.
 
 The engine never draws dice itself; a caller asks the state what is needed
 (:attr:`State.chance`) and gets the faces from a source. A person typing the
 dice of a real table is a source too (the scorekeeper).
+
+:class:`SeededDice` derives every throw from a secret seed and the step
+number alone (HMAC-SHA256), so the same seed always gives the same game
+whatever happened before, a saved game resumes with exactly the dice it
+would have had, and anyone given the seed afterwards can recompute every
+throw.
 """
 
 from __future__ import annotations
 
-import random
+import hashlib
+import hmac
+import secrets
 from collections.abc import Iterable
 from typing import Protocol
 
@@ -22,14 +30,34 @@ class DiceSource(Protocol):
         ...
 
 
-class RandomDice:
-    """Fair dice from a private generator: the same seed gives the same throws."""
+def faces_for(seed: str, step: int, count: int) -> tuple[int, ...]:
+    """The ``count`` faces thrown at ``step`` of a game played with ``seed``.
 
-    def __init__(self, seed: int | None = None) -> None:
-        self._rng = random.Random(seed)
+    Bytes of HMAC-SHA256(seed, "step:block") are read in order; a byte below
+    252 gives the face ``byte % 6 + 1`` (252 = 42 x 6, so every face is equally
+    likely); other bytes are skipped.
+
+    >>> faces_for("example", 0, 3)
+    (4, 1, 3)
+    """
+    faces: list[int] = []
+    block = 0
+    while len(faces) < count:
+        message = f"{step}:{block}".encode()
+        digest = hmac.new(seed.encode(), message, hashlib.sha256).digest()
+        faces += [b % 6 + 1 for b in digest if b < 252]
+        block += 1
+    return tuple(faces[:count])
+
+
+class SeededDice:
+    """Fair dice derived from a seed; without one, a fresh secret seed is drawn."""
+
+    def __init__(self, seed: str | int | None = None) -> None:
+        self.seed = secrets.token_hex(16) if seed is None else str(seed)
 
     def throw(self, request: ChanceRequest) -> tuple[int, ...]:
-        return tuple(self._rng.randint(1, 6) for _ in range(request.count))
+        return faces_for(self.seed, request.step, request.count)
 
 
 class ScriptedDice:
@@ -45,7 +73,3 @@ class ScriptedDice:
         faces = self._throws[self._next]
         self._next += 1
         return faces
-
-    @property
-    def remaining(self) -> int:
-        return len(self._throws) - self._next

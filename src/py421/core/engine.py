@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Literal
 
-from .actions import Action, ChooseStake, Stop, Throw
+from .actions import Action, ChooseStake, ReportedTurn, Stop, Throw
 from .combos import NENETTE
 from .dice import DICE_PER_THROW, Result, contains, format_dice, parse_dice, sub_multisets
 from .errors import IllegalAction, InvalidNotation, InvalidPlayers
@@ -104,19 +104,19 @@ def chance_request(state: State) -> ChanceRequest | None:
     if state.phase is Phase.OVER:
         return None
     if state.draw is not None:
-        return ChanceRequest(state.draw.thrower, state.draw.dice, (), state.draw.purpose)
+        return ChanceRequest(state.draw.thrower, state.draw.dice, (), state.draw.purpose, state.steps)
     r = state.round
     assert r is not None, "a game that is not over has a round or a draw"
     if r.tie is not None:
         if r.tie.awaiting_stake:
             return None
-        return ChanceRequest(r.tie.draw.thrower, DICE_PER_THROW, (), "tie")
+        return ChanceRequest(r.tie.draw.thrower, DICE_PER_THROW, (), "tie", state.steps)
     seat = r.current
     assert seat is not None
     if r.throws == 0:
-        return ChanceRequest(seat, DICE_PER_THROW, (), "turn")
+        return ChanceRequest(seat, DICE_PER_THROW, (), "turn", state.steps)
     if r.pending is not None:
-        return ChanceRequest(seat, DICE_PER_THROW - len(r.pending), r.pending, "turn")
+        return ChanceRequest(seat, DICE_PER_THROW - len(r.pending), r.pending, "turn", state.steps)
     return None
 
 
@@ -165,7 +165,7 @@ def apply_action(state: State, action: Action) -> State:
     """The next state after the deciding player's action."""
     seat = deciding_seat(state)
     if seat is None:
-        raise IllegalAction(_no_decision(state, action))
+        raise IllegalAction(f"cannot {action} now: {_expected_step(state)}")
     if isinstance(action, Throw):
         action = Throw(tuple(sorted(action.keep, reverse=True)), action.bon)
     if action not in legal_actions(state):
@@ -189,7 +189,7 @@ def apply_dice(state: State, faces: tuple[int, ...] | str) -> State:
     """The next state after the requested dice came up (faces in any order)."""
     request = chance_request(state)
     if request is None:
-        raise IllegalAction(_no_dice(state))
+        raise IllegalAction(f"no dice are thrown now: {_expected_step(state)}")
     if isinstance(faces, str):
         got = parse_dice(faces)
     else:
@@ -209,6 +209,49 @@ def apply_dice(state: State, faces: tuple[int, ...] | str) -> State:
         r = state.round
         assert r is not None
         state = _tie_thrown(state, got, ev) if r.tie is not None else _turn_thrown(state, got, ev)
+    return replace(state, events=tuple(ev), steps=state.steps + 1)
+
+
+# -- turns reported whole (a real table) -----------------------------------
+
+
+def apply_turn(state: State, turn: ReportedTurn) -> State:
+    """A whole turn at once, as told by the players of a real table.
+
+    Allowed where the turn's first throw is awaited. Without every throw's
+    result, only the final result and the number of throws are known; that is
+    refused where each throw adds to the stake (accumulated stakes).
+    """
+    request = chance_request(state)
+    r = state.round
+    if request is None or request.purpose != "turn" or r is None or r.throws:
+        raise IllegalAction(f"cannot report a whole turn now: {_expected_step(state)}")
+    rules = state.rules
+    name = state.players[request.seat]
+    allowed = throws_allowed(state)
+    if not 1 <= turn.throws <= allowed:
+        raise IllegalAction(
+            f"{name} may use 1 to {allowed} throw{'s' * (allowed > 1)} now, not {turn.throws}"
+        )
+    accumulating = rules.accumulated_stakes and state.phase is Phase.CHARGE
+    if accumulating and turn.throws > 1 and len(turn.earlier) != turn.throws - 1:
+        raise IllegalAction(
+            f"every throw adds to the stake here: give the result of each of {name}'s {turn.throws} throws"
+        )
+    if turn.bon and not (rules.le_bon and 2 <= turn.throws < allowed):
+        raise IllegalAction(
+            "« le bon » is not played under these rules"
+            if not rules.le_bon
+            else f"« le bon » marks a last throw before throw {allowed}; {name} used {turn.throws}"
+        )
+    ev: Events = []
+    known = (*turn.earlier, turn.result)
+    first = turn.throws - len(known) + 1
+    for n, result in enumerate(known, start=first):
+        ev.append(Thrown(request.seat, (), result.dice, result, n, "turn"))
+    stake = r.stake + sum(rules.table.values[x] for x in known) if accumulating else r.stake
+    r = replace(r, dice=turn.result.dice, throws=turn.throws, bon=turn.bon, stake=stake)
+    state = _end_turn(replace(state, round=r), ev)
     return replace(state, events=tuple(ev), steps=state.steps + 1)
 
 
@@ -559,23 +602,16 @@ def _game_over(state: State, losers: tuple[int, ...], ev: Events) -> State:
 # -- messages for illegal steps -------------------------------------------
 
 
-def _no_decision(state: State, action: Action) -> str:
+def _expected_step(state: State) -> str:
     if state.phase is Phase.OVER:
-        return f"cannot {action}: the game is over"
+        return "the game is over"
     request = chance_request(state)
-    assert request is not None
-    return (
-        f"cannot {action} now: {state.players[request.seat]} must throw "
-        f"{request.count} {'die' if request.count == 1 else 'dice'}"
-    )
-
-
-def _no_dice(state: State) -> str:
-    if state.phase is Phase.OVER:
-        return "no dice are thrown now: the game is over"
+    if request is not None:
+        count = f"{request.count} {'die' if request.count == 1 else 'dice'}"
+        return f"{state.players[request.seat]} must throw {count}"
     seat = deciding_seat(state)
     assert seat is not None
-    return f"no dice are thrown now: {state.players[seat]} must decide"
+    return f"{state.players[seat]} must decide"
 
 
 def _why_illegal(state: State, seat: int, action: Action) -> str:

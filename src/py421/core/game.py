@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from .actions import Action, parse_action
+from .actions import Action, ReportedTurn, parse_action
 from .dice import format_dice
 from .engine import new_game, parse_faces
 from .errors import IllegalAction
@@ -26,8 +26,8 @@ class Step:
     """One step of a game: dice that came up, or a player's action."""
 
     seat: int
-    kind: Literal["dice", "action"]
-    text: str  # "421", "5", or an action such as "keep 42"
+    kind: Literal["dice", "action", "turn"]
+    text: str  # "421", "5", an action such as "keep 42", or a whole turn "421/2"
 
 
 class Game:
@@ -70,6 +70,23 @@ class Game:
         assert request is not None
         self._push(new, Step(request.seat, "dice", format_dice(got)))
         return new
+
+    def report_turn(self, turn: ReportedTurn | str) -> State:
+        """Apply a whole turn told at a real table (``"421/2"``)."""
+        state = self.state
+        reported = ReportedTurn.parse(turn) if isinstance(turn, str) else turn
+        new = state.apply_turn(reported)
+        assert state.chance is not None
+        self._push(new, Step(state.chance.seat, "turn", str(reported)))
+        return new
+
+    def apply_step(self, step: Step) -> State:
+        """Apply a step as a record writes it."""
+        if step.kind == "dice":
+            return self.throw(step.text)
+        if step.kind == "turn":
+            return self.report_turn(step.text)
+        return self.act(step.text)
 
     def undo(self) -> State:
         """Take back the last step; raises IllegalAction at the start of the game."""

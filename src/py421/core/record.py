@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from .errors import InvalidRecord, Py421Error
 from .game import Game, Step
@@ -126,10 +126,7 @@ class Record:
                     f"step {i} ({step.kind} {step.text!r}) is by seat {step.seat}, but it is {who}'s step"
                 )
             try:
-                if step.kind == "dice":
-                    game.throw(step.text)
-                else:
-                    game.act(step.text)
+                game.apply_step(step)
             except Py421Error as exc:
                 raise InvalidRecord(f"step {i} ({step.text!r}) does not replay: {exc}") from None
         final = game.state
@@ -150,13 +147,15 @@ def _step_dict(step: Step) -> dict[str, Any]:
     return {"seat": step.seat, step.kind: step.text}
 
 
+_KINDS: tuple[Literal["dice", "action", "turn"], ...] = ("dice", "action", "turn")
+
+
 def _read_step(i: int, raw: Any) -> Step:
-    if isinstance(raw, dict) and isinstance(raw.get("seat"), int):
-        if isinstance(raw.get("dice"), str) and "action" not in raw:
-            return Step(raw["seat"], "dice", raw["dice"])
-        if isinstance(raw.get("action"), str) and "dice" not in raw:
-            return Step(raw["seat"], "action", raw["action"])
+    if isinstance(raw, dict) and isinstance(raw.get("seat"), int) and len(raw) == 2:
+        for kind in _KINDS:
+            if isinstance(raw.get(kind), str):
+                return Step(raw["seat"], kind, raw[kind])
     raise InvalidRecord(
-        f'step {i + 1} must be {{"seat": N, "dice": "421"}} or '
-        f'{{"seat": N, "action": "keep 42"}}, not {raw!r}'
+        f'step {i + 1} must be {{"seat": N, "dice": "421"}}, {{"seat": N, "action": "keep 42"}} '
+        f'or {{"seat": N, "turn": "421/2"}}, not {raw!r}'
     )

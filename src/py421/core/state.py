@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Literal
 
-from .actions import Action
+from .actions import Action, ReportedTurn
 from .dice import Result
 from .events import Event, ThrowPurpose
 from .rules import Ruleset
@@ -105,12 +105,13 @@ class Outcome:
 
 @dataclass(frozen=True, slots=True)
 class ChanceRequest:
-    """Dice are needed: ``seat`` throws ``count`` dice, keeping ``kept``."""
+    """Dice are needed: ``seat`` throws ``count`` dice, keeping ``kept``, at step ``step``."""
 
     seat: int
     count: int
     kept: tuple[int, ...]
     purpose: ThrowPurpose
+    step: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +172,12 @@ class State:
         from .engine import apply_dice
 
         return apply_dice(self, faces)
+
+    def apply_turn(self, turn: ReportedTurn | str) -> State:
+        """The state after a whole turn told at once (a real table); raises IllegalAction."""
+        from .engine import apply_turn
+
+        return apply_turn(self, ReportedTurn.parse(turn) if isinstance(turn, str) else turn)
 
     def chance_outcomes(self) -> tuple[tuple[tuple[int, ...], Fraction], ...]:
         """Every outcome of the requested throw with its exact probability."""

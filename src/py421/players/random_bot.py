@@ -1,4 +1,4 @@
-"""The random bot: any legal action, uniformly, from its own generator."""
+"""The random bot: any legal action, uniformly."""
 
 from __future__ import annotations
 
@@ -9,8 +9,11 @@ from ..core.state import State
 
 
 class RandomBot:
-    def __init__(self, seed: int | None = None) -> None:
-        self._rng = random.Random(seed)
+    """Chooses uniformly; the choice depends only on its seed and the step, so replays agree."""
+
+    def __init__(self, seed: str | int = 0) -> None:
+        self.seed = str(seed)
 
     def choose(self, state: State) -> Action:
-        return self._rng.choice(state.legal_actions())
+        rng = random.Random(f"{self.seed}:{state.steps}")
+        return rng.choice(state.legal_actions())
