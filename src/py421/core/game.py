@@ -48,6 +48,11 @@ class Game:
         return self.state.players
 
     @property
+    def states(self) -> tuple[State, ...]:
+        """Every state from the start: their events tell the whole game."""
+        return tuple(self._states)
+
+    @property
     def steps(self) -> tuple[Step, ...]:
         return tuple(self._steps)
 

@@ -1,0 +1,140 @@
+"""A game at a table of humans and bots: the single play loop every interface drives.
+
+A :class:`Session` throws the dice (from a seed) and lets the bots decide,
+one step at a time, and stops where a human must act. Line mode, the
+terminal UI and the scorekeeper all advance a game through it, and it saves
+to and loads from plain JSON so any game can be resumed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.actions import Action
+from ..core.chance import SeededDice
+from ..core.errors import IllegalAction, InvalidPlayers, InvalidRecord
+from ..core.game import Game
+from ..core.record import Record
+from ..core.rules import Ruleset
+from ..core.state import State
+from ..players import BOTS, Player, make_bot
+
+SAVE_FORMAT = "py421-save"
+SAVE_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """Who sits at a seat: a human by name, or a bot of a level."""
+
+    name: str
+    bot: str | None = None  # a key of players.BOTS, or None for a human
+
+    @property
+    def human(self) -> bool:
+        return self.bot is None
+
+
+def parse_seats(specs: Sequence[str]) -> list[Seat]:
+    """Seats from ``["Alice", "bot:heuristic", …]``; bots are named after their level."""
+    seats: list[Seat] = []
+    counts: dict[str, int] = {}
+    for raw in specs:
+        spec = raw.strip()
+        if spec.lower().startswith("bot:"):
+            kind = spec[4:].strip().lower()
+            if kind not in BOTS:
+                accepted = ", ".join(f"bot:{k}" for k in BOTS)
+                raise InvalidPlayers(f"unknown bot {spec!r}; accepted: {accepted}")
+            counts[kind] = counts.get(kind, 0) + 1
+            seats.append(Seat(f"{kind.capitalize()} {counts[kind]}", kind))
+        else:
+            seats.append(Seat(spec))
+    return seats
+
+
+class Session:
+    def __init__(
+        self,
+        rules: Ruleset,
+        seats: Sequence[Seat],
+        *,
+        seed: str | int | None = None,
+        first_seat: int = 0,
+        game: Game | None = None,
+    ) -> None:
+        self.seats = list(seats)
+        self.dice = SeededDice(seed)
+        self.game = game or Game(rules, [s.name for s in self.seats], first_seat=first_seat)
+        self.bots: dict[int, Player] = {
+            i: make_bot(s.bot, f"{self.dice.seed}:bot{i}")
+            for i, s in enumerate(self.seats)
+            if s.bot is not None
+        }
+
+    @property
+    def state(self) -> State:
+        return self.game.state
+
+    @property
+    def rules(self) -> Ruleset:
+        return self.game.rules
+
+    @property
+    def humans(self) -> list[int]:
+        return [i for i, s in enumerate(self.seats) if s.human]
+
+    def human_to_move(self) -> int | None:
+        """The human seat whose decision is awaited, if any."""
+        seat = self.state.to_move
+        return seat if seat is not None and self.seats[seat].human else None
+
+    def human_to_throw(self) -> int | None:
+        """The human seat whose throw is awaited (a UI may wait for a key press)."""
+        request = self.state.chance
+        return request.seat if request is not None and self.seats[request.seat].human else None
+
+    def step(self) -> State:
+        """One automatic step: a throw of the dice, or a bot's decision."""
+        state = self.state
+        request = state.chance
+        if request is not None:
+            return self.game.throw(self.dice.throw(request))
+        seat = state.to_move
+        if seat is None:
+            raise IllegalAction("the game is over")
+        bot = self.bots.get(seat)
+        if bot is None:
+            raise IllegalAction(f"{self.seats[seat].name} must decide")
+        return self.game.act(bot.choose(state))
+
+    def act(self, action: Action | str) -> State:
+        """A human's decision."""
+        return self.game.act(action)
+
+    # -- saving ------------------------------------------------------------
+
+    def to_save(self, **extra: Any) -> dict[str, Any]:
+        return {
+            "format": SAVE_FORMAT,
+            "version": SAVE_VERSION,
+            "seats": [{"name": s.name, "bot": s.bot} for s in self.seats],
+            "seed": self.dice.seed,
+            "record": self.game.record().to_dict(),
+            **extra,
+        }
+
+    @staticmethod
+    def from_save(data: Any) -> Session:
+        if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
+            raise InvalidRecord("not a saved py421 game")
+        if data.get("version") != SAVE_VERSION:
+            raise InvalidRecord(f"saved game version {data.get('version')!r} is not supported")
+        record = Record.from_dict(data["record"])
+        game = Game(record.rules, record.players, first_seat=record.first_seat)
+        for step in record.steps:
+            game.apply_step(step)
+        seats = [Seat(str(s["name"]), s.get("bot")) for s in data["seats"]]
+        return Session(record.rules, seats, seed=str(data["seed"]), game=game)
