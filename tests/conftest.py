@@ -1,5 +1,6 @@
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 # Whole games vary in length: no per-example deadline. CI runs are derandomized so a
@@ -9,3 +10,11 @@ settings.register_profile(
 )
 settings.register_profile("ci", parent=settings.get_profile("default"), derandomize=True)
 settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+
+@pytest.fixture(autouse=True)
+def private_home(tmp_path_factory, monkeypatch):
+    """Saves and history go to a fresh folder for every test, never the user's."""
+    home = tmp_path_factory.mktemp("py421-home")
+    monkeypatch.setenv("PY421_HOME", str(home))
+    return home

@@ -1,4 +1,6 @@
 import json
+import os
+import signal
 import subprocess
 import sys
 
@@ -74,9 +76,10 @@ def test_compare_rejects_bad_notation():
 
 def test_a_bots_game_records_and_replays(tmp_path):
     path = tmp_path / "game.json"
-    result = run_cli("play", "--players", "bot:random,bot:random", "--seed", "1", "--record", str(path))
+    result = run_cli("play", "--players", "bot:random,bot:heuristic", "--seed", "1", "--record", str(path))
     assert result.exit_code == 0, result.output
-    outcome = result.output.strip().splitlines()[-2]
+    assert "game over" in result.output
+    outcome = result.output.split("game over")[1].splitlines()[1]
     replay = run_cli("replay", str(path))
     assert replay.exit_code == 0
     assert "steps replayed" in replay.output
@@ -93,31 +96,130 @@ def test_replay_refuses_a_broken_record(tmp_path):
     assert "Error: the record has no 'rules'" in result.output
 
 
-def test_plain_play_with_piped_input_reaches_the_end():
-    # Enter stops every turn; the game is played to the end against a bot.
-    answers = "\n" * 2000
-    proc = subprocess.run(
-        [sys.executable, "-m", "py421", "play", "--players", "Alice,bot:random", "--seed", "7"],
-        input=answers,
+def play_process(*args: str, input: str, env_home) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PY421_HOME": str(env_home), "LANG": "C.UTF-8"}
+    return subprocess.run(
+        [sys.executable, "-m", "py421", "play", *args],
+        input=input,
         capture_output=True,
         text=True,
         timeout=120,
+        env=env,
+    )
+
+
+def test_plain_play_with_piped_input_reaches_the_end(private_home):
+    # Input that is not a terminal gives the line mode; Enter stops every turn.
+    proc = play_process(
+        "--players", "Alice,bot:heuristic", "--seed", "7", input="\n" * 2000, env_home=private_home
     )
     assert proc.returncode == 0, proc.stderr
     assert "game over" in proc.stdout
     assert "Alice:" in proc.stdout  # she was asked
 
 
-@pytest.mark.parametrize(("answer", "message"), [("7", "a die shows 1 to 6"), ("keep 9", "a die")])
+def test_bots_only_game_finishes_and_prints_the_outcome(private_home):
+    proc = play_process(
+        "--players", "bot:random,bot:heuristic", "--seed", "1", input="", env_home=private_home
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "game over" in proc.stdout
+    assert any(w in proc.stdout for w in ("loses the game", "« grand perdant »", "shared loss"))
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        ("7", "a die shows 1 to 6, not 7"),
+        ("keep 9", "a die shows 1 to 6"),
+        ("keep 5555", "at most 3 dice, got 4"),
+        ("dance", "not an action; accepted:"),
+    ],
+)
 def test_plain_play_refuses_bad_answers_and_asks_again(answer, message):
     result = run_cli(
         "play", "--players", "Alice,bot:random", "--seed", "7", input=answer + "\n" + "\n" * 2000
     )
     assert result.exit_code == 0
     assert message in result.output
+    assert "game over" in result.output
 
 
-def test_plain_play_stops_cleanly_when_input_ends():
-    result = run_cli("play", "--players", "Alice,bot:random", "--seed", "7", input="")
-    assert result.exit_code == 1
-    assert "input ended before the game did" in result.output
+def test_a_die_that_was_not_thrown_cannot_be_kept():
+    result = run_cli("play", "--players", "Alice,bot:random", "--seed", "7", input="\n" * 2000)
+    first_prompt = next(line for line in result.output.splitlines() if line.startswith("Alice: "))
+    dice = first_prompt.split()[1].rstrip(",")
+    absent = next(str(f) for f in range(1, 7) if str(f) not in dice)
+    result = run_cli(
+        "play", "--players", "Alice,bot:random", "--seed", "7", input=absent + "\n" + "\n" * 2000
+    )
+    assert f"{absent} is not among the dice {dice}" in result.output
+
+
+def test_an_unknown_bot_or_an_empty_name_is_refused():
+    result = run_cli("play", "--players", "Alice,bot:genius")
+    assert result.exit_code == 2
+    assert "unknown bot 'bot:genius'; accepted: bot:random, bot:heuristic" in result.output
+    result = run_cli("play", "--players", "Alice,,bot:random")
+    assert "a player's name cannot be empty" in result.output
+
+
+def test_plain_play_stops_cleanly_when_input_ends_and_resumes():
+    interrupted = run_cli("play", "--players", "Alice,bot:random", "--seed", "7", input="")
+    assert interrupted.exit_code == 1
+    assert "input ended before the game did; the game is saved: 421 play --resume" in interrupted.output
+    resumed = run_cli("play", "--resume", input="\n" * 2000)
+    assert resumed.exit_code == 0, resumed.output
+    assert "resuming the saved game (classic-11: Alice, Random 1" in resumed.output
+    # the same seed and the same answers in one go end the same way
+    whole = run_cli("play", "--players", "Alice,bot:random", "--seed", "7", input="\n" * 2000)
+    assert resumed.output.splitlines()[-1] == whole.output.splitlines()[-1]
+    assert run_cli("play", "--resume").exit_code == 1  # nothing left to resume
+
+
+def test_ctrl_c_saves_the_game(private_home):
+    env = {**os.environ, "PY421_HOME": str(private_home), "LANG": "C.UTF-8"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "py421", "play", "--players", "Alice,bot:random", "--seed", "3"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stdout is not None
+    seen = ""
+    while "Alice: " not in seen:  # wait for the first question
+        seen += proc.stdout.read(1)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "game saved; continue it with: 421 play --resume" in out
+    resumed = run_cli("play", "--resume", input="\n" * 2000)
+    assert resumed.exit_code == 0
+    assert "game over" in resumed.output
+
+
+def test_finished_games_go_to_history_and_stats():
+    run_cli("play", "--players", "Ana,bot:heuristic", "--seed", "5", input="\n" * 2000)
+    run_cli("play", "--players", "Ana,bot:heuristic", "--seed", "6", input="\n" * 2000)
+    data = json.loads(run_cli("stats", "--json").output)
+    ana = next(p for p in data["players"] if p["name"] == "Ana")
+    assert ana["games"] == 2
+    assert 0 <= ana["losses"] <= 2
+    assert {"throws_421", "nenettes", "tokens_taken", "rounds_lost"} <= set(ana)
+    listing = run_cli("history").output
+    assert listing.count("classic-11") == 2
+    game_id = listing.split()[0].lstrip("#")
+    replay = run_cli("history", game_id)
+    assert replay.exit_code == 0
+    assert "game over" in replay.output
+    missing = run_cli("history", "999")
+    assert missing.exit_code == 2
+    assert "there is no game number 999" in missing.output
+
+
+def test_french_where_asked():
+    result = run_cli("play", "--players", "bot:random,bot:random", "--seed", "2", "--lang", "fr")
+    assert "lance" in result.output
+    assert "fin de la partie" in result.output

@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import json
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
-from . import __version__
+from . import __version__, storage
 from .core.combos import compare as compare_results
 from .core.dice import Result
 from .core.errors import Py421Error
 from .core.record import Record
 from .core.rules import Ruleset, accepted, option_fields, preset_names
+from .i18n import LANGS, detect_lang, tr
+from .play_plain import InputEnded, run_plain
+from .scorekeeper import run_table
+from .sim.session import Seat, Session, parse_seats
 from .text import describe, outcome_text
 
 
@@ -166,23 +172,19 @@ def replay(record_file: Path, log: bool) -> None:
     record = Record.from_json(text)
     final = record.replay()
     if log:
-        from .core.game import Game
-
-        game = Game(record.rules, record.players, first_seat=record.first_seat)
-        _echo_events(game.state.events, game.players)
-        for step in record.steps:
-            state = game.apply_step(step)
-            _echo_events(state.events, game.players)
+        _print_replay(record, "en")
     click.echo(f"{record.rules.name}, {', '.join(record.players)}: {final.steps} steps replayed")
     click.echo(outcome_text(final))
 
 
-def _echo_events(events: Any, players: tuple[str, ...]) -> None:
-    for event in events:
-        click.echo(describe(event, players))
+# -- play and keep score -----------------------------------------------------
 
-
-# -- play ------------------------------------------------------------------
+LANG_OPTION = click.option(
+    "--lang",
+    type=click.Choice(LANGS),
+    default=None,
+    help="Language of the game (default: French where the system locale is French).",
+)
 
 
 @main.command()
@@ -190,26 +192,207 @@ def _echo_events(events: Any, players: tuple[str, ...]) -> None:
 @click.option("--set", "settings", multiple=True, metavar="OPTION=VALUE", help="Change an option.")
 @click.option(
     "--players",
-    default="You,bot:random,bot:random",
+    default="You,bot:heuristic,bot:heuristic",
     show_default=True,
-    help="Comma-separated names; bot:random for a bot.",
+    help="Comma-separated seats: a name for a human, bot:random or bot:heuristic for a bot.",
 )
-@click.option("--seed", type=int, default=None, help="Seed for the dice and the bots.")
+@click.option("--seed", default=None, help="Seed for the dice: the same seed, the same game.")
+@LANG_OPTION
+@click.option(
+    "--bot-delay",
+    type=click.FloatRange(0, 10),
+    default=0.6,
+    show_default=True,
+    help="Seconds between bot moves, so you can follow them.",
+)
+@click.option("--plain", is_flag=True, help="Text lines instead of the full-screen game.")
+@click.option("--resume", is_flag=True, help="Continue your last unfinished game.")
 @click.option("--record", "record_path", type=click.Path(dir_okay=False, path_type=Path))
 def play(
-    preset: str, settings: tuple[str, ...], players: str, seed: int | None, record_path: Path | None
+    preset: str,
+    settings: tuple[str, ...],
+    players: str,
+    seed: str | None,
+    lang: str | None,
+    bot_delay: float,
+    plain: bool,
+    resume: bool,
+    record_path: Path | None,
 ) -> None:
-    """Play a game in the terminal, as text prompts."""
-    from .play_plain import play_plain
+    """Play 421 in the terminal against bots or friends at the same keyboard.
 
-    r = resolve_rules(preset, settings)
-    game = play_plain(r, players.split(","), seed=seed, out=click.echo, ask=_ask)
+    The full-screen game needs a terminal; with --plain, or when the input is
+    not a terminal, the game is played in text lines.
+    """
+    if resume:
+        session, save_id, saved_lang = _resume("play")
+        lang = lang or saved_lang
+    else:
+        rules = resolve_rules(preset, settings)
+        session = Session(rules, parse_seats(players.split(",")), seed=seed)
+        save_id = storage.new_save_id()
+    language = lang or detect_lang()
+    on_step = _saver(save_id, "play", language)
+    on_step(session)
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    if plain or not interactive:
+        pause = (lambda: time.sleep(bot_delay)) if interactive else (lambda: None)
+        _run_lines(
+            lambda: run_plain(session, lang=language, out=click.echo, ask=_ask, on_step=on_step, pause=pause),
+            language,
+        )
+    else:
+        from .tui.app import PlayApp
+
+        PlayApp(session, lang=language, bot_delay=bot_delay, on_step=on_step).run()
+    _finish(session, save_id, "play", record_path, language)
+
+
+@main.command("table")
+@click.option("--rules", "preset", default="classic-11", show_default=True, help="Preset or file.")
+@click.option("--set", "settings", multiple=True, metavar="OPTION=VALUE", help="Change an option.")
+@click.option("--players", default=None, help="Comma-separated names, in seating order.")
+@LANG_OPTION
+@click.option("--resume", is_flag=True, help="Continue the last unfinished table.")
+@click.option("--record", "record_path", type=click.Path(dir_okay=False, path_type=Path))
+def table_command(
+    preset: str,
+    settings: tuple[str, ...],
+    players: str | None,
+    lang: str | None,
+    resume: bool,
+    record_path: Path | None,
+) -> None:
+    """Keep the score of a real table: type what the dice show, py421 does the rest."""
+    if resume:
+        session, save_id, saved_lang = _resume("table")
+        lang = lang or saved_lang
+    else:
+        if not players:
+            raise click.UsageError('name the players: --players "Alice,Bob,Carol"')
+        rules = resolve_rules(preset, settings)
+        session = Session(rules, [Seat(name) for name in players.split(",")])
+        save_id = storage.new_save_id()
+    language = lang or detect_lang()
+    on_step = _saver(save_id, "table", language)
+    on_step(session)
+    _run_lines(
+        lambda: run_table(session, lang=language, out=click.echo, ask=_ask, on_step=on_step),
+        language,
+    )
+    _finish(session, save_id, "table", record_path, language)
+
+
+def _resume(mode: str) -> tuple[Session, str, str | None]:
+    found = storage.latest_save(mode)
+    if found is None:
+        raise click.ClickException(tr(detect_lang(), "saved_none"))
+    save_id, data = found
+    session = Session.from_save(data)
+    lang = data.get("lang")
+    shown = lang or detect_lang()
+    click.echo(
+        tr(
+            shown,
+            "resumed",
+            rules=session.rules.name,
+            players=", ".join(session.game.players),
+            step=session.state.steps,
+        )
+    )
+    return session, save_id, lang if isinstance(lang, str) else None
+
+
+def _saver(save_id: str, mode: str, lang: str) -> Callable[[Session], None]:
+    def save(session: Session) -> None:
+        if not session.state.is_over:
+            storage.write_save(save_id, session.to_save(mode=mode, lang=lang))
+
+    return save
+
+
+def _run_lines(run: Callable[[], None], lang: str) -> None:
+    """Run a line-mode game; Ctrl-C and closed input leave it saved and say so."""
+    try:
+        run()
+    except KeyboardInterrupt:
+        click.echo()
+        click.echo(tr(lang, "interrupted"))
+        sys.exit(130)
+    except InputEnded:
+        raise click.ClickException(tr(lang, "input_ended")) from None
+
+
+def _finish(session: Session, save_id: str, mode: str, record_path: Path | None, lang: str) -> None:
+    if not session.state.is_over:
+        return
+    bots = {i: s.bot for i, s in enumerate(session.seats) if s.bot}
+    storage.History().add(session.game, bots=bots, source=mode)
+    storage.clear_save(save_id)
     if record_path is not None:
-        record_path.write_text(game.record({"seed": seed}).to_json(), encoding="utf-8")
-        click.echo(f"record saved to {record_path}")
+        record = session.game.record({"seed": session.dice.seed, "mode": mode})
+        record_path.write_text(record.to_json(), encoding="utf-8")
+        click.echo(tr(lang, "recorded", path=record_path))
 
 
 def _ask(prompt: str) -> str | None:
     click.echo(prompt, nl=False)
     line = sys.stdin.readline()
-    return line.rstrip("\n") if line else None
+    if not line:
+        click.echo()
+        return None
+    return line.rstrip("\n")
+
+
+# -- history and statistics ---------------------------------------------------
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def stats(as_json: bool) -> None:
+    """Per player: games, losses, 421s and nénettes thrown, tokens taken."""
+    rows = storage.History().stats()
+    if as_json:
+        click.echo(json.dumps({"players": rows}, ensure_ascii=False, indent=2))
+        return
+    if not rows:
+        click.echo("no finished game yet: 421 play")
+        return
+    head = ("player", "games", "losses", "rounds lost", "421s", "nénettes", "tokens taken")
+    click.echo(f"{head[0]:<20}" + "".join(f"{h:>13}" for h in head[1:]))
+    for r in rows:
+        cells = (r["games"], r["losses"], r["rounds_lost"], r["throws_421"], r["nenettes"])
+        click.echo(f"{r['name']:<20}" + "".join(f"{c:>13}" for c in (*cells, r["tokens_taken"])))
+
+
+@main.command()
+@click.argument("game_id", type=int, required=False)
+@click.option("--limit", type=click.IntRange(1, 10_000), default=20, show_default=True)
+@click.option("--lang", type=click.Choice(LANGS), default=None, help="Language of the replay.")
+def history(game_id: int | None, limit: int, lang: str | None) -> None:
+    """List finished games; with a number, replay that game step by step."""
+    store = storage.History()
+    if game_id is None:
+        rows = store.games(limit)
+        if not rows:
+            click.echo("no finished game yet: 421 play")
+        for g in rows:
+            losers = ", ".join(g.losers)
+            click.echo(
+                f"#{g.id:<5} {g.finished_at}  {g.rules:<13} {', '.join(g.players)}  → {losers} ({g.kind})"
+            )
+        return
+    record = store.record(game_id)
+    _print_replay(record, lang or detect_lang())
+
+
+def _print_replay(record: Record, lang: str) -> None:
+    from .core.game import Game
+
+    game = Game(record.rules, record.players, first_seat=record.first_seat)
+    for event in game.state.events:
+        click.echo(describe(event, game.players, lang))
+    for step in record.steps:
+        for event in game.apply_step(step).events:
+            click.echo(describe(event, game.players, lang))
+    click.echo(outcome_text(game.state, lang))

@@ -79,6 +79,23 @@ EN: dict[str, str] = {
     "saved_none": "no saved game to resume",
     "resumed": "resuming the saved game ({rules}: {players}, step {step})",
     "recorded": "record saved to {path}",
+    # the scorekeeper of a real table
+    "sk.turn": "{who}, your result{limit}? (e.g. 421, or 654/2 for two throws; u undo, ? help) ",
+    "sk.turn_all": "{who}, the result of each throw, in order{limit}? (e.g. 123;221;421; u undo, ? help) ",
+    "sk.limit": " in at most {n} throw{s}",
+    "sk.tie": "{who}, your tie-break coup sec? (e.g. 653; u undo) ",
+    "sk.draw_die": "{who}, one die for the first player? (1 to 6; u undo) ",
+    "sk.draw_throw": "{who}, your three dice for the first player? (e.g. 653; u undo) ",
+    "sk.draw_leader": "{who}, your coup sec for the décharge leader? (e.g. 653; u undo) ",
+    "sk.stake": "{who}, « main chaude »: « est » or « vient »? (u undo) ",
+    "sk.undone": "  undone: {step}",
+    "sk.help": "  type what the dice show: 421 or 4-2-1; add /2 or /3 for the throws used, « bon » after it if « le bon » was declared (555/2 bon); u takes back the last entry",
+    "sk.standings": "  pot {pot} · {players} · manche {manche}, {phase}",
+    "sk.out": "out",
+    "phase.name.charge": "charge",
+    "phase.name.decharge": "décharge",
+    "phase.name.first_player": "choosing the first player",
+    "phase.name.over": "over",
 }
 
 FR: dict[str, str] = {
@@ -144,6 +161,22 @@ FR: dict[str, str] = {
     "saved_none": "aucune partie sauvegardée à reprendre",
     "resumed": "reprise de la partie sauvegardée ({rules} : {players}, étape {step})",
     "recorded": "partie enregistrée dans {path}",
+    "sk.turn": "{who}, votre résultat{limit} ? (ex. 421, ou 654/2 en deux lancers ; u annuler, ? aide) ",
+    "sk.turn_all": "{who}, le résultat de chaque lancer, dans l'ordre{limit} ? (ex. 123;221;421 ; u annuler, ? aide) ",
+    "sk.limit": " en {n} lancer{s} au plus",
+    "sk.tie": "{who}, votre coup sec de départage ? (ex. 653 ; u annuler) ",
+    "sk.draw_die": "{who}, un dé pour le premier joueur ? (1 à 6 ; u annuler) ",
+    "sk.draw_throw": "{who}, vos trois dés pour le premier joueur ? (ex. 653 ; u annuler) ",
+    "sk.draw_leader": "{who}, votre coup sec pour l'entame de la décharge ? (ex. 653 ; u annuler) ",
+    "sk.stake": "{who}, « main chaude » : « est » ou « vient » ? (u annuler) ",
+    "sk.undone": "  annulé : {step}",
+    "sk.help": "  tapez ce que montrent les dés : 421 ou 4-2-1 ; ajoutez /2 ou /3 pour les lancers utilisés, « bon » après si « le bon » a été annoncé (555/2 bon) ; u reprend la dernière saisie",
+    "sk.standings": "  pot {pot} · {players} · manche {manche}, {phase}",
+    "sk.out": "sorti",
+    "phase.name.charge": "charge",
+    "phase.name.decharge": "décharge",
+    "phase.name.first_player": "tirage du premier joueur",
+    "phase.name.over": "terminée",
 }
 
 CATALOGS: Mapping[str, Mapping[str, str]] = {"en": EN, "fr": FR}

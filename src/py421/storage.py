@@ -1,9 +1,10 @@
 """Where games are kept: the game in progress, and the history of finished games.
 
 Everything lives in the user's data directory (``PY421_HOME`` overrides it):
-``current-game.json`` holds the game in progress, written after every step
-so Ctrl-C or a closed terminal never loses it; ``history.sqlite3`` holds
-every finished game with its record and per-player counts.
+``saves/`` holds each game in progress, rewritten after every step so Ctrl-C
+or a closed terminal never loses it (a new game never replaces an unfinished
+one); ``history.sqlite3`` holds every finished game with its record and
+per-player counts.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from .core.game import Game
 from .core.record import Record
 from .sim.stats import game_stats
 
-SAVE_NAME = "current-game.json"
+SAVES_NAME = "saves"
 HISTORY_NAME = "history.sqlite3"
 
 
@@ -50,33 +51,43 @@ def data_dir() -> Path:
     return path
 
 
-# -- the game in progress ---------------------------------------------------
+# -- games in progress -----------------------------------------------------
 
 
-def write_save(data: Mapping[str, Any]) -> Path:
-    """Write the game in progress atomically: a crash leaves the old save or the new."""
-    path = data_dir() / SAVE_NAME
+def saves_dir() -> Path:
+    path = data_dir() / SAVES_NAME
+    path.mkdir(exist_ok=True)
+    return path
+
+
+def new_save_id() -> str:
+    """A name for a new game's save: its start time, unique enough for one person."""
+    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
+
+
+def write_save(save_id: str, data: Mapping[str, Any]) -> Path:
+    """Write a game in progress atomically: a crash leaves the old save or the new."""
+    path = saves_dir() / f"{save_id}.json"
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     os.replace(tmp, path)
     return path
 
 
-def read_save() -> dict[str, Any] | None:
-    path = data_dir() / SAVE_NAME
-    if not path.exists():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise InvalidRecord(f"the saved game {path} cannot be read: {exc}") from None
-    if not isinstance(data, dict):
-        raise InvalidRecord(f"the saved game {path} is not a saved game")
-    return data
+def latest_save(mode: str) -> tuple[str, dict[str, Any]] | None:
+    """The most recent unfinished game of ``mode`` ("play" or "table"), if any."""
+    for path in sorted(saves_dir().glob("*.json"), reverse=True):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise InvalidRecord(f"the saved game {path} cannot be read: {exc}") from None
+        if isinstance(data, dict) and data.get("mode", "play") == mode:
+            return path.stem, data
+    return None
 
 
-def clear_save() -> None:
-    (data_dir() / SAVE_NAME).unlink(missing_ok=True)
+def clear_save(save_id: str) -> None:
+    (saves_dir() / f"{save_id}.json").unlink(missing_ok=True)
 
 
 # -- the history of finished games ------------------------------------------

@@ -1,0 +1,102 @@
+"""The scorekeeper of a real table: people throw real dice, py421 does the rest.
+
+Each player types what the dice show (and how many throws it took); the
+engine decides who leads, the limit, who takes or gives how many, ties,
+phases, manches and the outcome. ``u`` takes back the last entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .core.engine import throws_allowed
+from .core.errors import Py421Error
+from .core.state import Phase, State
+from .i18n import tr
+from .play_plain import Ask, InputEnded, Out
+from .sim.session import Session
+from .text import describe, outcome_text
+
+UNDO = ("u", "undo", "annuler")
+HELP = ("?", "help", "aide")
+
+
+def standings(state: State, lang: str) -> str:
+    players = " · ".join(
+        f"{name} {tokens}" + ("" if active else f" ({tr(lang, 'sk.out')})")
+        for name, tokens, active in zip(state.players, state.tokens, state.active, strict=True)
+    )
+    phase = tr(lang, f"phase.name.{state.phase.value}")
+    return tr(lang, "sk.standings", pot=state.pot, players=players, manche=state.manche, phase=phase)
+
+
+def prompt_for(state: State, lang: str) -> str:
+    """What to ask now, in words that say what is accepted."""
+    names = state.players
+    request = state.chance
+    if request is None:
+        seat = state.to_move
+        assert seat is not None
+        return tr(lang, "sk.stake", who=names[seat])
+    who = names[request.seat]
+    if request.purpose == "turn":
+        allowed = throws_allowed(state)
+        limit = tr(lang, "sk.limit", n=allowed, s="s" * (allowed > 1)) if allowed > 1 else ""
+        every = state.rules.accumulated_stakes and state.phase is Phase.CHARGE and allowed > 1
+        return tr(lang, "sk.turn_all" if every else "sk.turn", who=who, limit=limit)
+    if request.purpose == "tie":
+        return tr(lang, "sk.tie", who=who)
+    if request.purpose == "decharge_leader":
+        return tr(lang, "sk.draw_leader", who=who)
+    return tr(lang, "sk.draw_die" if request.count == 1 else "sk.draw_throw", who=who)
+
+
+def run_table(
+    session: Session,
+    *,
+    lang: str,
+    out: Out,
+    ask: Ask,
+    on_step: Callable[[Session], None] = lambda s: None,
+) -> None:
+    """Keep the score of a real game until it ends."""
+    game = session.game
+    names = game.players
+    if not game.steps:
+        out(tr(lang, "table", rules=session.rules.name, players=", ".join(names)))
+        for event in game.state.events:
+            out(describe(event, names, lang))
+    while not game.state.is_over:
+        state = game.state
+        answer = ask(prompt_for(state, lang))
+        if answer is None:
+            raise InputEnded
+        command = answer.strip().lower()
+        if command in HELP:
+            out(tr(lang, "sk.help"))
+            continue
+        try:
+            if command in UNDO:
+                last = game.steps[-1] if game.steps else None
+                game.undo()
+                assert last is not None
+                out(tr(lang, "sk.undone", step=f"{names[last.seat]}: {last.text}"))
+                out(standings(game.state, lang))
+                on_step(session)
+                continue
+            request = state.chance
+            if request is None:
+                state = game.act(f"stake {command}" if command in ("est", "vient") else command)
+            elif request.purpose == "turn" and request.count == 3 and not request.kept:
+                state = game.report_turn(answer)
+            else:
+                state = game.throw(answer)
+        except Py421Error as exc:
+            out(f"  {exc}")
+            continue
+        for event in state.events:
+            out(describe(event, names, lang))
+        if not state.is_over:
+            out(standings(state, lang))
+        on_step(session)
+    out(outcome_text(game.state, lang))

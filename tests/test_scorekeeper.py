@@ -1,0 +1,120 @@
+"""The scorekeeper of a real table: the worked examples of the rules, typed as input."""
+
+import json
+
+from click.testing import CliRunner
+
+from py421.cli import main
+
+
+def table(preset: str, players: str, *lines: str, settings: tuple[str, ...] = ()):
+    args = ["table", "--rules", preset, "--players", players, "--lang", "en"]
+    for s in settings:
+        args += ["--set", s]
+    return CliRunner().invoke(main, args, input="".join(f"{line}\n" for line in lines))
+
+
+def test_accumulated_stakes_typed_throw_by_throw():
+    result = table("vache-41", "A,B", "123;221;421", "421;432;421", "123", "653")
+    assert "the result of each throw, in order in at most 3 throws?" in result.output
+    assert "B lost the round to A: 40 tokens (every throw of the round added up)" in result.output
+    assert "B takes 40 from the pot" in result.output
+    assert "pot 1 · A 0 · B 40" in result.output
+    assert result.exit_code == 1  # input ended: the game is kept to resume
+
+
+def test_tim_nenette_typed():
+    result = table("tim", "A,B", "2", "5", "221", "665")
+    assert "A, one die for the first player?" in result.output
+    assert "A lost the round to B: 2 tokens (nénette's fixed penalty)" in result.output
+
+
+def test_espagnole_typed_ends_engranjeu():
+    result = table("engranjeu-21", "A,B", "421", "221", "221", "421", "221", "111")
+    assert result.exit_code == 0, result.output
+    assert "B loses manche 1 (l'Espagnole: every token after the charge)" in result.output
+    assert "B loses the game" in result.output
+    assert "winners, in order: A" in result.output
+
+
+def test_withdrawal_and_fewest_tokens_typed():
+    result = table("classic-11", "A,B,C", "421", "653", "221", "654", "665", "653", "111", "652", "654")
+    assert "A holds no token and leaves the manche" in result.output
+    assert "B leads: holds the fewest tokens" in result.output
+    assert "B, your result in at most 3 throws?" in result.output
+
+
+CHARGE = ("421", "665", "654", "665", "665", "111", "653", "421")
+
+
+def test_main_chaude_typed():
+    result = table("engranjeu-21", "A,B", *CHARGE, "654", "654", "543", "543", "vient", "111", "653")
+    assert "« main chaude » for best and worst: B, A throw again, in that order" in result.output
+    assert "B, « main chaude »: « est » or « vient »?" in result.output
+    assert "B plays « pour ce qui vient »" in result.output
+    assert "B gives 6 to A" in result.output
+
+
+def test_le_bon_and_the_limit_typed():
+    result = table("engranjeu-21", "A,B", *CHARGE, "555/2 bon", "421/3", "421/2")
+    assert "A ends on 555 in 2 throws after « le bon »" in result.output
+    assert "A sets the limit: « en 2 ! »" in result.output
+    assert "B may use 1 to 2 throws now, not 3" in result.output
+    assert "B ends on 421 in 2 throws" in result.output
+
+
+def test_queue_de_la_vache_typed():
+    result = table(
+        "vache-41",
+        "A,B",
+        "421;421;421",
+        "421;432;421",
+        "333",
+        "653",
+        settings=("queue_de_la_vache=true",),
+    )
+    assert "« queue de la vache »: B owes 14 to the next manche" in result.output
+    assert "B takes the 14 owed from the new pot" in result.output
+    assert "pot 27 · A 0 · B 14 · manche 2, charge" in result.output
+
+
+def test_deduction_typed():
+    result = table("engranjeu-21", "A,B", "111", "221", "653", "111")
+    assert "B lost the round to A: 7 tokens (the winner's value)" in result.output
+    assert "B lost the round to A: 6 tokens (the winner's value minus the loser's)" in result.output
+
+
+def test_bad_entries_are_explained_and_asked_again():
+    result = table("classic-11", "A,B", "7-1-1", "12", "421/4", "421/2", "421", "653")
+    assert "'7-1-1': a die shows 1 to 6, not 7" in result.output
+    assert "'12': a result is 3 dice, got 2 dice" in result.output
+    assert "a turn has 1 to 3 throws, not 4" in result.output
+    assert "A may use 1 to 1 throw now, not 2" in result.output  # coups secs in the charge
+    assert "B takes 8 from the pot" in result.output
+
+
+def test_undo_takes_back_the_last_entry():
+    result = table("classic-11", "A,B", "u", "421", "221", "u", "653")
+    assert "nothing to undo: the game has just started" in result.output
+    assert "undone: B: 221" in result.output
+    assert "B takes 8 from the pot" in result.output
+    assert "B takes 1" not in result.output
+
+
+def test_a_table_resumes_and_lands_in_the_history():
+    first = table("classic-11", "A,B", "421", "653")
+    assert first.exit_code == 1
+    runner = CliRunner()
+    lines = ["221", "421"] * 40  # whoever leads throws nénette and loses
+    rest = runner.invoke(main, ["table", "--resume"], input="".join(f"{x}\n" for x in lines))
+    assert rest.exit_code == 0, rest.output
+    assert "resuming the saved game (classic-11: A, B, step 2)" in rest.output
+    assert "« grand perdant »" in rest.output
+    stats = json.loads(runner.invoke(main, ["stats", "--json"]).output)
+    assert {p["name"] for p in stats["players"]} == {"A", "B"}
+
+
+def test_the_table_needs_names():
+    result = CliRunner().invoke(main, ["table"])
+    assert result.exit_code == 2
+    assert "name the players" in result.output
