@@ -4,7 +4,7 @@ from py421.core.actions import Stop, Throw
 from py421.core.chance import SeededDice
 from py421.core.game import Game
 from py421.core.rules import Ruleset
-from py421.players import HeuristicBot, RandomBot
+from py421.players import HeuristicBot, Player, RandomBot
 from py421.sim.loop import play_out
 
 from .helpers import run, table
@@ -24,7 +24,7 @@ def test_heuristic_beats_random_over_2000_games():
     wins = 0.0
     for g in range(games):
         heuristic_seat = g % 2  # each bot starts half the games
-        bots = [RandomBot(f"r{g}"), RandomBot(f"r{g}")]
+        bots: list[Player] = [RandomBot(f"r{g}"), RandomBot(f"r{g}")]
         bots[heuristic_seat] = HeuristicBot()
         game = play_out(Game(rules, ["A", "B"]), bots, SeededDice(f"duel-{g}"))
         outcome = game.state.outcome

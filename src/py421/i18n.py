@@ -63,6 +63,7 @@ EN: dict[str, str] = {
     "outcome.loser": "{who} loses the game",
     "outcome.winners": "winners, in order: {who}",
     "outcome.manches": "manches lost: {who}",
+    "outcome.manche": "manche {n}: {who}",
     "outcome.not_over": "the game is not over",
     # limit calls
     "call.1": "« sec ! »",
@@ -147,6 +148,7 @@ FR: dict[str, str] = {
     "outcome.loser": "{who} perd la partie",
     "outcome.winners": "gagnants, dans l'ordre : {who}",
     "outcome.manches": "manches perdues : {who}",
+    "outcome.manche": "manche {n} : {who}",
     "outcome.not_over": "la partie n'est pas finie",
     "call.1": "« sec ! »",
     "call.2": "« en 2 ! »",

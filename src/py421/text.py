@@ -103,5 +103,8 @@ def outcome_text(state: State, lang: str = "en") -> str:
         ranked = "; ".join(names(group, p) for group in out.winners)
         lines.append(tr(lang, "outcome.winners", who=ranked))
     if len(out.manche_losers) > 1 or state.rules.manches > 1:
-        lines.append(tr(lang, "outcome.manches", who=names(out.manche_losers, p)))
+        each = "; ".join(
+            tr(lang, "outcome.manche", n=i, who=p[s]) for i, s in enumerate(out.manche_losers, 1)
+        )
+        lines.append(tr(lang, "outcome.manches", who=each))
     return "\n".join(lines)

@@ -1,0 +1,486 @@
+"""The terminal UI: a game of 421 driven through :class:`~py421.sim.session.Session`.
+
+The app never applies the rules itself. It asks the session whose step it
+is, lets bots play on a timer (so a human can follow and the screen never
+freezes), waits for humans at their throws and decisions, and puts every
+event into words with :func:`py421.text.describe`. Whatever a human tries is
+checked by the engine; a refused choice shows the engine's reason and
+changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.timer import Timer
+from textual.widgets import Button, RichLog, Static
+
+from ..core.actions import Action, ChooseStake, Stop, Throw
+from ..core.dice import format_dice
+from ..core.errors import Py421Error
+from ..core.events import (
+    DebtOwed,
+    DebtPaid,
+    Event,
+    GameOver,
+    Gave,
+    LimitSet,
+    MancheLost,
+    PhaseStarted,
+    RoundDecided,
+    StakeChosen,
+    Thrown,
+    TieDeclared,
+    Took,
+    WentOut,
+)
+from ..core.state import State
+from ..i18n import tr
+from ..sim.session import Session
+from ..text import describe, limit_call, names, outcome_text
+from .screens import EndScreen, HelpScreen
+from .strings import ui
+from .widgets import Die, join, players_table, status_lines, turn_info
+
+_STYLES: dict[type, str] = {
+    PhaseStarted: "bold cyan",
+    LimitSet: "cyan",
+    TieDeclared: "bold magenta",
+    StakeChosen: "bold magenta",
+    RoundDecided: "bold yellow",
+    Took: "yellow",
+    Gave: "yellow",
+    DebtOwed: "yellow",
+    DebtPaid: "yellow",
+    WentOut: "bold green",
+    MancheLost: "bold red",
+    GameOver: "bold red",
+}
+
+
+class KeyButton(Button, can_focus=False):
+    """A button that never takes the focus, so keys always reach the game."""
+
+
+class GameLog(RichLog, can_focus=False):
+    """The log of the game; scrolled with the mouse or Page Up / Page Down."""
+
+
+class PlayApp(App[None]):
+    """Play a session at the terminal: humans at the keyboard and mouse, bots on a timer."""
+
+    TITLE = "py421"
+    AUTO_FOCUS = None
+    CSS = """
+    Screen { layout: vertical; }
+    #title { height: 1; background: $primary; color: $text; text-style: bold; padding: 0 1; }
+    #top { height: auto; }
+    #table-panel { width: 1fr; height: 100%; overflow-y: auto; border: round $primary; padding: 0 1; }
+    #status { margin-top: 1; color: $foreground 80%; }
+    #play-panel { width: 42; height: auto; border: round $accent; padding: 0 1; }
+    #banner { height: auto; min-height: 2; text-style: bold; }
+    #banner.human { background: $accent 40%; }
+    #dice-caption { color: $foreground 60%; }
+    #dice { height: 5; width: 100%; align-horizontal: center; }
+    #info { height: auto; min-height: 2; }
+    #buttons { height: 1; }
+    #buttons KeyButton { width: auto; min-width: 0; margin-right: 1; }
+    #message { height: auto; color: $error; text-style: bold; padding: 0 1; }
+    #log { height: 1fr; min-height: 4; border: round $primary; }
+    #keys { height: 1; color: $foreground 70%; background: $panel; padding: 0 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("t,space", "throw", show=False),
+        Binding("s", "stop", show=False),
+        Binding("b", "bon", show=False),
+        Binding("1", "toggle_die(0)", show=False),
+        Binding("2", "toggle_die(1)", show=False),
+        Binding("3", "toggle_die(2)", show=False),
+        Binding("e", "stake('est')", show=False),
+        Binding("v", "stake('vient')", show=False),
+        Binding("question_mark,h", "help", show=False),
+        Binding("pageup", "log_page(-1)", show=False),
+        Binding("pagedown", "log_page(1)", show=False),
+        Binding("q", "quit_game", show=False),
+        Binding("ctrl+q,ctrl+c", "quit_game", show=False, priority=True),
+    ]
+
+    def __init__(
+        self,
+        session: Session,
+        *,
+        lang: str = "en",
+        bot_delay: float = 0.6,
+        on_step: Callable[[Session], None] | None = None,
+        on_finish: Callable[[Session], None] | None = None,
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self.lang = lang
+        self.bot_delay = bot_delay
+        self._on_step = on_step
+        self._on_finish = on_finish
+        self._kept: set[int] = set()  # indexes into the deciding human's dice
+        self._timer: Timer | None = None
+        self._bot_pending = False  # a bot's step is scheduled
+        self._finished = False
+        self._announced: int | None = None
+        self._last_throw: tuple[int, tuple[int, ...]] | None = None
+        self.log_lines: list[str] = []  # the log as plain text, for tests and tools
+        self.announcements: list[str] = []  # hot-seat « your turn » calls
+        self.error_text = ""
+
+    # -- layout ----------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="title", markup=False)
+        with Horizontal(id="top"):
+            with Vertical(id="table-panel"):
+                yield Static(id="players")
+                yield Static(id="status", markup=False)
+            with Vertical(id="play-panel"):
+                yield Static(id="banner", markup=False)
+                yield Static(id="dice-caption", markup=False)
+                with Horizontal(id="dice"):
+                    for i in range(3):
+                        yield Die(i, id=f"die-{i + 1}")
+                yield Static(id="info", markup=False)
+                with Horizontal(id="buttons"):
+                    yield KeyButton(ui(self.lang, "btn.throw"), "primary", id="throw", compact=True)
+                    yield KeyButton(ui(self.lang, "btn.stop"), "error", id="stop", compact=True)
+                    yield KeyButton(ui(self.lang, "btn.bon"), "warning", id="bon", compact=True)
+                    yield KeyButton(ui(self.lang, "btn.est"), "primary", id="est", compact=True)
+                    yield KeyButton(ui(self.lang, "btn.vient"), "warning", id="vient", compact=True)
+        yield Static(id="message", markup=False)
+        yield GameLog(id="log", wrap=True, markup=False, max_lines=5000, min_width=20)
+        yield Static(ui(self.lang, "keys"), id="keys", markup=False)
+
+    def on_mount(self) -> None:
+        session = self.session
+        players = ", ".join(s.name for s in session.seats)
+        self.query_one("#title", Static).update(
+            ui(self.lang, "title", rules=session.rules.name, players=players)
+        )
+        self.query_one("#table-panel").border_title = ui(self.lang, "table.title")
+        self.query_one("#log").border_title = ui(self.lang, "log.title")
+        self._show_error("")
+        self._write(tr(self.lang, "table", rules=session.rules.name, players=players), "bold")
+        for state in session.game.states:  # a resumed game shows its whole story
+            self._write_events(state.events, announce=False)
+        self._refresh()
+        self._advance()
+
+    # -- the play loop -----------------------------------------------------
+
+    def _human_turn(self) -> int | None:
+        """The human seat whose throw or decision is awaited, if any."""
+        seat = self.session.human_to_move()
+        return seat if seat is not None else self.session.human_to_throw()
+
+    def _advance(self) -> None:
+        """After any change: end the game, announce a human, or let a bot play after a pause."""
+        if self.session.state.is_over:
+            self._finish()
+            return
+        human = self._human_turn()
+        if human is not None:
+            self._announce(human)
+        elif not self._bot_pending:
+            self._bot_pending = True
+            if self.bot_delay > 0:
+                self._timer = self.set_timer(self.bot_delay, self._bot_step)
+            else:  # no pause asked for (tests): still one step per turn of the event loop
+                self.call_later(self._bot_step)
+
+    def _bot_step(self) -> None:
+        """A throw or decision nobody at the keyboard makes: the session does it."""
+        self._timer = None
+        if not self._bot_pending:  # quitting cancelled it
+            return
+        self._bot_pending = False
+        if self.session.state.is_over or self._human_turn() is not None:
+            self._advance()
+            return
+        try:
+            self.session.step()
+        except Py421Error as exc:  # a bot broke the rules: say so rather than crash
+            self._show_error(str(exc))
+            return
+        self._stepped()
+        self._advance()
+
+    def _stepped(self) -> None:
+        """One step was applied: log its events, let the caller save, redraw."""
+        self._kept.clear()
+        self._show_error("")
+        self._write_events(self.session.state.events)
+        if self._on_step is not None:
+            try:
+                self._on_step(self.session)
+            except Exception as exc:  # a failed save must not end the game being played
+                self.notify(ui(self.lang, "save_failed", reason=exc), severity="error")
+        self._refresh()
+
+    def _finish(self) -> None:
+        if self._finished:
+            return
+        self._finished = True
+        self._refresh()
+        if self._on_finish is not None:
+            try:
+                self._on_finish(self.session)
+            except Exception as exc:  # the outcome is still shown; the save has it
+                self.notify(ui(self.lang, "save_failed", reason=exc), severity="error")
+        self.push_screen(EndScreen(outcome_text(self.session.state, self.lang), self.lang))
+
+    def _announce(self, seat: int) -> None:
+        """Hot seat: name the human who must act whenever that person changes."""
+        if seat == self._announced:
+            return
+        self._announced = seat
+        if len(self.session.humans) > 1:
+            message = tr(self.lang, "your_turn", who=self.session.seats[seat].name)
+            self.announcements.append(message)
+            self.notify(message, timeout=4)
+
+    def _decide(self, action: Action) -> None:
+        """A human's decision; a refused one shows the engine's reason and changes nothing."""
+        session = self.session
+        seat = session.human_to_move()
+        if seat is None:
+            return
+        try:
+            session.act(action)
+        except Py421Error as exc:
+            self._show_error(str(exc))
+            return
+        self._stepped()
+        request = session.state.chance
+        # Pressing « throw » both chooses the dice to keep and throws the others.
+        if isinstance(action, Throw) and request is not None and request.seat == seat:
+            session.step()
+            self._stepped()
+        self._advance()
+
+    # -- actions (keys, buttons, clicks) -----------------------------------
+
+    def _deciding_dice(self) -> tuple[int, ...] | None:
+        """The dice a human may keep or release now, or None."""
+        state = self.session.state
+        r = state.round
+        if self.session.human_to_move() is None or r is None or r.tie is not None:
+            return None
+        return r.dice
+
+    def _kept_faces(self) -> tuple[int, ...]:
+        dice = self._deciding_dice() or ()
+        return tuple(dice[i] for i in sorted(self._kept) if i < len(dice))
+
+    def action_throw(self) -> None:
+        if self.session.human_to_throw() is not None:
+            try:
+                self.session.step()
+            except Py421Error as exc:
+                self._show_error(str(exc))
+                return
+            self._stepped()
+            self._advance()
+        elif self._deciding_dice() is not None:
+            self._decide(Throw(self._kept_faces()))
+
+    def action_stop(self) -> None:
+        if self._deciding_dice() is not None:
+            self._decide(Stop())
+
+    def action_bon(self) -> None:
+        if self._deciding_dice() is not None:
+            self._decide(Throw(self._kept_faces(), bon=True))
+
+    def action_stake(self, stake: str) -> None:
+        r = self.session.state.round
+        if self.session.human_to_move() is not None and r is not None and r.tie is not None:
+            self._decide(ChooseStake("vient" if stake == "vient" else "est"))
+
+    def action_toggle_die(self, index: int) -> None:
+        dice = self._deciding_dice()
+        if dice is None or index >= len(dice):
+            return
+        self._kept.symmetric_difference_update({index})
+        self._show_error("")
+        self._refresh()
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen(self.session.rules, self.lang))
+
+    def action_log_page(self, direction: int) -> None:
+        log = self.query_one(GameLog)
+        if direction < 0:
+            log.scroll_page_up()
+        else:
+            log.scroll_page_down()
+
+    def action_quit_game(self) -> None:
+        """Leave; the game was saved after every step, so it can be resumed."""
+        self._bot_pending = False
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        if self.session.state.is_over:
+            self.exit()
+            return
+        message = tr(self.lang, "interrupted")
+        self.notify(message)
+        self.exit(message=message)
+
+    def on_die_toggled(self, message: Die.Toggled) -> None:
+        self.action_toggle_die(message.index)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        match event.button.id:
+            case "throw":
+                self.action_throw()
+            case "stop":
+                self.action_stop()
+            case "bon":
+                self.action_bon()
+            case "est" | "vient" as stake:
+                self.action_stake(stake)
+
+    # -- drawing -----------------------------------------------------------
+
+    def _write(self, line: str, style: str = "") -> None:
+        self.log_lines.append(line)
+        self.query_one(GameLog).write(Text(line, style=style))
+
+    def _write_events(self, events: Sequence[Event], *, announce: bool = True) -> None:
+        players = self.session.state.players
+        for event in events:
+            line = describe(event, players, self.lang)
+            self._write(line, _STYLES.get(type(event), ""))
+            if isinstance(event, Thrown):
+                faces = event.result.dice if event.result is not None else event.faces
+                self._last_throw = (event.seat, faces)
+            if announce and isinstance(event, TieDeclared | MancheLost):
+                self.notify(line, timeout=4)
+        if any(isinstance(e, RoundDecided) for e in events) and not self.session.state.is_over:
+            self._write("")  # a blank line between rounds
+
+    def _show_error(self, reason: str) -> None:
+        self.error_text = reason
+        message = self.query_one("#message", Static)
+        message.update(ui(self.lang, "illegal", reason=reason) if reason else "")
+        message.display = bool(reason)
+
+    def _refresh(self) -> None:
+        state = self.session.state
+        request = state.chance
+        acting = request.seat if request is not None else state.to_move
+        self.query_one("#players", Static).update(players_table(state, acting, self.lang))
+        self.query_one("#status", Static).update("\n".join(status_lines(state, self.lang)))
+        self._refresh_banner(state)
+        self._refresh_dice(state)
+        r = state.round
+        limit = limit_call(r.limit, self.lang) if r is not None and r.limit is not None else None
+        tie = names(r.tie.draw.seats, state.players) if r is not None and r.tie is not None else None
+        parts = turn_info(state, self.lang, limit, tie)
+        if self._deciding_dice() is not None:
+            kept = self._kept_faces()
+            parts.append(
+                ui(self.lang, "keeping", dice=format_dice(kept)) if kept else ui(self.lang, "keeping.none")
+            )
+        self.query_one("#info", Static).update(join(parts))
+        self._refresh_buttons(state)
+
+    def _refresh_banner(self, state: State) -> None:
+        banner = self.query_one("#banner", Static)
+        session = self.session
+        request = state.chance
+        human = self._human_turn()
+        if state.is_over:
+            text = ui(self.lang, "banner.over")
+        elif human is None:
+            seat = request.seat if request is not None else state.to_move
+            text = ui(self.lang, "banner.bot", who=state.players[seat] if seat is not None else "")
+        else:
+            who = state.players[human]
+            r = state.round
+            if session.human_to_move() is not None:
+                key = "banner.stake" if r is not None and r.tie is not None else "banner.decide"
+                text = ui(self.lang, key, who=who)
+            elif request is not None and request.kept:
+                text = ui(self.lang, "banner.throw_kept", who=who, kept=format_dice(request.kept))
+            elif request is not None and request.purpose == "tie":
+                text = ui(self.lang, "banner.throw_tie", who=who)
+            elif request is not None and request.purpose != "turn":
+                text = ui(self.lang, "banner.throw_draw", who=who)
+            else:
+                text = ui(self.lang, "banner.throw", who=who)
+        banner.update(text)
+        banner.set_class(human is not None and not state.is_over, "human")
+
+    def _refresh_dice(self, state: State) -> None:
+        dice = [self.query_one(f"#die-{i + 1}", Die) for i in range(3)]
+        caption = self.query_one("#dice-caption", Static)
+        kept_label = ui(self.lang, "die.kept")
+        r = state.round
+        if r is not None and r.current is not None and r.dice and r.tie is None:
+            caption.update(ui(self.lang, "dice.of", who=state.players[r.current]))
+            deciding = self._deciding_dice() is not None
+            if r.pending is not None:  # a throw asked for: kept dice stay, the others are to come
+                kept = _mark(r.dice, r.pending)
+                for i, die in enumerate(dice):
+                    face = r.dice[i] if kept[i] else None
+                    die.show(face, kept=kept[i], kept_label=kept_label)
+                return
+            for i, die in enumerate(dice):
+                kept_now = deciding and i in self._kept
+                die.show(r.dice[i], kept=kept_now, selectable=deciding, kept_label=kept_label)
+            return
+        if self._last_throw is None:
+            caption.update(ui(self.lang, "dice.none"))
+            for die in dice:
+                die.show(None, empty=True)
+            return
+        seat, faces = self._last_throw
+        caption.update(ui(self.lang, "dice.last", who=state.players[seat]))
+        for i, die in enumerate(dice):
+            if i < len(faces):
+                die.show(faces[i], past=True)
+            else:
+                die.show(None, empty=True)
+
+    def _refresh_buttons(self, state: State) -> None:
+        session = self.session
+        r = state.round
+        deciding = self._deciding_dice() is not None
+        staking = session.human_to_move() is not None and r is not None and r.tie is not None
+        throwing = session.human_to_throw() is not None
+        bon_legal = any(isinstance(a, Throw) and a.bon for a in state.legal_actions())
+        self.query_one("#throw", KeyButton).display = deciding or throwing
+        self.query_one("#stop", KeyButton).display = deciding
+        bon = self.query_one("#bon", KeyButton)
+        bon.display = deciding and bon_legal
+        bon.disabled = Throw(self._kept_faces(), bon=True) not in state.legal_actions()
+        self.query_one("#est", KeyButton).display = staking
+        self.query_one("#vient", KeyButton).display = staking
+
+
+def _mark(dice: Sequence[int], kept: Sequence[int]) -> list[bool]:
+    """Which of ``dice`` are the ``kept`` ones (a multiset of faces).
+
+    >>> _mark((6, 6, 1), (6,))
+    [True, False, False]
+    """
+    left = list(kept)
+    marks: list[bool] = []
+    for face in dice:
+        marks.append(face in left)
+        if face in left:
+            left.remove(face)
+    return marks

@@ -1,0 +1,124 @@
+"""The help page (the preset's rules in words) and the end screen."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from ..core.rules import Ruleset, option_fields
+from .strings import ui
+
+RANKING_SHOWN = 16
+
+
+def rules_text(rules: Ruleset, lang: str) -> str:
+    """The preset in words: name, description, source, what differs, the top of the ranking."""
+    lines = [ui(lang, "help.title", name=rules.name)]
+    if rules.description:
+        lines.append(rules.description)
+    if rules.source:
+        lines.append(ui(lang, "help.source", source=rules.source))
+    lines += [
+        "",
+        ui(
+            lang,
+            "help.basics",
+            pot=rules.pot,
+            charge=rules.charge_throws,
+            decharge=rules.decharge_throws,
+            manches=rules.fiches_de_manche or rules.manches,
+        ),
+        "",
+        ui(lang, "help.changed"),
+    ]
+    docs = {f.name: str(f.metadata["doc"]) for f in option_fields()}
+    changed = rules.changed_options()
+    if not changed:
+        lines.append(ui(lang, "help.none"))
+    for name, value in changed.items():
+        shown = str(value).lower() if isinstance(value, bool) else str(value)
+        lines.append(f"  {name} = {shown} — {docs.get(name, '')}")
+    table = rules.table
+    top = [f"{result} ({table.values[result]})" for result in table.order[:RANKING_SHOWN]]
+    lines += ["", ui(lang, "help.ranking")]
+    for start in range(0, len(top), 8):
+        lines.append("  " + " · ".join(top[start : start + 8]))
+    lines += ["", ui(lang, "help.keys"), "", ui(lang, "help.close")]
+    return "\n".join(lines)
+
+
+class HelpScreen(ModalScreen[None]):
+    """The rules of the game being played, over the table."""
+
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll {
+        width: 90%;
+        max-width: 110;
+        height: auto;
+        max-height: 90%;
+        border: thick $accent;
+        background: $surface;
+        padding: 0 1;
+    }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,question_mark,h,enter", "close", show=False),
+    ]
+
+    def __init__(self, rules: Ruleset, lang: str) -> None:
+        super().__init__()
+        self.text = rules_text(rules, lang)
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static(self.text, markup=False, id="help-text")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class EndScreen(ModalScreen[None]):
+    """The outcome; quitting from here leaves the stored game complete."""
+
+    DEFAULT_CSS = """
+    EndScreen { align: center middle; }
+    EndScreen > VerticalScroll {
+        width: auto;
+        min-width: 40;
+        max-width: 90%;
+        height: auto;
+        border: thick $success;
+        background: $surface;
+        padding: 1 2;
+    }
+    #end-title { text-style: bold; color: $success; margin-bottom: 1; }
+    #end-outcome { text-style: bold; }
+    #end-keys { color: $foreground 60%; margin-top: 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q,enter", "quit_app", show=False),
+        Binding("escape", "close", show=False),
+    ]
+
+    def __init__(self, outcome: str, lang: str) -> None:
+        super().__init__()
+        self.text = outcome
+        self.lang = lang
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static(ui(self.lang, "end.title"), id="end-title")
+            yield Static(self.text, markup=False, id="end-outcome")
+            yield Static(ui(self.lang, "end.keys"), id="end-keys")
+
+    def action_quit_app(self) -> None:
+        self.app.exit()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
