@@ -13,7 +13,7 @@ import click
 
 from . import __version__, storage
 from .core.combos import compare as compare_results
-from .core.dice import Result
+from .core.dice import Result, format_dice
 from .core.errors import Py421Error
 from .core.record import Record
 from .core.rules import Ruleset, accepted, option_fields, preset_names
@@ -155,6 +155,74 @@ def compare(first: str, second: str, preset: str, settings: tuple[str, ...], as_
     for x in dict.fromkeys((a, b)):
         label = r.table.categories[x].label
         click.echo(f"  {x}  {label:<15} rank {r.table.rank(x):>2} of 56, worth {r.table.values[x]}")
+
+
+# -- strategy ----------------------------------------------------------------
+
+
+@main.command()
+@click.argument("target")
+@click.option("--rules", "preset", default="classic-11", show_default=True, help="Preset or file.")
+@click.option("--set", "settings", multiple=True, metavar="OPTION=VALUE", help="Change an option.")
+@click.option("--throws", type=click.IntRange(1, 3), default=3, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def odds(target: str, preset: str, settings: tuple[str, ...], throws: int, as_json: bool) -> None:
+    """The chance that a fresh turn of up to N throws, played for it, beats TARGET."""
+    from .solver.turn import exact_odds
+
+    r = resolve_rules(preset, settings)
+    result = Result.parse(target)
+    p = exact_odds(r.table, result, throws)
+    if as_json:
+        data = {"target": str(result), "throws": throws, "probability": float(p), "exact": str(p)}
+        click.echo(json.dumps(data))
+        return
+    click.echo(
+        f"P(better than {result} in up to {throws} throw{'s' * (throws > 1)}, "
+        f"{r.name}) = {float(p):.6f} = {p}"
+    )
+
+
+@main.command()
+@click.argument("dice")
+@click.option("--rules", "preset", default="classic-11", show_default=True, help="Preset or file.")
+@click.option("--set", "settings", multiple=True, metavar="OPTION=VALUE", help="Change an option.")
+@click.option("--throws-left", type=click.IntRange(0, 2), required=True, help="Throws still allowed.")
+@click.option("--target", default=None, help="The result to beat (default: a fresh coup sec).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def advise(
+    dice: str,
+    preset: str,
+    settings: tuple[str, ...],
+    throws_left: int,
+    target: str | None,
+    as_json: bool,
+) -> None:
+    """Every choice with DICE in hand, ranked by its exact value."""
+    from .solver.advice import advise as advise_turn
+
+    r = resolve_rules(preset, settings)
+    held = Result.parse(dice)
+    goal = Result.parse(target) if target is not None else None
+    advice = advise_turn(r.table, held, throws_left, goal)
+    rows = [
+        {"keep": str(held) if o.stop else format_dice(o.keep), "stop": o.stop, "value": o.value}
+        for o in advice.options
+    ]
+    if as_json:
+        click.echo(json.dumps({"objective": advice.objective, "options": rows}, indent=2))
+        return
+    click.echo(
+        f"{held} with {throws_left} throw{'s' * (throws_left != 1)} left, {r.name}: {advice.objective}"
+    )
+    for o in advice.options:
+        if o.stop:
+            what = f"stop on {held}"
+        elif o.keep:
+            what = f"keep {format_dice(o.keep)}, throw {3 - len(o.keep)}"
+        else:
+            what = "throw all three"
+        click.echo(f"  {o.value:.6f}  {what}")
 
 
 # -- replay ----------------------------------------------------------------

@@ -76,7 +76,7 @@ def kicker(result: Result) -> int:
     return c if a == b else a
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)  # one table per ruleset: compared by identity
 class CombinationTable:
     """The strict ranking of the 56 results with their categories and values."""
 

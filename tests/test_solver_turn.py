@@ -1,0 +1,119 @@
+"""The turn solver: exact values, checked by enumeration and against the engine."""
+
+import itertools
+import json
+import math
+from fractions import Fraction
+
+import pytest
+from click.testing import CliRunner
+
+from py421.cli import main
+from py421.core.actions import Stop, Throw
+from py421.core.chance import SeededDice
+from py421.core.dice import ALL_RESULTS, Result
+from py421.core.events import TurnEnded
+from py421.core.game import Game
+from py421.core.rules import Ruleset, preset_names
+from py421.solver.advice import advise
+from py421.solver.turn import beats_target, exact_odds, odds, options, solve
+
+
+@pytest.mark.parametrize("preset", preset_names())
+def test_421_within_three_throws(preset):
+    table = Ruleset.preset(preset).table
+    assert table.order[1] != Result.parse("421")  # 421 is the best result here
+    assert exact_odds(table, table.order[1], 3) == Fraction(42571, 186624)
+
+
+@pytest.mark.parametrize("target", ALL_RESULTS)
+def test_one_throw_odds_count_the_outcomes(target):
+    table = Ruleset.preset("classic-11").table
+    better = sum(
+        1 for faces in itertools.product(range(1, 7), repeat=3) if table.beats(Result.of(faces), target)
+    )
+    assert exact_odds(table, target, 1) == Fraction(better, 216)
+
+
+def brute_force_two_throws(table, target):
+    """Every ordered first throw, every keep, every ordered rethrow: no shared tables."""
+    total = Fraction(0)
+    for first in itertools.product(range(1, 7), repeat=3):
+        held = Result.of(first)
+        best = Fraction(int(table.beats(held, target)))
+        for size in range(3):
+            for kept in set(itertools.combinations(sorted(first), size)):
+                wins = sum(
+                    table.beats(Result.of(kept + rest), target)
+                    for rest in itertools.product(range(1, 7), repeat=3 - size)
+                )
+                best = max(best, Fraction(wins, 6 ** (3 - size)))
+        total += best
+    return total / 216
+
+
+@pytest.mark.parametrize("target", ["421", "611", "654", "553", "321", "322"])
+@pytest.mark.parametrize("preset", ["classic-11", "vache-41", "tim"])
+def test_two_throw_odds_agree_with_brute_force(preset, target):
+    table = Ruleset.preset(preset).table
+    assert exact_odds(table, Result.parse(target), 2) == brute_force_two_throws(table, Result.parse(target))
+
+
+def test_float_and_exact_solvers_agree():
+    table = Ruleset.preset("vache-41").table
+    for target in ALL_RESULTS[::5]:
+        assert odds(table, target, 3) == pytest.approx(float(exact_odds(table, target, 3)), abs=1e-12)
+
+
+@pytest.mark.parametrize(("preset", "target"), [("vache-41", "654"), ("lyonnaise-21", "611")])
+def test_optimal_play_in_the_engine_matches_the_solved_odds(preset, target):
+    """Play the solver's choices through the engine: the leader's first turn, 20,000 times."""
+    rules = Ruleset.preset(preset)
+    goal = Result.parse(target)
+    u = beats_target(rules.table, goal)
+    values = solve(lambda remaining: u, 3)
+    expected = odds(rules.table, goal, 3)
+    n, hits = 20_000, 0
+    for i in range(n):
+        game = Game(rules, ["A", "B"])
+        dice = SeededDice(f"mc-{i}")
+        while True:
+            state = game.state
+            if state.chance is not None:
+                state = game.throw(dice.throw(state.chance))
+            else:
+                r = state.round
+                assert r is not None
+                best = options(values, r.dice, 3 - r.throws)[0]
+                state = game.act(Stop() if best.stop else Throw(best.keep))
+            ended = [e for e in state.events if isinstance(e, TurnEnded)]
+            if ended:
+                hits += rules.table.beats(ended[0].result, goal)
+                break
+    se = math.sqrt(expected * (1 - expected) / n)
+    assert abs(hits / n - expected) < 4 * se
+
+
+def test_advice_ranks_every_choice():
+    table = Ruleset.preset("classic-11").table
+    advice = advise(table, Result.parse("642"), 2, Result.parse("653"))
+    keeps = [o.keep for o in advice.options]
+    assert len(keeps) == 8  # stop and the seven distinct keeps of 642
+    assert advice.options == sorted(advice.options, key=lambda o: -o.value)
+    assert advice.options[-1].stop  # stopping on 642 never beats 653
+    assert advice.options[-1].value == 0
+
+
+def test_advise_and_odds_on_the_command_line():
+    runner = CliRunner()
+    data = json.loads(
+        runner.invoke(main, ["advise", "642", "--throws-left", "2", "--target", "653", "--json"]).output
+    )
+    assert data["options"][0]["value"] >= data["options"][1]["value"]
+    assert {"keep": "642", "stop": True, "value": 0.0} in data["options"]
+    assert any(o["keep"] == "" for o in data["options"])  # throwing all three again
+    data = json.loads(runner.invoke(main, ["odds", "111", "--throws", "3", "--json"]).output)
+    assert data["probability"] == pytest.approx(42571 / 186624)
+    result = runner.invoke(main, ["advise", "642", "--throws-left", "3"])
+    assert result.exit_code == 2
+    assert "--throws-left" in result.output
