@@ -225,6 +225,33 @@ def advise(
         click.echo(f"  {o.value:.6f}  {what}")
 
 
+@main.command()
+@click.option("--rules", "preset", default="classic-11", show_default=True, help="Preset or file.")
+@click.option("--set", "settings", multiple=True, metavar="OPTION=VALUE", help="Change an option.")
+@click.option(
+    "--ties",
+    type=click.Choice(["half", "rampot"]),
+    default="rampot",
+    show_default=True,
+    help="Count a tie as half a win, or settle it as the preset does.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def duel(preset: str, settings: tuple[str, ...], ties: str, as_json: bool) -> None:
+    """The heads-up duel: one round, the first player sets the limit, best result wins."""
+    from .solver.duel import solve_duel
+
+    r = resolve_rules(preset, settings)
+    result = solve_duel(r, "half" if ties == "half" else "rampot")
+    if as_json:
+        data = {"rules": r.name, "ties": ties, "first_player_wins": result.first_wins}
+        click.echo(json.dumps(data))
+        return
+    click.echo(
+        f"{r.name}, both playing optimally, ties {'count half' if ties == 'half' else 'settled'}: "
+        f"the first player wins {result.first_wins:.4%}, the second {1 - result.first_wins:.4%}"
+    )
+
+
 # -- replay ----------------------------------------------------------------
 
 

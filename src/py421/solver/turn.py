@@ -95,13 +95,19 @@ class Option:
     value: float
 
 
-def options(values: TurnValues, dice: Sequence[int], remaining: int) -> list[Option]:
-    """Every choice holding ``dice`` with ``remaining`` throws allowed, best first."""
+def options(values: TurnValues, dice: Sequence[int], remaining: int, row: int | None = None) -> list[Option]:
+    """Every choice holding ``dice`` with ``remaining`` throws allowed, best first.
+
+    ``row`` picks one case when the values were solved for many at once.
+    """
     result = Result.of(dice)
     i = INDEX[result]
-    found = [Option(result.dice, True, float(values.utility(remaining)[..., i]))]
+    stop = values.utility(remaining)
+    stop = stop if row is None else stop[row]
+    found = [Option(result.dice, True, float(stop[i]))]
     if remaining > 0:
         cont = values.keep_values(remaining)
-        found += [Option(KEEPS[k], False, float(cont[..., k])) for k in KEEPS_OF[i]]
+        cont = cont if row is None else cont[row]
+        found += [Option(KEEPS[k], False, float(cont[k])) for k in KEEPS_OF[i]]
     # Ties go to stopping, then to keeping more dice: the simpler play.
     return sorted(found, key=lambda o: (-o.value, not o.stop, -len(o.keep)))

@@ -1,0 +1,88 @@
+"""The heads-up duel, solved exactly and played through the engine."""
+
+import json
+import math
+
+import pytest
+from click.testing import CliRunner
+
+from py421.cli import main
+from py421.core.actions import Stop, Throw
+from py421.core.chance import SeededDice
+from py421.core.events import RoundDecided
+from py421.core.game import Game
+from py421.core.rules import Ruleset
+from py421.solver.duel import replay_win, solve_duel
+from py421.solver.tables import INDEX
+from py421.solver.turn import options
+
+
+def play_duels(preset: str, n: int) -> tuple[float, float]:
+    """The first round of a charge of up to three throws is a duel: play it n times."""
+    rules = Ruleset.preset(preset).with_options(charge_throws=3)
+    duel = solve_duel(rules, "rampot")
+    wins = 0.0
+    for i in range(n):
+        game = Game(rules, ["A", "B"])
+        dice = SeededDice(f"duel-{preset}-{i}")
+        while True:
+            state = game.state
+            if state.chance is not None:
+                state = game.throw(dice.throw(state.chance))
+            else:
+                r = state.round
+                assert r is not None
+                if r.tie is not None:  # « main chaude »: the stake does not change who wins
+                    game.act("stake est")
+                    continue
+                if r.done:
+                    first = r.done[0]
+                    values = duel.second[first.throws]
+                    best = options(values, r.dice, first.throws - r.throws, INDEX[first.result])[0]
+                else:
+                    best = options(duel.first, r.dice, 3 - r.throws)[0]
+                state = game.act(Stop() if best.stop else Throw(best.keep))
+            decided = [e for e in state.events if isinstance(e, RoundDecided)]
+            if decided:
+                wins += decided[0].losers == (1,)
+                break
+    return wins / n, duel.first_wins
+
+
+@pytest.mark.parametrize("preset", ["classic-11", "engranjeu-21"])
+def test_duel_value_agrees_with_play_through_the_engine(preset):
+    n = 20_000
+    observed, solved = play_duels(preset, n)
+    se = math.sqrt(solved * (1 - solved) / n)
+    print(f"{preset}: solved {solved:.4f}, played {observed:.4f} over {n}")
+    assert abs(observed - solved) < 4 * se
+
+
+def test_ties_only_matter_where_the_preset_breaks_them_unevenly():
+    classic = Ruleset.preset("classic-11")
+    assert solve_duel(classic, "half").first_wins == pytest.approx(
+        solve_duel(classic, "rampot").first_wins, abs=1e-12
+    )
+    engranjeu = Ruleset.preset("engranjeu-21")
+    assert replay_win(engranjeu) > 0.5  # a double nénette goes to the later thrower
+    assert solve_duel(engranjeu, "rampot").first_wins != pytest.approx(
+        solve_duel(engranjeu, "half").first_wins, abs=1e-6
+    )
+
+
+def test_a_one_throw_duel_is_a_plain_comparison():
+    rules = Ruleset.preset("classic-11").with_options(decharge_throws=1, le_bon=False)
+    table = rules.table
+    fresh = [r.probability for r in table.order]
+    # first wins: strictly better, plus half the ties
+    expected = sum(float(fresh[i] * fresh[j]) for i in range(56) for j in range(56) if i < j) + 0.5 * sum(
+        float(p * p) for p in fresh
+    )
+    assert solve_duel(rules, "half").first_wins == pytest.approx(expected, abs=1e-12)
+
+
+def test_duel_on_the_command_line():
+    output = CliRunner().invoke(main, ["duel", "--rules", "vache-41", "--json"]).output
+    data = json.loads(output)
+    assert data["rules"] == "vache-41"
+    assert 0.5 < data["first_player_wins"] < 0.7
