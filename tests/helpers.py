@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TypeVar
 
+from py421.core.actions import Action
+from py421.core.chance import DiceSource
 from py421.core.events import Event
 from py421.core.game import Game
 from py421.core.rules import Ruleset
+from py421.core.state import State
 
 E = TypeVar("E")
+T = TypeVar("T")
 
 
 def run(game: Game, script: str) -> list[Event]:
@@ -33,3 +38,19 @@ def table(preset: str, *players: str, settings: tuple[str, ...] = (), first_seat
 
 def of_type(events: list[Event], kind: type[E]) -> list[E]:
     return [e for e in events if isinstance(e, kind)]
+
+
+def play_until(
+    game: Game,
+    dice: DiceSource,
+    decide: Callable[[State], Action],
+    finished: Callable[[State], T | None],
+) -> T:
+    """Throw the dice and apply ``decide`` until ``finished`` returns something."""
+    while True:
+        state = game.state
+        request = state.chance
+        state = game.throw(dice.throw(request)) if request else game.act(decide(state))
+        found = finished(state)
+        if found is not None:
+            return found

@@ -7,45 +7,44 @@ import pytest
 from click.testing import CliRunner
 
 from py421.cli import main
-from py421.core.actions import Stop, Throw
+from py421.core.actions import Action, ChooseStake, Stop, Throw
 from py421.core.chance import SeededDice
 from py421.core.events import RoundDecided
 from py421.core.game import Game
 from py421.core.rules import Ruleset
+from py421.core.state import State
 from py421.solver.duel import replay_win, solve_duel
 from py421.solver.tables import INDEX
 from py421.solver.turn import options
+
+from .helpers import play_until
 
 
 def play_duels(preset: str, n: int) -> tuple[float, float]:
     """The first round of a charge of up to three throws is a duel: play it n times."""
     rules = Ruleset.preset(preset).with_options(charge_throws=3)
     duel = solve_duel(rules, "rampot")
-    wins = 0.0
+
+    def decide(state: State) -> Action:
+        r = state.round
+        assert r is not None
+        if r.tie is not None:  # « main chaude »: the stake does not change who wins
+            return ChooseStake("est")
+        if r.done:
+            first = r.done[0]
+            values = duel.second[first.throws]
+            best = options(values, r.dice, first.throws - r.throws, INDEX[first.result])[0]
+        else:
+            best = options(duel.first, r.dice, 3 - r.throws)[0]
+        return Stop() if best.stop else Throw(best.keep)
+
+    def losers(state: State) -> tuple[int, ...] | None:
+        return next((e.losers for e in state.events if isinstance(e, RoundDecided)), None)
+
+    wins = 0
     for i in range(n):
         game = Game(rules, ["A", "B"])
-        dice = SeededDice(f"duel-{preset}-{i}")
-        while True:
-            state = game.state
-            if state.chance is not None:
-                state = game.throw(dice.throw(state.chance))
-            else:
-                r = state.round
-                assert r is not None
-                if r.tie is not None:  # « main chaude »: the stake does not change who wins
-                    game.act("stake est")
-                    continue
-                if r.done:
-                    first = r.done[0]
-                    values = duel.second[first.throws]
-                    best = options(values, r.dice, first.throws - r.throws, INDEX[first.result])[0]
-                else:
-                    best = options(duel.first, r.dice, 3 - r.throws)[0]
-                state = game.act(Stop() if best.stop else Throw(best.keep))
-            decided = [e for e in state.events if isinstance(e, RoundDecided)]
-            if decided:
-                wins += decided[0].losers == (1,)
-                break
+        wins += play_until(game, SeededDice(f"duel-{preset}-{i}"), decide, losers) == (1,)
     return wins / n, duel.first_wins
 
 

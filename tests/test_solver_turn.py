@@ -9,14 +9,17 @@ import pytest
 from click.testing import CliRunner
 
 from py421.cli import main
-from py421.core.actions import Stop, Throw
+from py421.core.actions import Action, Stop, Throw
 from py421.core.chance import SeededDice
 from py421.core.dice import ALL_RESULTS, Result
 from py421.core.events import TurnEnded
 from py421.core.game import Game
 from py421.core.rules import Ruleset, preset_names
+from py421.core.state import State
 from py421.solver.advice import advise
 from py421.solver.turn import beats_target, exact_odds, odds, options, solve
+
+from .helpers import play_until
 
 
 @pytest.mark.parametrize("preset", preset_names())
@@ -73,23 +76,19 @@ def test_optimal_play_in_the_engine_matches_the_solved_odds(preset, target):
     u = beats_target(rules.table, goal)
     values = solve(lambda remaining: u, 3)
     expected = odds(rules.table, goal, 3)
+
+    def decide(state: State) -> Action:
+        assert state.round is not None
+        best = options(values, state.round.dice, 3 - state.round.throws)[0]
+        return Stop() if best.stop else Throw(best.keep)
+
+    def turn_result(state: State) -> Result | None:
+        return next((e.result for e in state.events if isinstance(e, TurnEnded)), None)
+
     n, hits = 20_000, 0
     for i in range(n):
-        game = Game(rules, ["A", "B"])
-        dice = SeededDice(f"mc-{i}")
-        while True:
-            state = game.state
-            if state.chance is not None:
-                state = game.throw(dice.throw(state.chance))
-            else:
-                r = state.round
-                assert r is not None
-                best = options(values, r.dice, 3 - r.throws)[0]
-                state = game.act(Stop() if best.stop else Throw(best.keep))
-            ended = [e for e in state.events if isinstance(e, TurnEnded)]
-            if ended:
-                hits += rules.table.beats(ended[0].result, goal)
-                break
+        result = play_until(Game(rules, ["A", "B"]), SeededDice(f"mc-{i}"), decide, turn_result)
+        hits += rules.table.beats(result, goal)
     se = math.sqrt(expected * (1 - expected) / n)
     assert abs(hits / n - expected) < 4 * se
 

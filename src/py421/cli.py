@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import time
@@ -40,6 +41,23 @@ def resolve_rules(spec: str, settings: tuple[str, ...] = ()) -> Ruleset:
         except (OSError, UnicodeDecodeError) as exc:
             raise click.BadParameter(f"cannot read {spec}: {exc}", param_hint="--rules") from None
     return base.with_settings(settings)
+
+
+SET_OPTION = click.option(
+    "--set", "settings", multiple=True, metavar="OPTION=VALUE", help="Change an option."
+)
+
+
+def with_rules(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Add --rules and --set to a command, which receives the resolved ``rules``."""
+
+    @click.option("--rules", "preset", default="classic-11", show_default=True, help="Preset or file.")
+    @SET_OPTION
+    @functools.wraps(command)
+    def wrapper(*args: Any, preset: str, settings: tuple[str, ...], **kwargs: Any) -> Any:
+        return command(*args, rules=resolve_rules(preset, settings), **kwargs)
+
+    return wrapper
 
 
 class _Errors(click.Group):
@@ -92,7 +110,7 @@ def _results(r: Ruleset) -> list[dict[str, Any]]:
 
 @rules.command("show")
 @click.argument("preset")
-@click.option("--set", "settings", multiple=True, metavar="OPTION=VALUE", help="Change an option.")
+@SET_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def rules_show(preset: str, settings: tuple[str, ...], as_json: bool) -> None:
     """The full ruleset of PRESET (a preset name or a ruleset file)."""
@@ -126,35 +144,33 @@ def rules_show(preset: str, settings: tuple[str, ...], as_json: bool) -> None:
 @main.command()
 @click.argument("first")
 @click.argument("second")
-@click.option("--rules", "preset", default="classic-11", show_default=True, help="Preset or file.")
-@click.option("--set", "settings", multiple=True, metavar="OPTION=VALUE", help="Change an option.")
+@with_rules
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def compare(first: str, second: str, preset: str, settings: tuple[str, ...], as_json: bool) -> None:
+def compare(first: str, second: str, rules: Ruleset, as_json: bool) -> None:
     """Which of two results wins, and why (e.g. 421 compare 611 666)."""
-    r = resolve_rules(preset, settings)
     a, b = Result.parse(first), Result.parse(second)
-    cmp = compare_results(r.table, a, b, ace_high=r.ace_high)
+    cmp = compare_results(rules.table, a, b, ace_high=rules.ace_high)
     if as_json:
         rows = {
             str(x): {
-                "category": r.table.categories[x].value,
-                "rank": r.table.rank(x),
-                "value": r.table.values[x],
+                "category": rules.table.categories[x].value,
+                "rank": rules.table.rank(x),
+                "value": rules.table.values[x],
             }
             for x in (a, b)
         }
         winner = str(cmp.winner) if cmp.winner else None
-        data = {"rules": r.name, "winner": winner, "reason": cmp.reason, "results": rows}
+        data = {"rules": rules.name, "winner": winner, "reason": cmp.reason, "results": rows}
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
     if cmp.winner is None:
-        click.echo(f"{a} ties with {b} under {r.name}: {cmp.reason}")
+        click.echo(f"{a} ties with {b} under {rules.name}: {cmp.reason}")
     else:
         loser = b if cmp.winner == a else a
-        click.echo(f"{cmp.winner} beats {loser} under {r.name}: {cmp.reason}")
+        click.echo(f"{cmp.winner} beats {loser} under {rules.name}: {cmp.reason}")
     for x in dict.fromkeys((a, b)):
-        label = r.table.categories[x].label
-        click.echo(f"  {x}  {label:<15} rank {r.table.rank(x):>2} of 56, worth {r.table.values[x]}")
+        label = rules.table.categories[x].label
+        click.echo(f"  {x}  {label:<15} rank {rules.table.rank(x):>2} of 56, worth {rules.table.values[x]}")
 
 
 # -- strategy ----------------------------------------------------------------
@@ -162,38 +178,34 @@ def compare(first: str, second: str, preset: str, settings: tuple[str, ...], as_
 
 @main.command()
 @click.argument("target")
-@click.option("--rules", "preset", default="classic-11", show_default=True, help="Preset or file.")
-@click.option("--set", "settings", multiple=True, metavar="OPTION=VALUE", help="Change an option.")
+@with_rules
 @click.option("--throws", type=click.IntRange(1, 3), default=3, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def odds(target: str, preset: str, settings: tuple[str, ...], throws: int, as_json: bool) -> None:
+def odds(target: str, rules: Ruleset, throws: int, as_json: bool) -> None:
     """The chance that a fresh turn of up to N throws, played for it, beats TARGET."""
     from .solver.turn import exact_odds
 
-    r = resolve_rules(preset, settings)
     result = Result.parse(target)
-    p = exact_odds(r.table, result, throws)
+    p = exact_odds(rules.table, result, throws)
     if as_json:
         data = {"target": str(result), "throws": throws, "probability": float(p), "exact": str(p)}
         click.echo(json.dumps(data))
         return
     click.echo(
         f"P(better than {result} in up to {throws} throw{'s' * (throws > 1)}, "
-        f"{r.name}) = {float(p):.6f} = {p}"
+        f"{rules.name}) = {float(p):.6f} = {p}"
     )
 
 
 @main.command()
 @click.argument("dice")
-@click.option("--rules", "preset", default="classic-11", show_default=True, help="Preset or file.")
-@click.option("--set", "settings", multiple=True, metavar="OPTION=VALUE", help="Change an option.")
+@with_rules
 @click.option("--throws-left", type=click.IntRange(0, 2), required=True, help="Throws still allowed.")
 @click.option("--target", default=None, help="The result to beat (default: a fresh coup sec).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def advise(
     dice: str,
-    preset: str,
-    settings: tuple[str, ...],
+    rules: Ruleset,
     throws_left: int,
     target: str | None,
     as_json: bool,
@@ -201,10 +213,9 @@ def advise(
     """Every choice with DICE in hand, ranked by its exact value."""
     from .solver.advice import advise as advise_turn
 
-    r = resolve_rules(preset, settings)
     held = Result.parse(dice)
     goal = Result.parse(target) if target is not None else None
-    advice = advise_turn(r.table, held, throws_left, goal)
+    advice = advise_turn(rules.table, held, throws_left, goal)
     rows = [
         {"keep": str(held) if o.stop else format_dice(o.keep), "stop": o.stop, "value": o.value}
         for o in advice.options
@@ -213,7 +224,7 @@ def advise(
         click.echo(json.dumps({"objective": advice.objective, "options": rows}, indent=2))
         return
     click.echo(
-        f"{held} with {throws_left} throw{'s' * (throws_left != 1)} left, {r.name}: {advice.objective}"
+        f"{held} with {throws_left} throw{'s' * (throws_left != 1)} left, {rules.name}: {advice.objective}"
     )
     for o in advice.options:
         if o.stop:
@@ -226,8 +237,7 @@ def advise(
 
 
 @main.command()
-@click.option("--rules", "preset", default="classic-11", show_default=True, help="Preset or file.")
-@click.option("--set", "settings", multiple=True, metavar="OPTION=VALUE", help="Change an option.")
+@with_rules
 @click.option(
     "--ties",
     type=click.Choice(["half", "rampot"]),
@@ -236,18 +246,17 @@ def advise(
     help="Count a tie as half a win, or settle it as the preset does.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def duel(preset: str, settings: tuple[str, ...], ties: str, as_json: bool) -> None:
+def duel(rules: Ruleset, ties: str, as_json: bool) -> None:
     """The heads-up duel: one round, the first player sets the limit, best result wins."""
     from .solver.duel import solve_duel
 
-    r = resolve_rules(preset, settings)
-    result = solve_duel(r, "half" if ties == "half" else "rampot")
+    result = solve_duel(rules, "half" if ties == "half" else "rampot")
     if as_json:
-        data = {"rules": r.name, "ties": ties, "first_player_wins": result.first_wins}
+        data = {"rules": rules.name, "ties": ties, "first_player_wins": result.first_wins}
         click.echo(json.dumps(data))
         return
     click.echo(
-        f"{r.name}, both playing optimally, ties {'count half' if ties == 'half' else 'settled'}: "
+        f"{rules.name}, both playing optimally, ties {'count half' if ties == 'half' else 'settled'}: "
         f"the first player wins {result.first_wins:.4%}, the second {1 - result.first_wins:.4%}"
     )
 
@@ -283,8 +292,7 @@ LANG_OPTION = click.option(
 
 
 @main.command()
-@click.option("--rules", "preset", default="classic-11", show_default=True, help="Preset or file.")
-@click.option("--set", "settings", multiple=True, metavar="OPTION=VALUE", help="Change an option.")
+@with_rules
 @click.option(
     "--players",
     default="You,bot:heuristic,bot:heuristic",
@@ -304,8 +312,7 @@ LANG_OPTION = click.option(
 @click.option("--resume", is_flag=True, help="Continue your last unfinished game.")
 @click.option("--record", "record_path", type=click.Path(dir_okay=False, path_type=Path))
 def play(
-    preset: str,
-    settings: tuple[str, ...],
+    rules: Ruleset,
     players: str,
     seed: str | None,
     lang: str | None,
@@ -323,7 +330,6 @@ def play(
         session, save_id, saved_lang = _resume("play")
         lang = lang or saved_lang
     else:
-        rules = resolve_rules(preset, settings)
         session = Session(rules, parse_seats(players.split(",")), seed=seed)
         save_id = storage.new_save_id()
     language = lang or detect_lang()
@@ -344,15 +350,13 @@ def play(
 
 
 @main.command("table")
-@click.option("--rules", "preset", default="classic-11", show_default=True, help="Preset or file.")
-@click.option("--set", "settings", multiple=True, metavar="OPTION=VALUE", help="Change an option.")
+@with_rules
 @click.option("--players", default=None, help="Comma-separated names, in seating order.")
 @LANG_OPTION
 @click.option("--resume", is_flag=True, help="Continue the last unfinished table.")
 @click.option("--record", "record_path", type=click.Path(dir_okay=False, path_type=Path))
 def table_command(
-    preset: str,
-    settings: tuple[str, ...],
+    rules: Ruleset,
     players: str | None,
     lang: str | None,
     resume: bool,
@@ -365,7 +369,6 @@ def table_command(
     else:
         if not players:
             raise click.UsageError('name the players: --players "Alice,Bob,Carol"')
-        rules = resolve_rules(preset, settings)
         session = Session(rules, [Seat(name) for name in players.split(",")])
         save_id = storage.new_save_id()
     language = lang or detect_lang()
