@@ -159,7 +159,7 @@ def test_a_die_that_was_not_thrown_cannot_be_kept():
 def test_an_unknown_bot_or_an_empty_name_is_refused():
     result = run_cli("play", "--players", "Alice,bot:genius")
     assert result.exit_code == 2
-    assert "unknown bot 'bot:genius'; accepted: bot:random, bot:heuristic" in result.output
+    assert "unknown bot 'bot:genius'; accepted: bot:random, bot:heuristic, bot:optimal" in result.output
     result = run_cli("play", "--players", "Alice,,bot:random")
     assert "a player's name cannot be empty" in result.output
 

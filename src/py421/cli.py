@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from . import __version__, storage
+from . import __version__
 from .core.combos import compare as compare_results
 from .core.dice import Result, format_dice
 from .core.errors import Py421Error
@@ -261,6 +261,51 @@ def duel(rules: Ruleset, ties: str, as_json: bool) -> None:
     )
 
 
+@main.command()
+@with_rules
+@click.option("--players", type=click.IntRange(2, 8), default=2, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def solve(rules: Ruleset, players: int, as_json: bool) -> None:
+    """Game-level results of optimal play: each seat's chance of losing, from the start."""
+    from .solver.heads_up import game_outcome
+    from .solver.store import solve_cached
+
+    if players != 2:
+        raise click.UsageError("the game solver solves two-player games for now")
+
+    def progress(stage: str, step: int) -> None:
+        if not as_json:
+            click.echo(f"\r  solving the {stage}: {step}", nl=False, err=True)
+
+    solved, cached = solve_cached(rules, progress)
+    if not as_json:
+        click.echo("\r" + " " * 40 + "\r", nl=False, err=True)
+    w = solved.manche_loss()
+    outcome = game_outcome(rules, w)
+    data = {
+        "rules": rules.name,
+        "players": 2,
+        "manche_loss_first_leader": w,
+        "lose": {"first_leader": outcome.lose[0], "other": outcome.lose[1]},
+        "shared": outcome.shared,
+        "first_player_advantage": outcome.lose[1] - outcome.lose[0],
+        "first_player_drawn": rules.first_player != "first_seat",
+        "iterations": solved.iterations,
+        "cached": cached,
+    }
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+        return
+    click.echo(f"{rules.name}, two players, both playing optimally:")
+    click.echo(f"  the first round's leader loses a manche {w:.6%} of the time")
+    click.echo(f"  P(lose the game): first leader {outcome.lose[0]:.6%}, other {outcome.lose[1]:.6%}")
+    if outcome.shared:
+        click.echo(f"  shared loss: {outcome.shared:.6%}")
+    click.echo(f"  first-player advantage: {data['first_player_advantage']:+.6%}")
+    if data["first_player_drawn"]:
+        click.echo("  (this preset draws the first player, so each seat leads first half the time)")
+
+
 # -- replay ----------------------------------------------------------------
 
 
@@ -297,7 +342,7 @@ LANG_OPTION = click.option(
     "--players",
     default="You,bot:heuristic,bot:heuristic",
     show_default=True,
-    help="Comma-separated seats: a name for a human, bot:random or bot:heuristic for a bot.",
+    help="Comma-separated seats: a name for a person, or bot:random, bot:heuristic, bot:optimal.",
 )
 @click.option("--seed", default=None, help="Seed for the dice: the same seed, the same game.")
 @LANG_OPTION
@@ -331,7 +376,7 @@ def play(
         lang = lang or saved_lang
     else:
         session = Session(rules, parse_seats(players.split(",")), seed=seed)
-        save_id = storage.new_save_id()
+        save_id = _new_save_id()
     language = lang or detect_lang()
     on_step = _saver(save_id, "play", language)
     on_step(session)
@@ -370,7 +415,7 @@ def table_command(
         if not players:
             raise click.UsageError('name the players: --players "Alice,Bob,Carol"')
         session = Session(rules, [Seat(name) for name in players.split(",")])
-        save_id = storage.new_save_id()
+        save_id = _new_save_id()
     language = lang or detect_lang()
     on_step = _saver(save_id, "table", language)
     on_step(session)
@@ -381,7 +426,15 @@ def table_command(
     _finish(session, save_id, "table", record_path, language)
 
 
+def _new_save_id() -> str:
+    from . import storage  # the database library loads only for commands that save
+
+    return storage.new_save_id()
+
+
 def _resume(mode: str) -> tuple[Session, str, str | None]:
+    from . import storage
+
     found = storage.latest_save(mode)
     if found is None:
         raise click.ClickException(tr(detect_lang(), "saved_none"))
@@ -402,6 +455,8 @@ def _resume(mode: str) -> tuple[Session, str, str | None]:
 
 
 def _saver(save_id: str, mode: str, lang: str) -> Callable[[Session], None]:
+    from . import storage
+
     def save(session: Session) -> None:
         if not session.state.is_over:
             storage.write_save(save_id, session.to_save(mode=mode, lang=lang))
@@ -422,6 +477,8 @@ def _run_lines(run: Callable[[], None], lang: str) -> None:
 
 
 def _finish(session: Session, save_id: str, mode: str, record_path: Path | None, lang: str) -> None:
+    from . import storage
+
     if not session.state.is_over:
         return
     bots = {i: s.bot for i, s in enumerate(session.seats) if s.bot}
@@ -449,6 +506,8 @@ def _ask(prompt: str) -> str | None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def stats(as_json: bool) -> None:
     """Per player: games, losses, 421s and nénettes thrown, tokens taken."""
+    from . import storage
+
     rows = storage.History().stats()
     if as_json:
         click.echo(json.dumps({"players": rows}, ensure_ascii=False, indent=2))
@@ -469,6 +528,8 @@ def stats(as_json: bool) -> None:
 @click.option("--lang", type=click.Choice(LANGS), default=None, help="Language of the replay.")
 def history(game_id: int | None, limit: int, lang: str | None) -> None:
     """List finished games; with a number, replay that game step by step."""
+    from . import storage
+
     store = storage.History()
     if game_id is None:
         rows = store.games(limit)

@@ -7,10 +7,18 @@ from .base import Player
 from .heuristic import HeuristicBot
 from .random_bot import RandomBot
 
-# Bot levels by name, weakest first; the optimal bot joins with the solver.
+
+def _optimal(seed: str) -> Player:
+    from .optimal import OptimalBot  # numpy and the solver load only when needed
+
+    return OptimalBot(seed)
+
+
+# Bot levels by name, weakest first.
 BOTS: dict[str, Callable[[str], Player]] = {
     "random": RandomBot,
     "heuristic": lambda seed: HeuristicBot(),
+    "optimal": _optimal,
 }
 
 

@@ -73,6 +73,10 @@ class Session:
             for i, s in enumerate(self.seats)
             if s.bot is not None
         }
+        if any(s.bot == "optimal" for s in self.seats):
+            from ..players.optimal import prepare
+
+            prepare(rules, len(self.seats))  # solve now, not in the middle of the game
 
     @property
     def state(self) -> State:

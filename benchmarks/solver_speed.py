@@ -1,0 +1,58 @@
+"""Solver timings: a full two-player game solve, and one piece of advice.
+
+Run: .venv/bin/python benchmarks/solver_speed.py
+Targets: the classic-11 game solve under 60 s and `advise` under 50 ms on 2 cores.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import time
+
+from py421.core.dice import Result
+from py421.core.rules import Ruleset, preset_names
+from py421.solver.advice import advise
+from py421.solver.heads_up import HeadsUp, unsupported
+
+
+def main() -> None:
+    print("two-player game solve (decharge value iteration + charge):")
+    for name in preset_names():
+        rules = Ruleset.preset(name)
+        if unsupported(rules):
+            print(f"  {name:<13} not solved yet: {unsupported(rules)}")
+            continue
+        start = time.perf_counter()
+        solver = HeadsUp(rules).solve()
+        took = time.perf_counter() - start
+        print(f"  {name:<13} {took:7.2f} s  ({solver.iterations} décharge sweeps)")
+
+    table = Ruleset.preset("classic-11").table
+    hands = [Result.parse(h) for h in ("642", "611", "553", "321", "665")]
+    start = time.perf_counter()
+    advise(table, hands[0], 2, Result.parse("654"))
+    print(f"advise, first call (solves the turn): {(time.perf_counter() - start) * 1000:.2f} ms")
+    times = []
+    for hand in hands * 20:
+        start = time.perf_counter()
+        advise(table, hand, 2, Result.parse("653"))
+        times.append(time.perf_counter() - start)
+    print(f"advise (in process, after the first): median {statistics.median(times) * 1000:.2f} ms")
+
+    runs = []
+    for _ in range(5):
+        start = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "py421", "advise", "642", "--throws-left", "2", "--target", "653"],
+            check=True,
+            capture_output=True,
+        )
+        runs.append(time.perf_counter() - start)
+    median = statistics.median(runs) * 1000
+    print(f"421 advise (the whole command, Python start-up included): median {median:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()

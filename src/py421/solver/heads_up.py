@@ -1,0 +1,361 @@
+"""The two-player game solver: the exact chance that each player loses a manche.
+
+A manche between two players is zero-sum: exactly one of them loses it, and
+each plays every turn to lower their own chance of losing it. Positions are
+the starts of rounds: the phase, the pot, the tokens and the leader. Within
+a round the follower best-responds to the leader's result and throw count,
+and the leader, knowing that, chooses when to stop (see :mod:`.duel`); what
+each final pair of results is worth is the value of the position it leads
+to. The charge is solved pot level by pot level (the pot only shrinks), the
+décharge by value iteration (tokens go back and forth) until the values move
+by less than ``1e-13``.
+
+Whole games are manches chained together: the loser of a manche leads the
+next, so the chance that the leader of a manche's first round loses it is
+all a game needs (see :func:`game_outcome`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import numpy.typing as npt
+
+from ..core.actions import Stake
+from ..core.combos import NENETTE
+from ..core.errors import InvalidRuleset
+from ..core.rules import Ruleset
+from .duel import replay_win
+from .tables import INDEX, KEEP_INDEX, RESULTS, TRANSITIONS, FloatArray
+from .turn import TurnValues, solve
+
+TOLERANCE = 1e-13
+IntArray = npt.NDArray[np.intp]
+BoolArray = npt.NDArray[np.bool_]
+
+
+def unsupported(rules: Ruleset) -> str | None:
+    """Why the two-player solver cannot solve these rules yet, or None."""
+    if not rules.min_players <= 2 <= rules.max_players:
+        return f"{rules.name} is not played by two"
+    if rules.accumulated_stakes:
+        return "accumulated stakes (the stake depends on every throw) are not solved yet"
+    if rules.queue_de_la_vache:
+        return "« queue de la vache » debts across manches are not solved yet"
+    if rules.initial_tokens:
+        return "starting tokens are not solved yet"
+    if rules.tie_break == "qui_barre_demarre" and rules.nenette_penalty:
+        return "« main chaude » together with a nénette penalty is not solved yet"
+    return None
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """How every pair of final results settles, for given throw counts.
+
+    Entries are indexed [leader's result, follower's result]. Outside ties,
+    ``leader_loses`` says who loses and ``amount`` how much is at stake.
+    """
+
+    leader_loses: BoolArray
+    amount: IntArray
+    tie: BoolArray
+
+
+@dataclass
+class HeadsUp:
+    """Solved values of the positions of a two-player manche.
+
+    ``charge[pot][t0, leader]`` and ``decharge[t0, leader]`` are the chance
+    that seat 0 loses the manche from the start of a round, seat 0 holding
+    ``t0`` tokens.
+    """
+
+    rules: Ruleset
+    total: int = field(init=False)
+    charge: dict[int, FloatArray] = field(default_factory=dict)
+    decharge: FloatArray = field(default_factory=lambda: np.zeros(0))
+    iterations: int = 0
+    _positions: dict[tuple[bool, int, int, int], tuple[TurnValues, dict[int, TurnValues]]] = field(
+        default_factory=dict, repr=False
+    )
+
+    def __post_init__(self) -> None:
+        why = unsupported(self.rules)
+        if why:
+            raise InvalidRuleset(f"the two-player solver cannot solve {self.rules.name}: {why}")
+        self.total = self.rules.pot
+
+    # -- the round -------------------------------------------------------------
+
+    @cached_property
+    def _strength(self) -> IntArray:
+        table = self.rules.table
+        return np.array([table.strength(r) for r in RESULTS])
+
+    @cached_property
+    def _values(self) -> IntArray:
+        return np.array([self.rules.table.values[r] for r in RESULTS])
+
+    def _amount(self, best: IntArray, worst: IntArray) -> IntArray:
+        """The round's amount for these best and worst results (see the engine's rules)."""
+        rules = self.rules
+        amount = self._values[best]
+        if rules.value_deduction:
+            deducted = np.maximum(0, amount - self._values[worst])
+            amount = np.where(worst == INDEX[NENETTE], amount, deducted)
+        if rules.nenette_penalty:
+            amount = np.where(worst == INDEX[NENETTE], rules.nenette_penalty, amount)
+        return amount
+
+    def settlement(self, leader_throws: int, follower_throws: int) -> Settlement:
+        return self._settlements[(leader_throws, follower_throws)]
+
+    @cached_property
+    def _settlements(self) -> dict[tuple[int, int], Settlement]:
+        rules = self.rules
+        s = self._strength
+        fewer = rules.tie_break == "qui_barre_demarre"
+        lead = np.arange(len(RESULTS))[:, None].repeat(len(RESULTS), 1)
+        follow = lead.T
+        found = {}
+        for kl in range(1, 4):
+            for kf in range(1, 4):
+                key_l = s[lead] * 4 - (kl if fewer else 0)
+                key_f = s[follow] * 4 - (kf if fewer else 0)
+                nenettes = (lead == INDEX[NENETTE]) & (follow == INDEX[NENETTE])
+                if rules.nenette_last_wins:
+                    key_f = np.where(nenettes, key_l + 1, key_f)  # the later thrower wins
+                leader_loses = key_l < key_f
+                best = np.where(leader_loses, follow, lead)
+                worst = np.where(leader_loses, lead, follow)
+                found[(kl, kf)] = Settlement(leader_loses, self._amount(best, worst), key_l == key_f)
+        return found
+
+    @cached_property
+    def _tie(self) -> tuple[float, float, FloatArray, FloatArray]:
+        """Tie-breaks between the two: P(leader wins a replay), P(a replay ties again),
+        and for « pour ce qui vient » the chance of each (winner, amount) of a replay."""
+        rules = self.rules
+        later = replay_win(rules)
+        # seed 003 and seed 004 replay from the last player (the follower) first
+        leader_later = rules.tie_break in ("last_player_first", "qui_barre_demarre")
+        leader_wins = later if leader_later else 1 - later
+        fresh = TRANSITIONS[KEEP_INDEX[()]]
+        same = float(fresh @ fresh)
+        again = same - (float(fresh[INDEX[NENETTE]]) ** 2 if rules.nenette_last_wins else 0.0)
+        # « vient »: the replay's own results set the amount: [who loses (0 leader, 1 follower), amount]
+        most = int(max(self._values.max(), rules.nenette_penalty)) + 1
+        vient = np.zeros((2, most))
+        first, second = ("follower", "leader") if leader_later else ("leader", "follower")
+        for i, p in enumerate(fresh):
+            for j, q in enumerate(fresh):
+                si, sj = self._strength[i], self._strength[j]
+                both_nenette = i == j == INDEX[NENETTE] and rules.nenette_last_wins
+                if si == sj and not both_nenette:
+                    continue
+                second_wins = sj > si or both_nenette
+                winner = second if second_wins else first
+                best, worst = (j, i) if second_wins else (i, j)
+                amount = int(self._amount(np.array([best]), np.array([worst]))[0])
+                vient[1 if winner == "leader" else 0, amount] += p * q
+        decided = 1 - again
+        return leader_wins, again, vient / decided, np.array([decided])
+
+    def round_value(
+        self,
+        charge: bool,
+        leader: int,
+        next_value: Callable[[int, int], float],
+    ) -> tuple[float, TurnValues, dict[int, TurnValues]]:
+        """The value of a round: ``next_value(loser, amount)`` values what follows it.
+
+        ``loser`` is 0 for the leader, 1 for the follower, 2 for both (every tied
+        loser takes). Returns P(seat 0 loses the manche) and both players' values.
+        """
+        rules = self.rules
+        most = rules.throws_allowed(charge)
+        top = int(max(self._values.max(), rules.nenette_penalty))
+        after = np.array([[next_value(who, a) for a in range(top + 1)] for who in range(3)])
+        leader_wins, again, vient, _ = self._tie
+        both_take = charge and rules.tied_losers_all_take
+        vient_value: float | None = None
+        if rules.tie_break == "qui_barre_demarre" and again > 0:
+            vient_value = float((vient * after[:2, : vient.shape[1]]).sum())
+
+        def payoff(kl: int, kf: int) -> FloatArray:
+            """[leader's result, follower's result] -> P(seat 0 loses the manche)."""
+            st = self.settlement(kl, kf)
+            values = np.where(st.leader_loses, after[0][st.amount], after[1][st.amount])
+            if both_take:
+                tie_value = after[2][st.amount]
+            else:
+                est = leader_wins * after[1][st.amount] + (1 - leader_wins) * after[0][st.amount]
+                tie_value = est
+                if vient_value is not None:
+                    # « main chaude »: the follower (first to rethrow) chooses the stake
+                    follower_is_zero = leader == 1
+                    chosen = (
+                        np.minimum(est, vient_value) if follower_is_zero else np.maximum(est, vient_value)
+                    )
+                    tie_value = (1 - again) * est + again * chosen
+            settled: FloatArray = np.where(st.tie, tie_value, values)
+            return settled
+
+        def own(values: FloatArray, seat: int) -> FloatArray:
+            """A player's own objective: not to lose the manche."""
+            return 1 - values if seat == 0 else values
+
+        follower = 1 - leader
+        follower_values: dict[int, TurnValues] = {}
+        leader_utility: dict[int, FloatArray] = {}
+        for kl in range(1, most + 1):
+            limit = kl if rules.leader_limit else most
+            tables = {r: own(payoff(kl, limit - r), follower) for r in range(limit)}
+            values = solve(lambda r, t=tables: t[r], limit)  # type: ignore[misc]
+            follower_values[kl] = values
+            seat0_loses = own(values.start(limit), follower)  # back to P(seat 0 loses)
+            leader_utility[kl] = own(seat0_loses, leader)
+        leader_values = solve(lambda r: leader_utility[most - r], most)
+        value = float(own(np.array(leader_values.start(most)), leader))
+        return value, leader_values, follower_values
+
+    # -- positions -------------------------------------------------------------
+
+    def _charge_next(self, pot: int, t0: int, leader: int) -> Callable[[int, int], float]:
+        rules = self.rules
+        follower = 1 - leader
+
+        def value(who: int, amount: int) -> float:
+            tokens = [t0, self.total - pot - t0]
+            left = pot
+            losers = (leader, follower) if who == 2 else ((leader,) if who == 0 else (follower,))
+            for seat in losers:
+                take = min(amount, left)
+                tokens[seat] += take
+                left -= take
+            nxt = losers[0]
+            if left:
+                return float(self.charge[left][tokens[0], nxt])
+            # the end of the charge: with two players, a player without tokens leaves the
+            # other holding them all, who loses the manche (l'Espagnole)
+            if 0 in tokens:
+                return 1.0 if tokens[1] == 0 else 0.0
+            if rules.decharge_leader == "worst_coup_sec":  # a fair draw between the two
+                return float(self.decharge[tokens[0]].mean())
+            if rules.decharge_leader == "fewest_tokens" and tokens[0] != tokens[1]:
+                nxt = 0 if tokens[0] < tokens[1] else 1
+            return float(self.decharge[tokens[0], nxt])
+
+        return value
+
+    def _decharge_next(self, t0: int, leader: int) -> Callable[[int, int], float]:
+        def value(who: int, amount: int) -> float:
+            tokens = [t0, self.total - t0]
+            loser = leader if who == 0 else 1 - leader
+            winner = 1 - loser
+            give = min(amount, tokens[winner])
+            tokens[winner] -= give
+            tokens[loser] += give
+            if tokens[winner] == 0:  # the winner gives its last token and leaves
+                return 1.0 if loser == 0 else 0.0
+            return float(self.decharge[tokens[0], loser])
+
+        return value
+
+    def solve(self, progress: Callable[[str, int], None] | None = None) -> HeadsUp:
+        """Solve every position: the décharge first, then the charge from small pots up."""
+        total = self.total
+        self.decharge = np.full((total + 1, 2), 0.5)
+        inner = range(1, total)
+        while True:
+            change = 0.0
+            for t0 in inner:
+                for leader in (0, 1):
+                    v, _, _ = self.round_value(False, leader, self._decharge_next(t0, leader))
+                    change = max(change, abs(v - self.decharge[t0, leader]))
+                    self.decharge[t0, leader] = v
+            self.iterations += 1
+            if progress:
+                progress("decharge", self.iterations)
+            if change < TOLERANCE:
+                break
+        for pot in range(1, total + 1):
+            level = np.full((total - pot + 1, 2), 0.5)
+            self.charge[pot] = level
+            while True:  # a round worth 0 leaves the pot as it was
+                change = 0.0
+                for t0 in range(total - pot + 1):
+                    for leader in (0, 1):
+                        v, _, _ = self.round_value(True, leader, self._charge_next(pot, t0, leader))
+                        change = max(change, abs(v - level[t0, leader]))
+                        level[t0, leader] = v
+                if change < TOLERANCE:
+                    break
+            if progress:
+                progress("charge", pot)
+        return self
+
+    def manche_loss(self) -> float:
+        """P(the leader of a manche's first round loses that manche)."""
+        return float(self.charge[self.total][0, 0])
+
+    def position(
+        self, charge: bool, pot: int, t0: int, leader: int
+    ) -> tuple[TurnValues, dict[int, TurnValues]]:
+        """Both players' turn values at the start of a round, to play it."""
+        key = (charge, pot, t0, leader)
+        found = self._positions.get(key)
+        if found is None:
+            nxt = self._charge_next(pot, t0, leader) if charge else self._decharge_next(t0, leader)
+            _, leader_values, follower_values = self.round_value(charge, leader, nxt)
+            found = self._positions[key] = (leader_values, follower_values)
+        return found
+
+    def stake(self, charge: bool, pot: int, t0: int, leader: int, amount: int) -> Stake:
+        """« Main chaude »: the follower's better stake, « est » or « vient »."""
+        nxt = self._charge_next(pot, t0, leader) if charge else self._decharge_next(t0, leader)
+        leader_wins, _, vient, _ = self._tie
+        after = np.array([[nxt(who, a) for a in range(vient.shape[1])] for who in (0, 1)])
+        est = leader_wins * after[1][amount] + (1 - leader_wins) * after[0][amount]
+        vient_value = float((vient * after).sum())
+        follower_is_zero = leader == 1
+        better_vient = vient_value < est if follower_is_zero else vient_value > est
+        return "vient" if better_vient else "est"
+
+
+@dataclass(frozen=True)
+class GameOutcome:
+    """A whole two-player game from the start, seat 0 leading the first round."""
+
+    manche_loss: float  # P(a manche's first leader loses it)
+    lose: tuple[float, float]  # P(each seat is among the game's losers)
+    shared: float  # P(the loss is shared)
+
+
+def game_outcome(rules: Ruleset, manche_loss: float) -> GameOutcome:
+    """Chain manches: the loser of one leads the next."""
+    w = manche_loss
+    # states: (manches lost by seat 0, by seat 1, leader) -> probability
+    states: dict[tuple[int, int, int], float] = {(0, 0, 0): 1.0}
+    finished: dict[tuple[int, int], float] = {}
+    goal = rules.fiches_de_manche
+    for _ in range(goal * 2 if goal else rules.manches):
+        nxt: dict[tuple[int, int, int], float] = {}
+        for (a, b, leader), p in states.items():
+            for loser, q in ((leader, w), (1 - leader, 1 - w)):
+                key = (a + (loser == 0), b + (loser == 1), loser)
+                if goal and max(key[:2]) >= goal:
+                    finished[key[:2]] = finished.get(key[:2], 0.0) + p * q
+                else:
+                    nxt[key] = nxt.get(key, 0.0) + p * q
+        states = nxt
+    for (a, b, _), p in states.items():
+        finished[(a, b)] = finished.get((a, b), 0.0) + p
+    lose0 = sum(p for (a, b), p in finished.items() if a >= b)
+    lose1 = sum(p for (a, b), p in finished.items() if b >= a)
+    shared = sum(p for (a, b), p in finished.items() if a == b)
+    return GameOutcome(w, (lose0, lose1), shared)

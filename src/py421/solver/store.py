@@ -1,0 +1,48 @@
+"""Solved values kept on disk, so a ruleset is solved once per machine."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..core.rules import Ruleset
+from .heads_up import HeadsUp
+
+FORMAT = 1  # bump when the solver's results change meaning
+
+
+def cache_path(rules: Ruleset, folder: Path) -> Path:
+    key = json.dumps({"format": FORMAT, "options": rules.options()}, sort_keys=True)
+    return folder / f"heads-up-{hashlib.sha256(key.encode()).hexdigest()[:20]}.npz"
+
+
+def solve_cached(
+    rules: Ruleset,
+    progress: Callable[[str, int], None] | None = None,
+    folder: Path | None = None,
+) -> tuple[HeadsUp, bool]:
+    """The solved two-player values of ``rules``, and whether they came from the cache."""
+    from ..storage import data_dir
+
+    where = folder or data_dir() / "solver"
+    where.mkdir(parents=True, exist_ok=True)
+    path = cache_path(rules, where)
+    solver = HeadsUp(rules)
+    if path.exists():
+        with np.load(path) as data:
+            solver.decharge = data["decharge"]
+            solver.charge = {int(k[7:]): data[k] for k in data.files if k.startswith("charge_")}
+            solver.iterations = int(data["iterations"])
+        return solver, True
+    solver.solve(progress)
+    arrays: dict[str, Any] = {f"charge_{pot}": values for pot, values in solver.charge.items()}
+    arrays |= {"decharge": solver.decharge, "iterations": np.array(solver.iterations)}
+    tmp = path.with_suffix(".tmp.npz")
+    np.savez(tmp, **arrays)
+    tmp.replace(path)
+    return solver, False
