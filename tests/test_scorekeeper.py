@@ -118,3 +118,15 @@ def test_the_table_needs_names():
     result = CliRunner().invoke(main, ["table"])
     assert result.exit_code == 2
     assert "name the players" in result.output
+
+
+def test_a_hint_says_what_to_beat_and_the_exact_chance():
+    result = table("classic-11", "A,B", "h", "421", "653", "421", "h")
+    assert (
+        "hint: A leads; the throws used will be the others' limit. 421 in up to 1 throw: 2.8%"
+        in result.output
+    )
+    assert "hint: not to lose, beat 421: 0.0% in up to 1 throw, playing for it" in result.output
+    decharge = table("classic-11", "A,B", "421", "653", "421", "221", "654/2", "h")
+    assert "hint: not to lose, beat 654" in decharge.output
+    assert "hint: to win the round, beat 654" in decharge.output

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from .core.dice import Result
 from .core.engine import throws_allowed
 from .core.errors import Py421Error
 from .core.state import Phase, State
@@ -19,6 +20,35 @@ from .text import describe, outcome_text
 
 UNDO = ("u", "undo", "annuler")
 HELP = ("?", "help", "aide")
+HINT = ("h", "hint", "conseil")
+
+
+def hint(state: State, lang: str) -> list[str]:
+    """What the player about to throw must beat, and the exact chance of doing it."""
+    from .solver.turn import exact_odds  # numpy loads only when a hint is asked for
+
+    request = state.chance
+    r = state.round
+    if request is None or request.purpose != "turn" or r is None or r.throws:
+        return [tr(lang, "sk.hint.none")]
+    table = state.rules.table
+    allowed = throws_allowed(state)
+    plural = "s" * (allowed > 1)
+
+    def chance(target: Result) -> str:
+        return f"{float(exact_odds(table, target, allowed)):.1%}"
+
+    if not r.done:
+        top = table.order[1]  # only 421 beats the second best result
+        who = state.players[request.seat]
+        return [tr(lang, "sk.hint.lead", who=who, n=allowed, s=plural, p=chance(top))]
+    finals = [t.result for t in r.done]
+    worst = min(finals, key=table.strength)
+    lines = [tr(lang, "sk.hint.worst", result=worst, p=chance(worst), n=allowed, s=plural)]
+    if state.phase is Phase.DECHARGE:
+        best = max(finals, key=table.strength)
+        lines.append(tr(lang, "sk.hint.best", result=best, p=chance(best)))
+    return lines
 
 
 def standings(state: State, lang: str) -> str:
@@ -74,6 +104,10 @@ def run_table(
         command = answer.strip().lower()
         if command in HELP:
             out(tr(lang, "sk.help"))
+            continue
+        if command in HINT:
+            for line in hint(state, lang):
+                out(line)
             continue
         try:
             if command in UNDO:
