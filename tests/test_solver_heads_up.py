@@ -52,6 +52,21 @@ def test_decharge_values_agree_with_optimal_play_through_the_engine(preset, scri
     assert abs(lost / n - expected) < 4 * se
 
 
+def test_accumulated_stakes_agree_with_optimal_play_through_the_engine():
+    """vache-41 on a small pot: every throw adds to the stake; 4,000 whole manches."""
+    rules = Ruleset.preset("vache-41").with_options(pot=9)
+    expected = solved(rules).manche_loss()
+    bot = OptimalBot()
+    n, lost = 4000, 0
+    for i in range(n):
+        game = Game(rules, ["A", "B"])
+        lost += play_until(game, SeededDice(f"vache-{i}"), bot.choose, manche_loser) == 0
+    se = math.sqrt(expected * (1 - expected) / n)
+    print(f"vache-41, pot 9: solved {expected:.4f}, played {lost / n:.4f}")
+    assert expected < 0.48  # leading a charge of three throws is worth something
+    assert abs(lost / n - expected) < 4 * se
+
+
 @pytest.mark.parametrize("preset", ["classic-11", "tim", "comptoir-21", "kytionnaire"])
 def test_one_seats_loss_is_the_others_escape(preset):
     """Mirrored positions: what seat 0 risks from one is what seat 1 risks from the other."""
@@ -90,8 +105,10 @@ def test_games_chain_manches():
 
 
 def test_unsupported_rules_are_named():
-    with pytest.raises(InvalidRuleset, match="accumulated stakes"):
-        HeadsUp(Ruleset.preset("vache-41"))
+    with pytest.raises(InvalidRuleset, match="accumulated stakes with « qui barre démarre »"):
+        HeadsUp(Ruleset.preset("vache-41").with_options(tie_break="qui_barre_demarre"))
+    with pytest.raises(InvalidRuleset, match="« queue de la vache » debts"):
+        HeadsUp(Ruleset.preset("vache-41").with_options(queue_de_la_vache=True))
     with pytest.raises(InvalidPlayers, match="two-player games for now, not 3 players"):
         Session(Ruleset.preset("classic-11"), parse_seats(["A", "B", "bot:optimal"]))
 
@@ -124,6 +141,6 @@ def test_solve_on_the_command_line_uses_its_cache():
     assert (first["cached"], again["cached"]) == (False, True)
     assert first["manche_loss_first_leader"] == again["manche_loss_first_leader"]
     assert first["lose"]["first_leader"] + first["lose"]["other"] == pytest.approx(1)
-    refused = runner.invoke(main, ["solve", "--rules", "vache-41"])
+    refused = runner.invoke(main, ["solve", "--rules", "vache-41", "--set", "queue_de_la_vache=true"])
     assert refused.exit_code == 2
-    assert "accumulated stakes" in refused.output
+    assert "queue de la vache" in refused.output

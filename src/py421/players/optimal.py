@@ -16,7 +16,7 @@ from ..core.rules import Ruleset
 from ..core.state import Phase, State
 from ..solver.heads_up import HeadsUp, unsupported
 from ..solver.tables import INDEX
-from ..solver.turn import options
+from ..solver.turn import StakedValues, options, staked_options
 
 
 @cache
@@ -51,11 +51,16 @@ class OptimalBot:
             return ChooseStake(solver.stake(charge, state.pot, state.tokens[0], leader, amount))
         leader_values, follower_values = solver.position(charge, state.pot, state.tokens[0], leader)
         most = state.rules.throws_allowed(charge)
+        row: int | None = None
         if not r.done:
-            best = options(leader_values, r.dice, most - r.throws)[0]
+            values, remaining = leader_values, most - r.throws
         else:
             first = r.done[0]
             limit = first.throws if state.rules.leader_limit else most
-            values = follower_values[first.throws]
-            best = options(values, r.dice, limit - r.throws, INDEX[first.result])[0]
+            values, remaining = follower_values[first.throws], limit - r.throws
+            row = INDEX[first.result]
+        if isinstance(values, StakedValues):  # every throw adds to the stake
+            best = staked_options(values, r.dice, remaining, r.stake, row)[0]
+        else:
+            best = options(values, r.dice, remaining, row)[0]
         return Stop() if best.stop else Throw(best.keep)

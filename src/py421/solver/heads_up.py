@@ -30,7 +30,7 @@ from ..core.errors import InvalidRuleset
 from ..core.rules import Ruleset
 from .duel import replay_win
 from .tables import INDEX, KEEP_INDEX, RESULTS, TRANSITIONS, FloatArray
-from .turn import TurnValues, solve
+from .turn import StakedValues, TurnValues, solve, solve_staked
 
 TOLERANCE = 1e-13
 IntArray = npt.NDArray[np.intp]
@@ -41,8 +41,8 @@ def unsupported(rules: Ruleset) -> str | None:
     """Why the two-player solver cannot solve these rules yet, or None."""
     if not rules.min_players <= 2 <= rules.max_players:
         return f"{rules.name} is not played by two"
-    if rules.accumulated_stakes:
-        return "accumulated stakes (the stake depends on every throw) are not solved yet"
+    if rules.accumulated_stakes and rules.tie_break == "qui_barre_demarre":
+        return "accumulated stakes with « qui barre démarre » are not solved yet"
     if rules.queue_de_la_vache:
         return "« queue de la vache » debts across manches are not solved yet"
     if rules.initial_tokens:
@@ -79,9 +79,10 @@ class HeadsUp:
     charge: dict[int, FloatArray] = field(default_factory=dict)
     decharge: FloatArray = field(default_factory=lambda: np.zeros(0))
     iterations: int = 0
-    _positions: dict[tuple[bool, int, int, int], tuple[TurnValues, dict[int, TurnValues]]] = field(
-        default_factory=dict, repr=False
-    )
+    _positions: dict[
+        tuple[bool, int, int, int],
+        tuple[TurnValues | StakedValues, dict[int, TurnValues] | dict[int, StakedValues]],
+    ] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         why = unsupported(self.rules)
@@ -165,18 +166,94 @@ class HeadsUp:
         decided = 1 - again
         return leader_wins, again, vient / decided, np.array([decided])
 
+    @cached_property
+    def _free_rounds(self) -> bool:
+        """Whether a charge round can be worth nothing (then a pot level loops on itself)."""
+        if self.rules.accumulated_stakes:
+            return bool(self._values.min() == 0)
+        amounts = [st.amount for st in self._settlements.values()]
+        return bool(min(int(a.min()) for a in amounts) == 0)
+
+    @cached_property
+    def _staked_ties(self) -> FloatArray:
+        """Accumulated stakes: [leader loses (0) or follower loses (1), stake added]
+        after coups secs replayed until someone wins, each replay adding its best value."""
+        rules = self.rules
+        cap = rules.pot
+        fresh = TRANSITIONS[KEEP_INDEX[()]]
+        leader_first = rules.tie_break == "rampot"  # the others replay from the follower
+        found = np.zeros((2, cap + 1))
+        tied = np.zeros(cap + 1)
+        tied[0] = 1.0
+        while tied.sum() > 1e-17:
+            still = np.zeros(cap + 1)
+            for i, p in enumerate(fresh):
+                for j, q in enumerate(fresh):
+                    si, sj = self._strength[i], self._strength[j]
+                    both_nenette = i == j == INDEX[NENETTE] and rules.nenette_last_wins
+                    best = i if si >= sj else j
+                    added = np.minimum(np.arange(cap + 1) + self._values[best], cap)
+                    if si == sj and not both_nenette:
+                        np.add.at(still, added, tied * p * q)
+                        continue
+                    second_wins = sj > si or both_nenette  # i: the first thrower's result
+                    leader_wins = second_wins != leader_first
+                    np.add.at(found[1 if leader_wins else 0], added, tied * p * q)
+            tied = still
+        return found
+
+    def _staked_round(
+        self, leader: int, next_value: Callable[[int, int], float]
+    ) -> tuple[float, StakedValues, dict[int, StakedValues]]:
+        """A charge round where every throw adds to the stake (seed 001)."""
+        rules = self.rules
+        cap = rules.pot
+        most = rules.charge_throws
+        gains = self._values
+        after = np.array([[next_value(who, a) for a in range(cap + 1)] for who in (0, 1)])
+        ties = self._staked_ties
+        stakes = np.arange(cap + 1)
+        # tie_value[stake]: P(seat 0 loses) once the replays added their share
+        reach = np.minimum(stakes[:, None] + stakes[None, :], cap)  # [stake, added]
+        tie_value = (ties[0][None, :] * after[0][reach] + ties[1][None, :] * after[1][reach]).sum(1)
+
+        def own(values: FloatArray, seat: int) -> FloatArray:
+            return 1 - values if seat == 0 else values
+
+        follower = 1 - leader
+        follower_values: dict[int, StakedValues] = {}
+        leader_utility: dict[int, FloatArray] = {}
+        for kl in range(1, most + 1):
+            limit = kl if rules.leader_limit else most
+
+            def payoff(remaining: int, kl: int = kl, limit: int = limit) -> FloatArray:
+                st = self.settlement(kl, limit - remaining)
+                lose = np.where(st.leader_loses[..., None], after[0][None, None, :], after[1][None, None, :])
+                settled = np.where(st.tie[..., None], tie_value[None, None, :], lose)
+                return own(settled, follower)
+
+            values = solve_staked(payoff, limit, gains, cap)
+            follower_values[kl] = values
+            seat0_loses = own(values.start(limit), follower)  # [leader's result, stake]
+            leader_utility[kl] = own(seat0_loses, leader)
+        leader_values = solve_staked(lambda r: leader_utility[most - r], most, gains, cap)
+        value = float(own(leader_values.start(most)[0], leader))
+        return value, leader_values, follower_values
+
     def round_value(
         self,
         charge: bool,
         leader: int,
         next_value: Callable[[int, int], float],
-    ) -> tuple[float, TurnValues, dict[int, TurnValues]]:
+    ) -> tuple[float, TurnValues | StakedValues, dict[int, TurnValues] | dict[int, StakedValues]]:
         """The value of a round: ``next_value(loser, amount)`` values what follows it.
 
         ``loser`` is 0 for the leader, 1 for the follower, 2 for both (every tied
         loser takes). Returns P(seat 0 loses the manche) and both players' values.
         """
         rules = self.rules
+        if charge and rules.accumulated_stakes:
+            return self._staked_round(leader, next_value)
         most = rules.throws_allowed(charge)
         top = int(max(self._values.max(), rules.nenette_penalty))
         after = np.array([[next_value(who, a) for a in range(top + 1)] for who in range(3)])
@@ -286,14 +363,14 @@ class HeadsUp:
         for pot in range(1, total + 1):
             level = np.full((total - pot + 1, 2), 0.5)
             self.charge[pot] = level
-            while True:  # a round worth 0 leaves the pot as it was
+            while True:  # a round worth 0 leaves the pot as it was: iterate then
                 change = 0.0
                 for t0 in range(total - pot + 1):
                     for leader in (0, 1):
                         v, _, _ = self.round_value(True, leader, self._charge_next(pot, t0, leader))
                         change = max(change, abs(v - level[t0, leader]))
                         level[t0, leader] = v
-                if change < TOLERANCE:
+                if change < TOLERANCE or not self._free_rounds:
                     break
             if progress:
                 progress("charge", pot)
@@ -305,7 +382,7 @@ class HeadsUp:
 
     def position(
         self, charge: bool, pot: int, t0: int, leader: int
-    ) -> tuple[TurnValues, dict[int, TurnValues]]:
+    ) -> tuple[TurnValues | StakedValues, dict[int, TurnValues] | dict[int, StakedValues]]:
         """Both players' turn values at the start of a round, to play it."""
         key = (charge, pot, t0, leader)
         found = self._positions.get(key)

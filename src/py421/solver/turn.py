@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+import numpy.typing as npt
 
 from ..core.combos import CombinationTable
 from ..core.dice import Result
@@ -110,4 +111,71 @@ def options(values: TurnValues, dice: Sequence[int], remaining: int, row: int | 
         cont = cont if row is None else cont[row]
         found += [Option(KEEPS[k], False, float(cont[k])) for k in KEEPS_OF[i]]
     # Ties go to stopping, then to keeping more dice: the simpler play.
+    return sorted(found, key=lambda o: (-o.value, not o.stop, -len(o.keep)))
+
+
+# -- turns where every throw adds to the stake ---------------------------------
+
+
+@dataclass(frozen=True)
+class StakedValues:
+    """Turn values when every throw adds its value to the round's stake.
+
+    ``values[r][..., result, stake]``: holding ``result`` with ``r`` throws still
+    allowed and ``stake`` accumulated so far (capped at ``cap``, beyond which
+    nothing changes).
+    """
+
+    values: tuple[FloatArray, ...]
+    utility: Utility
+    gains: npt.NDArray[np.intp]  # the value each result adds
+    cap: int
+
+    def _after_throw(self, remaining: int) -> FloatArray:
+        """[..., result thrown, stake before it]: the value once the throw is added."""
+        stakes = np.arange(self.cap + 1)
+        shifted = np.minimum(stakes[None, :] + self.gains[:, None], self.cap)  # (56, cap+1)
+        later = self.values[remaining - 1]
+        gathered: FloatArray = np.take_along_axis(later, np.broadcast_to(shifted, later.shape), axis=-1)
+        return gathered
+
+    def keep_values(self, remaining: int) -> FloatArray:
+        """[..., keep, stake]: the value of each keep with ``remaining`` throws allowed."""
+        cont: FloatArray = np.einsum("kr,...rs->...ks", TRANSITIONS, self._after_throw(remaining))
+        return cont
+
+    def start(self, throws: int) -> FloatArray:
+        """[..., stake]: the value of a fresh turn, by the stake before it."""
+        return self.keep_values(throws)[..., KEEP_INDEX[()], :]
+
+
+def solve_staked(utility: Utility, throws: int, gains: npt.NDArray[np.intp], cap: int) -> StakedValues:
+    """Backward induction over (result, stake) when each throw adds ``gains[result]``."""
+    solved = StakedValues((utility(0),), utility, gains, cap)
+    for remaining in range(1, throws):
+        cont = solved.keep_values(remaining)  # (..., 28, cap+1)
+        best_keep = cont[..., KEEP_GRID, :].max(axis=-2)  # (..., 56, cap+1)
+        values = (*solved.values, np.maximum(utility(remaining), best_keep))
+        solved = StakedValues(values, utility, gains, cap)
+    return solved
+
+
+def staked_options(
+    values: StakedValues,
+    dice: Sequence[int],
+    remaining: int,
+    stake: int,
+    row: int | None = None,
+) -> list[Option]:
+    """Every choice holding ``dice`` with ``remaining`` throws and ``stake`` so far, best first."""
+    result = Result.of(dice)
+    i = INDEX[result]
+    s = min(stake, values.cap)
+    stop = values.utility(remaining)
+    stop = stop if row is None else stop[row]
+    found = [Option(result.dice, True, float(stop[i, s]))]
+    if remaining > 0:
+        cont = values.keep_values(remaining)
+        cont = cont if row is None else cont[row]
+        found += [Option(KEEPS[k], False, float(cont[k, s])) for k in KEEPS_OF[i]]
     return sorted(found, key=lambda o: (-o.value, not o.stop, -len(o.keep)))
