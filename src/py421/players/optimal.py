@@ -21,8 +21,10 @@ from ..solver.turn import StakedValues, options, staked_options
 
 @cache
 def solved(rules: Ruleset) -> HeadsUp:
-    """The solved values of a ruleset, computed once per process."""
-    return HeadsUp(rules).solve()
+    """The solved values of a ruleset: from the disk cache, or solved once and kept there."""
+    from ..solver.store import solve_cached
+
+    return solve_cached(rules)[0]
 
 
 def prepare(rules: Ruleset, players: int) -> HeadsUp:
