@@ -375,7 +375,13 @@ def play(
         session, save_id, saved_lang = _resume("play")
         lang = lang or saved_lang
     else:
-        session = Session(rules, parse_seats(players.split(",")), seed=seed)
+        seats = parse_seats(players.split(","))
+        if any(seat.bot == "optimal" for seat in seats):
+            click.echo(
+                "bot:optimal: loading its solved strategy (a ruleset's first solve takes up to a minute)",
+                err=True,
+            )
+        session = Session(rules, seats, seed=seed)
         save_id = _new_save_id()
     language = lang or detect_lang()
     on_step = _saver(save_id, "play", language)
