@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -30,7 +31,7 @@ from ..core.errors import InvalidRuleset
 from ..core.rules import Ruleset
 from .duel import replay_win
 from .tables import INDEX, KEEP_INDEX, RESULTS, TRANSITIONS, FloatArray
-from .turn import StakedValues, TurnValues, solve, solve_staked
+from .turn import StakedValues, TurnValues, Utility, solve, solve_staked
 
 TOLERANCE = 1e-13
 IntArray = npt.NDArray[np.intp]
@@ -217,27 +218,18 @@ class HeadsUp:
         reach = np.minimum(stakes[:, None] + stakes[None, :], cap)  # [stake, added]
         tie_value = (ties[0][None, :] * after[0][reach] + ties[1][None, :] * after[1][reach]).sum(1)
 
-        def own(values: FloatArray, seat: int) -> FloatArray:
-            return 1 - values if seat == 0 else values
+        def payoff(kl: int, kf: int) -> FloatArray:
+            """[leader's result, follower's result, stake] -> P(seat 0 loses the manche)."""
+            st = self.settlement(kl, kf)
+            lose = np.where(st.leader_loses[..., None], after[0][None, None, :], after[1][None, None, :])
+            settled: FloatArray = np.where(st.tie[..., None], tie_value[None, None, :], lose)
+            return settled
 
-        follower = 1 - leader
-        follower_values: dict[int, StakedValues] = {}
-        leader_utility: dict[int, FloatArray] = {}
-        for kl in range(1, most + 1):
-            limit = kl if rules.leader_limit else most
+        def solver(utility: Utility, throws: int) -> StakedValues:
+            return solve_staked(utility, throws, gains, cap)
 
-            def payoff(remaining: int, kl: int = kl, limit: int = limit) -> FloatArray:
-                st = self.settlement(kl, limit - remaining)
-                lose = np.where(st.leader_loses[..., None], after[0][None, None, :], after[1][None, None, :])
-                settled = np.where(st.tie[..., None], tie_value[None, None, :], lose)
-                return own(settled, follower)
-
-            values = solve_staked(payoff, limit, gains, cap)
-            follower_values[kl] = values
-            seat0_loses = own(values.start(limit), follower)  # [leader's result, stake]
-            leader_utility[kl] = own(seat0_loses, leader)
-        leader_values = solve_staked(lambda r: leader_utility[most - r], most, gains, cap)
-        value = float(own(leader_values.start(most)[0], leader))
+        leader_values, follower_values = _two_turns(leader, most, rules.leader_limit, payoff, solver)
+        value = float(_own(leader_values.start(most)[0], leader))  # the stake starts at 0
         return value, leader_values, follower_values
 
     def round_value(
@@ -282,22 +274,8 @@ class HeadsUp:
             settled: FloatArray = np.where(st.tie, tie_value, values)
             return settled
 
-        def own(values: FloatArray, seat: int) -> FloatArray:
-            """A player's own objective: not to lose the manche."""
-            return 1 - values if seat == 0 else values
-
-        follower = 1 - leader
-        follower_values: dict[int, TurnValues] = {}
-        leader_utility: dict[int, FloatArray] = {}
-        for kl in range(1, most + 1):
-            limit = kl if rules.leader_limit else most
-            tables = {r: own(payoff(kl, limit - r), follower) for r in range(limit)}
-            values = solve(lambda r, t=tables: t[r], limit)  # type: ignore[misc]
-            follower_values[kl] = values
-            seat0_loses = own(values.start(limit), follower)  # back to P(seat 0 loses)
-            leader_utility[kl] = own(seat0_loses, leader)
-        leader_values = solve(lambda r: leader_utility[most - r], most)
-        value = float(own(np.array(leader_values.start(most)), leader))
+        leader_values, follower_values = _two_turns(leader, most, rules.leader_limit, payoff, solve)
+        value = float(_own(leader_values.start(most), leader))
         return value, leader_values, follower_values
 
     # -- positions -------------------------------------------------------------
@@ -402,6 +380,43 @@ class HeadsUp:
         follower_is_zero = leader == 1
         better_vient = vient_value < est if follower_is_zero else vient_value > est
         return "vient" if better_vient else "est"
+
+
+def _own(values: FloatArray, seat: int) -> FloatArray:
+    """A seat's own objective from P(seat 0 loses the manche): not to lose it."""
+    return 1 - values if seat == 0 else values
+
+
+class _Solved(Protocol):
+    def start(self, throws: int) -> FloatArray: ...
+
+
+V = TypeVar("V", bound=_Solved)
+
+
+def _two_turns(
+    leader: int,
+    most: int,
+    leader_limit: bool,
+    payoff: Callable[[int, int], FloatArray],
+    solver: Callable[[Utility, int], V],
+) -> tuple[V, dict[int, V]]:
+    """The round's two turns: the follower best-responds, the leader anticipates.
+
+    ``payoff(leader_throws, follower_throws)`` gives P(seat 0 loses the manche)
+    for every pair of final results.
+    """
+    follower = 1 - leader
+    follower_values: dict[int, V] = {}
+    leader_utility: dict[int, FloatArray] = {}
+    for kl in range(1, most + 1):
+        limit = kl if leader_limit else most
+        tables = {r: _own(payoff(kl, limit - r), follower) for r in range(limit)}
+        values = solver(lambda r, t=tables: t[r], limit)  # type: ignore[misc]
+        follower_values[kl] = values
+        seat0_loses = _own(values.start(limit), follower)
+        leader_utility[kl] = _own(seat0_loses, leader)
+    return solver(lambda r: leader_utility[most - r], most), follower_values
 
 
 @dataclass(frozen=True)
