@@ -144,3 +144,37 @@ def test_solve_on_the_command_line_uses_its_cache():
     refused = runner.invoke(main, ["solve", "--rules", "vache-41", "--set", "queue_de_la_vache=true"])
     assert refused.exit_code == 2
     assert "queue de la vache" in refused.output
+
+
+@pytest.mark.parametrize("preset", ["tim", "comptoir-21", "kytionnaire"])
+def test_every_decharge_start_agrees_with_optimal_play(preset):
+    """Whole manches played by bot:optimal: at each décharge start reached, the solved
+    chance of losing is compared with what happened (nénette penalty, ties that all
+    take, décharge leaders by draw)."""
+    rules = Ruleset.preset(preset)
+    solver = solved(rules)
+    bot = OptimalBot()
+    expected: list[float] = []
+    observed: list[int] = []
+    for i in range(3000):
+        game = Game(rules, ["A", "B"])
+        start: list[float] = []
+
+        def decharge_start(state: State, start: list[float] = start) -> float | None:
+            if not start and state.phase.value == "decharge" and state.round is not None:
+                start.append(float(solver.decharge[state.tokens[0], state.round.order[0]]))
+            return None
+
+        def done(state: State) -> int | None:
+            decharge_start(state)
+            return manche_loser(state)
+
+        loser = play_until(game, SeededDice(f"{preset}-start-{i}"), bot.choose, done)
+        if start:
+            expected.append(start[0])
+            observed.append(loser == 0)
+    p = np.array(expected)
+    z = (np.sum(observed) - p.sum()) / math.sqrt(float((p * (1 - p)).sum()))
+    print(f"{preset}: {len(p)} décharges, z = {z:.2f}")
+    assert len(p) > 1000
+    assert abs(z) < 4
