@@ -191,7 +191,7 @@ def apply_dice(state: State, faces: tuple[int, ...] | str) -> State:
     if request is None:
         raise IllegalAction(f"no dice are thrown now: {_expected_step(state)}")
     if isinstance(faces, str):
-        got = parse_dice(faces)
+        got = parse_faces(faces)
     else:
         got = tuple(sorted(faces, reverse=True))
         if any(not isinstance(f, int) or not 1 <= f <= 6 for f in got):

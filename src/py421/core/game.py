@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .actions import Action, ReportedTurn, parse_action
 from .dice import format_dice
-from .engine import new_game, parse_faces
+from .engine import new_game
 from .errors import IllegalAction
+from .events import Thrown
 from .rules import Ruleset
 from .state import State
 
@@ -70,10 +71,10 @@ class Game:
         """Apply the dice that came up (faces, or their text such as ``"4-2"``)."""
         state = self.state
         request = state.chance
-        got = parse_faces(faces) if isinstance(faces, str) else faces
-        new = state.apply_dice(got)
+        new = state.apply_dice(faces)
         assert request is not None
-        self._push(new, Step(request.seat, "dice", format_dice(got)))
+        thrown = next((e.faces for e in new.events if isinstance(e, Thrown)), ())
+        self._push(new, Step(request.seat, "dice", format_dice(thrown)))
         return new
 
     def report_turn(self, turn: ReportedTurn | str) -> State:

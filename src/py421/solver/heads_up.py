@@ -138,7 +138,7 @@ class HeadsUp:
         return found
 
     @cached_property
-    def _tie(self) -> tuple[float, float, FloatArray, FloatArray]:
+    def _tie(self) -> tuple[float, float, FloatArray]:
         """Tie-breaks between the two: P(leader wins a replay), P(a replay ties again),
         and for « pour ce qui vient » the chance of each (winner, amount) of a replay."""
         rules = self.rules
@@ -165,7 +165,7 @@ class HeadsUp:
                 amount = int(self._amount(np.array([best]), np.array([worst]))[0])
                 vient[1 if winner == "leader" else 0, amount] += p * q
         decided = 1 - again
-        return leader_wins, again, vient / decided, np.array([decided])
+        return leader_wins, again, vient / decided
 
     @cached_property
     def _free_rounds(self) -> bool:
@@ -249,7 +249,7 @@ class HeadsUp:
         most = rules.throws_allowed(charge)
         top = int(max(self._values.max(), rules.nenette_penalty))
         after = np.array([[next_value(who, a) for a in range(top + 1)] for who in range(3)])
-        leader_wins, again, vient, _ = self._tie
+        leader_wins, again, vient = self._tie
         both_take = charge and rules.tied_losers_all_take
         vient_value: float | None = None
         if rules.tie_break == "qui_barre_demarre" and again > 0:
@@ -373,7 +373,7 @@ class HeadsUp:
     def stake(self, charge: bool, pot: int, t0: int, leader: int, amount: int) -> Stake:
         """« Main chaude »: the follower's better stake, « est » or « vient »."""
         nxt = self._charge_next(pot, t0, leader) if charge else self._decharge_next(t0, leader)
-        leader_wins, _, vient, _ = self._tie
+        leader_wins, _, vient = self._tie
         after = np.array([[nxt(who, a) for a in range(vient.shape[1])] for who in (0, 1)])
         est = leader_wins * after[1][amount] + (1 - leader_wins) * after[0][amount]
         vient_value = float((vient * after).sum())
