@@ -127,6 +127,9 @@ def test_a_hint_says_what_to_beat_and_the_exact_chance():
         in result.output
     )
     assert "hint: not to lose, beat 421: 0.0% in up to 1 throw, playing for it" in result.output
+    # coups secs between two: a fair round; against 421 only a tie (1/36), a fair draw, saves A
+    assert "(max^n), A is not its loser 50.0% of the time" in result.output
+    assert "(max^n), A is not its loser 1.4% of the time" in result.output
     decharge = table("classic-11", "A,B", "421", "653", "421", "221", "654/2", "h")
     assert "hint: not to lose, beat 654" in decharge.output
     assert "hint: to win the round, beat 654" in decharge.output

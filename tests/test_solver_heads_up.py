@@ -109,8 +109,8 @@ def test_unsupported_rules_are_named():
         HeadsUp(Ruleset.preset("vache-41").with_options(tie_break="qui_barre_demarre"))
     with pytest.raises(InvalidRuleset, match="« queue de la vache » debts"):
         HeadsUp(Ruleset.preset("vache-41").with_options(queue_de_la_vache=True))
-    with pytest.raises(InvalidPlayers, match="two-player games for now, not 3 players"):
-        Session(Ruleset.preset("classic-11"), parse_seats(["A", "B", "bot:optimal"]))
+    with pytest.raises(InvalidPlayers, match="tim is played by 2 players, not 3"):
+        Session(Ruleset.preset("tim"), parse_seats(["A", "B", "bot:optimal"]))
 
 
 def test_optimal_beats_heuristic_over_20000_games():

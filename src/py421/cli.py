@@ -8,7 +8,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -23,6 +23,9 @@ from .play_plain import InputEnded, run_plain
 from .scorekeeper import run_table
 from .sim.session import Seat, Session, parse_seats
 from .text import describe, outcome_text
+
+if TYPE_CHECKING:
+    from .solver.rounds import Objective
 
 
 def resolve_rules(spec: str, settings: tuple[str, ...] = ()) -> Ruleset:
@@ -197,36 +200,95 @@ def odds(target: str, rules: Ruleset, throws: int, as_json: bool) -> None:
     )
 
 
+def _finals(text: str | None) -> tuple[Result, ...]:
+    if not text:
+        return ()
+    return tuple(Result.parse(part) for part in text.replace(";", ",").split(",") if part.strip())
+
+
+def _pair(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    parts = text.split(",")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise click.BadParameter(f"expected two counts like 5,6 (yours, then the other's), not {text!r}")
+    return int(parts[0]), int(parts[1])
+
+
 @main.command()
 @click.argument("dice")
 @with_rules
 @click.option("--throws-left", type=click.IntRange(0, 2), required=True, help="Throws still allowed.")
 @click.option("--target", default=None, help="The result to beat (default: a fresh coup sec).")
+@click.option(
+    "--objective",
+    type=click.Choice(["target", "coup-sec", "loser", "tokens", "game"]),
+    default=None,
+    help="What to maximise: beating --target, beating a coup sec, not losing the round, "
+    "the round's tokens, or (two players) not losing the manche.",
+)
+@click.option("--players", type=click.IntRange(2, 8), default=None, help="Players in this round.")
+@click.option("--before", default=None, help="Results already final this round, leader first: 653,221.")
+@click.option("--limit", type=click.IntRange(1, 3), default=None, help="Throws the leader used.")
+@click.option("--phase", type=click.Choice(["charge", "decharge"]), default="decharge", show_default=True)
+@click.option("--pot", type=click.IntRange(0), default=None, help="Tokens left in the pot (charge).")
+@click.option("--tokens", default=None, help="Two players: your tokens and the other's, like 5,6.")
+@click.option("--stake", type=click.IntRange(0), default=0, help="Accumulated stake so far this round.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def advise(
     dice: str,
     rules: Ruleset,
     throws_left: int,
     target: str | None,
+    objective: str | None,
+    players: int | None,
+    before: str | None,
+    limit: int | None,
+    phase: str,
+    pot: int | None,
+    tokens: str | None,
+    stake: int,
     as_json: bool,
 ) -> None:
     """Every choice with DICE in hand, ranked by its exact value."""
-    from .solver.advice import advise as advise_turn
+    from .solver import advice as solver
 
     held = Result.parse(dice)
     goal = Result.parse(target) if target is not None else None
-    advice = advise_turn(rules.table, held, throws_left, goal)
+    chosen = objective or ("target" if goal is not None else "coup-sec")
+    if chosen == "target" and goal is None:
+        raise click.UsageError("--objective target needs --target RESULT")
+    finals = _finals(before)
+    context = solver.RoundContext(
+        players or max(2, len(finals) + 1),
+        finals,
+        limit,
+        phase == "charge",
+        pot,
+        _pair(tokens),
+        stake,
+    )
+    try:
+        if chosen in ("target", "coup-sec"):
+            result = solver.advise(rules.table, held, throws_left, goal if chosen == "target" else None)
+        elif chosen == "game":
+            result = solver.advise_game(rules, held, throws_left, context)
+        else:
+            round_objective: Objective = "loser" if chosen == "loser" else "tokens"
+            result = solver.advise_round(rules, held, throws_left, context, round_objective)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from e
     rows = [
         {"keep": str(held) if o.stop else format_dice(o.keep), "stop": o.stop, "value": o.value}
-        for o in advice.options
+        for o in result.options
     ]
     if as_json:
-        click.echo(json.dumps({"objective": advice.objective, "options": rows}, indent=2))
+        click.echo(json.dumps({"objective": result.objective, "options": rows}, indent=2))
         return
     click.echo(
-        f"{held} with {throws_left} throw{'s' * (throws_left != 1)} left, {rules.name}: {advice.objective}"
+        f"{held} with {throws_left} throw{'s' * (throws_left != 1)} left, {rules.name}: {result.objective}"
     )
-    for o in advice.options:
+    for o in result.options:
         if o.stop:
             what = f"stop on {held}"
         elif o.keep:
@@ -266,12 +328,17 @@ def duel(rules: Ruleset, ties: str, as_json: bool) -> None:
 @click.option("--players", type=click.IntRange(2, 8), default=2, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def solve(rules: Ruleset, players: int, as_json: bool) -> None:
-    """Game-level results of optimal play: each seat's chance of losing, from the start."""
+    """Results of optimal play: for two players each seat's chance of losing the game;
+    for more, each position's value of a round played by max^n."""
     from .solver.heads_up import game_outcome
     from .solver.store import solve_cached
 
+    if not rules.min_players <= players <= rules.max_players:
+        allowed = f"{rules.min_players} to {rules.max_players}"
+        raise click.UsageError(f"{rules.name} is played by {allowed} players")
     if players != 2:
-        raise click.UsageError("the game solver solves two-player games for now")
+        _solve_rounds(rules, players, as_json)
+        return
 
     def progress(stage: str, step: int) -> None:
         if not as_json:
@@ -304,6 +371,32 @@ def solve(rules: Ruleset, players: int, as_json: bool) -> None:
     click.echo(f"  first-player advantage: {data['first_player_advantage']:+.6%}")
     if data["first_player_drawn"]:
         click.echo("  (this preset draws the first player, so each seat leads first half the time)")
+
+
+def _solve_rounds(rules: Ruleset, players: int, as_json: bool) -> None:
+    from .solver.rounds import round_for, unsupported
+
+    phases: dict[str, dict[str, Any]] = {}
+    for phase, charge in (("charge", True), ("decharge", False)):
+        values = round_for(rules, players, charge, rules.pot)
+        modelled = unsupported(rules, charge, "tokens") is None  # accumulated stakes are not
+        positions = [
+            {"position": i + 1, "not_losing": float(p), "tokens": float(t) if modelled else None}
+            for i, (p, t) in enumerate(zip(values.not_losing, values.tokens, strict=True))
+        ]
+        phases[phase] = {"objective": values.objective, "positions": positions}
+    if as_json:
+        data = {"rules": rules.name, "players": players, "method": "max^n rounds", "rounds": phases}
+        click.echo(json.dumps(data, indent=2))
+        return
+    click.echo(f"{rules.name}, {players} players, every round played by max^n (see docs/strategy.md):")
+    for phase, found in phases.items():
+        name = "the charge, full pot" if phase == "charge" else "the décharge"
+        click.echo(f"  a round of {name}, each maximising {found['objective']}:")
+        for row in found["positions"]:
+            tokens = "" if row["tokens"] is None else f", tokens {row['tokens']:+.4f}"
+            click.echo(f"    position {row['position']}: not the loser {row['not_losing']:.4%}{tokens}")
+    click.echo("  (game-level chances are solved for two players only)")
 
 
 # -- replay ----------------------------------------------------------------

@@ -25,7 +25,8 @@ HINT = ("h", "hint", "conseil")
 
 def hint(state: State, lang: str) -> list[str]:
     """What the player about to throw must beat, and the exact chance of doing it."""
-    from .solver.turn import exact_odds  # numpy loads only when a hint is asked for
+    from .solver.rounds import solve_round  # numpy loads only when a hint is asked for
+    from .solver.turn import exact_odds
 
     request = state.chance
     r = state.round
@@ -38,17 +39,19 @@ def hint(state: State, lang: str) -> list[str]:
     def chance(target: Result) -> str:
         return f"{float(exact_odds(table, target, allowed)):.1%}"
 
+    who = state.players[request.seat]
+    finals = [t.result for t in r.done]
+    solved = solve_round(state.rules, len(r.order), state.phase is Phase.CHARGE, "loser")
+    optimal = tr(lang, "sk.hint.optimal", who=who, p=f"{solved.turn_start(finals, allowed, 'loser'):.1%}")
     if not r.done:
         top = table.order[1]  # only 421 beats the second best result
-        who = state.players[request.seat]
-        return [tr(lang, "sk.hint.lead", who=who, n=allowed, s=plural, p=chance(top))]
-    finals = [t.result for t in r.done]
+        return [tr(lang, "sk.hint.lead", who=who, n=allowed, s=plural, p=chance(top)), optimal]
     worst = min(finals, key=table.strength)
     lines = [tr(lang, "sk.hint.worst", result=worst, p=chance(worst), n=allowed, s=plural)]
     if state.phase is Phase.DECHARGE:
         best = max(finals, key=table.strength)
         lines.append(tr(lang, "sk.hint.best", result=best, p=chance(best)))
-    return lines
+    return [*lines, optimal]
 
 
 def standings(state: State, lang: str) -> str:

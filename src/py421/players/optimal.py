@@ -1,22 +1,26 @@
-"""The optimal bot: plays every turn to lower its exact chance of losing the manche.
+"""The optimal bot.
 
-It reads the position (phase, pot, tokens, who leads) from the state and
-plays the solved strategy of :class:`py421.solver.heads_up.HeadsUp`: as
-leader it stops when the solved values say so, as follower it best-responds
-to the leader's result and throw count. Two-player games for now.
+With two players it plays the solved game of :class:`py421.solver.heads_up.HeadsUp`:
+every decision lowers its exact chance of losing the manche. With three or
+more players (or rules the two-player solver does not cover) it plays each
+round by max^n over the round's tokens (:mod:`py421.solver.rounds`): it
+anticipates that every later player does the same, and is exact for that
+objective, not for the whole game.
 """
 
 from __future__ import annotations
 
 from functools import cache
 
-from ..core.actions import Action, ChooseStake, Stop, Throw
+from ..core.actions import Action, ChooseStake, Stake, Stop, Throw
+from ..core.engine import throws_allowed
 from ..core.errors import InvalidPlayers
 from ..core.rules import Ruleset
 from ..core.state import Phase, State
 from ..solver.heads_up import HeadsUp, unsupported
+from ..solver.rounds import RoundValues, round_for, vient_amount
 from ..solver.tables import INDEX
-from ..solver.turn import StakedValues, options, staked_options
+from ..solver.turn import Option, StakedValues, options, staked_options
 
 
 @cache
@@ -27,14 +31,20 @@ def solved(rules: Ruleset) -> HeadsUp:
     return solve_cached(rules)[0]
 
 
-def prepare(rules: Ruleset, players: int) -> HeadsUp:
+def whole_game(rules: Ruleset, players: int) -> bool:
+    """Whether the bot plays the exactly solved two-player game (else round by round)."""
+    return players == 2 and unsupported(rules) is None
+
+
+def prepare(rules: Ruleset, players: int) -> HeadsUp | None:
     """Solve a table for the optimal bot before play, or say clearly why it cannot play."""
-    if players != 2:
-        raise InvalidPlayers(f"bot:optimal plays two-player games for now, not {players} players")
-    why = unsupported(rules)
-    if why:
-        raise InvalidPlayers(f"bot:optimal cannot play {rules.name}: {why}")
-    return solved(rules)
+    if not rules.min_players <= players <= rules.max_players:
+        raise InvalidPlayers(f"{rules.name} is played by {rules.min_players} to {rules.max_players}")
+    if whole_game(rules, players):
+        return solved(rules)
+    for charge in (True, False):
+        round_for(rules, players, charge, rules.pot)  # the costliest rounds, solved before play
+    return None
 
 
 class OptimalBot:
@@ -42,7 +52,27 @@ class OptimalBot:
         self.seed = seed
 
     def choose(self, state: State) -> Action:
-        solver = prepare(state.rules, len(state.players))
+        if whole_game(state.rules, len(state.players)):
+            return self._game(state)
+        return self._round(state)
+
+    def _round(self, state: State) -> Action:
+        r = state.round
+        assert r is not None
+        charge = state.phase is Phase.CHARGE
+        if r.tie is not None:
+            amount = state.rules.table.values[r.done[0].result]
+            taker = state.to_move in r.tie.worst
+            cheaper = vient_amount(state.rules) < amount
+            stake: Stake = "vient" if cheaper == taker else "est"
+            return ChooseStake(stake)
+        values: RoundValues = round_for(state.rules, len(r.order), charge, state.pot)
+        limit = throws_allowed(state)
+        best = values.options([t.result for t in r.done], limit, r.dice, limit - r.throws)[0]
+        return _action(best)
+
+    def _game(self, state: State) -> Action:
+        solver = solved(state.rules)
         r = state.round
         assert r is not None
         charge = state.phase is Phase.CHARGE
@@ -65,4 +95,8 @@ class OptimalBot:
             best = staked_options(values, r.dice, remaining, r.stake, row)[0]
         else:
             best = options(values, r.dice, remaining, row)[0]
-        return Stop() if best.stop else Throw(best.keep)
+        return _action(best)
+
+
+def _action(best: Option) -> Action:
+    return Stop() if best.stop else Throw(best.keep)

@@ -1,0 +1,418 @@
+"""Rounds of any number of players, solved by max^n over a round-level objective.
+
+In a round of ``n`` players each plays one turn in order; the leader's
+throws set the limit for the others. Every player maximises their own
+objective for the round, knowing that the later players will do the same
+(max^n): the last player best-responds to what is on the table, the one
+before anticipates that, and so on back to the leader, who also chooses the
+limit by stopping.
+
+Two objectives, each a number per player when the round is settled:
+
+- ``tokens``: the tokens the round moves, from that player's side: minus the
+  tokens taken from the pot in the charge; tokens given minus tokens received
+  in the décharge;
+- ``loser``: minus the chance of being the round's loser (so that larger is
+  better, like ``tokens``; :attr:`RoundValues.not_losing` gives it as a chance).
+
+What a later player can still change depends only on a summary of the
+results already final: the best, the worst, how many share each, and, for
+each earlier player, whether they hold the best and/or the worst (their
+*flags*). The solver enumerates every summary reachable at each position.
+
+The model is exact for these objectives but for three simplifications,
+stated in ``docs/strategy.md``: a tie between several players is a fair draw
+(each equally likely to lose it); « qui barre démarre » throw counts are not
+compared (equal results tie); with accumulated stakes the ``tokens`` objective
+is not available in the charge (use ``loser``). Décharge amounts are not
+capped by what the giver holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from ..core.combos import NENETTE
+from ..core.dice import Result
+from ..core.errors import InvalidRuleset
+from ..core.rules import Ruleset
+from .tables import INDEX, KEEP_INDEX, KEEPS, KEEPS_OF, RESULTS, TRANSITIONS, FloatArray
+from .turn import Option
+
+Objective = Literal["tokens", "loser"]
+OBJECTIVES: tuple[Objective, ...] = ("tokens", "loser")
+IntArray = npt.NDArray[np.intp]
+
+# Flags of an earlier player: 2 if they hold the worst result, 1 if the best (3: both).
+WORST, BEST = 2, 1
+FLAGS = 4
+SELF = FLAGS  # the slot for the player whose turn it is
+# Equal values within this margin are ties: stop rather than rethrow, keep more dice.
+EPS = 1e-12
+
+Summary = tuple[int, int, int, int]  # best result, worst result, holders of each
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What the summaries depend on: the order of results and the nénette rule."""
+
+    strength: tuple[int, ...]  # by result index
+    nenette_last_wins: bool
+
+    def start(self, res: int) -> tuple[Summary, int]:
+        """The summary after the leader's result, and the leader's flags."""
+        return (res, res, 1, 1), WORST | BEST
+
+    def update(self, s: Summary, res: int, before: int) -> tuple[Summary, int, tuple[int, ...]]:
+        """Add a result to a summary of ``before`` results.
+
+        Returns the new summary, the new player's flags and how each earlier
+        player's flags change.
+        """
+        best, worst, n_worst, n_best = s
+        st = self.strength
+        same_flags = tuple(range(FLAGS))
+        nen = INDEX[NENETTE]
+        if self.nenette_last_wins and best == worst == nen:
+            # everyone so far on nénette: the first is the worst, the last the best
+            if res == nen:
+                return s, BEST, tuple(f & ~BEST for f in range(FLAGS))
+            if st[res] > st[nen]:
+                return (res, nen, before, 1), BEST, (WORST,) * FLAGS
+            return (nen, res, 1, before), WORST, (BEST,) * FLAGS
+        if best == worst:  # everyone so far tied: every earlier player holds both
+            if res == best:
+                return (best, worst, n_worst + 1, n_best + 1), WORST | BEST, same_flags
+            if st[res] > st[best]:
+                return (res, best, n_worst, 1), BEST, tuple(f & ~BEST for f in range(FLAGS))
+            return (best, res, 1, n_best), WORST, tuple(f & ~WORST for f in range(FLAGS))
+        if st[res] > st[best]:
+            return (res, worst, n_worst, 1), BEST, tuple(f & ~BEST for f in range(FLAGS))
+        if res == best:
+            return (best, worst, n_worst, n_best + 1), BEST, same_flags
+        if res == worst:
+            return (best, worst, n_worst + 1, n_best), WORST, same_flags
+        if st[res] < st[worst]:
+            return (best, res, 1, n_best), WORST, tuple(f & ~WORST for f in range(FLAGS))
+        return s, 0, same_flags
+
+
+@dataclass(frozen=True)
+class Stage:
+    """The summaries after ``k`` results, and where each leads with one more."""
+
+    summaries: tuple[Summary, ...]
+    index: dict[Summary, int]
+    next: IntArray  # [summary, result] -> summary after k + 1 results
+    new_flags: IntArray  # [summary, result] -> the new player's flags
+    flag_map: IntArray  # [summary, result, flags] -> an earlier player's new flags
+
+
+@cache
+def stages(comparison: Comparison, players: int) -> tuple[Stage, ...]:
+    """``stages(...)[k]`` holds the summaries after ``k + 1`` results, for k < players."""
+    found: list[Stage] = []
+    current = sorted({comparison.start(i)[0] for i in range(len(RESULTS))})
+    for k in range(1, players + 1):
+        index = {s: i for i, s in enumerate(current)}
+        shape = (len(current), len(RESULTS))
+        nxt, new_flags = np.zeros(shape, np.intp), np.zeros(shape, np.intp)
+        flag_map = np.zeros((*shape, FLAGS), np.intp)
+        following: dict[Summary, int] = {}
+        if k < players:
+            for i, s in enumerate(current):
+                for res in range(len(RESULTS)):
+                    after, flags, moved = comparison.update(s, res, k)
+                    nxt[i, res] = following.setdefault(after, len(following))
+                    new_flags[i, res] = flags
+                    flag_map[i, res] = moved
+        found.append(Stage(tuple(current), index, nxt, new_flags, flag_map))
+        current = list(following)
+    return tuple(found)
+
+
+def comparison_of(rules: Ruleset) -> Comparison:
+    table = rules.table
+    return Comparison(tuple(table.strength(r) for r in RESULTS), rules.nenette_last_wins)
+
+
+def unsupported(rules: Ruleset, charge: bool, objective: Objective) -> str | None:
+    if objective == "tokens" and charge and rules.accumulated_stakes:
+        return "with accumulated stakes the charge's tokens are not modelled: use the loser objective"
+    return None
+
+
+# -- what a settled round is worth ----------------------------------------------
+
+
+def payoffs(rules: Ruleset, players: int, charge: bool, pot: int | None, stage: Stage) -> FloatArray:
+    """[objective, summary, flags]: each objective for a player with those flags."""
+    values = np.array([rules.table.values[r] for r in RESULTS])
+    nen = INDEX[NENETTE]
+    all_take = rules.tied_losers_all_take
+    found = np.zeros((len(OBJECTIVES), len(stage.summaries), FLAGS))
+    run = rules.nenette_last_wins
+    for i, (best, worst, n_worst, n_best) in enumerate(stage.summaries):
+        amount = int(values[best])
+        if rules.value_deduction and worst != nen:
+            amount = max(0, amount - int(values[worst]))
+        if rules.nenette_penalty and worst == nen:
+            amount = rules.nenette_penalty
+        everyone = best == worst and not (run and best == nen)
+        for flags in range(FLAGS):
+            in_worst, in_best = bool(flags & WORST), bool(flags & BEST)
+            tokens = lose = 0.0
+            if charge:
+                if in_worst:
+                    cap = amount if pot is None else pot
+                    if all_take:
+                        tokens, lose = -min(n_worst * amount, cap) / n_worst, 1.0
+                    else:
+                        tokens, lose = -min(amount, cap) / n_worst, 1.0 / n_worst
+            elif everyone:  # all tied: a draw settles who gives and who receives
+                lose = (players - 1) / players if all_take else 1.0 / players
+            else:
+                receivers = n_worst if all_take else 1
+                if in_best:
+                    tokens += amount * receivers / n_best
+                if in_worst:
+                    tokens -= amount if all_take else amount / n_worst
+                    lose = 1.0 if all_take else 1.0 / n_worst
+            found[0, i, flags] = tokens
+            found[1, i, flags] = -lose
+    return found
+
+
+# -- one turn: the player to move best-responds, the others are carried along --------------
+
+# The keeps each result allows, more dice first (ties go to keeping more), padded.
+_BY_SIZE = [sorted(ks, key=lambda k: -len(KEEPS[k])) for ks in KEEPS_OF]
+KEEP_CHOICES: IntArray = np.array([ks + [ks[-1]] * (7 - len(ks)) for ks in _BY_SIZE], dtype=np.intp)
+STOP = -1
+FRESH = TRANSITIONS[KEEP_INDEX[()]]
+
+
+@dataclass
+class Turn:
+    """A solved turn for many contexts at once.
+
+    ``own[r]``: [context, result] the mover's value holding a result with ``r``
+    throws still allowed; ``stop[r]``: what stopping there is worth to them;
+    ``choice[r]``: what they do (STOP or a keep); ``start``: [context,
+    objective, slot] every slot's value before the first throw.
+    """
+
+    own: list[FloatArray]
+    stop: list[FloatArray]
+    choice: list[IntArray]
+    start: FloatArray
+
+    def outcomes(self, throws: int) -> FloatArray:
+        """[context, throws used - 1, result]: how the turn ends under ``choice``."""
+        contexts = self.own[0].shape[0]
+        ended = np.zeros((contexts, throws, len(RESULTS)))
+        holding = np.tile(FRESH, (contexts, 1))
+        rows = np.repeat(np.arange(contexts), len(RESULTS))
+        for used in range(1, throws + 1):
+            r = throws - used
+            stop = self.choice[r] == STOP
+            ended[:, used - 1] = np.where(stop, holding, 0.0)
+            if r == 0:
+                break
+            keep_mass = np.zeros((contexts, len(KEEPS)))
+            keeps = np.where(stop, 0, self.choice[r]).ravel()
+            np.add.at(keep_mass, (rows, keeps), np.where(stop, 0.0, holding).ravel())
+            holding = keep_mass @ TRANSITIONS
+        return ended
+
+
+def play_turn(stop_value: FloatArray, objective: int, throws: int) -> Turn:
+    """Solve a turn: ``stop_value[remaining, context, objective, slot, result]``.
+
+    The mover (slot SELF) maximises ``objective``; every slot's values follow
+    the mover's choices.
+    """
+    stops = [stop_value[r, :, objective, SELF, :] for r in range(throws)]
+    own, choice = [stops[0]], [np.full(stops[0].shape, STOP, np.intp)]
+    carried = stop_value[0]
+    for r in range(1, throws):
+        candidates = (own[-1] @ TRANSITIONS.T)[:, KEEP_CHOICES]  # [context, result, choice]
+        best = candidates.max(axis=-1)
+        first_best = np.argmax(candidates >= best[..., None] - EPS, axis=-1)
+        pick = np.take_along_axis(np.broadcast_to(KEEP_CHOICES, candidates.shape), first_best[..., None], -1)[
+            ..., 0
+        ]
+        stop = stops[r] >= best - EPS
+        own.append(np.where(stop, stops[r], best))
+        choice.append(np.where(stop, STOP, pick))
+        keep_all = carried @ TRANSITIONS.T  # [context, objective, slot, keep]
+        index = np.broadcast_to(pick[:, None, None, :], carried.shape)
+        kept = np.take_along_axis(keep_all, index, axis=-1)
+        carried = np.where(stop[:, None, None, :], stop_value[r], kept)
+    return Turn(own, stops, choice, carried @ FRESH)
+
+
+@dataclass
+class RoundValues:
+    """A solved round: every position's strategy and what the round is worth to it."""
+
+    rules: Ruleset
+    players: int
+    charge: bool
+    objective: Objective
+    leader: Turn
+    followers: list[dict[int, Turn]]  # [position - 1][limit]
+    value: FloatArray  # [position, objective]: each position's expected value of the round
+
+    @property
+    def not_losing(self) -> FloatArray:
+        """Each position's chance of not losing the round."""
+        result: FloatArray = 1 + self.value[:, OBJECTIVES.index("loser")]
+        return result
+
+    @property
+    def tokens(self) -> FloatArray:
+        """Each position's expected tokens (minus those taken in the charge, net given in the décharge)."""
+        result: FloatArray = self.value[:, OBJECTIVES.index("tokens")]
+        return result
+
+    def context(self, finals: Sequence[Result]) -> int:
+        """The row of the summary of the results already final, in playing order."""
+        comparison = comparison_of(self.rules)
+        summary, _ = comparison.start(INDEX[finals[0]])
+        for k, res in enumerate(finals[1:], start=1):
+            summary, _, _ = comparison.update(summary, INDEX[res], k)
+        return stages(comparison, self.players)[len(finals) - 1].index[summary]
+
+    def _turn(self, finals: Sequence[Result], limit: int) -> tuple[Turn, int]:
+        if not finals:
+            return self.leader, 0
+        return self.followers[len(finals) - 1][limit], self.context(finals)
+
+    def turn_start(self, finals: Sequence[Result], limit: int, objective: Objective) -> float:
+        """The mover's value before their first throw (``loser``: as a chance of not losing)."""
+        turn, row = self._turn(finals, limit)
+        value = float(turn.start[row, OBJECTIVES.index(objective), SELF])
+        return 1 + value if objective == "loser" else value
+
+    def options(
+        self, finals: Sequence[Result], limit: int, dice: Sequence[int], remaining: int
+    ) -> list[Option]:
+        """Every choice of the player to move, best first, by the chosen objective.
+
+        ``finals``: the results already final this round, leader first;
+        ``limit``: the throws the player may use (the leader's limit).
+        """
+        turn, row = self._turn(finals, limit)
+        result = Result.of(dice)
+        i = INDEX[result]
+        found = [Option(result.dice, True, float(turn.stop[remaining][row, i]))]
+        if remaining > 0:
+            cont = turn.own[remaining - 1][row] @ TRANSITIONS.T
+            found += [Option(KEEPS[k], False, float(cont[k])) for k in KEEPS_OF[i]]
+        return sorted(found, key=lambda o: (-o.value, not o.stop, -len(o.keep)))
+
+
+@cache
+def solve_round(
+    rules: Ruleset, players: int, charge: bool, objective: Objective, pot: int | None = None
+) -> RoundValues:
+    """Solve a round of ``players`` by max^n; ``pot`` caps what the charge gives."""
+    why = unsupported(rules, charge, objective)
+    if why:
+        raise InvalidRuleset(f"cannot solve {rules.name}'s rounds for {objective}: {why}")
+    comparison = comparison_of(rules)
+    st = stages(comparison, players)
+    most = rules.throws_allowed(charge)
+    limits = list(range(1, most + 1)) if rules.leader_limit else [most]
+    obj = OBJECTIVES.index(objective)
+    final = payoffs(rules, players, charge, pot, st[players - 1]).transpose(1, 0, 2)
+    # later[limit][summary, objective, flags]: an earlier player's value once the turns still to
+    # come are played, from the summary they start at
+    later = dict.fromkeys(limits, final)
+    followers: list[dict[int, Turn]] = []
+    for pos in range(players - 1, 0, -1):
+        stage = st[pos - 1]
+        turns: dict[int, Turn] = {}
+        for limit in limits:
+            w = later[limit]
+            tracked = w[stage.next[:, :, None], :, stage.flag_map].transpose(0, 3, 2, 1)
+            own = w[stage.next, :, stage.new_flags].transpose(0, 2, 1)[:, :, None, :]
+            value = np.concatenate([tracked, own], axis=2)  # [context, objective, slot, result]
+            turns[limit] = play_turn(np.broadcast_to(value, (limit, *value.shape)), obj, limit)
+        followers.insert(0, turns)
+        later = {limit: turns[limit].start[:, :, :FLAGS] for limit in limits}
+    # the leader: stopping after ``used`` throws sets the limit
+    starts = [st[0].index[comparison.start(res)[0]] for res in range(len(RESULTS))]
+    lead_flags = WORST | BEST
+    value = np.zeros((most, 1, len(OBJECTIVES), FLAGS + 1, len(RESULTS)))
+    for r in range(most):
+        limit = most - r if rules.leader_limit else most
+        value[r, 0, :, SELF, :] = later[limit][starts, :, lead_flags].T
+    leader = play_turn(value, obj, most)
+    return RoundValues(
+        rules, players, charge, objective, leader, followers, _positions(leader, followers, st, limits, most)
+    )
+
+
+def _positions(
+    leader: Turn, followers: list[dict[int, Turn]], st: tuple[Stage, ...], limits: list[int], most: int
+) -> FloatArray:
+    """[position, objective]: each position's value, following the play forward."""
+    values = [leader.start[0, :, SELF]]
+    ended = leader.outcomes(most)[0]  # [used - 1, result]
+    reach: dict[int, FloatArray] = {}  # by limit: the chance of each summary after the leader
+    starts = np.array([st[0].index[(res, res, 1, 1)] for res in range(len(RESULTS))])
+    for limit in limits:
+        used = [limit] if len(limits) > 1 else list(range(1, most + 1))
+        mass = ended[[u - 1 for u in used]].sum(axis=0)
+        reach[limit] = np.bincount(starts, mass, minlength=len(st[0].summaries)).astype(float)
+    for pos, turns in enumerate(followers, start=1):
+        stage = st[pos - 1]
+        total = np.zeros(values[0].shape)
+        following: dict[int, FloatArray] = {}
+        for limit, turn in turns.items():
+            total += reach[limit] @ turn.start[:, :, SELF]
+            if pos < len(followers):
+                ends = turn.outcomes(limit).sum(axis=1) * reach[limit][:, None]  # [context, result]
+                size = len(st[pos].summaries)
+                following[limit] = np.bincount(stage.next.ravel(), ends.ravel(), minlength=size).astype(float)
+        values.append(total)
+        reach = following
+    return np.array(values)
+
+
+def objective_for(rules: Ruleset, charge: bool) -> Objective:
+    """The bot's round objective: the tokens, unless the model lacks them (then not losing)."""
+    return "loser" if unsupported(rules, charge, "tokens") else "tokens"
+
+
+def round_for(rules: Ruleset, players: int, charge: bool, pot: int) -> RoundValues:
+    """The round the optimal bot plays, with ``pot`` tokens left in the pot (charge only)."""
+    cap: int | None = None
+    if charge:
+        values = [rules.table.values[r] for r in RESULTS]
+        most = max(*values, rules.nenette_penalty) * (players if rules.tied_losers_all_take else 1)
+        cap = pot if pot < most else None  # a larger pot caps nothing: share one solve
+    return solve_round(rules, players, charge, objective_for(rules, charge), cap)
+
+
+@cache
+def vient_amount(rules: Ruleset) -> float:
+    """« Main chaude »: the expected amount a decided replay of two coups secs sets."""
+    values = np.array([rules.table.values[r] for r in RESULTS], dtype=float)
+    strength = np.array(comparison_of(rules).strength)
+    better = strength[:, None] > strength[None, :]  # [first, second]: the first is the better
+    amount = np.where(better, values[:, None], values[None, :])
+    if rules.value_deduction:
+        low = np.where(better, values[None, :], values[:, None])
+        amount = np.maximum(0.0, amount - low)
+    decided = np.outer(FRESH, FRESH) * (strength[:, None] != strength[None, :])
+    return float((amount * decided).sum() / decided.sum())

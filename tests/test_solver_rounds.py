@@ -1,0 +1,233 @@
+"""Rounds of any number of players by max^n: exact cases, the engine's settlement, play."""
+
+import json
+import math
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+
+from py421.cli import main
+from py421.core.actions import ReportedTurn
+from py421.core.chance import SeededDice
+from py421.core.engine import apply_action, apply_dice, apply_turn
+from py421.core.events import RoundDecided, Took
+from py421.core.game import Game
+from py421.core.rules import Ruleset
+from py421.core.state import Phase, State
+from py421.players import HeuristicBot, Player
+from py421.players.optimal import OptimalBot
+from py421.sim.loop import play_out
+from py421.solver.duel import solve_duel
+from py421.solver.rounds import OBJECTIVES, comparison_of, payoffs, solve_round, stages
+from py421.solver.tables import INDEX, RESULTS
+
+from .helpers import play_until
+from .test_bots import wilson
+
+
+@pytest.mark.parametrize("preset", ["classic-11", "tim", "comptoir-21", "kytionnaire", "vache-41"])
+def test_two_player_rounds_are_the_duel(preset):
+    """Two players not wanting to lose the round play the duel (ties counting half)."""
+    rules = Ruleset.preset(preset)
+    values = solve_round(rules, 2, False, "loser")
+    first = solve_duel(rules, "half").first_wins
+    assert values.not_losing[0] == pytest.approx(first, abs=1e-12)
+    assert values.not_losing.sum() == pytest.approx(1, abs=1e-12)
+
+
+def test_decharge_tokens_balance_and_coups_secs_are_fair():
+    rules = Ruleset.preset("classic-11")
+    for players in (3, 4):
+        decharge = solve_round(rules, players, False, "tokens")
+        assert abs(decharge.tokens.sum()) < 1e-12  # what one gives another receives
+        charge = solve_round(rules, players, True, "tokens", rules.pot)  # one throw: nothing to choose
+        assert charge.not_losing == pytest.approx([1 - 1 / players] * players, abs=1e-12)
+
+
+def start_of(rules: Ruleset, players: int, phase: Phase) -> State:
+    """A round's start in ``phase`` with every player in, reached by heuristic play."""
+    bot = HeuristicBot()
+
+    def ready(state: State) -> State | None:
+        r = state.round
+        fresh = r is not None and not r.done and not r.throws and r.tie is None
+        everyone = sum(state.active) == players
+        return state if state.phase is phase and fresh and everyone else None
+
+    for seed in range(100):
+        game = Game(rules, [f"P{i}" for i in range(players)])
+        dice = SeededDice(f"start-{rules.name}-{seed}")
+        found = ready(game.state) or play_until(
+            game, dice, bot.choose, lambda s: ready(s) or s.is_over or None
+        )
+        if isinstance(found, State):
+            return found
+    raise AssertionError("no such round in 100 games")
+
+
+@pytest.mark.parametrize(
+    ("preset", "players", "phase"),
+    [
+        ("classic-11", 3, Phase.DECHARGE),
+        ("engranjeu-21", 3, Phase.DECHARGE),
+        ("comptoir-21", 4, Phase.DECHARGE),
+        ("comptoir-21", 3, Phase.CHARGE),
+        ("kytionnaire", 4, Phase.DECHARGE),
+    ],
+)
+@given(data=st.data())
+def test_summaries_settle_rounds_as_the_engine_does(preset, players, phase, data):
+    """Reported turns with no tie-break: the engine's loser, winner and amount are the
+    model's, for every position."""
+    rules = Ruleset.preset(preset).with_options(tie_break="rampot")  # throw counts aside
+    state = START[(preset, players, phase)]
+    assert state.round is not None
+    order = state.round.order
+    results = data.draw(st.lists(st.sampled_from(RESULTS), min_size=players, max_size=players))
+    for res in results:
+        state = apply_turn(replace(state, rules=rules), ReportedTurn(res, 1))
+    decided = [e for e in state.events if isinstance(e, RoundDecided)]
+    if not decided:
+        return  # a tie-break follows: a draw, modelled as fair
+    outcome = decided[0]
+    charge = phase is Phase.CHARGE
+    comparison = comparison_of(rules)
+    stage = stages(comparison, players)
+    summary, first_flags = comparison.start(INDEX[results[0]])
+    flags = [first_flags]
+    for k, res in enumerate(results[1:], start=1):
+        summary, new, moved = comparison.update(summary, INDEX[res], k)
+        flags = [moved[f] for f in flags] + [new]
+    pot = START[(preset, players, phase)].pot
+    model = payoffs(rules, players, charge, pot if charge else None, stage[-1])
+    row = stage[-1].index[summary]
+    takes = [e.amount for e in state.events if isinstance(e, Took)]
+    for position, seat in enumerate(order):
+        loses = seat in outcome.losers
+        assert model[OBJECTIVES.index("loser"), row, flags[position]] == -float(loses)
+        if charge:
+            tokens = -sum(takes) / len(takes) * loses  # tied takers share the pot's last tokens
+        else:
+            tokens = outcome.amount * len(outcome.losers) * (seat == outcome.winner) - outcome.amount * loses
+        assert model[OBJECTIVES.index("tokens"), row, flags[position]] == pytest.approx(tokens)
+
+
+START = {
+    key: start_of(Ruleset.preset(key[0]), key[1], key[2])
+    for key in [
+        ("classic-11", 3, Phase.DECHARGE),
+        ("engranjeu-21", 3, Phase.DECHARGE),
+        ("comptoir-21", 4, Phase.DECHARGE),
+        ("comptoir-21", 3, Phase.CHARGE),
+        ("kytionnaire", 4, Phase.DECHARGE),
+    ]
+}
+
+
+@pytest.mark.parametrize(
+    ("preset", "players", "settings"),
+    [("classic-11", 3, ()), ("engranjeu-21", 4, ("tie_break=rampot",))],
+)
+def test_round_values_agree_with_max_n_play_through_the_engine(preset, players, settings):
+    """Every seat plays the solved round 3,000 times from a décharge start: each
+    position's chance of not losing and its tokens are within 4 standard errors."""
+    rules = Ruleset.preset(preset).with_settings(settings)
+    start = replace(start_of(Ruleset.preset(preset), players, Phase.DECHARGE), rules=rules)
+    assert start.round is not None
+    order = start.round.order
+    values = solve_round(rules, players, False, "tokens")
+    bot = OptimalBot()
+    n = 3000
+    lost = np.zeros((n, players))
+    tokens = np.zeros((n, players))
+    for i in range(n):
+        state, dice = start, SeededDice(f"round-{preset}-{i}")
+        while True:
+            request = state.chance
+            if request:
+                state = apply_dice(state, dice.throw(request))
+            else:
+                state = apply_action(state, bot.choose(state))
+            decided = [e for e in state.events if isinstance(e, RoundDecided)]
+            if decided:
+                break
+        d = decided[0]
+        for position, seat in enumerate(order):
+            lost[i, position] = seat in d.losers
+            given = d.amount * len(d.losers) * (seat == d.winner)
+            tokens[i, position] = given - d.amount * (seat in d.losers)
+    for position in range(players):
+        p = values.not_losing[position]
+        se = math.sqrt(p * (1 - p) / n)
+        played = 1 - lost[:, position].mean()
+        print(f"{preset} position {position + 1}: not losing {p:.4f} solved, {played:.4f} played")
+        assert abs((1 - lost[:, position].mean()) - p) < 4 * se
+        se_tokens = tokens[:, position].std() / math.sqrt(n)
+        assert abs(tokens[:, position].mean() - values.tokens[position]) < 4 * se_tokens
+
+
+def test_optimal_beats_two_heuristics_at_three_players():
+    """bot:optimal in one seat of three, moving round the table: it loses less than a third."""
+    rules = Ruleset.preset("classic-11")
+    games, lost = 1200, 0.0
+    for g in range(games):
+        seat = g % 3
+        bots: list[Player] = [HeuristicBot(), HeuristicBot(), HeuristicBot()]
+        bots[seat] = OptimalBot()
+        game = play_out(Game(rules, ["A", "B", "C"]), bots, SeededDice(f"three-{g}"))
+        outcome = game.state.outcome
+        assert outcome is not None
+        if seat in outcome.losers:
+            lost += 1 / len(outcome.losers)
+    low, high = wilson(lost, games, z=2.576)
+    interval = f"99 % interval {low:.3f}-{high:.3f}"
+    print(f"bot:optimal loses {lost / games:.3f} of {games} three-player games, {interval}")
+    assert high < 1 / 3
+
+
+def test_solve_reports_every_position_for_three_and_four_players():
+    runner = CliRunner()
+    result = runner.invoke(main, ["solve", "--players", "4", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["method"] == "max^n rounds"
+    decharge = data["rounds"]["decharge"]["positions"]
+    assert [p["position"] for p in decharge] == [1, 2, 3, 4]
+    assert sum(p["tokens"] for p in decharge) == pytest.approx(0, abs=1e-9)
+    assert decharge[0]["not_losing"] > max(p["not_losing"] for p in decharge[1:])  # the leader's edge
+    text = runner.invoke(main, ["solve", "--players", "3", "--rules", "vache-41"]).output
+    assert "each maximising loser" in text and "position 3" in text
+    refused = runner.invoke(main, ["solve", "--players", "3", "--rules", "tim"])
+    assert refused.exit_code == 2 and "tim is played by 2 to 2 players" in refused.output
+
+
+def test_advise_by_round_and_game_objectives():
+    runner = CliRunner()
+
+    def options(*args: str) -> list[dict[str, Any]]:
+        result = runner.invoke(main, ["advise", *args, "--json"])
+        assert result.exit_code == 0, result.output
+        rows: list[dict[str, Any]] = json.loads(result.output)["options"]
+        return rows
+
+    # Last of three in the décharge, 653 and nénette final: 642 can only win by rolling a 1
+    last = ("--throws-left", "1", "--players", "3", "--before", "653,221")
+    best = options("642", *last, "--objective", "tokens")
+    assert best[0]["keep"] == "42" and best[0]["value"] == pytest.approx(10 / 6)
+    # not losing the round: nothing is lost by stopping on 642 above a nénette
+    safe = options("642", *last, "--objective", "loser")
+    assert safe[0] == {"keep": "642", "stop": True, "value": 1.0}
+    # the game objective for two players: values are chances, best first
+    game = options("642", "--throws-left", "1", "--objective", "game", "--before", "631", "--tokens", "5,6")
+    assert all(0 <= r["value"] <= 1 for r in game)
+    assert [r["value"] for r in game] == sorted((r["value"] for r in game), reverse=True)
+    bad = runner.invoke(main, ["advise", "642", "--throws-left", "1", "--objective", "game", "--tokens", "5"])
+    assert bad.exit_code == 2 and "expected two counts like 5,6" in bad.output
+    past = ["advise", "642", "--throws-left", "2", "--before", "653", "--limit", "1", "--objective", "loser"]
+    wrong = runner.invoke(main, past)
+    assert wrong.exit_code == 2 and "at most 1 throw here: 0 to 0 left, not 2" in wrong.output
