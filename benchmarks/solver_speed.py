@@ -15,6 +15,7 @@ from py421.core.dice import Result
 from py421.core.rules import Ruleset, preset_names
 from py421.solver.advice import advise
 from py421.solver.heads_up import HeadsUp, unsupported
+from py421.solver.rounds import solve_round
 
 
 def main() -> None:
@@ -28,6 +29,17 @@ def main() -> None:
         solver = HeadsUp(rules).solve()
         took = time.perf_counter() - start
         print(f"  {name:<13} {took:7.2f} s  ({solver.iterations} décharge sweeps)")
+
+    print("a round solved by max^n (tokens objective), every position:")
+    for name in ("classic-11", "engranjeu-21"):
+        rules = Ruleset.preset(name)
+        for players in (3, 4):
+            for charge in (True, False):
+                start = time.perf_counter()
+                solve_round.__wrapped__(rules, players, charge, "tokens", None)
+                took = time.perf_counter() - start
+                phase = "charge" if charge else "décharge"
+                print(f"  {name:<13} {players} players, {phase:<9} {took:6.2f} s")
 
     table = Ruleset.preset("classic-11").table
     hands = [Result.parse(h) for h in ("642", "611", "553", "321", "665")]

@@ -118,10 +118,11 @@ def test_plain_play_with_piped_input_reaches_the_end(private_home):
     assert "Alice:" in proc.stdout  # she was asked
 
 
-def test_bots_only_game_finishes_and_prints_the_outcome(private_home):
-    proc = play_process(
-        "--players", "bot:random,bot:heuristic", "--seed", "1", input="", env_home=private_home
-    )
+@pytest.mark.parametrize(
+    "players", ["bot:random,bot:heuristic", "bot:optimal,bot:heuristic,bot:random,bot:optimal"]
+)
+def test_bots_only_game_finishes_and_prints_the_outcome(private_home, players):
+    proc = play_process("--players", players, "--seed", "1", input="", env_home=private_home)
     assert proc.returncode == 0, proc.stderr
     assert "game over" in proc.stdout
     assert any(w in proc.stdout for w in ("loses the game", "« grand perdant »", "shared loss"))

@@ -215,7 +215,8 @@ def test_advise_by_round_and_game_objectives():
         rows: list[dict[str, Any]] = json.loads(result.output)["options"]
         return rows
 
-    # Last of three in the décharge, 653 and nénette final: 642 can only win by rolling a 1
+    # Last of three in the décharge after 653 and a nénette: keeping 42, a 1 (421, worth 8)
+    # or a 3 (432, worth 2) wins the round and gives its value away
     last = ("--throws-left", "1", "--players", "3", "--before", "653,221")
     best = options("642", *last, "--objective", "tokens")
     assert best[0]["keep"] == "42" and best[0]["value"] == pytest.approx(10 / 6)
