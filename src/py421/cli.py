@@ -403,15 +403,55 @@ def _solve_rounds(rules: Ruleset, players: int, as_json: bool) -> None:
 
 
 @main.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8421, show_default=True)
+@click.option("--db", "db_url", default=None, help="Database URL (default: SQLite in the data folder).")
+@click.option(
+    "--bot-delay", type=click.FloatRange(0, 10), default=0.6, show_default=True, help="Seconds a bot waits."
+)
+def serve(host: str, port: int, db_url: str | None, bot_delay: float) -> None:
+    """Online tables: friends play in the browser, bots fill the empty seats."""
+    import uvicorn
+
+    from .server.app import create_app
+    from .storage import data_dir
+
+    url = db_url or f"sqlite:///{data_dir() / 'server.sqlite3'}"
+    app = create_app(url, bot_delay=bot_delay)
+    click.echo(f"py421 tables on http://{host}:{port} (database: {url.split('@')[-1]})", err=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+@main.command()
+@click.argument("record_file", type=click.Path(dir_okay=False, path_type=Path))
+def verify(record_file: Path) -> None:
+    """Check an online game's dice: the seed matches its hash and gives every throw."""
+    from .server.hub import verify as check
+
+    record = _read_record(record_file)
+    problems = check(record)
+    if problems:
+        for line in problems:
+            click.echo(line, err=True)
+        raise SystemExit(1)
+    dice = sum(1 for s in record.steps if s.kind == "dice")
+    click.echo(f"fair: the seed matches its published hash and gives all {dice} throws of the record")
+
+
+def _read_record(path: Path) -> Record:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise click.BadParameter(f"cannot read {path}: {exc}") from None
+    return Record.from_json(text)
+
+
+@main.command()
 @click.argument("record_file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--log", is_flag=True, help="Print every step of the game.")
 def replay(record_file: Path, log: bool) -> None:
     """Replay a game record and print its outcome."""
-    try:
-        text = record_file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise click.BadParameter(f"cannot read {record_file}: {exc}") from None
-    record = Record.from_json(text)
+    record = _read_record(record_file)
     final = record.replay()
     if log:
         _print_replay(record, "en")

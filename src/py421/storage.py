@@ -136,8 +136,11 @@ class GameRow:
 class History:
     """Finished games and the counts behind ``421 stats``."""
 
-    def __init__(self, url: str | None = None) -> None:
-        self.engine: Engine = create_engine(url or f"sqlite:///{data_dir() / HISTORY_NAME}")
+    def __init__(self, url: str | None = None, *, engine: Engine | None = None) -> None:
+        if engine is not None:  # the server's database: its migrations made the schema
+            self.engine = engine
+            return
+        self.engine = create_engine(url or f"sqlite:///{data_dir() / HISTORY_NAME}")
         metadata.create_all(self.engine)
 
     @contextmanager
@@ -211,8 +214,11 @@ class History:
             raise InvalidRecord(f"there is no game number {game_id} in the history")
         return Record.from_json(text)
 
-    def stats(self) -> list[dict[str, Any]]:
-        """Per player: games, losses, 421s and nénettes thrown, tokens taken."""
+    def stats(self, *, rules: str | None = None, name: str | None = None) -> list[dict[str, Any]]:
+        """Per player: games, losses, 421s and nénettes thrown, tokens taken.
+
+        ``rules`` keeps the games of one preset, ``name`` one player's rows.
+        """
         c = game_players.c
         query = (
             select(
@@ -227,5 +233,9 @@ class History:
             .group_by(c.name)
             .order_by(func.count().desc(), c.name)
         )
+        if rules is not None:
+            query = query.join(games, games.c.id == c.game_id).where(games.c.rules == rules)
+        if name is not None:
+            query = query.where(c.name == name)
         with self._begin() as conn:
             return [dict(row) for row in conn.execute(query).mappings().all()]

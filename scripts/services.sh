@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# Bring up what the browser and database tests need: Debian's Chromium and a
+# private PostgreSQL server on 127.0.0.1. Safe to run again: it reuses what is there.
+# The last two lines on stdout are the settings for the tests:
+#   PY421_TEST_POSTGRES=postgresql+psycopg://postgres@127.0.0.1:PORT/py421test
+#   PY421_CHROMIUM=/usr/bin/chromium
+# Everything else goes to stderr.
+# Environment: PY421_PG_PORT (default 55432), PY421_PG_DIR (default /tmp/py421-pg).
+set -euo pipefail
+
+# Keep stdout for the two result lines only.
+exec 3>&1 1>&2
+
+port=${PY421_PG_PORT:-55432}
+base=$(realpath -m "${PY421_PG_DIR:-/tmp/py421-pg}")
+data=$base/data
+db=py421test
+wait_s=30
+
+die() {
+    echo "services.sh: $*" >&2
+    exit 1
+}
+
+[[ $port =~ ^[0-9]+$ ]] || die "PY421_PG_PORT must be a port number, not '$port'"
+
+as_root=()
+if [[ $(id -u) -ne 0 ]] && command -v sudo > /dev/null; then
+    as_root=(sudo -n)
+fi
+
+# --- Debian packages -------------------------------------------------------
+
+missing=()
+for pkg in chromium postgresql; do
+    dpkg-query -W -f='${Status}' "$pkg" 2> /dev/null | grep -q 'ok installed' || missing+=("$pkg")
+done
+
+if ((${#missing[@]})); then
+    if [[ $(id -u) -ne 0 && ${#as_root[@]} -eq 0 ]]; then
+        die "missing Debian packages (${missing[*]}) and neither root nor sudo to install them"
+    fi
+    echo "services.sh: installing ${missing[*]}..."
+    apt_log=$(mktemp)
+    trap 'rm -f "$apt_log"' EXIT
+    apt_install() {
+        "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+            apt-get install -y -q --no-install-recommends "${missing[@]}" >> "$apt_log" 2>&1
+    }
+    # The package lists are fetched only when they are too old or absent to install from.
+    if ! apt_install; then
+        if ! "${as_root[@]}" apt-get update -q >> "$apt_log" 2>&1 || ! apt_install; then
+            cat "$apt_log"
+            die "apt-get could not install ${missing[*]}"
+        fi
+    fi
+fi
+
+chromium=$(command -v chromium) || die "chromium is installed but not on PATH"
+
+# --- PostgreSQL --------------------------------------------------------------
+
+# A data directory made by an older server keeps its own binaries; otherwise the newest.
+if [[ -f $data/PG_VERSION && -x /usr/lib/postgresql/$(< "$data/PG_VERSION")/bin/postgres ]]; then
+    pg_bin=/usr/lib/postgresql/$(< "$data/PG_VERSION")/bin
+else
+    pg_bin=$(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V | tail -1)
+fi
+[[ -x $pg_bin/postgres ]] || die "no PostgreSQL server binaries under /usr/lib/postgresql"
+
+# PostgreSQL refuses to run as root.
+if [[ $(id -u) -eq 0 ]]; then
+    as_pg=(runuser -u postgres --)
+else
+    as_pg=()
+fi
+
+# Answers 0 when accepting connections, 1 when starting or stopping, 2 when nobody answers.
+pg_ready() {
+    local rc=0
+    "$pg_bin/pg_isready" -q -h 127.0.0.1 -p "$port" -U postgres -t 2 || rc=$?
+    return $rc
+}
+
+wait_ready() {
+    local deadline=$((SECONDS + wait_s))
+    until pg_ready; do
+        if ((SECONDS >= deadline)); then
+            [[ -f $base/postgres.log ]] && tail -n 20 "$base/postgres.log"
+            die "PostgreSQL on 127.0.0.1:$port not ready after ${wait_s}s (log: $base/postgres.log)"
+        fi
+        sleep 0.2
+    done
+}
+
+rc=0
+pg_ready || rc=$?
+if ((rc == 1)); then
+    wait_ready
+elif ((rc != 0)); then
+    mkdir -p "$base"
+    if ((${#as_pg[@]})); then
+        chown postgres:postgres "$base"
+        "${as_pg[@]}" test -w "$base" ||
+            die "the postgres user cannot write to $base: choose a PY421_PG_DIR it can reach"
+    fi
+    cd "$base" # the server user may not be allowed into the caller's directory
+
+    # Two runs at once must not both initdb or start.
+    exec 9> "$base/.lock"
+    flock -w "$wait_s" 9 || die "another run holds $base/.lock"
+
+    if ! pg_ready; then
+        if [[ ! -f $data/PG_VERSION ]]; then
+            # Left over from an interrupted initdb: nothing in it is worth keeping.
+            rm -rf "$data"
+            echo "services.sh: initdb $data ($pg_bin)"
+            if ! "${as_pg[@]}" "$pg_bin/initdb" -D "$data" -U postgres --auth=trust \
+                --encoding=UTF8 --locale=C --no-sync > "$base/initdb.log" 2>&1; then
+                cat "$base/initdb.log"
+                die "initdb failed"
+            fi
+        fi
+
+        # After a reboot the pid file can name a live process that is not the server.
+        if [[ -f $data/postmaster.pid ]]; then
+            pid=$(head -1 "$data/postmaster.pid")
+            comm=$(cat "/proc/$pid/comm" 2> /dev/null || true)
+            if [[ $comm != postgres && $comm != postmaster ]]; then
+                rm -f "$data/postmaster.pid"
+            else
+                die "$data is already served on port $(sed -n 4p "$data/postmaster.pid"), not $port:" \
+                    "use that PY421_PG_PORT or stop it ($pg_bin/pg_ctl -D $data stop)"
+            fi
+        fi
+
+        # A unix socket path is limited to 107 bytes.
+        sockdir=$base
+        ((${#base} + 16 < 107)) || sockdir=/tmp
+
+        echo "services.sh: starting PostgreSQL on 127.0.0.1:$port"
+        # Throwaway test data: durability is not worth the time.
+        opts="-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories=$sockdir"
+        opts+=" -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+        if ! "${as_pg[@]}" "$pg_bin/pg_ctl" -D "$data" -l "$base/postgres.log" -w -t "$wait_s" \
+            -o "$opts" start > "$base/pg_ctl.log" 2>&1 9>&-; then
+            cat "$base/pg_ctl.log"
+            [[ -f $base/postgres.log ]] && tail -n 20 "$base/postgres.log"
+            die "PostgreSQL did not start on 127.0.0.1:$port (log: $base/postgres.log)"
+        fi
+    fi
+    wait_ready
+    cd /
+fi
+
+psql=("$pg_bin/psql" -X -q -h 127.0.0.1 -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1)
+exists=$("${psql[@]}" -tAc "select 1 from pg_database where datname = '$db'") ||
+    die "cannot connect as postgres to 127.0.0.1:$port without a password"
+if [[ $exists != 1 ]] && ! "${psql[@]}" -c "create database $db" 2> /dev/null; then
+    # A run alongside may have just made it.
+    [[ $("${psql[@]}" -tAc "select 1 from pg_database where datname = '$db'") == 1 ]] ||
+        die "could not create database $db"
+fi
+
+# --- Chromium ----------------------------------------------------------------
+
+chrome_log=$(mktemp)
+if ! timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --dump-dom about:blank \
+    > "$chrome_log" 2>&1 || ! grep -qi '<html' "$chrome_log"; then
+    cat "$chrome_log"
+    rm -f "$chrome_log"
+    die "$chromium does not run headless (--headless --no-sandbox --disable-gpu)"
+fi
+rm -f "$chrome_log"
+
+echo "PY421_TEST_POSTGRES=postgresql+psycopg://postgres@127.0.0.1:$port/$db" >&3
+echo "PY421_CHROMIUM=$chromium" >&3

@@ -1,0 +1,1 @@
+"""Online tables: a FastAPI server, its storage and a static browser front-end."""

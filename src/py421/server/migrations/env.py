@@ -1,0 +1,19 @@
+"""Alembic environment: the server passes its connection in ``config.attributes``."""
+
+from __future__ import annotations
+
+from alembic import context
+from sqlalchemy import create_engine
+
+config = context.config
+connection = config.attributes.get("connection")
+if connection is not None:
+    context.configure(connection=connection)
+    with context.begin_transaction():
+        context.run_migrations()
+else:  # from the alembic command line
+    engine = create_engine(config.get_main_option("sqlalchemy.url") or "")
+    with engine.begin() as conn:
+        context.configure(connection=conn)
+        with context.begin_transaction():
+            context.run_migrations()

@@ -1,0 +1,231 @@
+"""The server's database: online tables, their seats and every step played.
+
+One code path for SQLite and PostgreSQL (SQLAlchemy Core); the schema is
+created and upgraded by the Alembic migrations in ``migrations/``. Every
+accepted step is committed before anyone is told of it, so a restart
+rebuilds each table by replaying its steps.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import (
+    Column,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    delete,
+    select,
+)
+from sqlalchemy.engine import Connection, Engine
+
+from ..core.errors import Py421Error
+from ..core.game import Step
+
+metadata = MetaData()
+
+online_tables = Table(
+    "online_tables",
+    metadata,
+    Column("code", String(8), primary_key=True),
+    Column("created_at", String(32), nullable=False),
+    Column("mode", String(16), nullable=False),  # "play" or "scorekeeper"
+    Column("rules", Text, nullable=False),  # JSON: the ruleset's options
+    Column("status", String(16), nullable=False),  # "waiting", "playing" or "over"
+    Column("seed", String(64), nullable=False),  # secret until the game is over
+    Column("seed_hash", String(64), nullable=False),
+    Column("timeout", Integer, nullable=False),
+    Column("first_seat", Integer, nullable=False),
+    Column("rematch", String(8)),
+    Column("game_id", Integer),  # in the history, once over
+)
+
+online_seats = Table(
+    "online_seats",
+    metadata,
+    Column("code", ForeignKey("online_tables.code", ondelete="CASCADE"), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("kind", String(8), nullable=False),  # "human" or "bot"
+    Column("bot", String(16)),
+    Column("name", String(64)),
+    Column("token_hash", String(64), index=True),
+)
+
+online_steps = Table(
+    "online_steps",
+    metadata,
+    Column("code", ForeignKey("online_tables.code", ondelete="CASCADE"), primary_key=True),
+    Column("n", Integer, primary_key=True),
+    Column("seat", Integer, nullable=False),
+    Column("kind", String(8), nullable=False),
+    Column("text", String(64), nullable=False),
+)
+
+
+class DatabaseError(Py421Error):
+    """The database cannot be used: what was wrong and what is accepted."""
+
+
+def normalize_url(url: str) -> str:
+    """Accept the usual ``postgresql://`` spelling and use the psycopg 3 driver."""
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def make_engine(url: str) -> Engine:
+    url = normalize_url(url)
+    if not url.startswith(("sqlite", "postgresql")):
+        raise DatabaseError(
+            f"unsupported database {url.split(':')[0]!r}; accepted: sqlite:///FILE, postgresql://…"
+        )
+    try:
+        return create_engine(url, pool_pre_ping=True)
+    except ModuleNotFoundError as e:
+        raise DatabaseError(f"{e}; for PostgreSQL install py421[postgres]") from e
+
+
+def migrate(engine: Engine) -> None:
+    """Create or upgrade the schema to the latest migration."""
+    config = Config()
+    config.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        command.upgrade(config, "head")
+
+
+@dataclass
+class SeatRow:
+    seat: int
+    kind: str
+    bot: str | None
+    name: str | None
+    token_hash: str | None
+
+
+@dataclass
+class TableRow:
+    code: str
+    created_at: str
+    mode: str
+    rules: dict[str, Any]
+    status: str
+    seed: str
+    seed_hash: str
+    timeout: int
+    first_seat: int
+    rematch: str | None
+    game_id: int | None
+    seats: list[SeatRow]
+    steps: list[Step]
+
+
+class Store:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    @contextmanager
+    def begin(self) -> Iterator[Connection]:
+        with self.engine.begin() as conn:
+            yield conn
+
+    def create(self, row: TableRow) -> None:
+        with self.begin() as conn:
+            conn.execute(
+                online_tables.insert().values(
+                    code=row.code,
+                    created_at=row.created_at,
+                    mode=row.mode,
+                    rules=json.dumps(row.rules),
+                    status=row.status,
+                    seed=row.seed,
+                    seed_hash=row.seed_hash,
+                    timeout=row.timeout,
+                    first_seat=row.first_seat,
+                )
+            )
+            conn.execute(
+                online_seats.insert(),
+                [{"code": row.code, **vars(s)} for s in row.seats],
+            )
+
+    def exists(self, code: str) -> bool:
+        with self.begin() as conn:
+            return (
+                conn.execute(select(online_tables.c.code).where(online_tables.c.code == code)).first()
+                is not None
+            )
+
+    def set_seat(self, code: str, seat: SeatRow) -> None:
+        c = online_seats.c
+        with self.begin() as conn:
+            conn.execute(
+                online_seats.update()
+                .where(c.code == code, c.seat == seat.seat)
+                .values(kind=seat.kind, bot=seat.bot, name=seat.name, token_hash=seat.token_hash)
+            )
+
+    def set_table(self, code: str, **values: Any) -> None:
+        with self.begin() as conn:
+            conn.execute(online_tables.update().where(online_tables.c.code == code).values(**values))
+
+    def add_step(self, code: str, n: int, step: Step) -> None:
+        with self.begin() as conn:
+            conn.execute(
+                online_steps.insert().values(code=code, n=n, seat=step.seat, kind=step.kind, text=step.text)
+            )
+
+    def remove_steps_from(self, code: str, n: int) -> None:
+        c = online_steps.c
+        with self.begin() as conn:
+            conn.execute(delete(online_steps).where(c.code == code, c.n >= n))
+
+    def load(self, code: str) -> TableRow | None:
+        with self.begin() as conn:
+            t = conn.execute(select(online_tables).where(online_tables.c.code == code)).mappings().first()
+            if t is None:
+                return None
+            seats = conn.execute(
+                select(online_seats).where(online_seats.c.code == code).order_by(online_seats.c.seat)
+            ).mappings()
+            steps = conn.execute(
+                select(online_steps).where(online_steps.c.code == code).order_by(online_steps.c.n)
+            ).mappings()
+            return TableRow(
+                t["code"],
+                t["created_at"],
+                t["mode"],
+                json.loads(t["rules"]),
+                t["status"],
+                t["seed"],
+                t["seed_hash"],
+                t["timeout"],
+                t["first_seat"],
+                t["rematch"],
+                t["game_id"],
+                [SeatRow(s["seat"], s["kind"], s["bot"], s["name"], s["token_hash"]) for s in seats],
+                [Step(s["seat"], s["kind"], s["text"]) for s in steps],
+            )
+
+    def unfinished(self) -> list[str]:
+        c = online_tables.c
+        with self.begin() as conn:
+            return list(conn.execute(select(c.code).where(c.status != "over")).scalars())
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")

@@ -1,0 +1,269 @@
+"""The table server's protocol: whole games over WebSockets, and every refusal."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from py421.cli import main
+from py421.core.record import Record
+from py421.server.hub import verify
+
+from .server_helpers import create, database_urls, play_to_the_end, serving, start
+
+URLS = database_urls(Path("/tmp"))
+
+
+@pytest.fixture(params=URLS)
+def client(request, tmp_path):
+    url = (
+        request.param.replace("/tmp/", f"{tmp_path}/")
+        if request.param.startswith("sqlite")
+        else request.param
+    )
+    with serving(url) as c:
+        yield c
+
+
+def receive_table(ws: Any) -> dict[str, Any]:
+    message: dict[str, Any] = ws.receive_json()
+    assert message["type"] == "table", message
+    return message
+
+
+def error_of(ws: Any, message: Any) -> dict[str, Any]:
+    ws.send_text(message if isinstance(message, str) else json.dumps(message))
+    while True:
+        answer: dict[str, Any] = ws.receive_json()
+        if answer["type"] == "error":
+            return answer
+
+
+def test_a_whole_game_against_bots_then_its_dice_verify(client, tmp_path):
+    created = create(client, seats=["human", "bot:heuristic", "bot:random"])
+    code, token = created["code"], created["token"]
+    with client.websocket_connect(f"/ws/{code}?token={token}") as ws:
+        first = receive_table(ws)
+        assert first["table"]["status"] == "waiting" and first["view"] is None
+        start(client, code, token)
+        final = play_to_the_end(ws)
+    table = final["table"]
+    assert table["status"] == "over"
+    assert table["seed"] is not None and table["seed_hash"] == created["seed_hash"]
+    record = client.get(f"/api/tables/{code}/record").json()
+    assert record["meta"]["seed_hash"] == created["seed_hash"]
+    assert verify(Record.from_dict(record)) == []
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    result = CliRunner().invoke(main, ["verify", str(path)])
+    assert result.exit_code == 0 and "fair: the seed matches its published hash" in result.output
+    # one die changed: the record no longer matches its seed
+    steps = record["steps"]
+    i = next(i for i, s in enumerate(steps) if "dice" in s and len(s["dice"]) == 3 and s["dice"] != "666")
+    steps[i]["dice"] = "666"
+    record.pop("final", None)
+    path.write_text(json.dumps(record))
+    tampered = CliRunner().invoke(main, ["verify", str(path)])
+    assert tampered.exit_code != 0
+    # the game is in the history, the leaderboard and the player's page
+    games = client.get("/api/games").json()
+    assert games[0]["players"][0] == "Alice" and games[0]["source"] == "online"
+    board = client.get("/api/leaderboard", params={"rules": "classic-11"}).json()
+    assert {row["name"] for row in board} >= {"Alice", "Heuristic 1", "Random 1"}
+    assert client.get("/api/players/Alice").json()["games"] == 1
+
+
+def test_two_people_join_and_each_acts_only_from_their_own_seat(client):
+    created = create(client, seats=["human", "human"])
+    code, alice = created["code"], created["token"]
+    joined = client.post(f"/api/tables/{code}/join", json={"name": "Bob"}).json()
+    assert joined["seat"] == 1
+    bob = joined["token"]
+    with (
+        client.websocket_connect(f"/ws/{code}?token={alice}") as a,
+        client.websocket_connect(f"/ws/{code}?token={bob}") as b,
+    ):
+        receive_table(a)
+        receive_table(a)  # Bob connected
+        receive_table(b)
+        start(client, code, alice)
+        while True:  # server dice until someone must decide
+            ma, mb = receive_table(a), receive_table(b)
+            if ma["view"]["waiting_for"] and ma["view"]["waiting_for"]["step"] == "decision":
+                break
+        mover = ma["view"]["waiting_for"]["seat"]
+        waiting, acting = (b, a) if mover == 0 else (a, b)
+        view = (ma if mover == 0 else mb)["view"]
+        assert view["your_turn"] and view["legal_actions"]
+        other = (mb if mover == 0 else ma)["view"]
+        assert not other["your_turn"] and other["legal_actions"] == []
+        refused = error_of(
+            waiting, {"type": "act", "version": ma["version"], "action": view["legal_actions"][0]}
+        )
+        assert refused["error"] == "not_your_turn"
+        stale = error_of(acting, {"type": "act", "version": ma["version"] - 1, "action": "stop"})
+        assert stale["error"] == "stale" and f"the table is at {ma['version']}" in stale["message"]
+
+
+@pytest.mark.parametrize(
+    ("message", "error", "says"),
+    [
+        ("not json", "malformed", "JSON object"),
+        ('["act"]', "malformed", 'with a \\"type\\"'),
+        ('{"type": "dance"}', "unknown_type", "accepted: act, report, undo, ping"),
+        ('{"type": "act", "version": "x", "action": "stop"}', "malformed", "version"),
+        ('{"type": "act", "version": 0, "action": 42}', "malformed", "action"),
+        ('{"type": "act", "version": 0, "action": "' + "x" * 5000 + '"}', "too_large", "4096 bytes"),
+    ],
+)
+def test_bad_messages_are_refused_and_change_nothing(client, message, error, says):
+    created = create(client, seats=["human", "bot:heuristic"])
+    code, token = created["code"], created["token"]
+    start(client, code, token)
+    with client.websocket_connect(f"/ws/{code}?token={token}") as ws:
+        before = receive_table(ws)
+        version = before["version"]
+        if error == "malformed" and "version" in message and '"x"' not in message:
+            message = message.replace('"version": 0', f'"version": {version}')
+        answer = error_of(ws, message)
+        assert answer["error"] == error
+        assert says.replace("\\", "") in answer["message"]
+    assert client.get(f"/api/tables/{code}").json()["version"] == version
+
+
+def test_spectators_watch_and_cannot_act(client):
+    created = create(client)
+    code, token = created["code"], created["token"]
+    with client.websocket_connect(f"/ws/{code}") as ws:
+        assert receive_table(ws)["view"] is None
+        assert error_of(ws, {"type": "act", "version": 0, "action": "stop"})["error"] == "spectator"
+    with client.websocket_connect(f"/ws/{code}?token={token}") as ws:
+        receive_table(ws)
+        assert error_of(ws, {"type": "act", "version": 0, "action": "stop"})["error"] == "not_started"
+
+
+def test_an_illegal_action_says_what_is_accepted(client):
+    created = create(client, seats=["human", "bot:heuristic"])
+    code, token = created["code"], created["token"]
+    with client.websocket_connect(f"/ws/{code}?token={token}") as ws:
+        receive_table(ws)
+        start(client, code, token)
+        while True:
+            message = receive_table(ws)
+            if message["view"]["your_turn"]:
+                break
+        answer = error_of(ws, {"type": "act", "version": message["version"], "action": "keep 9"})
+        assert answer["error"] == "illegal" and "a die shows 1 to 6" in answer["message"]
+        answer = error_of(ws, {"type": "act", "version": message["version"], "action": "dance"})
+        assert answer["error"] == "illegal" and "accepted" in answer["message"]
+
+
+def test_too_many_messages_are_rate_limited(client):
+    code = create(client)["code"]
+    with client.websocket_connect(f"/ws/{code}") as ws:
+        receive_table(ws)
+        for _ in range(40):
+            ws.send_json({"type": "ping"})
+        answers = [ws.receive_json() for _ in range(40)]
+    assert any(a.get("error") == "rate_limited" for a in answers)
+    assert sum(a["type"] == "pong" for a in answers) >= 20
+
+
+def test_http_refusals_say_what_is_accepted(client):
+    def refused(path: str, body: Any, status: int, error: str, says: str, token: str | None = None) -> None:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        response = client.post(path, json=body, headers=headers)
+        assert response.status_code == status, response.text
+        detail = response.json()["detail"]
+        assert detail["error"] == error and says in detail["message"], detail
+
+    refused("/api/tables", {"rules": "nope", "name": "A"}, 400, "bad_rules", "nope")
+    refused(
+        "/api/tables", {"seats": ["human", "bot:genius"], "name": "A"}, 400, "bad_seats", "accepted: human"
+    )
+    refused("/api/tables", {"seats": ["human"], "name": "A"}, 400, "bad_seats", "played by 2 to 8, not 1")
+    refused("/api/tables", {"name": ""}, 400, "bad_name", "1 to 24 characters")
+    refused("/api/tables", {"name": "A", "timeout": 3}, 400, "malformed", "10 to 3600")
+    refused("/api/tables", [1, 2], 400, "malformed", "JSON object")
+    created = create(client, seats=["human", "human"])
+    code, token = created["code"], created["token"]
+    refused(f"/api/tables/{code}/join", {"name": "Alice"}, 409, "name_taken", "choose another name")
+    refused(f"/api/tables/{code}/start", {}, 403, "not_creator", "only the table's creator")
+    refused(f"/api/tables/{code}/rematch", {}, 409, "not_over", "once the game is over", token)
+    assert client.get(f"/api/tables/{code}/record").json()["detail"]["error"] == "not_over"
+    client.post(f"/api/tables/{code}/join", json={"name": "Bob"})
+    refused(f"/api/tables/{code}/join", {"name": "Cy"}, 409, "full", "every seat")
+    assert client.get("/api/tables/ZZZZZ").status_code == 404
+
+
+def test_closing_the_tab_keeps_the_seat_and_a_rematch_keeps_everyone(client):
+    created = create(client, seats=["human", "bot:heuristic"])
+    code, token = created["code"], created["token"]
+    start(client, code, token)
+    with client.websocket_connect(f"/ws/{code}?token={token}") as ws:
+        while not receive_table(ws)["view"]["your_turn"]:
+            pass
+    with client.websocket_connect(f"/ws/{code}?token={token}") as ws:  # back again
+        message = receive_table(ws)
+        assert message["view"]["seat"] == 0 and message["view"]["your_turn"]
+        final = play_to_the_end(ws, first=message)
+        new = client.post(f"/api/tables/{code}/rematch", headers={"Authorization": f"Bearer {token}"}).json()
+        assert receive_table(ws)["table"]["rematch"] == new["code"]
+    assert final["table"]["status"] == "over"
+    table = client.get(f"/api/tables/{new['code']}").json()
+    assert table["status"] == "waiting" and table["seats"][0]["name"] == "Alice"
+    start(client, new["code"], token)  # the same token holds the same seat
+    assert client.get(f"/api/tables/{new['code']}").json()["status"] == "playing"
+
+
+def test_a_player_who_times_out_is_replaced_by_a_bot_until_they_act(client):
+    created = create(client, seats=["human", "bot:heuristic"])
+    code, token = created["code"], created["token"]
+    hub = client.app.state.hub
+    hub.get(code).timeout = 0.2  # seconds: the API accepts 10 and up
+    start(client, code, token)
+    with client.websocket_connect(f"/ws/{code}") as watcher:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            message = receive_table(watcher)
+            if message["table"]["seats"][0]["away"]:
+                break
+        assert message["table"]["seats"][0]["away"]
+        steps = message["version"]
+        while receive_table(watcher)["version"] <= steps:
+            pass  # the bot plays for Alice
+    with client.websocket_connect(f"/ws/{code}?token={token}") as ws:  # she comes back
+        assert not receive_table(ws)["table"]["seats"][0]["away"]
+
+
+def test_the_scorekeeper_page_reports_real_dice_and_undoes(client):
+    response = client.post(
+        "/api/tables", json={"mode": "scorekeeper", "rules": "classic-11", "players": ["Ann", "Bob"]}
+    )
+    created = response.json()
+    code, token = created["code"], created["token"]
+    with (
+        client.websocket_connect(f"/ws/{code}?token={token}") as ws,
+        client.websocket_connect(f"/ws/{code}") as watcher,
+    ):
+        message = receive_table(ws)
+        receive_table(watcher)
+        receive_table(ws)
+        assert message["table"]["status"] == "playing"
+        version = message["version"]
+        ws.send_json({"type": "report", "version": version, "turn": "421"})
+        after = receive_table(ws)
+        assert after["version"] == version + 1 and "Ann" in " ".join(after["log"])
+        assert (
+            error_of(watcher, {"type": "report", "version": version + 1, "turn": "221"})["error"]
+            == "spectator"
+        )
+        bad = error_of(ws, {"type": "report", "version": version + 1, "turn": "7"})
+        assert bad["error"] == "illegal" and "a die shows 1 to 6" in bad["message"]
+        ws.send_json({"type": "undo", "version": version + 1})
+        assert receive_table(ws)["version"] == version
