@@ -1,0 +1,109 @@
+"""The browser front-end in a real Chromium: two people create, join and play to the end."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = os.environ.get("PY421_CHROMIUM")
+SHOTS = Path(__file__).resolve().parent.parent / ".artifacts" / "browser"
+
+if not CHROMIUM:
+    if os.environ.get("CI"):
+        raise RuntimeError("CI runs the browser tests: PY421_CHROMIUM is not set (scripts/services.sh)")
+    pytest.skip("no Chromium: run the tests through scripts/check", allow_module_level=True)
+
+from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
+
+from .server_process import free_port, start_server  # noqa: E402
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[str]:
+    port = free_port()
+    proc = start_server(tmp_path, port, "--bot-delay", "0.05")
+    yield f"http://127.0.0.1:{port}"
+    proc.terminate()
+    proc.wait(10)
+
+
+@pytest.fixture
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        launched = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-dev-shm-usage",
+            ],
+        )
+        yield launched
+        launched.close()
+
+
+def phone(browser: Browser) -> Page:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB")
+    return context.new_page()
+
+
+def shot(page: Page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def take_a_turn(page: Page) -> None:
+    """Stop when allowed, else throw: a quick game."""
+    for testid in ("action-stop", "action-throw", "action-est", "action-vient"):
+        button = page.get_by_test_id(testid)
+        if button.is_visible() and button.is_enabled():
+            button.click()
+            return
+
+
+def test_two_phones_create_join_play_to_the_end_and_reload(server: str, browser: Browser) -> None:
+    alice, bob = phone(browser), phone(browser)
+    alice.goto(server + "/")
+    alice.get_by_test_id("player-name").fill("Alice")
+    alice.get_by_test_id("seat-kind-1").select_option("human")
+    shot(alice, "1-lobby")
+    alice.get_by_test_id("create-table").click()
+    expect(alice.get_by_test_id("status")).to_have_attribute("data-status", "waiting")
+    link = alice.get_by_test_id("share-link").inner_text()
+    assert "/t/" in link
+
+    bob.goto(link)
+    hostile = "<b>Bob</b><img src=x>"
+    bob.get_by_test_id("join-name").fill(hostile)
+    bob.get_by_test_id("join-button").click()
+    expect(alice.get_by_test_id("players")).to_contain_text(hostile)  # shown as text, never as markup
+    assert alice.locator("[data-testid=players] img").count() == 0
+    shot(bob, "2-joined")
+
+    alice.get_by_test_id("start-button").click()
+    expect(alice.get_by_test_id("status")).to_have_attribute("data-status", "playing")
+
+    reloaded = False
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        if alice.get_by_test_id("outcome").is_visible() and bob.get_by_test_id("outcome").is_visible():
+            break
+        for page in (alice, bob):
+            if page.get_by_test_id("your-turn").is_visible():
+                if page is bob and not reloaded:  # closing the tab and coming back keeps the seat
+                    shot(bob, "3-your-turn")
+                    bob.reload()
+                    expect(bob.get_by_test_id("your-turn")).to_be_visible()
+                    reloaded = True
+                take_a_turn(page)
+        time.sleep(0.05)
+    expect(alice.get_by_test_id("outcome")).to_be_visible()
+    expect(bob.get_by_test_id("outcome")).to_be_visible()
+    assert reloaded
+    expect(alice.get_by_test_id("seed")).to_be_visible()  # the seed is revealed at the end
+    shot(alice, "4-outcome")
