@@ -94,6 +94,7 @@ class Table:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     events: list[Event] = field(default_factory=list)
     timer: asyncio.Task[None] | None = None
+    _log: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def version(self) -> int:
@@ -131,9 +132,15 @@ class Table:
             "rematch": self.rematch,
         }
 
-    def message(self, conn: Connection) -> dict[str, Any]:
+    def log(self, lang: str) -> list[str]:
+        """The last lines of the game's log, each event described once per language."""
         names = self.game.players if self.game else ()
-        log = [describe(e, names, conn.lang) for e in self.events[-LOG_LINES:]]
+        lines = self._log.setdefault(lang, [])
+        lines.extend(describe(e, names, lang) for e in self.events[len(lines) :])
+        return lines[-LOG_LINES:]
+
+    def message(self, conn: Connection) -> dict[str, Any]:
+        log = self.log(conn.lang)
         view = seat_view(self.game.state, conn.seat) if self.game else None
         return {"type": "table", "table": self.public(), "view": view, "version": self.version, "log": log}
 
@@ -383,6 +390,7 @@ class Hub:
             self.store.remove_steps_from(table.code, n)
             game.undo()
             table.events = [e for s in game.states for e in s.events]
+            table._log.clear()  # the log is described again from the events left
             if table.status == "over":
                 table.status = "playing"
                 self.store.set_table(table.code, status="playing")

@@ -28,6 +28,7 @@ from sqlalchemy import (
     Text,
     create_engine,
     delete,
+    event,
     select,
 )
 from sqlalchemy.engine import Connection, Engine
@@ -94,9 +95,22 @@ def make_engine(url: str) -> Engine:
             f"unsupported database {url.split(':')[0]!r}; accepted: sqlite:///FILE, postgresql://…"
         )
     try:
-        return create_engine(url, pool_pre_ping=True)
+        engine = create_engine(url, pool_pre_ping=True)
     except ModuleNotFoundError as e:
         raise DatabaseError(f"{e}; for PostgreSQL install py421[postgres]") from e
+    if url.startswith("sqlite"):
+        event.listen(engine, "connect", _sqlite_pragmas)
+    return engine
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    # WAL: a commit survives the process being killed without waiting for the disk
+    # each time, and readers never block the writer.
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
 
 
 def migrate(engine: Engine) -> None:
