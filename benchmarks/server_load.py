@@ -37,9 +37,13 @@ async def client(base: str, ws_base: str, seed: int, until: float, latencies: li
             headers = {"Authorization": f"Bearer {token}"}
             async with connect(f"{ws_base}/ws/{code}?token={token}") as ws:
                 await http.post(f"{base}/api/tables/{code}/start", headers=headers)
-                sent: tuple[int, float] | None = None
+                sent: tuple[int, float, str] | None = None
                 while time.monotonic() < until:
                     message = json.loads(await ws.recv())
+                    if message.get("error") == "rate_limited" and sent is not None:
+                        await asyncio.sleep(1)  # faster than a person: the server asks us to wait
+                        await ws.send(sent[2])
+                        continue
                     if message["type"] != "table":
                         continue
                     if sent is not None and message["version"] > sent[0]:
@@ -53,9 +57,9 @@ async def client(base: str, ws_base: str, seed: int, until: float, latencies: li
                         break
                     if view["your_turn"] and sent is None:
                         action = rng.choice(view["legal_actions"])
-                        sent = (message["version"], time.perf_counter())
-                        act = {"type": "act", "version": message["version"], "action": action}
-                        await ws.send(json.dumps(act))
+                        act = json.dumps({"type": "act", "version": message["version"], "action": action})
+                        sent = (message["version"], time.perf_counter(), act)
+                        await ws.send(act)
     return games
 
 

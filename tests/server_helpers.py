@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 from collections.abc import Iterator
@@ -49,14 +50,17 @@ def fresh_postgres(url: str) -> str:
 
 @contextmanager
 def serving(url: str, bot_delay: float = 0.0) -> Iterator[TestClient]:
+    """A server whose tables' dice are fixed: the same games on every run."""
     if url.startswith("postgresql"):
         url = fresh_postgres(url)
-    with TestClient(create_app(url, bot_delay=bot_delay)) as client:
+    seeds = (f"test-table-{i}" for i in itertools.count())
+    with TestClient(create_app(url, bot_delay=bot_delay, seeds=seeds)) as client:
         yield client
 
 
 def create(client: TestClient, **request: Any) -> dict[str, Any]:
-    body = {"rules": "classic-11", "seats": ["human", "bot:heuristic"], "name": "Alice", "timeout": 0}
+    # lyonnaise-21: three throws in the charge, so the creator (who leads) decides at once
+    body = {"rules": "lyonnaise-21", "seats": ["human", "bot:heuristic"], "name": "Alice", "timeout": 0}
     response = client.post("/api/tables", json=body | request)
     assert response.status_code == 200, response.text
     created: dict[str, Any] = response.json()

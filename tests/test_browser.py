@@ -95,10 +95,10 @@ def test_two_phones_create_join_play_to_the_end_and_reload(server: str, browser:
             break
         for page in (alice, bob):
             if page.get_by_test_id("your-turn").is_visible():
-                if page is bob and not reloaded:  # closing the tab and coming back keeps the seat
-                    shot(bob, "3-your-turn")
-                    bob.reload()
-                    expect(bob.get_by_test_id("your-turn")).to_be_visible()
+                if not reloaded:  # closing the tab and coming back keeps the seat
+                    shot(page, "3-your-turn")
+                    page.reload()
+                    expect(page.get_by_test_id("your-turn")).to_be_visible()
                     reloaded = True
                 take_a_turn(page)
         time.sleep(0.05)

@@ -73,7 +73,7 @@ def test_a_whole_game_against_bots_then_its_dice_verify(client, tmp_path):
     # the game is in the history, the leaderboard and the player's page
     games = client.get("/api/games").json()
     assert games[0]["players"][0] == "Alice" and games[0]["source"] == "online"
-    board = client.get("/api/leaderboard", params={"rules": "classic-11"}).json()
+    board = client.get("/api/leaderboard", params={"rules": "lyonnaise-21"}).json()
     assert {row["name"] for row in board} >= {"Alice", "Heuristic 1", "Random 1"}
     assert client.get("/api/players/Alice").json()["games"] == 1
 

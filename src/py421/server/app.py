@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any
@@ -28,10 +28,11 @@ RATE = 10.0  # messages a second, per connection
 BURST = 20.0
 
 
-def create_app(db_url: str, *, bot_delay: float = 0.6) -> FastAPI:
+def create_app(db_url: str, *, bot_delay: float = 0.6, seeds: Iterator[str] | None = None) -> FastAPI:
+    """The server on a database; ``seeds`` fixes the tables' dice (for tests)."""
     engine = make_engine(db_url)
     migrate(engine)
-    hub = Hub(Store(engine), History(engine=engine), bot_delay=bot_delay)
+    hub = Hub(Store(engine), History(engine=engine), bot_delay=bot_delay, seeds=seeds)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal
@@ -148,8 +148,11 @@ class Table:
 class Hub:
     """Every live table, and the rules of changing them."""
 
-    def __init__(self, store: Store, history: History, *, bot_delay: float = 0.6) -> None:
+    def __init__(
+        self, store: Store, history: History, *, bot_delay: float = 0.6, seeds: Iterator[str] | None = None
+    ) -> None:
         self.store = store
+        self.seeds = seeds  # tests fix the dice; otherwise every table draws a secret seed
         self.history = history
         self.bot_delay = bot_delay
         self.tables: dict[str, Table] = {}
@@ -190,7 +193,7 @@ class Hub:
         timeout = request.get("timeout", 60)
         if not isinstance(timeout, int) or not (timeout == 0 or 10 <= timeout <= 3600):
             raise TableError("malformed", f"timeout: 0 (none) or 10 to 3600 seconds, not {timeout!r}")
-        seed = secrets.token_hex(32)
+        seed = self._seed()
         table = Table(
             self._new_code(), mode, rules, seats, seed, hashlib.sha256(seed.encode()).hexdigest(), timeout
         )
@@ -199,6 +202,9 @@ class Hub:
         if mode == "scorekeeper":
             self._begin_game(table)
         return table, token
+
+    def _seed(self) -> str:
+        return next(self.seeds) if self.seeds is not None else secrets.token_hex(32)
 
     def _row(self, t: Table) -> TableRow:
         return TableRow(
@@ -500,7 +506,7 @@ class Hub:
             raise TableError("not_over", "a rematch is offered once the game is over", 409)
         if table.rematch:
             return self.get(table.rematch)
-        seed = secrets.token_hex(32)
+        seed = self._seed()
         seats = [Seat(s.seat, s.kind, s.bot, s.name, s.token_hash) for s in table.seats]
         new = Table(
             self._new_code(), table.mode, table.rules, seats, seed, hashlib.sha256(seed.encode()).hexdigest(),
