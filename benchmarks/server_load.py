@@ -1,10 +1,11 @@
 """Load: N tables played at once over real WebSockets on loopback.
 
-Each table seats one client and one bot:heuristic (bots play without delay).
+Each table seats one client and one bot:heuristic; the server's bots wait
+BOT_DELAY seconds before each move (0.6, the server's default, unless given).
 Every client answers its turns at once; the latency of an action is the time
 from sending it to receiving the state that includes it.
 
-Run: .venv/bin/python benchmarks/server_load.py [TABLES] [SECONDS]
+Run: .venv/bin/python benchmarks/server_load.py [TABLES] [SECONDS] [BOT_DELAY]
 Target: p99 under 50 ms at 200 tables on the 2-core machine.
 """
 
@@ -29,13 +30,14 @@ from server_process import free_port, start_server
 async def client(base: str, ws_base: str, seed: int, until: float, latencies: list[float]) -> int:
     rng = random.Random(seed)
     games = 0
-    async with httpx.AsyncClient() as http:
+    await asyncio.sleep(seed * 0.01)  # tables open over the first seconds, not all at once
+    async with httpx.AsyncClient(timeout=60) as http:
         while time.monotonic() < until:
             body = {"seats": ["human", "bot:heuristic"], "name": f"P{seed}", "timeout": 0}
             created = (await http.post(f"{base}/api/tables", json=body)).json()
             code, token = created["code"], created["token"]
             headers = {"Authorization": f"Bearer {token}"}
-            async with connect(f"{ws_base}/ws/{code}?token={token}") as ws:
+            async with connect(f"{ws_base}/ws/{code}?token={token}", ping_interval=None) as ws:
                 await http.post(f"{base}/api/tables/{code}/start", headers=headers)
                 sent: tuple[int, float, str] | None = None
                 while time.monotonic() < until:
@@ -78,9 +80,11 @@ async def run(tables: int, seconds: float, base: str) -> None:
 def main() -> None:
     tables = int(sys.argv[1]) if len(sys.argv) > 1 else 200
     seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 20
+    bot_delay = sys.argv[3] if len(sys.argv) > 3 else "0.6"
+    print(f"bots wait {bot_delay} s before each move")
     with tempfile.TemporaryDirectory() as tmp:
         port = free_port()
-        server = start_server(Path(tmp), port, "--bot-delay", "0")
+        server = start_server(Path(tmp), port, "--bot-delay", bot_delay)
         try:
             asyncio.run(run(tables, seconds, f"http://127.0.0.1:{port}"))
         finally:

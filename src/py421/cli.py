@@ -419,7 +419,8 @@ def serve(host: str, port: int, db_url: str | None, bot_delay: float) -> None:
     url = db_url or f"sqlite:///{data_dir() / 'server.sqlite3'}"
     app = create_app(url, bot_delay=bot_delay)
     click.echo(f"py421 tables on http://{host}:{port} (database: {url.split('@')[-1]})", err=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    # Views are small JSON: compressing each one costs more CPU than it saves on loopback or Wi-Fi.
+    uvicorn.run(app, host=host, port=port, log_level="warning", ws_per_message_deflate=False)
 
 
 @main.command()

@@ -1,8 +1,9 @@
 """Online tables in play: who sits where, the game, the server's dice and the bots.
 
 The hub is the only place the server changes a game. Every change goes
-through :meth:`Hub._commit`: the step is applied to the game, written to the
-database, and only then broadcast; if the write fails the step is undone.
+through :meth:`Hub._commit`: the step (and the server's dice it calls for) is
+applied to the game, written to the database, and only then broadcast; if
+the write fails the steps are undone.
 Bots, players who timed out and the server's dice move the game on in
 :meth:`Hub.advance`, one step at a time, under the table's lock.
 """
@@ -418,20 +419,26 @@ class Hub:
         return table.game
 
     async def _commit(self, table: Table, apply: Callable[[], object]) -> None:
-        """Apply one step, write it, then tell everyone; a failed write undoes the step."""
+        """Apply one step, then the server's dice it calls for; write them all in one
+        transaction, then tell everyone. A failed write undoes every one of them."""
         game = table.game
         assert game is not None
+        before = len(game.steps)
         try:
             apply()
         except Py421Error as e:
             raise TableError("illegal", str(e)) from e
-        step = game.steps[-1]
+        while table.mode == "play" and (request := game.state.chance) is not None:
+            game.throw(SeededDice(table.seed).throw(request))  # thrown at once: nobody waits for dice
+        new = game.steps[before:]
         try:
-            self.store.add_step(table.code, len(game.steps) - 1, step)
+            self.store.add_steps(table.code, before, new)
         except Exception:
-            game.undo()
+            for _ in new:
+                game.undo()
             raise
-        table.events.extend(game.state.events)
+        for state in game.states[-len(new) :]:
+            table.events.extend(state.events)
         if game.state.is_over:
             self._finish(table)
         await self.broadcast(table)

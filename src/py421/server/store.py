@@ -9,7 +9,7 @@ rebuilds each table by replaying its steps.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -197,11 +197,14 @@ class Store:
         with self.begin() as conn:
             conn.execute(online_tables.update().where(online_tables.c.code == code).values(**values))
 
-    def add_step(self, code: str, n: int, step: Step) -> None:
+    def add_steps(self, code: str, first: int, steps: Sequence[Step]) -> None:
+        """Steps ``first``, ``first + 1``… of a table, in one transaction."""
+        rows = [
+            {"code": code, "n": first + i, "seat": s.seat, "kind": s.kind, "text": s.text}
+            for i, s in enumerate(steps)
+        ]
         with self.begin() as conn:
-            conn.execute(
-                online_steps.insert().values(code=code, n=n, seat=step.seat, kind=step.kind, text=step.text)
-            )
+            conn.execute(online_steps.insert(), rows)
 
     def remove_steps_from(self, code: str, n: int) -> None:
         c = online_steps.c
