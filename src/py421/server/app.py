@@ -10,6 +10,7 @@ import json
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -111,7 +112,7 @@ def create_app(db_url: str, *, bot_delay: float = 0.6, seeds: Iterator[str] | No
     @app.get("/api/games")
     async def games(limit: int = 20) -> list[dict[str, Any]]:
         rows = hub.history.games(max(1, min(limit, 200)))
-        return [vars(r) if not hasattr(r, "__slots__") else _slots(r) for r in rows]
+        return [asdict(r) for r in rows]
 
     @app.get("/api/games/{game_id}/record")
     async def game_record(game_id: int) -> dict[str, Any]:
@@ -197,7 +198,3 @@ def _bearer(header: str | None) -> str | None:
     if header and header.lower().startswith("bearer "):
         return header[7:].strip()
     return None
-
-
-def _slots(obj: Any) -> dict[str, Any]:
-    return {name: getattr(obj, name) for name in obj.__slots__}
