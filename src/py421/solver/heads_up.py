@@ -29,6 +29,7 @@ from ..core.actions import Stake
 from ..core.combos import NENETTE
 from ..core.errors import InvalidRuleset
 from ..core.rules import Ruleset
+from .amounts import settled_amounts, token_values
 from .duel import replay_win
 from .tables import INDEX, KEEP_INDEX, RESULTS, TRANSITIONS, FloatArray
 from .turn import StakedValues, TurnValues, Utility, solve, solve_staked
@@ -100,18 +101,10 @@ class HeadsUp:
 
     @cached_property
     def _values(self) -> IntArray:
-        return np.array([self.rules.table.values[r] for r in RESULTS])
+        return token_values(self.rules)
 
     def _amount(self, best: IntArray, worst: IntArray) -> IntArray:
-        """The round's amount for these best and worst results (see the engine's rules)."""
-        rules = self.rules
-        amount = self._values[best]
-        if rules.value_deduction:
-            deducted = np.maximum(0, amount - self._values[worst])
-            amount = np.where(worst == INDEX[NENETTE], amount, deducted)
-        if rules.nenette_penalty:
-            amount = np.where(worst == INDEX[NENETTE], rules.nenette_penalty, amount)
-        return amount
+        return settled_amounts(self.rules, best, worst)
 
     def settlement(self, leader_throws: int, follower_throws: int) -> Settlement:
         return self._settlements[(leader_throws, follower_throws)]

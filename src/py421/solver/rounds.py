@@ -42,6 +42,7 @@ from ..core.combos import NENETTE
 from ..core.dice import Result
 from ..core.errors import InvalidRuleset
 from ..core.rules import Ruleset
+from .amounts import base_amounts, settled_amounts, token_values
 from .tables import INDEX, KEEP_INDEX, KEEPS, KEEPS_OF, RESULTS, TRANSITIONS, FloatArray
 from .turn import Option
 
@@ -154,17 +155,14 @@ def unsupported(rules: Ruleset, charge: bool, objective: Objective) -> str | Non
 
 def payoffs(rules: Ruleset, players: int, charge: bool, pot: int | None, stage: Stage) -> FloatArray:
     """[objective, summary, flags]: each objective for a player with those flags."""
-    values = np.array([rules.table.values[r] for r in RESULTS])
     nen = INDEX[NENETTE]
     all_take = rules.tied_losers_all_take
     found = np.zeros((len(OBJECTIVES), len(stage.summaries), FLAGS))
     run = rules.nenette_last_wins
+    ends = np.array(stage.summaries, dtype=np.intp).reshape(-1, 4)
+    amounts = settled_amounts(rules, ends[:, 0], ends[:, 1])
     for i, (best, worst, n_worst, n_best) in enumerate(stage.summaries):
-        amount = int(values[best])
-        if rules.value_deduction and worst != nen:
-            amount = max(0, amount - int(values[worst]))
-        if rules.nenette_penalty and worst == nen:
-            amount = rules.nenette_penalty
+        amount = int(amounts[i])
         everyone = best == worst and not (run and best == nen)
         for flags in range(FLAGS):
             in_worst, in_best = bool(flags & WORST), bool(flags & BEST)
@@ -358,20 +356,31 @@ def solve_round(
         value[r, 0, :, SELF, :] = later[limit][starts, :, lead_flags].T
     leader = play_turn(value, obj, most)
     return RoundValues(
-        rules, players, charge, objective, leader, followers, _positions(leader, followers, st, limits, most)
+        rules,
+        players,
+        charge,
+        objective,
+        leader,
+        followers,
+        _positions(leader, followers, st, limits, rules.leader_limit),
     )
 
 
 def _positions(
-    leader: Turn, followers: list[dict[int, Turn]], st: tuple[Stage, ...], limits: list[int], most: int
+    leader: Turn,
+    followers: list[dict[int, Turn]],
+    st: tuple[Stage, ...],
+    limits: list[int],
+    leader_limit: bool,
 ) -> FloatArray:
     """[position, objective]: each position's value, following the play forward."""
     values = [leader.start[0, :, SELF]]
+    most = max(limits)
     ended = leader.outcomes(most)[0]  # [used - 1, result]
     reach: dict[int, FloatArray] = {}  # by limit: the chance of each summary after the leader
     starts = np.array([st[0].index[(res, res, 1, 1)] for res in range(len(RESULTS))])
     for limit in limits:
-        used = [limit] if len(limits) > 1 else list(range(1, most + 1))
+        used = [limit] if leader_limit else list(range(1, most + 1))  # the throws that set it
         mass = ended[[u - 1 for u in used]].sum(axis=0)
         reach[limit] = np.bincount(starts, mass, minlength=len(st[0].summaries)).astype(float)
     for pos, turns in enumerate(followers, start=1):
@@ -398,8 +407,9 @@ def round_for(rules: Ruleset, players: int, charge: bool, pot: int) -> RoundValu
     """The round the optimal bot plays, with ``pot`` tokens left in the pot (charge only)."""
     cap: int | None = None
     if charge:
-        values = [rules.table.values[r] for r in RESULTS]
-        most = max(*values, rules.nenette_penalty) * (players if rules.tied_losers_all_take else 1)
+        most = max(int(token_values(rules).max()), rules.nenette_penalty) * (
+            players if rules.tied_losers_all_take else 1
+        )
         cap = pot if pot < most else None  # a larger pot caps nothing: share one solve
     return solve_round(rules, players, charge, objective_for(rules, charge), cap)
 
@@ -407,12 +417,9 @@ def round_for(rules: Ruleset, players: int, charge: bool, pot: int) -> RoundValu
 @cache
 def vient_amount(rules: Ruleset) -> float:
     """« Main chaude »: the expected amount a decided replay of two coups secs sets."""
-    values = np.array([rules.table.values[r] for r in RESULTS], dtype=float)
     strength = np.array(comparison_of(rules).strength)
     better = strength[:, None] > strength[None, :]  # [first, second]: the first is the better
-    amount = np.where(better, values[:, None], values[None, :])
-    if rules.value_deduction:
-        low = np.where(better, values[None, :], values[:, None])
-        amount = np.maximum(0.0, amount - low)
+    first, second = np.indices(better.shape)
+    amount = base_amounts(rules, np.where(better, first, second), np.where(better, second, first))
     decided = np.outer(FRESH, FRESH) * (strength[:, None] != strength[None, :])
     return float((amount * decided).sum() / decided.sum())
