@@ -140,10 +140,12 @@ class Table:
         lines.extend(describe(e, names, lang) for e in self.events[len(lines) :])
         return lines[-LOG_LINES:]
 
-    def message(self, conn: Connection) -> dict[str, Any]:
+    def message(self, conn: Connection, public: dict[str, Any] | None = None) -> dict[str, Any]:
+        """What one connection is sent; ``public``: the table, when already built for others."""
         log = self.log(conn.lang)
         view = seat_view(self.game.state, conn.seat) if self.game else None
-        return {"type": "table", "table": self.public(), "view": view, "version": self.version, "log": log}
+        table = public or self.public()
+        return {"type": "table", "table": table, "view": view, "version": self.version, "log": log}
 
 
 class Hub:
@@ -340,9 +342,10 @@ class Hub:
             await self.broadcast(table)
 
     async def broadcast(self, table: Table) -> None:
+        public = table.public()  # the same for every connection
         for conn in list(table.connections):
             try:
-                await conn.send(table.message(conn))
+                await conn.send(table.message(conn, public))
             except Exception:  # a closed socket: its handler removes it
                 continue
 
