@@ -11,6 +11,13 @@ set -euo pipefail
 # Keep stdout for the two result lines only.
 exec 3>&1 1>&2
 
+# Run a command with no file descriptor open but 0, 1 and 2 (Python's subprocess
+# closes the rest). Whatever may leave a daemon behind (apt's post-install scripts,
+# pg_ctl) runs this way: a daemon holding a caller's pipe keeps it waiting forever.
+no_inherited_fds() {
+    python3 -c 'import subprocess, sys; sys.exit(subprocess.call(sys.argv[1:]))' "$@"
+}
+
 port=${PY421_PG_PORT:-55432}
 base=$(realpath -m "${PY421_PG_DIR:-/tmp/py421-pg}")
 data=$base/data
@@ -44,7 +51,7 @@ if ((${#missing[@]})); then
     apt_log=$(mktemp)
     trap 'rm -f "$apt_log"' EXIT
     apt_install() {
-        "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+        no_inherited_fds "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
             apt-get install -y -q --no-install-recommends "${missing[@]}" >> "$apt_log" 2>&1
     }
     # The package lists are fetched only when they are too old or absent to install from.
@@ -142,8 +149,8 @@ elif ((rc != 0)); then
         # Throwaway test data: durability is not worth the time.
         opts="-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories=$sockdir"
         opts+=" -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-        if ! "${as_pg[@]}" "$pg_bin/pg_ctl" -D "$data" -l "$base/postgres.log" -w -t "$wait_s" \
-            -o "$opts" start > "$base/pg_ctl.log" 2>&1 9>&-; then
+        if ! no_inherited_fds "${as_pg[@]}" "$pg_bin/pg_ctl" -D "$data" -l "$base/postgres.log" \
+            -w -t "$wait_s" -o "$opts" start > "$base/pg_ctl.log" 2>&1; then
             cat "$base/pg_ctl.log"
             [[ -f $base/postgres.log ]] && tail -n 20 "$base/postgres.log"
             die "PostgreSQL did not start on 127.0.0.1:$port (log: $base/postgres.log)"
