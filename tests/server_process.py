@@ -17,11 +17,11 @@ def free_port() -> int:
         return port
 
 
-def wait_for_port(port: int, proc: subprocess.Popen[bytes], seconds: float = 30) -> None:
+def wait_for_port(port: int, proc: subprocess.Popen[bytes], log: Path, seconds: float = 30) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"the server exited: {proc.stderr.read().decode() if proc.stderr else ''}")
+            raise RuntimeError(f"the server exited: {log.read_text()}")
         with socket.socket() as s:
             if s.connect_ex(("127.0.0.1", port)) == 0:
                 return
@@ -41,6 +41,9 @@ def start_server(tmp: Path, port: int, *extra: str) -> subprocess.Popen[bytes]:
         f"sqlite:///{tmp}/s.db",
         *extra,
     ]
-    proc = subprocess.Popen(command, stderr=subprocess.PIPE, env=os.environ | {"PY421_HOME": str(tmp)})
-    wait_for_port(port, proc)
+    # The server's messages go to a file: a pipe nobody reads would stop the server once full.
+    log = tmp / "server.log"
+    with log.open("ab") as err:
+        proc = subprocess.Popen(command, stderr=err, env=os.environ | {"PY421_HOME": str(tmp)})
+    wait_for_port(port, proc, log)
     return proc

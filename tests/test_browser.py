@@ -97,13 +97,20 @@ def test_two_phones_create_join_play_to_the_end_and_reload(server: str, browser:
             if page.get_by_test_id("your-turn").is_visible():
                 if not reloaded:  # closing the tab and coming back keeps the seat
                     shot(page, "3-your-turn")
+                    lines = page.get_by_test_id("log").locator("li").all_inner_texts()
                     page.reload()
                     expect(page.get_by_test_id("your-turn")).to_be_visible()
+                    # the log comes back as it was (the game waits for this player)
+                    expect(page.get_by_test_id("log").locator("li")).to_have_text(lines)
                     reloaded = True
                 take_a_turn(page)
         time.sleep(0.05)
     expect(alice.get_by_test_id("outcome")).to_be_visible()
     expect(bob.get_by_test_id("outcome")).to_be_visible()
     assert reloaded
+    # both phones put together the same log, one message's new lines at a time
+    expect(bob.get_by_test_id("log").locator("li")).to_have_text(
+        alice.get_by_test_id("log").locator("li").all_inner_texts()
+    )
     expect(alice.get_by_test_id("seed")).to_be_visible()  # the seed is revealed at the end
     shot(alice, "4-outcome")

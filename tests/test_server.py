@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
+from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from fastapi.testclient import TestClient
 
 from py421.cli import main
 from py421.core.record import Record
+from py421.server.app import create_app
 from py421.server.hub import verify
+from py421.server.store import SeatRow, Store, TableRow, make_engine, now
 
 from .server_helpers import create, database_urls, play_to_the_end, serving, start
 
@@ -52,9 +57,13 @@ def test_a_whole_game_against_bots_then_its_dice_verify(client, tmp_path):
         assert first["table"]["status"] == "waiting" and first["view"] is None
         start(client, code, token)
         final = play_to_the_end(ws)
+        assert code in client.app.state.hub.tables
+    # over and nobody watching: the table leaves the server's memory, not the server
+    assert code not in client.app.state.hub.tables
     table = final["table"]
     assert table["status"] == "over"
     assert table["seed"] is not None and table["seed_hash"] == created["seed_hash"]
+    assert client.get(f"/api/tables/{code}").json()["seed"] == table["seed"]
     record = client.get(f"/api/tables/{code}/record").json()
     assert record["meta"]["seed_hash"] == created["seed_hash"]
     assert verify(Record.from_dict(record)) == []
@@ -253,12 +262,16 @@ def test_the_scorekeeper_page_reports_real_dice_and_undoes(client):
     ):
         message = receive_table(ws)
         receive_table(watcher)
-        receive_table(ws)
+        again = receive_table(ws)
         assert message["table"]["status"] == "playing"
+        lines = message["log"]
+        assert message["log_start"] == 0 and again["log"] == [] and again["log_start"] == len(lines)
         version = message["version"]
         ws.send_json({"type": "report", "version": version, "turn": "421"})
         after = receive_table(ws)
-        assert after["version"] == version + 1 and "Ann" in " ".join(after["log"])
+        # only the new lines come, numbered after those already sent
+        assert after["version"] == version + 1 and after["log_start"] == len(lines)
+        assert "Ann" in " ".join(after["log"])
         assert (
             error_of(watcher, {"type": "report", "version": version + 1, "turn": "221"})["error"]
             == "spectator"
@@ -266,4 +279,55 @@ def test_the_scorekeeper_page_reports_real_dice_and_undoes(client):
         bad = error_of(ws, {"type": "report", "version": version + 1, "turn": "7"})
         assert bad["error"] == "illegal" and "a die shows 1 to 6" in bad["message"]
         ws.send_json({"type": "undo", "version": version + 1})
-        assert receive_table(ws)["version"] == version
+        undone = receive_table(ws)
+        # the log is sent again from its start, without the turn taken back
+        assert undone["version"] == version and undone["log_start"] == 0 and undone["log"] == lines
+
+
+@pytest.mark.asyncio
+async def test_a_connection_that_breaks_while_the_server_sends_ends_quietly(tmp_path):
+    """A phone that drops mid-send: the seat is freed and nothing is raised (nor logged)."""
+    app = create_app(f"sqlite:///{tmp_path}/s.db", bot_delay=0)
+    table, token = app.state.hub.create({"seats": ["human", "bot:heuristic"], "name": "Ann", "timeout": 0})
+    incoming: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    incoming.put_nowait({"type": "websocket.connect"})
+    sent: list[str] = []
+
+    async def send(message: MutableMapping[str, Any]) -> None:
+        sent.append(message["type"])
+        if message["type"] == "websocket.send":
+            raise OSError("connection reset by peer")
+
+    scope = {
+        "type": "websocket",
+        "path": f"/ws/{table.code}",
+        "raw_path": f"/ws/{table.code}".encode(),
+        "query_string": f"token={token}".encode(),
+        "headers": [],
+        "scheme": "ws",
+        "server": ("testserver", 80),
+        "client": ("testclient", 50000),
+        "root_path": "",
+        "subprotocols": [],
+    }
+    await asyncio.wait_for(app(scope, incoming.get, send), 10)
+    assert sent == ["websocket.accept", "websocket.send"]
+    assert table.connections == [] and table.seats[0].connected == 0
+
+
+def test_a_table_that_cannot_be_resumed_does_not_keep_the_server_down(tmp_path, caplog):
+    url = f"sqlite:///{tmp_path}/s.db"
+    with TestClient(create_app(url)) as client:
+        good = create(client, seats=["human", "bot:heuristic"])
+        start(client, good["code"], good["token"])
+    engine = make_engine(url)
+    # a table the engine refuses: one player at a two-player game
+    seats = [SeatRow(0, "human", None, "Ann", None)]
+    rules = {"name": "classic-11"}
+    Store(engine).create(
+        TableRow("BROKE", now(), "play", rules, "playing", "s", "h", 0, 0, None, None, seats, [])
+    )
+    engine.dispose()
+    with TestClient(create_app(url)) as client:
+        assert client.get(f"/api/tables/{good['code']}").json()["status"] == "playing"
+    assert "table BROKE is left as it is" in caplog.text

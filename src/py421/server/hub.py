@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import secrets
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cached_property, partial
 from typing import Any, Literal
 
 from ..core.actions import parse_action
@@ -31,6 +32,7 @@ from ..storage import History
 from ..text import describe
 from .store import SeatRow, Store, TableRow, now
 
+log = logging.getLogger(__name__)
 CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O: read aloud without doubt
 NAME_MAX = 24
 LOG_LINES = 50
@@ -75,6 +77,9 @@ class Connection:
     send: Callable[[dict[str, Any]], Awaitable[None]]
     seat: int | None
     lang: str
+    log_sent: int = 0  # lines of the table's log this connection already has
+    # Messages are built and sent one at a time, so each continues the log of the last.
+    sending: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 @dataclass
@@ -101,6 +106,10 @@ class Table:
     def version(self) -> int:
         return self.game.state.steps if self.game else 0
 
+    @cached_property
+    def options(self) -> dict[str, Any]:
+        return self.rules.changed_options()
+
     def seat_of(self, token: str | None) -> int | None:
         if not token:
             return None
@@ -112,7 +121,7 @@ class Table:
             "code": self.code,
             "mode": self.mode,
             "rules": self.rules.name,
-            "options": self.rules.changed_options(),
+            "options": self.options,
             "status": self.status,
             "timeout": self.timeout,
             "seats": [
@@ -134,18 +143,37 @@ class Table:
         }
 
     def log(self, lang: str) -> list[str]:
-        """The last lines of the game's log, each event described once per language."""
+        """The game's whole log, each event described once per language."""
         names = self.game.players if self.game else ()
         lines = self._log.setdefault(lang, [])
         lines.extend(describe(e, names, lang) for e in self.events[len(lines) :])
-        return lines[-LOG_LINES:]
+        return lines
+
+    def forget_log(self) -> None:
+        """The events were rewritten (an undo): describe them again and resend the log."""
+        self._log.clear()
+        for conn in self.connections:
+            conn.log_sent = 0
 
     def message(self, conn: Connection, public: dict[str, Any] | None = None) -> dict[str, Any]:
-        """What one connection is sent; ``public``: the table, when already built for others."""
-        log = self.log(conn.lang)
+        """What one connection is sent; ``public``: the table, when already built for others.
+
+        The log goes as the lines the connection does not have yet (at most the last
+        ``LOG_LINES``), with ``log_start``, the number of the first line sent.
+        """
+        lines = self.log(conn.lang)
+        start = max(conn.log_sent, len(lines) - LOG_LINES)
+        conn.log_sent = len(lines)
         view = seat_view(self.game.state, conn.seat) if self.game else None
         table = public or self.public()
-        return {"type": "table", "table": table, "view": view, "version": self.version, "log": log}
+        return {
+            "type": "table",
+            "table": table,
+            "view": view,
+            "version": self.version,
+            "log_start": start,
+            "log": lines[start:],
+        }
 
 
 class Hub:
@@ -258,7 +286,11 @@ class Hub:
     def resume_all(self) -> None:
         """After a restart: load every unfinished table and let its bots play on."""
         for code in self.store.unfinished():
-            table = self.load(code)
+            try:
+                table = self.load(code)
+            except Exception as e:  # one table the engine refuses must not keep the others down
+                log.warning("table %s is left as it is: it could not be resumed (%s)", code, e)
+                continue
             if table is not None and table.status == "playing":
                 self.spawn(self.advance(table))
 
@@ -276,7 +308,7 @@ class Hub:
             raise TableError("name_taken", f"{clean!r} already sits at this table; choose another name", 409)
         token = secrets.token_urlsafe(24)
         free.name, free.token_hash = clean, hash_token(token)
-        self.store.set_seat(table.code, free.row())
+        self.store.set_seats(table.code, [free.row()])
         return table, free.seat, token
 
     def creator(self, table: Table, token: str | None) -> None:
@@ -297,7 +329,7 @@ class Hub:
                     level = s.bot or "heuristic"
                     counts[level] = counts.get(level, 0) + 1
                     s.name = f"{level.capitalize()} {counts[level]}"
-                self.store.set_seat(table.code, s.row())
+            self.store.set_seats(table.code, [s.row() for s in table.seats])
             await self._prepare_bots(table)
             self._begin_game(table)
         await self.broadcast(table)
@@ -340,12 +372,23 @@ class Hub:
             if conn.seat is not None:
                 table.seats[conn.seat].connected -= 1
             await self.broadcast(table)
+            self._forget_if_done(table)
+
+    def _forget_if_done(self, table: Table) -> None:
+        """A finished table nobody watches leaves memory: the database has it all.
+
+        Without this a long-running server would keep every game it ever hosted."""
+        if table.status == "over" and not table.connections and self.tables.get(table.code) is table:
+            del self.tables[table.code]
+            if table.timer is not None:
+                table.timer.cancel()
 
     async def broadcast(self, table: Table) -> None:
         public = table.public()  # the same for every connection
         for conn in list(table.connections):
             try:
-                await conn.send(table.message(conn, public))
+                async with conn.sending:
+                    await conn.send(table.message(conn, public))
             except Exception:  # a closed socket: its handler removes it
                 continue
 
@@ -400,7 +443,7 @@ class Hub:
             self.store.remove_steps_from(table.code, n)
             game.undo()
             table.events = [e for s in game.states for e in s.events]
-            table._log.clear()  # the log is described again from the events left
+            table.forget_log()
             if table.status == "over":
                 table.status = "playing"
                 self.store.set_table(table.code, status="playing")
@@ -445,6 +488,7 @@ class Hub:
         if game.state.is_over:
             self._finish(table)
         await self.broadcast(table)
+        self._forget_if_done(table)
 
     def _finish(self, table: Table) -> None:
         assert table.game is not None

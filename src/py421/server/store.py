@@ -95,7 +95,8 @@ def make_engine(url: str) -> Engine:
             f"unsupported database {url.split(':')[0]!r}; accepted: sqlite:///FILE, postgresql://…"
         )
     try:
-        engine = create_engine(url, pool_pre_ping=True)
+        # A database server may have dropped an idle connection; a file cannot.
+        engine = create_engine(url, pool_pre_ping=url.startswith("postgresql"))
     except ModuleNotFoundError as e:
         raise DatabaseError(f"{e}; for PostgreSQL install py421[postgres]") from e
     if url.startswith("sqlite"):
@@ -151,11 +152,24 @@ class TableRow:
 class Store:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        # The server writes through one connection it keeps, which saves taking one
+        # from the pool (and checking it) for every step. If the database drops it,
+        # the write in progress fails and is undone, and the next one reconnects.
+        self._kept: Connection | None = None
 
     @contextmanager
     def begin(self) -> Iterator[Connection]:
-        with self.engine.begin() as conn:
-            yield conn
+        if self._kept is None or self._kept.closed or self._kept.invalidated:
+            if self._kept is not None:
+                self._kept.close()
+            self._kept = self.engine.connect()
+        with self._kept.begin():
+            yield self._kept
+
+    def close(self) -> None:
+        if self._kept is not None:
+            self._kept.close()
+            self._kept = None
 
     def create(self, row: TableRow) -> None:
         with self.begin() as conn:
@@ -184,14 +198,16 @@ class Store:
                 is not None
             )
 
-    def set_seat(self, code: str, seat: SeatRow) -> None:
+    def set_seats(self, code: str, seats: Sequence[SeatRow]) -> None:
+        """Rewrite some of a table's seats, in one transaction."""
         c = online_seats.c
         with self.begin() as conn:
-            conn.execute(
-                online_seats.update()
-                .where(c.code == code, c.seat == seat.seat)
-                .values(kind=seat.kind, bot=seat.bot, name=seat.name, token_hash=seat.token_hash)
-            )
+            for seat in seats:
+                conn.execute(
+                    online_seats.update()
+                    .where(c.code == code, c.seat == seat.seat)
+                    .values(kind=seat.kind, bot=seat.bot, name=seat.name, token_hash=seat.token_hash)
+                )
 
     def set_table(self, code: str, **values: Any) -> None:
         with self.begin() as conn:
@@ -199,12 +215,8 @@ class Store:
 
     def add_steps(self, code: str, first: int, steps: Sequence[Step]) -> None:
         """Steps ``first``, ``first + 1``… of a table, in one transaction."""
-        rows = [
-            {"code": code, "n": first + i, "seat": s.seat, "kind": s.kind, "text": s.text}
-            for i, s in enumerate(steps)
-        ]
         with self.begin() as conn:
-            conn.execute(online_steps.insert(), rows)
+            conn.execute(online_steps.insert(), _step_rows(code, first, steps))
 
     def remove_steps_from(self, code: str, n: int) -> None:
         c = online_steps.c
@@ -242,6 +254,13 @@ class Store:
         c = online_tables.c
         with self.begin() as conn:
             return list(conn.execute(select(c.code).where(c.status != "over")).scalars())
+
+
+def _step_rows(code: str, first: int, steps: Sequence[Step]) -> list[dict[str, Any]]:
+    return [
+        {"code": code, "n": first + i, "seat": s.seat, "kind": s.kind, "text": s.text}
+        for i, s in enumerate(steps)
+    ]
 
 
 def now() -> str:

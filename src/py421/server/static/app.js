@@ -938,6 +938,7 @@
 
   // ---------------------------------------------------------------- dice
 
+  const LOG_LINES = 50; // as many as the server sends a new connection
   const SVG_NS = "http://www.w3.org/2000/svg";
   const PIPS = {
     1: [[50, 50]],
@@ -985,6 +986,7 @@
       view: null,
       version: null,
       log: [],
+      logStart: 0, // the number of T.log[0] in the game's log
       ws: null,
       closing: false,
       backoff: 1000,
@@ -1194,6 +1196,8 @@
       params.set("lang", lang);
       const ws = new WebSocket(`${proto}//${location.host}/ws/${encodeURIComponent(code)}?${params}`);
       T.ws = ws;
+      T.log = []; // a new connection is sent the log's last lines again
+      T.logStart = 0;
       setConn("connecting");
       ws.onopen = () => {
         setConn("open");
@@ -1246,6 +1250,24 @@
       return true;
     }
 
+    // Each message brings the log lines this connection has not had yet, from line
+    // number `start`; after an undo it starts again further back.
+    function addLog(start, lines) {
+      if (!Number.isInteger(start) || !Array.isArray(lines)) return;
+      const cut = start - T.logStart;
+      if (cut < 0 || cut > T.log.length) {
+        T.log = lines.slice();
+        T.logStart = start;
+      } else {
+        T.log = T.log.slice(0, cut).concat(lines);
+      }
+      const extra = T.log.length - LOG_LINES;
+      if (extra > 0) {
+        T.log = T.log.slice(extra);
+        T.logStart += extra;
+      }
+    }
+
     function receive(msg) {
       if (msg.type === "table") {
         // A message that made it through: the server is healthy again.
@@ -1253,7 +1275,7 @@
         T.table = msg.table;
         T.view = msg.view ?? null;
         T.version = msg.version;
-        T.log = Array.isArray(msg.log) ? msg.log : [];
+        addLog(msg.log_start, msg.log);
         T.busy = false;
         const w = T.view && T.view.waiting_for;
         // Someone's keep is known while their dice are in the air.
