@@ -42,8 +42,8 @@ def create_app(db_url: str, *, bot_delay: float = 0.6, seeds: Iterator[str] | No
         hub.resume_all()
         # What start-up made (modules, the rules, the migrations) lives as long as the
         # server: leaving it out of garbage collection shortens the pauses play sees.
-        # Full collections (tens of milliseconds with 200 tables in play) come ten
-        # times less often than Python's default: play makes little cyclic garbage.
+        # Full collections (about a tenth of a second with 200 tables in play) come
+        # ten times less often than Python's default: play makes little cyclic garbage.
         gc.freeze()
         gc.set_threshold(700, 10, 100)
         yield

@@ -216,7 +216,13 @@ class Store:
     def add_steps(self, code: str, first: int, steps: Sequence[Step]) -> None:
         """Steps ``first``, ``first + 1``… of a table, in one transaction."""
         with self.begin() as conn:
-            conn.execute(online_steps.insert(), _step_rows(code, first, steps))
+            conn.execute(
+                online_steps.insert(),
+                [
+                    {"code": code, "n": first + i, "seat": s.seat, "kind": s.kind, "text": s.text}
+                    for i, s in enumerate(steps)
+                ],
+            )
 
     def remove_steps_from(self, code: str, n: int) -> None:
         c = online_steps.c
@@ -254,13 +260,6 @@ class Store:
         c = online_tables.c
         with self.begin() as conn:
             return list(conn.execute(select(c.code).where(c.status != "over")).scalars())
-
-
-def _step_rows(code: str, first: int, steps: Sequence[Step]) -> list[dict[str, Any]]:
-    return [
-        {"code": code, "n": first + i, "seat": s.seat, "kind": s.kind, "text": s.text}
-        for i, s in enumerate(steps)
-    ]
 
 
 def now() -> str:
