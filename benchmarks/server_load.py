@@ -135,8 +135,7 @@ def main() -> None:
     print(f"bots wait {args.bot_delay} s before each move on the server, {think} s in the client")
     with tempfile.TemporaryDirectory() as tmp:
         port = free_port()
-        extra = ["--bot-delay", str(args.bot_delay), *(["--db", args.db] if args.db else [])]
-        server = start_server(Path(tmp), port, *extra)
+        server = start_server(Path(tmp), port, "--bot-delay", str(args.bot_delay), db=args.db)
         try:
             uvloop.run(run(args.tables, args.seconds, think, f"http://127.0.0.1:{port}", server.pid))
         finally:
@@ -150,7 +149,7 @@ def report_log(lines: list[str]) -> None:
     errors = collections.Counter(
         line.strip()[:160] for line in lines if line and not line[0].isspace() and ":" in line
     )
-    for line, count in errors.most_common(30):
+    for line, count in errors.most_common(10):
         print(f"server log: {count} x {line}")
 
 

@@ -29,7 +29,8 @@ def wait_for_port(port: int, proc: subprocess.Popen[bytes], log: Path, seconds: 
     raise RuntimeError(f"nothing listens on port {port}")
 
 
-def start_server(tmp: Path, port: int, *extra: str) -> subprocess.Popen[bytes]:
+def start_server(tmp: Path, port: int, *extra: str, db: str | None = None) -> subprocess.Popen[bytes]:
+    """``421 serve`` on ``port``, its database ``db`` or a SQLite file in ``tmp``."""
     command = [
         sys.executable,
         "-m",
@@ -38,7 +39,7 @@ def start_server(tmp: Path, port: int, *extra: str) -> subprocess.Popen[bytes]:
         "--port",
         str(port),
         "--db",
-        f"sqlite:///{tmp}/s.db",
+        db or f"sqlite:///{tmp}/s.db",
         *extra,
     ]
     # The server's messages go to a file: a pipe nobody reads would stop the server once full.

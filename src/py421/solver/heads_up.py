@@ -99,13 +99,6 @@ class HeadsUp:
         table = self.rules.table
         return np.array([table.strength(r) for r in RESULTS])
 
-    @cached_property
-    def _values(self) -> IntArray:
-        return token_values(self.rules)
-
-    def _amount(self, best: IntArray, worst: IntArray) -> IntArray:
-        return settled_amounts(self.rules, best, worst)
-
     def settlement(self, leader_throws: int, follower_throws: int) -> Settlement:
         return self._settlements[(leader_throws, follower_throws)]
 
@@ -127,7 +120,9 @@ class HeadsUp:
                 leader_loses = key_l < key_f
                 best = np.where(leader_loses, follow, lead)
                 worst = np.where(leader_loses, lead, follow)
-                found[(kl, kf)] = Settlement(leader_loses, self._amount(best, worst), key_l == key_f)
+                found[(kl, kf)] = Settlement(
+                    leader_loses, settled_amounts(rules, best, worst), key_l == key_f
+                )
         return found
 
     @cached_property
@@ -143,7 +138,7 @@ class HeadsUp:
         same = float(fresh @ fresh)
         again = same - (float(fresh[INDEX[NENETTE]]) ** 2 if rules.nenette_last_wins else 0.0)
         # « vient »: the replay's own results set the amount: [who loses (0 leader, 1 follower), amount]
-        most = int(max(self._values.max(), rules.nenette_penalty)) + 1
+        most = int(max(token_values(rules).max(), rules.nenette_penalty)) + 1
         vient = np.zeros((2, most))
         first, second = ("follower", "leader") if leader_later else ("leader", "follower")
         for i, p in enumerate(fresh):
@@ -155,7 +150,7 @@ class HeadsUp:
                 second_wins = sj > si or both_nenette
                 winner = second if second_wins else first
                 best, worst = (j, i) if second_wins else (i, j)
-                amount = int(self._amount(np.array([best]), np.array([worst]))[0])
+                amount = int(settled_amounts(rules, np.array([best]), np.array([worst]))[0])
                 vient[1 if winner == "leader" else 0, amount] += p * q
         decided = 1 - again
         return leader_wins, again, vient / decided
@@ -164,7 +159,7 @@ class HeadsUp:
     def _free_rounds(self) -> bool:
         """Whether a charge round can be worth nothing (then a pot level loops on itself)."""
         if self.rules.accumulated_stakes:
-            return bool(self._values.min() == 0)
+            return bool(token_values(self.rules).min() == 0)
         amounts = [st.amount for st in self._settlements.values()]
         return bool(min(int(a.min()) for a in amounts) == 0)
 
@@ -176,6 +171,7 @@ class HeadsUp:
         cap = rules.pot
         fresh = TRANSITIONS[KEEP_INDEX[()]]
         leader_first = rules.tie_break == "rampot"  # the others replay from the follower
+        values = token_values(rules)
         found = np.zeros((2, cap + 1))
         tied = np.zeros(cap + 1)
         tied[0] = 1.0
@@ -186,7 +182,7 @@ class HeadsUp:
                     si, sj = self._strength[i], self._strength[j]
                     both_nenette = i == j == INDEX[NENETTE] and rules.nenette_last_wins
                     best = i if si >= sj else j
-                    added = np.minimum(np.arange(cap + 1) + self._values[best], cap)
+                    added = np.minimum(np.arange(cap + 1) + values[best], cap)
                     if si == sj and not both_nenette:
                         np.add.at(still, added, tied * p * q)
                         continue
@@ -203,7 +199,7 @@ class HeadsUp:
         rules = self.rules
         cap = rules.pot
         most = rules.charge_throws
-        gains = self._values
+        gains = token_values(rules)
         after = np.array([[next_value(who, a) for a in range(cap + 1)] for who in (0, 1)])
         ties = self._staked_ties
         stakes = np.arange(cap + 1)
@@ -240,7 +236,7 @@ class HeadsUp:
         if charge and rules.accumulated_stakes:
             return self._staked_round(leader, next_value)
         most = rules.throws_allowed(charge)
-        top = int(max(self._values.max(), rules.nenette_penalty))
+        top = int(max(token_values(rules).max(), rules.nenette_penalty))
         after = np.array([[next_value(who, a) for a in range(top + 1)] for who in range(3)])
         leader_wins, again, vient = self._tie
         both_take = charge and rules.tied_losers_all_take
