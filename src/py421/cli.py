@@ -399,6 +399,133 @@ def _solve_rounds(rules: Ruleset, players: int, as_json: bool) -> None:
     click.echo("  (game-level chances are solved for two players only)")
 
 
+# -- simulation ------------------------------------------------------------
+
+
+@main.command()
+@with_rules
+@click.option(
+    "--players",
+    default="bot:heuristic,bot:heuristic",
+    show_default=True,
+    help="One bot per seat, in seating order: bot:random, bot:heuristic or bot:optimal.",
+)
+@click.option("--games", type=click.IntRange(1), default=100_000, show_default=True)
+@click.option(
+    "--seed", type=click.IntRange(0), default=0, show_default=True, help="The same seed, the same games."
+)
+@click.option("--workers", type=click.IntRange(1), default=None, help="Processes (default: one per core).")
+@click.option("--scheduler", default=None, metavar="ADDRESS", help="Run on a Dask cluster (py421[dask]).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (keys in docs/simulation.md).")
+def simulate(
+    rules: Ruleset,
+    players: str,
+    games: int,
+    seed: int,
+    workers: int | None,
+    scheduler: str | None,
+    as_json: bool,
+) -> None:
+    """Play many games between bots, fast, and count what happened."""
+    from .sim.simulate import Simulation, Summary, default_workers, parse_players, run
+
+    sim = Simulation(rules, parse_players(players), games, seed)
+    workers = workers or min(default_workers(), len(list(sim.batches())))
+    if "optimal" in sim.levels and sim.fast:
+        _prepare_optimal(rules, as_json)
+    started = time.perf_counter()
+    with _progress_bar(games, "simulating") as advance:
+        counts = run(sim, workers, advance, scheduler)
+    elapsed = time.perf_counter() - started
+    summary = Summary(sim, counts, workers if scheduler is None else 0)
+    summary.extra = {"seconds": elapsed, "scheduler": scheduler}
+    data = summary.to_dict()
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+        return
+    click.echo(simulation_text(data))
+
+
+def _prepare_optimal(rules: Ruleset, quiet: bool) -> None:
+    """Solve (or load) the two-player game before the workers need it."""
+    from .solver.store import solve_cached
+
+    def progress(stage: str, step: int) -> None:
+        if not quiet:
+            click.echo(
+                f"\r  solving the {stage} for the optimal bot (once per machine): {step}", nl=False, err=True
+            )
+
+    solve_cached(rules, progress)
+    if not quiet:
+        click.echo("\r" + " " * 70 + "\r", nl=False, err=True)
+
+
+class _progress_bar:
+    """A progress bar on the terminal's error stream (nothing when it is not a terminal)."""
+
+    def __init__(self, total: int, label: str) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+        console = Console(stderr=True)
+        self.progress = Progress(
+            f"  {label}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=console,
+            disable=not console.is_terminal, transient=True,
+        )  # fmt: skip
+        self.task = self.progress.add_task(label, total=total)
+
+    def __enter__(self) -> Callable[[int], None]:
+        self.progress.start()
+        return lambda done: self.progress.advance(self.task, done)
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
+
+
+def simulation_text(data: dict[str, Any]) -> str:
+    """What ``421 simulate`` prints without ``--json``."""
+    rate = data["games"] / data["seconds"] if data.get("seconds") else 0
+    lines = [
+        f"{data['rules']}: {data['games']:,} games, seed {data['seed']}, {data['simulator']} simulator"
+        + (f", {rate:,.0f} games/s" if rate else "")
+    ]
+    width = max(len(s["player"]) for s in data["seats"])
+    for s in data["seats"]:
+        low, high = s["ci95"]
+        lines.append(
+            f"  seat {s['seat']}  {s['player']:<{width}}  lost {s['loss_rate']:7.3%}"
+            f"  (95 % interval {low:.3%} to {high:.3%})"
+        )
+    out = data["outcomes"]
+    if out["shared"]:
+        lines.append(f"  shared losses: {out['shared']:,} games (each sharer counts a loss)")
+    if out["grand_perdant"]:
+        lines.append(f"  « grand perdant » (lost every manche): {out['grand_perdant']:,} games")
+    first = data["first_player"]
+    lines.append(
+        f"  first round's leader lost {first['loss_rate']:.3%}, the others {first['others_loss_rate']:.3%}:"
+        f" advantage {first['advantage'] * 100:+.2f} points"
+    )
+    for what in ("rounds", "throws"):
+        d = data["length"][what]
+        lines.append(
+            f"  {what} per game: mean {d['mean']:.1f}, median {d['median']},"
+            f" 90 % within {d['p90']}, most {d['max']}"
+        )
+    lines.append("  tokens per game (taken from the pot / given / received in the décharge):")
+    for s in data["seats"]:
+        lines.append(
+            f"    seat {s['seat']}: {s['tokens_taken_per_game']:.2f} / {s['tokens_given_per_game']:.2f}"
+            f" / {s['tokens_received_per_game']:.2f}"
+        )
+    top = sorted(data["results"].items(), key=lambda kv: -kv[1])[:5]
+    lines.append("  results thrown most: " + ", ".join(f"{r} {p:.2%}" for r, p in top))
+    if data["unfinished"]:
+        lines.append(f"  {data['unfinished']:,} games were stopped unfinished after 100,000 rounds")
+    return "\n".join(lines)
+
+
 # -- replay ----------------------------------------------------------------
 
 

@@ -27,7 +27,7 @@ class HeuristicBot:
             return ChooseStake("est")  # a known stake rather than a gamble
         if self._should_stop(state):
             return Stop()
-        keep = self._keep(r.dice, state)
+        keep = self.keep(r.dice)
         return Throw(keep) if Throw(keep) in legal else Stop()
 
     def _should_stop(self, state: State) -> bool:
@@ -51,7 +51,8 @@ class HeuristicBot:
         return safe
 
     @staticmethod
-    def _keep(dice: tuple[int, ...], state: State) -> tuple[int, ...]:
+    def keep(dice: tuple[int, ...]) -> tuple[int, ...]:
+        """The dice kept from ``dice`` before throwing again."""
         faces = sorted(dice, reverse=True)
         if faces.count(1) >= 2:
             return (1, 1)  # two aces: x11, 111 or 421 are one die away

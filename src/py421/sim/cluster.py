@@ -1,0 +1,42 @@
+"""Simulations on a Dask cluster: the same batches as on one machine, elsewhere.
+
+Each batch is one task running :func:`py421.sim.simulate.play_batch`, so the
+totals for a seed are the ones a local run gives. Dask is an optional extra:
+``pip install 'py421[dask]'``; the workers need py421 installed too.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .fast import kernel as k
+
+if TYPE_CHECKING:
+    from .simulate import Progress, Simulation
+
+
+def run_on_dask(sim: Simulation, address: str, progress: Progress | None = None) -> k.I64:
+    """Play every batch on the Dask scheduler at ``address`` and add them up."""
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        from ..core.errors import Py421Error
+
+        raise Py421Error("--scheduler needs Dask: pip install 'py421[dask]'") from None
+    from .simulate import play_batch
+
+    total = np.zeros(k.C_SIZE, dtype=np.int64)
+    with Client(address, timeout="20s") as client:  # type: ignore[no-untyped-call]
+        batches = list(sim.batches())
+        futures = client.map(
+            play_batch, [sim] * len(batches), [b for b, _ in batches], [g for _, g in batches], pure=False
+        )
+        sizes = {f.key: g for f, (_, g) in zip(futures, batches, strict=True)}
+        for future in as_completed(futures):  # type: ignore[no-untyped-call]
+            total += future.result()
+            if progress:
+                progress(sizes[future.key])
+            future.release()
+    return total

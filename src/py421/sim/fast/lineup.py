@@ -1,0 +1,120 @@
+"""Who plays: the bots of each seat as the kernel reads them, and playing a batch.
+
+A :class:`Lineup` holds a ruleset, one bot level per seat and, when a seat is
+the optimal bot, its decision tables (built as games reach new positions: a
+game that reaches one is played again once it is built, from its own dice).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...core.errors import InvalidPlayers
+from ...core.rules import Ruleset
+from ...players import BOTS
+from ...players.optimal import whole_game
+from . import kernel as k
+from .arrays import rules_array, tables
+from .policy import H_MISSING, KINDS, OPTIMAL, no_positions
+
+I64 = k.I64
+
+
+def parse_players(text: str | Sequence[str]) -> tuple[str, ...]:
+    """Bot levels from ``bot:optimal,bot:heuristic``; says what is accepted otherwise."""
+    items = [p.strip() for p in (text.split(",") if isinstance(text, str) else text)]
+    accepted = ", ".join(f"bot:{b}" for b in BOTS)
+    levels = []
+    for item in items:
+        level = item.removeprefix("bot:")
+        if level not in KINDS:
+            raise InvalidPlayers(
+                f"{item!r} cannot play in a simulation; accepted: {accepted}, separated by commas"
+            )
+        levels.append(level)
+    return tuple(levels)
+
+
+def check_players(rules: Ruleset, levels: Sequence[str]) -> None:
+    n, low, high = len(levels), rules.min_players, rules.max_players
+    if not low <= n <= high:
+        allowed = f"{low}" if low == high else f"{low} to {high}"
+        raise InvalidPlayers(f"{rules.name} is played by {allowed} players, not {n}")
+
+
+def fast_supported(rules: Ruleset, levels: Sequence[str]) -> str | None:
+    """Why the fast simulator cannot play this table (then the engine plays it), or None."""
+    if "optimal" in levels and not whole_game(rules, len(levels)):
+        if len(levels) != 2:
+            return "the fast simulator's optimal bot plays two-player games"
+        return f"the fast simulator's optimal bot plays the solved two-player game, which misses {rules.name}"
+    return None
+
+
+@dataclass
+class Lineup:
+    rules: Ruleset
+    levels: tuple[str, ...]
+    kinds: I64 = field(init=False)
+    rules_array: I64 = field(init=False)
+    tab: I64 = field(init=False)
+
+    def __post_init__(self) -> None:
+        check_players(self.rules, self.levels)
+        why = fast_supported(self.rules, self.levels)
+        if why:
+            raise InvalidPlayers(why)
+        self.kinds = np.array([KINDS[level] for level in self.levels], dtype=np.int64)
+        self.rules_array = rules_array(self.rules)
+        self.tab = tables(self.rules)
+        self._optimal = None
+        if OPTIMAL in self.kinds:
+            from .optimal import OptimalPositions
+
+            self._optimal = OptimalPositions(self.rules)
+
+    @property
+    def index(self) -> I64:
+        return self._optimal.index if self._optimal else _EMPTY[0]
+
+    @property
+    def actions(self) -> k.I8:
+        return self._optimal.actions if self._optimal else _EMPTY[1]
+
+    def play(self, key: np.ndarray, first: int, games: int, counts: I64) -> None:
+        """Games ``first`` to ``first + games - 1`` under ``key``, added to ``counts``."""
+        done = 0
+        while done < games:
+            done += k.play_batch(
+                key,
+                first + done,
+                games - done,
+                self.rules_array,
+                self.tab,
+                self.kinds,
+                self.index,
+                self.actions,
+                counts,
+            )
+            if done < games:
+                self._build_missing()
+
+    def trace(self, key: np.ndarray, game: int, size: int) -> tuple[I64, I64]:
+        """One game written down, with every position it needs built first."""
+        while True:
+            trace, out = k.trace_game(
+                key, game, self.rules_array, self.tab, self.kinds, self.index, self.actions, size
+            )
+            if self.index[H_MISSING] < 0:
+                return trace, out
+            self._build_missing()
+
+    def _build_missing(self) -> None:
+        assert self._optimal is not None, "only the optimal bot's positions are built during play"
+        self._optimal.build_missing()
+
+
+_EMPTY = no_positions()

@@ -1,0 +1,124 @@
+"""The bots as the kernel plays them: a kind per seat and the tables they read.
+
+``random`` chooses uniformly among the legal actions, from the game's own
+random stream; ``heuristic`` is :class:`py421.players.HeuristicBot` (its keeps
+are read from the bot itself, its stopping rule is written in the kernel and
+the differential tests hold the two together).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit
+
+from ...core.combos import Category
+from ...core.rules import Ruleset
+from ...players.heuristic import GOOD_RANK, HeuristicBot
+from ...solver.tables import KEEP_INDEX, RESULTS
+
+RANDOM, HEURISTIC, OPTIMAL = 0, 1, 2
+KINDS = {"random": RANDOM, "heuristic": HEURISTIC, "optimal": OPTIMAL}
+
+I64 = npt.NDArray[np.int64]
+
+
+def heuristic_tables(rules: Ruleset) -> tuple[I64, I64, I64]:
+    """By result: the heuristic bot's keep, whether it stops as leader, whether it always stops."""
+    table = rules.table
+    keep = np.array([KEEP_INDEX[HeuristicBot.keep(r.dice)] for r in RESULTS], dtype=np.int64)
+    always = np.array(
+        [table.categories[r] in (Category.FOUR_TWO_ONE, Category.TRIPLE_ACE) for r in RESULTS], dtype=np.int64
+    )
+    lead = np.array([table.rank(r) <= GOOD_RANK for r in RESULTS], dtype=np.int64) | always
+    return keep, lead, always
+
+
+# -- the optimal bot: its decisions, position by position ---------------------
+#
+# ``index`` holds a header, then for every position of a two-player manche
+# (phase, pot, seat 0's tokens, leader) the place of its block of decisions in
+# ``actions``, or -1 while it is not built, then the block's stake width.
+# A block holds the leader's decisions [throws left - 1][result][stake], the
+# follower's [leader's throws - 1][throws left - 1][leader's result][result][stake]
+# and the « main chaude » choice [amount] (1: « vient »). ``stake`` is the stake
+# accumulated so far where every throw adds to it, else 0.
+
+H_TOTAL = 0  # the tokens of a manche
+H_MISSING = 1  # a position asked for and not built (-1: none)
+HEADER = 2
+AMOUNTS = 100  # stake choices for amounts 0 to 99
+RESULTS_N = 56
+
+
+def position_code(total: int, charge: bool | int, pot: int, t0: int, leader: int) -> int:
+    return int(((int(charge) * (total + 1) + pot) * (total + 1) + t0) * 2 + leader)
+
+
+@njit(cache=True, inline="always")
+def _code(index: npt.NDArray[np.int64], charge: int, pot: int, t0: int, leader: int) -> int:
+    total = index[H_TOTAL]
+    return int(((charge * (total + 1) + pot) * (total + 1) + t0) * 2 + leader)
+
+
+@njit(cache=True)
+def optimal_choice(
+    index: npt.NDArray[np.int64],
+    actions: npt.NDArray[np.int8],
+    position: tuple[int, int, int, int],
+    place: int,
+    leader_turn: tuple[int, int],
+    result: int,
+    throws: int,
+    allowed: int,
+    stake: int,
+) -> int:
+    """The optimal bot's decision (kernel.STOP is -1, else a keep index).
+
+    ``position``: charge (1 or 0), pot, seat 0's tokens, leader; ``leader_turn``:
+    the leader's final result and throws, for the other player.
+    """
+    charge, pot, t0, leader = position
+    lead_result, lead_throws = leader_turn
+    code = _code(index, charge, pot, t0, leader)
+    positions = (index.size - HEADER) // 2
+    start = index[HEADER + code]
+    if start < 0:
+        index[H_MISSING] = code
+        return -1
+    width = index[HEADER + positions + code]
+    s = min(stake, width - 1)
+    left = allowed - throws - 1
+    if place == 0:
+        return int(actions[start + (left * RESULTS_N + result) * width + s])
+    base = start + 2 * RESULTS_N * width
+    row = ((lead_throws - 1) * 2 + left) * RESULTS_N + lead_result
+    return int(actions[base + (row * RESULTS_N + result) * width + s])
+
+
+@njit(cache=True)
+def optimal_stake(
+    index: npt.NDArray[np.int64],
+    actions: npt.NDArray[np.int8],
+    charge: int,
+    pot: int,
+    t0: int,
+    leader: int,
+    amount: int,
+) -> bool:
+    """Whether the optimal bot plays « pour ce qui vient »."""
+    code = _code(index, charge, pot, t0, leader)
+    positions = (index.size - HEADER) // 2
+    start = index[HEADER + code]
+    if start < 0:
+        index[H_MISSING] = code
+        return False
+    width = index[HEADER + positions + code]
+    base = start + (2 + 6 * RESULTS_N) * RESULTS_N * width
+    return bool(actions[base + amount])
+
+
+def no_positions() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int8]]:
+    """The index and actions of a table with no optimal bot."""
+    index = np.array([0, -1], dtype=np.int64)
+    return index, np.zeros(1, dtype=np.int8)

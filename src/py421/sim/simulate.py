@@ -1,0 +1,295 @@
+"""Many games between bots, counted: the work behind ``421 simulate``.
+
+Games are numbered and split into batches of :data:`BATCH` games; batch ``b``
+of seed ``s`` draws its dice from its own key (``SeedSequence(s)``'s child
+``b``), and game ``g`` of a batch starts with seat ``g % players``. A batch's
+counts depend on nothing else, and counts add up exactly, so a seed gives the
+same totals however many processes (or Dask workers) play the batches, in any
+order. Only the counts of finished batches are kept: memory does not grow with
+the number of games.
+
+The fast simulator (:mod:`.fast`) plays every table it can; a table it cannot
+(the optimal bot where only the engine's bot plays it) is played by the
+engine, with the same dice, and counted the same way.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from typing import Any
+
+import numpy as np
+
+from ..core.chance import DiceSource
+from ..core.events import Gave, LeaderChosen, RoundDecided, Thrown, Took
+from ..core.game import Game
+from ..core.rules import Ruleset
+from ..core.state import ChanceRequest
+from ..players import make_bot
+from ..solver.tables import INDEX, RESULTS
+from .fast import kernel as k
+from .fast.dice import batch_key, face, game_key, throw_code
+from .fast.lineup import Lineup, check_players, fast_supported, parse_players
+from .loop import play_out
+
+BATCH = 10_080  # games per batch: a multiple of 2 to 8, so first seats rotate evenly
+Counts = k.I64
+Progress = Callable[[int], None]
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """What to simulate: the rules, one bot level per seat, how many games, from which seed."""
+
+    rules: Ruleset
+    levels: tuple[str, ...]
+    games: int
+    seed: int = 0
+    batch: int = BATCH
+
+    def __post_init__(self) -> None:
+        if self.games < 1:
+            raise ValueError(f"--games is a whole number from 1, not {self.games}")
+        if self.seed < 0:
+            raise ValueError(f"--seed is a whole number from 0, not {self.seed}")
+        check_players(self.rules, self.levels)
+
+    @property
+    def fast(self) -> bool:
+        """Whether the fast simulator plays it (else the engine does)."""
+        return fast_supported(self.rules, self.levels) is None
+
+    def batches(self) -> Iterator[tuple[int, int]]:
+        """Each batch's number and its number of games."""
+        for b in range(math.ceil(self.games / self.batch)):
+            yield b, min(self.batch, self.games - b * self.batch)
+
+
+def play_batch(sim: Simulation, batch: int, games: int) -> Counts:
+    """The counts of one batch (run in any process)."""
+    counts = np.zeros(k.C_SIZE, dtype=np.int64)
+    key = batch_key(sim.seed, batch)
+    if sim.fast:
+        _lineup(sim.rules, sim.levels).play(key, 0, games, counts)
+    else:
+        for g in range(games):
+            count_game(engine_game(sim.rules, sim.levels, key, g, f"{sim.seed}:{batch}"), counts)
+    return counts
+
+
+_LINEUPS: dict[tuple[Ruleset, tuple[str, ...]], Lineup] = {}
+
+
+def _lineup(rules: Ruleset, levels: tuple[str, ...]) -> Lineup:
+    """One lineup per process: the optimal bot's positions are built once and kept."""
+    found = _LINEUPS.get((rules, levels))
+    if found is None:
+        found = _LINEUPS[(rules, levels)] = Lineup(rules, levels)
+    return found
+
+
+def run(
+    sim: Simulation,
+    workers: int = 1,
+    progress: Progress | None = None,
+    scheduler: str | None = None,
+) -> Counts:
+    """Every batch played and added up, on ``workers`` processes or a Dask scheduler."""
+    if scheduler is not None:
+        from .cluster import run_on_dask
+
+        return run_on_dask(sim, scheduler, progress)
+    if workers < 1:
+        raise ValueError(f"--workers is a whole number from 1, not {workers}")
+    total = np.zeros(k.C_SIZE, dtype=np.int64)
+    if workers == 1:
+        for b, games in sim.batches():
+            total += play_batch(sim, b, games)
+            if progress:
+                progress(games)
+        return total
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+        pending: dict[Future[Counts], int] = {}
+        batches = sim.batches()
+        for b, games in batches:
+            pending[pool.submit(play_batch, sim, b, games)] = games
+            if len(pending) >= 2 * workers:  # a few batches ahead, never all of them
+                _collect(pending, total, progress)
+        while pending:
+            _collect(pending, total, progress)
+    return total
+
+
+def _collect(pending: dict[Future[Counts], int], total: Counts, progress: Progress | None) -> None:
+    """Add the batches that are done (waiting for at least one)."""
+    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+    for future in done:
+        total += future.result()
+        games = pending.pop(future)
+        if progress:
+            progress(games)
+
+
+def default_workers() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+# -- the engine: the same dice, counted the same way ---------------------------
+
+
+class CounterDice:
+    """The fast simulator's dice for one game, served to the engine in the order asked."""
+
+    def __init__(self, key: np.ndarray, game: int) -> None:
+        self.gkey = np.uint64(game_key(key, game))
+        self.counter = 0
+
+    def throw(self, request: ChanceRequest) -> tuple[int, ...]:
+        code = throw_code(self.gkey, self.counter)
+        self.counter += 1
+        return tuple(face(code, i) for i in range(request.count))
+
+
+def engine_game(rules: Ruleset, levels: tuple[str, ...], key: np.ndarray, game: int, seed: str) -> Game:
+    """Game ``game`` of a batch played by the engine and the engine's bots."""
+    n = len(levels)
+    bots = [make_bot(level, f"{seed}:{game}:{seat}") for seat, level in enumerate(levels)]
+    dice: DiceSource = CounterDice(key, game)
+    return play_out(Game(rules, [f"P{s}" for s in range(n)], first_seat=game % n), bots, dice)
+
+
+def count_game(game: Game, counts: Counts) -> None:
+    """Add a finished engine game to ``counts``, as the kernel counts its own."""
+    rounds = throws = 0
+    first_leader: int | None = None
+    for state in game.states:
+        for e in state.events:
+            if isinstance(e, Thrown):
+                throws += 1
+                if e.result is not None:
+                    counts[k.C_RESULTS + INDEX[e.result]] += 1
+            elif isinstance(e, RoundDecided):
+                rounds += 1
+            elif isinstance(e, Took):
+                counts[k.C_TAKEN + e.seat] += e.amount
+            elif isinstance(e, Gave):
+                counts[k.C_GIVEN + e.giver] += e.amount
+                counts[k.C_RECEIVED + e.receiver] += e.amount
+            elif isinstance(e, LeaderChosen) and first_leader is None:
+                first_leader = e.seat
+    final = game.state
+    outcome = final.outcome
+    assert outcome is not None and first_leader is not None
+    kind = {"loser": 0, "grand_perdant": 1, "shared": 2}[outcome.kind]
+    counts[k.C_GAMES] += 1
+    counts[k.C_KINDS + kind] += 1
+    counts[k.C_SHARED] += kind == 2
+    for s in outcome.losers:
+        counts[k.C_LOST + s] += 1
+    counts[k.C_FIRST_LED + first_leader] += 1
+    counts[k.C_FIRST_LOST] += first_leader in outcome.losers
+    counts[k.C_MANCHES + min(final.manche, k.MANCHE_BINS - 1)] += 1
+    counts[k.C_ROUNDS + min(rounds, k.ROUND_BINS - 1)] += 1
+    counts[k.C_THROWS + min(throws, k.THROW_BINS - 1)] += 1
+
+
+# -- what the counts say ----------------------------------------------------------
+
+
+def interval(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
+    """Wilson's 95 % interval for a proportion."""
+    if trials == 0:
+        return (0.0, 1.0)
+    p = successes / trials
+    centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def _distribution(hist: np.ndarray) -> dict[str, Any]:
+    values = np.nonzero(hist)[0]
+    total = int(hist.sum())
+    if total == 0:
+        return {"mean": None, "median": None, "p90": None, "max": None, "histogram": {}}
+    cumulative = np.cumsum(hist)
+    return {
+        "mean": float((np.arange(hist.size) * hist).sum() / total),
+        "median": int(np.searchsorted(cumulative, total / 2)),
+        "p90": int(np.searchsorted(cumulative, 0.9 * total)),
+        "max": int(values[-1]),
+        "histogram": {str(int(v)): int(hist[v]) for v in values},
+    }
+
+
+@dataclass
+class Summary:
+    """The counts of a simulation, read as players ask about them (``421 simulate --json``)."""
+
+    sim: Simulation
+    counts: Counts
+    workers: int = 1
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        c = self.counts
+        n = len(self.sim.levels)
+        games = int(c[k.C_GAMES])
+        seats = []
+        for s, level in enumerate(self.sim.levels):
+            lost = int(c[k.C_LOST + s])
+            seats.append(
+                {
+                    "seat": s,
+                    "player": f"bot:{level}",
+                    "losses": lost,
+                    "loss_rate": lost / games if games else None,
+                    "ci95": list(interval(lost, games)),
+                    "led_first": int(c[k.C_FIRST_LED + s]),
+                    "tokens_taken_per_game": int(c[k.C_TAKEN + s]) / games if games else None,
+                    "tokens_given_per_game": int(c[k.C_GIVEN + s]) / games if games else None,
+                    "tokens_received_per_game": int(c[k.C_RECEIVED + s]) / games if games else None,
+                }
+            )
+        first_lost = int(c[k.C_FIRST_LOST])
+        all_lost = int(c[k.C_LOST : k.C_LOST + n].sum())
+        first_rate = first_lost / games if games else None
+        others = (all_lost - first_lost) / (games * (n - 1)) if games else None
+        thrown = c[k.C_RESULTS : k.C_RESULTS + len(RESULTS)]
+        order = self.sim.rules.table.order  # strongest first
+        total_thrown = int(thrown.sum())
+        return {
+            "rules": self.sim.rules.name,
+            "players": [f"bot:{level}" for level in self.sim.levels],
+            "games": games,
+            "seed": self.sim.seed,
+            "workers": self.workers,
+            "simulator": "fast" if self.sim.fast else "engine",
+            "unfinished": int(c[k.C_UNFINISHED]),
+            "seats": seats,
+            "outcomes": {
+                "loser": int(c[k.C_KINDS]),
+                "grand_perdant": int(c[k.C_KINDS + 1]),
+                "shared": int(c[k.C_KINDS + 2]),
+            },
+            "first_player": {
+                "loss_rate": first_rate,
+                "ci95": list(interval(first_lost, games)),
+                "others_loss_rate": others,
+                "advantage": None if first_rate is None or others is None else others - first_rate,
+            },
+            "length": {
+                "rounds": _distribution(c[k.C_ROUNDS : k.C_ROUNDS + k.ROUND_BINS]),
+                "throws": _distribution(c[k.C_THROWS : k.C_THROWS + k.THROW_BINS]),
+                "manches": _distribution(c[k.C_MANCHES : k.C_MANCHES + k.MANCHE_BINS]),
+            },
+            "results": {str(r): int(thrown[INDEX[r]]) / total_thrown if total_thrown else 0.0 for r in order},
+            "results_thrown": total_thrown,
+        } | self.extra
+
+
+__all__ = ["BATCH", "Simulation", "Summary", "count_game", "engine_game", "parse_players", "run"]
