@@ -8,7 +8,15 @@ import numpy as np
 import pytest
 
 from py421.core.dice import Result
-from py421.sim.fast.dice import RESULT_OF_FACES, batch_keys, dice_block, face, faces_code, game_key, throw_code
+from py421.sim.fast.dice import (
+    RESULT_OF_FACES,
+    batch_keys,
+    dice_block,
+    face,
+    faces_code,
+    game_key,
+    throw_code,
+)
 from py421.solver.tables import RESULTS
 
 

@@ -392,8 +392,11 @@ def _round(
             limit = se[SE_USED, 0]
     # the worst and the best as bit masks over seats
     _keys(tab, rules, se, SE_FINALS, SE_USED, count)
-    low = se[SE_KEYS, :count].min()
-    high = se[SE_KEYS, :count].max()
+    low = se[SE_KEYS, 0]
+    high = low
+    for i in range(1, count):
+        low = min(low, se[SE_KEYS, i])
+        high = max(high, se[SE_KEYS, i])
     worst = 0
     best = 0
     for i in range(count):

@@ -1,0 +1,69 @@
+"""Games per second: the engine's play loop against the fast simulator.
+
+Run: .venv/bin/python benchmarks/sim_speed.py [--seconds S] [--workers K]
+Both play heuristic bots on every seat with the same dice source scheme; the
+engine loop is ``py421.sim.loop.play_out`` on one core, the fast simulator is
+``421 simulate``'s runner on ``--workers`` processes (compilation and process
+start-up included). Targets: at least 200,000 two-player classic-11 games a
+second on the 2-core machine, and at least 100 times the engine loop.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from py421.core.rules import Ruleset
+from py421.sim.fast import kernel as k
+from py421.sim.fast.dice import batch_key
+from py421.sim.simulate import Simulation, default_workers, engine_game, run
+
+CASES = [("classic-11", 2), ("classic-11", 4), ("vache-41", 2), ("vache-41", 4)]
+
+
+def engine_rate(rules: Ruleset, players: int, seconds: float) -> float:
+    key = batch_key(1, 0)
+    levels = ("heuristic",) * players
+    games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        engine_game(rules, levels, key, games, "bench")
+        games += 1
+    return games / (time.perf_counter() - start)
+
+
+def fast_rate(rules: Ruleset, players: int, seconds: float, workers: int) -> float:
+    levels = ("heuristic",) * players
+    run(Simulation(rules, levels, 1_000))  # compiled (or loaded from numba's cache) beforehand
+    start = time.perf_counter()
+    sim = Simulation(rules, levels, 100_000)
+    counts = run(sim)
+    one_core = 100_000 / (time.perf_counter() - start)
+    games = max(100_000, int(one_core * workers * seconds))
+    sim = Simulation(rules, levels, games)
+    start = time.perf_counter()
+    counts = run(sim, workers)
+    assert counts[k.C_GAMES] == games
+    return games / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=5.0, help="rough length of each measurement")
+    parser.add_argument("--workers", type=int, default=default_workers())
+    args = parser.parse_args()
+    print(f"heuristic bots on every seat; fast simulator on {args.workers} processes\n")
+    print("| rules | players | engine loop (games/s) | fast simulator (games/s) | ratio |")
+    print("|---|---|---|---|---|")
+    for name, players in CASES:
+        rules = Ruleset.preset(name)
+        engine = engine_rate(rules, players, args.seconds)
+        fast = fast_rate(rules, players, args.seconds, args.workers)
+        print(f"| {name} | {players} | {engine:,.0f} | {fast:,.0f} | {fast / engine:,.0f}x |", flush=True)
+
+
+if __name__ == "__main__":
+    np.seterr(all="raise")
+    main()

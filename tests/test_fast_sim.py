@@ -1,0 +1,198 @@
+"""The fast simulator against the engine, and the simulation runs built on it."""
+
+from __future__ import annotations
+
+import json
+import tracemalloc
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from py421.cli import main
+from py421.core.errors import InvalidPlayers, InvalidRuleset
+from py421.core.rules import Ruleset, option_fields, preset_names
+from py421.sim.fast import kernel as k
+from py421.sim.fast.dice import batch_key
+from py421.sim.fast.lineup import Lineup, parse_players
+from py421.sim.fast.replay import Mismatch, replay
+from py421.sim.simulate import Simulation, Summary, count_game, engine_game, play_batch, run
+
+KEY = batch_key(2026, 0)
+
+
+def lineups(rules: Ruleset) -> list[tuple[str, ...]]:
+    found = [("random", "heuristic")]
+    if rules.max_players >= 4:
+        found.append(("heuristic", "random", "heuristic", "random"))
+    if rules.name != "vache-41":  # its two-player solve is the slowest; lyonnaise-21 covers staked turns
+        found.append(("optimal", "heuristic"))
+    return found
+
+
+@pytest.mark.parametrize("preset", preset_names())
+def test_every_preset_plays_the_same_games_in_the_kernel_and_the_engine(preset):
+    """Same dice, same decisions: the same tokens after every round and the same outcome.
+
+    The heuristic and optimal seats are also asked in the engine: they must choose
+    what the kernel chose for them.
+    """
+    rules = Ruleset.preset(preset)
+    games = rounds = 0
+    for levels in lineups(rules):
+        lineup = Lineup(rules, levels)
+        for g in range(80 if "optimal" in levels else 200):
+            rounds += replay(lineup, KEY, g).rounds
+            games += 1
+    print(f"{preset}: {games} games, {rounds} rounds compared")
+    assert rounds > games * 5
+
+
+def _option_values(name: str) -> st.SearchStrategy[object]:
+    f = next(f for f in option_fields() if f.name == name)
+    if f.metadata["choices"]:
+        return st.sampled_from(f.metadata["choices"])
+    if f.type in ("bool", bool):
+        return st.booleans()
+    low = f.metadata["low"]
+    return st.integers(low, min(f.metadata["high"], low + 4))
+
+
+VARIED = [
+    "ranking", "ace_high", "pair_fiches", "value_421", "value_nenette", "pot", "initial_tokens",
+    "charge_throws", "decharge_throws", "leader_limit", "le_bon", "accumulated_stakes",
+    "nenette_penalty", "nenette_last_wins", "value_deduction", "queue_de_la_vache", "tie_break",
+    "tied_losers_all_take", "first_player", "decharge_leader", "withdraw_at_zero", "espagnole",
+    "manches", "fiches_de_manche", "winners",
+]  # fmt: skip
+
+
+@given(
+    preset=st.sampled_from(preset_names()),
+    changes=st.dictionaries(st.sampled_from(VARIED), st.none(), max_size=6).flatmap(
+        lambda d: st.fixed_dictionaries({name: _option_values(name) for name in d})
+    ),
+    players=st.integers(2, 5),
+)
+def test_any_options_play_the_same_games_in_the_kernel_and_the_engine(preset, changes, players):
+    try:
+        rules = Ruleset.preset(preset).with_options(**changes)
+    except InvalidRuleset:
+        assume(False)
+    players = max(rules.min_players, min(players, rules.max_players))
+    lineup = Lineup(rules, ("random", "heuristic", "random", "heuristic", "random")[:players])
+    for g in range(4):
+        replay(lineup, KEY, g)
+
+
+def test_a_difference_from_the_engine_is_reported(monkeypatch):
+    """A kernel that forgot the nénette penalty is caught, with the step where it differs."""
+    rules = Ruleset.preset("comptoir-21")
+    lineup = Lineup(rules, ("random", "heuristic", "random"))
+    lineup.rules_array[k.R_NENETTE_PENALTY] = 0
+    with pytest.raises(Mismatch, match=r"game \d+, step \d+: after the round the engine has pot"):
+        for g in range(50):
+            replay(lineup, KEY, g)
+
+
+def test_the_kernel_counts_what_the_engine_counts():
+    """Counts from the kernel equal counts taken from the engine's events for the same games."""
+    for preset, levels in [("engranjeu-21", ("heuristic",) * 3), ("kytionnaire", ("heuristic",) * 4)]:
+        rules = Ruleset.preset(preset)
+        kernel = np.zeros(k.C_SIZE, dtype=np.int64)
+        Lineup(rules, levels).play(KEY, 0, 60, kernel)
+        engine = np.zeros(k.C_SIZE, dtype=np.int64)
+        for g in range(60):
+            count_game(engine_game(rules, levels, KEY, g, "unused"), engine)
+        assert np.array_equal(kernel, engine)
+        assert kernel[k.C_GAMES] == 60
+
+
+def test_a_seed_gives_the_same_totals_whatever_the_workers():
+    sim = Simulation(Ruleset.preset("classic-11"), ("optimal", "heuristic"), 6_000, seed=5, batch=1_000)
+    alone = run(sim, workers=1)
+    assert np.array_equal(alone, run(sim, workers=2))
+    assert alone[k.C_GAMES] == 6_000
+    other = run(Simulation(sim.rules, sim.levels, 6_000, seed=6, batch=1_000))
+    assert not np.array_equal(alone, other)
+
+
+def test_a_dask_cluster_of_two_workers_gives_the_local_totals():
+    distributed = pytest.importorskip("distributed")
+    sim = Simulation(
+        Ruleset.preset("vache-41"), ("heuristic", "random", "heuristic"), 3_000, seed=9, batch=500
+    )
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as c:
+        assert np.array_equal(run(sim, scheduler=c.scheduler_address), run(sim))
+
+
+def test_memory_stays_flat_as_games_grow():
+    """Only finished batches' counts are kept: ten times the games, about the same peak."""
+    rules = Ruleset.preset("classic-11")
+    peaks = []
+    for games in (2_000, 20_000):
+        sim = Simulation(rules, ("heuristic", "heuristic"), games, batch=1_000)
+        run(sim)  # compiled and warm
+        tracemalloc.start()
+        run(sim)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    assert peaks[1] < peaks[0] + 200_000
+
+
+def test_tables_the_kernel_cannot_play_are_played_by_the_engine():
+    sim = Simulation(Ruleset.preset("classic-11"), ("optimal", "heuristic", "heuristic"), 12, seed=1)
+    assert not sim.fast
+    data = Summary(sim, run(sim)).to_dict()
+    assert data["simulator"] == "engine"
+    assert data["games"] == 12
+    assert sum(s["led_first"] for s in data["seats"]) == 12
+    assert play_batch(sim, 0, 3)[k.C_GAMES] == 3
+
+
+def test_players_are_checked_with_what_is_accepted():
+    assert parse_players("bot:optimal, heuristic") == ("optimal", "heuristic")
+    with pytest.raises(InvalidPlayers, match="accepted: bot:random, bot:heuristic, bot:optimal"):
+        parse_players("bot:optimal,me")
+    with pytest.raises(InvalidPlayers, match="tim is played by 2 players, not 3"):
+        Simulation(Ruleset.preset("tim"), ("heuristic",) * 3, 10)
+    with pytest.raises(ValueError, match="--games is a whole number from 1"):
+        Simulation(Ruleset.preset("tim"), ("heuristic",) * 2, 0)
+
+
+def test_simulate_on_the_command_line():
+    runner = CliRunner()
+    args = [
+        "simulate",
+        "--rules",
+        "tim",
+        "--players",
+        "bot:optimal,bot:random",
+        "--games",
+        "3000",
+        "--seed",
+        "4",
+    ]
+    result = runner.invoke(main, [*args, "--json", "--workers", "2"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["games"] == 3000
+    assert data["simulator"] == "fast"
+    optimal, random = data["seats"]
+    assert optimal["loss_rate"] < random["loss_rate"]
+    assert optimal["ci95"][0] < optimal["loss_rate"] < optimal["ci95"][1]
+    assert optimal["losses"] + random["losses"] == 3000  # tim: one loser per game
+    assert sum(data["length"]["rounds"]["histogram"].values()) == 3000
+    assert sum(data["results"].values()) == pytest.approx(1)
+    assert list(data["results"])[:2] == ["421", "111"]  # strongest first
+    text = runner.invoke(main, [*args, "--workers", "1"])
+    assert text.exit_code == 0
+    assert "seat 0  bot:optimal" in text.output
+    assert "first round's leader lost" in text.output
+    bad = runner.invoke(main, ["simulate", "--players", "bot:optimal,bot:nobody"])
+    assert bad.exit_code == 2
+    assert "'bot:nobody' cannot play in a simulation; accepted:" in bad.output
