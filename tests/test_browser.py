@@ -114,3 +114,27 @@ def test_two_phones_create_join_play_to_the_end_and_reload(server: str, browser:
     )
     expect(alice.get_by_test_id("seed")).to_be_visible()  # the seed is revealed at the end
     shot(alice, "4-outcome")
+
+
+def test_the_report_looks_right_in_chromium(browser: Browser, tmp_path: Path) -> None:
+    """Every plot loads, nothing spills sideways on a laptop screen, and a screenshot is kept."""
+    from click.testing import CliRunner
+
+    from py421.cli import main
+
+    result = CliRunner().invoke(
+        main, ["report", "--rules", "classic-11", "--out", str(tmp_path), "--games", "300", "--workers", "1"]
+    )
+    assert result.exit_code == 0, result.output
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto((tmp_path / "index.html").as_uri())
+    page.wait_for_load_state("load")
+    sizes = page.eval_on_selector_all("img", "imgs => imgs.map(i => [i.complete, i.naturalWidth])")
+    assert sizes
+    assert all(done and width > 300 for done, width in sizes)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+    expect(page.locator("h1")).to_have_text("421: what the numbers say")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "report.png"), full_page=True)
+    assert (SHOTS / "report.png").stat().st_size > 50_000
+    page.close()

@@ -446,6 +446,34 @@ def simulate(
     click.echo(simulation_text(data))
 
 
+@main.command()
+@click.option(
+    "--rules",
+    "presets",
+    multiple=True,
+    type=click.Choice(preset_names()),
+    help="A preset (repeat; default: all).",
+)
+@click.option(
+    "--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Folder to write."
+)
+@click.option(
+    "--games", type=click.IntRange(100), default=20_000, show_default=True, help="Games per match-up."
+)
+@click.option("--seed", type=click.IntRange(0), default=0, show_default=True)
+@click.option("--workers", type=click.IntRange(1), default=None, help="Processes (default: one per core).")
+def report(presets: tuple[str, ...], out: Path, games: int, seed: int, workers: int | None) -> None:
+    """Write an HTML page of plots and tables: odds, bots against bots, game lengths, first leaders."""
+    from .report import build_report
+    from .sim.simulate import default_workers
+
+    chosen = [Ruleset.preset(name) for name in presets or preset_names()]
+    page = build_report(
+        chosen, out, games, seed, workers or default_workers(), lambda text: click.echo(f"  {text}", err=True)
+    )
+    click.echo(f"report written: {page}")
+
+
 def _prepare_optimal(rules: Ruleset, quiet: bool) -> None:
     """Solve (or load) the two-player game before the workers need it."""
     from .solver.store import solve_cached

@@ -107,7 +107,7 @@ def run(
     if workers < 1:
         raise ValueError(f"--workers is a whole number from 1, not {workers}")
     total = np.zeros(k.C_SIZE, dtype=np.int64)
-    if workers == 1:
+    if min(workers, len(list(sim.batches()))) == 1:  # one process: no pool to start
         for b, games in sim.batches():
             total += play_batch(sim, b, games)
             if progress:
