@@ -54,6 +54,11 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="rough length of each measurement")
     parser.add_argument("--workers", type=int, default=default_workers())
     args = parser.parse_args()
+    start = time.perf_counter()
+    run(Simulation(Ruleset.preset("classic-11"), ("heuristic", "heuristic"), 10))
+    print(
+        f"first call: {time.perf_counter() - start:.1f} s (compiling the kernel, or loading it from numba's cache)"
+    )
     print(f"heuristic bots on every seat; fast simulator on {args.workers} processes\n")
     print("| rules | players | engine loop (games/s) | fast simulator (games/s) | ratio |")
     print("|---|---|---|---|---|")
