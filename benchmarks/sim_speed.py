@@ -56,9 +56,8 @@ def main() -> None:
     args = parser.parse_args()
     start = time.perf_counter()
     run(Simulation(Ruleset.preset("classic-11"), ("heuristic", "heuristic"), 10))
-    print(
-        f"first call: {time.perf_counter() - start:.1f} s (compiling the kernel, or loading it from numba's cache)"
-    )
+    took = time.perf_counter() - start
+    print(f"first call: {took:.1f} s (compiling the kernel, or loading it from numba's cache)")
     print(f"heuristic bots on every seat; fast simulator on {args.workers} processes\n")
     print("| rules | players | engine loop (games/s) | fast simulator (games/s) | ratio |")
     print("|---|---|---|---|---|")
