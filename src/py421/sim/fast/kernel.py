@@ -760,7 +760,7 @@ def trace_game(
     actions: I8,
     size: int,
 ) -> tuple[I64, I64]:
-    """One game written down (see :mod:`.trace`), and the group each seat got out with."""
+    """One game written down (read by :mod:`.replay`), and the group each seat got out with."""
     st = np.zeros(S_SIZE, dtype=np.int64)
     se = np.zeros((SE_ROWS, kinds.size), dtype=np.int64)
     trace = np.zeros(size, dtype=np.int64)
