@@ -57,8 +57,15 @@ def build_report(
     return page
 
 
+def optimal_in_matrix(rules: Ruleset) -> bool:
+    """Whether the matrix seats the optimal bot: where the two-player solver covers the rules and
+    turns do not accumulate stakes (there its decisions depend on the stake too, and tabulating
+    them takes minutes per process; ``421 simulate`` still plays it)."""
+    return unsupported(rules) is None and not rules.accumulated_stakes
+
+
 def _facts(rules: Ruleset, games: int, seed: int, workers: int, step: Step | None) -> PresetFacts:
-    levels = [lv for lv in LEVELS if lv != "optimal" or unsupported(rules) is None]
+    levels = [lv for lv in LEVELS if lv != "optimal" or optimal_in_matrix(rules)]
     matrix = {}
     for a in levels:
         for b in levels:
