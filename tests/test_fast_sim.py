@@ -12,7 +12,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from py421.cli import main
-from py421.core.errors import InvalidPlayers, InvalidRuleset
+from py421.core.errors import InvalidPlayers, InvalidRuleset, Py421Error
 from py421.core.rules import Ruleset, option_fields, preset_names
 from py421.sim.fast import kernel as k
 from py421.sim.fast.dice import batch_key
@@ -132,6 +132,15 @@ def test_a_dask_cluster_of_two_workers_gives_the_local_totals():
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
     ) as c:
         assert np.array_equal(run(sim, scheduler=c.scheduler_address), run(sim))
+
+
+def test_an_unreachable_scheduler_is_a_clear_error():
+    pytest.importorskip("distributed")
+    from py421.sim.cluster import run_on_dask
+
+    sim = Simulation(Ruleset.preset("tim"), ("heuristic", "heuristic"), 10)
+    with pytest.raises(Py421Error, match=r"cannot reach a Dask scheduler at 'tcp://127\.0\.0\.1:9'"):
+        run_on_dask(sim, "tcp://127.0.0.1:9", timeout="2s")
 
 
 def test_memory_stays_flat_as_games_grow():

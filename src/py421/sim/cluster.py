@@ -11,24 +11,31 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..core.errors import Py421Error
 from .fast import kernel as k
 
 if TYPE_CHECKING:
     from .simulate import Progress, Simulation
 
 
-def run_on_dask(sim: Simulation, address: str, progress: Progress | None = None) -> k.I64:
+def run_on_dask(
+    sim: Simulation, address: str, progress: Progress | None = None, timeout: str = "20s"
+) -> k.I64:
     """Play every batch on the Dask scheduler at ``address`` and add them up."""
     try:
         from distributed import Client, as_completed
     except ImportError:
-        from ..core.errors import Py421Error
-
         raise Py421Error("--scheduler needs Dask: pip install 'py421[dask]'") from None
     from .simulate import play_batch
 
     total = np.zeros(k.C_SIZE, dtype=np.int64)
-    with Client(address, timeout="20s") as client:  # type: ignore[no-untyped-call]
+    try:
+        client = Client(address, timeout=timeout)  # type: ignore[no-untyped-call]
+    except (OSError, ValueError) as exc:
+        raise Py421Error(
+            f"cannot reach a Dask scheduler at {address!r} ({exc}); give its address, like tcp://host:8786"
+        ) from None
+    with client:
         batches = list(sim.batches())
         futures = client.map(
             play_batch, [sim] * len(batches), [b for b, _ in batches], [g for _, g in batches], pure=False
