@@ -430,7 +430,7 @@ def simulate(
     from .sim.simulate import Simulation, Summary, default_workers, parse_players, run
 
     sim = Simulation(rules, parse_players(players), games, seed)
-    workers = workers or min(default_workers(), len(list(sim.batches())))
+    workers = workers or min(default_workers(), sim.batch_count)
     if "optimal" in sim.levels and sim.fast:
         _prepare_optimal(rules, as_json)
     started = time.perf_counter()

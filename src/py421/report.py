@@ -76,11 +76,11 @@ def _facts(rules: Ruleset, games: int, seed: int, workers: int, step: Step | Non
     equal = matrix[("heuristic", "heuristic")]
     solved = None
     if unsupported(rules) is None:
-        from .solver.store import solve_cached
+        from .players.optimal import solved as solved_game
 
         if step:
             step(f"{rules.name}: solving the two-player game (kept on disk)")
-        outcome = game_outcome(rules, solve_cached(rules)[0].manche_loss())
+        outcome = game_outcome(rules, solved_game(rules).manche_loss())
         solved = {"first": outcome.lose[0], "other": outcome.lose[1], "shared": outcome.shared}
     return PresetFacts(rules, matrix, equal, solve_duel(rules).first_wins, solved)
 

@@ -48,7 +48,7 @@ MAX_NAME = 40
 
 def new_game(rules: Ruleset, players: Sequence[str], *, first_seat: int = 0) -> State:
     """The state before the first throw; ``first_seat`` starts or starts the draw."""
-    names = _check_players(rules, players)
+    names = check_players(rules, players)
     n = len(names)
     if not 0 <= first_seat < n:
         raise InvalidPlayers(f"first seat {first_seat} does not exist; seats are 0 to {n - 1}")
@@ -74,7 +74,8 @@ def new_game(rules: Ruleset, players: Sequence[str], *, first_seat: int = 0) -> 
     return replace(state, events=tuple(ev))
 
 
-def _check_players(rules: Ruleset, players: Sequence[str]) -> tuple[str, ...]:
+def check_players(rules: Ruleset, players: Sequence[str]) -> tuple[str, ...]:
+    """The names, checked: how many the rules allow, none empty, too long or alike."""
     if isinstance(players, str):
         raise InvalidPlayers("players must be a list of names, not one text")
     names = tuple(str(p).strip() for p in players)

@@ -64,9 +64,13 @@ class Simulation:
         """Whether the fast simulator plays it (else the engine does)."""
         return fast_supported(self.rules, self.levels) is None
 
+    @property
+    def batch_count(self) -> int:
+        return math.ceil(self.games / self.batch)
+
     def batches(self) -> Iterator[tuple[int, int]]:
         """Each batch's number and its number of games."""
-        for b in range(math.ceil(self.games / self.batch)):
+        for b in range(self.batch_count):
             yield b, min(self.batch, self.games - b * self.batch)
 
 
@@ -107,7 +111,7 @@ def run(
     if workers < 1:
         raise ValueError(f"--workers is a whole number from 1, not {workers}")
     total = np.zeros(k.C_SIZE, dtype=np.int64)
-    if min(workers, len(list(sim.batches()))) == 1:  # one process: no pool to start
+    if min(workers, sim.batch_count) == 1:  # one process: no pool to start
         for b, games in sim.batches():
             total += play_batch(sim, b, games)
             if progress:

@@ -722,6 +722,14 @@ def play_game(
 
 
 @njit(cache=True)
+def _game_arrays(players: int, trace_size: int) -> tuple[I64, I64, I64, I64]:
+    """A game's running numbers, its rows by seat, a trace (empty: none) and its own counts."""
+    st = np.zeros(S_SIZE, dtype=np.int64)
+    se = np.zeros((SE_ROWS, players), dtype=np.int64)
+    return st, se, np.zeros(trace_size, dtype=np.int64), np.zeros(C_MANCHES, dtype=np.int64)
+
+
+@njit(cache=True)
 def play_batch(
     key: npt.NDArray[np.uint64],
     first_game: int,
@@ -738,10 +746,7 @@ def play_batch(
     Returns how many were played: fewer when a game needs an optimal bot's
     position that is not built yet (its code is then in ``index``).
     """
-    st = np.zeros(S_SIZE, dtype=np.int64)
-    se = np.zeros((SE_ROWS, kinds.size), dtype=np.int64)
-    trace = np.zeros(0, dtype=np.int64)
-    gc = np.zeros(C_MANCHES, dtype=np.int64)
+    st, se, trace, gc = _game_arrays(kinds.size, 0)
     for g in range(first_game, first_game + games):
         play_game(key, g, rules, tab, kinds, index, actions, st, se, trace, gc, counts)
         if index[H_MISSING] >= 0:
@@ -761,11 +766,8 @@ def trace_game(
     size: int,
 ) -> tuple[I64, I64]:
     """One game written down (read by :mod:`.replay`), and the group each seat got out with."""
-    st = np.zeros(S_SIZE, dtype=np.int64)
-    se = np.zeros((SE_ROWS, kinds.size), dtype=np.int64)
-    trace = np.zeros(size, dtype=np.int64)
+    st, se, trace, gc = _game_arrays(kinds.size, size)
     counts = np.zeros(C_SIZE, dtype=np.int64)
-    gc = np.zeros(C_MANCHES, dtype=np.int64)
     play_game(key, game, rules, tab, kinds, index, actions, st, se, trace, gc, counts)
     if st[S_TRACE] > size:
         raise ValueError("the trace is too small for this game")

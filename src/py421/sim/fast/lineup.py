@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...core import engine
 from ...core.errors import InvalidPlayers
 from ...core.rules import Ruleset
 from ...players import BOTS
@@ -39,10 +40,8 @@ def parse_players(text: str | Sequence[str]) -> tuple[str, ...]:
 
 
 def check_players(rules: Ruleset, levels: Sequence[str]) -> None:
-    n, low, high = len(levels), rules.min_players, rules.max_players
-    if not low <= n <= high:
-        allowed = f"{low}" if low == high else f"{low} to {high}"
-        raise InvalidPlayers(f"{rules.name} is played by {allowed} players, not {n}")
+    """As many seats as the rules allow (the engine's own check)."""
+    engine.check_players(rules, [f"P{s}" for s in range(len(levels))])
 
 
 def fast_supported(rules: Ruleset, levels: Sequence[str]) -> str | None:

@@ -101,8 +101,10 @@ class OptimalPositions:
         leader_values, follower_values = self.solver.position(charge, pot, t0, leader)
         most = rules.throws_allowed(charge)
         staked = isinstance(leader_values, StakedValues)
-        # stakes at or above the pot all take the whole pot: one column serves them
-        width = min(pot, leader_values.cap) + 1 if isinstance(leader_values, StakedValues) else 1
+        width = 1
+        if isinstance(leader_values, StakedValues):
+            # stakes at or above the pot all take the whole pot: one column serves them
+            width = min(pot, leader_values.cap) + 1
 
         def table(values: TurnValues | StakedValues, remaining: int) -> npt.NDArray[np.int8]:
             stop, keeps = values.utility(remaining), values.keep_values(remaining)
