@@ -17,8 +17,8 @@ from py421.core.rules import Ruleset, option_fields, preset_names
 from py421.sim.fast import kernel as k
 from py421.sim.fast.dice import batch_key
 from py421.sim.fast.lineup import Lineup, parse_players
-from py421.sim.fast.replay import Mismatch, replay
-from py421.sim.simulate import Simulation, Summary, count_game, engine_game, play_batch, run
+from py421.sim.fast.replay import Mismatch, entries, replay
+from py421.sim.simulate import Simulation, Summary, count_game, engine_game, run
 
 KEY = batch_key(2026, 0)
 
@@ -29,6 +29,8 @@ def lineups(rules: Ruleset) -> list[tuple[str, ...]]:
         found.append(("heuristic", "random", "heuristic", "random"))
     if rules.name != "vache-41":  # its two-player solve is the slowest; lyonnaise-21 covers staked turns
         found.append(("optimal", "heuristic"))
+    if rules.max_players >= 3:  # round by round (max^n)
+        found.append(("heuristic", "optimal", "random"))
     return found
 
 
@@ -43,7 +45,7 @@ def test_every_preset_plays_the_same_games_in_the_kernel_and_the_engine(preset):
     games = rounds = 0
     for levels in lineups(rules):
         lineup = Lineup(rules, levels)
-        for g in range(80 if "optimal" in levels else 200):
+        for g in range(200 if "optimal" not in levels else 80 if len(levels) == 2 else 40):
             rounds += replay(lineup, KEY, g).rounds
             games += 1
     print(f"{preset}: {games} games, {rounds} rounds compared")
@@ -157,14 +159,26 @@ def test_memory_stays_flat_as_games_grow():
     assert peaks[1] < peaks[0] + 200_000
 
 
-def test_tables_the_kernel_cannot_play_are_played_by_the_engine():
-    sim = Simulation(Ruleset.preset("classic-11"), ("optimal", "heuristic", "heuristic"), 12, seed=1)
-    assert not sim.fast
-    data = Summary(sim, run(sim)).to_dict()
-    assert data["simulator"] == "engine"
-    assert data["games"] == 12
-    assert sum(s["led_first"] for s in data["seats"]) == 12
-    assert play_batch(sim, 0, 3)[k.C_GAMES] == 3
+def test_the_optimal_bots_main_chaude_is_the_engines():
+    """« Main chaude » is rare: find games where optimal seats choose the stake, and replay them."""
+    for levels in [("optimal", "optimal"), ("optimal", "optimal", "optimal")]:
+        lineup = Lineup(Ruleset.preset("engranjeu-21"), levels)
+        chosen = []
+        for g in range(1_000):
+            trace, _ = lineup.trace(KEY, g, 1 << 16)
+            if any(e[0] == k.T_ACTION and e[1] in (k.EST, k.VIENT) for e in entries(trace, len(levels))):
+                chosen.append(g)
+        assert len(chosen) >= 5
+        for g in chosen:
+            replay(lineup, KEY, g)
+
+
+def test_the_optimal_bot_at_a_table_of_four_beats_the_heuristic_bots():
+    sim = Simulation(Ruleset.preset("comptoir-21"), ("optimal", "heuristic", "heuristic", "heuristic"), 4_000)
+    data = Summary(sim, run(sim, workers=2)).to_dict()
+    assert data["games"] == 4_000
+    optimal, *others = data["seats"]
+    assert all(optimal["ci95"][1] < other["ci95"][0] for other in others)
 
 
 def test_players_are_checked_with_what_is_accepted():
@@ -194,7 +208,6 @@ def test_simulate_on_the_command_line():
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["games"] == 3000
-    assert data["simulator"] == "fast"
     optimal, random = data["seats"]
     assert optimal["loss_rate"] < random["loss_rate"]
     assert optimal["ci95"][0] < optimal["loss_rate"] < optimal["ci95"][1]

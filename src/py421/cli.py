@@ -427,11 +427,12 @@ def simulate(
     as_json: bool,
 ) -> None:
     """Play many games between bots, fast, and count what happened."""
+    from .players.optimal import whole_game
     from .sim.simulate import Simulation, Summary, default_workers, parse_players, run
 
     sim = Simulation(rules, parse_players(players), games, seed)
     workers = workers or min(default_workers(), sim.batch_count)
-    if "optimal" in sim.levels and sim.fast:
+    if "optimal" in sim.levels and whole_game(rules, len(sim.levels)):
         _prepare_optimal(rules, as_json)
     started = time.perf_counter()
     with _progress_bar(games, "simulating") as advance:
@@ -515,7 +516,7 @@ def simulation_text(data: dict[str, Any]) -> str:
     """What ``421 simulate`` prints without ``--json``."""
     rate = data["games"] / data["seconds"] if data.get("seconds") else 0
     lines = [
-        f"{data['rules']}: {data['games']:,} games, seed {data['seed']}, {data['simulator']} simulator"
+        f"{data['rules']}: {data['games']:,} games, seed {data['seed']}"
         + (f", {rate:,.0f} games/s" if rate else "")
     ]
     width = max(len(s["player"]) for s in data["seats"])

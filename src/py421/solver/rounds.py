@@ -31,7 +31,7 @@ capped by what the giver holds.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Literal
 
@@ -211,6 +211,17 @@ class Turn:
     stop: list[FloatArray]
     choice: list[IntArray]
     start: FloatArray
+    _kept: dict[int, FloatArray] = field(default_factory=dict, repr=False)
+
+    def continuation(self, remaining: int) -> FloatArray:
+        """[context, keep]: the mover's value of keeping each set of dice, ``remaining`` throws left.
+
+        Computed once for every context, so that the bot and the fast
+        simulator's tables read the very same numbers.
+        """
+        if remaining not in self._kept:
+            self._kept[remaining] = self.own[remaining - 1] @ TRANSITIONS.T
+        return self._kept[remaining]
 
     def outcomes(self, throws: int) -> FloatArray:
         """[context, throws used - 1, result]: how the turn ends under ``choice``."""
@@ -313,7 +324,7 @@ class RoundValues:
         i = INDEX[result]
         found = [Option(result.dice, True, float(turn.stop[remaining][row, i]))]
         if remaining > 0:
-            cont = turn.own[remaining - 1][row] @ TRANSITIONS.T
+            cont = turn.continuation(remaining)[row]
             found += [Option(KEEPS[k], False, float(cont[k])) for k in KEEPS_OF[i]]
         return sorted(found, key=lambda o: (-o.value, not o.stop, -len(o.keep)))
 
@@ -403,14 +414,19 @@ def objective_for(rules: Ruleset, charge: bool) -> Objective:
     return "loser" if unsupported(rules, charge, "tokens") else "tokens"
 
 
+def pot_cap(rules: Ruleset, players: int, charge: bool, pot: int) -> int | None:
+    """The pot that caps a round's payoffs, or None when it caps nothing (one solve serves them all)."""
+    if not charge:
+        return None
+    most = max(int(token_values(rules).max()), rules.nenette_penalty) * (
+        players if rules.tied_losers_all_take else 1
+    )
+    return pot if pot < most else None
+
+
 def round_for(rules: Ruleset, players: int, charge: bool, pot: int) -> RoundValues:
     """The round the optimal bot plays, with ``pot`` tokens left in the pot (charge only)."""
-    cap: int | None = None
-    if charge:
-        most = max(int(token_values(rules).max()), rules.nenette_penalty) * (
-            players if rules.tied_losers_all_take else 1
-        )
-        cap = pot if pot < most else None  # a larger pot caps nothing: share one solve
+    cap = pot_cap(rules, players, charge, pot)
     return solve_round(rules, players, charge, objective_for(rules, charge), cap)
 
 

@@ -26,7 +26,18 @@ from ...core.combos import NENETTE
 from ...core.rules import MAX_PLAYERS
 from ...solver.tables import INDEX
 from .dice import CHOICE_STREAM, below, face, game_key, random_bits, throw_code
-from .policy import H_MISSING, OPTIMAL, RANDOM, optimal_choice, optimal_stake
+from .policy import (
+    H_MISSING,
+    H_MODE,
+    MODE_ROUNDS,
+    OPTIMAL,
+    RANDOM,
+    next_summary,
+    optimal_choice,
+    optimal_stake,
+    round_choice,
+    round_stake,
+)
 
 I64 = npt.NDArray[np.int64]
 I8 = npt.NDArray[np.int8]
@@ -94,8 +105,9 @@ TB_WIDTH = 216
     S_TRACE,  # next free place in the trace
     S_OUT_GROUPS,  # groups of players out of tokens this manche
     S_FIRST_LEADER,
+    S_COUNT,  # players in the round
     S_SIZE,
-) = range(12)
+) = range(13)
 
 # -- by seat or by place in a round: rows of the ``se`` array --------------------
 (
@@ -223,6 +235,14 @@ def _choose(
             return STOP
         j -= 1
         return int(tab[TB_KEEPS_OF + j % count, result]) + (BON if j >= count else 0)
+    if kind == OPTIMAL and index[H_MODE] == MODE_ROUNDS:
+        row = 0  # the summary of the results before this place
+        if place:
+            row = se[SE_FINALS, 0]
+            for i in range(1, place):
+                row = next_summary(index, i, row, se[SE_FINALS, i])
+        round_key = (st[S_COUNT], st[S_CHARGE], st[S_POT])
+        return round_choice(index, actions, round_key, place, row, result, allowed, allowed - throws)
     if kind == OPTIMAL:
         position = (st[S_CHARGE], st[S_POT], se[SE_TOKENS, 0], se[SE_ORDER, 0])
         leader_turn = (se[SE_FINALS, 0], se[SE_USED, 0])
@@ -249,10 +269,17 @@ def _choose(
 
 
 @njit(cache=True, inline="always")
-def _choose_stake(gkey: np.uint64, st: I64, se: I64, kind: int, amount: int, index: I64, actions: I8) -> int:
-    """« Main chaude »: the first to rethrow chooses « est » or « vient »."""
+def _choose_stake(
+    gkey: np.uint64, st: I64, se: I64, kind: int, amount: int, taker: bool, index: I64, actions: I8
+) -> int:
+    """« Main chaude »: the first to rethrow chooses « est » or « vient ».
+
+    ``taker``: the chooser is among the worst.
+    """
     if kind == RANDOM:
         return VIENT if _random_below(gkey, st, 2) else EST
+    if kind == OPTIMAL and index[H_MODE] == MODE_ROUNDS:
+        return VIENT if round_stake(index, amount, taker) else EST
     if kind == OPTIMAL:
         vient = optimal_stake(
             index, actions, st[S_CHARGE], st[S_POT], se[SE_TOKENS, 0], se[SE_ORDER, 0], amount
@@ -368,6 +395,7 @@ def _round(
             se[SE_ORDER, count] = s
             count += 1
     st[S_LEADER] = se[SE_ORDER, 0]
+    st[S_COUNT] = count
     st[S_STAKE] = 0
     most = rules[R_CHARGE_THROWS] if charge else rules[R_DECHARGE_THROWS]
     limit = most
@@ -438,9 +466,9 @@ def _round(
         if previous and (group & ~previous) == 0 and tie_rule == TIE_QUI_BARRE:
             # « main chaude »: the first to rethrow chooses the stake
             chooser = se[SE_SEATS, 0]
-            stake = _choose_stake(
-                gkey, st, se, kinds[chooser], tab[TB_VALUE, se[SE_FINALS, 0]], index, actions
-            )
+            taker = (worst >> chooser & 1) == 1
+            tied_value = tab[TB_VALUE, se[SE_FINALS, 0]]
+            stake = _choose_stake(gkey, st, se, kinds[chooser], tied_value, taker, index, actions)
             if trace.size:
                 _trace(trace, st, 2, T_ACTION, stake, 0, 0, 0)
             vient = stake == VIENT

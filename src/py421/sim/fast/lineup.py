@@ -1,8 +1,9 @@
 """Who plays: the bots of each seat as the kernel reads them, and playing a batch.
 
 A :class:`Lineup` holds a ruleset, one bot level per seat and, when a seat is
-the optimal bot, its decision tables (built as games reach new positions: a
-game that reaches one is played again once it is built, from its own dice).
+the optimal bot, its decision tables (built as games reach new positions or
+rounds: a game that reaches one is played again once it is built, from its
+own dice).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ...players import BOTS
 from ...players.optimal import whole_game
 from . import kernel as k
 from .arrays import rules_array, tables
+from .optimal import OptimalPositions, OptimalRounds
 from .policy import H_MISSING, KINDS, OPTIMAL, no_positions
 
 I64 = k.I64
@@ -44,15 +46,6 @@ def check_players(rules: Ruleset, levels: Sequence[str]) -> None:
     engine.check_players(rules, [f"P{s}" for s in range(len(levels))])
 
 
-def fast_supported(rules: Ruleset, levels: Sequence[str]) -> str | None:
-    """Why the fast simulator cannot play this table (then the engine plays it), or None."""
-    if "optimal" in levels and not whole_game(rules, len(levels)):
-        if len(levels) != 2:
-            return "the fast simulator's optimal bot plays two-player games"
-        return f"the fast simulator's optimal bot plays the solved two-player game, which misses {rules.name}"
-    return None
-
-
 @dataclass
 class Lineup:
     rules: Ruleset
@@ -63,17 +56,16 @@ class Lineup:
 
     def __post_init__(self) -> None:
         check_players(self.rules, self.levels)
-        why = fast_supported(self.rules, self.levels)
-        if why:
-            raise InvalidPlayers(why)
         self.kinds = np.array([KINDS[level] for level in self.levels], dtype=np.int64)
         self.rules_array = rules_array(self.rules)
         self.tab = tables(self.rules)
-        self._optimal = None
+        self._optimal: OptimalPositions | OptimalRounds | None = None
         if OPTIMAL in self.kinds:
-            from .optimal import OptimalPositions
-
-            self._optimal = OptimalPositions(self.rules)
+            players = len(self.levels)
+            if whole_game(self.rules, players):
+                self._optimal = OptimalPositions(self.rules)
+            else:
+                self._optimal = OptimalRounds(self.rules, players)
 
     @property
     def index(self) -> I64:

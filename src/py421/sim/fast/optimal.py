@@ -1,12 +1,18 @@
-"""The optimal bot's decisions as tables, built position by position.
+"""The optimal bot's decisions as tables, built as games reach them.
 
 For two players the optimal bot plays the solved game
 (:class:`py421.solver.heads_up.HeadsUp`): at the start of each round, the
 position (phase, pot, seat 0's tokens, leader) gives both players' turn
 values. :class:`OptimalPositions` turns the values of a position into
 decisions (stop, or which dice to keep, for every result, throws left and
-stake) the first time a game reaches it, with the same tie-breaks as the bot:
-stop on equal values, then keep more dice.
+stake) the first time a game reaches it.
+
+Elsewhere (three or more players, or rules the two-player solver does not
+cover) the bot plays each round by max^n (:mod:`py421.solver.rounds`), and
+:class:`OptimalRounds` turns each solved round into decisions for every
+place, throw limit and summary of the results before it.
+
+Both keep the bot's tie-breaks: stop on equal values, then keep more dice.
 """
 
 from __future__ import annotations
@@ -14,14 +20,27 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ...core.rules import Ruleset
+from ...core.rules import MAX_PLAYERS, MAX_THROWS, Ruleset
 from ...players.optimal import solved, whole_game
+from ...solver.rounds import comparison_of, pot_cap, round_for, stages, vient_amount
 from ...solver.tables import KEEPS, KEEPS_OF, RESULTS
 from ...solver.turn import StakedValues, TurnValues
 from .kernel import STOP
-from .policy import AMOUNTS, H_MISSING, H_TOTAL, HEADER, position_code
+from .policy import (
+    AMOUNTS,
+    DIR_WIDTH,
+    H_MISSING,
+    H_MODE,
+    H_TOTAL,
+    HEADER,
+    MODE_GAME,
+    MODE_ROUNDS,
+    ROUNDS_HEADER,
+    position_code,
+)
 
 FloatArray = npt.NDArray[np.float64]
+I8 = npt.NDArray[np.int8]
 
 # For each result, the choices in the bot's order of preference on equal
 # values: stop (-1), then the keeps, more dice first; -2 pads.
@@ -59,6 +78,7 @@ class OptimalPositions:
         self.index = np.full(HEADER + 2 * self.positions, -1, dtype=np.int64)
         self.index[H_TOTAL] = total
         self.index[H_MISSING] = -1
+        self.index[H_MODE] = MODE_GAME
         self.actions = np.zeros(1 << 16, dtype=np.int8)
         self.used = 0
         self.built = 0
@@ -74,15 +94,9 @@ class OptimalPositions:
         rest, t0 = divmod(rest, self.total + 1)
         charge, pot = divmod(rest, self.total + 1)
         block, width = self._block(bool(charge), pot, t0, leader)
-        end = self.used + block.size
-        if end > self.actions.size:
-            grown = np.zeros(max(end, 2 * self.actions.size), dtype=np.int8)
-            grown[: self.used] = self.actions[: self.used]
-            self.actions = grown
-        self.actions[self.used : end] = block
         self.index[HEADER + code] = self.used
         self.index[HEADER + self.positions + code] = width
-        self.used = end
+        self.actions, self.used = _append(self.actions, self.used, block)
         self.built += 1
 
     def build_all(self) -> None:
@@ -127,3 +141,82 @@ class OptimalPositions:
             for amount in range(top + 1):
                 stake[amount] = self.solver.stake(charge, pot, t0, leader, amount) == "vient"
         return np.concatenate([lead.ravel(), follow.ravel(), stake]), width
+
+
+def _append(actions: I8, used: int, block: I8) -> tuple[I8, int]:
+    """``block`` written after the ``used`` places of ``actions``, which grows when it must."""
+    end = used + block.size
+    if end > actions.size:
+        grown = np.zeros(max(end, 2 * actions.size), dtype=np.int8)
+        grown[:used] = actions[:used]
+        actions = grown
+    actions[used:end] = block
+    return actions, end
+
+
+class OptimalRounds:
+    """The kernel's ``index`` and ``actions`` for the optimal bot playing round by round.
+
+    A block per round the bot solves: the players in the round, the phase and
+    the pot's cap (:func:`py421.solver.rounds.round_for`).
+    """
+
+    def __init__(self, rules: Ruleset, players: int) -> None:
+        self.rules = rules
+        total = rules.pot
+        keys: dict[tuple[int, int, int | None], int] = {}
+        self.pots: list[int] = []  # by block: a pot that leads to it
+        block_of = np.zeros((MAX_PLAYERS + 1, 2, total + 1), dtype=np.int64)
+        for count in range(2, players + 1):
+            for charge in (0, 1):
+                for pot in range(total + 1):
+                    key = (count, charge, pot_cap(rules, count, bool(charge), pot))
+                    if key not in keys:
+                        keys[key] = len(keys)
+                        self.pots.append(pot)
+                    block_of[count, charge, pot] = keys[key]
+        self.keys = list(keys)
+        level = stages(comparison_of(rules), players)
+        self.sizes = [len(stage.summaries) for stage in level]
+        # after place i's result (i from 1 to players - 2), the summary from the one before it
+        nexts = [stage.next.ravel() for stage in level[: players - 2]]
+        cheaper = [vient_amount(rules) < amount for amount in range(AMOUNTS)]
+        tables: list[npt.ArrayLike] = [block_of.ravel(), np.full(len(keys) * DIR_WIDTH, -1)]
+        tables += [self.sizes, np.zeros(MAX_PLAYERS), cheaper, *nexts]
+        sizes = [np.size(t) for t in tables]
+        starts = ROUNDS_HEADER + np.cumsum([0, *sizes[:-1]])
+        header = [total, -1, MODE_ROUNDS, *starts[:5]]  # RH_BLOCK_OF to RH_CHEAPER, in order
+        self.index = np.concatenate([np.array(header), *(np.ravel(t) for t in tables)]).astype(np.int64)
+        self.index[starts[3] : starts[3] + len(nexts)] = starts[5:]  # RH_NEXT: where each next table starts
+        self.dir = int(starts[1])
+        self.actions = np.zeros(1 << 16, dtype=np.int8)
+        self.used = 0
+        self.built = 0
+
+    def build_missing(self) -> None:
+        """Build the round a game asked for."""
+        block = int(self.index[H_MISSING])
+        self.index[H_MISSING] = -1
+        self.build(block)
+
+    def build(self, block: int) -> None:
+        count, charge, _ = self.keys[block]
+        values = round_for(self.rules, count, bool(charge), self.pots[block])
+        most = self.rules.throws_allowed(bool(charge))
+        directory = self.dir + block * DIR_WIDTH
+        turns = [(0, most, values.leader)]
+        for place, by_limit in enumerate(values.followers, start=1):
+            turns += [(place, limit, turn) for limit, turn in by_limit.items()]
+        for place, limit, turn in turns:
+            rows = self.sizes[place - 1] if place else 1
+            segment = np.full((max(limit - 1, 0), rows, len(RESULTS)), STOP, dtype=np.int8)
+            for left in range(1, limit):
+                assert turn.stop[left].shape[0] == rows
+                for lo in range(0, rows, 4096):  # in slices: the choices of every result take room
+                    stop = turn.stop[left][lo : lo + 4096, :, None]
+                    keeps = turn.continuation(left)[lo : lo + 4096, :, None]
+                    segment[left - 1, lo : lo + 4096] = decisions(stop, keeps)[..., 0]
+            self.index[directory + 1 + place * (MAX_THROWS + 1) + limit] = self.used
+            self.actions, self.used = _append(self.actions, self.used, segment.ravel())
+        self.index[directory] = 1
+        self.built += 1

@@ -13,7 +13,7 @@ import numpy.typing as npt
 from numba import njit
 
 from ...core.combos import Category
-from ...core.rules import Ruleset
+from ...core.rules import MAX_PLAYERS, MAX_THROWS, Ruleset
 from ...players.heuristic import GOOD_RANK, HeuristicBot
 from ...solver.tables import KEEP_INDEX, RESULTS
 
@@ -36,19 +36,40 @@ def heuristic_tables(rules: Ruleset) -> tuple[I64, I64, I64]:
 
 # -- the optimal bot: its decisions, position by position ---------------------
 #
-# ``index`` holds a header, then for every position of a two-player manche
+# ``index`` starts with a header: the tokens of a manche, a position asked for
+# and not built (-1: none), and the mode.
+#
+# MODE_GAME, the solved two-player game: for every position of a manche
 # (phase, pot, seat 0's tokens, leader) the place of its block of decisions in
 # ``actions``, or -1 while it is not built, then the block's stake width.
 # A block holds the leader's decisions [throws left - 1][result][stake], the
 # follower's [leader's throws - 1][throws left - 1][leader's result][result][stake]
 # and the « main chaude » choice [amount] (1: « vient »). ``stake`` is the stake
 # accumulated so far where every throw adds to it, else 0.
+#
+# MODE_ROUNDS, round by round (max^n, py421.solver.rounds): a block per
+# solved round (players in it, phase, the pot's cap), found through
+# ``block_of[players][charge][pot]``. A block's directory gives, for each place
+# in the round and throw limit, where its decisions start:
+# [throws left - 1][summary of the earlier results][result]. The summary's row
+# follows the earlier results through ``next`` tables, one per place.
 
 H_TOTAL = 0  # the tokens of a manche
-H_MISSING = 1  # a position asked for and not built (-1: none)
-HEADER = 2
+H_MISSING = 1  # a position (MODE_GAME) or a block (MODE_ROUNDS) asked for and not built (-1: none)
+H_MODE = 2
+HEADER = 3
+MODE_GAME, MODE_ROUNDS = 0, 1
 AMOUNTS = 100  # stake choices for amounts 0 to 99
 RESULTS_N = 56
+
+# MODE_ROUNDS: the header goes on with where each table starts in ``index``
+RH_BLOCK_OF = HEADER  # [players 0..MAX_PLAYERS][charge][pot] -> block
+RH_DIR = HEADER + 1  # [block][DIR_WIDTH]: 1 once built, then [place][limit] -> start in actions
+RH_SIZES = HEADER + 2  # [place - 1] the summaries a follower at that place may face
+RH_NEXT = HEADER + 3  # [place - 1] where the table [summary][result] -> next summary starts
+RH_CHEAPER = HEADER + 4  # [amount] 1 when « vient » is expected to cost less than the amount
+ROUNDS_HEADER = HEADER + 5
+DIR_WIDTH = 1 + MAX_PLAYERS * (MAX_THROWS + 1)
 
 
 def position_code(total: int, charge: bool | int, pot: int, t0: int, leader: int) -> int:
@@ -118,7 +139,47 @@ def optimal_stake(
     return bool(actions[base + amount])
 
 
+@njit(cache=True)
+def next_summary(index: npt.NDArray[np.int64], place: int, row: int, result: int) -> int:
+    """The summary's row after the result of the player at ``place`` (1 or more)."""
+    start = index[index[RH_NEXT] + place - 1]
+    return int(index[start + row * RESULTS_N + result])
+
+
+@njit(cache=True)
+def round_choice(
+    index: npt.NDArray[np.int64],
+    actions: npt.NDArray[np.int8],
+    round_key: tuple[int, int, int],
+    place: int,
+    row: int,
+    result: int,
+    allowed: int,
+    left: int,
+) -> int:
+    """MODE_ROUNDS: the decision at ``place`` facing summary ``row``, ``left`` throws left (1 or more).
+
+    ``round_key``: the players in the round, charge (1 or 0), the pot.
+    """
+    players, charge, pot = round_key
+    total = index[H_TOTAL]
+    block = index[index[RH_BLOCK_OF] + (players * 2 + charge) * (total + 1) + pot]
+    directory = index[RH_DIR] + block * DIR_WIDTH
+    if index[directory] < 0:
+        index[H_MISSING] = block
+        return -1
+    start = index[directory + 1 + place * (MAX_THROWS + 1) + allowed]
+    rows = index[index[RH_SIZES] + place - 1] if place else 1
+    return int(actions[start + ((left - 1) * rows + row) * RESULTS_N + result])
+
+
+@njit(cache=True)
+def round_stake(index: npt.NDArray[np.int64], amount: int, taker: bool) -> bool:
+    """MODE_ROUNDS: « vient » when it is expected to cost less and the chooser would pay, or more and not."""
+    return bool(index[index[RH_CHEAPER] + amount]) == taker
+
+
 def no_positions() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int8]]:
     """The index and actions of a table with no optimal bot."""
-    index = np.array([0, -1], dtype=np.int64)
+    index = np.array([0, -1, MODE_GAME], dtype=np.int64)
     return index, np.zeros(1, dtype=np.int8)

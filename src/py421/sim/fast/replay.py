@@ -53,7 +53,8 @@ def decode(code: int) -> Action:
     return Throw(KEEPS[code - k.BON if bon else code], bon=bon)
 
 
-def _entries(trace: np.ndarray, players: int) -> Iterator[tuple[int, ...]]:
+def entries(trace: np.ndarray, players: int) -> Iterator[tuple[int, ...]]:
+    """The trace's entries, each a tuple starting with its kind (``kernel.T_*``)."""
     sizes = {k.T_THROW: 5, k.T_ACTION: 2, k.T_ROUND: 2 + players, k.T_MANCHE: 2, k.T_END: 3}
     pos = 0
     while pos < trace.size:
@@ -75,7 +76,7 @@ def replay(
     trace, out_groups = lineup.trace(key, game_number, TRACE_SIZE)
     if bots is None:
         bots = {s: make_bot(level, "") for s, level in enumerate(lineup.levels) if level != "random"}
-    entries = _entries(trace, n)
+    found = entries(trace, n)
     game = Game(rules, [f"P{s}" for s in range(n)], first_seat=game_number % n)
     rounds = 0
 
@@ -83,7 +84,7 @@ def replay(
         return Mismatch(f"game {game_number}, step {len(game.steps)}: {why}")
 
     def expect(kind: int) -> tuple[int, ...]:
-        entry = next(entries, None)
+        entry = next(found, None)
         if entry is None or entry[0] != kind:
             raise fail(f"the kernel wrote {entry}, the engine expected an entry of kind {kind}")
         return entry
@@ -110,7 +111,7 @@ def replay(
             except Exception as exc:
                 raise fail(f"the engine refuses {action}: {exc}") from exc
         rounds += _compare_events(before, game.state, expect, fail)
-    if next(entries, None) is not None:
+    if next(found, None) is not None:
         raise fail("the kernel's game goes on after the engine's ended")
     _compare_winners(rules, game.state, out_groups, fail)
     return Replayed(game, rounds)
