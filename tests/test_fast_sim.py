@@ -17,7 +17,10 @@ from py421.core.rules import Ruleset, option_fields, preset_names
 from py421.sim.fast import kernel as k
 from py421.sim.fast.dice import batch_key
 from py421.sim.fast.lineup import Lineup, parse_players
+from py421.sim.fast.optimal import OptimalPositions
+from py421.sim.fast.policy import HEADER
 from py421.sim.fast.replay import Mismatch, entries, replay
+from py421.sim.fast.stored import build_tables
 from py421.sim.simulate import Simulation, Summary, count_game, engine_game, run
 
 KEY = batch_key(2026, 0)
@@ -222,3 +225,23 @@ def test_simulate_on_the_command_line():
     bad = runner.invoke(main, ["simulate", "--players", "bot:optimal,bot:nobody"])
     assert bad.exit_code == 2
     assert "'bot:nobody' cannot play in a simulation; accepted:" in bad.output
+
+
+def test_the_two_player_tables_are_built_once_and_loaded_by_every_process(tmp_path, monkeypatch):
+    """Built on two processes and saved; a lineup loads them and plays exactly as one that builds."""
+    monkeypatch.setenv("PY421_HOME", str(tmp_path))
+    rules = Ruleset.preset("lyonnaise-21").with_options(pot=6)  # stakes add up, the solve stays small
+    building = Lineup(rules, ("optimal", "heuristic"))
+    ahead = np.zeros(k.C_SIZE, dtype=np.int64)
+    building.play(KEY, 0, 400, ahead)
+    path = build_tables(rules, workers=2)
+    assert path.parent == tmp_path / "solver"
+    loaded = Lineup(rules, ("optimal", "heuristic"))
+    positions = OptimalPositions(rules)
+    assert (loaded.index[HEADER : HEADER + positions.positions] >= 0).sum() == len(positions.codes())
+    counts = np.zeros(k.C_SIZE, dtype=np.int64)
+    loaded.play(KEY, 0, 400, counts)
+    assert np.array_equal(counts, ahead)
+    for g in range(40):
+        replay(loaded, KEY, g)
+    assert build_tables(rules, workers=2) == path  # nothing to do the second time

@@ -433,7 +433,7 @@ def simulate(
     sim = Simulation(rules, parse_players(players), games, seed)
     workers = workers or min(default_workers(), sim.batch_count)
     if "optimal" in sim.levels and whole_game(rules, len(sim.levels)):
-        _prepare_optimal(rules, as_json)
+        _prepare_optimal(rules, as_json, workers)
     started = time.perf_counter()
     with _progress_bar(games, "simulating") as advance:
         counts = run(sim, workers, advance, scheduler)
@@ -475,19 +475,19 @@ def report(presets: tuple[str, ...], out: Path, games: int, seed: int, workers: 
     click.echo(f"report written: {page}")
 
 
-def _prepare_optimal(rules: Ruleset, quiet: bool) -> None:
-    """Solve (or load) the two-player game before the workers need it."""
+def _prepare_optimal(rules: Ruleset, quiet: bool, workers: int) -> None:
+    """Solve the two-player game and build the bot's tables (or load them) before the workers need them."""
+    from .sim.fast.stored import build_tables
     from .solver.store import solve_cached
 
-    def progress(stage: str, step: int) -> None:
+    def say(text: str) -> None:
         if not quiet:
-            click.echo(
-                f"\r  solving the {stage} for the optimal bot (once per machine): {step}", nl=False, err=True
-            )
+            click.echo(f"\r  {text} (once per machine)", nl=False, err=True)
 
-    solve_cached(rules, progress)
+    solve_cached(rules, lambda stage, step: say(f"solving the {stage} for the optimal bot: {step}"))
+    build_tables(rules, workers, lambda done, total: say(f"building the optimal bot's tables {done}/{total}"))
     if not quiet:
-        click.echo("\r" + " " * 70 + "\r", nl=False, err=True)
+        click.echo("\r" + " " * 78 + "\r", nl=False, err=True)
 
 
 class _progress_bar:

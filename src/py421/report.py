@@ -19,9 +19,11 @@ from typing import Any
 import numpy as np
 
 from .core.rules import Ruleset
+from .players.optimal import whole_game
+from .sim.fast.stored import build_tables
 from .sim.simulate import Simulation, Summary, run
 from .solver.duel import solve_duel
-from .solver.heads_up import game_outcome, unsupported
+from .solver.heads_up import game_outcome
 from .solver.tables import INDEX, KEEP_INDEX, TRANSITIONS
 from .solver.turn import odds
 
@@ -57,25 +59,21 @@ def build_report(
     return page
 
 
-def optimal_in_matrix(rules: Ruleset) -> bool:
-    """Whether the matrix seats the optimal bot: where the two-player solver covers the rules and
-    turns do not accumulate stakes (there its decisions depend on the stake too, and tabulating
-    them takes minutes per process; ``421 simulate`` still plays it)."""
-    return unsupported(rules) is None and not rules.accumulated_stakes
-
-
 def _facts(rules: Ruleset, games: int, seed: int, workers: int, step: Step | None) -> PresetFacts:
-    levels = [lv for lv in LEVELS if lv != "optimal" or optimal_in_matrix(rules)]
+    if whole_game(rules, 2):
+        if step:
+            step(f"{rules.name}: the optimal bot's tables (built once per machine)")
+        build_tables(rules, workers)
     matrix = {}
-    for a in levels:
-        for b in levels:
+    for a in LEVELS:
+        for b in LEVELS:
             if step:
                 step(f"{rules.name}: bot:{a} against bot:{b}")
             sim = Simulation(rules, (a, b), games, seed)
             matrix[(a, b)] = Summary(sim, run(sim, workers)).to_dict()
     equal = matrix[("heuristic", "heuristic")]
     solved = None
-    if unsupported(rules) is None:
+    if whole_game(rules, 2):
         from .players.optimal import solved as solved_game
 
         if step:

@@ -19,6 +19,7 @@ from ...core.rules import Ruleset
 from ...players import BOTS
 from ...players.optimal import whole_game
 from . import kernel as k
+from . import stored
 from .arrays import rules_array, tables
 from .optimal import OptimalPositions, OptimalRounds
 from .policy import H_MISSING, KINDS, OPTIMAL, no_positions
@@ -64,6 +65,7 @@ class Lineup:
             players = len(self.levels)
             if whole_game(self.rules, players):
                 self._optimal = OptimalPositions(self.rules)
+                stored.load(self._optimal)  # built once per machine, if it was
             else:
                 self._optimal = OptimalRounds(self.rules, players)
 

@@ -22,8 +22,8 @@ import numpy.typing as npt
 
 from ...core.rules import MAX_PLAYERS, MAX_THROWS, Ruleset
 from ...players.optimal import solved, whole_game
-from ...solver.rounds import comparison_of, pot_cap, round_for, stages, vient_amount
-from ...solver.tables import KEEPS, KEEPS_OF, RESULTS
+from ...solver.rounds import KEEP_CHOICES, comparison_of, pot_cap, round_for, stages, vient_amount
+from ...solver.tables import RESULTS
 from ...solver.turn import StakedValues, TurnValues
 from .kernel import STOP
 from .policy import (
@@ -42,23 +42,18 @@ from .policy import (
 FloatArray = npt.NDArray[np.float64]
 I8 = npt.NDArray[np.int8]
 
-# For each result, the choices in the bot's order of preference on equal
-# values: stop (-1), then the keeps, more dice first; -2 pads.
-_PAD = -2
-_PREFERENCE = np.full((len(RESULTS), 8), _PAD, dtype=np.int64)
-for _i, _keeps in enumerate(KEEPS_OF):
-    _PREFERENCE[_i, 0] = STOP
-    _PREFERENCE[_i, 1 : 1 + len(_keeps)] = sorted(_keeps, key=lambda k: -len(KEEPS[k]))
-
 
 def decisions(stop: FloatArray, keeps: FloatArray) -> npt.NDArray[np.int8]:
-    """The best choice for every result: ``stop[..., result, stake]``, ``keeps[..., keep, stake]``."""
-    stop_values = stop[..., :, None, :]  # [..., result, 1, stake]
-    keep_values = keeps[..., np.maximum(_PREFERENCE, 0), :]  # [..., result, choice, stake]
-    values = np.where((_PREFERENCE == STOP)[:, :, None], stop_values, keep_values)
-    values = np.where((_PREFERENCE == _PAD)[:, :, None], -np.inf, values)
-    best = values.argmax(axis=-2)  # the first of equal values: the preferred one
-    chosen: npt.NDArray[np.int8] = _PREFERENCE[np.arange(len(RESULTS))[:, None], best].astype(np.int8)
+    """The best choice for every result: ``stop[..., result, stake]``, ``keeps[..., keep, stake]``.
+
+    On equal values the bot stops, else keeps more dice (``KEEP_CHOICES`` lists
+    them so, and its padding repeats the last, which never comes first).
+    """
+    keep_values = keeps[..., KEEP_CHOICES, :]  # [..., result, choice, stake]
+    best = keep_values.argmax(axis=-2)  # the first of equal values: the preferred one
+    best_value = np.take_along_axis(keep_values, best[..., None, :], axis=-2)[..., 0, :]
+    keep = KEEP_CHOICES[np.arange(len(RESULTS))[:, None], best]
+    chosen: npt.NDArray[np.int8] = np.where(stop >= best_value, STOP, keep).astype(np.int8)
     return chosen
 
 
@@ -99,16 +94,38 @@ class OptimalPositions:
         self.actions, self.used = _append(self.actions, self.used, block)
         self.built += 1
 
-    def build_all(self) -> None:
-        """Every position of a manche (for tests and small rulesets)."""
+    def codes(self) -> list[int]:
+        """Every position of a manche."""
+        found = []
         for charge in (False, True):
             for pot in range(1, self.total + 1) if charge else (0,):
                 t0_range = range(self.total - pot + 1) if charge else range(1, self.total)
                 for t0 in t0_range:
-                    for leader in (0, 1):
-                        code = position_code(self.total, charge, pot, t0, leader)
-                        if self.index[HEADER + code] < 0:
-                            self.build(code)
+                    found += [position_code(self.total, charge, pot, t0, leader) for leader in (0, 1)]
+        return found
+
+    def build_all(self) -> None:
+        """Every position of a manche not built yet."""
+        for code in self.codes():
+            if self.index[HEADER + code] < 0:
+                self.build(code)
+
+    def merge(self, index: npt.NDArray[np.int64], actions: I8) -> None:
+        """Take the positions another process built (its ``index`` and ``actions``) that this one lacks."""
+        for code in np.flatnonzero(index[HEADER : HEADER + self.positions] >= 0):
+            if self.index[HEADER + code] >= 0:
+                continue
+            start, width = index[HEADER + code], index[HEADER + self.positions + code]
+            size = self._block_size(int(width))
+            self.index[HEADER + code] = self.used
+            self.index[HEADER + self.positions + code] = width
+            self.actions, self.used = _append(self.actions, self.used, actions[start : start + size])
+            self.built += 1
+
+    @staticmethod
+    def _block_size(width: int) -> int:
+        n = len(RESULTS)
+        return (2 * n + 3 * 2 * n * n) * width + AMOUNTS
 
     def _block(self, charge: bool, pot: int, t0: int, leader: int) -> tuple[npt.NDArray[np.int8], int]:
         rules = self.rules
