@@ -14,10 +14,10 @@ from types import ModuleType
 from typing import Any
 
 from ..core.rules import Ruleset
-from ..core.state import State
 from .observation import NUM_ACTIONS, ObservationEncoder, action_mask, action_name, decode, encode
 
 EXTRA = "pip install 'py421[rl]'"
+GYM_IDS = {"py421/Turn-v0": "py421.envs.gym_turn:TurnEnv", "py421/Game-v0": "py421.envs.gym_game:GameEnv"}
 
 
 def require(module: str) -> ModuleType:
@@ -47,10 +47,9 @@ def _register() -> None:
         gymnasium = importlib.import_module("gymnasium")
     except ImportError:
         return
-    for name in ("Turn-v0", "Game-v0"):
-        env_id = f"py421/{name}"
+    # Entry points are text: the environments' modules load only when one is made.
+    for env_id, entry in GYM_IDS.items():
         if env_id not in gymnasium.registry:
-            entry = f"py421.envs.gym_envs:{name.split('-')[0]}Env"
             gymnasium.register(id=env_id, entry_point=entry)
 
 
@@ -58,9 +57,9 @@ _register()
 
 __all__ = [
     "EXTRA",
+    "GYM_IDS",
     "NUM_ACTIONS",
     "ObservationEncoder",
-    "State",
     "action_mask",
     "action_name",
     "decode",

@@ -51,7 +51,7 @@ STOP = 0
 BON = 7  # index of « le bon » with rethrow bits b: BON + b
 EST = 15
 VIENT = 16
-ALL_DICE = 0b111
+GYM_ACTIONS = 8  # the Gymnasium environments offer 0 to 7: stop and the rethrows
 
 # Entries without an upper bound in the rules (an accumulated stake, a debt, tie replays).
 UNBOUNDED = float(np.finfo(np.float32).max)
@@ -90,7 +90,7 @@ def _check_index(index: object) -> int:
     return int(index)
 
 
-def _meaning(state: State, index: int) -> Action | None:
+def meaning(state: State, index: int) -> Action | None:
     """The engine's action an index stands for now (legal or not); None if it means nothing now."""
     if index in (EST, VIENT):
         return ChooseStake("est" if index == EST else "vient")
@@ -106,7 +106,7 @@ def _meaning(state: State, index: int) -> Action | None:
 def legal_indices(state: State) -> tuple[int, ...]:
     """Every index that names a legal action now (none at chance steps and at the end)."""
     legal = set(state.legal_actions())
-    return tuple(i for i in range(NUM_ACTIONS) if legal and _meaning(state, i) in legal)
+    return tuple(i for i in range(NUM_ACTIONS) if legal and meaning(state, i) in legal)
 
 
 def action_mask(state: State) -> MaskArray:
@@ -119,10 +119,10 @@ def action_mask(state: State) -> MaskArray:
 def decode(state: State, index: object) -> Action:
     """The engine's action for an index; IllegalAction says which indices are accepted."""
     i = _check_index(index)
-    action = _meaning(state, i)
+    action = meaning(state, i)
     legal = legal_indices(state)
     if action is None or i not in legal:
-        accepted = ", ".join(f"{j} ({_meaning(state, j)})" for j in legal) or "none: no decision is due"
+        accepted = ", ".join(f"{j} ({meaning(state, j)})" for j in legal) or "none: no decision is due"
         raise IllegalAction(f"action {i} ({action_name(i)}) is not allowed now; accepted: {accepted}")
     return action
 
@@ -130,7 +130,7 @@ def decode(state: State, index: object) -> Action:
 def encode(state: State, action: Action) -> int:
     """The smallest index that names ``action`` now; IllegalAction if none does."""
     for i in legal_indices(state):
-        if _meaning(state, i) == _normal(action):
+        if meaning(state, i) == _normal(action):
             return i
     accepted = ", ".join(str(a) for a in state.legal_actions()) or "none: no decision is due"
     raise IllegalAction(f"{action} is not allowed now; accepted: {accepted}")
@@ -176,7 +176,7 @@ class ObservationEncoder:
             ("phase", 4, 0, 1, "one-hot: drawing the first player, charge, décharge, over"),
             ("deciding", n, 0, 1, "per seat: 1 for the seat that must decide now"),
             ("stake_choice", 1, 0, 1, "1 when the decision is the stake of a « main chaude »"),
-            ("manche", 1, 1, manches, "the manche being played, from 1"),
+            ("manche", 1, 0, manches, "the manche being played, from 1"),
             ("manches_lost", n, 0, max(rules.manches, fiches), "per seat: manches lost so far"),
             ("pot", 1, 0, rules.pot, "tokens left in the pot"),
             ("tokens", n, 0, total, "per seat: tokens held"),
