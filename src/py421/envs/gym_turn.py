@@ -1,8 +1,7 @@
 """``py421/Turn-v0``: one turn of up to ``throws`` throws against a target result.
 
-The turn is played by the engine: the player follows, in a décharge round,
-a leader who finished on the target with as many throws as the turn allows.
-The episode ends with the player's turn: reward 1 if its final result is
+The turn is played by the engine: the player leads a décharge round whose
+turns allow ``throws`` throws, and the episode ends with its turn: reward 1 if its final result is
 strictly better than the target under the ruleset's ranking, else 0. That is
 the objective of :func:`py421.solver.turn.odds`, so :func:`optimal_value` is
 the best expected reward and :func:`solver_action` plays it.
@@ -29,7 +28,7 @@ from ..core.dice import ALL_RESULTS, Result, format_dice
 from ..core.engine import new_game, throws_allowed
 from ..core.events import TurnEnded
 from ..core.rules import Ruleset
-from ..core.state import Phase, Round, State, TurnResult
+from ..core.state import Phase, Round, State
 from ..solver.advice import advise
 from ..solver.turn import odds
 from .observation import GYM_ACTIONS, decode
@@ -37,7 +36,7 @@ from .pettingzoo_env import check_render_mode
 from .play import faces, make_rules
 
 IntArray = npt.NDArray[np.int64]
-PLAYER = 1  # the player's seat; seat 0 holds the target
+PLAYER = 0  # the player's seat in the round the turn is played in
 
 
 def check_gym_action(action: object, env: str) -> int:
@@ -54,23 +53,22 @@ def turn_rules(rules: Ruleset, throws: int) -> Ruleset:
     return rules.with_options(decharge_throws=throws)
 
 
-def turn_state(rules: Ruleset, target: Result) -> State:
-    """A décharge round whose leader finished on ``target``: the player's turn is next.
+def turn_state(rules: Ruleset) -> State:
+    """A décharge round of two that the player leads: its turn is next.
 
-    ``rules`` come from :func:`turn_rules`; the leader used every throw allowed.
+    ``rules`` come from :func:`turn_rules`. The target is the environment's
+    alone: the episode ends with the player's turn, before the other seat plays.
     """
-    throws = rules.decharge_throws
-    start = new_game(rules, ("target", "player"))
+    start = new_game(rules, ("player", "other"))
     total = start.manche_total
-    done = (TurnResult(0, target, throws),)
     return replace(
         start,
         phase=Phase.DECHARGE,
         pot=0,
-        tokens=(total - total // 2, total // 2),
-        leader=0,
+        tokens=(total // 2, total - total // 2),
+        leader=PLAYER,
         draw=None,
-        round=Round(order=(0, PLAYER), done=done, limit=throws),
+        round=Round(order=(PLAYER, 1 - PLAYER)),
         events=(),
     )
 
@@ -129,7 +127,8 @@ class TurnEnv(gymnasium.Env[IntArray, np.int64]):
         self.observation_space = spaces.MultiDiscrete([7, 7, 7, 4, 4, 7, 7, 7])
         self.action_space = spaces.Discrete(GYM_ACTIONS)
         self._turn_rules = turn_rules(self.rules, self.throws)
-        self._state = turn_state(self._turn_rules, self.target or Result.parse("111"))
+        self._start = turn_state(self._turn_rules)  # states are frozen: one start serves every episode
+        self._state = self._start
         self._current_target = self.target
         self._final: tuple[Result, int] | None = None  # the turn's result and throws, once over
 
@@ -143,7 +142,7 @@ class TurnEnv(gymnasium.Env[IntArray, np.int64]):
         super().reset(seed=seed)
         target = self.target or Result.of(faces(self.np_random, 3))
         self._current_target = target
-        state = turn_state(self._turn_rules, target)
+        state = self._start
         request = state.chance
         assert request is not None
         self._state = state.apply_dice(faces(self.np_random, request.count))

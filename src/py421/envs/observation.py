@@ -120,8 +120,8 @@ def decode(state: State, index: object) -> Action:
     """The engine's action for an index; IllegalAction says which indices are accepted."""
     i = _check_index(index)
     action = meaning(state, i)
-    legal = legal_indices(state)
-    if action is None or i not in legal:
+    if action is None or action not in state.legal_actions():
+        legal = legal_indices(state)
         accepted = ", ".join(f"{j} ({meaning(state, j)})" for j in legal) or "none: no decision is due"
         raise IllegalAction(f"action {i} ({action_name(i)}) is not allowed now; accepted: {accepted}")
     return action
