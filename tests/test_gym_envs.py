@@ -135,6 +135,18 @@ def test_actions_outside_the_space_say_what_is_accepted(action):
             env.step(action)
 
 
+def test_a_step_after_the_end_asks_for_a_reset():
+    for env in (TurnEnv(), GameEnv()):
+        with pytest.raises(gymnasium.error.ResetNeeded, match="call reset"):
+            env.step(np.int64(0))
+        env.reset(seed=1)
+        done = False
+        while not done:
+            _, _, done, _, _ = env.step(np.int64(0))
+        with pytest.raises(gymnasium.error.ResetNeeded, match="call reset"):
+            env.step(np.int64(0))
+
+
 # -- Game-v0 -----------------------------------------------------------------------
 
 

@@ -109,6 +109,8 @@ class GameEnv(gymnasium.Env[FloatArray, np.int64]):
     def step(self, action: np.int64) -> tuple[FloatArray, SupportsFloat, bool, bool, dict[str, Any]]:
         index = check_gym_action(action, "Game-v0")
         state = self.game.state
+        if state.to_move != self.seat:
+            raise gymnasium.error.ResetNeeded("the game is over or not started: call reset() first")
         r = state.round
         move: Action
         if r is not None and r.tie is not None:  # « main chaude »: the only other decision

@@ -153,7 +153,8 @@ class TurnEnv(gymnasium.Env[IntArray, np.int64]):
 
     def step(self, action: np.int64) -> tuple[IntArray, SupportsFloat, bool, bool, dict[str, Any]]:
         target = self._current_target
-        assert target is not None, "reset() starts a turn"
+        if target is None or self._state.to_move != PLAYER:
+            raise gymnasium.error.ResetNeeded("the turn is over or not started: call reset() first")
         state = self._state.apply(decode(self._state, check_gym_action(action, "Turn-v0")))
         info = {"target": str(target)}
         reward, over = 0.0, False
