@@ -250,23 +250,48 @@ def test_state_is_the_whole_table():
 # -- the package and its documentation ---------------------------------------------
 
 
-def test_importing_the_package_needs_neither_gymnasium_nor_pettingzoo():
-    """Both are blocked in a fresh interpreter: the package imports, making an env says what to install."""
-    code = """
+BLOCKER = """
 import sys
 class Missing:
     def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in ("gymnasium", "pettingzoo"):
-            raise ModuleNotFoundError(f"No module named {name!r}")
+        if name.split(".")[0] in {blocked!r}:
+            raise ModuleNotFoundError(f"No module named {{name!r}}")
 sys.meta_path.insert(0, Missing())
+"""
+
+
+def without(blocked, code):
+    """Run ``code`` in a fresh interpreter where the ``blocked`` packages cannot be imported."""
+    script = BLOCKER.format(blocked=blocked) + code
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+
+
+def test_importing_the_package_needs_neither_gymnasium_nor_pettingzoo():
+    code = """
 import py421.envs, py421.envs.observation, py421.envs.openspiel
 try:
     py421.envs.pettingzoo_env()
 except ImportError as exc:
     print(exc)
 """
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = without(("gymnasium", "pettingzoo"), code)
     assert "need pettingzoo, which is not installed: pip install 'py421[rl]'" in out
+
+
+def test_the_gymnasium_environments_do_not_need_pettingzoo():
+    code = """
+import gymnasium, py421.envs
+env = gymnasium.make("py421/Game-v0")
+print(env.reset(seed=0)[0].shape == env.observation_space.shape)
+"""
+    assert without(("pettingzoo",), code).strip() == "True"
+
+
+def test_making_an_environment_keeps_the_factory_in_place():
+    import py421.envs
+
+    pettingzoo_env("tim", 2)
+    assert py421.envs.pettingzoo_env is pettingzoo_env  # not hidden by a module of that name
 
 
 def doc_rows(heading):

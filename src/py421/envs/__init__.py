@@ -37,7 +37,7 @@ def pettingzoo_env(
     ``first_seat``) and the ruleset's options (``pot=21``...).
     """
     require("pettingzoo")
-    from .pettingzoo_env import env
+    from .aec import env
 
     return env(rules, num_players, seed, **options)
 

@@ -32,8 +32,7 @@ from ..core.rules import Ruleset
 from ..players import BOTS, Player, make_bot
 from .gym_turn import check_gym_action
 from .observation import GYM_ACTIONS, FloatArray, ObservationEncoder, decode
-from .pettingzoo_env import check_render_mode
-from .play import check_reward, make_rules, rewards, throw
+from .play import check_render_mode, check_reward, make_rules, rewards, throw
 from .render import table_text
 
 

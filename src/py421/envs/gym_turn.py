@@ -32,8 +32,7 @@ from ..core.state import Phase, Round, State
 from ..solver.advice import advise
 from ..solver.turn import odds
 from .observation import GYM_ACTIONS, decode
-from .pettingzoo_env import check_render_mode
-from .play import faces, make_rules
+from .play import check_render_mode, faces, make_rules
 
 IntArray = npt.NDArray[np.int64]
 PLAYER = 0  # the player's seat in the round the turn is played in

@@ -28,6 +28,7 @@ from ..core.rules import Ruleset
 from ..core.state import ChanceRequest
 
 REWARDS = ("tokens", "game")
+RENDER_MODES = ("ansi", "human")
 
 
 def make_rules(rules: str | Ruleset, options: Mapping[str, Any]) -> Ruleset:
@@ -37,6 +38,14 @@ def make_rules(rules: str | Ruleset, options: Mapping[str, Any]) -> Ruleset:
     elif not isinstance(rules, Ruleset):
         raise InvalidRuleset(f"rules are a preset name or a Ruleset, not {rules!r}")
     return rules.with_options(**options) if options else rules
+
+
+def check_render_mode(mode: str | None) -> str | None:
+    if mode is not None and mode not in RENDER_MODES:
+        raise ValueError(
+            f"render_mode={mode!r} is not accepted; render_mode takes {' | '.join(RENDER_MODES)}"
+        )
+    return mode
 
 
 def check_reward(reward: str) -> str:

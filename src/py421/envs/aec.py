@@ -24,19 +24,10 @@ from ..core.events import Event
 from ..core.game import Game
 from ..core.rules import Ruleset
 from .observation import NUM_ACTIONS, FloatArray, MaskArray, ObservationEncoder, action_mask, decode
-from .play import check_reward, make_rules, rewards, throw
+from .play import RENDER_MODES, check_render_mode, check_reward, make_rules, rewards, throw
 from .render import table_text
 
-RENDER_MODES = ("ansi", "human")
 Observation = dict[str, FloatArray | MaskArray]
-
-
-def check_render_mode(mode: str | None) -> str | None:
-    if mode is not None and mode not in RENDER_MODES:
-        raise ValueError(
-            f"render_mode={mode!r} is not accepted; render_mode takes {' | '.join(RENDER_MODES)}"
-        )
-    return mode
 
 
 class Py421Env(AECEnv):  # type: ignore[misc]  # AECEnv is untyped
