@@ -270,6 +270,13 @@ def test_openspiel_value_iteration_agrees_with_the_two_player_solver():
     assert loses != pytest.approx(0.5, abs=1e-3)  # the leader takes first on a tie
 
 
+def test_openspiel_value_iteration_cannot_follow_a_tie_break_replayed():
+    """A tie replays coups secs: a chance state comes back with no decision in between."""
+    game = load(options="pot:1;manches:1;charge_throws:1;le_bon:false")
+    with pytest.raises(ValueError, match=r"recursed without end: .*a tie-break replayed"):
+        openspiel_value_iteration(game)
+
+
 def test_value_iteration_over_every_state_agrees_with_the_two_player_solver():
     """Both players decide; every state, chance states included, is valued."""
     game = load(options=TWO_THROWS)

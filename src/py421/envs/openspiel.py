@@ -98,6 +98,11 @@ def chance_distribution(kept: tuple[int, ...], count: int) -> tuple[tuple[int, F
     return tuple(sorted(found))
 
 
+@cache
+def _float_distribution(kept: tuple[int, ...], count: int) -> tuple[tuple[int, float], ...]:
+    return tuple((o, float(p)) for o, p in chance_distribution(kept, count))
+
+
 def faces_of(outcome: int, request: ChanceRequest) -> tuple[int, ...]:
     """The faces thrown for a chance outcome: the result without the kept dice."""
     legal = dict(chance_distribution(request.kept, request.count))
@@ -316,7 +321,7 @@ class State421(pyspiel.State):  # type: ignore[misc]
         request = self.state.chance
         if request is None:
             return []
-        return [(o, float(p)) for o, p in chance_distribution(request.kept, request.count)]
+        return list(_float_distribution(request.kept, request.count))
 
     def _apply_action(self, action: int) -> None:
         request = self.state.chance

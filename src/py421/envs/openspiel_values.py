@@ -161,11 +161,18 @@ def openspiel_value_iteration(game: Any, threshold: float = 1e-13) -> dict[str, 
     solver (for simultaneous moves, which 421 has none of), which needs cvxpy;
     without cvxpy a stand-in that fails if used takes its place.
     """
-    if importlib.util.find_spec("cvxpy") is None:
-        sys.modules.setdefault("cvxpy", _Unavailable("cvxpy"))
+    if "cvxpy" not in sys.modules and importlib.util.find_spec("cvxpy") is None:
+        sys.modules["cvxpy"] = _Unavailable("cvxpy")
     from open_spiel.python.algorithms import value_iteration
 
-    values: dict[str, float] = value_iteration.value_iteration(game, -1, threshold, cyclic_game=True)
+    try:
+        values: dict[str, float] = value_iteration.value_iteration(game, -1, threshold, cyclic_game=True)
+    except RecursionError:
+        raise ValueError(
+            "OpenSpiel's value_iteration recursed without end: under these rules a chance state "
+            "comes back with no decision in between (a tie-break replayed, a décharge of coups "
+            "secs); iterate(explore(...)) values every state instead"
+        ) from None
     return values
 
 
@@ -214,10 +221,14 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
     out(f"P(seat 0 loses): value iteration {agreement.root:.15f}, heads_up {agreement.solver_root:.15f}")
     out(f"round starts compared: {agreement.positions}, largest difference: {agreement.max_difference:.3g}")
     if args.openspiel:
-        own = openspiel_value_iteration(game)
-        root = (1 - expected_from(game.new_initial_state(), own)) / 2
-        gap = abs(root - agreement.solver_root)
-        out(f"OpenSpiel value_iteration: P(seat 0 loses) {root:.15f}, difference {gap:.3g}")
+        try:
+            own = openspiel_value_iteration(game)
+        except ValueError as exc:
+            out(f"OpenSpiel value_iteration: {exc}")
+        else:
+            root = (1 - expected_from(game.new_initial_state(), own)) / 2
+            gap = abs(root - agreement.solver_root)
+            out(f"OpenSpiel value_iteration: P(seat 0 loses) {root:.15f}, difference {gap:.3g}")
     out(f"time: {time.perf_counter() - began:.1f} s")
     return 0
 
