@@ -1,0 +1,69 @@
+"""Reinforcement-learning environments: PettingZoo, Gymnasium (and OpenSpiel).
+
+Gymnasium and PettingZoo come with the ``rl`` extra (``pip install
+'py421[rl]'``) and load only when an environment is made, so importing this
+package never needs them. Importing it registers ``py421/Turn-v0`` and
+``py421/Game-v0`` with Gymnasium when Gymnasium is installed;
+``gymnasium.make("py421.envs:py421/Turn-v0")`` imports it for you.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any
+
+from ..core.rules import Ruleset
+from .observation import NUM_ACTIONS, ObservationEncoder, action_mask, action_name, decode, encode
+
+EXTRA = "pip install 'py421[rl]'"
+GYM_IDS = {"py421/Turn-v0": "py421.envs.gym_turn:TurnEnv", "py421/Game-v0": "py421.envs.gym_game:GameEnv"}
+
+
+def require(module: str) -> ModuleType:
+    """Import ``module`` from the ``rl`` extra, or say how to install it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ImportError(f"py421's environments need {module}, which is not installed: {EXTRA}") from exc
+
+
+def pettingzoo_env(
+    rules: str | Ruleset = "classic-11", num_players: int = 3, seed: int | None = None, **options: Any
+) -> Any:
+    """The PettingZoo AEC environment of a whole game (see ``docs/rl.md``).
+
+    ``options`` are the environment's (``render_mode``, ``reward``,
+    ``first_seat``) and the ruleset's options (``pot=21``...).
+    """
+    require("pettingzoo")
+    from .aec import env
+
+    return env(rules, num_players, seed, **options)
+
+
+def _register() -> None:
+    try:
+        gymnasium = importlib.import_module("gymnasium")
+    except ImportError:
+        return
+    # Entry points are text: the environments' modules load only when one is made.
+    for env_id, entry in GYM_IDS.items():
+        if env_id not in gymnasium.registry:
+            gymnasium.register(id=env_id, entry_point=entry)
+
+
+_register()
+
+__all__ = [
+    "EXTRA",
+    "GYM_IDS",
+    "NUM_ACTIONS",
+    "ObservationEncoder",
+    "action_mask",
+    "action_name",
+    "decode",
+    "encode",
+    "pettingzoo_env",
+    "require",
+]

@@ -1,0 +1,199 @@
+"""``py421/Turn-v0``: one turn of up to ``throws`` throws against a target result.
+
+The turn is played by the engine: the player leads a décharge round whose
+turns allow ``throws`` throws, and the episode ends with its turn: reward 1 if its final result is
+strictly better than the target under the ruleset's ranking, else 0. That is
+the objective of :func:`py421.solver.turn.odds`, so :func:`optimal_value` is
+the best expected reward and :func:`solver_action` plays it.
+
+Observation (``MultiDiscrete([7, 7, 7, 4, 4, 7, 7, 7])``): the three dice,
+highest first; the throws used; the throws allowed; the target's three faces.
+Action (``Discrete(8)``): the rethrow bits of :mod:`.observation` (0 stops,
+bit ``i`` throws die ``i`` again); all eight are legal at every decision.
+« Le bon » is not offered: it only forbids stopping after the next throw, so
+it never helps a single turn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, SupportsFloat
+
+import gymnasium
+import numpy as np
+import numpy.typing as npt
+from gymnasium import spaces
+
+from ..core.dice import ALL_RESULTS, Result, format_dice
+from ..core.engine import new_game, throws_allowed
+from ..core.events import TurnEnded
+from ..core.rules import Ruleset
+from ..core.state import Phase, Round, State
+from ..solver.advice import advise
+from ..solver.turn import odds
+from .observation import GYM_ACTIONS, decode
+from .play import check_render_mode, faces, make_rules
+
+IntArray = npt.NDArray[np.int64]
+PLAYER = 0  # the player's seat in the round the turn is played in
+
+
+def check_gym_action(action: object, env: str) -> int:
+    if isinstance(action, bool) or not isinstance(action, int | np.integer) or not 0 <= action < GYM_ACTIONS:
+        raise ValueError(
+            f"{env} takes an action 0 to 7 (0 stops; bit i throws die i again, highest die first), "
+            f"not {action!r}"
+        )
+    return int(action)
+
+
+def turn_rules(rules: Ruleset, throws: int) -> Ruleset:
+    """The ruleset with décharge turns of ``throws`` throws, the turn the player plays."""
+    return rules.with_options(decharge_throws=throws)
+
+
+def turn_state(rules: Ruleset) -> State:
+    """A décharge round of two that the player leads: its turn is next.
+
+    ``rules`` come from :func:`turn_rules`. The target is the environment's
+    alone: the episode ends with the player's turn, before the other seat plays.
+    """
+    start = new_game(rules, ("player", "other"))
+    total = start.manche_total
+    return replace(
+        start,
+        phase=Phase.DECHARGE,
+        pot=0,
+        tokens=(total // 2, total - total // 2),
+        leader=PLAYER,
+        draw=None,
+        round=Round(order=(PLAYER, 1 - PLAYER)),
+        events=(),
+    )
+
+
+def check_throws(throws: object) -> int:
+    if isinstance(throws, bool) or throws not in (2, 3):
+        raise ValueError(f"throws={throws!r} is not accepted; a turn with a decision has 2 or 3 throws")
+    assert isinstance(throws, int)
+    return throws
+
+
+def optimal_value(rules: Ruleset, target: Result | None, throws: int) -> float:
+    """The best expected reward: P(ending strictly better than the target) under optimal play.
+
+    Without a target, the average over the target's throw of three dice.
+    """
+    if target is not None:
+        return odds(rules.table, target, throws)
+    return sum(float(r.probability) * odds(rules.table, r, throws) for r in ALL_RESULTS)
+
+
+def solver_action(rules: Ruleset, observation: IntArray) -> int:
+    """The solver's best action for an observation of Turn-v0 (ties: stop, then keep more)."""
+    dice = tuple(int(f) for f in observation[:3])
+    left = int(observation[4] - observation[3])
+    target = Result.of(int(f) for f in observation[5:8])
+    best = advise(rules.table, Result.of(dice), left, target).options[0]
+    if best.stop:
+        return 0
+    rest, bits = list(best.keep), 0
+    for i, face in enumerate(dice):
+        if face in rest:
+            rest.remove(face)
+        else:
+            bits |= 1 << i
+    return bits
+
+
+class TurnEnv(gymnasium.Env[IntArray, np.int64]):
+    """One turn against a target; ``target=None`` throws a new target each episode."""
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 4}  # noqa: RUF012 - Env declares it so
+
+    def __init__(
+        self,
+        rules: str | Ruleset = "classic-11",
+        target: str | None = None,
+        throws: int = 3,
+        render_mode: str | None = None,
+        **options: Any,
+    ) -> None:
+        self.rules = make_rules(rules, options)
+        self.throws = check_throws(throws)
+        self.target = Result.parse(target) if target is not None else None
+        self.render_mode = check_render_mode(render_mode)
+        self.observation_space = spaces.MultiDiscrete([7, 7, 7, 4, 4, 7, 7, 7])
+        self.action_space = spaces.Discrete(GYM_ACTIONS)
+        self._turn_rules = turn_rules(self.rules, self.throws)
+        self._start = turn_state(self._turn_rules)  # states are frozen: one start serves every episode
+        self._state = self._start
+        self._current_target = self.target
+        self._final: tuple[Result, int] | None = None  # the turn's result and throws, once over
+
+    def optimal_value(self) -> float:
+        """The solver's value of this environment: the best expected reward per episode."""
+        return optimal_value(self.rules, self.target, self.throws)
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[IntArray, dict[str, Any]]:
+        super().reset(seed=seed)
+        target = self.target or Result.of(faces(self.np_random, 3))
+        self._current_target = target
+        state = self._start
+        request = state.chance
+        assert request is not None
+        self._state = state.apply_dice(faces(self.np_random, request.count))
+        self._final = None
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), {"target": str(target)}
+
+    def step(self, action: np.int64) -> tuple[IntArray, SupportsFloat, bool, bool, dict[str, Any]]:
+        target = self._current_target
+        if target is None or self._state.to_move != PLAYER:
+            raise gymnasium.error.ResetNeeded("the turn is over or not started: call reset() first")
+        state = self._state.apply(decode(self._state, check_gym_action(action, "Turn-v0")))
+        info = {"target": str(target)}
+        reward, over = 0.0, False
+        while state.to_move != PLAYER:  # the throw asked for, up to the next decision or the turn's end
+            ended = next((e for e in state.events if isinstance(e, TurnEnded)), None)
+            if ended is not None:
+                self._final = (ended.result, ended.throws)
+                reward, over = float(self.rules.table.beats(ended.result, target)), True
+                info["result"] = str(ended.result)
+                break
+            request = state.chance
+            assert request is not None
+            state = state.apply_dice(faces(self.np_random, request.count))
+        self._state = state
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), reward, over, False, info
+
+    def _observation(self) -> IntArray:
+        target = self._current_target
+        assert target is not None
+        r = self._state.round
+        if r is not None and r.current == PLAYER and r.dice:
+            dice, throws, allowed = r.dice, r.throws, throws_allowed(self._state)
+        else:  # the turn is over: its final result
+            assert self._final is not None
+            result, throws = self._final
+            dice, allowed = result.dice, self.throws
+        return np.array([*dice, throws, allowed, *target.dice], dtype=np.int64)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() needs render_mode='ansi' or 'human' when the env is made")
+            return None
+        obs = self._observation()
+        text = f"target {format_dice(obs[5:8])}: {format_dice(obs[:3])} after throw {obs[3]} of {obs[4]}"
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+
+__all__ = ["TurnEnv", "optimal_value", "solver_action"]

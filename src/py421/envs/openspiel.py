@@ -1,0 +1,384 @@
+"""421 as an OpenSpiel game: ``import py421.envs.openspiel`` registers ``python_421``.
+
+The engine (:mod:`py421.core`) plays every step; this module only translates
+its states, actions and dice into OpenSpiel's integers, chance outcomes and
+returns. See docs/openspiel.md.
+
+>>> import pyspiel
+>>> game = pyspiel.load_game("python_421", {"options": "pot:3;manches:1"})
+>>> state = game.new_initial_state()
+>>> state.is_chance_node(), len(state.chance_outcomes())
+(True, 56)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import MISSING, fields, is_dataclass
+from enum import Enum
+from fractions import Fraction
+from functools import cache
+from typing import Any
+
+import numpy as np
+import pyspiel
+from open_spiel.python.observation import IIGObserverForPublicInfoGame
+
+from ..core.actions import Action
+from ..core.dice import ALL_RESULTS, DICE_PER_THROW, FACES, Result, throw_outcomes
+from ..core.engine import check_players, new_game
+from ..core.errors import IllegalAction, InvalidPlayers, InvalidRuleset
+from ..core.rules import MAX_PLAYERS, Ruleset
+from ..core.state import ChanceRequest, Outcome, State
+from .observation import (
+    NUM_ACTIONS,
+    FloatArray,
+    ObservationEncoder,
+    action_name,
+    legal_indices,
+    meaning,
+)
+
+NAME = "python_421"
+PARAMETERS: dict[str, str | int] = {"preset": "classic-11", "players": 2, "options": ""}
+"""Every parameter with its default; ``options`` is ``OPTION:VALUE`` pairs joined by ``;``."""
+
+OPTIONS_HELP = "OPTION:VALUE pairs separated by ';', for example pot:5;charge_throws:1"
+
+# -- actions and chance outcomes ----------------------------------------------
+
+# Decisions are the 17 indices every adapter shares (see observation.py); chance
+# outcomes are the 56 results of three dice (kept dice included), then a lone die's faces.
+RESULT_ID: dict[Result, int] = {r: i for i, r in enumerate(ALL_RESULTS)}
+FACE_BASE = len(ALL_RESULTS)
+CHANCE_OUTCOMES = FACE_BASE + len(FACES)
+
+# A décharge has no bound on its rounds; like backgammon's, this length is a bound
+# that games reach with a vanishing chance (docs/openspiel.md measures it).
+MAX_GAME_LENGTH = 10_000
+
+
+def moves(state: State) -> dict[int, Action]:
+    """The deciding seat's moves, each under the smallest index that names it.
+
+    Two indices can name one move (with 4-4-2, throwing die 0 or die 1 again
+    both keep 4-2); OpenSpiel lists each move once, as :func:`encode` numbers it.
+    """
+    found: dict[Action, int] = {}
+    for index in legal_indices(state):
+        action = meaning(state, index)
+        if action is not None:
+            found.setdefault(action, index)
+    return {index: action for action, index in found.items()}
+
+
+def outcome_text(outcome: int) -> str:
+    """A chance outcome as players read it: a result (``421``) or a lone die (``5``)."""
+    if 0 <= outcome < FACE_BASE:
+        return str(ALL_RESULTS[outcome])
+    if FACE_BASE <= outcome < CHANCE_OUTCOMES:
+        return str(outcome - FACE_BASE + 1)
+    raise IllegalAction(f"chance outcome {outcome} does not exist; outcomes are 0 to {CHANCE_OUTCOMES - 1}")
+
+
+@cache
+def chance_distribution(kept: tuple[int, ...], count: int) -> tuple[tuple[int, Fraction], ...]:
+    """Every outcome of throwing ``count`` dice beside ``kept``, with its exact probability.
+
+    Outcomes are unordered results, never the 6**count ordered throws.
+
+    >>> [(outcome_text(o), str(p)) for o, p in chance_distribution((4, 2), 1)][:2]
+    [('642', '1/6'), ('542', '1/6')]
+    """
+    whole = len(kept) + count == DICE_PER_THROW
+    found = [
+        (RESULT_ID[Result.of(kept + faces)] if whole else FACE_BASE + faces[0] - 1, p)
+        for faces, p in throw_outcomes(count)
+    ]
+    return tuple(sorted(found))
+
+
+@cache
+def _float_distribution(kept: tuple[int, ...], count: int) -> tuple[tuple[int, float], ...]:
+    return tuple((o, float(p)) for o, p in chance_distribution(kept, count))
+
+
+def faces_of(outcome: int, request: ChanceRequest) -> tuple[int, ...]:
+    """The faces thrown for a chance outcome: the result without the kept dice."""
+    legal = dict(chance_distribution(request.kept, request.count))
+    if outcome not in legal:
+        raise IllegalAction(
+            f"chance outcome {outcome} ({_safe_text(outcome)}) cannot come up now; "
+            f"accepted: {', '.join(f'{o} ({outcome_text(o)})' for o in legal)}"
+        )
+    if outcome >= FACE_BASE:
+        return (outcome - FACE_BASE + 1,)
+    faces = list(ALL_RESULTS[outcome].dice)
+    for die in request.kept:
+        faces.remove(die)
+    return tuple(faces)
+
+
+def _safe_text(outcome: int) -> str:
+    try:
+        return outcome_text(outcome)
+    except IllegalAction:
+        return "no such outcome"
+
+
+# -- parameters --------------------------------------------------------------
+
+
+def parse_options(text: str) -> dict[str, str]:
+    """``pot:5;charge_throws:1`` as options for :meth:`Ruleset.with_options`.
+
+    OpenSpiel's game strings split parameters on ``,`` and ``=``, hence ``;`` and ``:``.
+    """
+    found: dict[str, str] = {}
+    for part in text.split(";"):
+        if not part.strip():
+            continue
+        key, sep, value = (p.strip() for p in part.partition(":"))
+        if not sep or not key or not value or "=" in part or "," in part:
+            raise InvalidRuleset(f"options {part.strip()!r}: write {OPTIONS_HELP}")
+        if key in found:
+            raise InvalidRuleset(f"options: {key!r} is given twice")
+        found[key] = value
+    return found
+
+
+def ruleset_of(params: Mapping[str, Any]) -> Ruleset:
+    """The ruleset named by the game's parameters: a preset changed by ``options``."""
+    unknown = sorted(set(params) - set(PARAMETERS))
+    if unknown:
+        raise InvalidRuleset(f"unknown parameter {unknown[0]!r}; accepted: {', '.join(PARAMETERS)}")
+    preset = str(params.get("preset", PARAMETERS["preset"]))
+    return Ruleset.preset(preset).with_options(**parse_options(str(params.get("options", ""))))
+
+
+def seat_names(count: int) -> tuple[str, ...]:
+    return tuple(f"P{seat}" for seat in range(count))
+
+
+# -- returns -------------------------------------------------------------------
+
+
+def returns_of(outcome: Outcome | None, players: int) -> list[float]:
+    """Zero-sum returns: the losers share -1, the others share +1; all lose: a draw.
+
+    >>> returns_of(Outcome((1,), "loser", (), (1,)), 3)
+    [0.5, -1.0, 0.5]
+    """
+    if outcome is None:
+        return [0.0] * players
+    losers = set(outcome.losers)
+    if len(losers) == players:
+        return [0.0] * players
+    return [-1 / len(losers) if s in losers else 1 / (players - len(losers)) for s in range(players)]
+
+
+# -- the state as text -----------------------------------------------------------
+
+# Neither the history (events, the step counter) nor the replay count changes what
+# can happen next: leaving them out makes equal positions equal texts, so the
+# décharge's repeated positions are recognised.
+_NOT_STATE = frozenset({"rules", "players", "events", "steps", "replays"})
+
+
+def state_text(state: State) -> str:
+    """Every field of ``state`` that decides the rest of the game, on one line."""
+    return _text(state)[1:-1]
+
+
+def _text(value: Any) -> str:
+    kind = type(value)
+    if kind is bool:
+        return "yes" if value else "no"
+    if kind is int or kind is Result:
+        return str(value)
+    if kind is tuple:
+        return "[" + ",".join([str(v) if type(v) is int else _text(v) for v in value]) + "]"
+    if isinstance(value, Enum):
+        return str(value.value)
+    if is_dataclass(value) and not isinstance(value, type):
+        parts = []
+        for name, default in _shown_fields(type(value)):
+            field_value = getattr(value, name)
+            if default is MISSING or field_value != default:
+                parts.append(f"{name}={_text(field_value)}")
+        return "(" + " ".join(parts) + ")"
+    return str(value)
+
+
+@cache
+def _shown_fields(kind: type) -> tuple[tuple[str, Any], ...]:
+    """A dataclass's fields that belong to the game state, with their defaults."""
+    return tuple((f.name, f.default) for f in fields(kind) if f.name not in _NOT_STATE)
+
+
+# -- OpenSpiel -------------------------------------------------------------------
+
+GAME_TYPE = pyspiel.GameType(
+    short_name=NAME,
+    long_name="421 (py421)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=MAX_PLAYERS,
+    min_num_players=2,
+    provides_information_state_string=True,
+    provides_information_state_tensor=False,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=PARAMETERS,
+)
+
+
+class Game421(pyspiel.Game):  # type: ignore[misc]
+    """The game for fixed parameters; its states wrap the engine's."""
+
+    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
+        given = {**PARAMETERS, **(params or {})}
+        rules = ruleset_of(given)
+        players = given["players"]
+        if not isinstance(players, int) or isinstance(players, bool):
+            raise InvalidPlayers(f"players={players!r}: give a whole number of players, 2 to {MAX_PLAYERS}")
+        names = check_players(rules, seat_names(players))
+        info = pyspiel.GameInfo(
+            num_distinct_actions=NUM_ACTIONS,
+            max_chance_outcomes=CHANCE_OUTCOMES,
+            num_players=players,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=MAX_GAME_LENGTH,
+        )
+        super().__init__(GAME_TYPE, info, given)
+        self.rules = rules
+        self.names = names
+        self._initial = new_game(rules, names)
+
+    def new_initial_state(self) -> State421:
+        # OpenSpiel's clone starts from a new initial state: build the engine's once
+        return State421(self, self._initial)
+
+    def make_py_observer(
+        self, iig_obs_type: Any = None, params: Mapping[str, Any] | None = None
+    ) -> TableObserver | IIGObserverForPublicInfoGame:
+        if iig_obs_type is None or (iig_obs_type.public_info and not iig_obs_type.perfect_recall):
+            return TableObserver(self, params)
+        # every die is public: a perfect-recall view is the history of the game
+        return IIGObserverForPublicInfoGame(iig_obs_type, params)
+
+
+class _Shared:
+    """An engine state is frozen: OpenSpiel's clone (a deep copy) may share it, and its text."""
+
+    __slots__ = ("_text", "state")
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+        self._text: str | None = None
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = state_text(self.state)
+        return self._text
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Shared:
+        return self
+
+
+class State421(pyspiel.State):  # type: ignore[misc]
+    """An OpenSpiel state holding one frozen engine state (:attr:`state`)."""
+
+    def __init__(self, game: Game421, state: State) -> None:
+        super().__init__(game)
+        self._held = _Shared(state)
+
+    @property
+    def state(self) -> State:
+        return self._held.state
+
+    @state.setter
+    def state(self, state: State) -> None:
+        self._held = _Shared(state)
+
+    def current_player(self) -> int:
+        s = self.state
+        if s.is_over:
+            return int(pyspiel.PlayerId.TERMINAL)
+        seat = s.to_move
+        return int(pyspiel.PlayerId.CHANCE) if seat is None else seat
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return sorted(moves(self.state)) if player == self.state.to_move else []
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        request = self.state.chance
+        if request is None:
+            return []
+        return list(_float_distribution(request.kept, request.count))
+
+    def _apply_action(self, action: int) -> None:
+        request = self.state.chance
+        if request is not None:
+            self.state = self.state.apply_dice(faces_of(action, request))
+            return
+        legal = moves(self.state)
+        if action not in legal:
+            accepted = ", ".join(f"{i} ({a})" for i, a in sorted(legal.items())) or "none: no decision is due"
+            raise IllegalAction(f"action {action} is not listed now; accepted: {accepted}")
+        self.state = self.state.apply(legal[action])
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return outcome_text(action)
+        # the move it names with the dice in hand (keep 42), else what it means in general
+        named = meaning(self.state, action) if 0 <= action < NUM_ACTIONS else None
+        return str(named) if named is not None else action_name(action)
+
+    def is_terminal(self) -> bool:
+        return self.state.is_over
+
+    def returns(self) -> list[float]:
+        return returns_of(self.state.outcome, len(self.state.players))
+
+    def __str__(self) -> str:
+        return self._held.text
+
+
+class TableObserver:
+    """What a seat sees: the whole table, since every die is thrown in the open.
+
+    The tensor is the vector every adapter shares (:class:`ObservationEncoder`,
+    segments in docs/rl.md), relative to the observing seat; the text is the state's.
+    """
+
+    def __init__(self, game: Game421, params: Mapping[str, Any] | None) -> None:
+        if params:
+            raise ValueError(f"observation parameters are not supported; got {dict(params)}")
+        self.encoder = ObservationEncoder(game.rules, game.num_players())
+        self.tensor: FloatArray = np.zeros(self.encoder.size, np.float32)
+        self.dict: dict[str, FloatArray] = self.encoder.split(self.tensor)
+
+    def set_from(self, state: State421, player: int) -> None:
+        self.tensor[:] = self.encoder.encode(state.state, player)
+
+    def string_from(self, state: State421, player: int) -> str:
+        return str(state)
+
+
+pyspiel.register_game(GAME_TYPE, Game421)
+
+
+def load(preset: str = "classic-11", players: int = 2, options: Sequence[str] | str = "") -> Any:
+    """The OpenSpiel game for a preset, a number of players and options.
+
+    ``options`` is the parameter's text or a list of ``OPTION:VALUE``.
+    """
+    text = options if isinstance(options, str) else ";".join(options)
+    return pyspiel.load_game(NAME, {"preset": preset, "players": players, "options": text})

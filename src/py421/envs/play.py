@@ -1,0 +1,80 @@
+"""What the environments share: rulesets by name, dice from numpy, rewards from events.
+
+Rewards are read from the engine's events, never recomputed:
+
+- with ``reward="tokens"`` (the default), each settled round pays every seat
+  its tokens given away minus the tokens it took from the pot, received or
+  came to owe (« queue de la vache »), divided by the tokens of a manche
+  (the pot plus every seat's starting tokens); the end of the game adds -1
+  for each loser;
+- with ``reward="game"``, only the end of the game pays: -1 for each loser.
+
+>>> from py421.core.events import Gave, GameOver
+>>> earned = rewards([Gave(0, 1, 3, 3), GameOver((1,))], players=2, manche_tokens=12, reward="tokens")
+>>> earned
+[0.25, -1.25]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import InvalidRuleset
+from ..core.events import DebtOwed, Event, GameOver, Gave, Took
+from ..core.rules import Ruleset
+from ..core.state import ChanceRequest
+
+REWARDS = ("tokens", "game")
+RENDER_MODES = ("ansi", "human")
+
+
+def make_rules(rules: str | Ruleset, options: Mapping[str, Any]) -> Ruleset:
+    """A preset by name (or a ruleset) with some options changed."""
+    if isinstance(rules, str):
+        rules = Ruleset.preset(rules)
+    elif not isinstance(rules, Ruleset):
+        raise InvalidRuleset(f"rules are a preset name or a Ruleset, not {rules!r}")
+    return rules.with_options(**options) if options else rules
+
+
+def check_render_mode(mode: str | None) -> str | None:
+    if mode is not None and mode not in RENDER_MODES:
+        raise ValueError(
+            f"render_mode={mode!r} is not accepted; render_mode takes {' | '.join(RENDER_MODES)}"
+        )
+    return mode
+
+
+def check_reward(reward: str) -> str:
+    if reward not in REWARDS:
+        raise ValueError(f"reward={reward!r} is not accepted; reward takes {' | '.join(REWARDS)}")
+    return reward
+
+
+def throw(rng: np.random.Generator, request: ChanceRequest) -> tuple[int, ...]:
+    """The faces of one requested throw: ``rng.integers(1, 7, size=count)``, in that order."""
+    return faces(rng, request.count)
+
+
+def faces(rng: np.random.Generator, count: int) -> tuple[int, ...]:
+    return tuple(int(face) for face in rng.integers(1, 7, size=count))
+
+
+def rewards(events: Iterable[Event], *, players: int, manche_tokens: int, reward: str) -> list[float]:
+    """What each seat earns from ``events`` (see the module's documentation)."""
+    earned = [0.0] * players
+    for event in events:
+        if reward == "tokens":
+            match event:
+                case Took(seat=seat, amount=amount) | DebtOwed(seat=seat, amount=amount):
+                    earned[seat] -= amount / manche_tokens
+                case Gave(giver=giver, receiver=receiver, amount=amount):
+                    earned[giver] += amount / manche_tokens
+                    earned[receiver] -= amount / manche_tokens
+        if isinstance(event, GameOver):
+            for seat in event.losers:
+                earned[seat] -= 1.0
+    return earned
