@@ -21,8 +21,14 @@ from functools import cache
 from typing import Any
 
 import numpy as np
-import pyspiel
-from open_spiel.python.observation import IIGObserverForPublicInfoGame
+
+try:
+    import pyspiel
+    from open_spiel.python.observation import IIGObserverForPublicInfoGame
+except ImportError as exc:
+    raise ImportError(
+        "py421's OpenSpiel game needs OpenSpiel, which is not installed: pip install 'py421[openspiel]'"
+    ) from exc
 
 from ..core.actions import Action
 from ..core.dice import ALL_RESULTS, DICE_PER_THROW, FACES, Result, throw_outcomes
