@@ -276,6 +276,15 @@ def test_openspiel_value_iteration_agrees_with_the_two_player_solver():
     assert agreement.root == pytest.approx(loses, abs=1e-12)
 
 
+def test_value_iteration_through_a_draw_for_the_first_player():
+    """One die each decides who leads (replayed on a tie): both leaders' rounds agree."""
+    game = load(options=COUPS_SECS + ";first_player:lowest_die")
+    graph = explore(game.new_initial_state())
+    agreement = compare(graph, iterate(graph)[0], HeadsUp(game.rules).solve())
+    assert agreement.positions == 2 and agreement.max_difference < 1e-9
+    assert agreement.root == pytest.approx(agreement.solver_root, abs=1e-9)
+
+
 def test_the_command_prints_both_values_and_their_difference():
     lines: list[str] = []
     assert main(["--options", COUPS_SECS, "--openspiel"], out=lines.append) == 0

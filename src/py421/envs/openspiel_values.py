@@ -128,7 +128,7 @@ class Agreement:
 
     positions: int
     max_difference: float  # largest |P(seat 0 loses)| difference
-    root: float  # P(seat 0 loses the game) from value iteration
+    root: float  # P(seat 0 loses the game), from the start, by value iteration
     solver_root: float  # the same from heads_up
 
 
@@ -147,7 +147,10 @@ def compare(graph: Graph, values: dict[str, float], solver: HeadsUp) -> Agreemen
         else:
             solved = solver.decharge[t0, leader]
         worst = max(worst, abs(loses - float(solved)))
-    return Agreement(len(graph.rounds), worst, (1 - values[graph.root]) / 2, solver.manche_loss())
+    start = solver.charge[solver.rules.pot][0]
+    # seat 0 leads the first round, or a fair draw between the two seats decides who does
+    solver_root = float(start[0] if solver.rules.first_player == "first_seat" else start.mean())
+    return Agreement(len(graph.rounds), worst, (1 - values[graph.root]) / 2, solver_root)
 
 
 def one_manche(rules: Ruleset) -> None:
