@@ -34,6 +34,7 @@ from py421.envs.openspiel_values import (  # noqa: E402
     expected_from,
     explore,
     iterate,
+    main,
     openspiel_value_iteration,
 )
 from py421.solver.heads_up import HeadsUp  # noqa: E402
@@ -62,7 +63,7 @@ TWO_THROWS = "pot:1;manches:1;charge_throws:2;le_bon:false;tied_losers_all_take:
 )
 def test_openspiel_random_simulations_pass(preset, players, options):
     game = load(preset, players, options)
-    pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)
+    pyspiel.random_sim_test(game, num_sims=5, serialize=True, verbose=False)
 
 
 def test_the_game_is_registered_and_its_string_loads_it_again():
@@ -264,10 +265,35 @@ def test_a_move_named_by_two_indices_is_listed_once():
 
 def test_openspiel_value_iteration_agrees_with_the_two_player_solver():
     game = load(options=COUPS_SECS)
+    solver = HeadsUp(game.rules).solve()
     values = openspiel_value_iteration(game)
     loses = (1 - expected_from(game.new_initial_state(), values)) / 2
-    assert loses == pytest.approx(HeadsUp(game.rules).solve().manche_loss(), abs=1e-9)
+    assert loses == pytest.approx(solver.manche_loss(), abs=1e-9)
     assert loses != pytest.approx(0.5, abs=1e-3)  # the leader takes first on a tie
+    graph = explore(game.new_initial_state())  # and every state, chance states included
+    agreement = compare(graph, iterate(graph)[0], solver)
+    assert agreement.positions == 1 and agreement.max_difference < 1e-9
+    assert agreement.root == pytest.approx(loses, abs=1e-12)
+
+
+def test_value_iteration_through_a_draw_for_the_first_player():
+    """One die each decides who leads (replayed on a tie): both leaders' rounds agree."""
+    game = load(options=COUPS_SECS + ";first_player:lowest_die")
+    graph = explore(game.new_initial_state())
+    agreement = compare(graph, iterate(graph)[0], HeadsUp(game.rules).solve())
+    assert agreement.positions == 2 and agreement.max_difference < 1e-9
+    assert agreement.root == pytest.approx(agreement.solver_root, abs=1e-9)
+
+
+def test_the_command_prints_both_values_and_their_difference():
+    lines: list[str] = []
+    assert main(["--options", COUPS_SECS, "--openspiel"], out=lines.append) == 0
+    assert lines[1] == "states: 59, moves: 3192, sweeps: 2"
+    assert lines[2].startswith("P(seat 0 loses): value iteration 0.5106738683")
+    assert lines[3].startswith("round starts compared: 1, largest difference: ")
+    assert lines[4].startswith("OpenSpiel value_iteration: P(seat 0 loses) 0.5106738683")
+    with pytest.raises(ValueError, match="heads_up values one manche"):
+        main(["--options", "pot:1;charge_throws:1;le_bon:false"], out=lines.append)
 
 
 def test_openspiel_value_iteration_cannot_follow_a_tie_break_replayed():
@@ -277,12 +303,28 @@ def test_openspiel_value_iteration_cannot_follow_a_tie_break_replayed():
         openspiel_value_iteration(game)
 
 
-def test_value_iteration_over_every_state_agrees_with_the_two_player_solver():
-    """Both players decide; every state, chance states included, is valued."""
+@pytest.mark.parametrize("final", ["421", "532", "221"])
+def test_value_iteration_over_every_state_agrees_with_the_solver_in_the_followers_turn(final):
+    """The follower decides, the leader's result made in two throws: every state valued.
+
+    The whole game, the leader's choices included, takes a minute: docs/openspiel.md.
+    """
     game = load(options=TWO_THROWS)
-    graph = explore(game.new_initial_state())
+    start = game.new_initial_state()
+    start.apply_action(RESULT_ID[Result.parse(final)])  # the leader's first throw
+    start.apply_action(4)  # throw die 2 (the lowest) again
+    start.apply_action(RESULT_ID[Result.parse(final)])  # the same result: the leader is done
+    assert start.is_chance_node() and start.state.round.done[0].throws == 2
+    graph = explore(start)
     values, _ = iterate(graph)
-    agreement = compare(graph, values, HeadsUp(game.rules).solve())
-    assert agreement.positions == 1
-    assert agreement.max_difference < 1e-9
-    assert agreement.root == pytest.approx(agreement.solver_root, abs=1e-9)
+    _, follower = HeadsUp(game.rules).solve().position(True, 1, 0, 0)
+    turn = follower[2]  # P(seat 0 loses) from the follower's side, after two throws of the leader
+
+    def loses(state):
+        return (1 - values[str(state)]) / 2
+
+    assert loses(start) == pytest.approx(turn.start(2)[RESULT_ID[Result.parse(final)]], abs=1e-9)
+    for outcome, _ in start.chance_outcomes():  # the follower holds its first result and decides
+        held = start.child(outcome)
+        assert held.current_player() == 1
+        assert loses(held) == pytest.approx(turn.values[1][RESULT_ID[Result.parse(final)], outcome], abs=1e-9)

@@ -21,8 +21,14 @@ from functools import cache
 from typing import Any
 
 import numpy as np
-import pyspiel
-from open_spiel.python.observation import IIGObserverForPublicInfoGame
+
+try:
+    import pyspiel
+    from open_spiel.python.observation import IIGObserverForPublicInfoGame
+except ImportError as exc:
+    raise ImportError(
+        "py421's OpenSpiel game needs OpenSpiel, which is not installed: pip install 'py421[openspiel]'"
+    ) from exc
 
 from ..core.actions import Action
 from ..core.dice import ALL_RESULTS, DICE_PER_THROW, FACES, Result, throw_outcomes
@@ -53,8 +59,8 @@ RESULT_ID: dict[Result, int] = {r: i for i, r in enumerate(ALL_RESULTS)}
 FACE_BASE = len(ALL_RESULTS)
 CHANCE_OUTCOMES = FACE_BASE + len(FACES)
 
-# A décharge has no bound on its rounds; like backgammon's, this length is a bound
-# that games reach with a vanishing chance (docs/openspiel.md measures it).
+# A décharge has no bound on its rounds; like backgammon's, this is a length that games
+# do not reach in practice (docs/openspiel.md measures the longest random games).
 MAX_GAME_LENGTH = 10_000
 
 
@@ -62,7 +68,7 @@ def moves(state: State) -> dict[int, Action]:
     """The deciding seat's moves, each under the smallest index that names it.
 
     Two indices can name one move (with 4-4-2, throwing die 0 or die 1 again
-    both keep 4-2); OpenSpiel lists each move once, as :func:`encode` numbers it.
+    both keep 4-2); OpenSpiel lists each move once, numbered as ``observation.encode`` does.
     """
     found: dict[Action, int] = {}
     for index in legal_indices(state):

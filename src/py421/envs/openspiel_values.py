@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+from ..core.rules import Ruleset
 from ..core.state import Phase, State
 from ..solver.heads_up import HeadsUp
 from .openspiel import load
@@ -127,7 +128,7 @@ class Agreement:
 
     positions: int
     max_difference: float  # largest |P(seat 0 loses)| difference
-    root: float  # P(seat 0 loses the game) from value iteration
+    root: float  # P(seat 0 loses the game), from the start, by value iteration
     solver_root: float  # the same from heads_up
 
 
@@ -136,8 +137,7 @@ def compare(graph: Graph, values: dict[str, float], solver: HeadsUp) -> Agreemen
 
     Player 0's value is 1 - 2 P(seat 0 loses) (returns are +1 and -1).
     """
-    if solver.rules.manches != 1 or solver.rules.fiches_de_manche:
-        raise ValueError("heads_up values one manche: compare games of one manche (manches:1)")
+    one_manche(solver.rules)
     worst = 0.0
     for key, state in graph.rounds.items():
         loses = (1 - values[key]) / 2
@@ -147,7 +147,16 @@ def compare(graph: Graph, values: dict[str, float], solver: HeadsUp) -> Agreemen
         else:
             solved = solver.decharge[t0, leader]
         worst = max(worst, abs(loses - float(solved)))
-    return Agreement(len(graph.rounds), worst, (1 - values[graph.root]) / 2, solver.manche_loss())
+    start = solver.charge[solver.rules.pot][0]
+    # seat 0 leads the first round, or a fair draw between the two seats decides who does
+    solver_root = float(start[0] if solver.rules.first_player == "first_seat" else start.mean())
+    return Agreement(len(graph.rounds), worst, (1 - values[graph.root]) / 2, solver_root)
+
+
+def one_manche(rules: Ruleset) -> None:
+    """heads_up values a manche: only a game of one manche can be compared with it."""
+    if rules.manches != 1 or rules.fiches_de_manche:
+        raise ValueError("heads_up values one manche: compare games of one manche (options manches:1)")
 
 
 # -- OpenSpiel's own value_iteration, where it can run -------------------------------
@@ -212,10 +221,12 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
     )
     args = parser.parse_args(argv)
     game = load(args.preset, 2, args.options)
+    one_manche(game.rules)
+    solver = HeadsUp(game.rules)  # says now if it cannot solve these rules
     began = time.perf_counter()
     graph = explore(game.new_initial_state())
     values, sweeps = iterate(graph)
-    agreement = compare(graph, values, HeadsUp(game.rules).solve())
+    agreement = compare(graph, values, solver.solve())
     out(f"game: {game}")
     out(f"states: {len(graph.nodes)}, moves: {graph.edges}, sweeps: {sweeps}")
     out(f"P(seat 0 loses): value iteration {agreement.root:.15f}, heads_up {agreement.solver_root:.15f}")
