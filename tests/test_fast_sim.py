@@ -164,8 +164,9 @@ def test_memory_stays_flat_as_games_grow():
 
 def test_the_optimal_bots_main_chaude_is_the_engines():
     """« Main chaude » is rare: find games where optimal seats choose the stake, and replay them."""
-    for levels in [("optimal", "optimal"), ("optimal", "optimal", "optimal")]:
-        lineup = Lineup(Ruleset.preset("engranjeu-21"), levels)
+    rules = Ruleset.preset("engranjeu-21")
+    for levels in [("optimal", "optimal"), ("optimal",) * 3, ("optimal",) * 4]:
+        lineup = Lineup(rules, levels)
         chosen = []
         for g in range(1_000):
             trace, _ = lineup.trace(KEY, g, 1 << 16)
@@ -174,6 +175,21 @@ def test_the_optimal_bots_main_chaude_is_the_engines():
         assert len(chosen) >= 5
         for g in chosen:
             replay(lineup, KEY, g)
+
+
+@pytest.mark.parametrize(
+    ("preset", "options", "levels", "games"),
+    [
+        ("classic-11", {"leader_limit": False}, ("optimal", "heuristic", "optimal"), 20),
+        ("comptoir-21", {"nenette_last_wins": True, "charge_throws": 2}, ("optimal",) * 4, 12),
+        ("engranjeu-21", {"value_deduction": True}, ("optimal",) * 4, 12),
+    ],
+)
+def test_the_optimal_round_tables_follow_the_options(preset, options, levels, games):
+    """Options the presets do not combine, with optimal seats at three or four players."""
+    lineup = Lineup(Ruleset.preset(preset).with_options(**options), levels)
+    for g in range(games):
+        replay(lineup, KEY, g)
 
 
 def test_the_optimal_bot_at_a_table_of_four_beats_the_heuristic_bots():

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from py421.cli import main
 from py421.core.actions import ReportedTurn
 from py421.core.chance import SeededDice
+from py421.core.dice import Result
 from py421.core.engine import apply_action, apply_dice, apply_turn
 from py421.core.events import RoundDecided, Took
 from py421.core.game import Game
@@ -23,7 +24,7 @@ from py421.players import HeuristicBot, Player
 from py421.players.optimal import OptimalBot
 from py421.sim.loop import play_out
 from py421.solver.duel import solve_duel
-from py421.solver.rounds import OBJECTIVES, comparison_of, payoffs, solve_round, stages
+from py421.solver.rounds import OBJECTIVES, comparison_of, est_amount, payoffs, solve_round, stages
 from py421.solver.tables import INDEX, RESULTS
 
 from .helpers import play_until
@@ -232,3 +233,13 @@ def test_advise_by_round_and_game_objectives():
     past = ["advise", "642", "--throws-left", "2", "--before", "653", "--limit", "1", "--objective", "loser"]
     wrong = runner.invoke(main, past)
     assert wrong.exit_code == 2 and "at most 1 throw here: 0 to 0 left, not 2" in wrong.output
+
+
+def test_the_stake_on_the_table_is_set_by_the_best_and_the_worst_result():
+    """« Pour ce qui est » is what the round's results set, whoever led it."""
+    rules = Ruleset.preset("engranjeu-21").with_options(value_deduction=False)
+    values = rules.table.values
+    best, tied = Result.of((4, 2, 1)), Result.of((3, 3, 2))
+    assert est_amount(rules, [tied, best, tied]) == values[best]
+    deducted = rules.with_options(value_deduction=True)
+    assert est_amount(deducted, [tied, best, tied]) == max(0, values[best] - values[tied])

@@ -18,8 +18,8 @@ from ..core.errors import InvalidPlayers
 from ..core.rules import Ruleset
 from ..core.state import Phase, State
 from ..solver.heads_up import HeadsUp, unsupported
-from ..solver.rounds import RoundValues, round_for, vient_amount
-from ..solver.tables import INDEX
+from ..solver.rounds import STOP, RoundValues, est_amount, round_for, vient_amount
+from ..solver.tables import INDEX, KEEPS
 from ..solver.turn import Option, StakedValues, options, staked_options
 
 
@@ -60,16 +60,16 @@ class OptimalBot:
         r = state.round
         assert r is not None
         charge = state.phase is Phase.CHARGE
-        if r.tie is not None:
-            amount = state.rules.table.values[r.done[0].result]
+        finals = [t.result for t in r.done]
+        if r.tie is not None:  # the one who would pay takes the cheaper stake, the other the dearer
             taker = state.to_move in r.tie.worst
-            cheaper = vient_amount(state.rules) < amount
+            cheaper = vient_amount(state.rules) < est_amount(state.rules, finals)
             stake: Stake = "vient" if cheaper == taker else "est"
             return ChooseStake(stake)
         values: RoundValues = round_for(state.rules, len(r.order), charge, state.pot)
         limit = throws_allowed(state)
-        best = values.options([t.result for t in r.done], limit, r.dice, limit - r.throws)[0]
-        return _action(best)
+        keep = values.choice(finals, limit, r.dice, limit - r.throws)
+        return Stop() if keep == STOP else Throw(KEEPS[keep])
 
     def _game(self, state: State) -> Action:
         solver = solved(state.rules)

@@ -31,7 +31,7 @@ capped by what the giver holds.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
@@ -211,17 +211,6 @@ class Turn:
     stop: list[FloatArray]
     choice: list[IntArray]
     start: FloatArray
-    _kept: dict[int, FloatArray] = field(default_factory=dict, repr=False)
-
-    def continuation(self, remaining: int) -> FloatArray:
-        """[context, keep]: the mover's value of keeping each set of dice, ``remaining`` throws left.
-
-        Computed once for every context, so that the bot and the fast
-        simulator's tables read the very same numbers.
-        """
-        if remaining not in self._kept:
-            self._kept[remaining] = self.own[remaining - 1] @ TRANSITIONS.T
-        return self._kept[remaining]
 
     def outcomes(self, throws: int) -> FloatArray:
         """[context, throws used - 1, result]: how the turn ends under ``choice``."""
@@ -324,9 +313,18 @@ class RoundValues:
         i = INDEX[result]
         found = [Option(result.dice, True, float(turn.stop[remaining][row, i]))]
         if remaining > 0:
-            cont = turn.continuation(remaining)[row]
+            cont = turn.own[remaining - 1][row] @ TRANSITIONS.T
             found += [Option(KEEPS[k], False, float(cont[k])) for k in KEEPS_OF[i]]
         return sorted(found, key=lambda o: (-o.value, not o.stop, -len(o.keep)))
+
+    def choice(self, finals: Sequence[Result], limit: int, dice: Sequence[int], remaining: int) -> int:
+        """The solved choice of the player to move: :data:`STOP` or a keep's index.
+
+        The one :func:`play_turn` made, ties within ``EPS`` broken as documented
+        (stop, then keep more dice); :meth:`options` ranks by exact values.
+        """
+        turn, row = self._turn(finals, limit)
+        return int(turn.choice[remaining][row, INDEX[Result.of(dice)]])
 
 
 @cache
@@ -428,6 +426,13 @@ def round_for(rules: Ruleset, players: int, charge: bool, pot: int) -> RoundValu
     """The round the optimal bot plays, with ``pot`` tokens left in the pot (charge only)."""
     cap = pot_cap(rules, players, charge, pot)
     return solve_round(rules, players, charge, objective_for(rules, charge), cap)
+
+
+def est_amount(rules: Ruleset, finals: Sequence[Result]) -> int:
+    """« Pour ce qui est »: what the results set (the best one's value, less the worst's if deducted)."""
+    strength = comparison_of(rules).strength
+    ranked = sorted((INDEX[r] for r in finals), key=lambda i: strength[i])
+    return int(base_amounts(rules, np.array([ranked[-1]]), np.array([ranked[0]]))[0])
 
 
 @cache

@@ -270,7 +270,7 @@ def _choose(
 
 @njit(cache=True, inline="always")
 def _choose_stake(
-    gkey: np.uint64, st: I64, se: I64, kind: int, amount: int, taker: bool, index: I64, actions: I8
+    gkey: np.uint64, st: I64, rules: I64, tab: I64, se: I64, kind: int, taker: bool, index: I64, actions: I8
 ) -> int:
     """« Main chaude »: the first to rethrow chooses « est » or « vient ».
 
@@ -279,8 +279,17 @@ def _choose_stake(
     if kind == RANDOM:
         return VIENT if _random_below(gkey, st, 2) else EST
     if kind == OPTIMAL and index[H_MODE] == MODE_ROUNDS:
-        return VIENT if round_stake(index, amount, taker) else EST
-    if kind == OPTIMAL:
+        best = se[SE_FINALS, 0]  # « pour ce qui est »: what the round's results set
+        worst = best
+        for i in range(1, st[S_COUNT]):
+            result = se[SE_FINALS, i]
+            if tab[TB_STRENGTH, result] > tab[TB_STRENGTH, best]:
+                best = result
+            if tab[TB_STRENGTH, result] < tab[TB_STRENGTH, worst]:
+                worst = result
+        return VIENT if round_stake(index, _base_amount(rules, tab, best, worst), taker) else EST
+    if kind == OPTIMAL:  # two players: the tie is on the leader's result
+        amount = tab[TB_VALUE, se[SE_FINALS, 0]]
         vient = optimal_stake(
             index, actions, st[S_CHARGE], st[S_POT], se[SE_TOKENS, 0], se[SE_ORDER, 0], amount
         )
@@ -467,8 +476,7 @@ def _round(
             # « main chaude »: the first to rethrow chooses the stake
             chooser = se[SE_SEATS, 0]
             taker = (worst >> chooser & 1) == 1
-            tied_value = tab[TB_VALUE, se[SE_FINALS, 0]]
-            stake = _choose_stake(gkey, st, se, kinds[chooser], tied_value, taker, index, actions)
+            stake = _choose_stake(gkey, st, rules, tab, se, kinds[chooser], taker, index, actions)
             if trace.size:
                 _trace(trace, st, 2, T_ACTION, stake, 0, 0, 0)
             vient = stake == VIENT

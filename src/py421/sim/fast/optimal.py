@@ -228,11 +228,8 @@ class OptimalRounds:
             rows = self.sizes[place - 1] if place else 1
             segment = np.full((max(limit - 1, 0), rows, len(RESULTS)), STOP, dtype=np.int8)
             for left in range(1, limit):
-                assert turn.stop[left].shape[0] == rows
-                for lo in range(0, rows, 4096):  # in slices: the choices of every result take room
-                    stop = turn.stop[left][lo : lo + 4096, :, None]
-                    keeps = turn.continuation(left)[lo : lo + 4096, :, None]
-                    segment[left - 1, lo : lo + 4096] = decisions(stop, keeps)[..., 0]
+                assert turn.choice[left].shape[0] == rows
+                segment[left - 1] = turn.choice[left]  # the solver's own choices, as the bot plays them
             self.index[directory + 1 + place * (MAX_THROWS + 1) + limit] = self.used
             self.actions, self.used = _append(self.actions, self.used, segment.ravel())
         self.index[directory] = 1
