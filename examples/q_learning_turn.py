@@ -8,7 +8,7 @@ policy from episodes alone, then prints the chance its greedy policy wins
 and the gap.
 
     python examples/q_learning_turn.py
-    python examples/q_learning_turn.py --target 666 --episodes 50000 --seed 3
+    python examples/q_learning_turn.py --target 666 --episodes 100000 --seed 3
 
 Needs the ``rl`` extra: ``pip install 'py421[rl]'``.
 """

@@ -7,6 +7,7 @@ import sys
 import warnings
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ from py421.core.errors import IllegalAction, InvalidPlayers, InvalidRuleset
 from py421.core.game import Game
 from py421.core.rules import Ruleset, preset_names
 from py421.envs import ObservationEncoder, action_mask, decode, encode, pettingzoo_env
+from py421.envs.gym_game import GameEnv
 from py421.envs.observation import NUM_ACTIONS, legal_indices
 
 from .helpers import run, table
@@ -314,3 +316,13 @@ def test_every_observation_entry_is_documented():
         size, doc = rows[segment.name][0], rows[segment.name][-1]
         assert size == ("n" if segment.size == 5 else str(segment.size)), segment.name
         assert doc == segment.doc
+
+
+def test_rules_that_leave_nothing_to_decide_are_an_error_not_a_hang():
+    one_throw: dict[str, Any] = {"charge_throws": 1, "decharge_throws": 1, "le_bon": False}
+    env = pettingzoo_env("classic-11", 2, seed=0, **one_throw)
+    with pytest.raises(ValueError, match="games in a row ended before anyone had a decision to take"):
+        env.reset()
+    game = GameEnv("classic-11", 2, **one_throw)
+    with pytest.raises(ValueError, match="before the learning seat had a decision to take"):
+        game.reset(seed=0)

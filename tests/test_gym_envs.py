@@ -117,6 +117,8 @@ def test_turn_plays_the_seeded_dice_as_documented():
     ("kwargs", "error", "message"),
     [
         ({"throws": 1}, ValueError, "throws=1 is not accepted; a turn with a decision has 2 or 3 throws"),
+        ({"throws": 3.0}, ValueError, "throws=3.0 is not accepted; a turn with a decision has 2 or 3 throws"),
+        ({"target": 3.5}, ValueError, "target=3.5 is not accepted; a target is three dice such as '421'"),
         ({"target": "7-1-1"}, InvalidNotation, "'7-1-1': a die shows 1 to 6, not 7"),
         ({"rules": "yahtzee"}, InvalidRuleset, "unknown preset 'yahtzee'; accepted: classic-11"),
         ({"ranking": "poker"}, InvalidRuleset, "ranking='poker' is not accepted; ranking takes classic"),
@@ -125,6 +127,10 @@ def test_turn_plays_the_seeded_dice_as_documented():
 def test_turn_refuses_bad_settings(kwargs, error, message):
     with pytest.raises(error, match=message):
         TurnEnv(**kwargs)
+
+
+def test_turn_reads_a_target_given_as_a_number():
+    assert TurnEnv(target=311).target == TurnEnv(target="311").target
 
 
 @pytest.mark.parametrize("action", [8, -1, "stop", 2.0])

@@ -431,9 +431,9 @@ def simulate(
     from .sim.simulate import Simulation, Summary, default_workers, parse_players, run
 
     sim = Simulation(rules, parse_players(players), games, seed)
-    workers = workers or min(default_workers(), sim.batch_count)
     if "optimal" in sim.levels and whole_game(rules, len(sim.levels)):
-        _prepare_optimal(rules, as_json, workers)
+        _prepare_optimal(rules, as_json, workers or default_workers())
+    workers = workers or min(default_workers(), sim.batch_count)
     started = time.perf_counter()
     with _progress_bar(games, "simulating") as advance:
         counts = run(sim, workers, advance, scheduler)

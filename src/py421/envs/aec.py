@@ -24,7 +24,16 @@ from ..core.events import Event
 from ..core.game import Game
 from ..core.rules import Ruleset
 from .observation import NUM_ACTIONS, FloatArray, MaskArray, ObservationEncoder, action_mask, decode
-from .play import RENDER_MODES, check_render_mode, check_reward, make_rules, rewards, throw
+from .play import (
+    RENDER_MODES,
+    SKIPPED_GAMES,
+    check_render_mode,
+    check_reward,
+    make_rules,
+    nothing_to_decide,
+    rewards,
+    throw,
+)
 from .render import table_text
 
 Observation = dict[str, FloatArray | MaskArray]
@@ -96,12 +105,14 @@ class Py421Env(AECEnv):  # type: ignore[misc]  # AECEnv is untyped
         """A new game; ``seed`` restarts the dice (else they go on from the last game)."""
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(self._seed if seed is None else seed)
-        while True:
+        for _ in range(SKIPPED_GAMES):
             self.game = Game(self.rules, self.possible_agents, first_seat=self.first_seat)
             self._unpaid, self._unshown = [], list(self.game.state.events)
             self._play_chance()
             if not self.game.state.is_over:
                 break  # a game over before anyone decides (an Espagnole) is skipped
+        else:
+            raise nothing_to_decide(self.rules, "anyone")
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)

@@ -32,7 +32,15 @@ from ..core.rules import Ruleset
 from ..players import BOTS, Player, make_bot
 from .gym_turn import check_gym_action
 from .observation import GYM_ACTIONS, FloatArray, ObservationEncoder, decode
-from .play import check_render_mode, check_reward, make_rules, rewards, throw
+from .play import (
+    SKIPPED_GAMES,
+    check_render_mode,
+    check_reward,
+    make_rules,
+    nothing_to_decide,
+    rewards,
+    throw,
+)
 from .render import table_text
 
 
@@ -90,7 +98,7 @@ class GameEnv(gymnasium.Env[FloatArray, np.int64]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[FloatArray, dict[str, Any]]:
         super().reset(seed=seed)
-        while True:
+        for _ in range(SKIPPED_GAMES):
             self.game = Game(self.rules, self.names)
             others = [s for s in range(len(self.names)) if s != self.seat]
             bot_seed = str(self.np_random.integers(2**63))
@@ -101,6 +109,8 @@ class GameEnv(gymnasium.Env[FloatArray, np.int64]):
             self._play_until_decision()
             if not self.game.state.is_over:
                 break  # a game in which the seat never decides (an Espagnole) is skipped
+        else:
+            raise nothing_to_decide(self.rules, "the learning seat")
         if self.render_mode == "human":
             self.render()
         return self.encoder.encode(self.game.state, self.seat), {}

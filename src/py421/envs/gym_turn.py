@@ -73,10 +73,18 @@ def turn_state(rules: Ruleset) -> State:
 
 
 def check_throws(throws: object) -> int:
-    if isinstance(throws, bool) or throws not in (2, 3):
+    if isinstance(throws, bool) or not isinstance(throws, int | np.integer) or throws not in (2, 3):
         raise ValueError(f"throws={throws!r} is not accepted; a turn with a decision has 2 or 3 throws")
-    assert isinstance(throws, int)
-    return throws
+    return int(throws)
+
+
+def check_target(target: object) -> Result | None:
+    """A result written as dice (``"421"``; a number such as 421 is read the same), or None."""
+    if target is None:
+        return None
+    if isinstance(target, bool) or not isinstance(target, str | int):
+        raise ValueError(f"target={target!r} is not accepted; a target is three dice such as '421', or None")
+    return Result.parse(str(target))
 
 
 def optimal_value(rules: Ruleset, target: Result | None, throws: int) -> float:
@@ -114,14 +122,14 @@ class TurnEnv(gymnasium.Env[IntArray, np.int64]):
     def __init__(
         self,
         rules: str | Ruleset = "classic-11",
-        target: str | None = None,
+        target: str | int | None = None,
         throws: int = 3,
         render_mode: str | None = None,
         **options: Any,
     ) -> None:
         self.rules = make_rules(rules, options)
         self.throws = check_throws(throws)
-        self.target = Result.parse(target) if target is not None else None
+        self.target = check_target(target)
         self.render_mode = check_render_mode(render_mode)
         self.observation_space = spaces.MultiDiscrete([7, 7, 7, 4, 4, 7, 7, 7])
         self.action_space = spaces.Discrete(GYM_ACTIONS)

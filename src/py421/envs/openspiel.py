@@ -49,7 +49,7 @@ NAME = "python_421"
 PARAMETERS: dict[str, str | int] = {"preset": "classic-11", "players": 2, "options": ""}
 """Every parameter with its default; ``options`` is ``OPTION:VALUE`` pairs joined by ``;``."""
 
-OPTIONS_HELP = "OPTION:VALUE pairs separated by ';', for example pot:5;charge_throws:1"
+OPTIONS_HELP = "OPTION:VALUE pairs separated by ';', for example pot:5;charge_throws:2"
 
 # -- actions and chance outcomes ----------------------------------------------
 

@@ -28,6 +28,8 @@ from ..core.rules import Ruleset
 from ..core.state import ChanceRequest
 
 REWARDS = ("tokens", "game")
+# Games over before a decision are skipped; this many in a row means the rules leave none.
+SKIPPED_GAMES = 200
 RENDER_MODES = ("ansi", "human")
 
 
@@ -78,3 +80,12 @@ def rewards(events: Iterable[Event], *, players: int, manche_tokens: int, reward
             for seat in event.losers:
                 earned[seat] -= 1.0
     return earned
+
+
+def nothing_to_decide(rules: Ruleset, who: str) -> ValueError:
+    """The error for rules under which games end before ``who`` has anything to decide."""
+    return ValueError(
+        f"{rules.name}: {SKIPPED_GAMES} games in a row ended before {who} had a decision to take; "
+        "these rules leave nothing to decide (each turn is one throw without « le bon »): "
+        "allow more throws (charge_throws, decharge_throws) or « le bon »"
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -42,7 +43,7 @@ def solve_cached(
     solver.solve(progress)
     arrays: dict[str, Any] = {f"charge_{pot}": values for pot, values in solver.charge.items()}
     arrays |= {"decharge": solver.decharge, "iterations": np.array(solver.iterations)}
-    tmp = path.with_suffix(".tmp.npz")
+    tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")  # runs started together do not collide
     np.savez(tmp, **arrays)
     tmp.replace(path)
     return solver, False

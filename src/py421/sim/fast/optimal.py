@@ -104,12 +104,6 @@ class OptimalPositions:
                     found += [position_code(self.total, charge, pot, t0, leader) for leader in (0, 1)]
         return found
 
-    def build_all(self) -> None:
-        """Every position of a manche not built yet."""
-        for code in self.codes():
-            if self.index[HEADER + code] < 0:
-                self.build(code)
-
     def merge(self, index: npt.NDArray[np.int64], actions: I8) -> None:
         """Take the positions another process built (its ``index`` and ``actions``) that this one lacks."""
         for code in np.flatnonzero(index[HEADER : HEADER + self.positions] >= 0):

@@ -9,6 +9,7 @@ solved game; each process of a simulation then loads the file.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
@@ -64,7 +65,7 @@ def build_tables(rules: Ruleset, workers: int, progress: Progress | None = None)
             done += built
             if progress:
                 progress(done, len(codes))
-    tmp = path.with_suffix(".tmp.npz")
+    tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")  # runs started together do not collide
     np.savez_compressed(tmp, index=whole.index, actions=whole.actions[: whole.used])
     tmp.replace(path)
     return path
