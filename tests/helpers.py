@@ -54,3 +54,16 @@ def play_until(
         found = finished(state)
         if found is not None:
             return found
+
+
+def doc_table_rows(text: str, heading: str) -> dict[str, list[str]]:
+    """The rows of the first Markdown table after ``heading`` in ``text``, keyed by their first cell."""
+    section = text.split(heading, 1)[1]
+    rows: dict[str, list[str]] = {}
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            rows[cells[0].strip("`")] = cells[1:]
+        elif rows and not line.startswith("|"):
+            break
+    return rows

@@ -6,20 +6,14 @@ import pytest
 
 from py421.core.rules import Ruleset, accepted, option_fields, preset_names
 
+from .helpers import doc_table_rows
+
 RULES_DOC = (Path(__file__).parents[1] / "docs" / "rules.md").read_text(encoding="utf-8")
 
 
 def table_rows(heading: str) -> dict[str, list[str]]:
-    """The rows of the first table after ``heading``, keyed by their first cell."""
-    section = RULES_DOC.split(heading, 1)[1]
-    rows: dict[str, list[str]] = {}
-    for line in section.splitlines():
-        if line.startswith("| `"):
-            cells = [c.strip() for c in line.strip("|").split("|")]
-            rows[cells[0].strip("`")] = cells[1:]
-        elif rows and not line.startswith("|"):
-            break
-    return rows
+    """The rows of the first table after ``heading`` in docs/rules.md."""
+    return doc_table_rows(RULES_DOC, heading)
 
 
 def shown(value: object) -> str:

@@ -22,7 +22,7 @@ from py421.envs import ObservationEncoder, action_mask, decode, encode, pettingz
 from py421.envs.gym_game import GameEnv
 from py421.envs.observation import NUM_ACTIONS, legal_indices
 
-from .helpers import run, table
+from .helpers import doc_table_rows, run, table
 
 RL_DOC = (Path(__file__).parents[1] / "docs" / "rl.md").read_text(encoding="utf-8")
 
@@ -296,21 +296,9 @@ def test_making_an_environment_keeps_the_factory_in_place():
     assert py421.envs.pettingzoo_env is pettingzoo_env  # not hidden by a module of that name
 
 
-def doc_rows(heading):
-    section = RL_DOC.split(heading, 1)[1]
-    rows = {}
-    for line in section.splitlines():
-        if line.startswith("| `"):
-            cells = [c.strip() for c in line.strip("|").split("|")]
-            rows[cells[0].strip("`")] = cells[1:]
-        elif rows and not line.startswith("|"):
-            break
-    return rows
-
-
 def test_every_observation_entry_is_documented():
     encoder = ObservationEncoder(Ruleset.preset("classic-11"), 5)
-    rows = doc_rows("## Observations")
+    rows = doc_table_rows(RL_DOC, "## Observations")
     assert list(rows) == [s.name for s in encoder.segments]
     for segment in encoder.segments:
         size, doc = rows[segment.name][0], rows[segment.name][-1]

@@ -21,7 +21,7 @@ from ...players.optimal import whole_game
 from . import kernel as k
 from . import stored
 from .arrays import rules_array, tables
-from .optimal import OptimalPositions, OptimalRounds
+from .optimal import DecisionTables, OptimalPositions, OptimalRounds
 from .policy import H_MISSING, KINDS, OPTIMAL, no_positions
 
 I64 = k.I64
@@ -60,7 +60,7 @@ class Lineup:
         self.kinds = np.array([KINDS[level] for level in self.levels], dtype=np.int64)
         self.rules_array = rules_array(self.rules)
         self.tab = tables(self.rules)
-        self._optimal: OptimalPositions | OptimalRounds | None = None
+        self._optimal: DecisionTables | None = None
         if OPTIMAL in self.kinds:
             players = len(self.levels)
             if whole_game(self.rules, players):

@@ -57,7 +57,38 @@ def decisions(stop: FloatArray, keeps: FloatArray) -> npt.NDArray[np.int8]:
     return chosen
 
 
-class OptimalPositions:
+class DecisionTables:
+    """The kernel's ``index`` (where each block starts) and ``actions`` (the blocks), built block by block."""
+
+    def __init__(self, rules: Ruleset, index: npt.NDArray[np.int64]) -> None:
+        self.rules = rules
+        self.index = index
+        self.actions = np.zeros(1 << 16, dtype=np.int8)
+        self.used = 0
+        self.built = 0
+
+    def build(self, code: int) -> None:
+        raise NotImplementedError
+
+    def build_missing(self) -> None:
+        """Build the block a game asked for."""
+        code = int(self.index[H_MISSING])
+        self.index[H_MISSING] = -1
+        self.build(code)
+
+    def _add(self, block: I8) -> int:
+        """Write ``block`` after the others; where it starts."""
+        start, end = self.used, self.used + block.size
+        if end > self.actions.size:  # grow by doubling: few copies however many blocks come
+            grown = np.zeros(max(end, 2 * self.actions.size), dtype=np.int8)
+            grown[:start] = self.actions[:start]
+            self.actions = grown
+        self.actions[start:end] = block
+        self.used = end
+        return start
+
+
+class OptimalPositions(DecisionTables):
     """The kernel's ``index`` and ``actions`` for the two-player optimal bot of a ruleset."""
 
     def __init__(self, rules: Ruleset) -> None:
@@ -65,33 +96,23 @@ class OptimalPositions:
             raise ValueError(
                 f"the optimal bot's tables are built for two-player games the solver covers, not {rules.name}"
             )
-        self.rules = rules
         self.solver = solved(rules)
         total = rules.pot
         self.total = total
         self.positions = position_code(total, 1, total, total, 1) + 1
-        self.index = np.full(HEADER + 2 * self.positions, -1, dtype=np.int64)
-        self.index[H_TOTAL] = total
-        self.index[H_MISSING] = -1
-        self.index[H_MODE] = MODE_GAME
-        self.actions = np.zeros(1 << 16, dtype=np.int8)
-        self.used = 0
-        self.built = 0
-
-    def build_missing(self) -> None:
-        """Build the position a game asked for."""
-        code = int(self.index[H_MISSING])
-        self.index[H_MISSING] = -1
-        self.build(code)
+        index = np.full(HEADER + 2 * self.positions, -1, dtype=np.int64)
+        index[H_TOTAL] = total
+        index[H_MISSING] = -1
+        index[H_MODE] = MODE_GAME
+        super().__init__(rules, index)
 
     def build(self, code: int) -> None:
         rest, leader = divmod(code, 2)
         rest, t0 = divmod(rest, self.total + 1)
         charge, pot = divmod(rest, self.total + 1)
         block, width = self._block(bool(charge), pot, t0, leader)
-        self.index[HEADER + code] = self.used
+        self.index[HEADER + code] = self._add(block)
         self.index[HEADER + self.positions + code] = width
-        self.actions, self.used = _append(self.actions, self.used, block)
         self.built += 1
 
     def codes(self) -> list[int]:
@@ -111,9 +132,8 @@ class OptimalPositions:
                 continue
             start, width = index[HEADER + code], index[HEADER + self.positions + code]
             size = self._block_size(int(width))
-            self.index[HEADER + code] = self.used
+            self.index[HEADER + code] = self._add(actions[start : start + size])
             self.index[HEADER + self.positions + code] = width
-            self.actions, self.used = _append(self.actions, self.used, actions[start : start + size])
             self.built += 1
 
     @staticmethod
@@ -154,18 +174,7 @@ class OptimalPositions:
         return np.concatenate([lead.ravel(), follow.ravel(), stake]), width
 
 
-def _append(actions: I8, used: int, block: I8) -> tuple[I8, int]:
-    """``block`` written after the ``used`` places of ``actions``, which grows when it must."""
-    end = used + block.size
-    if end > actions.size:
-        grown = np.zeros(max(end, 2 * actions.size), dtype=np.int8)
-        grown[:used] = actions[:used]
-        actions = grown
-    actions[used:end] = block
-    return actions, end
-
-
-class OptimalRounds:
+class OptimalRounds(DecisionTables):
     """The kernel's ``index`` and ``actions`` for the optimal bot playing round by round.
 
     A block per round the bot solves: the players in the round, the phase and
@@ -173,7 +182,6 @@ class OptimalRounds:
     """
 
     def __init__(self, rules: Ruleset, players: int) -> None:
-        self.rules = rules
         total = rules.pot
         keys: dict[tuple[int, int, int | None], int] = {}
         self.pots: list[int] = []  # by block: a pot that leads to it
@@ -197,18 +205,10 @@ class OptimalRounds:
         sizes = [np.size(t) for t in tables]
         starts = ROUNDS_HEADER + np.cumsum([0, *sizes[:-1]])
         header = [total, -1, MODE_ROUNDS, *starts[:5]]  # RH_BLOCK_OF to RH_CHEAPER, in order
-        self.index = np.concatenate([np.array(header), *(np.ravel(t) for t in tables)]).astype(np.int64)
-        self.index[starts[3] : starts[3] + len(nexts)] = starts[5:]  # RH_NEXT: where each next table starts
+        index = np.concatenate([np.array(header), *(np.ravel(t) for t in tables)]).astype(np.int64)
+        index[starts[3] : starts[3] + len(nexts)] = starts[5:]  # RH_NEXT: where each next table starts
         self.dir = int(starts[1])
-        self.actions = np.zeros(1 << 16, dtype=np.int8)
-        self.used = 0
-        self.built = 0
-
-    def build_missing(self) -> None:
-        """Build the round a game asked for."""
-        block = int(self.index[H_MISSING])
-        self.index[H_MISSING] = -1
-        self.build(block)
+        super().__init__(rules, index)
 
     def build(self, block: int) -> None:
         count, charge, _ = self.keys[block]
@@ -224,7 +224,6 @@ class OptimalRounds:
             for left in range(1, limit):
                 assert turn.choice[left].shape[0] == rows
                 segment[left - 1] = turn.choice[left]  # the solver's own choices, as the bot plays them
-            self.index[directory + 1 + place * (MAX_THROWS + 1) + limit] = self.used
-            self.actions, self.used = _append(self.actions, self.used, segment.ravel())
+            self.index[directory + 1 + place * (MAX_THROWS + 1) + limit] = self._add(segment.ravel())
         self.index[directory] = 1
         self.built += 1
