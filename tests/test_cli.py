@@ -3,6 +3,7 @@ import os
 import signal
 import subprocess
 import sys
+from importlib.metadata import version
 
 import pytest
 from click.testing import CliRunner
@@ -13,6 +14,16 @@ from py421.core.rules import preset_names
 
 def run_cli(*args: str, input: str | None = None):
     return CliRunner().invoke(main, list(args), input=input)
+
+
+def test_the_version_is_the_installed_packages():
+    import py421
+
+    installed = version("py421")
+    assert run_cli("--version").output == f"421, version {installed}\n"
+    assert py421.__version__ == installed
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        py421.nothing  # noqa: B018
 
 
 def test_rules_list_names_every_preset_with_its_source():

@@ -162,10 +162,21 @@ def test_memory_stays_flat_as_games_grow():
     assert peaks[1] < peaks[0] + 200_000
 
 
-def test_the_optimal_bots_main_chaude_is_the_engines():
+@pytest.mark.parametrize(
+    ("preset", "options", "seats"),
+    [
+        ("engranjeu-21", {}, (2, 3, 4)),
+        # the two-player solver with a nénette penalty and starting tokens
+        ("engranjeu-21", {"initial_tokens": 2, "nenette_penalty": 2, "nenette_last_wins": False}, (2,)),
+        # « est » is the stake so far where every throw adds to it
+        ("vache-41", {"pot": 12, "tie_break": "qui_barre_demarre", "nenette_penalty": 3}, (2, 3)),
+    ],
+)
+def test_the_optimal_bots_main_chaude_is_the_engines(preset, options, seats):
     """« Main chaude » is rare: find games where optimal seats choose the stake, and replay them."""
-    rules = Ruleset.preset("engranjeu-21")
-    for levels in [("optimal", "optimal"), ("optimal",) * 3, ("optimal",) * 4]:
+    rules = Ruleset.preset(preset).with_options(**options)
+    for count in seats:
+        levels = ("optimal",) * count
         lineup = Lineup(rules, levels)
         chosen = []
         for g in range(1_000):

@@ -15,6 +15,7 @@ from py421.core.chance import SeededDice  # noqa: E402
 from py421.core.dice import ALL_RESULTS, Result  # noqa: E402
 from py421.core.engine import new_game  # noqa: E402
 from py421.core.errors import IllegalAction, InvalidPlayers, InvalidRuleset  # noqa: E402
+from py421.core.position import position_text  # noqa: E402
 from py421.core.rules import Ruleset  # noqa: E402
 from py421.core.state import Outcome, Phase, State  # noqa: E402
 from py421.envs.observation import ObservationEncoder, decode, encode  # noqa: E402
@@ -27,7 +28,6 @@ from py421.envs.openspiel import (  # noqa: E402
     load,
     returns_of,
     seat_names,
-    state_text,
 )
 from py421.envs.openspiel_values import (  # noqa: E402
     compare,
@@ -113,7 +113,7 @@ def test_same_dice_and_actions_give_the_engines_game(preset, players):
                 spiel.apply_action(encode(engine, action))
                 engine = engine.apply(action)
             assert spiel.state == engine  # events and step counter included
-            assert str(spiel) == state_text(engine)
+            assert str(spiel) == position_text(engine)
         assert spiel.is_terminal()
         assert spiel.returns() == returns_of(engine.outcome, players)
 

@@ -8,7 +8,9 @@ import pytest
 from click.testing import CliRunner
 
 from py421.cli import main
+from py421.core.actions import ChooseStake
 from py421.core.chance import SeededDice
+from py421.core.engine import apply_action, deciding_seat, legal_actions
 from py421.core.errors import InvalidPlayers, InvalidRuleset
 from py421.core.events import MancheLost
 from py421.core.game import Game
@@ -21,6 +23,7 @@ from py421.sim.session import Session, parse_seats
 from py421.solver.heads_up import HeadsUp, game_outcome
 
 from .helpers import play_until, run
+from .round_walk import round_starts, solved_value, walk_round
 
 
 def manche_loser(state: State) -> int | None:
@@ -105,10 +108,11 @@ def test_games_chain_manches():
 
 
 def test_unsupported_rules_are_named():
-    with pytest.raises(InvalidRuleset, match="accumulated stakes with « qui barre démarre »"):
-        HeadsUp(Ruleset.preset("vache-41").with_options(tie_break="qui_barre_demarre"))
-    with pytest.raises(InvalidRuleset, match="« queue de la vache » debts"):
+    with pytest.raises(InvalidRuleset, match="« queue de la vache » carries debts into the next manche"):
         HeadsUp(Ruleset.preset("vache-41").with_options(queue_de_la_vache=True))
+    with pytest.raises(InvalidRuleset, match="l'Espagnole loses the whole game"):
+        HeadsUp(Ruleset.preset("classic-11").with_options(espagnole="loses_game"))
+    assert HeadsUp(Ruleset.preset("engranjeu-21").with_options(espagnole="loses_game"))  # one manche
     with pytest.raises(InvalidPlayers, match="tim is played by 2 players, not 3"):
         Session(Ruleset.preset("tim"), parse_seats(["A", "B", "bot:optimal"]))
 
@@ -178,3 +182,72 @@ def test_every_decharge_start_agrees_with_optimal_play(preset):
     print(f"{preset}: {len(p)} décharges, z = {z:.2f}")
     assert len(p) > 1000
     assert abs(z) < 4
+
+
+# -- the solver against the engine's own rounds, exactly -------------------------------
+
+# Coups secs and one manche keep each round small enough to walk whole.
+SMALL = {"manches": 1, "charge_throws": 1, "decharge_throws": 1, "le_bon": False}
+
+
+@pytest.mark.parametrize(
+    ("preset", "options", "phases"),
+    [
+        # « main chaude » with deduction, a nénette penalty and starting tokens
+        (
+            "engranjeu-21",
+            {"pot": 3, "nenette_last_wins": False, "nenette_penalty": 2, "initial_tokens": 1},
+            ("charge", "decharge"),
+        ),
+        # accumulated stakes with « main chaude », a nénette penalty and the later nénette winning
+        (
+            "vache-41",
+            {"pot": 6, "tie_break": "qui_barre_demarre", "nenette_penalty": 3, "nenette_last_wins": True},
+            ("charge",),
+        ),
+        ("lyonnaise-21", {"pot": 5, "nenette_penalty": 2, "value_deduction": True}, ("charge",)),
+    ],
+)
+def test_round_starts_equal_the_engines_rounds(preset, options, phases):
+    """Every outcome and choice of a round walked through the engine, what follows it
+    valued by the solver: the solver's value of the round start, to 1e-12."""
+    rules = Ruleset.preset(preset).with_options(**SMALL, **options)
+    solver = HeadsUp(rules).solve()
+    starts = round_starts(rules, games=20, seed=3)
+    for phase in phases:
+        start = max((s for s in starts if s.phase.value == phase), key=lambda s: s.tokens[0] * 2 + s.leader)
+        walked, states = walk_round(start, solver)
+        expected = solved_value(start, solver)
+        print(f"{preset} {phase} {start.tokens}: solver {expected:.15f}, engine {walked:.15f}")
+        assert states > 3000
+        assert walked == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("preset", "options", "before"),
+    [
+        ("engranjeu-21", {"pot": 5, "nenette_last_wins": False, "nenette_penalty": 2}, "311 | 653"),
+        ("vache-41", {"pot": 9, "tie_break": "qui_barre_demarre"}, "653 | 642"),
+    ],
+)
+def test_at_a_main_chaude_the_optimal_bot_takes_the_better_stake(preset, options, before):
+    """A tie, then a replay that ties again: both stakes walked through the engine's round."""
+    rules = Ruleset.preset(preset).with_options(**SMALL, **options)
+    solver = solved(rules)
+    bot = OptimalBot()
+    choices = 0
+    for tied in ["653", "421", "221", "111", "554"]:
+        game = Game(rules, ["A", "B"])
+        run(game, f"{before} | {tied} | {tied} | 642 | 642")
+        state = game.state
+        assert state.tokens == (0, 2) and state.leader == 1  # B took 2 and leads
+        assert deciding_seat(state) == 0  # the follower rethrows first and chooses
+        # P(seat 0 loses) after each stake: the chooser, seat 0, wants it low
+        stakes = [a for a in legal_actions(state) if isinstance(a, ChooseStake)]
+        assert len(stakes) == 2
+        value = {a.stake: walk_round(apply_action(state, a), solver)[0] for a in stakes}
+        picked = bot.choose(state)
+        assert isinstance(picked, ChooseStake)
+        assert value[picked.stake] == pytest.approx(min(value.values()), abs=1e-12)
+        choices += abs(value["est"] - value["vient"]) > 1e-6
+    assert choices >= 2  # the stake matters in these positions

@@ -230,6 +230,15 @@ def test_advise_by_round_and_game_objectives():
     assert [r["value"] for r in game] == sorted((r["value"] for r in game), reverse=True)
     bad = runner.invoke(main, ["advise", "642", "--throws-left", "1", "--objective", "game", "--tokens", "5"])
     assert bad.exit_code == 2 and "expected two counts like 5,6" in bad.output
+    # with starting tokens the charge starts from them; fewer is no position of the game
+    starting = ["--rules", "kytionnaire", "--set", "initial_tokens=2", "--phase", "charge"]
+    charge = options("642", "--throws-left", "0", "--objective", "game", *starting, "--tokens", "2,2")
+    assert charge == options("642", "--throws-left", "0", "--objective", "game", *starting)
+    assert 0 < charge[0]["value"] < 1
+    fewer = [*starting, "--pot", "9", "--tokens", "1,5", "--objective", "game"]
+    refused = runner.invoke(main, ["advise", "642", "--throws-left", "0", *fewer])
+    assert refused.exit_code == 2
+    assert "tokens 1,5 and pot 9 do not make a position of 15 tokens (2 or more each" in refused.output
     past = ["advise", "642", "--throws-left", "2", "--before", "653", "--limit", "1", "--objective", "loser"]
     wrong = runner.invoke(main, past)
     assert wrong.exit_code == 2 and "at most 1 throw here: 0 to 0 left, not 2" in wrong.output

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from . import __version__
 from .core.combos import compare as compare_results
 from .core.dice import Result, format_dice
 from .core.errors import Py421Error
@@ -75,7 +74,7 @@ class _Errors(click.Group):
 
 
 @click.group(cls=_Errors, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="421")
+@click.version_option(package_name="py421", prog_name="421")
 def main() -> None:
     """421, the French bar dice game: play, keep score, study the odds."""
 

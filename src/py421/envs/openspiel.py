@@ -14,8 +14,6 @@ returns. See docs/openspiel.md.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import MISSING, fields, is_dataclass
-from enum import Enum
 from fractions import Fraction
 from functools import cache
 from typing import Any
@@ -34,6 +32,7 @@ from ..core.actions import Action
 from ..core.dice import ALL_RESULTS, DICE_PER_THROW, FACES, Result, throw_outcomes
 from ..core.engine import check_players, new_game
 from ..core.errors import IllegalAction, InvalidPlayers, InvalidRuleset
+from ..core.position import position_text
 from ..core.rules import MAX_PLAYERS, Ruleset
 from ..core.state import ChanceRequest, Outcome, State
 from .observation import (
@@ -183,45 +182,6 @@ def returns_of(outcome: Outcome | None, players: int) -> list[float]:
     return [-1 / len(losers) if s in losers else 1 / (players - len(losers)) for s in range(players)]
 
 
-# -- the state as text -----------------------------------------------------------
-
-# Neither the history (events, the step counter) nor the replay count changes what
-# can happen next: leaving them out makes equal positions equal texts, so the
-# décharge's repeated positions are recognised.
-_NOT_STATE = frozenset({"rules", "players", "events", "steps", "replays"})
-
-
-def state_text(state: State) -> str:
-    """Every field of ``state`` that decides the rest of the game, on one line."""
-    return _text(state)[1:-1]
-
-
-def _text(value: Any) -> str:
-    kind = type(value)
-    if kind is bool:
-        return "yes" if value else "no"
-    if kind is int or kind is Result:
-        return str(value)
-    if kind is tuple:
-        return "[" + ",".join([str(v) if type(v) is int else _text(v) for v in value]) + "]"
-    if isinstance(value, Enum):
-        return str(value.value)
-    if is_dataclass(value) and not isinstance(value, type):
-        parts = []
-        for name, default in _shown_fields(type(value)):
-            field_value = getattr(value, name)
-            if default is MISSING or field_value != default:
-                parts.append(f"{name}={_text(field_value)}")
-        return "(" + " ".join(parts) + ")"
-    return str(value)
-
-
-@cache
-def _shown_fields(kind: type) -> tuple[tuple[str, Any], ...]:
-    """A dataclass's fields that belong to the game state, with their defaults."""
-    return tuple((f.name, f.default) for f in fields(kind) if f.name not in _NOT_STATE)
-
-
 # -- OpenSpiel -------------------------------------------------------------------
 
 GAME_TYPE = pyspiel.GameType(
@@ -291,7 +251,7 @@ class _Shared:
     @property
     def text(self) -> str:
         if self._text is None:
-            self._text = state_text(self.state)
+            self._text = position_text(self.state)
         return self._text
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Shared:

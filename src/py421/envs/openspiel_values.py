@@ -147,7 +147,7 @@ def compare(graph: Graph, values: dict[str, float], solver: HeadsUp) -> Agreemen
         else:
             solved = solver.decharge[t0, leader]
         worst = max(worst, abs(loses - float(solved)))
-    start = solver.charge[solver.rules.pot][0]
+    start = solver.start()
     # seat 0 leads the first round, or a fair draw between the two seats decides who does
     solver_root = float(start[0] if solver.rules.first_player == "first_seat" else start.mean())
     return Agreement(len(graph.rounds), worst, (1 - values[graph.root]) / 2, solver_root)

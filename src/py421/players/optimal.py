@@ -77,9 +77,9 @@ class OptimalBot:
         assert r is not None
         charge = state.phase is Phase.CHARGE
         leader = r.order[0]
-        if r.tie is not None:
-            tied = r.done[0].result
-            amount = state.rules.table.values[tied]
+        if r.tie is not None:  # « est » settles for the tied results' amount, or the stake so far
+            staked = charge and state.rules.accumulated_stakes
+            amount = r.stake if staked else est_amount(state.rules, [t.result for t in r.done])
             return ChooseStake(solver.stake(charge, state.pot, state.tokens[0], leader, amount))
         leader_values, follower_values = solver.position(charge, state.pot, state.tokens[0], leader)
         most = state.rules.throws_allowed(charge)

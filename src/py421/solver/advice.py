@@ -120,11 +120,15 @@ def advise_game(rules: Ruleset, dice: Result, throws_left: int, context: RoundCo
     why = unsupported(rules)
     if context.players != 2 or why:
         raise ValueError(why or "the game objective needs a two-player round")
-    total = rules.pot
-    pot = (context.pot if context.pot is not None else total) if context.charge else 0
-    mine, other = context.tokens or ((0, 0) if context.charge else (total // 2, total - total // 2))
-    if mine < 0 or other < 0 or mine + other + pot != total or (not context.charge and 0 in (mine, other)):
-        raise ValueError(f"tokens {mine},{other} and pot {pot} do not make a position of {total} tokens")
+    start = rules.initial_tokens  # each player's own tokens at the start of a manche
+    total = rules.pot + 2 * start
+    pot = (context.pot if context.pot is not None else rules.pot) if context.charge else 0
+    mine, other = context.tokens or ((start, start) if context.charge else (total // 2, total - total // 2))
+    if mine + other + pot != total or min(mine, other) < (start if context.charge else 1):
+        raise ValueError(
+            f"tokens {mine},{other} and pot {pot} do not make a position of {total} tokens "
+            f"({start} or more each in the charge, 1 or more in the décharge)"
+        )
     leader = 0 if not context.before else 1  # the mover is seat 0
     leader_values, follower_values = solved(rules).position(context.charge, pot, mine, leader)
     row: int | None = None

@@ -29,8 +29,7 @@ from ..core.actions import Stake
 from ..core.combos import NENETTE
 from ..core.errors import InvalidRuleset
 from ..core.rules import Ruleset
-from .amounts import settled_amounts, token_values
-from .duel import replay_win
+from .amounts import base_amounts, settled_amounts, token_values
 from .tables import INDEX, KEEP_INDEX, RESULTS, TRANSITIONS, FloatArray
 from .turn import StakedValues, TurnValues, Utility, solve, solve_staked
 
@@ -40,17 +39,20 @@ BoolArray = npt.NDArray[np.bool_]
 
 
 def unsupported(rules: Ruleset) -> str | None:
-    """Why the two-player solver cannot solve these rules yet, or None."""
+    """Why the two-player solver cannot solve these rules, or None.
+
+    The solver values one manche, which two players play for its only two
+    outcomes: one loses it or the other does. Rules where a manche ends in
+    more ways than that, each worth something different in the game, are
+    not a contest of one manche at a time (docs/strategy.md).
+    """
     if not rules.min_players <= 2 <= rules.max_players:
         return f"{rules.name} is not played by two"
-    if rules.accumulated_stakes and rules.tie_break == "qui_barre_demarre":
-        return "accumulated stakes with « qui barre démarre » are not solved yet"
+    several = rules.manches > 1 or rules.fiches_de_manche > 0
     if rules.queue_de_la_vache:
-        return "« queue de la vache » debts across manches are not solved yet"
-    if rules.initial_tokens:
-        return "starting tokens are not solved yet"
-    if rules.tie_break == "qui_barre_demarre" and rules.nenette_penalty:
-        return "« main chaude » together with a nénette penalty is not solved yet"
+        return "« queue de la vache » carries debts into the next manche: a manche is more than lost or won"
+    if several and rules.espagnole == "loses_game":
+        return "l'Espagnole loses the whole game, so a manche can be lost in two ways worth different things"
     return None
 
 
@@ -65,6 +67,37 @@ class Settlement:
     leader_loses: BoolArray
     amount: IntArray
     tie: BoolArray
+
+
+@dataclass(frozen=True)
+class Replays:
+    """A tie-break replay of coups secs between the two, over every pair of results.
+
+    Flat arrays over [first thrower's result, second thrower's result]: the
+    chance of the pair, whether it ties again, whether the leader loses when
+    it does not, the value it adds to an accumulated stake, and the amount it
+    sets « pour ce qui vient ».
+    """
+
+    p: FloatArray
+    tied: BoolArray
+    leader_loses: BoolArray
+    adds: IntArray
+    amount: IntArray
+
+
+@dataclass(frozen=True)
+class TieValues:
+    """P(seat 0 loses the manche) from a tie, by what « est » settles for.
+
+    ``first``: before the first replay, with « main chaude » played well;
+    ``fixed``: when the amount is set whatever happens (the nénette penalty);
+    ``vient``: where the chooser prefers « vient » at a main chaude.
+    """
+
+    first: FloatArray
+    fixed: FloatArray
+    vient: BoolArray
 
 
 @dataclass
@@ -90,7 +123,7 @@ class HeadsUp:
         why = unsupported(self.rules)
         if why:
             raise InvalidRuleset(f"the two-player solver cannot solve {self.rules.name}: {why}")
-        self.total = self.rules.pot
+        self.total = self.rules.pot + 2 * self.rules.initial_tokens  # every token of the manche
 
     # -- the round -------------------------------------------------------------
 
@@ -126,71 +159,77 @@ class HeadsUp:
         return found
 
     @cached_property
-    def _tie(self) -> tuple[float, float, FloatArray]:
-        """Tie-breaks between the two: P(leader wins a replay), P(a replay ties again),
-        and for « pour ce qui vient » the chance of each (winner, amount) of a replay."""
+    def _replays(self) -> Replays:
+        """One tie-break replay of coups secs, every pair of results at once."""
         rules = self.rules
-        later = replay_win(rules)
-        # seed 003 and seed 004 replay from the last player (the follower) first
-        leader_later = rules.tie_break in ("last_player_first", "qui_barre_demarre")
-        leader_wins = later if leader_later else 1 - later
         fresh = TRANSITIONS[KEEP_INDEX[()]]
-        same = float(fresh @ fresh)
-        again = same - (float(fresh[INDEX[NENETTE]]) ** 2 if rules.nenette_last_wins else 0.0)
-        # « vient »: the replay's own results set the amount: [who loses (0 leader, 1 follower), amount]
-        most = int(max(token_values(rules).max(), rules.nenette_penalty)) + 1
-        vient = np.zeros((2, most))
-        first, second = ("follower", "leader") if leader_later else ("leader", "follower")
-        for i, p in enumerate(fresh):
-            for j, q in enumerate(fresh):
-                si, sj = self._strength[i], self._strength[j]
-                both_nenette = i == j == INDEX[NENETTE] and rules.nenette_last_wins
-                if si == sj and not both_nenette:
-                    continue
-                second_wins = sj > si or both_nenette
-                winner = second if second_wins else first
-                best, worst = (j, i) if second_wins else (i, j)
-                amount = int(settled_amounts(rules, np.array([best]), np.array([worst]))[0])
-                vient[1 if winner == "leader" else 0, amount] += p * q
-        decided = 1 - again
-        return leader_wins, again, vient / decided
+        first, second = np.indices((len(RESULTS), len(RESULTS)))  # who throws first in the replay
+        s1, s2 = self._strength[first], self._strength[second]
+        both_nenette = (first == INDEX[NENETTE]) & (second == INDEX[NENETTE]) & rules.nenette_last_wins
+        second_wins = (s2 > s1) | both_nenette  # a double nénette goes to the later thrower
+        # seed 003 and seed 004 replay from the last player (the follower) first
+        leader_first = rules.tie_break == "rampot"
+        best = np.where(second_wins, second, first)
+        worst = np.where(second_wins, first, second)
+        return Replays(
+            p=np.outer(fresh, fresh).ravel(),
+            tied=((s1 == s2) & ~both_nenette).ravel(),
+            leader_loses=(second_wins == leader_first).ravel(),
+            adds=token_values(rules)[best].ravel(),
+            amount=base_amounts(rules, best, worst).ravel(),  # « vient »: the nénette penalty aside
+        )
+
+    def _tie_values(self, after: FloatArray, chooser_is_zero: bool, accumulate: bool) -> TieValues:
+        """What a tie is worth once replays decide it, by the amount it would settle for.
+
+        ``after[who, amount]`` is P(seat 0 loses the manche) once the leader
+        (``who`` 0) or the follower (1) takes ``amount``. In « qui barre
+        démarre », whenever a replay ties again the first to rethrow (the
+        follower) chooses « est » or « vient » before the next one; the choice
+        comes back unchanged if that one ties too, so the better of the two
+        answers every time. With ``accumulate`` every replay adds its best
+        value to the stake the round settles for.
+        """
+        rep = self._replays
+        width = after.shape[1]
+        amounts = np.arange(width)
+        loser = np.where(rep.leader_loses, 0, 1)
+        decided = np.where(rep.tied, 0.0, rep.p)
+        tied = np.where(rep.tied, rep.p, 0.0)
+        again = float(tied.sum())
+        fixed = (decided @ after[loser]) / (1 - again)  # [amount]: replays only say who takes it
+        vient = float(decided @ after[loser, np.minimum(rep.amount, width - 1)])
+        choose = self.rules.tie_break == "qui_barre_demarre"
+        pick = np.minimum if chooser_is_zero else np.maximum
+        if not accumulate:
+            chosen = pick(fixed, vient / (1 - again)) if choose else fixed
+            return TieValues(first=(1 - again) * fixed + again * chosen, fixed=fixed, vient=chosen != fixed)
+        # the stake only grows: solve from the largest down, a stake that stays put by its own equation
+        nxt = np.minimum(amounts[None, :] + rep.adds[:, None], width - 1)  # [pair, stake]
+        est_decided = np.einsum("p,pa->a", decided, after[loser[:, None], nxt])
+        value = np.zeros(width)
+        better_vient = np.zeros(width, dtype=bool)
+        for stake in range(width - 1, -1, -1):
+            moves = nxt[:, stake] > stake
+            stay = float(tied[~moves].sum())
+            rest = float(tied[moves] @ value[nxt[moves, stake]])
+            est = (est_decided[stake] + rest) / (1 - stay)
+            value[stake] = est
+            if choose:
+                value[stake] = pick(est, (vient + rest) / (1 - stay))
+                better_vient[stake] = value[stake] != est
+        first_replay = est_decided + np.einsum("p,pa->a", tied, value[nxt])
+        return TieValues(first=first_replay, fixed=fixed, vient=better_vient)
 
     @cached_property
     def _free_rounds(self) -> bool:
         """Whether a charge round can be worth nothing (then a pot level loops on itself)."""
+        if self.rules.tie_break == "qui_barre_demarre" and self._replays.amount.min() == 0:
+            return True  # « vient » on a replay worth nothing
         if self.rules.accumulated_stakes:
             return bool(token_values(self.rules).min() == 0)
         amounts = [st.amount for st in self._settlements.values()]
         return bool(min(int(a.min()) for a in amounts) == 0)
-
-    @cached_property
-    def _staked_ties(self) -> FloatArray:
-        """Accumulated stakes: [leader loses (0) or follower loses (1), stake added]
-        after coups secs replayed until someone wins, each replay adding its best value."""
-        rules = self.rules
-        cap = rules.pot
-        fresh = TRANSITIONS[KEEP_INDEX[()]]
-        leader_first = rules.tie_break == "rampot"  # the others replay from the follower
-        values = token_values(rules)
-        found = np.zeros((2, cap + 1))
-        tied = np.zeros(cap + 1)
-        tied[0] = 1.0
-        while tied.sum() > 1e-17:
-            still = np.zeros(cap + 1)
-            for i, p in enumerate(fresh):
-                for j, q in enumerate(fresh):
-                    si, sj = self._strength[i], self._strength[j]
-                    both_nenette = i == j == INDEX[NENETTE] and rules.nenette_last_wins
-                    best = i if si >= sj else j
-                    added = np.minimum(np.arange(cap + 1) + values[best], cap)
-                    if si == sj and not both_nenette:
-                        np.add.at(still, added, tied * p * q)
-                        continue
-                    second_wins = sj > si or both_nenette  # i: the first thrower's result
-                    leader_wins = second_wins != leader_first
-                    np.add.at(found[1 if leader_wins else 0], added, tied * p * q)
-            tied = still
-        return found
 
     def _staked_round(
         self, leader: int, next_value: Callable[[int, int], float]
@@ -201,17 +240,21 @@ class HeadsUp:
         most = rules.charge_throws
         gains = token_values(rules)
         after = np.array([[next_value(who, a) for a in range(cap + 1)] for who in (0, 1)])
-        ties = self._staked_ties
-        stakes = np.arange(cap + 1)
-        # tie_value[stake]: P(seat 0 loses) once the replays added their share
-        reach = np.minimum(stakes[:, None] + stakes[None, :], cap)  # [stake, added]
-        tie_value = (ties[0][None, :] * after[0][reach] + ties[1][None, :] * after[1][reach]).sum(1)
+        ties = self._tie_values(after, chooser_is_zero=leader == 1, accumulate=True)
+        results = np.arange(len(RESULTS))
+        nenette = results == INDEX[NENETTE]
+        penalty = min(rules.nenette_penalty, cap)
 
         def payoff(kl: int, kf: int) -> FloatArray:
             """[leader's result, follower's result, stake] -> P(seat 0 loses the manche)."""
             st = self.settlement(kl, kf)
             lose = np.where(st.leader_loses[..., None], after[0][None, None, :], after[1][None, None, :])
-            settled: FloatArray = np.where(st.tie[..., None], tie_value[None, None, :], lose)
+            settled: FloatArray = np.where(st.tie[..., None], ties.first[None, None, :], lose)
+            if rules.nenette_penalty:  # a loser holding nénette takes the penalty, whatever the stake
+                loser_nenette = np.where(st.leader_loses, nenette[:, None], nenette[None, :])
+                fixed = np.where(st.leader_loses, after[0][penalty], after[1][penalty])
+                fixed = np.where(st.tie, ties.fixed[penalty], fixed)
+                settled = np.where(loser_nenette[..., None], fixed[..., None], settled)
             return settled
 
         def solver(utility: Utility, throws: int) -> StakedValues:
@@ -238,11 +281,8 @@ class HeadsUp:
         most = rules.throws_allowed(charge)
         top = int(max(token_values(rules).max(), rules.nenette_penalty))
         after = np.array([[next_value(who, a) for a in range(top + 1)] for who in range(3)])
-        leader_wins, again, vient = self._tie
         both_take = charge and rules.tied_losers_all_take
-        vient_value: float | None = None
-        if rules.tie_break == "qui_barre_demarre" and again > 0:
-            vient_value = float((vient * after[:2, : vient.shape[1]]).sum())
+        ties = self._tie_values(after[:2], chooser_is_zero=leader == 1, accumulate=False)
 
         def payoff(kl: int, kf: int) -> FloatArray:
             """[leader's result, follower's result] -> P(seat 0 loses the manche)."""
@@ -251,15 +291,9 @@ class HeadsUp:
             if both_take:
                 tie_value = after[2][st.amount]
             else:
-                est = leader_wins * after[1][st.amount] + (1 - leader_wins) * after[0][st.amount]
-                tie_value = est
-                if vient_value is not None:
-                    # « main chaude »: the follower (first to rethrow) chooses the stake
-                    follower_is_zero = leader == 1
-                    chosen = (
-                        np.minimum(est, vient_value) if follower_is_zero else np.maximum(est, vient_value)
-                    )
-                    tie_value = (1 - again) * est + again * chosen
+                tie_value = ties.first[st.amount]
+                if rules.nenette_penalty:  # a tie on nénette pays the penalty whatever is chosen
+                    tie_value[INDEX[NENETTE], INDEX[NENETTE]] = ties.fixed[rules.nenette_penalty]
             settled: FloatArray = np.where(st.tie, tie_value, values)
             return settled
 
@@ -327,7 +361,7 @@ class HeadsUp:
                 progress("decharge", self.iterations)
             if change < TOLERANCE:
                 break
-        for pot in range(1, total + 1):
+        for pot in range(1, self.rules.pot + 1):
             level = np.full((total - pot + 1, 2), 0.5)
             self.charge[pot] = level
             while True:  # a round worth 0 leaves the pot as it was: iterate then
@@ -343,9 +377,14 @@ class HeadsUp:
                 progress("charge", pot)
         return self
 
+    def start(self) -> FloatArray:
+        """P(seat 0 loses the manche) from its first round, by who leads it (seat 0 or 1)."""
+        start: FloatArray = self.charge[self.rules.pot][self.rules.initial_tokens]
+        return start
+
     def manche_loss(self) -> float:
         """P(the leader of a manche's first round loses that manche)."""
-        return float(self.charge[self.total][0, 0])
+        return float(self.start()[0])
 
     def position(
         self, charge: bool, pot: int, t0: int, leader: int
@@ -360,15 +399,18 @@ class HeadsUp:
         return found
 
     def stake(self, charge: bool, pot: int, t0: int, leader: int, amount: int) -> Stake:
-        """« Main chaude »: the follower's better stake, « est » or « vient »."""
+        """« Main chaude »: the follower's better stake, « est » or « vient ».
+
+        ``amount`` is what « est » settles for: the round's amount, or in a
+        charge where stakes accumulate, the stake so far.
+        """
         nxt = self._charge_next(pot, t0, leader) if charge else self._decharge_next(t0, leader)
-        leader_wins, _, vient = self._tie
-        after = np.array([[nxt(who, a) for a in range(vient.shape[1])] for who in (0, 1)])
-        est = leader_wins * after[1][amount] + (1 - leader_wins) * after[0][amount]
-        vient_value = float((vient * after).sum())
-        follower_is_zero = leader == 1
-        better_vient = vient_value < est if follower_is_zero else vient_value > est
-        return "vient" if better_vient else "est"
+        accumulate = charge and self.rules.accumulated_stakes
+        width = self.rules.pot + 1 if accumulate else self._replays.amount.max() + 1
+        width = max(width, amount + 1)
+        after = np.array([[nxt(who, a) for a in range(width)] for who in (0, 1)])
+        ties = self._tie_values(after, chooser_is_zero=leader == 1, accumulate=accumulate)
+        return "vient" if ties.vient[min(amount, width - 1)] else "est"
 
 
 def _own(values: FloatArray, seat: int) -> FloatArray:

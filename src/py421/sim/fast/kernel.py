@@ -288,8 +288,11 @@ def _choose_stake(
             if tab[TB_STRENGTH, result] < tab[TB_STRENGTH, worst]:
                 worst = result
         return VIENT if round_stake(index, _base_amount(rules, tab, best, worst), taker) else EST
-    if kind == OPTIMAL:  # two players: the tie is on the leader's result
-        amount = tab[TB_VALUE, se[SE_FINALS, 0]]
+    if kind == OPTIMAL:  # two players: « est » settles for the tied results' amount, or the stake so far
+        tied = se[SE_FINALS, 0]
+        amount = _base_amount(rules, tab, tied, tied)
+        if rules[R_ACCUMULATED] == 1 and st[S_CHARGE] == 1:
+            amount = min(st[S_STAKE], st[S_POT])  # any stake from the pot up takes the whole pot
         vient = optimal_stake(
             index, actions, st[S_CHARGE], st[S_POT], se[SE_TOKENS, 0], se[SE_ORDER, 0], amount
         )

@@ -97,7 +97,8 @@ class OptimalPositions(DecisionTables):
                 f"the optimal bot's tables are built for two-player games the solver covers, not {rules.name}"
             )
         self.solver = solved(rules)
-        total = rules.pot
+        total = self.solver.total
+        self.stake_size = max(AMOUNTS, rules.pot + 1)  # « main chaude » by amount, or by stake
         self.total = total
         self.positions = position_code(total, 1, total, total, 1) + 1
         index = np.full(HEADER + 2 * self.positions, -1, dtype=np.int64)
@@ -119,7 +120,7 @@ class OptimalPositions(DecisionTables):
         """Every position of a manche."""
         found = []
         for charge in (False, True):
-            for pot in range(1, self.total + 1) if charge else (0,):
+            for pot in range(1, self.rules.pot + 1) if charge else (0,):
                 t0_range = range(self.total - pot + 1) if charge else range(1, self.total)
                 for t0 in t0_range:
                     found += [position_code(self.total, charge, pot, t0, leader) for leader in (0, 1)]
@@ -136,10 +137,9 @@ class OptimalPositions(DecisionTables):
             self.index[HEADER + self.positions + code] = width
             self.built += 1
 
-    @staticmethod
-    def _block_size(width: int) -> int:
+    def _block_size(self, width: int) -> int:
         n = len(RESULTS)
-        return (2 * n + 3 * 2 * n * n) * width + AMOUNTS
+        return (2 * n + 3 * 2 * n * n) * width + self.stake_size
 
     def _block(self, charge: bool, pot: int, t0: int, leader: int) -> tuple[npt.NDArray[np.int8], int]:
         rules = self.rules
@@ -166,10 +166,11 @@ class OptimalPositions(DecisionTables):
             limit = kl if rules.leader_limit else most
             for remaining in range(1, limit):
                 follow[kl - 1, remaining - 1] = table(values, remaining)
-        stake = np.zeros(AMOUNTS, dtype=np.int8)
+        stake = np.zeros(self.stake_size, dtype=np.int8)
         if rules.tie_break == "qui_barre_demarre":
-            top = max(rules.table.values.values())
-            for amount in range(top + 1):
+            # what « est » settles for: an amount, or with accumulated stakes the stake so far
+            amounts = pot if staked else max(rules.table.values.values())
+            for amount in range(amounts + 1):
                 stake[amount] = self.solver.stake(charge, pot, t0, leader, amount) == "vient"
         return np.concatenate([lead.ravel(), follow.ravel(), stake]), width
 
