@@ -30,6 +30,19 @@ def main() -> None:
         took = time.perf_counter() - start
         print(f"  {name:<13} {took:7.2f} s  ({solver.iterations} décharge sweeps)")
 
+    print("two-player game solve, options no preset combines:")
+    variants = [
+        ("engranjeu-21", {"initial_tokens": 5, "nenette_penalty": 2}),
+        ("vache-41", {"tie_break": "qui_barre_demarre", "nenette_penalty": 4}),
+    ]
+    for name, options in variants:
+        rules = Ruleset.preset(name).with_options(**options)
+        start = time.perf_counter()
+        solver = HeadsUp(rules).solve()
+        took = time.perf_counter() - start
+        said = ", ".join(f"{k}={v}" for k, v in options.items())
+        print(f"  {name} {said}: {took:.2f} s  ({solver.iterations} décharge sweeps)")
+
     print("a round solved by max^n (tokens objective), every position:")
     for name in ("classic-11", "engranjeu-21"):
         rules = Ruleset.preset(name)
