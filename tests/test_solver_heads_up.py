@@ -77,8 +77,8 @@ def test_one_seats_loss_is_the_others_escape(preset):
     total = h.total
     mirrored = 1 - h.decharge[::-1, ::-1]
     assert np.allclose(h.decharge[1:total], mirrored[1:total], atol=1e-10)
-    start = h.charge[total]
-    assert start[0, 0] == pytest.approx(1 - start[0, 1], abs=1e-10)
+    start = h.start()
+    assert start[0] == pytest.approx(1 - start[1], abs=1e-10)
 
 
 def test_values_are_converged():
@@ -191,36 +191,46 @@ SMALL = {"manches": 1, "charge_throws": 1, "decharge_throws": 1, "le_bon": False
 
 
 @pytest.mark.parametrize(
-    ("preset", "options", "phases"),
+    ("preset", "options", "phases", "walks"),
     [
         # « main chaude » with deduction, a nénette penalty and starting tokens
         (
             "engranjeu-21",
             {"pot": 3, "nenette_last_wins": False, "nenette_penalty": 2, "initial_tokens": 1},
             ("charge", "decharge"),
+            1,
         ),
         # accumulated stakes with « main chaude », a nénette penalty and the later nénette winning
         (
             "vache-41",
             {"pot": 6, "tie_break": "qui_barre_demarre", "nenette_penalty": 3, "nenette_last_wins": True},
             ("charge",),
+            1,
         ),
-        ("lyonnaise-21", {"pot": 5, "nenette_penalty": 2, "value_deduction": True}, ("charge",)),
+        ("lyonnaise-21", {"pot": 5, "nenette_penalty": 2, "value_deduction": True}, ("charge",), 1),
+        # every tied loser takes the stake so far, or the penalty on nénette: no replays, so
+        # every start found is walked
+        ("vache-41", {"pot": 4, "tied_losers_all_take": True, "nenette_penalty": 2}, ("charge",), 20),
     ],
 )
-def test_round_starts_equal_the_engines_rounds(preset, options, phases):
+def test_round_starts_equal_the_engines_rounds(preset, options, phases, walks):
     """Every outcome and choice of a round walked through the engine, what follows it
-    valued by the solver: the solver's value of the round start, to 1e-12."""
+    valued by the solver: the solver's value of the round start, to 1e-12 (``walks``
+    round starts of each phase, the most tokens for seat 0 first)."""
     rules = Ruleset.preset(preset).with_options(**SMALL, **options)
     solver = HeadsUp(rules).solve()
     starts = round_starts(rules, games=20, seed=3)
     for phase in phases:
-        start = max((s for s in starts if s.phase.value == phase), key=lambda s: s.tokens[0] * 2 + s.leader)
-        walked, states = walk_round(start, solver)
-        expected = solved_value(start, solver)
-        print(f"{preset} {phase} {start.tokens}: solver {expected:.15f}, engine {walked:.15f}")
-        assert states > 3000
-        assert walked == pytest.approx(expected, abs=1e-12)
+        found = [s for s in starts if s.phase.value == phase]
+        found.sort(key=lambda s: -s.tokens[0] * 2 - s.leader)
+        assert len(found) >= min(walks, 3)
+        for start in found[:walks]:
+            walked, states = walk_round(start, solver)
+            expected = solved_value(start, solver)
+            where = f"{preset} {phase} pot {start.pot} {start.tokens}"
+            print(f"{where}: solver {expected:.15f}, engine {walked:.15f}")
+            assert states > 50
+            assert walked == pytest.approx(expected, abs=1e-12)
 
 
 @pytest.mark.parametrize(

@@ -78,8 +78,9 @@ class OptimalBot:
         charge = state.phase is Phase.CHARGE
         leader = r.order[0]
         if r.tie is not None:  # « est » settles for the tied results' amount, or the stake so far
-            staked = charge and state.rules.accumulated_stakes
-            amount = r.stake if staked else est_amount(state.rules, [t.result for t in r.done])
+            amount = est_amount(state.rules, [t.result for t in r.done])
+            if charge and state.rules.accumulated_stakes:
+                amount = min(r.stake, state.pot)  # any stake from the pot up takes the whole pot
             return ChooseStake(solver.stake(charge, state.pot, state.tokens[0], leader, amount))
         leader_values, follower_values = solver.position(charge, state.pot, state.tokens[0], leader)
         most = state.rules.throws_allowed(charge)

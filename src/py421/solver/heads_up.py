@@ -34,6 +34,7 @@ from .tables import INDEX, KEEP_INDEX, RESULTS, TRANSITIONS, FloatArray
 from .turn import StakedValues, TurnValues, Utility, solve, solve_staked
 
 TOLERANCE = 1e-13
+STAKE_TIE = 1e-12  # « est » and « vient » closer than this are worth the same: « est »
 IntArray = npt.NDArray[np.intp]
 BoolArray = npt.NDArray[np.bool_]
 
@@ -51,7 +52,7 @@ def unsupported(rules: Ruleset) -> str | None:
     several = rules.manches > 1 or rules.fiches_de_manche > 0
     if rules.queue_de_la_vache:
         return "« queue de la vache » carries debts into the next manche: a manche is more than lost or won"
-    if several and rules.espagnole == "loses_game":
+    if several and rules.espagnole == "loses_game" and not rules.initial_tokens:  # else it cannot happen
         return "l'Espagnole loses the whole game, so a manche can be lost in two ways worth different things"
     return None
 
@@ -200,10 +201,17 @@ class HeadsUp:
         fixed = (decided @ after[loser]) / (1 - again)  # [amount]: replays only say who takes it
         vient = float(decided @ after[loser, np.minimum(rep.amount, width - 1)])
         choose = self.rules.tie_break == "qui_barre_demarre"
-        pick = np.minimum if chooser_is_zero else np.maximum
+        sign = -1.0 if chooser_is_zero else 1.0  # the chooser lowers or raises P(seat 0 loses)
+
+        def better(vient_value: FloatArray, est_value: FloatArray) -> BoolArray:
+            """Where « vient » is worth more to the chooser; within 1e-12 « est » stays."""
+            found: BoolArray = choose & (sign * (vient_value - est_value) > STAKE_TIE)
+            return found
+
         if not accumulate:
-            chosen = pick(fixed, vient / (1 - again)) if choose else fixed
-            return TieValues(first=(1 - again) * fixed + again * chosen, fixed=fixed, vient=chosen != fixed)
+            takes = better(np.full(width, vient / (1 - again)), fixed)
+            chosen = np.where(takes, vient / (1 - again), fixed)
+            return TieValues(first=(1 - again) * fixed + again * chosen, fixed=fixed, vient=takes)
         # the stake only grows: solve from the largest down, a stake that stays put by its own equation
         nxt = np.minimum(amounts[None, :] + rep.adds[:, None], width - 1)  # [pair, stake]
         est_decided = np.einsum("p,pa->a", decided, after[loser[:, None], nxt])
@@ -214,10 +222,9 @@ class HeadsUp:
             stay = float(tied[~moves].sum())
             rest = float(tied[moves] @ value[nxt[moves, stake]])
             est = (est_decided[stake] + rest) / (1 - stay)
-            value[stake] = est
-            if choose:
-                value[stake] = pick(est, (vient + rest) / (1 - stay))
-                better_vient[stake] = value[stake] != est
+            other = (vient + rest) / (1 - stay)
+            better_vient[stake] = better(np.array(other), np.array(est))
+            value[stake] = other if better_vient[stake] else est
         first_replay = est_decided + np.einsum("p,pa->a", tied, value[nxt])
         return TieValues(first=first_replay, fixed=fixed, vient=better_vient)
 
@@ -239,8 +246,10 @@ class HeadsUp:
         cap = rules.pot
         most = rules.charge_throws
         gains = token_values(rules)
-        after = np.array([[next_value(who, a) for a in range(cap + 1)] for who in (0, 1)])
-        ties = self._tie_values(after, chooser_is_zero=leader == 1, accumulate=True)
+        after = np.array([[next_value(who, a) for a in range(cap + 1)] for who in range(3)])
+        ties = self._tie_values(after[:2], chooser_is_zero=leader == 1, accumulate=True)
+        if rules.tied_losers_all_take:  # no replay: both take the stake, or the penalty on nénette
+            ties = TieValues(first=after[2], fixed=after[2], vient=np.zeros(cap + 1, dtype=bool))
         results = np.arange(len(RESULTS))
         nenette = results == INDEX[NENETTE]
         penalty = min(rules.nenette_penalty, cap)
@@ -398,19 +407,24 @@ class HeadsUp:
             found = self._positions[key] = (leader_values, follower_values)
         return found
 
-    def stake(self, charge: bool, pot: int, t0: int, leader: int, amount: int) -> Stake:
-        """« Main chaude »: the follower's better stake, « est » or « vient ».
+    def stakes(self, charge: bool, pot: int, t0: int, leader: int) -> BoolArray:
+        """« Main chaude »: where the follower plays « vient », by what « est » settles for.
 
-        ``amount`` is what « est » settles for: the round's amount, or in a
-        charge where stakes accumulate, the stake so far.
+        Indexed by the round's amount (0 to the largest value or penalty), or
+        in a charge where stakes accumulate, by the stake so far (0 to the pot:
+        any stake from the pot up takes the whole pot).
         """
         nxt = self._charge_next(pot, t0, leader) if charge else self._decharge_next(t0, leader)
         accumulate = charge and self.rules.accumulated_stakes
-        width = self.rules.pot + 1 if accumulate else self._replays.amount.max() + 1
-        width = max(width, amount + 1)
+        top = int(max(token_values(self.rules).max(), self.rules.nenette_penalty))
+        width = pot + 1 if accumulate else top + 1
         after = np.array([[nxt(who, a) for a in range(width)] for who in (0, 1)])
-        ties = self._tie_values(after, chooser_is_zero=leader == 1, accumulate=accumulate)
-        return "vient" if ties.vient[min(amount, width - 1)] else "est"
+        return self._tie_values(after, chooser_is_zero=leader == 1, accumulate=accumulate).vient
+
+    def stake(self, charge: bool, pot: int, t0: int, leader: int, amount: int) -> Stake:
+        """« Main chaude »: the follower's better stake when « est » settles for ``amount``."""
+        choices = self.stakes(charge, pot, t0, leader)
+        return "vient" if choices[min(amount, len(choices) - 1)] else "est"
 
 
 def _own(values: FloatArray, seat: int) -> FloatArray:

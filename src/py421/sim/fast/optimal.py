@@ -168,10 +168,9 @@ class OptimalPositions(DecisionTables):
                 follow[kl - 1, remaining - 1] = table(values, remaining)
         stake = np.zeros(self.stake_size, dtype=np.int8)
         if rules.tie_break == "qui_barre_demarre":
-            # what « est » settles for: an amount, or with accumulated stakes the stake so far
-            amounts = pot if staked else max(rules.table.values.values())
-            for amount in range(amounts + 1):
-                stake[amount] = self.solver.stake(charge, pot, t0, leader, amount) == "vient"
+            # by what « est » settles for: an amount, or with accumulated stakes the stake so far
+            choices = self.solver.stakes(charge, pot, t0, leader)
+            stake[: len(choices)] = choices
         return np.concatenate([lead.ravel(), follow.ravel(), stake]), width
 
 
