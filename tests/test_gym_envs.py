@@ -240,6 +240,10 @@ def test_game_maps_actions_to_the_stake_at_a_main_chaude():
             {"num_players": 3, "opponents": ["random"]},
             "give one opponent for each of the 2 other seats, not 1",
         ),
+        (
+            {"opponents": None},
+            r"opponents is a bot level or a list of them \(random \| heuristic \| optimal\), not None",
+        ),
         ({"seat": 2}, "seat=2 does not exist; seats are 0 to 1"),
         ({"rules": "tim", "num_players": 4}, "tim is played by 2 players, not 4"),
     ],

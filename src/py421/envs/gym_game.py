@@ -46,8 +46,10 @@ from .render import table_text
 
 def check_opponents(opponents: str | Sequence[str], others: int) -> tuple[str, ...]:
     """One bot level per other seat: a single name is used for every one."""
-    names = (opponents,) * others if isinstance(opponents, str) else tuple(opponents)
     accepted = " | ".join(BOTS)
+    if not isinstance(opponents, str | Sequence):
+        raise InvalidPlayers(f"opponents is a bot level or a list of them ({accepted}), not {opponents!r}")
+    names = (opponents,) * others if isinstance(opponents, str) else tuple(opponents)
     if len(names) != others:
         raise InvalidPlayers(f"give one opponent for each of the {others} other seats, not {len(names)}")
     for name in names:
