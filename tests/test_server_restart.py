@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 from websockets.sync.client import connect
 
 from py421.core.record import Record
@@ -60,10 +60,10 @@ def test_a_killed_server_resumes_every_acknowledged_step(tmp_path: Path) -> None
         "name": "Alice",
         "timeout": 0,
     }
-    created = httpx.post(f"{base}/api/tables", json=body).json()
+    created = httpx2.post(f"{base}/api/tables", json=body).json()
     code, token = created["code"], created["token"]
     headers = {"Authorization": f"Bearer {token}"}
-    assert httpx.post(f"{base}/api/tables/{code}/start", headers=headers).status_code == 200
+    assert httpx2.post(f"{base}/api/tables/{code}/start", headers=headers).status_code == 200
     rng = random.Random(4)
     url = f"ws://127.0.0.1:{port}/ws/{code}?token={token}"
     with connect(url) as ws:
@@ -93,7 +93,7 @@ def test_a_killed_server_resumes_every_acknowledged_step(tmp_path: Path) -> None
             while resumed["view"]["outcome"] is None:  # and the game plays on to its end
                 alice.act(resumed, rng.choice(resumed["view"]["legal_actions"]))
                 resumed = alice.until_my_turn()
-        record = Record.from_dict(httpx.get(f"{base}/api/tables/{code}/record").json())
+        record = Record.from_dict(httpx2.get(f"{base}/api/tables/{code}/record").json())
         assert verify(record) == []  # every throw, before and after the crash, came from the seed
     finally:
         server.terminate()
