@@ -1,11 +1,14 @@
 """Solver timings: a full two-player game solve, and one piece of advice.
 
-Run: .venv/bin/python benchmarks/solver_speed.py
+Run: .venv/bin/python benchmarks/solver_speed.py [--large-rounds]
 Targets: the classic-11 game solve under 60 s and `advise` under 50 ms on 2 cores.
+``--large-rounds`` only measures rounds of 4 to 8 players (time and peak memory), each in
+a process of its own: what sets the round solver's limit of eight players.
 """
 
 from __future__ import annotations
 
+import resource
 import statistics
 import subprocess
 import sys
@@ -18,7 +21,28 @@ from py421.solver.heads_up import HeadsUp, unsupported
 from py421.solver.rounds import solve_round
 
 
+def large_round(players: int) -> None:
+    """One classic-11 round of ``players``, both phases: its time and this process's peak memory."""
+    rules = Ruleset.preset("classic-11")
+    start = time.perf_counter()
+    for charge in (True, False):
+        solve_round(rules, players, charge, "tokens", None)
+    took = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"  {players} players: {took:6.2f} s, peak {peak:,.0f} MB", flush=True)
+
+
+def large_rounds() -> None:
+    print("a classic-11 round by max^n, charge and décharge, in a fresh process each:")
+    for players in (4, 5, 6, 7, 8):
+        here = "import sys; sys.path.insert(0, 'benchmarks'); import solver_speed"
+        subprocess.run([sys.executable, "-c", f"{here}; solver_speed.large_round({players})"], check=True)
+
+
 def main() -> None:
+    if "--large-rounds" in sys.argv:
+        large_rounds()
+        return
     print("two-player game solve (decharge value iteration + charge):")
     for name in preset_names():
         rules = Ruleset.preset(name)

@@ -138,3 +138,27 @@ def test_the_report_looks_right_in_chromium(browser: Browser, tmp_path: Path) ->
     page.screenshot(path=str(SHOTS / "report.png"), full_page=True)
     assert (SHOTS / "report.png").stat().st_size > 50_000
     page.close()
+
+
+def test_twelve_seats_from_the_page_play_to_the_end(server: str, browser: Browser) -> None:
+    """classic-11 sets no most players: the seat editor goes past eight, up to the server's cap."""
+    page = phone(browser)
+    page.goto(server + "/")
+    page.get_by_test_id("player-name").fill("Alice")
+    page.get_by_test_id("preset").select_option("classic-11")
+    expect(page.locator("#create-form")).to_contain_text("2 players or more")
+    add = page.get_by_test_id("add-seat")
+    while page.locator("[data-testid^=seat-kind-]").count() < 12:
+        add.click()
+    expect(page.locator("[data-testid^=seat-kind-]")).to_have_count(12)
+    shot(page, "twelve-seats")
+    page.get_by_test_id("create-table").click()
+    expect(page.get_by_test_id("status")).to_have_attribute("data-status", "waiting")
+    page.get_by_test_id("start-button").click()
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and not page.get_by_test_id("outcome").is_visible():
+        if page.get_by_test_id("your-turn").is_visible():
+            take_a_turn(page)
+        time.sleep(0.05)
+    expect(page.get_by_test_id("outcome")).to_be_visible()
+    expect(page.get_by_test_id("players").locator("li")).to_have_count(12)

@@ -201,8 +201,12 @@ def test_illegal_and_unknown_actions_say_what_is_accepted():
     ("kwargs", "error", "message"),
     [
         ({"rules": "classic-12"}, InvalidRuleset, "unknown preset 'classic-12'; accepted: classic-11, "),
-        ({"num_players": 9}, InvalidPlayers, "classic-11 is played by 2 to 8 players, not 9"),
-        ({"num_players": 1}, InvalidPlayers, "classic-11 is played by 2 to 8 players, not 1"),
+        (
+            {"rules": "engranjeu-21", "num_players": 9},
+            InvalidPlayers,
+            "engranjeu-21 is played by 2 to 8 players, not 9",
+        ),
+        ({"num_players": 1}, InvalidPlayers, "classic-11 is played by 2 or more players, not 1"),
         ({"rules": "tim", "num_players": 3}, InvalidPlayers, "tim is played by 2 players, not 3"),
         ({"num_players": "3"}, InvalidPlayers, "num_players is a whole number of players, not '3'"),
         ({"pots": 21}, InvalidRuleset, "unknown option 'pots' \\(did you mean 'pot'\\?\\); accepted: "),

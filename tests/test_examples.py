@@ -1,7 +1,10 @@
 """The worked examples of the rules, played as scripted games with fixed dice."""
 
-from py421.core.actions import ChooseStake, Throw
+import pytest
+
+from py421.core.actions import ChooseStake, Stop, Throw
 from py421.core.dice import Result
+from py421.core.errors import IllegalAction
 from py421.core.events import (
     DebtOwed,
     DebtPaid,
@@ -120,11 +123,30 @@ def test_main_chaude_pour_ce_qui_vient():
     assert game.state.tokens == (18, 3)
 
 
-def test_main_chaude_pour_ce_qui_est_keeps_the_round_stake():
+def test_main_chaude_pour_ce_qui_est_is_the_value_of_the_result_that_tied():
+    """Seed 004: « pour ce qui est », the value of the combination that gave the « main chaude »."""
     game = table("engranjeu-21")
     run(game, ENGRANJEU_CHARGE)
-    events = run(game, "654 | stop | 654 | 543 | 543 | stake est | 111 | 653")
-    assert of_type(events, RoundDecided) == [RoundDecided((0,), 1, 0, "deduction")]  # 2 - 2
+    events = run(game, "654 | stop | 654 | 532 | 532 | stake est | 421 | 532")
+    assert of_type(events, RoundDecided) == [RoundDecided((0,), 1, 2, "est")]  # 654: 2, not 2 - 2
+    assert game.state.tokens == (14, 7)
+
+
+def test_a_tie_settled_by_one_replay_is_worth_the_tied_value():
+    """Nothing is deducted between two players who tied: 654 against 654 is worth 654's 2."""
+    game = table("engranjeu-21")
+    run(game, ENGRANJEU_CHARGE)
+    events = run(game, "654 | stop | 654 | 421 | 532")  # B rethrows first: B wins the replay
+    assert of_type(events, RoundDecided) == [RoundDecided((0,), 1, 2, "value")]
+
+
+def test_all_tied_in_a_charge_names_the_winner_of_the_tie_break():
+    game = table("classic-11")
+    events = run(game, "421 | 421 | 653 | 654")  # rampot from the first seat: A loses it
+    assert of_type(events, RoundDecided) == [RoundDecided((0,), 1, 8, "value")]
+    game = table("classic-11", "A", "B", "C")
+    events = run(game, "654 | 654 | 654 | 532 | 421 | 532 | 653 | 652")
+    assert of_type(events, RoundDecided) == [RoundDecided((2,), 1, 2, "value")]
 
 
 def test_fewer_throws_win_under_qui_barre_demarre():
@@ -146,6 +168,46 @@ def test_le_bon_makes_the_next_throw_final_and_sets_the_limit():
     run(game, "652")
     legal = game.state.legal_actions()
     assert not any(isinstance(a, Throw) and a.bon for a in legal)  # throw 2 is already the last
+
+
+def test_without_le_bon_a_player_behind_throws_on():
+    """Seed 004: « un joueur qui ne dit pas « le bon » doit continuer de lancer si nécessaire »."""
+    game = table("engranjeu-21", settings=("must_throw_on=true",))
+    run(game, ENGRANJEU_CHARGE)
+    run(game, "321 | throw | 321 | throw | 432")  # A leads: 432 in three throws
+    run(game, "554")  # B: behind 432 (a suite beats a simple) with two throws left
+    legal = game.state.legal_actions()
+    assert Stop() not in legal
+    assert Throw((5, 5), bon=True) in legal and Throw((5, 5)) in legal
+    with pytest.raises(IllegalAction, match="not yet ahead of every earlier result"):
+        game.act("stop")
+    events = run(game, "keep 55 | 3")  # 553: still behind, one throw left
+    assert Stop() not in game.state.legal_actions()
+    events = run(game, "keep 55 | 2")  # the third throw ends the turn whatever it gives
+    assert of_type(events, TurnEnded) == [TurnEnded(1, Result.parse("552"), 3, False)]
+
+
+def test_le_bon_lets_a_player_behind_stop_after_the_next_throw():
+    game = table("engranjeu-21", settings=("must_throw_on=true",))
+    run(game, ENGRANJEU_CHARGE)
+    run(game, "321 | throw | 321 | throw | 432 | 554")
+    events = run(game, "bon 55 | 3")  # « le bon »: 553 is final though still behind
+    assert of_type(events, TurnEnded) == [TurnEnded(1, Result.parse("553"), 2, True)]
+    game = table("engranjeu-21", settings=("must_throw_on=true",))
+    run(game, ENGRANJEU_CHARGE)
+    run(game, "321 | throw | 321 | throw | 432 | 421")  # ahead: B may stop
+    assert Stop() in game.state.legal_actions()
+    game = table("engranjeu-21")  # the option is off in the preset: stopping behind is allowed
+    run(game, ENGRANJEU_CHARGE)
+    run(game, "321 | throw | 321 | throw | 432 | 554")
+    assert Stop() in game.state.legal_actions()
+
+
+def test_the_leader_is_never_made_to_throw_on():
+    game = table("engranjeu-21", settings=("must_throw_on=true",))
+    run(game, ENGRANJEU_CHARGE)
+    run(game, "221")
+    assert Stop() in game.state.legal_actions()
 
 
 def test_queue_de_la_vache_debt_is_taken_first_in_manche_two():

@@ -28,11 +28,11 @@ KEY = batch_key(2026, 0)
 
 def lineups(rules: Ruleset) -> list[tuple[str, ...]]:
     found: list[tuple[str, ...]] = [("random", "heuristic")]
-    if rules.max_players >= 4:
+    if rules.seats(4):
         found.append(("heuristic", "random", "heuristic", "random"))
     if rules.name != "vache-41":  # its two-player solve is the slowest; lyonnaise-21 covers staked turns
         found.append(("optimal", "heuristic"))
-    if rules.max_players >= 3:  # round by round (max^n)
+    if rules.seats(3):  # round by round (max^n)
         found.append(("heuristic", "optimal", "random"))
     return found
 
@@ -65,13 +65,8 @@ def _option_values(name: str) -> st.SearchStrategy[object]:
     return st.integers(low, min(f.metadata["high"], low + 4))
 
 
-VARIED = [
-    "ranking", "ace_high", "pair_fiches", "value_421", "value_nenette", "pot", "initial_tokens",
-    "charge_throws", "decharge_throws", "leader_limit", "le_bon", "accumulated_stakes",
-    "nenette_penalty", "nenette_last_wins", "value_deduction", "queue_de_la_vache", "tie_break",
-    "tied_losers_all_take", "first_player", "decharge_leader", "withdraw_at_zero", "espagnole",
-    "manches", "fiches_de_manche", "winners",
-]  # fmt: skip
+# Every declared option but the table's size (drawn apart): a new option cannot escape the test.
+VARIED = [f.name for f in option_fields() if f.name not in ("min_players", "max_players")]
 
 
 @given(
@@ -86,7 +81,7 @@ def test_any_options_play_the_same_games_in_the_kernel_and_the_engine(preset, ch
         rules = Ruleset.preset(preset).with_options(**changes)
     except InvalidRuleset:
         assume(False)
-    players = max(rules.min_players, min(players, rules.max_players))
+    players = max(rules.min_players, min(players, rules.max_players or players))
     lineup = Lineup(rules, ("random", "heuristic", "random", "heuristic", "random")[:players])
     for g in range(4):
         replay(lineup, KEY, g)
@@ -272,3 +267,25 @@ def test_the_two_player_tables_are_built_once_and_loaded_by_every_process(tmp_pa
     for g in range(40):
         replay(loaded, KEY, g)
     assert build_tables(rules, workers=2) == path  # nothing to do the second time
+
+
+def test_throwing_on_without_le_bon_plays_the_same_games_in_the_kernel_and_the_engine():
+    """Seed 004's option: players behind throw on. Random and heuristic seats, two to four."""
+    rules = Ruleset.preset("engranjeu-21").with_options(must_throw_on=True)
+    rounds = 0
+    for levels in (("random", "heuristic"), ("heuristic", "random", "heuristic", "random")):
+        lineup = Lineup(rules, levels)
+        for g in range(150):
+            rounds += replay(lineup, KEY, g).rounds
+    assert rounds > 1_000
+
+
+def test_the_optimal_bot_refuses_rules_it_cannot_play():
+    rules = Ruleset.preset("engranjeu-21").with_options(must_throw_on=True)
+    with pytest.raises(InvalidPlayers, match="bot:optimal does not play under must_throw_on"):
+        Lineup(rules, ("optimal", "heuristic"))
+    result = CliRunner().invoke(
+        main, ["play", "--rules", "engranjeu-21", "--set", "must_throw_on=true", "--players", "A,bot:optimal"]
+    )
+    assert result.exit_code == 2
+    assert "bot:optimal does not play under must_throw_on" in result.output

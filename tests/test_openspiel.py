@@ -188,7 +188,12 @@ def test_openspiel_sees_the_exact_probabilities():
         ),
         ({"options": "pot:0"}, InvalidRuleset, "pot=0 is not accepted; pot takes 1 to 999"),
         ({"options": "pot:3;pot:4"}, InvalidRuleset, "'pot' is given twice"),
-        ({"players": 9}, InvalidPlayers, "classic-11 is played by 2 to 8 players, not 9"),
+        (
+            {"preset": "engranjeu-21", "players": 9},
+            InvalidPlayers,
+            "engranjeu-21 is played by 2 to 8 players, not 9",
+        ),
+        ({"players": 63}, InvalidPlayers, "the OpenSpiel game seats at most 62 players, not 63"),
         ({"preset": "tim", "players": 3}, InvalidPlayers, "tim is played by 2 players, not 3"),
     ],
 )

@@ -33,18 +33,18 @@ def test_every_preset_is_a_data_file_citing_its_seed(name):
 @pytest.mark.parametrize(
     ("name", "pot", "players"),
     [
-        ("classic-11", 11, (2, 8)),
-        ("lyonnaise-21", 21, (2, 8)),
-        ("vache-41", 41, (2, 8)),
-        ("kytionnaire", 11, (2, 8)),
-        ("tim", 11, (2, 2)),
-        ("comptoir-21", 21, (2, 8)),
-        ("engranjeu-21", 21, (2, 8)),
+        ("classic-11", 11, "2 or more"),  # seed 001: « 2 et plus »
+        ("lyonnaise-21", 21, "2 or more"),
+        ("vache-41", 41, "2 or more"),
+        ("kytionnaire", 11, "2 to 8"),  # seed 002: « pour 2 à 8 joueurs »
+        ("tim", 11, "2"),
+        ("comptoir-21", 21, "2 or more"),  # seed 000 sets no most
+        ("engranjeu-21", 21, "2 to 8"),  # seed 004: « 2 - 8 »
     ],
 )
 def test_pot_and_players(name, pot, players):
     r = Ruleset.preset(name)
-    assert (r.pot, (r.min_players, r.max_players)) == (pot, players)
+    assert (r.pot, r.players_range) == (pot, players)
 
 
 def test_a_preset_can_be_changed_by_options():

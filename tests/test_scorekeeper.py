@@ -78,6 +78,17 @@ def test_queue_de_la_vache_typed():
     assert "pot 27 · A 0 · B 14 · manche 2, charge" in result.output
 
 
+def test_a_whole_turn_behind_without_le_bon_is_refused_where_players_throw_on():
+    charge = ["421", "665", "654", "665", "665", "111", "653", "421"]
+    lines = [*charge, "432/3", "553/2", "555/2 bon"]
+    result = table("engranjeu-21", "A,B", *lines, settings=("must_throw_on=true",))
+    assert (
+        "B is not ahead after 2 throws and must throw on (up to 3) unless « le bon » was said"
+        in result.output
+    )
+    assert "A lost the round to B" in result.output
+
+
 def test_deduction_typed():
     result = table("engranjeu-21", "A,B", "111", "221", "653", "111")
     assert "B lost the round to A: 7 tokens (the winner's value)" in result.output

@@ -195,7 +195,13 @@ def test_http_refusals_say_what_is_accepted(client):
     refused(
         "/api/tables", {"seats": ["human", "bot:genius"], "name": "A"}, 400, "bad_seats", "accepted: human"
     )
-    refused("/api/tables", {"seats": ["human"], "name": "A"}, 400, "bad_seats", "played by 2 to 8, not 1")
+    refused(
+        "/api/tables",
+        {"seats": ["human"], "name": "A"},
+        400,
+        "bad_seats",
+        "played by 2 or more players, not 1",
+    )
     refused("/api/tables", {"name": ""}, 400, "bad_name", "1 to 24 characters")
     refused("/api/tables", {"name": "A", "timeout": 3}, 400, "malformed", "10 to 3600")
     refused("/api/tables", [1, 2], 400, "malformed", "JSON object")

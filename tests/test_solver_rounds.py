@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 from py421.cli import main
 from py421.core.actions import ReportedTurn
 from py421.core.chance import SeededDice
-from py421.core.dice import Result
-from py421.core.engine import apply_action, apply_dice, apply_turn
+from py421.core.engine import apply_action, apply_dice, apply_turn, est_amount
 from py421.core.events import RoundDecided, Took
 from py421.core.game import Game
 from py421.core.rules import Ruleset
@@ -24,10 +23,10 @@ from py421.players import HeuristicBot, Player
 from py421.players.optimal import OptimalBot
 from py421.sim.loop import play_out
 from py421.solver.duel import solve_duel
-from py421.solver.rounds import OBJECTIVES, comparison_of, est_amount, payoffs, solve_round, stages
+from py421.solver.rounds import OBJECTIVES, comparison_of, payoffs, solve_round, stages
 from py421.solver.tables import INDEX, RESULTS
 
-from .helpers import play_until
+from .helpers import play_until, run, table
 from .test_bots import wilson
 
 
@@ -204,7 +203,7 @@ def test_solve_reports_every_position_for_three_and_four_players():
     text = runner.invoke(main, ["solve", "--players", "3", "--rules", "vache-41"]).output
     assert "each maximising loser" in text and "position 3" in text
     refused = runner.invoke(main, ["solve", "--players", "3", "--rules", "tim"])
-    assert refused.exit_code == 2 and "tim is played by 2 to 2 players" in refused.output
+    assert refused.exit_code == 2 and "tim is played by 2 players, not 3" in refused.output
 
 
 def test_advise_by_round_and_game_objectives():
@@ -245,10 +244,15 @@ def test_advise_by_round_and_game_objectives():
 
 
 def test_the_stake_on_the_table_is_set_by_the_best_and_the_worst_result():
-    """« Pour ce qui est » is what the round's results set, whoever led it."""
-    rules = Ruleset.preset("engranjeu-21").with_options(value_deduction=False)
-    values = rules.table.values
-    best, tied = Result.of((4, 2, 1)), Result.of((3, 3, 2))
-    assert est_amount(rules, [tied, best, tied]) == values[best]
-    deducted = rules.with_options(value_deduction=True)
-    assert est_amount(deducted, [tied, best, tied]) == max(0, values[best] - values[tied])
+    """« Pour ce qui est » is what the round's results set, whoever led it; a tie of all is its value."""
+    for deduct, apart, together in ((False, 10, 1), (True, 9, 1)):
+        settings = ("pot=1", "initial_tokens=1", f"value_deduction={deduct}")
+        game = table("engranjeu-21", "A", "B", "C", settings=settings)
+        run(game, "421 | 665 | 653")  # C takes the last token and leads the décharge
+        run(game, "421 | stop | 332 | 332 | 543 | 543")  # A and B tie for worst, then again
+        assert game.state.to_move == 1
+        assert est_amount(game.state) == apart  # 421 (10), less 332 (1) where deducted
+        game = table("engranjeu-21", "A", "B", "C", settings=settings)
+        run(game, "421 | 665 | 653 | 332 | stop | 332 | 332 | 543 | 543 | 543")  # everyone, twice
+        assert game.state.to_move == 1
+        assert est_amount(game.state) == together  # 332's value: never deducted from itself

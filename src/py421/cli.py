@@ -226,7 +226,7 @@ def _pair(text: str | None) -> tuple[int, int] | None:
     help="What to maximise: beating --target, beating a coup sec, not losing the round, "
     "the round's tokens, or (two players) not losing the manche.",
 )
-@click.option("--players", type=click.IntRange(2, 8), default=None, help="Players in this round.")
+@click.option("--players", type=click.IntRange(2), default=None, help="Players in this round.")
 @click.option("--before", default=None, help="Results already final this round, leader first: 653,221.")
 @click.option("--limit", type=click.IntRange(1, 3), default=None, help="Throws the leader used.")
 @click.option("--phase", type=click.Choice(["charge", "decharge"]), default="decharge", show_default=True)
@@ -324,7 +324,7 @@ def duel(rules: Ruleset, ties: str, as_json: bool) -> None:
 
 @main.command()
 @with_rules
-@click.option("--players", type=click.IntRange(2, 8), default=2, show_default=True)
+@click.option("--players", type=click.IntRange(2), default=2, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def solve(rules: Ruleset, players: int, as_json: bool) -> None:
     """Results of optimal play: for two players each seat's chance of losing the game;
@@ -332,9 +332,8 @@ def solve(rules: Ruleset, players: int, as_json: bool) -> None:
     from .solver.heads_up import game_outcome
     from .solver.store import solve_cached
 
-    if not rules.min_players <= players <= rules.max_players:
-        allowed = f"{rules.min_players} to {rules.max_players}"
-        raise click.UsageError(f"{rules.name} is played by {allowed} players")
+    if not rules.seats(players):
+        raise click.UsageError(f"{rules.name} is played by {rules.players_range} players, not {players}")
     if players != 2:
         _solve_rounds(rules, players, as_json)
         return

@@ -25,7 +25,7 @@ HINT = ("h", "hint", "conseil")
 
 def hint(state: State, lang: str) -> list[str]:
     """What the player about to throw must beat, and the exact chance of doing it."""
-    from .solver.rounds import solve_round  # numpy loads only when a hint is asked for
+    from .solver.rounds import MAX_ROUND_PLAYERS, solve_round  # numpy loads only for a hint
     from .solver.turn import exact_odds
 
     request = state.chance
@@ -41,8 +41,11 @@ def hint(state: State, lang: str) -> list[str]:
 
     who = state.players[request.seat]
     finals = [t.result for t in r.done]
-    solved = solve_round(state.rules, len(r.order), state.phase is Phase.CHARGE, "loser")
-    optimal = tr(lang, "sk.hint.optimal", who=who, p=f"{solved.turn_start(finals, allowed, 'loser'):.1%}")
+    if len(r.order) > MAX_ROUND_PLAYERS:
+        optimal = tr(lang, "sk.hint.no_optimal", most=MAX_ROUND_PLAYERS, n=len(r.order))
+    else:
+        solved = solve_round(state.rules, len(r.order), state.phase is Phase.CHARGE, "loser")
+        optimal = tr(lang, "sk.hint.optimal", who=who, p=f"{solved.turn_start(finals, allowed, 'loser'):.1%}")
     if not r.done:
         top = table.order[1]  # only 421 beats the second best result
         return [tr(lang, "sk.hint.lead", who=who, n=allowed, s=plural, p=chance(top)), optimal]

@@ -79,10 +79,8 @@ def check_players(rules: Ruleset, players: Sequence[str]) -> tuple[str, ...]:
     if isinstance(players, str):
         raise InvalidPlayers("players must be a list of names, not one text")
     names = tuple(str(p).strip() for p in players)
-    low, high = rules.min_players, rules.max_players
-    if not low <= len(names) <= high:
-        allowed = f"{low}" if low == high else f"{low} to {high}"
-        raise InvalidPlayers(f"{rules.name} is played by {allowed} players, not {len(names)}")
+    if not rules.seats(len(names)):
+        raise InvalidPlayers(f"{rules.name} is played by {rules.players_range} players, not {len(names)}")
     for raw, name in zip(players, names, strict=True):
         if not name:
             raise InvalidPlayers("a player's name cannot be empty")
@@ -152,11 +150,29 @@ def legal_actions(state: State) -> tuple[Action, ...]:
     if r.tie is not None:
         return (ChooseStake("est"), ChooseStake("vient"))
     keeps = sub_multisets(r.dice)
-    actions: list[Action] = [Stop()]
+    actions: list[Action] = [Stop()] if may_stop(state) else []
     actions += [Throw(k) for k in keeps]
     if state.rules.le_bon and r.throws + 1 < throws_allowed(state):
         actions += [Throw(k, bon=True) for k in keeps]
     return tuple(actions)
+
+
+def may_stop(state: State) -> bool:
+    """Whether the player throwing now may stop (seed 004: who is behind throws on, without « le bon »)."""
+    r = state.round
+    assert r is not None
+    if not state.rules.must_throw_on or not r.done:
+        return True
+    assert r.current is not None
+    return _ahead(state, TurnResult(r.current, Result.of(r.dice), r.throws))
+
+
+def _ahead(state: State, turn: TurnResult) -> bool:
+    """Whether ``turn`` beats every turn played before it in the round."""
+    r = state.round
+    assert r is not None
+    *before, mine = _keys(state, (*r.done, turn))
+    return all(mine > k for k in before)
 
 
 # -- applying --------------------------------------------------------------
@@ -245,6 +261,17 @@ def apply_turn(state: State, turn: ReportedTurn) -> State:
             if not rules.le_bon
             else f"« le bon » marks a last throw before throw {allowed}; {name} used {turn.throws}"
         )
+    if (
+        rules.must_throw_on
+        and r.done
+        and turn.throws < allowed
+        and not turn.bon
+        and not _ahead(state, TurnResult(request.seat, turn.result, turn.throws))
+    ):
+        raise IllegalAction(
+            f"{name} is not ahead after {turn.throws} throw{'s' * (turn.throws > 1)} and must throw on "
+            f"(up to {allowed}) unless « le bon » was said"
+        )
     ev: Events = []
     known = (*turn.earlier, turn.result)
     first = turn.throws - len(known) + 1
@@ -302,8 +329,6 @@ def _turns_over(state: State, ev: Events) -> State:
     low, high = min(key.values()), max(key.values())
     worst = tuple(s for s in r.order if key[s] == low)
     best = tuple(s for s in r.order if key[s] == high)
-    if state.phase is Phase.CHARGE:
-        best = best[:1]  # only the loser matters in the charge
     return _next_tie_step(state, worst, best, ev, previous=None)
 
 
@@ -342,12 +367,17 @@ def _next_tie_step(
     r = state.round
     assert r is not None
     need_worst = len(worst) > 1 and not rules.tied_losers_all_take
-    need_best = len(best) > 1
+    # only the loser matters in the charge: a tie for best is never replayed there
+    need_best = len(best) > 1 and state.phase is Phase.DECHARGE
     if not need_worst and not need_best:
         amount = previous.amount if previous is not None else None
+        main_chaude = previous is not None and previous.replays > 1 and rules.tie_break == "qui_barre_demarre"
+        est = main_chaude and previous is not None and not previous.vient
         if state.phase is Phase.DECHARGE:
             worst = tuple(s for s in worst if s != best[0])  # all tied: the winner gives
-        return _settle(state, worst, best[0], amount, ev)
+        # the winner is the best who did not lose a tie-break (everyone, if every tied loser takes)
+        winner = next((s for s in best if s not in worst), best[0])
+        return _settle(state, worst, winner, amount, ev, est=est)
     about: TieAbout
     if need_worst and need_best and set(worst) == set(best):
         group, about = worst, "both"
@@ -414,7 +444,9 @@ def _base_amount(rules: Ruleset, best: Result, worst: Result) -> tuple[int, Amou
     return value, "value"
 
 
-def _settle(state: State, losers: tuple[int, ...], winner: int, vient: int | None, ev: Events) -> State:
+def _settle(
+    state: State, losers: tuple[int, ...], winner: int, vient: int | None, ev: Events, *, est: bool = False
+) -> State:
     rules = state.rules
     r = state.round
     assert r is not None
@@ -424,6 +456,9 @@ def _settle(state: State, losers: tuple[int, ...], winner: int, vient: int | Non
         amount, why = vient, "vient"
     elif rules.accumulated_stakes and state.phase is Phase.CHARGE:
         amount, why = r.stake, "accumulated"
+    elif _all_tied(state):
+        # a result is never deducted from itself: a tie is worth the value of the result that tied
+        amount, why = rules.table.values[final[winner]], "est" if est else "value"
     else:
         amount, why = _base_amount(rules, final[winner], final[losers[0]])
     if rules.nenette_penalty and final[losers[0]] == NENETTE:
@@ -452,6 +487,35 @@ def _settle(state: State, losers: tuple[int, ...], winner: int, vient: int | Non
     if holder is not None:
         return _manche_lost(state, holder, espagnole=False, ev=ev)
     return _start_round(state, ev)
+
+
+def _all_tied(state: State) -> bool:
+    """Whether every turn of the round tied (same result, and throws where they count)."""
+    r = state.round
+    assert r is not None
+    return len(set(_keys(state, r.done))) == 1
+
+
+def est_amount(state: State) -> int:
+    """« Pour ce qui est »: what a tie being replayed settles for if nobody plays « vient ».
+
+    The round's amount as its results set it; between players who all tied, the
+    value of the result that tied. The nénette penalty and accumulated stakes
+    apply as in any round.
+    """
+    r = state.round
+    assert r is not None and r.tie is not None
+    rules = state.rules
+    final = {t.seat: t.result for t in r.done}
+    loser = final[r.tie.worst[0]]
+    if rules.nenette_penalty and loser == NENETTE:
+        return rules.nenette_penalty
+    if rules.accumulated_stakes and state.phase is Phase.CHARGE:
+        return r.stake
+    best = final[r.tie.best[0]]
+    if _all_tied(state):
+        return rules.table.values[best]
+    return _base_amount(rules, best, loser)[0]
 
 
 def _withdraw(state: State, seats: Sequence[int], ev: Events) -> State:
@@ -632,6 +696,8 @@ def _why_illegal(state: State, seat: int, action: Action) -> str:
         reason = "« le bon » is not played under these rules"
     elif isinstance(action, Throw) and action.bon:
         reason = "the next throw is already the last one allowed"
+    elif isinstance(action, Stop):
+        reason = "not yet ahead of every earlier result: throw again, or say « le bon » to make it the last"
     else:
         reason = "that is not allowed now"
     return f"{name} cannot {action}: {reason}; accepted: {accepted}"

@@ -22,7 +22,7 @@ LeaderWhy = Literal[
     "worst_coup_sec",
     "next_seat",
 ]
-AmountWhy = Literal["value", "deduction", "accumulated", "nenette", "vient"]
+AmountWhy = Literal["value", "deduction", "accumulated", "nenette", "vient", "est"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,6 @@ from typing import Any
 from .combos import RANKINGS, CombinationTable, build_table
 from .errors import InvalidRuleset
 
-MAX_PLAYERS = 8
 MAX_THROWS = 3
 
 
@@ -77,8 +76,8 @@ class Ruleset:
     initial_tokens: int = _opt(
         0, "tokens every player also holds at the start of a manche", low=0, high=999, group="table"
     )
-    min_players: int = _opt(2, "fewest players allowed", low=2, high=MAX_PLAYERS, group="table")
-    max_players: int = _opt(MAX_PLAYERS, "most players allowed", low=2, high=MAX_PLAYERS, group="table")
+    min_players: int = _opt(2, "fewest players allowed", low=2, high=999, group="table")
+    max_players: int = _opt(0, "most players allowed (0: no limit)", low=0, high=999, group="table")
 
     # -- turns -------------------------------------------------------------
     charge_throws: int = _opt(1, "most throws in a charge turn", low=1, high=MAX_THROWS, group="turns")
@@ -87,6 +86,12 @@ class Ruleset:
         True, "the throws the leader used are the most the others may use", group="turns"
     )
     le_bon: bool = _opt(False, "a player may declare « le bon »: the next throw is final", group="turns")
+    must_throw_on: bool = _opt(
+        False,
+        "a player not yet ahead of every earlier result must throw again while throws remain "
+        "(« le bon » makes a throw final)",
+        group="turns",
+    )
     accumulated_stakes: bool = _opt(
         False, "charge: the stake is the sum of every throw of the round", group="turns"
     )
@@ -169,7 +174,7 @@ class Ruleset:
         for f in option_fields():
             _check_value(f, getattr(self, f.name))
         problems = []
-        if self.min_players > self.max_players:
+        if self.max_players and self.min_players > self.max_players:
             problems.append(f"min_players={self.min_players} is above max_players={self.max_players}")
         if self.winners != "none" and (self.manches != 1 or self.fiches_de_manche):
             problems.append(
@@ -276,6 +281,22 @@ class Ruleset:
             "source": self.source,
             "options": self.options(),
         }
+
+    def seats(self, players: int) -> bool:
+        """Whether ``players`` may play under these rules."""
+        return self.min_players <= players and (not self.max_players or players <= self.max_players)
+
+    @property
+    def players_range(self) -> str:
+        """How many may play, in words: ``2``, ``2 to 8`` or ``2 or more``.
+
+        >>> Ruleset.preset("classic-11").players_range, Ruleset.preset("engranjeu-21").players_range
+        ('2 or more', '2 to 8')
+        """
+        low, high = self.min_players, self.max_players
+        if not high:
+            return f"{low} or more"
+        return f"{low}" if low == high else f"{low} to {high}"
 
     def throws_allowed(self, charge: bool) -> int:
         return self.charge_throws if charge else self.decharge_throws

@@ -33,7 +33,7 @@ from ..core.dice import ALL_RESULTS, DICE_PER_THROW, FACES, Result, throw_outcom
 from ..core.engine import check_players, new_game
 from ..core.errors import IllegalAction, InvalidPlayers, InvalidRuleset
 from ..core.position import position_text
-from ..core.rules import MAX_PLAYERS, Ruleset
+from ..core.rules import Ruleset
 from ..core.state import ChanceRequest, Outcome, State
 from .observation import (
     NUM_ACTIONS,
@@ -184,6 +184,9 @@ def returns_of(outcome: Outcome | None, players: int) -> list[float]:
 
 # -- OpenSpiel -------------------------------------------------------------------
 
+# OpenSpiel's game type needs a most; the rules set none for most presets (the simulator's too).
+MAX_PLAYERS = 62
+
 GAME_TYPE = pyspiel.GameType(
     short_name=NAME,
     long_name="421 (py421)",
@@ -210,8 +213,10 @@ class Game421(pyspiel.Game):  # type: ignore[misc]
         rules = ruleset_of(given)
         players = given["players"]
         if not isinstance(players, int) or isinstance(players, bool):
-            raise InvalidPlayers(f"players={players!r}: give a whole number of players, 2 to {MAX_PLAYERS}")
+            raise InvalidPlayers(f"players={players!r}: give a whole number of players, 2 or more")
         names = check_players(rules, seat_names(players))
+        if players > MAX_PLAYERS:
+            raise InvalidPlayers(f"the OpenSpiel game seats at most {MAX_PLAYERS} players, not {players}")
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_ACTIONS,
             max_chance_outcomes=CHANCE_OUTCOMES,

@@ -25,7 +25,7 @@ class HeuristicBot:
         legal = state.legal_actions()
         if r.tie is not None:
             return ChooseStake("est")  # a known stake rather than a gamble
-        if self._should_stop(state):
+        if self._should_stop(state) and Stop() in legal:
             return Stop()
         keep = self.keep(r.dice)
         return Throw(keep) if Throw(keep) in legal else Stop()

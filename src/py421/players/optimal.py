@@ -13,12 +13,12 @@ from __future__ import annotations
 from functools import cache
 
 from ..core.actions import Action, ChooseStake, Stake, Stop, Throw
-from ..core.engine import throws_allowed
+from ..core.engine import est_amount, throws_allowed
 from ..core.errors import InvalidPlayers
 from ..core.rules import Ruleset
 from ..core.state import Phase, State
 from ..solver.heads_up import HeadsUp, unsupported
-from ..solver.rounds import STOP, RoundValues, est_amount, round_for, vient_amount
+from ..solver.rounds import STOP, RoundValues, check_round_players, round_for, vient_amount
 from ..solver.tables import INDEX, KEEPS
 from ..solver.turn import Option, StakedValues, options, staked_options
 
@@ -38,13 +38,25 @@ def whole_game(rules: Ruleset, players: int) -> bool:
 
 def prepare(rules: Ruleset, players: int) -> HeadsUp | None:
     """Solve a table for the optimal bot before play, or say clearly why it cannot play."""
-    if not rules.min_players <= players <= rules.max_players:
-        raise InvalidPlayers(f"{rules.name} is played by {rules.min_players} to {rules.max_players}")
+    if not rules.seats(players):
+        raise InvalidPlayers(f"{rules.name} is played by {rules.players_range} players, not {players}")
+    check_optimal(rules, players)
     if whole_game(rules, players):
         return solved(rules)
     for charge in (True, False):
         round_for(rules, players, charge, rules.pot)  # the costliest rounds, solved before play
     return None
+
+
+def check_optimal(rules: Ruleset, players: int) -> None:
+    """Refuse, with the reason, a table the optimal bot cannot play."""
+    if rules.must_throw_on:
+        raise InvalidPlayers(
+            "bot:optimal does not play under must_throw_on (players behind must throw on): "
+            "the solvers let every player stop; seat bot:heuristic or bot:random"
+        )
+    if not whole_game(rules, players):
+        check_round_players(players)
 
 
 class OptimalBot:
@@ -63,7 +75,7 @@ class OptimalBot:
         finals = [t.result for t in r.done]
         if r.tie is not None:  # the one who would pay takes the cheaper stake, the other the dearer
             taker = state.to_move in r.tie.worst
-            cheaper = vient_amount(state.rules) < est_amount(state.rules, finals)
+            cheaper = vient_amount(state.rules) < est_amount(state)
             stake: Stake = "vient" if cheaper == taker else "est"
             return ChooseStake(stake)
         values: RoundValues = round_for(state.rules, len(r.order), charge, state.pot)
@@ -77,10 +89,10 @@ class OptimalBot:
         assert r is not None
         charge = state.phase is Phase.CHARGE
         leader = r.order[0]
-        if r.tie is not None:  # « est » settles for the tied results' amount, or the stake so far
-            amount = est_amount(state.rules, [t.result for t in r.done])
+        if r.tie is not None:  # what « est » settles for, or the stake so far
+            amount = est_amount(state)
             if charge and state.rules.accumulated_stakes:
-                amount = min(r.stake, state.pot)  # any stake from the pot up takes the whole pot
+                amount = min(amount, state.pot)  # any stake from the pot up takes the whole pot
             return ChooseStake(solver.stake(charge, state.pot, state.tokens[0], leader, amount))
         leader_values, follower_values = solver.position(charge, state.pot, state.tokens[0], leader)
         most = state.rules.throws_allowed(charge)

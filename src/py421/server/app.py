@@ -22,7 +22,7 @@ from starlette.websockets import WebSocketDisconnected
 
 from ..core.rules import Ruleset, preset_names
 from ..storage import History
-from .hub import Connection, Hub, TableError
+from .hub import Connection, Hub, TableError, seats_limit
 from .store import Store, make_engine, migrate
 
 STATIC = Path(__file__).parent / "static"
@@ -81,7 +81,8 @@ def create_app(db_url: str, *, bot_delay: float = 0.6, seeds: Iterator[str] | No
                     "name": name,
                     "description": r.description,
                     "min_players": r.min_players,
-                    "max_players": r.max_players,
+                    "max_players": seats_limit(r),
+                    "no_limit": not r.max_players,
                 }
             )
         return found

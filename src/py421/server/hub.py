@@ -176,6 +176,9 @@ class Table:
         }
 
 
+MAX_SEATS = 20  # an online table's most players, whatever the rules allow (a bar table is ten)
+
+
 class Hub:
     """Every live table, and the rules of changing them."""
 
@@ -593,10 +596,15 @@ def _rules(name: object, settings: object) -> Ruleset:
 
 
 def _check_count(rules: Ruleset, n: int) -> None:
-    if not rules.min_players <= n <= rules.max_players:
-        raise TableError(
-            "bad_seats", f"{rules.name} is played by {rules.min_players} to {rules.max_players}, not {n}"
-        )
+    if not rules.seats(n):
+        raise TableError("bad_seats", f"{rules.name} is played by {rules.players_range} players, not {n}")
+    if n > MAX_SEATS:
+        raise TableError("bad_seats", f"an online table seats at most {MAX_SEATS} players, not {n}")
+
+
+def seats_limit(rules: Ruleset) -> int:
+    """The most players an online table of these rules seats."""
+    return min(rules.max_players or MAX_SEATS, MAX_SEATS)
 
 
 def _seat(i: int, kind: str) -> Seat:

@@ -86,10 +86,10 @@ class RoundContext:
     def check(self, rules: Ruleset, throws_left: int) -> int:
         """The throws the mover may use; refuses an impossible context."""
         most = rules.throws_allowed(self.charge)
-        if not 2 <= self.players <= rules.max_players or len(self.before) >= self.players:
+        if not rules.seats(self.players) or len(self.before) >= self.players:
             raise ValueError(
                 f"{len(self.before)} result(s) already final need a round of more players than that, "
-                f"2 to {rules.max_players}; not {self.players}"
+                f"{rules.players_range}; not {self.players}"
             )
         limit = most if not self.before or not rules.leader_limit else (self.limit or most)
         if not 1 <= limit <= most:

@@ -47,7 +47,7 @@ def unsupported(rules: Ruleset) -> str | None:
     more ways than that, each worth something different in the game, are
     not a contest of one manche at a time (docs/strategy.md).
     """
-    if not rules.min_players <= 2 <= rules.max_players:
+    if not rules.seats(2):
         return f"{rules.name} is not played by two"
     several = rules.manches > 1 or rules.fiches_de_manche > 0
     if rules.queue_de_la_vache:
@@ -154,9 +154,8 @@ class HeadsUp:
                 leader_loses = key_l < key_f
                 best = np.where(leader_loses, follow, lead)
                 worst = np.where(leader_loses, lead, follow)
-                found[(kl, kf)] = Settlement(
-                    leader_loses, settled_amounts(rules, best, worst), key_l == key_f
-                )
+                tie = key_l == key_f
+                found[(kl, kf)] = Settlement(leader_loses, settled_amounts(rules, best, worst, tie), tie)
         return found
 
     @cached_property

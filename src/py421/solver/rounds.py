@@ -40,7 +40,7 @@ import numpy.typing as npt
 
 from ..core.combos import NENETTE
 from ..core.dice import Result
-from ..core.errors import InvalidRuleset
+from ..core.errors import InvalidPlayers, InvalidRuleset
 from ..core.rules import Ruleset
 from .amounts import base_amounts, settled_amounts, token_values
 from .tables import INDEX, KEEP_INDEX, KEEPS, KEEPS_OF, RESULTS, TRANSITIONS, FloatArray
@@ -58,6 +58,20 @@ SELF = FLAGS  # the slot for the player whose turn it is
 EPS = 1e-12
 
 Summary = tuple[int, int, int, int]  # best result, worst result, holders of each
+
+# The summaries grow with the players: both phases of a round of eight take about 2.3 GB and
+# 25 s, and each player more adds half as much again (benchmarks/README.md). Larger tables are
+# played by the other bots.
+MAX_ROUND_PLAYERS = 8
+
+
+def check_round_players(players: int) -> None:
+    """Refuse a round the solver cannot hold, naming the limit."""
+    if not 2 <= players <= MAX_ROUND_PLAYERS:
+        raise InvalidPlayers(
+            f"the round solver (bot:optimal, advice for three or more) plays 2 to {MAX_ROUND_PLAYERS} "
+            f"players, not {players}; bot:heuristic and bot:random play at any table"
+        )
 
 
 @dataclass(frozen=True)
@@ -160,7 +174,8 @@ def payoffs(rules: Ruleset, players: int, charge: bool, pot: int | None, stage: 
     found = np.zeros((len(OBJECTIVES), len(stage.summaries), FLAGS))
     run = rules.nenette_last_wins
     ends = np.array(stage.summaries, dtype=np.intp).reshape(-1, 4)
-    amounts = settled_amounts(rules, ends[:, 0], ends[:, 1])
+    tied = (ends[:, 0] == ends[:, 1]) & ~(run & (ends[:, 0] == nen))
+    amounts = settled_amounts(rules, ends[:, 0], ends[:, 1], tied)
     for i, (best, worst, n_worst, n_best) in enumerate(stage.summaries):
         amount = int(amounts[i])
         everyone = best == worst and not (run and best == nen)
@@ -332,6 +347,7 @@ def solve_round(
     rules: Ruleset, players: int, charge: bool, objective: Objective, pot: int | None = None
 ) -> RoundValues:
     """Solve a round of ``players`` by max^n; ``pot`` caps what the charge gives."""
+    check_round_players(players)
     why = unsupported(rules, charge, objective)
     if why:
         raise InvalidRuleset(f"cannot solve {rules.name}'s rounds for {objective}: {why}")
@@ -426,13 +442,6 @@ def round_for(rules: Ruleset, players: int, charge: bool, pot: int) -> RoundValu
     """The round the optimal bot plays, with ``pot`` tokens left in the pot (charge only)."""
     cap = pot_cap(rules, players, charge, pot)
     return solve_round(rules, players, charge, objective_for(rules, charge), cap)
-
-
-def est_amount(rules: Ruleset, finals: Sequence[Result]) -> int:
-    """« Pour ce qui est »: what the results set (the best one's value, less the worst's if deducted)."""
-    strength = comparison_of(rules).strength
-    ranked = sorted((INDEX[r] for r in finals), key=lambda i: strength[i])
-    return int(base_amounts(rules, np.array([ranked[-1]]), np.array([ranked[0]]))[0])
 
 
 @cache

@@ -14,7 +14,7 @@ import numpy as np
 from ..core.rules import Ruleset
 from .heads_up import HeadsUp
 
-FORMAT = 2  # bump when the solver's results change meaning
+FORMAT = 3  # bump when the solver's results change meaning
 
 
 def cache_path(rules: Ruleset, folder: Path) -> Path:

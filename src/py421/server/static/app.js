@@ -21,6 +21,7 @@
       "lobby.intro": "Play with friends on their phones; bots fill the empty seats and the server throws every die.",
       rules: "Rules",
       players_range: "{min} to {max} players",
+      players_or_more: "{min} players or more",
       settings: "House settings (optional)",
       settings_hint: "comma separated key=value, e.g. pot=21",
       seats: "Seats",
@@ -167,6 +168,7 @@
       "lobby.intro": "Jouez avec vos amis sur leurs téléphones ; des robots prennent les places vides et le serveur lance tous les dés.",
       rules: "Règle",
       players_range: "{min} à {max} joueurs",
+      players_or_more: "{min} joueurs ou plus",
       settings: "Réglages maison (facultatif)",
       settings_hint: "clé=valeur séparés par des virgules, ex. pot=21",
       seats: "Places",
@@ -568,7 +570,10 @@
 
         function describe() {
           const p = rules();
-          description.textContent = [p.description, t("players_range", { min: p.min_players, max: p.max_players })]
+          const range = p.no_limit
+            ? t("players_or_more", { min: p.min_players })
+            : t("players_range", { min: p.min_players, max: p.max_players });
+          description.textContent = [p.description, range]
             .filter(Boolean)
             .join(" — ");
         }

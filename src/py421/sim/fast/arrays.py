@@ -54,6 +54,7 @@ def rules_array(rules: Ruleset) -> k.I64:
     out[k.R_MANCHES] = rules.manches
     out[k.R_FICHES] = rules.fiches_de_manche
     out[k.R_ACE_HIGH] = rules.ace_high
+    out[k.R_MUST_THROW_ON] = rules.must_throw_on
     return out
 
 

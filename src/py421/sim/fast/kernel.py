@@ -23,10 +23,10 @@ import numpy.typing as npt
 from numba import njit
 
 from ...core.combos import NENETTE
-from ...core.rules import MAX_PLAYERS
 from ...solver.tables import INDEX
 from .dice import CHOICE_STREAM, below, face, game_key, random_bits, throw_code
 from .policy import (
+    AMOUNTS,
     H_MISSING,
     H_MODE,
     MODE_ROUNDS,
@@ -71,8 +71,9 @@ VIENT = 101
     R_MANCHES,
     R_FICHES,
     R_ACE_HIGH,
+    R_MUST_THROW_ON,
     R_SIZE,
-) = range(21)
+) = range(22)
 
 TIE_RAMPOT, TIE_LAST_FIRST, TIE_QUI_BARRE = 0, 1, 2
 FIRST_SEAT, LOWEST_DIE, HIGHEST_THROW = 0, 1, 2
@@ -128,7 +129,9 @@ TB_WIDTH = 216
 ) = range(14)
 
 # -- what games add up: places in the ``counts`` array ---------------------------
-P = MAX_PLAYERS
+# Seats are bits of an int64 (the worst, the best, the losers): at most 62 of them.
+MAX_SEATS = 62
+P = MAX_SEATS
 C_GAMES = 0
 C_UNFINISHED = 1  # games stopped after MAX_ROUNDS
 C_SHARED = 2  # games lost by more than one
@@ -229,12 +232,52 @@ def _choose(
     """What the player at ``place`` in the round does holding ``result``."""
     count = tab[TB_KEEPS_COUNT, result]
     bon = rules[R_LE_BON] == 1 and throws + 1 < allowed
-    if kind == RANDOM:
-        j = _random_below(gkey, st, 1 + count * (2 if bon else 1))
-        if j == 0:
+    may_stop = rules[R_MUST_THROW_ON] == 0 or place == 0 or _ahead(rules, tab, se, place, result, throws)
+    if kind == RANDOM:  # as engine.legal_actions lists them: stop (if allowed), keeps, keeps with « le bon »
+        first = 1 if may_stop else 0  # index 0 is stopping, when allowed
+        j = _random_below(gkey, st, first + count * (2 if bon else 1)) - first
+        if j < 0:
             return STOP
-        j -= 1
         return int(tab[TB_KEEPS_OF + j % count, result]) + (BON if j >= count else 0)
+    choice = _bot_choice(gkey, st, rules, tab, se, kind, result, throws, allowed, place, index, actions)
+    if choice == STOP and not may_stop:
+        return int(tab[TB_HEURISTIC_KEEP, result])  # the heuristic bot throws on with its keep
+    return choice
+
+
+@njit(cache=True, inline="always")
+def _ahead(rules: I64, tab: I64, se: I64, place: int, result: int, throws: int) -> bool:
+    """Whether ``result`` in ``throws`` beats every earlier result of the round (engine._ahead)."""
+    if rules[R_NENETTE_LAST_WINS] == 1 and result == NENETTE_INDEX:
+        everyone = True
+        for i in range(place):
+            everyone = everyone and se[SE_FINALS, i] == NENETTE_INDEX
+        if everyone:
+            return True  # everyone on nénette: the last to throw it wins
+    fewer = rules[R_TIE_BREAK] == TIE_QUI_BARRE
+    mine = tab[TB_STRENGTH, result] * 8 + (4 - throws if fewer else 0)
+    for i in range(place):
+        if mine <= tab[TB_STRENGTH, se[SE_FINALS, i]] * 8 + (4 - se[SE_USED, i] if fewer else 0):
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _bot_choice(
+    gkey: np.uint64,
+    st: I64,
+    rules: I64,
+    tab: I64,
+    se: I64,
+    kind: int,
+    result: int,
+    throws: int,
+    allowed: int,
+    place: int,
+    index: I64,
+    actions: I8,
+) -> int:
+    """The heuristic or the optimal bot's decision, before the rule that may forbid stopping."""
     if kind == OPTIMAL and index[H_MODE] == MODE_ROUNDS:
         row = 0  # the summary of the results before this place
         if place:
@@ -278,26 +321,48 @@ def _choose_stake(
     """
     if kind == RANDOM:
         return VIENT if _random_below(gkey, st, 2) else EST
-    if kind == OPTIMAL and index[H_MODE] == MODE_ROUNDS:
-        best = se[SE_FINALS, 0]  # « pour ce qui est »: what the round's results set
-        worst = best
-        for i in range(1, st[S_COUNT]):
-            result = se[SE_FINALS, i]
-            if tab[TB_STRENGTH, result] > tab[TB_STRENGTH, best]:
-                best = result
-            if tab[TB_STRENGTH, result] < tab[TB_STRENGTH, worst]:
-                worst = result
-        return VIENT if round_stake(index, _base_amount(rules, tab, best, worst), taker) else EST
-    if kind == OPTIMAL:  # two players: « est » settles for the tied results' amount, or the stake so far
-        tied = se[SE_FINALS, 0]
-        amount = _base_amount(rules, tab, tied, tied)
-        if rules[R_ACCUMULATED] == 1 and st[S_CHARGE] == 1:
-            amount = min(st[S_STAKE], st[S_POT])  # any stake from the pot up takes the whole pot
-        vient = optimal_stake(
-            index, actions, st[S_CHARGE], st[S_POT], se[SE_TOKENS, 0], se[SE_ORDER, 0], amount
-        )
-        return VIENT if vient else EST
-    return EST  # the heuristic bot plays a known stake
+    if kind != OPTIMAL:
+        return EST  # the heuristic bot plays a known stake
+    amount = _est_amount(st, rules, tab, se)
+    if index[H_MODE] == MODE_ROUNDS:
+        return VIENT if round_stake(index, min(amount, AMOUNTS - 1), taker) else EST
+    if rules[R_ACCUMULATED] == 1 and st[S_CHARGE] == 1:
+        amount = min(amount, st[S_POT])  # any stake from the pot up takes the whole pot
+    vient = optimal_stake(index, actions, st[S_CHARGE], st[S_POT], se[SE_TOKENS, 0], se[SE_ORDER, 0], amount)
+    return VIENT if vient else EST
+
+
+@njit(cache=True, inline="always")
+def _est_amount(st: I64, rules: I64, tab: I64, se: I64) -> int:
+    """« Pour ce qui est »: what the round settles for without « vient » (engine.est_amount)."""
+    best = se[SE_FINALS, 0]
+    worst = best
+    for i in range(1, st[S_COUNT]):
+        result = se[SE_FINALS, i]
+        if tab[TB_STRENGTH, result] > tab[TB_STRENGTH, best]:
+            best = result
+        if tab[TB_STRENGTH, result] < tab[TB_STRENGTH, worst]:
+            worst = result
+    if rules[R_NENETTE_PENALTY] and worst == NENETTE_INDEX:
+        return int(rules[R_NENETTE_PENALTY])
+    if rules[R_ACCUMULATED] == 1 and st[S_CHARGE] == 1:
+        return int(st[S_STAKE])
+    if _all_tied(rules, se, st[S_COUNT]):
+        return int(tab[TB_VALUE, best])
+    return _base_amount(rules, tab, best, worst)
+
+
+@njit(cache=True, inline="always")
+def _all_tied(rules: I64, se: I64, count: int) -> bool:
+    """Whether every turn of the round tied: same result, and same throws where they count."""
+    first = se[SE_FINALS, 0]
+    if rules[R_NENETTE_LAST_WINS] == 1 and first == NENETTE_INDEX:
+        return False  # everyone on nénette: the last to throw it wins
+    fewer = rules[R_TIE_BREAK] == TIE_QUI_BARRE
+    for i in range(1, count):
+        if se[SE_FINALS, i] != first or (fewer and se[SE_USED, i] != se[SE_USED, 0]):
+            return False
+    return True
 
 
 # -- a turn and a round ---------------------------------------------------------------
@@ -442,7 +507,7 @@ def _round(
     for i in range(count):
         if se[SE_KEYS, i] == low:
             worst |= 1 << se[SE_ORDER, i]
-        if se[SE_KEYS, i] == high and not (charge and best):  # only the loser matters in the charge
+        if se[SE_KEYS, i] == high:
             best |= 1 << se[SE_ORDER, i]
     all_take = rules[R_ALL_TAKE] == 1
     tie_rule = rules[R_TIE_BREAK]
@@ -450,9 +515,10 @@ def _round(
     amount = -1  # set by a « pour ce qui vient » rethrow
     while True:
         need_worst = _bits(worst) > 1 and not all_take
-        need_best = _bits(best) > 1
+        need_best = _bits(best) > 1 and not charge  # only the loser matters in the charge
         if not need_worst and not need_best:
-            winner = _first(se, count, best)
+            # the best who did not lose a tie-break (everyone, if every tied loser takes)
+            winner = _first(se, count, best & ~worst if best & ~worst else best)
             if not charge:
                 worst &= ~(1 << winner)  # all tied: the winner gives
             _settle(st, rules, tab, se, count, worst, winner, amount, trace, counts)
@@ -504,7 +570,7 @@ def _round(
             for i in range(members):
                 if se[SE_KEYS, i] == low:
                     worst |= 1 << se[SE_SEATS, i]
-        if group == best and need_best:
+        if group == best and _bits(best) > 1:
             best = 0
             for i in range(members):
                 if se[SE_KEYS, i] == high:
@@ -535,6 +601,8 @@ def _settle(
         amount = vient
     elif rules[R_ACCUMULATED] == 1 and charge:
         amount = st[S_STAKE]
+    elif _all_tied(rules, se, count):  # never deducted from itself: the value of the result that tied
+        amount = tab[TB_VALUE, se[SE_BY_SEAT, winner]]
     else:
         amount = _base_amount(rules, tab, se[SE_BY_SEAT, winner], se[SE_BY_SEAT, first])
     if rules[R_NENETTE_PENALTY] and se[SE_BY_SEAT, first] == NENETTE_INDEX:

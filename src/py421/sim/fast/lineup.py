@@ -17,7 +17,7 @@ from ...core import engine
 from ...core.errors import InvalidPlayers
 from ...core.rules import Ruleset
 from ...players import BOTS
-from ...players.optimal import whole_game
+from ...players.optimal import check_optimal, whole_game
 from . import kernel as k
 from . import stored
 from .arrays import rules_array, tables
@@ -43,8 +43,12 @@ def parse_players(text: str | Sequence[str]) -> tuple[str, ...]:
 
 
 def check_players(rules: Ruleset, levels: Sequence[str]) -> None:
-    """As many seats as the rules allow (the engine's own check)."""
+    """As many seats as the rules allow (the engine's own check) and the simulator holds."""
     engine.check_players(rules, [f"P{s}" for s in range(len(levels))])
+    if len(levels) > k.MAX_SEATS:
+        raise InvalidPlayers(f"the simulator seats at most {k.MAX_SEATS} players, not {len(levels)}")
+    if "optimal" in levels:
+        check_optimal(rules, len(levels))
 
 
 @dataclass

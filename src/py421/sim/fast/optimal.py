@@ -20,9 +20,17 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ...core.rules import MAX_PLAYERS, MAX_THROWS, Ruleset
+from ...core.rules import MAX_THROWS, Ruleset
 from ...players.optimal import solved, whole_game
-from ...solver.rounds import KEEP_CHOICES, comparison_of, pot_cap, round_for, stages, vient_amount
+from ...solver.rounds import (
+    KEEP_CHOICES,
+    MAX_ROUND_PLAYERS,
+    comparison_of,
+    pot_cap,
+    round_for,
+    stages,
+    vient_amount,
+)
 from ...solver.tables import RESULTS
 from ...solver.turn import StakedValues, TurnValues
 from .kernel import STOP
@@ -185,7 +193,7 @@ class OptimalRounds(DecisionTables):
         total = rules.pot
         keys: dict[tuple[int, int, int | None], int] = {}
         self.pots: list[int] = []  # by block: a pot that leads to it
-        block_of = np.zeros((MAX_PLAYERS + 1, 2, total + 1), dtype=np.int64)
+        block_of = np.zeros((MAX_ROUND_PLAYERS + 1, 2, total + 1), dtype=np.int64)
         for count in range(2, players + 1):
             for charge in (0, 1):
                 for pot in range(total + 1):
@@ -201,7 +209,7 @@ class OptimalRounds(DecisionTables):
         nexts = [stage.next.ravel() for stage in level[: players - 2]]
         cheaper = [vient_amount(rules) < amount for amount in range(AMOUNTS)]
         tables: list[npt.ArrayLike] = [block_of.ravel(), np.full(len(keys) * DIR_WIDTH, -1)]
-        tables += [self.sizes, np.zeros(MAX_PLAYERS), cheaper, *nexts]
+        tables += [self.sizes, np.zeros(MAX_ROUND_PLAYERS), cheaper, *nexts]
         sizes = [np.size(t) for t in tables]
         starts = ROUNDS_HEADER + np.cumsum([0, *sizes[:-1]])
         header = [total, -1, MODE_ROUNDS, *starts[:5]]  # RH_BLOCK_OF to RH_CHEAPER, in order

@@ -13,8 +13,9 @@ import numpy.typing as npt
 from numba import njit
 
 from ...core.combos import Category
-from ...core.rules import MAX_PLAYERS, MAX_THROWS, Ruleset
+from ...core.rules import MAX_THROWS, Ruleset
 from ...players.heuristic import GOOD_RANK, HeuristicBot
+from ...solver.rounds import MAX_ROUND_PLAYERS
 from ...solver.tables import KEEP_INDEX, RESULTS
 
 RANDOM, HEURISTIC, OPTIMAL = 0, 1, 2
@@ -63,13 +64,13 @@ AMOUNTS = 100  # stake choices for amounts 0 to 99
 RESULTS_N = 56
 
 # MODE_ROUNDS: the header goes on with where each table starts in ``index``
-RH_BLOCK_OF = HEADER  # [players 0..MAX_PLAYERS][charge][pot] -> block
+RH_BLOCK_OF = HEADER  # [players 0..MAX_ROUND_PLAYERS][charge][pot] -> block
 RH_DIR = HEADER + 1  # [block][DIR_WIDTH]: 1 once built, then [place][limit] -> start in actions
 RH_SIZES = HEADER + 2  # [place - 1] the summaries a follower at that place may face
 RH_NEXT = HEADER + 3  # [place - 1] where the table [summary][result] -> next summary starts
 RH_CHEAPER = HEADER + 4  # [amount] 1 when « vient » is expected to cost less than the amount
 ROUNDS_HEADER = HEADER + 5
-DIR_WIDTH = 1 + MAX_PLAYERS * (MAX_THROWS + 1)
+DIR_WIDTH = 1 + MAX_ROUND_PLAYERS * (MAX_THROWS + 1)
 
 
 def position_code(total: int, charge: bool | int, pot: int, t0: int, leader: int) -> int:
