@@ -8,8 +8,12 @@ action is the time from sending it to receiving the state that includes it.
 When a game ends the client opens a new table and plays again, until
 --seconds have passed.
 
+With --spectators S, one more table is played the same way while S spectators
+watch it (each reading every message), and its action latency is printed on
+its own line.
+
 Run: .venv/bin/python benchmarks/server_load.py [--tables 200] [--seconds 20]
-     [--bot-delay 0.6] [--think S] [--db URL]
+     [--bot-delay 0.6] [--think S] [--db URL] [--spectators 300]
 Target: p99 under 50 ms at 200 tables on the 2-core machine.
 """
 
@@ -27,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import httpx
+import httpx2 as httpx
 import uvloop
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
@@ -56,16 +60,44 @@ async def client(http: httpx.AsyncClient, number: int, until: float, think: floa
 
 
 async def one_game(
-    http: httpx.AsyncClient, name: str, rng: random.Random, until: float, think: float, tally: Tally
+    http: httpx.AsyncClient,
+    name: str,
+    rng: random.Random,
+    until: float,
+    think: float,
+    tally: Tally,
+    spectators: int = 0,
 ) -> None:
     body = {"seats": ["human", "bot:heuristic"], "name": name, "timeout": 0}
     created = (await http.post("/api/tables", json=body)).json()
     code, token = created["code"], created["token"]
-    ws_url = f"{str(http.base_url).replace('http', 'ws')}/ws/{code}?token={token}"
+    base = str(http.base_url).replace("http", "ws")
+    ws_url = f"{base}/ws/{code}?token={token}"
+    watchers = [asyncio.create_task(watch(f"{base}/ws/{code}", until)) for _ in range(spectators)]
     async with connect(ws_url, ping_interval=None, open_timeout=30) as ws:
         started = await http.post(f"/api/tables/{code}/start", headers={"Authorization": f"Bearer {token}"})
         started.raise_for_status()
         await play(ws, rng, until, think, tally)
+    for w in watchers:
+        w.cancel()
+
+
+async def watch(url: str, until: float) -> None:
+    """A spectator that reads every message, as a phone watching the table does."""
+    async with connect(url, ping_interval=None, open_timeout=60) as ws:
+        while time.monotonic() < until:
+            await ws.recv()
+
+
+async def watched(http: httpx.AsyncClient, spectators: int, until: float, think: float, tally: Tally) -> None:
+    rng = random.Random(-1)
+    while time.monotonic() < until:
+        try:
+            await one_game(http, "Watched", rng, until, think, tally, spectators)
+        except (OSError, httpx.HTTPError, WebSocketException, KeyError) as e:
+            kind = type(e).__name__
+            tally.errors[kind] = tally.errors.get(kind, 0) + 1
+            await asyncio.sleep(1)
 
 
 async def play(ws: ClientConnection, rng: random.Random, until: float, think: float, tally: Tally) -> None:
@@ -89,7 +121,7 @@ async def play(ws: ClientConnection, rng: random.Random, until: float, think: fl
             return
         if view["your_turn"] and sent is None:
             await asyncio.sleep(think)
-            action = rng.choice(view["legal_actions"])
+            action = rng.choice(view["legal_actions"])["text"]
             act = json.dumps({"type": "act", "version": message["version"], "action": action})
             sent = (message["version"], time.perf_counter(), act)
             await ws.send(act)
@@ -101,26 +133,39 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def run(tables: int, seconds: float, think: float, base: str, server_pid: int) -> None:
-    tally = Tally()
+async def run(tables: int, seconds: float, think: float, base: str, server_pid: int, spectators: int) -> None:
+    tally, seen = Tally(), Tally()
     start = time.monotonic()
     cpu_server, cpu_client = cpu_seconds(server_pid), cpu_seconds(os.getpid())
     # One HTTP client for every table: making one is slow enough to stall the others.
-    limits = httpx.Limits(max_connections=None, max_keepalive_connections=tables)
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=tables + 1)
     async with httpx.AsyncClient(base_url=base, timeout=30, limits=limits) as http:
-        await asyncio.gather(*(client(http, i, start + seconds, think, tally) for i in range(tables)))
+        players = [client(http, i, start + seconds, think, tally) for i in range(tables)]
+        if spectators:
+            players.append(watched(http, spectators, start + seconds, think, seen))
+        await asyncio.gather(*players)
     wall = time.monotonic() - start
     server_share = (cpu_seconds(server_pid) - cpu_server) / wall
     client_share = (cpu_seconds(os.getpid()) - cpu_client) / wall
     lat = sorted(tally.latencies)
     print(f"{tables} tables, {wall:.0f} s: {tally.games} games, {len(lat)} actions ({len(lat) / wall:.0f}/s)")
     if lat:
-        p50 = statistics.median(lat) * 1000
-        p99 = lat[max(0, int(len(lat) * 0.99) - 1)] * 1000
-        print(f"action latency: p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {lat[-1] * 1000:.1f} ms")
+        print(f"action latency: {percentiles(lat)}")
+    if spectators:
+        watched_lat = percentiles(sorted(seen.latencies))
+        print(f"the table {spectators} spectators watched: {len(seen.latencies)} actions, {watched_lat}")
     print(f"CPU: server {server_share:.0%} of a core, load client {client_share:.0%}")
-    if tally.errors:
-        print("errors: " + ", ".join(f"{k} {v}" for k, v in sorted(tally.errors.items())))
+    errors = collections.Counter(tally.errors) + collections.Counter(seen.errors)
+    if errors:
+        print("errors: " + ", ".join(f"{k} {v}" for k, v in sorted(errors.items())))
+
+
+def percentiles(lat: list[float]) -> str:
+    if not lat:
+        return "none"
+    p50 = statistics.median(lat) * 1000
+    p99 = lat[max(0, int(len(lat) * 0.99) - 1)] * 1000
+    return f"p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {lat[-1] * 1000:.1f} ms"
 
 
 def main() -> None:
@@ -130,14 +175,19 @@ def main() -> None:
     parser.add_argument("--bot-delay", type=float, default=0.6, help="the server's bots' wait before a move")
     parser.add_argument("--think", type=float, help="the client bots' wait (default: --bot-delay)")
     parser.add_argument("--db", help="the server's database URL (default: SQLite in a temporary folder)")
+    parser.add_argument("--spectators", type=int, default=0, help="spectators watching one more table")
     args = parser.parse_args()
     think = args.bot_delay if args.think is None else args.think
     print(f"bots wait {args.bot_delay} s before each move on the server, {think} s in the client")
     with tempfile.TemporaryDirectory() as tmp:
         port = free_port()
-        server = start_server(Path(tmp), port, "--bot-delay", str(args.bot_delay), db=args.db)
+        # one address plays every table here: the per-address caps are lifted, the others kept
+        lifted = ["--max-tables-per-minute", "1000000", "--max-connections-per-address", "1000000"]
+        lifted += ["--messages-per-second", "1000000", "--max-spectators", str(max(100, args.spectators))]
+        server = start_server(Path(tmp), port, "--bot-delay", str(args.bot_delay), *lifted, db=args.db)
         try:
-            uvloop.run(run(args.tables, args.seconds, think, f"http://127.0.0.1:{port}", server.pid))
+            base = f"http://127.0.0.1:{port}"
+            uvloop.run(run(args.tables, args.seconds, think, base, server.pid, args.spectators))
         finally:
             server.terminate()
             server.wait(30)

@@ -88,5 +88,6 @@ def play_to_the_end(ws: Any, seed: int = 0, first: dict[str, Any] | None = None)
         if view["outcome"] is not None:
             return message
         if view["your_turn"]:
-            action = rng.choice(view["legal_actions"])
-            ws.send_json({"type": "act", "version": message["version"], "action": action})
+            action = rng.choice(view["legal_actions"])  # sent as the page sends it: the move as data
+            move = {k: v for k, v in action.items() if k != "text"}
+            ws.send_json({"type": "act", "version": message["version"], "action": move})

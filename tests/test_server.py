@@ -12,12 +12,16 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
+from sqlalchemy.exc import OperationalError
 
 from py421.cli import main
 from py421.core.record import Record
+from py421.server import protocol as p
 from py421.server.app import create_app
-from py421.server.hub import verify
+from py421.server.protocol import CreateTable
 from py421.server.store import SeatRow, Store, TableRow, make_engine, now
+from py421.server.table import Connection
+from py421.server.verify import verify
 
 from .server_helpers import create, database_urls, play_to_the_end, serving, start
 
@@ -66,19 +70,24 @@ def test_a_whole_game_against_bots_then_its_dice_verify(client, tmp_path):
     assert client.get(f"/api/tables/{code}").json()["seed"] == table["seed"]
     record = client.get(f"/api/tables/{code}/record").json()
     assert record["meta"]["seed_hash"] == created["seed_hash"]
-    assert verify(Record.from_dict(record)) == []
+    assert verify(Record.from_dict(record)).problems == []
     path = tmp_path / "game.json"
     path.write_text(json.dumps(record))
     result = CliRunner().invoke(main, ["verify", str(path)])
     assert result.exit_code == 0 and "fair: the seed matches its published hash" in result.output
+    assert f"seed hash: {created['seed_hash']}" in result.output
     # one die changed: the record no longer matches its seed
     steps = record["steps"]
     i = next(i for i, s in enumerate(steps) if "dice" in s and len(s["dice"]) == 3 and s["dice"] != "666")
+    record_dice = steps[i]["dice"]
     steps[i]["dice"] = "666"
     record.pop("final", None)
     path.write_text(json.dumps(record))
     tampered = CliRunner().invoke(main, ["verify", str(path)])
     assert tampered.exit_code != 0
+    assert f"seed hash: {created['seed_hash']}" in tampered.output
+    # named even though the moves after it no longer fit the changed dice
+    assert f"step {i + 1}: the record says 666, the seed gives {record_dice}" in tampered.output
     # the game is in the history, the leaderboard and the player's page
     games = client.get("/api/games").json()
     assert games[0]["players"][0] == "Alice" and games[0]["source"] == "online"
@@ -112,7 +121,7 @@ def test_two_people_join_and_each_acts_only_from_their_own_seat(client):
         other = (mb if mover == 0 else ma)["view"]
         assert not other["your_turn"] and other["legal_actions"] == []
         refused = error_of(
-            waiting, {"type": "act", "version": ma["version"], "action": view["legal_actions"][0]}
+            waiting, {"type": "act", "version": ma["version"], "action": view["legal_actions"][0]["text"]}
         )
         assert refused["error"] == "not_your_turn"
         stale = error_of(acting, {"type": "act", "version": ma["version"] - 1, "action": "stop"})
@@ -294,7 +303,9 @@ def test_the_scorekeeper_page_reports_real_dice_and_undoes(client):
 async def test_a_connection_that_breaks_while_the_server_sends_ends_quietly(tmp_path):
     """A phone that drops mid-send: the seat is freed and nothing is raised (nor logged)."""
     app = create_app(f"sqlite:///{tmp_path}/s.db", bot_delay=0)
-    table, token = app.state.hub.create({"seats": ["human", "bot:heuristic"], "name": "Ann", "timeout": 0})
+    table, token = await app.state.hub.create(
+        CreateTable(seats=["human", "bot:heuristic"], name="Ann", timeout=0)
+    )
     incoming: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
     incoming.put_nowait({"type": "websocket.connect"})
     sent: list[str] = []
@@ -317,8 +328,9 @@ async def test_a_connection_that_breaks_while_the_server_sends_ends_quietly(tmp_
         "subprotocols": [],
     }
     await asyncio.wait_for(app(scope, incoming.get, send), 10)
-    assert sent == ["websocket.accept", "websocket.send"]
+    assert sent[:2] == ["websocket.accept", "websocket.send"]
     assert table.connections == [] and table.seats[0].connected == 0
+    app.state.hub.close()
 
 
 def test_a_table_that_cannot_be_resumed_does_not_keep_the_server_down(tmp_path, caplog):
@@ -337,3 +349,173 @@ def test_a_table_that_cannot_be_resumed_does_not_keep_the_server_down(tmp_path, 
     with TestClient(create_app(url)) as client:
         assert client.get(f"/api/tables/{good['code']}").json()["status"] == "playing"
     assert "table BROKE is left as it is" in caplog.text
+
+
+# -- one client cannot slow another ----------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_a_connection_that_does_not_read_is_dropped_and_holds_up_nobody():
+    blocked = asyncio.Event()
+
+    async def never(message: dict[str, Any]) -> None:
+        await blocked.wait()  # a client that never takes what it is sent
+
+    got: list[dict[str, Any]] = []
+
+    async def reader(message: dict[str, Any]) -> None:
+        got.append(message)
+
+    slow = Connection(never, None, "en", queue=4, send_seconds=0.2)
+    fast = Connection(reader, None, "en", queue=4)
+    writers = [asyncio.create_task(c.write()) for c in (slow, fast)]
+    for i in range(3):
+        slow.offer({"type": "table", "n": i})
+        fast.offer({"type": "table", "n": i})
+        await asyncio.sleep(0)
+    await asyncio.wait_for(slow.dropped.wait(), 5)  # the first send never came back in time
+    assert slow.why == "slow_client" and not fast.dropped.is_set()
+    assert [m["n"] for m in got] == [0, 1, 2]
+    flooded = Connection(never, None, "en", queue=2, send_seconds=60)
+    for i in range(4):  # nothing is taken: the queue fills, and the connection goes
+        flooded.offer({"type": "table", "n": i})
+    assert flooded.dropped.is_set() and flooded.why == "slow_client"
+    for w in writers:
+        w.cancel()
+
+
+# -- check, commit, then change memory -----------------------------------------------------
+
+
+def finish_scorekeeper(ws: Any, start_version: int) -> dict[str, Any]:
+    """Report turns (whoever leads throws nénette and loses) until the game is over."""
+    version = start_version
+    for n in range(400):
+        ws.send_json({"type": "report", "version": version, "turn": "221" if n % 2 == 0 else "421"})
+        while True:
+            message = ws.receive_json()
+            if message["type"] == "table":
+                break
+            assert message["error"] == "rate_limited", message
+            time.sleep(1)
+            ws.send_json({"type": "report", "version": version, "turn": "221" if n % 2 == 0 else "421"})
+        version = message["version"]
+        if message["table"]["status"] == "over":
+            over: dict[str, Any] = message
+            return over
+    raise AssertionError("the game did not end")
+
+
+def test_a_failed_last_write_leaves_the_game_playing_and_a_retry_records_it_once(client, monkeypatch):
+    """The last step, the status and the history row are one transaction: all or nothing."""
+    hub = client.app.state.hub
+    body = {"mode": "scorekeeper", "rules": "classic-11", "players": ["Ann", "Bob"]}
+    created = client.post("/api/tables", json=body).json()
+    code, token = created["code"], created["token"]
+    real_add = hub.history.add
+    fail = {"on": True}
+
+    def crash(*args, **kwargs):
+        if fail["on"]:
+            real_add(*args, **kwargs)  # written, then the server "dies" before the commit
+            raise OperationalError("INSERT", {}, Exception("the process died here"))
+        return real_add(*args, **kwargs)
+
+    monkeypatch.setattr(hub.history, "add", crash)
+    with client.websocket_connect(f"/ws/{code}?token={token}") as ws:
+        first = receive_table(ws)
+        with pytest.raises(AssertionError, match="the move could not be saved; send it again"):
+            finish_scorekeeper(ws, first["version"])
+    assert hub.history.games(50) == []  # nothing of the game reached the history
+    row = hub.store.load(code)
+    assert row.status == "playing" and row.game_id is None
+    table = hub.get(code)
+    assert table.status == "playing" and table.version == len(row.steps)  # memory follows the database
+    fail["on"] = False
+    with client.websocket_connect(f"/ws/{code}?token={token}") as ws:
+        again = receive_table(ws)
+        final = finish_scorekeeper(ws, again["version"])
+    assert final["table"]["status"] == "over"
+    assert len(hub.history.games(50)) == 1
+    assert hub.store.load(code).status == "over"
+
+
+def test_undo_after_the_end_takes_the_game_out_of_the_history(client):
+    body = {"mode": "scorekeeper", "rules": "classic-11", "players": ["Ann", "Bob"]}
+    created = client.post("/api/tables", json=body).json()
+    code, token = created["code"], created["token"]
+    with client.websocket_connect(f"/ws/{code}?token={token}") as ws:
+        final = finish_scorekeeper(ws, receive_table(ws)["version"])
+        assert len(client.get("/api/games").json()) == 1
+        ws.send_json({"type": "undo", "version": final["version"]})
+        undone = receive_table(ws)
+        assert undone["table"]["status"] == "playing"
+        assert client.get("/api/games").json() == []
+        again = finish_scorekeeper(ws, undone["version"])
+    assert again["table"]["status"] == "over"
+    assert len(client.get("/api/games").json()) == 1  # recorded once
+    board = client.get("/api/leaderboard", params={"rules": "classic-11"}).json()
+    assert {row["name"]: row["games"] for row in board} == {"Ann": 1, "Bob": 1}
+
+
+def test_a_waiting_table_nobody_starts_expires(client):
+    hub = client.app.state.hub
+    created = create(client, seats=["human", "human"])
+    code = created["code"]
+    with client.websocket_connect(f"/ws/{code}") as ws:
+        receive_table(ws)
+        assert hub.expire_waiting() == []  # not yet
+        assert hub.expire_waiting(now=time.time() + 31 * 60) == [code]
+        message = ws.receive_json()
+        assert (
+            message["type"] == "error" and "nobody started this table within 30 minutes" in message["message"]
+        )
+    assert client.get(f"/api/tables/{code}").status_code == 404
+
+
+def test_a_start_the_engine_refuses_leaves_the_table_waiting(client, monkeypatch):
+    created = create(client, seats=["human", "human"])
+    code, token = created["code"], created["token"]
+    client.post(f"/api/tables/{code}/join", json={"name": "Bob"})
+    hub = client.app.state.hub
+
+    def down(*args: Any) -> bool:
+        raise OperationalError("UPDATE", {}, Exception("the database is down"))
+
+    monkeypatch.setattr(hub.store, "start", down)
+    quiet = TestClient(client.app, raise_server_exceptions=False)
+    response = quiet.post(f"/api/tables/{code}/start", headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code == 500 and response.json()["detail"]["error"] == "internal"
+    table = hub.get(code)
+    assert table.status == "waiting" and table.session is None
+    assert [s.kind for s in table.seats] == ["human", "human"]
+    monkeypatch.undo()
+    start(client, code, token)
+    assert client.get(f"/api/tables/{code}").json()["status"] == "playing"
+
+
+# -- the protocol ------------------------------------------------------------------------------
+
+
+def test_every_message_the_server_sends_fits_the_declared_protocol(client):
+    created = create(client, seats=["human", "bot:heuristic"], rules="engranjeu-21")
+    code, token = created["code"], created["token"]
+    assert p.TablePublic.model_validate(client.get(f"/api/tables/{code}").json())
+    with client.websocket_connect(f"/ws/{code}?token={token}") as ws:
+        p.OUTBOUND.validate_python(receive_table(ws))
+        start(client, code, token)
+        seen = 0
+        while True:
+            message = ws.receive_json()
+            p.OUTBOUND.validate_python(message)
+            view = message["view"]
+            if view and view["your_turn"]:
+                seen += 1
+                action = view["legal_actions"][0]
+                move = {k: v for k, v in action.items() if k != "text"}
+                ws.send_json({"type": "act", "version": message["version"], "action": move})
+            if view and view["outcome"] is not None:
+                break
+    assert seen > 0
+    for preset in client.get("/api/presets").json():
+        p.Preset.model_validate(preset)

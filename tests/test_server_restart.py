@@ -14,7 +14,7 @@ import httpx2
 from websockets.sync.client import connect
 
 from py421.core.record import Record
-from py421.server.hub import verify
+from py421.server.verify import verify
 
 from .server_process import free_port, start_server
 
@@ -72,7 +72,7 @@ def test_a_killed_server_resumes_every_acknowledged_step(tmp_path: Path) -> None
             message = alice.until_my_turn()
             if message["view"]["outcome"] is not None:
                 break  # over already: the finished table must come back as it ended
-            alice.act(message, rng.choice(message["view"]["legal_actions"]))
+            alice.act(message, rng.choice(message["view"]["legal_actions"])["text"])
         seen = alice.until_my_turn() if message["view"]["outcome"] is None else message
         before = alice
         # the server now waits for Alice (or the game is over): nothing moves
@@ -91,10 +91,10 @@ def test_a_killed_server_resumes_every_acknowledged_step(tmp_path: Path) -> None
             lines = before.log_from + len(before.log)
             assert alice.log == before.log[-50:] and alice.log_from == max(0, lines - 50)
             while resumed["view"]["outcome"] is None:  # and the game plays on to its end
-                alice.act(resumed, rng.choice(resumed["view"]["legal_actions"]))
+                alice.act(resumed, rng.choice(resumed["view"]["legal_actions"])["text"])
                 resumed = alice.until_my_turn()
         record = Record.from_dict(httpx2.get(f"{base}/api/tables/{code}/record").json())
-        assert verify(record) == []  # every throw, before and after the crash, came from the seed
+        assert verify(record).problems == []  # every throw, before and after the crash, came from the seed
     finally:
         server.terminate()
         server.wait(10)

@@ -12,8 +12,10 @@ def test_only_the_deciding_seat_sees_its_actions():
     run(game, "653")
     mine, theirs, spectator = (seat_view(game.state, s) for s in (0, 1, None))
     assert mine["your_turn"] is True
-    assert "keep 65" in mine["legal_actions"]
-    assert "stop" in mine["legal_actions"]
+    legal = mine["legal_actions"]
+    assert {"kind": "throw", "keep": [6, 5], "bon": False, "stake": None, "text": "keep 65"} in legal
+    assert {"kind": "throw", "keep": [6, 5], "bon": True, "stake": None, "text": "bon 65"} in legal
+    assert {"kind": "stop", "keep": [], "bon": False, "stake": None, "text": "stop"} in legal
     assert theirs["your_turn"] is False
     assert theirs["legal_actions"] == []
     assert spectator["legal_actions"] == []

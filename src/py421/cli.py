@@ -563,34 +563,129 @@ def simulation_text(data: dict[str, Any]) -> str:
 @click.option(
     "--bot-delay", type=click.FloatRange(0, 10), default=0.6, show_default=True, help="Seconds a bot waits."
 )
-def serve(host: str, port: int, db_url: str | None, bot_delay: float) -> None:
-    """Online tables: friends play in the browser, bots fill the empty seats."""
+@click.option(
+    "--max-seats", type=click.IntRange(2, 62), default=20, show_default=True, help="Players at a table."
+)
+@click.option(
+    "--max-spectators", type=click.IntRange(0), default=100, show_default=True, help="Watchers of one table."
+)
+@click.option(
+    "--max-connections-per-address",
+    type=click.IntRange(1),
+    default=50,
+    show_default=True,
+    help="Open WebSockets from one address.",
+)
+@click.option(
+    "--max-tables-per-minute",
+    type=click.IntRange(1),
+    default=20,
+    show_default=True,
+    help="Tables one address may create in a minute.",
+)
+@click.option(
+    "--max-tables",
+    type=click.IntRange(1),
+    default=5_000,
+    show_default=True,
+    help="Tables waiting or in play.",
+)
+@click.option(
+    "--waiting-minutes",
+    type=click.IntRange(1),
+    default=30,
+    show_default=True,
+    help="A table nobody starts in this time is removed.",
+)
+@click.option(
+    "--messages-per-second",
+    type=click.FloatRange(1),
+    default=10.0,
+    show_default=True,
+    help="WebSocket messages from one address.",
+)
+@click.option(
+    "--optimal-seconds",
+    type=click.FloatRange(1),
+    default=20.0,
+    show_default=True,
+    help="Time to solve a table's rules for bot:optimal, else the table is refused.",
+)
+@click.option(
+    "--optimal-memory",
+    type=click.IntRange(256),
+    default=2048,
+    show_default=True,
+    help="Megabytes the bot:optimal worker may use.",
+)
+def serve(
+    host: str,
+    port: int,
+    db_url: str | None,
+    bot_delay: float,
+    max_seats: int,
+    max_spectators: int,
+    max_connections_per_address: int,
+    max_tables_per_minute: int,
+    max_tables: int,
+    waiting_minutes: int,
+    messages_per_second: float,
+    optimal_seconds: float,
+    optimal_memory: int,
+) -> None:
+    """Online tables: friends play in the browser, bots fill the empty seats.
+
+    Every limit has a default fit for the internet (docs/online.md lists them).
+    """
     import uvicorn
 
     from .server.app import create_app
+    from .server.limits import Limits
+    from .server.optimal import Budget
     from .storage import data_dir
 
     url = db_url or f"sqlite:///{data_dir() / 'server.sqlite3'}"
-    app = create_app(url, bot_delay=bot_delay)
+    limits = Limits(
+        seats=max_seats,
+        spectators=max_spectators,
+        connections_per_address=max_connections_per_address,
+        tables_per_minute=max_tables_per_minute,
+        live_tables=max_tables,
+        waiting_minutes=waiting_minutes,
+        messages_per_second=messages_per_second,
+    )
+    budget = Budget(seconds=optimal_seconds, memory_mb=optimal_memory)
+    app = create_app(url, bot_delay=bot_delay, limits=limits, budget=budget)
     click.echo(f"py421 tables on http://{host}:{port} (database: {url.split('@')[-1]})", err=True)
     # Views are small JSON: compressing each one costs more CPU than it saves on loopback or Wi-Fi.
-    uvicorn.run(app, host=host, port=port, log_level="warning", ws_per_message_deflate=False)
+    # A stop (Ctrl-C, SIGTERM) waits at most 5 s for open connections: every step is already saved.
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        ws_per_message_deflate=False,
+        timeout_graceful_shutdown=5,
+    )
 
 
 @main.command()
 @click.argument("record_file", type=click.Path(dir_okay=False, path_type=Path))
 def verify(record_file: Path) -> None:
     """Check an online game's dice: the seed matches its hash and gives every throw."""
-    from .server.hub import verify as check
+    from .server.verify import verify as check
 
     record = _read_record(record_file)
-    problems = check(record)
-    if problems:
-        for line in problems:
+    verdict = check(record)
+    if verdict.seed_hash is not None:
+        click.echo(f"seed hash: {verdict.seed_hash} (compare it with the one shown when the table was made)")
+    if verdict.problems:
+        for line in verdict.problems:
             click.echo(line, err=True)
         raise SystemExit(1)
-    dice = sum(1 for s in record.steps if s.kind == "dice")
-    click.echo(f"fair: the seed matches its published hash and gives all {dice} throws of the record")
+    click.echo(
+        f"fair: the seed matches its published hash and gives all {verdict.throws} throws of the record"
+    )
 
 
 def _read_record(path: Path) -> Record:

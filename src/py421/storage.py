@@ -29,6 +29,7 @@ from sqlalchemy import (
     Table,
     Text,
     create_engine,
+    delete,
     func,
     select,
 )
@@ -148,46 +149,60 @@ class History:
         with self.engine.begin() as conn:
             yield conn
 
-    def add(self, game: Game, *, bots: Mapping[int, str] | None = None, source: str = "play") -> int:
-        """Store a finished game; returns its number."""
+    def add(
+        self,
+        game: Game,
+        *,
+        bots: Mapping[int, str] | None = None,
+        source: str = "play",
+        conn: Connection | None = None,
+    ) -> int:
+        """Store a finished game; returns its number. ``conn``: inside that transaction."""
+        if conn is None:
+            with self._begin() as own:
+                return self.add(game, bots=bots, source=source, conn=own)
         outcome = game.state.outcome
         if outcome is None:
             raise ValueError("only finished games go into the history")
         bots = bots or {}
         names = list(game.players)
-        with self._begin() as conn:
-            result = conn.execute(
-                games.insert().values(
-                    finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
-                    rules=game.rules.name,
-                    players=json.dumps(names, ensure_ascii=False),
-                    losers=json.dumps([names[s] for s in outcome.losers], ensure_ascii=False),
-                    kind=outcome.kind,
-                    source=source,
-                    record=game.record().to_json(),
-                )
+        result = conn.execute(
+            games.insert().values(
+                finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
+                rules=game.rules.name,
+                players=json.dumps(names, ensure_ascii=False),
+                losers=json.dumps([names[s] for s in outcome.losers], ensure_ascii=False),
+                kind=outcome.kind,
+                source=source,
+                record=game.record().to_json(),
             )
-            key = result.inserted_primary_key
-            assert key is not None
-            game_id = int(key[0])
-            conn.execute(
-                game_players.insert(),
-                [
-                    {
-                        "game_id": game_id,
-                        "seat": p.seat,
-                        "name": p.name,
-                        "bot": bots.get(p.seat),
-                        "lost": p.lost,
-                        "rounds_lost": p.rounds_lost,
-                        "throws_421": p.throws_421,
-                        "nenettes": p.nenettes,
-                        "tokens_taken": p.tokens_taken,
-                    }
-                    for p in game_stats(game)
-                ],
-            )
+        )
+        key = result.inserted_primary_key
+        assert key is not None
+        game_id = int(key[0])
+        conn.execute(
+            game_players.insert(),
+            [
+                {
+                    "game_id": game_id,
+                    "seat": p.seat,
+                    "name": p.name,
+                    "bot": bots.get(p.seat),
+                    "lost": p.lost,
+                    "rounds_lost": p.rounds_lost,
+                    "throws_421": p.throws_421,
+                    "nenettes": p.nenettes,
+                    "tokens_taken": p.tokens_taken,
+                }
+                for p in game_stats(game)
+            ],
+        )
         return game_id
+
+    def remove(self, game_id: int, conn: Connection) -> None:
+        """Take a game out of the history (a scorekeeper's last entry undone), in ``conn``."""
+        conn.execute(delete(game_players).where(game_players.c.game_id == game_id))
+        conn.execute(delete(games).where(games.c.id == game_id))
 
     def games(self, limit: int = 50) -> list[GameRow]:
         """The latest finished games, newest first."""

@@ -54,6 +54,25 @@ class ChooseStake:
 Action = Throw | Stop | ChooseStake
 
 
+def action_data(action: Action) -> dict[str, object]:
+    """An action as plain data, for views: its kind, the dice kept, « le bon », the stake, its text.
+
+    >>> action_data(Throw((4, 2), bon=True))
+    {'kind': 'throw', 'keep': [4, 2], 'bon': True, 'stake': None, 'text': 'bon 42'}
+    """
+    if isinstance(action, Throw):
+        return {
+            "kind": "throw",
+            "keep": list(action.keep),
+            "bon": action.bon,
+            "stake": None,
+            "text": str(action),
+        }
+    if isinstance(action, Stop):
+        return {"kind": "stop", "keep": [], "bon": False, "stake": None, "text": str(action)}
+    return {"kind": "stake", "keep": [], "bon": False, "stake": action.stake, "text": str(action)}
+
+
 @dataclass(frozen=True, slots=True)
 class ReportedTurn:
     """A whole turn told at a real table: the final result after ``throws`` throws.

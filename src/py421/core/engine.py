@@ -8,6 +8,7 @@ next one; an illegal action or impossible dice raise
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Literal
@@ -81,18 +82,40 @@ def check_players(rules: Ruleset, players: Sequence[str]) -> tuple[str, ...]:
     names = tuple(str(p).strip() for p in players)
     if not rules.seats(len(names)):
         raise InvalidPlayers(f"{rules.name} is played by {rules.players_range} players, not {len(names)}")
-    for raw, name in zip(players, names, strict=True):
-        if not name:
-            raise InvalidPlayers("a player's name cannot be empty")
-        if len(name) > MAX_NAME:
-            raise InvalidPlayers(f"{raw!r}: a name has at most {MAX_NAME} characters")
-        if not name.isprintable():
-            raise InvalidPlayers(f"{raw!r}: a name cannot hold control characters")
+    for name in names:
+        check_name(name)
     folded = [n.casefold() for n in names]
     for name in names:
         if folded.count(name.casefold()) > 1:
             raise InvalidPlayers(f"two players are called {name!r}; names must differ")
     return names
+
+
+# Control, format (invisible, or turning text around), surrogate, private-use, unassigned
+# and line or paragraph separator characters: none of them reads as part of a name.
+_NOT_IN_NAMES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def check_name(name: str, most: int = MAX_NAME) -> str:
+    """A player's name as typed, checked: 1 to ``most`` characters, none invisible.
+
+    >>> check_name("Zoé")
+    'Zoé'
+    >>> check_name("Bob\u202e")
+    Traceback (most recent call last):
+    ...
+    py421.core.errors.InvalidPlayers: 'Bob\u202e': a name cannot hold U+202E (invisible or control characters)
+    """
+    if not name.strip():
+        raise InvalidPlayers("a player's name cannot be empty")
+    if len(name) > most:
+        raise InvalidPlayers(f"{name!r}: a name has at most {most} characters, not {len(name)}")
+    for char in name:
+        if unicodedata.category(char) in _NOT_IN_NAMES:
+            raise InvalidPlayers(
+                f"{name!r}: a name cannot hold U+{ord(char):04X} (invisible or control characters)"
+            )
+    return name
 
 
 # -- asking the state -----------------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .actions import action_data
 from .dice import format_dice
 from .engine import throws_allowed
 from .state import State
@@ -55,7 +56,7 @@ def seat_view(state: State, seat: int | None) -> dict[str, Any]:
         view["waiting_for"] = None
     mine = seat is not None and deciding == seat
     view["your_turn"] = mine
-    view["legal_actions"] = [str(a) for a in state.legal_actions()] if mine else []
+    view["legal_actions"] = [action_data(a) for a in state.legal_actions()] if mine else []
     r = state.round
     if r is not None:
         view["round"] = {

@@ -1,5 +1,6 @@
 """Players: one interface for humans and bots, and the bots by name."""
 
+import re
 from collections.abc import Callable
 
 from ..core.errors import InvalidPlayers
@@ -22,6 +23,39 @@ BOTS: dict[str, Callable[[str], Player]] = {
 }
 
 
+def parse_bot(spec: str) -> str | None:
+    """The bot level a seat spec names (``bot:heuristic``), or None for a person's name.
+
+    >>> parse_bot("bot:Optimal"), parse_bot("Alice")
+    ('optimal', None)
+    """
+    text = spec.strip()
+    if not text.lower().startswith("bot:"):
+        return None
+    level = text[4:].strip().lower()
+    if level not in BOTS:
+        accepted = ", ".join(f"bot:{k}" for k in BOTS)
+        raise InvalidPlayers(f"unknown bot {text!r}; accepted: {accepted}")
+    return level
+
+
+def bot_name(level: str, n: int) -> str:
+    """What the ``n``-th bot of a level is called at a table: ``Heuristic 2``."""
+    return f"{level.capitalize()} {n}"
+
+
+_BOT_NAME = re.compile(rf"(?:{'|'.join(BOTS)}) [0-9]+", re.IGNORECASE)
+
+
+def is_bot_name(name: str) -> bool:
+    """Whether a name is the kind given to bots (kept for them, in any case).
+
+    >>> is_bot_name("heuristic 1"), is_bot_name("Heuristic Harry")
+    (True, False)
+    """
+    return _BOT_NAME.fullmatch(name.strip()) is not None
+
+
 def make_bot(kind: str, seed: str) -> Player:
     """A bot of the named level; ``seed`` makes a random bot repeatable."""
     factory = BOTS.get(kind)
@@ -31,4 +65,4 @@ def make_bot(kind: str, seed: str) -> Player:
     return factory(seed)
 
 
-__all__ = ["BOTS", "HeuristicBot", "Player", "RandomBot", "make_bot"]
+__all__ = ["BOTS", "HeuristicBot", "Player", "RandomBot", "bot_name", "is_bot_name", "make_bot", "parse_bot"]

@@ -1,45 +1,72 @@
 """The table server: HTTP for tables and history, a WebSocket per player or watcher.
 
-Thin on purpose: requests are read and checked here, and every change is
-made by :class:`py421.server.hub.Hub`.
+Thin on purpose: requests are read into the models of :mod:`.protocol` here,
+and every change is made by :class:`py421.server.tables.Hub`. Every refusal,
+whatever went wrong, has the body ``{"detail": {"error", "message"}}``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gc
-import json
-import time
+import logging
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any, TypeVar
 
-from fastapi import Body, FastAPI, Header, Request, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, Header, Request, WebSocket
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from starlette.websockets import WebSocketDisconnected
+from pydantic import BaseModel, ValidationError
+from sqlalchemy.exc import SQLAlchemyError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ..core.engine import check_name
+from ..core.errors import Py421Error
 from ..core.rules import Ruleset, preset_names
 from ..storage import History
-from .hub import Connection, Hub, TableError, seats_limit
+from . import protocol as p
+from .limits import Limits
+from .optimal import Budget, OptimalWorker
 from .store import Store, make_engine, migrate
+from .table import Connection, Table, TableError
+from .tables import Hub
 
 STATIC = Path(__file__).parent / "static"
-MAX_MESSAGE = 4096  # bytes: every message the protocol needs is far smaller
-RATE = 10.0  # messages a second, per connection
-BURST = 20.0
+M = TypeVar("M", bound=BaseModel)
+log = logging.getLogger(__name__)
 
 
-def create_app(db_url: str, *, bot_delay: float = 0.6, seeds: Iterator[str] | None = None) -> FastAPI:
+def create_app(
+    db_url: str,
+    *,
+    bot_delay: float = 0.6,
+    seeds: Iterator[str] | None = None,
+    limits: Limits | None = None,
+    budget: Budget | None = None,
+) -> FastAPI:
     """The server on a database; ``seeds`` fixes the tables' dice (for tests)."""
+    limits = limits or Limits()
     engine = make_engine(db_url)
     migrate(engine)
-    hub = Hub(Store(engine), History(engine=engine), bot_delay=bot_delay, seeds=seeds)
+    hub = Hub(
+        Store(engine),
+        History(engine=engine),
+        bot_delay=bot_delay,
+        seeds=seeds,
+        limits=limits,
+        optimal=OptimalWorker(budget),
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         hub.resume_all()
+        hub.spawn(hub.housekeeping())
         # What start-up made (modules, the rules, the migrations) lives as long as the
         # server: leaving it out of garbage collection shortens the pauses play sees.
         # Full collections (about a tenth of a second with 200 tables in play) come
@@ -47,17 +74,35 @@ def create_app(db_url: str, *, bot_delay: float = 0.6, seeds: Iterator[str] | No
         gc.freeze()
         gc.set_threshold(700, 10, 100)
         yield
-        for task in list(hub.tasks):
-            task.cancel()
+        hub.close()  # every step is already written: stopping loses nothing
         hub.store.close()
         engine.dispose()
 
     app = FastAPI(title="py421 tables", lifespan=lifespan)
     app.state.hub = hub
+    app.add_middleware(BodyLimit, most=limits.body_bytes)
+
+    def refusal(error: p.ErrorCode, message: str, status: int) -> JSONResponse:
+        return JSONResponse({"detail": {"error": error, "message": message}}, status_code=status)
 
     @app.exception_handler(TableError)
     async def refused(request: Request, exc: TableError) -> JSONResponse:
-        return JSONResponse({"detail": {"error": exc.error, "message": exc.message}}, status_code=exc.status)
+        return refusal(exc.error, exc.message, exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return refusal("malformed", _problems(exc.errors()), 400)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 404:
+            return refusal("not_found", f"nothing at {request.url.path}", 404)
+        return refusal("malformed", str(exc.detail), exc.status_code)
+
+    @app.exception_handler(Exception)
+    async def failed(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("request %s %s failed", request.method, request.url.path)
+        return refusal("internal", "the server failed on this request; it is logged", 500)
 
     # -- pages -------------------------------------------------------------------
 
@@ -71,7 +116,9 @@ def create_app(db_url: str, *, bot_delay: float = 0.6, seeds: Iterator[str] | No
 
     # -- tables ------------------------------------------------------------------
 
-    @app.get("/api/presets")
+    responses: dict[int | str, dict[str, Any]] = {400: {"model": p.ErrorBody}}
+
+    @app.get("/api/presets", response_model=list[p.Preset])
     async def presets() -> list[dict[str, Any]]:
         found = []
         for name in preset_names():
@@ -81,65 +128,69 @@ def create_app(db_url: str, *, bot_delay: float = 0.6, seeds: Iterator[str] | No
                     "name": name,
                     "description": r.description,
                     "min_players": r.min_players,
-                    "max_players": seats_limit(r),
+                    "max_players": hub.seats_limit(r),
                     "no_limit": not r.max_players,
                 }
             )
         return found
 
-    @app.post("/api/tables")
-    async def create(body: Annotated[Any, Body()]) -> dict[str, Any]:
-        if not isinstance(body, dict):
-            raise TableError("malformed", "send a JSON object: {rules, settings, seats, name, timeout}")
-        table, token = hub.create(body)
+    @app.post("/api/tables", response_model=p.Created, responses=responses)
+    async def create(request: Request) -> dict[str, Any]:
+        body = await _read(request, p.CreateTable)
+        table, token = await hub.create(body, _address(request))
         return {"code": table.code, "seat": 0, "token": token, "seed_hash": table.seed_hash}
 
-    @app.get("/api/tables/{code}")
+    @app.get("/api/tables/{code}", response_model=p.TablePublic, responses=responses)
     async def show(code: str) -> dict[str, Any]:
-        return hub.get(code).public()
+        return hub.get(code, keep=False).public()
 
-    @app.post("/api/tables/{code}/join")
-    async def join(code: str, body: Annotated[Any, Body()]) -> dict[str, Any]:
-        name = body.get("name") if isinstance(body, dict) else None
-        table, seat, token = hub.join(code, name)
-        await hub.broadcast(table)
+    @app.post("/api/tables/{code}/join", response_model=p.Joined, responses=responses)
+    async def join(code: str, request: Request) -> dict[str, Any]:
+        body = await _read(request, p.JoinTable)
+        table, seat, token = hub.join(code, body.name)
         return {"code": table.code, "seat": seat, "token": token}
 
-    @app.post("/api/tables/{code}/start")
-    async def start(code: str, authorization: Annotated[str | None, Header()] = None) -> dict[str, Any]:
+    @app.post("/api/tables/{code}/start", response_model=p.TablePublic, responses=responses)
+    async def start(code: str, authorization: str | None = Header(None)) -> dict[str, Any]:
         return (await hub.start(code, _bearer(authorization))).public()
 
-    @app.post("/api/tables/{code}/rematch")
-    async def rematch(code: str, authorization: Annotated[str | None, Header()] = None) -> dict[str, Any]:
+    @app.post("/api/tables/{code}/rematch", response_model=p.Rematch, responses=responses)
+    async def rematch(code: str, authorization: str | None = Header(None)) -> dict[str, Any]:
         return {"code": (await hub.rematch(code, _bearer(authorization))).code}
 
-    @app.get("/api/tables/{code}/record")
+    @app.get("/api/tables/{code}/record", responses=responses)
     async def record(code: str) -> dict[str, Any]:
         return hub.record(code)
 
     # -- history -----------------------------------------------------------------
 
-    @app.get("/api/games")
+    @app.get("/api/games", response_model=list[p.GameSummary])
     async def games(limit: int = 20) -> list[dict[str, Any]]:
         rows = hub.history.games(max(1, min(limit, 200)))
         return [asdict(r) for r in rows]
 
-    @app.get("/api/games/{game_id}/record")
+    @app.get("/api/games/{game_id}/record", responses=responses)
     async def game_record(game_id: int) -> dict[str, Any]:
         try:
             return hub.history.record(game_id).to_dict()
         except Exception as e:
             raise TableError("no_game", f"there is no game number {game_id}", 404) from e
 
-    @app.get("/api/leaderboard")
+    @app.get("/api/leaderboard", response_model=list[p.PlayerStats], responses=responses)
     async def leaderboard(rules: str = "classic-11") -> list[dict[str, Any]]:
+        if rules not in preset_names():
+            raise TableError("bad_rules", f"unknown preset {rules!r}; accepted: {', '.join(preset_names())}")
         rows = hub.history.stats(rules=rules)
         for row in rows:
             row["loss_rate"] = (row["losses"] or 0) / row["games"]
         return sorted(rows, key=lambda r: (r["loss_rate"], -r["games"], r["name"]))
 
-    @app.get("/api/players/{name}")
+    @app.get("/api/players/{name}", response_model=p.PlayerStats, responses=responses)
     async def player(name: str) -> dict[str, Any]:
+        try:
+            check_name(name, 100)
+        except Py421Error as e:
+            raise TableError("bad_name", str(e)) from e
         rows = hub.history.stats(name=name)
         if not rows:
             raise TableError("no_player", f"no finished game has a player named {name!r}", 404)
@@ -149,62 +200,199 @@ def create_app(db_url: str, *, bot_delay: float = 0.6, seeds: Iterator[str] | No
 
     @app.websocket("/ws/{code}")
     async def play(ws: WebSocket, code: str, token: str | None = None, lang: str = "en") -> None:
+        address = ws.client.host if ws.client else ""
         await ws.accept()
+        if not hub.addresses.open(address):
+            await _refuse(ws, "too_many_connections", f"at most {limits.connections_per_address} connections "
+                          "from one address; close some tabs")  # fmt: skip
+            return
+        try:
+            await _session(ws, code, token, "fr" if lang == "fr" else "en", address)
+        finally:
+            hub.addresses.close(address)
+
+    async def _session(ws: WebSocket, code: str, token: str | None, lang: str, address: str) -> None:
         try:
             table = hub.get(code)
+            conn = Connection(
+                ws.send_json,
+                table.seat_of(token),
+                lang,
+                address=address,
+                queue=limits.queue,
+                send_seconds=limits.send_seconds,
+            )
+            hub.connect(table, conn)
         except TableError as e:
-            await ws.send_json({"type": "error", "error": e.error, "message": e.message})
-            await ws.close(code=4404)
+            await _refuse(ws, e.error, e.message)
             return
-        conn = Connection(ws.send_json, table.seat_of(token), "fr" if lang == "fr" else "en")
-        await hub.connect(table, conn)
-        allowance, last = BURST, time.monotonic()
+        tasks = [
+            asyncio.create_task(conn.write()),
+            asyncio.create_task(_receive(ws, table, conn)),
+            asyncio.create_task(conn.dropped.wait()),
+        ]
         try:
-            while True:
-                text = await ws.receive_text()
-                current = time.monotonic()
-                allowance = min(BURST, allowance + (current - last) * RATE)
-                last = current
-                try:
-                    if allowance < 1:
-                        raise TableError(
-                            "rate_limited", f"at most {RATE:.0f} messages a second; wait a moment"
-                        )
-                    allowance -= 1
-                    await _handle(hub, table, conn, text)
-                except TableError as e:
-                    await ws.send_json({"type": "error", "error": e.error, "message": e.message})
-        except (WebSocketDisconnect, WebSocketDisconnected):  # closed, or a send to it failed
-            pass
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            await hub.disconnect(table, conn)
+            for task in tasks:
+                task.cancel()
+            hub.disconnect(table, conn)
+        if conn.dropped.is_set():
+            with contextlib.suppress(Exception):  # a client that does not read may not take this either
+                async with asyncio.timeout(1):
+                    await ws.close(code=1013 if conn.why == "slow_client" else 1000)
+
+    async def _receive(ws: WebSocket, table: Table, conn: Connection) -> None:
+        while True:
+            message = await ws.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            try:
+                text = message.get("text")
+                if text is None:
+                    raise TableError(
+                        "malformed", 'messages are text frames holding JSON, such as {"type": "ping"}'
+                    )
+                if len(text.encode()) > limits.message_bytes:
+                    raise TableError("too_large", f"a message is at most {limits.message_bytes} bytes")
+                if not hub.addresses.message(conn.address):
+                    raise TableError(
+                        "rate_limited",
+                        f"at most {limits.messages_per_second:g} messages a second; wait a moment",
+                    )
+                await _handle(hub, table, conn, text)
+            except TableError as e:
+                conn.offer({"type": "error", "error": e.error, "message": e.message})
+            except SQLAlchemyError:  # nothing was kept: the move can be sent again
+                log.exception("table %s: a move could not be saved", table.code)
+                conn.offer(
+                    {
+                        "type": "error",
+                        "error": "internal",
+                        "message": "the move could not be saved; send it again",
+                    }
+                )
 
     return app
 
 
-async def _handle(hub: Hub, table: Any, conn: Connection, text: str) -> None:
-    if len(text.encode()) > MAX_MESSAGE:
-        raise TableError("too_large", f"a message is at most {MAX_MESSAGE} bytes")
+async def _handle(hub: Hub, table: Table, conn: Connection, text: str) -> None:
     try:
-        message = json.loads(text)
-    except ValueError as e:
-        raise TableError("malformed", 'a message is a JSON object such as {"type": "ping"}') from e
-    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-        raise TableError("malformed", 'a message is a JSON object with a "type"')
-    kind = message["type"]
-    if kind == "ping":
-        await conn.send({"type": "pong"})
-    elif kind == "act":
-        await hub.act(table, conn.seat, message.get("version"), message.get("action"))
-    elif kind == "report":
-        await hub.report(table, conn.seat, message.get("version"), message.get("turn"))
-    elif kind == "undo":
-        await hub.undo(table, conn.seat, message.get("version"))
+        message = p.INBOUND.validate_json(text)
+    except ValidationError as e:
+        if e.errors()[0].get("type") == "union_tag_invalid":
+            raise TableError("unknown_type", f"unknown type; accepted: {', '.join(p.INBOUND_TYPES)}") from e
+        raise TableError("malformed", _inbound_problem(e)) from e
+    if isinstance(message, p.Ping):
+        conn.offer({"type": "pong"})
+    elif isinstance(message, p.Act):
+        await hub.act(table, conn.seat, message.version, message.action)
+    elif isinstance(message, p.Report):
+        await hub.report(table, conn.seat, message.version, message.turn)
     else:
-        raise TableError("unknown_type", f"unknown type {kind!r}; accepted: act, report, undo, ping")
+        await hub.undo(table, conn.seat, message.version)
+
+
+def _inbound_problem(e: ValidationError) -> str:
+    first = e.errors()[0]
+    kind = first.get("type", "")
+    if kind in ("json_invalid", "recursion_loop") or "recursion" in str(first.get("msg", "")):
+        return 'a message is a JSON object such as {"type": "ping"}'
+    if kind in ("union_tag_not_found", "model_type", "model_attributes_type", "dict_type"):
+        return 'a message is a JSON object with a "type": act, report, undo or ping'
+    if kind == "union_tag_invalid":
+        return f"unknown type; accepted: {', '.join(p.INBOUND_TYPES)}"
+    return _problems(e.errors())
+
+
+def _problems(errors: Any) -> str:
+    """Pydantic's complaints as one line: where, and what is accepted."""
+    parts = []
+    for err in list(errors)[:3]:
+        where = ".".join(
+            str(x) for x in err.get("loc", ()) if x not in ("body", "act", "report", "undo", "ping")
+        )
+        msg = str(err.get("msg", "invalid"))
+        whole = err.get("type") in ("json_invalid", "model_attributes_type", "model_type", "dict_type")
+        if whole and not where:
+            return "send a JSON object (at most 16 KB), with the fields the API lists"
+        parts.append(f"{where}: {msg}" if where else msg)
+    return "; ".join(parts) or "the request is not what the API accepts"
+
+
+async def _read(request: Request, model: type[M]) -> M:
+    """The body as ``model``; JSON nested too deep or too large, or wrong fields, are refused."""
+    body = await request.body()
+    try:
+        return model.model_validate_json(body or b"{}")
+    except ValidationError as e:
+        raise TableError("malformed", _problems(e.errors())) from e
+
+
+async def _refuse(ws: WebSocket, error: p.ErrorCode, message: str) -> None:
+    with contextlib.suppress(Exception):
+        async with asyncio.timeout(2):
+            await ws.send_json({"type": "error", "error": error, "message": message})
+            await ws.close(code=4404 if error == "no_table" else 1013)
+
+
+def _address(request: Request) -> str:
+    return request.client.host if request.client else ""
 
 
 def _bearer(header: str | None) -> str | None:
     if header and header.lower().startswith("bearer "):
         return header[7:].strip()
     return None
+
+
+class BodyLimit:
+    """Refuses an HTTP body larger than ``most`` bytes before reading it all."""
+
+    def __init__(self, app: ASGIApp, most: int) -> None:
+        self.app, self.most = app, most
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.most):
+            await self._too_large(send)
+            return
+        seen = 0
+        started = False
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.most:
+                    raise _TooLarge
+            return message
+
+        async def sending(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted, sending)
+        except _TooLarge:
+            if not started:
+                await self._too_large(send)
+
+    async def _too_large(self, send: Send) -> None:
+        body = (
+            b'{"detail":{"error":"too_large","message":"a request body is at most '
+            + str(self.most).encode()
+            + b' bytes"}}'
+        )
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        await send({"type": "http.response.start", "status": 413, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+
+class _TooLarge(Exception):
+    pass

@@ -9,7 +9,7 @@ rebuilds each table by replaying its steps.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -198,23 +198,53 @@ class Store:
                 is not None
             )
 
-    def set_seats(self, code: str, seats: Sequence[SeatRow]) -> None:
-        """Rewrite some of a table's seats, in one transaction."""
+    def take_seat(self, code: str, seat: SeatRow) -> bool:
+        """A person sits at a free seat of a waiting table; False if someone else got there first."""
         c = online_seats.c
         with self.begin() as conn:
+            waiting = select(online_tables.c.code).where(
+                online_tables.c.code == code, online_tables.c.status == "waiting"
+            )
+            done = conn.execute(
+                online_seats.update()
+                .where(c.code == code, c.seat == seat.seat, c.token_hash.is_(None), c.code.in_(waiting))
+                .values(name=seat.name, token_hash=seat.token_hash)
+            )
+            return bool(done.rowcount)
+
+    def start(self, code: str, seats: Sequence[SeatRow]) -> bool:
+        """The seats as the game starts and the status "playing", in one transaction;
+        False (and nothing written) if the table was no longer waiting."""
+        c = online_seats.c
+        with self.begin() as conn:
+            done = conn.execute(
+                online_tables.update()
+                .where(online_tables.c.code == code, online_tables.c.status == "waiting")
+                .values(status="playing")
+            )
+            if not done.rowcount:
+                return False
             for seat in seats:
                 conn.execute(
                     online_seats.update()
                     .where(c.code == code, c.seat == seat.seat)
                     .values(kind=seat.kind, bot=seat.bot, name=seat.name, token_hash=seat.token_hash)
                 )
+            return True
 
     def set_table(self, code: str, **values: Any) -> None:
         with self.begin() as conn:
             conn.execute(online_tables.update().where(online_tables.c.code == code).values(**values))
 
-    def add_steps(self, code: str, first: int, steps: Sequence[Step]) -> None:
-        """Steps ``first``, ``first + 1``… of a table, in one transaction."""
+    def add_steps(
+        self, code: str, first: int, steps: Sequence[Step], finish: Callable[[Connection], int] | None = None
+    ) -> int | None:
+        """Steps ``first``, ``first + 1``… of a table, in one transaction.
+
+        ``finish`` (the game is over) writes the game into the history in that same
+        transaction; the table is then marked over with the game's number, returned.
+        A crash leaves a table either playing without these steps or over with all of them.
+        """
         with self.begin() as conn:
             conn.execute(
                 online_steps.insert(),
@@ -223,11 +253,38 @@ class Store:
                     for i, s in enumerate(steps)
                 ],
             )
+            if finish is None:
+                return None
+            game_id = finish(conn)
+            conn.execute(
+                online_tables.update()
+                .where(online_tables.c.code == code)
+                .values(status="over", game_id=game_id)
+            )
+            return game_id
 
-    def remove_steps_from(self, code: str, n: int) -> None:
+    def remove_steps_from(
+        self, code: str, n: int, reopen: Callable[[Connection], None] | None = None
+    ) -> None:
+        """Take back steps ``n`` and after; ``reopen`` (the game was over) takes the game out of
+        the history in the same transaction, and the table plays again."""
         c = online_steps.c
         with self.begin() as conn:
             conn.execute(delete(online_steps).where(c.code == code, c.n >= n))
+            if reopen is not None:
+                reopen(conn)
+                conn.execute(
+                    online_tables.update()
+                    .where(online_tables.c.code == code)
+                    .values(status="playing", game_id=None)
+                )
+
+    def delete(self, code: str) -> None:
+        """A table that never started, and its seats."""
+        with self.begin() as conn:
+            conn.execute(delete(online_steps).where(online_steps.c.code == code))
+            conn.execute(delete(online_seats).where(online_seats.c.code == code))
+            conn.execute(delete(online_tables).where(online_tables.c.code == code))
 
     def load(self, code: str) -> TableRow | None:
         with self.begin() as conn:

@@ -8,9 +8,9 @@ to and loads from plain JSON so any game can be resumed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from ..core.actions import Action
 from ..core.chance import SeededDice
@@ -19,7 +19,7 @@ from ..core.game import Game
 from ..core.record import Record
 from ..core.rules import Ruleset
 from ..core.state import State
-from ..players import BOTS, Player, make_bot
+from ..players import Player, bot_name, is_bot_name, make_bot, parse_bot
 
 SAVE_FORMAT = "py421-save"
 SAVE_VERSION = 1
@@ -42,20 +42,25 @@ def parse_seats(specs: Sequence[str]) -> list[Seat]:
     seats: list[Seat] = []
     counts: dict[str, int] = {}
     for raw in specs:
-        spec = raw.strip()
-        if spec.lower().startswith("bot:"):
-            kind = spec[4:].strip().lower()
-            if kind not in BOTS:
-                accepted = ", ".join(f"bot:{k}" for k in BOTS)
-                raise InvalidPlayers(f"unknown bot {spec!r}; accepted: {accepted}")
-            counts[kind] = counts.get(kind, 0) + 1
-            seats.append(Seat(f"{kind.capitalize()} {counts[kind]}", kind))
+        level = parse_bot(raw)
+        if level is not None:
+            counts[level] = counts.get(level, 0) + 1
+            seats.append(Seat(bot_name(level, counts[level]), level))
+        elif is_bot_name(raw):
+            raise InvalidPlayers(f"{raw.strip()!r}: names like 'Heuristic 1' are kept for the bots")
         else:
-            seats.append(Seat(spec))
+            seats.append(Seat(raw.strip()))
     return seats
 
 
+# What a game waits for: the dice, a bot's decision (or a stand-in's for someone away),
+# a person's decision, or nothing more.
+Waiting = Literal["dice", "bot", "person", "over"]
+
+
 class Session:
+    """A game, its seats and its dice; ``bots`` may bring players made elsewhere (the server's)."""
+
     def __init__(
         self,
         rules: Ruleset,
@@ -64,19 +69,25 @@ class Session:
         seed: str | int | None = None,
         first_seat: int = 0,
         game: Game | None = None,
+        bots: Mapping[int, Player] | None = None,
     ) -> None:
         self.seats = list(seats)
         self.dice = SeededDice(seed)
         self.game = game or Game(rules, [s.name for s in self.seats], first_seat=first_seat)
-        self.bots: dict[int, Player] = {
-            i: make_bot(s.bot, f"{self.dice.seed}:bot{i}")
-            for i, s in enumerate(self.seats)
-            if s.bot is not None
-        }
-        if any(s.bot == "optimal" for s in self.seats):
-            from ..players.optimal import prepare
+        if bots is not None:
+            self.bots = dict(bots)
+        else:
+            self.bots = {
+                i: make_bot(s.bot, f"{self.dice.seed}:bot{i}")
+                for i, s in enumerate(self.seats)
+                if s.bot is not None
+            }
+            if any(s.bot == "optimal" for s in self.seats):
+                from ..players.optimal import prepare
 
-            prepare(rules, len(self.seats))  # solve now, not in the middle of the game
+                prepare(rules, len(self.seats))  # solve now, not in the middle of the game
+        # plays for a person who is away (an online player who timed out) until they are back
+        self.stand_in: Player = make_bot("heuristic", f"{self.dice.seed}:stand-in")
 
     @property
     def state(self) -> State:
@@ -100,7 +111,26 @@ class Session:
         request = self.state.chance
         return request.seat if request is not None and self.seats[request.seat].human else None
 
-    def step(self) -> State:
+    def waiting(self, away: Collection[int] = ()) -> Waiting:
+        """What the game waits for; the seats in ``away`` are played by a stand-in bot."""
+        state = self.state
+        if state.is_over:
+            return "over"
+        if state.chance is not None:
+            return "dice"
+        seat = state.to_move
+        return "bot" if seat in self.bots or seat in away else "person"
+
+    def player(self, seat: int, away: Collection[int] = ()) -> Player:
+        """Who decides for a seat that a bot plays (its own, or the stand-in)."""
+        bot = self.bots.get(seat)
+        if bot is not None:
+            return bot
+        if seat in away:
+            return self.stand_in
+        raise IllegalAction(f"{self.seats[seat].name} must decide")
+
+    def step(self, away: Collection[int] = ()) -> State:
         """One automatic step: a throw of the dice, or a bot's decision."""
         state = self.state
         request = state.chance
@@ -109,10 +139,7 @@ class Session:
         seat = state.to_move
         if seat is None:
             raise IllegalAction("the game is over")
-        bot = self.bots.get(seat)
-        if bot is None:
-            raise IllegalAction(f"{self.seats[seat].name} must decide")
-        return self.game.act(bot.choose(state))
+        return self.game.act(self.player(seat, away).choose(state))
 
     def act(self, action: Action | str) -> State:
         """A human's decision."""

@@ -52,6 +52,34 @@
       lost_by: "lost: {who}",
       unavailable: "Not available.",
       name_needed: "Type your name first.",
+      "error.malformed": "The request was not understood.",
+      "error.too_large": "That is too long.",
+      "error.unknown_type": "Unknown message.",
+      "error.rate_limited": "Too fast: wait a moment.",
+      "error.too_many_tables": "Too many new tables: try again in a minute.",
+      "error.too_many_connections": "Too many tabs open from this connection: close some.",
+      "error.too_many_spectators": "This table has all the spectators it can take.",
+      "error.slow_client": "The connection was too slow: reconnecting.",
+      "error.no_table": "There is no such table.",
+      "error.not_waiting": "This table is no longer waiting for players.",
+      "error.full": "Every seat is taken; you can watch.",
+      "error.name_taken": "That name is already at the table.",
+      "error.bad_name": "A name is 1 to 24 visible characters, and not a bot's (such as “Heuristic 1”).",
+      "error.bad_rules": "These rules are not accepted.",
+      "error.bad_seats": "These seats are not accepted.",
+      "error.optimal_too_costly": "This server cannot solve these rules for the optimal bot: choose another bot.",
+      "error.not_creator": "Only the table's creator can do that.",
+      "error.not_started": "The game has not started.",
+      "error.over": "The game is over.",
+      "error.spectator": "Spectators watch; join the table to play.",
+      "error.not_your_turn": "It is not your turn.",
+      "error.illegal": "That move is not allowed now.",
+      "error.stale": "The table moved on: look again.",
+      "error.not_over": "Only once the game is over.",
+      "error.no_game": "There is no such game.",
+      "error.no_player": "No finished game has this player.",
+      "error.not_found": "Nothing here.",
+      "error.internal": "The server failed: try again.",
       "status.waiting": "Waiting for players",
       "status.playing": "Playing",
       "status.over": "Game over",
@@ -199,6 +227,34 @@
       lost_by: "perdant : {who}",
       unavailable: "Indisponible.",
       name_needed: "Tapez d'abord votre nom.",
+      "error.malformed": "La requête n'a pas été comprise.",
+      "error.too_large": "C'est trop long.",
+      "error.unknown_type": "Message inconnu.",
+      "error.rate_limited": "Trop vite : attendez un instant.",
+      "error.too_many_tables": "Trop de nouvelles tables : réessayez dans une minute.",
+      "error.too_many_connections": "Trop d'onglets ouverts depuis cette connexion : fermez-en.",
+      "error.too_many_spectators": "Cette table a tous les spectateurs qu'elle peut accueillir.",
+      "error.slow_client": "La connexion était trop lente : reconnexion.",
+      "error.no_table": "Cette table n'existe pas.",
+      "error.not_waiting": "Cette table n'attend plus de joueurs.",
+      "error.full": "Toutes les places sont prises ; vous pouvez regarder.",
+      "error.name_taken": "Ce nom est déjà à la table.",
+      "error.bad_name": "Un nom fait 1 à 24 caractères visibles et n'est pas celui d'un bot (comme « Heuristic 1 »).",
+      "error.bad_rules": "Ces règles ne sont pas acceptées.",
+      "error.bad_seats": "Ces places ne sont pas acceptées.",
+      "error.optimal_too_costly": "Ce serveur ne peut pas résoudre ces règles pour le bot optimal : choisissez un autre bot.",
+      "error.not_creator": "Seul le créateur de la table peut faire cela.",
+      "error.not_started": "La partie n'a pas commencé.",
+      "error.over": "La partie est finie.",
+      "error.spectator": "Les spectateurs regardent ; rejoignez la table pour jouer.",
+      "error.not_your_turn": "Ce n'est pas votre tour.",
+      "error.illegal": "Ce coup n'est pas permis maintenant.",
+      "error.stale": "La table a avancé : regardez à nouveau.",
+      "error.not_over": "Seulement une fois la partie finie.",
+      "error.no_game": "Cette partie n'existe pas.",
+      "error.no_player": "Aucune partie finie n'a ce joueur.",
+      "error.not_found": "Rien ici.",
+      "error.internal": "Le serveur a échoué : réessayez.",
       "status.waiting": "En attente des joueurs",
       "status.playing": "En jeu",
       "status.over": "Partie terminée",
@@ -398,6 +454,27 @@
 
   // ---------------------------------------------------------------- errors
 
+  /** A refusal in the page's language: the server's own words in English, the catalog's in French. */
+  function errorText(code, message) {
+    const key = `error.${code}`;
+    if (lang !== "en" && key in STRINGS[lang]) return STRINGS[lang][key];
+    return message || STRINGS.en[key] || String(code);
+  }
+
+  // The server's rules for a name (py421.server.table.clean_name): 1 to 24 characters, no control,
+  // invisible or direction-changing character, and not a bot's name.
+  const NAME_MAX = 24;
+  const NOT_IN_NAMES = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]/u;
+  const BOT_NAME = /^(random|heuristic|optimal) [0-9]+$/i;
+
+  /** Why a typed name would be refused, or "" when it is fine. */
+  function nameProblem(raw) {
+    const name = raw.trim().split(/\s+/).join(" ");
+    if (!name) return t("name_needed");
+    if ([...name].length > NAME_MAX || NOT_IN_NAMES.test(name) || BOT_NAME.test(name)) return t("error.bad_name");
+    return "";
+  }
+
   function showError(message) {
     const banner = document.getElementById("error-banner");
     document.getElementById("error-text").textContent = String(message);
@@ -543,7 +620,7 @@
           id: "player-name",
           testid: "player-name",
           type: "text",
-          maxlength: "40",
+          maxlength: String(NAME_MAX),
           autocomplete: "nickname",
           value: safeGet("py421:name") || "",
           required: true,
@@ -645,8 +722,9 @@
         async function submit(event) {
           event.preventDefault();
           const player = name.value.trim();
-          if (!player) {
-            showError(t("name_needed"));
+          const problem = nameProblem(player);
+          if (problem) {
+            showError(problem);
             name.focus();
             return;
           }
@@ -664,7 +742,7 @@
             saveSeat(res.code, { seat: res.seat, token: res.token, creator: true });
             navigate(`/t/${encodeURIComponent(res.code)}`);
           } catch (err) {
-            showError(err.message);
+            showError(errorText(err.code, err.message));
             create.disabled = false;
           }
         }
@@ -706,7 +784,7 @@
       },
       (err) => {
         fill(root, joinByCode());
-        showError(err.message);
+        showError(errorText(err.code, err.message));
       },
     );
   }
@@ -876,7 +954,7 @@
                 h("span", { class: "seat-no", text: i + 1 }),
                 h("input", {
                   type: "text",
-                  maxlength: "40",
+                  maxlength: String(NAME_MAX),
                   testid: `sk-player-${i}`,
                   id: `sk-player-${i}`,
                   "aria-label": t("sk.player_n", { n: i + 1 }),
@@ -911,13 +989,18 @@
             showError(t("sk.names_needed"));
             return;
           }
+          const problem = players.map(nameProblem).find(Boolean);
+          if (problem) {
+            showError(problem);
+            return;
+          }
           create.disabled = true;
           try {
             const res = await api("POST", "/api/tables", { mode: "scorekeeper", rules: presetSel.value, players });
             saveSeat(res.code, { seat: res.seat ?? 0, token: res.token, creator: true });
             navigate(`/t/${encodeURIComponent(res.code)}`);
           } catch (err) {
-            showError(err.message);
+            showError(errorText(err.code, err.message));
             create.disabled = false;
           }
         }
@@ -937,7 +1020,7 @@
         );
         clamp();
       },
-      (err) => showError(err.message),
+      (err) => showError(errorText(err.code, err.message)),
     );
   }
 
@@ -1027,7 +1110,7 @@
       id: "join-name",
       testid: "join-name",
       type: "text",
-      maxlength: "40",
+      maxlength: String(NAME_MAX),
       autocomplete: "nickname",
       value: safeGet("py421:name") || "",
       "aria-label": t("your_name"),
@@ -1072,7 +1155,7 @@
 
     const actThrow = actionButton("action-throw", "btn-primary", onThrow);
     const actBon = actionButton("action-bon", "btn-gold", onBon);
-    const actStop = actionButton("action-stop", "btn-light", () => act("stop"));
+    const actStop = actionButton("action-stop", "btn-light", () => act(legal().find((a) => a.kind === "stop")));
     const actEst = actionButton("action-est", "btn-primary", () => act(legalStake("est")));
     const actVient = actionButton("action-vient", "btn-gold", () => act(legalStake("vient")));
     const stakeQ = h("p", { class: "hint center", hidden: true, text: t("stake_q") });
@@ -1166,7 +1249,7 @@
             h("section", { class: "card" }, h("p", { text: t("not_found", { code }) }), h("a", { href: "/", "data-link": true, class: "btn btn-primary", text: t("back") })),
           );
         } else {
-          showError(err.message);
+          showError(errorText(err.code, err.message));
           connect();
         }
       },
@@ -1295,7 +1378,7 @@
       } else if (msg.type === "error") {
         T.busy = false;
         T.reportSentAt = null;
-        showError(msg.message || msg.error);
+        showError(errorText(msg.error, msg.message));
         renderActions();
       }
       // "pong" needs nothing: the socket being alive is the point.
@@ -1306,8 +1389,9 @@
     async function join(event) {
       event.preventDefault();
       const name = joinName.value.trim();
-      if (!name) {
-        showError(t("name_needed"));
+      const problem = nameProblem(name);
+      if (problem) {
+        showError(problem);
         joinName.focus();
         return;
       }
@@ -1320,7 +1404,7 @@
         hideError();
         reconnect();
       } catch (err) {
-        showError(err.message);
+        showError(errorText(err.code, err.message));
       } finally {
         joinBtn.disabled = false;
         renderControls();
@@ -1336,7 +1420,7 @@
           renderAll();
         }
       } catch (err) {
-        showError(err.message);
+        showError(errorText(err.code, err.message));
       } finally {
         startBtn.disabled = false;
       }
@@ -1348,7 +1432,7 @@
         const res = await api("POST", `/api/tables/${encodeURIComponent(code)}/rematch`, {}, T.seat && T.seat.token);
         goRematch(res.code);
       } catch (err) {
-        showError(err.message);
+        showError(errorText(err.code, err.message));
         rematchBtn.disabled = false;
       }
     }
@@ -1404,13 +1488,19 @@
       return h("button", { type: "button", class: `btn ${style}`, id: testid, testid, hidden: true, onclick });
     }
 
+    /** The moves the server allows this seat now: {kind, keep, bon, stake, text} each. */
     function legal() {
       return T.view && T.view.your_turn && Array.isArray(T.view.legal_actions) ? T.view.legal_actions : [];
     }
 
-    /** The stake action as the server spells it (`est` or `stake est`). */
+    /** The « main chaude » move for `est` or `vient`, if allowed. */
     function legalStake(which) {
-      return legal().find((a) => a === which || a === `stake ${which}`) || which;
+      return legal().find((a) => a.kind === "stake" && a.stake === which);
+    }
+
+    /** The throw keeping `kept` (digits, highest first), with or without « le bon », if allowed. */
+    function legalThrow(kept, bon) {
+      return legal().find((a) => a.kind === "throw" && a.bon === bon && a.keep.join("") === kept);
     }
 
     /** The tapped dice in descending order, as the notation wants them. */
@@ -1428,31 +1518,30 @@
       return r && r.dice ? [...r.dice].map(Number) : [];
     }
 
-    function act(action) {
-      if (!action || T.busy) return;
+    /** Sends one of the moves of legal(), as data. */
+    function act(move) {
+      if (!move || T.busy) return;
       actionHint.hidden = true;
+      const action = { kind: move.kind, keep: move.keep, bon: move.bon, stake: move.stake };
       const sent = send({ type: "act", version: T.version, action });
       if (!sent) return;
       T.busy = true;
-      T.lastKeep = action.startsWith("keep ") || action.startsWith("bon ") ? action.split(" ")[1] : "";
+      T.lastKeep = move.kind === "throw" ? move.keep.join("") : "";
       renderActions();
     }
 
     function tryKeep(verb) {
       const kept = keptDice();
-      let action;
-      if (verb === "bon") action = kept ? `bon ${kept}` : "bon";
-      else action = kept ? `keep ${kept}` : "throw";
-      const allowed = legal();
-      if (allowed.includes(action)) {
-        act(action);
+      const bon = verb === "bon";
+      const move = legalThrow(kept, bon);
+      if (move) {
+        act(move);
         return;
       }
       // Tell which keeps the rules accept rather than sending a sure refusal.
-      const prefix = verb === "bon" ? "bon" : "keep";
-      const options = allowed
-        .filter((a) => a === (verb === "bon" ? "bon" : "throw") || a.startsWith(`${prefix} `))
-        .map((a) => a.split(" ")[1] || t("nothing"));
+      const options = legal()
+        .filter((a) => a.kind === "throw" && a.bon === bon)
+        .map((a) => a.keep.join("") || t("nothing"));
       actionHint.textContent = t("keep_refused", { kept: kept || t("nothing"), allowed: options.join(", ") || "—" });
       actionHint.hidden = false;
     }
@@ -1683,7 +1772,7 @@
     /** Reflects the kept dice and whether they can be tapped. */
     function renderDiceState() {
       const mine = Boolean(T.view && T.view.your_turn) && !isScorekeeper();
-      const canKeep = mine && legal().some((a) => a.startsWith("keep ") || a === "throw");
+      const canKeep = mine && legal().some((a) => a.kind === "throw" && !a.bon);
       dice.classList.toggle("tappable", canKeep);
       dice.querySelectorAll(".die").forEach((btn, i) => {
         const kept = T.kept.has(i);
@@ -1703,15 +1792,15 @@
       T.wasMyTurn = mine;
       document.title = `${mine ? "● " : ""}421 · ${code}`;
       show(actions, mine);
-      const stake = allowed.some((a) => /^(stake )?(est|vient)$/.test(a));
+      const stake = allowed.some((a) => a.kind === "stake");
       const kept = keptDice();
       const rest = 3 - kept.length;
       show(stakeQ, mine && stake);
-      show(actEst, mine && allowed.includes(legalStake("est")));
-      show(actVient, mine && allowed.includes(legalStake("vient")));
-      show(actThrow, mine && allowed.some((a) => a === "throw" || a.startsWith("keep ")));
-      show(actBon, mine && allowed.some((a) => a === "bon" || a.startsWith("bon ")));
-      show(actStop, mine && allowed.includes("stop"));
+      show(actEst, mine && Boolean(legalStake("est")));
+      show(actVient, mine && Boolean(legalStake("vient")));
+      show(actThrow, mine && allowed.some((a) => a.kind === "throw" && !a.bon));
+      show(actBon, mine && allowed.some((a) => a.kind === "throw" && a.bon));
+      show(actStop, mine && allowed.some((a) => a.kind === "stop"));
       actThrow.textContent = kept ? t("throw_keep", { kept, n: rest }) : t("throw_all");
       actBon.textContent = kept ? t("bon_keep", { kept }) : t("bon");
       actStop.textContent = t("stop");

@@ -1,0 +1,90 @@
+"""What one client may take of the server: every cap in one place, each a ``421 serve`` option.
+
+docs/online.md lists them with their defaults; a test keeps the two in step.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Limits:
+    seats: int = 20  # players at one online table, whatever the rules allow
+    spectators: int = 100  # connections without a seat, per table
+    connections_per_address: int = 50  # open WebSockets from one address
+    tables_per_minute: int = 20  # tables one address may create in a minute
+    live_tables: int = 5_000  # tables waiting or in play, on this server
+    waiting_minutes: int = 30  # a table nobody starts in this time is removed
+    messages_per_second: float = 10.0  # WebSocket messages, per address (bursts up to twice that)
+    queue: int = 64  # messages waiting to be sent to one connection before it is dropped
+    send_seconds: float = 10.0  # one message not taken by the client in this time drops it
+    body_bytes: int = 16_384  # an HTTP request's body
+    message_bytes: int = 4_096  # a WebSocket message
+
+
+@dataclass
+class _Bucket:
+    tokens: float
+    last: float
+
+
+@dataclass
+class AddressBook:
+    """Per-address counts: open connections, a message budget, tables created lately.
+
+    Entries that hold nothing are forgotten, so the book grows only with the
+    addresses connected or active in the last minute.
+    """
+
+    limits: Limits
+    connections: dict[str, int] = field(default_factory=dict)
+    buckets: dict[str, _Bucket] = field(default_factory=dict)
+    created: dict[str, deque[float]] = field(default_factory=dict)
+
+    def open(self, address: str) -> bool:
+        """Count a new connection; False (and nothing counted) when the address has its fill."""
+        n = self.connections.get(address, 0)
+        if n >= self.limits.connections_per_address:
+            return False
+        self.connections[address] = n + 1
+        return True
+
+    def close(self, address: str) -> None:
+        n = self.connections.get(address, 0) - 1
+        if n > 0:
+            self.connections[address] = n
+        else:
+            self.connections.pop(address, None)
+            self.buckets.pop(address, None)
+
+    def message(self, address: str, now: float | None = None) -> bool:
+        """Spend one message of the address's budget; False when it is spent."""
+        now = time.monotonic() if now is None else now
+        rate = self.limits.messages_per_second
+        burst = 2 * rate
+        bucket = self.buckets.setdefault(address, _Bucket(burst, now))
+        bucket.tokens = min(burst, bucket.tokens + (now - bucket.last) * rate)
+        bucket.last = now
+        if bucket.tokens < 1:
+            return False
+        bucket.tokens -= 1
+        return True
+
+    def create(self, address: str, now: float | None = None) -> bool:
+        """Count a table created; False when the address made its fill in the last minute."""
+        now = time.monotonic() if now is None else now
+        recent = self.created.setdefault(address, deque())
+        while recent and now - recent[0] >= 60:
+            recent.popleft()
+        if len(recent) >= self.limits.tables_per_minute:
+            return False
+        recent.append(now)
+        return True
+
+    def forget_idle(self, now: float | None = None) -> None:
+        now = time.monotonic() if now is None else now
+        for address in [a for a, r in self.created.items() if not r or now - r[-1] >= 60]:
+            del self.created[address]

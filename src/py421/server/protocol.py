@@ -1,0 +1,394 @@
+"""The table server's protocol, declared once: every HTTP body, WebSocket message and view.
+
+The routes use these models to read requests and shape answers, the tables
+read WebSocket messages through :data:`INBOUND`, and ``docs/online.md`` shows
+the tables :func:`markdown` writes from them (a test keeps the two equal:
+``python -m py421.server.protocol`` prints them).
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+import typing
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+# -- errors ------------------------------------------------------------------------
+
+ErrorCode = Literal[
+    "malformed",
+    "too_large",
+    "unknown_type",
+    "rate_limited",
+    "too_many_tables",
+    "too_many_connections",
+    "too_many_spectators",
+    "slow_client",
+    "no_table",
+    "not_waiting",
+    "full",
+    "name_taken",
+    "bad_name",
+    "bad_rules",
+    "bad_seats",
+    "optimal_too_costly",
+    "not_creator",
+    "not_started",
+    "over",
+    "spectator",
+    "not_your_turn",
+    "illegal",
+    "stale",
+    "not_over",
+    "no_game",
+    "no_player",
+    "not_found",
+    "internal",
+]
+ERROR_CODES: tuple[str, ...] = get_args(ErrorCode)
+
+
+class Strict(BaseModel):
+    """Unknown fields are refused: a misspelt field is an error, not silently ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class ErrorDetail(Strict):
+    error: ErrorCode = Field(description="a stable code (the page words it in English or French)")
+    message: str = Field(description="what was wrong and what is accepted, in English")
+
+
+class ErrorBody(Strict):
+    """Every refused HTTP request, whatever its status."""
+
+    detail: ErrorDetail
+
+
+# -- HTTP requests -------------------------------------------------------------------
+
+Setting = Annotated[str, Field(max_length=100)]
+SeatSpec = Annotated[str, Field(max_length=40)]
+Name = Annotated[str, Field(max_length=100)]
+
+
+class CreateTable(Strict):
+    """``POST /api/tables``: a table to play (seats) or the scorekeeper of a real one (players)."""
+
+    mode: Literal["play", "scorekeeper"] = Field(
+        "play", description="play online, or keep a real table's score"
+    )
+    rules: str = Field("classic-11", max_length=64, description="a preset name")
+    settings: list[Setting] = Field([], max_length=40, description="house settings such as `pot=21`")
+    seats: list[SeatSpec] = Field(
+        ["human", "bot:heuristic"],
+        max_length=64,
+        description="play: `human` or `bot:LEVEL`, the creator first",
+    )
+    name: Name | None = Field(None, description="play: the creator's name")
+    players: list[Name] | None = Field(None, max_length=64, description="scorekeeper: every name, in order")
+    timeout: int = Field(60, description="seconds a person has to act before a bot stands in (0: none)")
+
+
+class JoinTable(Strict):
+    """``POST /api/tables/{code}/join``."""
+
+    name: Name = Field(description="the name to sit under")
+
+
+class Created(Strict):
+    code: str
+    seat: int
+    token: str = Field(description="keep it: it holds the seat (Authorization: Bearer TOKEN)")
+    seed_hash: str = Field(description="SHA-256 of the secret seed of the table's dice")
+
+
+class Joined(Strict):
+    code: str
+    seat: int
+    token: str
+
+
+class Rematch(Strict):
+    code: str
+
+
+class Preset(Strict):
+    name: str
+    description: str
+    min_players: int
+    max_players: int = Field(description="the most an online table of this preset seats")
+    no_limit: bool = Field(description="the rules set no most (the server's own cap applies)")
+
+
+class SeatPublic(Strict):
+    seat: int
+    kind: Literal["human", "bot"]
+    bot: str | None
+    name: str | None
+    taken: bool
+    connected: bool
+    away: bool = Field(description="timed out: a bot plays for them until they act again")
+
+
+class TablePublic(Strict):
+    """What anyone may know of a table."""
+
+    code: str
+    mode: Literal["play", "scorekeeper"]
+    rules: str
+    options: dict[str, Any] = Field(description="the options that differ from the common rule")
+    status: Literal["waiting", "playing", "over"]
+    timeout: float = Field(description="seconds a person has to act before a bot stands in (0: none)")
+    seats: list[SeatPublic]
+    seed_hash: str
+    seed: str | None = Field(description="revealed once the game is over")
+    version: int = Field(description="steps played: send it back with every move")
+    rematch: str | None
+
+
+class GameSummary(Strict):
+    id: int
+    finished_at: str
+    rules: str
+    players: list[str]
+    losers: list[str]
+    kind: str
+    source: str
+
+
+class PlayerStats(BaseModel):
+    """``GET /api/players/{name}`` and each row of ``GET /api/leaderboard``."""
+
+    name: str
+    games: int
+    losses: int | None
+    loss_rate: float | None = None
+
+
+# -- what one seat sees ----------------------------------------------------------------
+
+
+class LegalAction(Strict):
+    """One move the seat may make now; send ``text`` (or this object) back as the action."""
+
+    kind: Literal["stop", "throw", "stake"]
+    keep: list[int] = Field(description="throw: the dice kept (none: throw all three)")
+    bon: bool = Field(description="throw: « le bon », this throw is the last")
+    stake: Literal["est", "vient"] | None = Field(description="stake: « pour ce qui est » or « vient »")
+    text: str = Field(description="the move in the record's notation: `keep 42`, `bon 5`, `stop`…")
+
+
+class PlayerView(Strict):
+    seat: int
+    name: str
+    tokens: int
+    in_manche: bool
+    manches_lost: int
+    debt: int
+
+
+class Waiting(Strict):
+    seat: int
+    step: Literal["dice", "decision"]
+    dice: int | None = None
+    kept: str | None = None
+    purpose: str | None = None
+
+
+class TurnView(Strict):
+    seat: int
+    result: str
+    throws: int
+
+
+class TieView(Strict):
+    seats: list[int]
+    thrown: list[str]
+    replay: int
+
+
+class RoundView(Strict):
+    order: list[int]
+    turns: list[TurnView]
+    current: int | None
+    dice: str
+    throws: int
+    throws_allowed: int | None
+    limit: int | None
+    stake: int | None
+    tie: TieView | None
+
+
+class DrawView(Strict):
+    purpose: str
+    seats: list[int]
+    thrown: list[str]
+
+
+class OutcomeView(Strict):
+    losers: list[int]
+    kind: str
+    winners: list[list[int]]
+    manche_losers: list[int]
+
+
+class View(Strict):
+    """The game as one seat sees it (``seat`` null: a spectator)."""
+
+    seat: int | None
+    players: list[PlayerView]
+    rules: str
+    phase: str
+    manche: int
+    pot: int
+    leader: int
+    step: int
+    waiting_for: Waiting | None
+    your_turn: bool
+    legal_actions: list[LegalAction] = Field(description="empty unless it is your turn")
+    round: RoundView | None
+    draw: DrawView | None = None
+    outcome: OutcomeView | None
+
+
+# -- WebSocket: what a client sends ------------------------------------------------
+
+
+class ActionMove(Strict):
+    kind: Literal["stop", "throw", "stake"]
+    keep: list[Annotated[int, Field(ge=1, le=6)]] = Field([], max_length=2)
+    bon: bool = False
+    stake: Literal["est", "vient"] | None = None
+
+
+class Act(Strict):
+    """A player's move at an online table."""
+
+    type: Literal["act"]
+    version: int
+    action: Annotated[str, Field(max_length=64)] | ActionMove
+
+
+class Report(Strict):
+    """Scorekeeper: what the real dice showed (`421`, `654/2`, `123;221;421`, `555/2 bon`)."""
+
+    type: Literal["report"]
+    version: int
+    turn: Annotated[str, Field(max_length=64)]
+
+
+class Undo(Strict):
+    """Scorekeeper: take the last entry back."""
+
+    type: Literal["undo"]
+    version: int
+
+
+class Ping(Strict):
+    type: Literal["ping"]
+
+
+Inbound = Annotated[Act | Report | Undo | Ping, Field(discriminator="type")]
+INBOUND: TypeAdapter[Act | Report | Undo | Ping] = TypeAdapter(Inbound)
+INBOUND_TYPES = ("act", "report", "undo", "ping")
+
+
+# -- WebSocket: what the server sends ----------------------------------------------
+
+
+class TableMessage(Strict):
+    """After every change of the table, to every connection (its own seat's view)."""
+
+    type: Literal["table"]
+    table: TablePublic
+    view: View | None = Field(description="null until the game starts")
+    version: int
+    log_start: int = Field(description="the number of the first log line sent")
+    log: list[str] = Field(description="the lines this connection does not have yet (at most the last 50)")
+
+
+class ErrorMessage(Strict):
+    type: Literal["error"]
+    error: ErrorCode
+    message: str
+
+
+class Pong(Strict):
+    type: Literal["pong"]
+
+
+OUTBOUND: TypeAdapter[TableMessage | ErrorMessage | Pong] = TypeAdapter(
+    Annotated[TableMessage | ErrorMessage | Pong, Field(discriminator="type")]
+)
+
+# -- the tables of docs/online.md ----------------------------------------------------------
+
+DOCUMENTED: tuple[type[BaseModel], ...] = (
+    CreateTable,
+    JoinTable,
+    Created,
+    Joined,
+    ErrorBody,
+    ErrorDetail,
+    Act,
+    ActionMove,
+    Report,
+    Undo,
+    Ping,
+    TableMessage,
+    ErrorMessage,
+    Pong,
+    TablePublic,
+    SeatPublic,
+    View,
+    LegalAction,
+)
+
+
+def _type_name(annotation: Any) -> str:
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _type_name(get_args(annotation)[0])
+    if origin is Literal:
+        if len(get_args(annotation)) > 6:
+            return "an error code (below)"
+        return " \\| ".join(f"`{a!r}`".replace("'", '"') for a in get_args(annotation))
+    if origin in (Union, types.UnionType):
+        return " or ".join(_type_name(a) for a in get_args(annotation))
+    if origin is list:
+        return f"list of {_type_name(get_args(annotation)[0])}"
+    if origin is dict:
+        return "object"
+    if annotation is type(None):
+        return "null"
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation.__name__
+    return {str: "text", int: "integer", bool: "true/false", float: "number"}.get(annotation, str(annotation))
+
+
+def markdown() -> str:
+    """Every documented model as a Markdown table: field, type, default, meaning."""
+    hints = {m: typing.get_type_hints(m, include_extras=True) for m in DOCUMENTED}
+    parts = []
+    for model in DOCUMENTED:
+        doc = (model.__doc__ or "").strip().splitlines()[0].replace("``", "`") if model.__doc__ else ""
+        lines = [f"#### {model.__name__}", ""]
+        if doc and not doc.startswith("!!!"):
+            lines += [doc, ""]
+        lines += ["| field | type | default | meaning |", "| --- | --- | --- | --- |"]
+        for name, info in model.model_fields.items():
+            default = (
+                "required" if info.is_required() else f"`{info.get_default(call_default_factory=True)!r}`"
+            )
+            default = default.replace("'", '"').replace("None", "null")
+            kind = _type_name(hints[model][name])
+            lines.append(f"| `{name}` | {kind} | {default} | {info.description or ''} |")
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts) + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(markdown())

@@ -1,0 +1,243 @@
+"""One online table: who sits where, who watches, the game, and what each connection is sent.
+
+Nothing here writes to the database or waits on a socket: :mod:`.tables`
+changes tables, and each :class:`Connection` has its own task that sends its
+messages, so a client that does not read slows nobody else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Literal
+
+from ..core.engine import check_name
+from ..core.errors import Py421Error
+from ..core.events import Event
+from ..core.game import Game
+from ..core.rules import Ruleset
+from ..core.views import seat_view
+from ..players import is_bot_name
+from ..sim.session import Session
+from ..text import describe
+from .protocol import ErrorCode
+from .store import SeatRow
+
+NAME_MAX = 24  # shorter than the engine's 40: names sit beside each other on a phone
+LOG_LINES = 50
+_CLOSE = "_close"  # queued after a last message: the writer closes the connection there
+Status = Literal["waiting", "playing", "over"]
+
+
+class TableError(Exception):
+    """A refused request: ``error`` is a stable code, ``message`` says what is accepted."""
+
+    def __init__(self, error: ErrorCode, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.error: ErrorCode = error
+        self.message, self.status = message, status
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def clean_name(raw: object) -> str:
+    """A person's name as the server keeps it: spaces folded, the engine's characters, 1 to 24."""
+    name = " ".join(raw.split()) if isinstance(raw, str) else ""
+    if not 1 <= len(name) <= NAME_MAX:
+        raise TableError("bad_name", f"a name is 1 to {NAME_MAX} characters, not {len(name)}")
+    try:
+        check_name(name, NAME_MAX)
+    except Py421Error as e:
+        raise TableError("bad_name", str(e)) from e
+    if is_bot_name(name):
+        raise TableError("bad_name", f"{name!r}: names like 'Heuristic 1' are kept for the bots")
+    return name
+
+
+@dataclass
+class Seat:
+    seat: int
+    kind: Literal["human", "bot"]
+    bot: str | None = None  # the bot's level
+    name: str | None = None
+    token_hash: str | None = None
+    connected: int = 0  # open connections holding this seat
+    away: bool = False  # timed out: a bot plays for them until they act again
+
+    def row(self) -> SeatRow:
+        return SeatRow(self.seat, self.kind, self.bot, self.name, self.token_hash)
+
+    def copy(self) -> Seat:
+        return Seat(self.seat, self.kind, self.bot, self.name, self.token_hash, self.connected, self.away)
+
+
+class Connection:
+    """One WebSocket: its seat, its language, and the messages waiting for it.
+
+    :meth:`offer` never waits: a message that finds the queue full drops the
+    connection (``dropped`` is set), and so does one the client does not take
+    within ``send_seconds``. The page reconnects and gets the whole table again.
+    """
+
+    def __init__(
+        self,
+        send: Callable[[dict[str, Any]], Awaitable[None]],
+        seat: int | None,
+        lang: str,
+        *,
+        address: str = "",
+        queue: int = 64,
+        send_seconds: float = 10.0,
+    ) -> None:
+        self.send, self.seat, self.lang, self.address = send, seat, lang, address
+        self.log_sent = 0  # lines of the table's log this connection already has
+        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(queue)
+        self.send_seconds = send_seconds
+        self.dropped = asyncio.Event()
+        self.why: ErrorCode | None = None
+
+    def offer(self, message: dict[str, Any]) -> None:
+        if self.dropped.is_set():
+            return
+        try:
+            self.queue.put_nowait(message)
+        except asyncio.QueueFull:
+            self.drop("slow_client")
+
+    def drop(self, why: ErrorCode) -> None:
+        self.why = self.why or why
+        self.dropped.set()
+
+    def close_after(self, message: dict[str, Any], why: ErrorCode) -> None:
+        """Send ``message`` after what is queued, then close."""
+        self.offer(message)
+        self.offer({"type": _CLOSE, "error": why})
+
+    async def write(self) -> None:
+        """Send what is queued, in order, until dropped; the connection's own task."""
+        while not self.dropped.is_set():
+            message = await self.queue.get()
+            if message.get("type") == _CLOSE:
+                self.drop(message["error"])
+                return
+            try:
+                await asyncio.wait_for(self.send(message), self.send_seconds)
+            except (TimeoutError, Exception):  # a client that does not read, or a closed socket
+                self.drop("slow_client")
+                return
+
+
+@dataclass
+class Table:
+    code: str
+    mode: Literal["play", "scorekeeper"]
+    rules: Ruleset
+    seats: list[Seat]
+    seed: str
+    seed_hash: str
+    timeout: float
+    status: Status = "waiting"
+    first_seat: int = 0
+    rematch: str | None = None
+    game_id: int | None = None
+    created: float = 0.0  # time.monotonic() at creation or loading: waiting tables expire
+    session: Session | None = None
+    connections: list[Connection] = field(default_factory=list)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    events: list[Event] = field(default_factory=list)
+    timer: asyncio.Task[None] | None = None
+    _log: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def game(self) -> Game | None:
+        return self.session.game if self.session else None
+
+    @property
+    def version(self) -> int:
+        return self.session.state.steps if self.session else 0
+
+    @property
+    def away(self) -> set[int]:
+        return {s.seat for s in self.seats if s.away}
+
+    @cached_property
+    def options(self) -> dict[str, Any]:
+        return self.rules.changed_options()
+
+    def seat_of(self, token: str | None) -> int | None:
+        if not token:
+            return None
+        wanted = hash_token(token)
+        return next((s.seat for s in self.seats if s.token_hash == wanted), None)
+
+    def spectators(self) -> int:
+        return sum(1 for c in self.connections if c.seat is None)
+
+    def public(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "mode": self.mode,
+            "rules": self.rules.name,
+            "options": self.options,
+            "status": self.status,
+            "timeout": self.timeout,
+            "seats": [
+                {
+                    "seat": s.seat,
+                    "kind": s.kind,
+                    "bot": s.bot if s.kind == "bot" else None,
+                    "name": s.name,
+                    "taken": s.kind == "bot" or s.token_hash is not None or self.mode == "scorekeeper",
+                    "connected": s.connected > 0,
+                    "away": s.away,
+                }
+                for s in self.seats
+            ],
+            "seed_hash": self.seed_hash,
+            "seed": self.seed if self.status == "over" else None,
+            "version": self.version,
+            "rematch": self.rematch,
+        }
+
+    def log(self, lang: str) -> list[str]:
+        """The game's whole log, each event described once per language."""
+        names = self.game.players if self.game else ()
+        lines = self._log.setdefault(lang, [])
+        lines.extend(describe(e, names, lang) for e in self.events[len(lines) :])
+        return lines
+
+    def forget_log(self) -> None:
+        """The events were rewritten (an undo): describe them again and resend the log."""
+        self._log.clear()
+        for conn in self.connections:
+            conn.log_sent = 0
+
+    def message(self, conn: Connection, public: dict[str, Any] | None = None) -> dict[str, Any]:
+        """What one connection is sent; ``public``: the table, when already built for others.
+
+        The log goes as the lines the connection does not have yet (at most the last
+        ``LOG_LINES``), with ``log_start``, the number of the first line sent.
+        """
+        lines = self.log(conn.lang)
+        start = max(conn.log_sent, len(lines) - LOG_LINES)
+        conn.log_sent = len(lines)
+        view = seat_view(self.session.state, conn.seat) if self.session else None
+        return {
+            "type": "table",
+            "table": public or self.public(),
+            "view": view,
+            "version": self.version,
+            "log_start": start,
+            "log": lines[start:],
+        }
+
+    def broadcast(self) -> None:
+        """Queue the table's new state for every connection; waits on nobody."""
+        public = self.public()  # the same for every connection
+        for conn in list(self.connections):
+            conn.offer(self.message(conn, public))

@@ -1,0 +1,589 @@
+"""Every online table of this server, and the only place one changes.
+
+Each request is checked in full before anything changes; a change is written
+to the database first and only then made in memory (joins, starts), or, for a
+step of the game, applied in memory to check it, written, and taken back if
+the write fails. A step that ends the game is written with the game's history
+row and the table's new status in one transaction. Bots, server dice and
+timeouts move games on through the same :class:`~py421.sim.session.Session`
+steps as every other interface.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import re
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from datetime import datetime
+from functools import partial
+from typing import Any
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from ..core.actions import Action, ChooseStake, Stop, Throw, parse_action
+from ..core.errors import Py421Error
+from ..core.game import Game
+from ..core.rules import Ruleset
+from ..players import BOTS, Player, bot_name, make_bot, parse_bot
+from ..sim.session import Seat as SessionSeat
+from ..sim.session import Session
+from ..storage import History
+from .limits import AddressBook, Limits
+from .optimal import OptimalWorker, TooCostly
+from .protocol import ActionMove, CreateTable
+from .store import Store, TableRow, now
+from .table import Connection, Seat, Status, Table, TableError, clean_name, hash_token
+
+log = logging.getLogger(__name__)
+CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O: read aloud without doubt
+_CODE = re.compile(r"[A-Za-z]{5}")
+
+
+class Hub:
+    """Every live table, and the rules of changing them."""
+
+    def __init__(
+        self,
+        store: Store,
+        history: History,
+        *,
+        bot_delay: float = 0.6,
+        seeds: Iterator[str] | None = None,
+        limits: Limits | None = None,
+        optimal: OptimalWorker | None = None,
+    ) -> None:
+        self.store = store
+        self.seeds = seeds  # tests fix the dice; otherwise every table draws a secret seed
+        self.history = history
+        self.bot_delay = bot_delay
+        self.limits = limits or Limits()
+        self.addresses = AddressBook(self.limits)
+        self.optimal = optimal or OptimalWorker()
+        self.tables: dict[str, Table] = {}
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    # -- creating and loading ------------------------------------------------
+
+    def _new_code(self) -> str:
+        while True:
+            code = "".join(secrets.choice(CODE_LETTERS) for _ in range(5))
+            if code not in self.tables and not self.store.exists(code):
+                return code
+
+    async def create(self, request: CreateTable, address: str = "") -> tuple[Table, str]:
+        """A new table; returns it and the creator's token. Nothing is kept if any check fails."""
+        rules = _rules(request.rules, request.settings)
+        if request.timeout != 0 and not 10 <= request.timeout <= 3600:
+            raise TableError("malformed", f"timeout: 0 (none) or 10 to 3600 seconds, not {request.timeout}")
+        token = secrets.token_urlsafe(24)
+        if request.mode == "scorekeeper":
+            if request.players is None:
+                raise TableError("malformed", "players: a list of names, in seating order")
+            self._check_count(rules, len(request.players))
+            seats = [Seat(i, "human", name=clean_name(n)) for i, n in enumerate(request.players)]
+            _check_distinct([s.name or "" for s in seats])
+            seats[0].token_hash = hash_token(token)
+        else:
+            self._check_count(rules, len(request.seats))
+            seats = [_seat(i, spec) for i, spec in enumerate(request.seats)]
+            if seats[0].kind != "human":
+                raise TableError("bad_seats", "the first seat is the creator's: 'human'")
+            seats[0].name = clean_name(request.name)
+            seats[0].token_hash = hash_token(token)
+        if len(self.tables) >= self.limits.live_tables:
+            raise TableError("too_many_tables", "this server has all the tables it can hold; try later", 503)
+        if not self.addresses.create(address):
+            raise TableError(
+                "too_many_tables",
+                f"at most {self.limits.tables_per_minute} new tables a minute from one address; "
+                "wait a moment",
+                429,
+            )
+        if any(s.bot == "optimal" for s in seats):
+            try:  # in the worker, within the server's budget of time and memory
+                await self.optimal.prepare(rules, len(seats))
+            except TooCostly as e:
+                raise TableError("optimal_too_costly", str(e)) from e
+        seed = self._seed()
+        table = Table(
+            self._new_code(), request.mode, rules, seats, seed, hashlib.sha256(seed.encode()).hexdigest(),
+            request.timeout, created=time.time(),
+        )  # fmt: skip
+        if request.mode == "scorekeeper":
+            table.status = "playing"
+            table.session = self._session(table)  # checks the names with the engine, before writing
+        self.store.create(self._row(table))
+        self.tables[table.code] = table
+        if table.session is not None:
+            table.events = list(table.session.state.events)
+        return table, token
+
+    def _check_count(self, rules: Ruleset, n: int) -> None:
+        if not rules.seats(n):
+            raise TableError("bad_seats", f"{rules.name} is played by {rules.players_range} players, not {n}")
+        if n > self.limits.seats:
+            raise TableError(
+                "bad_seats", f"an online table seats at most {self.limits.seats} players, not {n}"
+            )
+
+    def seats_limit(self, rules: Ruleset) -> int:
+        """The most players an online table of these rules seats here."""
+        return min(rules.max_players or self.limits.seats, self.limits.seats)
+
+    def _seed(self) -> str:
+        return next(self.seeds) if self.seeds is not None else secrets.token_hex(32)
+
+    def _row(self, t: Table) -> TableRow:
+        return TableRow(
+            t.code, now(), t.mode, t.rules.to_dict(), t.status, t.seed, t.seed_hash, int(t.timeout),
+            t.first_seat, t.rematch, None, [s.row() for s in t.seats], [],
+        )  # fmt: skip
+
+    def _session(self, table: Table, game: Game | None = None) -> Session:
+        """The table's game and seats as a session: its dice, its bots (optimal ones in the worker)."""
+        seats = [
+            SessionSeat(s.name or f"Seat {s.seat + 1}", s.bot if s.kind == "bot" else None)
+            for s in table.seats
+        ]
+        bots: dict[int, Player] = {
+            s.seat: make_bot(s.bot or "heuristic", f"{table.seed}:{s.seat}")
+            for s in table.seats
+            if s.kind == "bot" and s.bot != "optimal"
+        }
+        bots |= {s.seat: _Remote() for s in table.seats if s.kind == "bot" and s.bot == "optimal"}
+        try:
+            return Session(
+                table.rules, seats, seed=table.seed, first_seat=table.first_seat, game=game, bots=bots
+            )
+        except Py421Error as e:
+            raise TableError("bad_seats", str(e)) from e
+
+    def load(self, code: str, *, keep: bool = True) -> Table | None:
+        """A table, from memory or rebuilt from the database by replaying its steps.
+
+        ``keep=False``: a finished table read only to be shown is not kept in memory.
+        """
+        table = self.tables.get(code)
+        if table is not None:
+            return table
+        row = self.store.load(code)
+        if row is None:
+            return None
+        rules = Ruleset.from_mapping(row.rules)
+        seats = [
+            Seat(s.seat, "bot" if s.kind == "bot" else "human", s.bot, s.name, s.token_hash)
+            for s in row.seats
+        ]
+        status: Status = (
+            "over" if row.status == "over" else "playing" if row.status == "playing" else "waiting"
+        )
+        table = Table(
+            row.code, "scorekeeper" if row.mode == "scorekeeper" else "play", rules, seats, row.seed,
+            row.seed_hash, row.timeout, status, row.first_seat, row.rematch, row.game_id,
+            created=_timestamp(row.created_at),
+        )  # fmt: skip
+        if table.status != "waiting":
+            table.session = self._session(table)
+            game = table.session.game
+            table.events = list(game.state.events)
+            for step in row.steps:
+                game.apply_step(step)
+                table.events.extend(game.state.events)
+        if keep or table.status != "over":
+            self.tables[code] = table
+        return table
+
+    def get(self, code: str, *, keep: bool = True) -> Table:
+        if not _CODE.fullmatch(code):
+            raise TableError(
+                "no_table", f"there is no table {code[:20]!r}: a table's code is five letters", 404
+            )
+        table = self.load(code.upper(), keep=keep)
+        if table is None:
+            raise TableError("no_table", f"there is no table {code!r}", 404)
+        return table
+
+    def resume_all(self) -> None:
+        """After a restart: load every unfinished table and let its bots play on."""
+        for code in self.store.unfinished():
+            try:
+                table = self.load(code)
+            except Exception as e:  # one table the engine refuses must not keep the others down
+                log.warning("table %s is left as it is: it could not be resumed (%s)", code, e)
+                continue
+            if table is not None and table.status == "playing":
+                self.spawn(self.advance(table))
+
+    # -- seats -----------------------------------------------------------------
+
+    def join(self, code: str, name: object) -> tuple[Table, int, str]:
+        table = self.get(code)
+        clean = clean_name(name)
+        if table.mode != "play" or table.status != "waiting":
+            raise TableError("not_waiting", "this table is not waiting for players; watch it instead", 409)
+        free = next((s for s in table.seats if s.kind == "human" and s.token_hash is None), None)
+        if free is None:
+            raise TableError("full", "every seat is taken; watch the table instead", 409)
+        if any(s.name is not None and s.name.casefold() == clean.casefold() for s in table.seats):
+            raise TableError("name_taken", f"{clean!r} already sits at this table; choose another name", 409)
+        token = secrets.token_urlsafe(24)
+        taken = free.copy()
+        taken.name, taken.token_hash = clean, hash_token(token)
+        if not self.store.take_seat(table.code, taken.row()):  # written first: memory follows
+            raise TableError("full", "that seat was just taken; try again", 409)
+        free.name, free.token_hash = taken.name, taken.token_hash
+        table.broadcast()
+        return table, free.seat, token
+
+    def creator(self, table: Table, token: str | None) -> None:
+        if table.seat_of(token) != 0:
+            raise TableError("not_creator", "only the table's creator may do this", 403)
+
+    async def start(self, code: str, token: str | None) -> Table:
+        table = self.get(code)
+        self.creator(table, token)
+        async with table.lock:
+            if table.status != "waiting":
+                raise TableError("not_waiting", f"the game is already {table.status}", 409)
+            seats = [s.copy() for s in table.seats]
+            counts: dict[str, int] = {}
+            for s in seats:  # nobody came: a bot plays the seat
+                if s.kind == "human" and s.token_hash is None:
+                    s.kind, s.bot = "bot", "heuristic"
+                if s.kind == "bot":
+                    level = s.bot or "heuristic"
+                    counts[level] = counts.get(level, 0) + 1
+                    s.name = bot_name(level, counts[level])
+            trial = Table(
+                table.code, table.mode, table.rules, seats, table.seed, table.seed_hash, table.timeout
+            )
+            session = self._session(trial)  # the engine checks every name before anything is written
+            if not self.store.start(table.code, [s.row() for s in seats]):
+                raise TableError("not_waiting", "the game has already started", 409)
+            table.seats, table.session, table.status = seats, session, "playing"
+            table.events = list(session.state.events)
+            if table.timer is not None:
+                table.timer.cancel()
+            table.broadcast()
+        self.spawn(self.advance(table))
+        return table
+
+    # -- connections -------------------------------------------------------------
+
+    def connect(self, table: Table, conn: Connection) -> None:
+        if conn.seat is None and table.spectators() >= self.limits.spectators:
+            raise TableError(
+                "too_many_spectators",
+                f"this table has its {self.limits.spectators} spectators; try later",
+                503,
+            )
+        table.connections.append(conn)
+        if conn.seat is not None:
+            seat = table.seats[conn.seat]
+            seat.connected += 1
+            seat.away = False  # coming back hands the seat back
+        if table.code not in self.tables:
+            self.tables[table.code] = table  # a finished table watched stays until nobody watches
+        table.broadcast()
+
+    def disconnect(self, table: Table, conn: Connection) -> None:
+        if conn in table.connections:
+            table.connections.remove(conn)
+            if conn.seat is not None:
+                table.seats[conn.seat].connected -= 1
+            table.broadcast()
+            self._forget_if_done(table)
+
+    def _forget_if_done(self, table: Table) -> None:
+        """A finished table nobody watches leaves memory: the database has it all."""
+        if table.status == "over" and not table.connections and self.tables.get(table.code) is table:
+            del self.tables[table.code]
+            if table.timer is not None:
+                table.timer.cancel()
+
+    # -- playing -----------------------------------------------------------------
+
+    async def act(self, table: Table, seat: int | None, version: int, move: str | ActionMove) -> None:
+        """A player's action, from their own seat only."""
+        async with table.lock:
+            session = self._playing(table, seat, version)
+            if table.mode != "play":
+                raise TableError("unknown_type", "a scorekeeper table takes 'report' and 'undo'")
+            assert seat is not None
+            if session.state.to_move != seat:
+                raise TableError("not_your_turn", "it is not your turn to decide")
+            action = _action(move)
+            table.seats[seat].away = False  # acting hands the seat back
+            await self._commit(table, lambda: session.act(action))
+        self.spawn(self.advance(table))
+
+    async def report(self, table: Table, seat: int | None, version: int, text: str) -> None:
+        """Scorekeeper: the creator reports what the real dice showed."""
+        async with table.lock:
+            session = self._playing(table, seat, version)
+            game = session.game
+            if table.mode != "scorekeeper":
+                raise TableError("unknown_type", "'report' is for scorekeeper tables; send 'act'")
+            if seat != 0:
+                raise TableError("not_creator", "only the table's creator reports turns")
+            if not text.strip():
+                raise TableError("malformed", "turn: a result like 421, 654/2, 123;221;421 or 555/2 bon")
+            request = game.state.chance
+            if request is None:
+                await self._commit(table, lambda: game.act(text))
+            elif request.purpose == "turn":
+                await self._commit(table, lambda: game.report_turn(text))
+            else:
+                await self._commit(table, lambda: game.throw(text))
+
+    async def undo(self, table: Table, seat: int | None, version: int) -> None:
+        """Scorekeeper: take the last entry back, even the one that ended the game."""
+        async with table.lock:
+            session = self._playing(table, seat, version, over_ok=True)
+            game = session.game
+            if table.mode != "scorekeeper" or seat != 0:
+                raise TableError("not_creator", "only a scorekeeper table's creator may undo")
+            if not game.steps:
+                raise TableError("illegal", "nothing to undo")
+            reopen = None
+            if table.status == "over" and table.game_id is not None:
+                game_id = table.game_id
+
+                def reopen(conn: Any) -> None:  # the game leaves the history with its last step
+                    self.history.remove(game_id, conn)
+
+            self.store.remove_steps_from(table.code, len(game.steps) - 1, reopen)
+            game.undo()
+            if table.status == "over":
+                table.status, table.game_id = "playing", None
+            table.events = [e for s in game.states for e in s.events]
+            table.forget_log()
+            table.broadcast()
+
+    def _playing(self, table: Table, seat: int | None, version: int, over_ok: bool = False) -> Session:
+        if seat is None:
+            raise TableError("spectator", "spectators watch; join the table to play")
+        if table.status == "waiting" or table.session is None:
+            raise TableError("not_started", "the game has not started yet")
+        if table.status == "over" and not over_ok:
+            raise TableError("over", "the game is over")
+        if version != table.version:
+            raise TableError(
+                "stale", f"you saw version {version}; the table is at {table.version}: look again"
+            )
+        return table.session
+
+    async def _commit(self, table: Table, apply: Callable[[], object]) -> None:
+        """Apply one step, then the server's dice it calls for; write them all in one
+        transaction (with the history row if the game ends), then tell everyone.
+        A failed write takes every one of them back."""
+        session = table.session
+        assert session is not None
+        game = session.game
+        before = len(game.steps)
+        try:
+            apply()
+        except Py421Error as e:
+            raise TableError("illegal", str(e)) from e
+        while table.mode == "play" and session.waiting() == "dice":
+            session.step()  # thrown at once: nobody waits for the server's dice
+        new = game.steps[before:]
+        finish = None
+        if game.state.is_over:
+            bots = {s.seat: s.bot or "heuristic" for s in table.seats if s.kind == "bot"}
+
+            def finish(conn: Any) -> int:
+                return self.history.add(game, bots=bots, source="online", conn=conn)
+
+        try:
+            game_id = self.store.add_steps(table.code, before, new, finish)
+        except SQLAlchemyError:
+            for _ in new:
+                game.undo()
+            raise
+        for state in game.states[-len(new) :]:
+            table.events.extend(state.events)
+        if game.state.is_over:
+            table.status, table.game_id = "over", game_id
+        table.broadcast()
+        self._forget_if_done(table)
+
+    async def advance(self, table: Table) -> None:
+        """Throw the server's dice and play the bots' (and away players') moves."""
+        while True:
+            async with table.lock:
+                session = table.session
+                if session is None or table.status != "playing" or table.mode != "play":
+                    return
+                waiting = session.waiting(table.away)
+                if waiting == "dice":
+                    await self._commit(table, session.step)
+                    continue
+                if waiting != "bot":
+                    seat = session.state.to_move
+                    if seat is not None:
+                        self._start_timer(table, seat)
+                    return
+                step = session.state.steps
+            await asyncio.sleep(self.bot_delay)
+            async with table.lock:
+                if session.state.steps != step or table.status != "playing":
+                    continue  # someone else moved meanwhile
+                if session.waiting(table.away) != "bot":
+                    continue
+                state = session.state
+                seat = state.to_move
+                assert seat is not None
+                player = session.player(seat, table.away)
+                if isinstance(player, _Remote):
+                    action = await self.optimal.choose(state)
+                else:
+                    action = player.choose(state)
+                await self._commit(table, partial(session.act, action))
+
+    def _start_timer(self, table: Table, seat: int) -> None:
+        if table.timer is not None:
+            table.timer.cancel()
+        if not table.timeout or table.session is None:
+            return
+        step = table.session.state.steps
+
+        async def expire() -> None:
+            await asyncio.sleep(table.timeout)
+            async with table.lock:
+                session = table.session
+                if session is None or session.state.steps != step or session.state.to_move != seat:
+                    return
+                table.seats[seat].away = True  # a bot plays for them until they act again
+                table.broadcast()
+            await self.advance(table)
+
+        table.timer = self.spawn(expire())
+
+    def spawn(self, coro: Awaitable[None]) -> asyncio.Task[None]:
+        task: asyncio.Task[None] = asyncio.ensure_future(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
+
+    # -- housekeeping ----------------------------------------------------------------
+
+    def expire_waiting(self, now: float | None = None) -> list[str]:
+        """Remove the tables nobody started in time; returns their codes."""
+        now = time.time() if now is None else now
+        limit = self.limits.waiting_minutes * 60
+        gone = [t for t in self.tables.values() if t.status == "waiting" and now - t.created >= limit]
+        for table in gone:
+            self.store.delete(table.code)
+            del self.tables[table.code]
+            message = f"nobody started this table within {self.limits.waiting_minutes} minutes: it is closed"
+            for conn in list(table.connections):
+                conn.close_after({"type": "error", "error": "no_table", "message": message}, "no_table")
+        self.addresses.forget_idle()
+        return [t.code for t in gone]
+
+    async def housekeeping(self, every: float = 60.0) -> None:
+        while True:
+            await asyncio.sleep(every)
+            try:
+                self.expire_waiting()
+            except SQLAlchemyError as e:  # the database is away: try again next time
+                log.warning("waiting tables were not expired: %s", e)
+
+    def close(self) -> None:
+        for task in list(self.tasks):
+            task.cancel()
+        self.optimal.close()
+
+    # -- after the game ------------------------------------------------------------
+
+    async def rematch(self, code: str, token: str | None) -> Table:
+        table = self.get(code)
+        self.creator(table, token)
+        if table.status != "over":
+            raise TableError("not_over", "a rematch is offered once the game is over", 409)
+        if table.rematch:
+            return self.get(table.rematch)
+        seed = self._seed()
+        seats = [Seat(s.seat, s.kind, s.bot, s.name, s.token_hash) for s in table.seats]
+        for s in seats:
+            if s.kind == "bot":
+                s.name = None  # named again when the rematch starts
+        new = Table(
+            self._new_code(), table.mode, table.rules, seats, seed, hashlib.sha256(seed.encode()).hexdigest(),
+            table.timeout, created=time.time(),
+        )  # fmt: skip
+        self.store.create(self._row(new))
+        self.store.set_table(table.code, rematch=new.code)
+        self.tables[new.code] = new
+        table.rematch = new.code
+        table.broadcast()
+        return new
+
+    def record(self, code: str) -> dict[str, Any]:
+        table = self.get(code, keep=False)
+        if table.status != "over" or table.game is None:
+            raise TableError("not_over", "the record and the seed are published once the game is over", 409)
+        meta = {"table": table.code, "seed": table.seed, "seed_hash": table.seed_hash, "dice": "hmac-sha256"}
+        return table.game.record(meta).to_dict()
+
+
+class _Remote:
+    """Marks a seat whose decisions come from the optimal-bot worker (:class:`OptimalWorker`)."""
+
+    def choose(self, state: Any) -> Action:
+        raise AssertionError("the hub asks the worker for this seat's moves")
+
+
+def _rules(name: str, settings: list[str]) -> Ruleset:
+    try:
+        return Ruleset.preset(name).with_settings(settings)
+    except Py421Error as e:
+        raise TableError("bad_rules", str(e)) from e
+
+
+def _seat(i: int, spec: str) -> Seat:
+    """A seat from its spec: ``human`` or a bot (read by :func:`py421.players.parse_bot`)."""
+    if spec == "human":
+        return Seat(i, "human")
+    try:
+        level = parse_bot(spec)
+    except Py421Error:
+        level = None
+    if level is None:
+        accepted = ", ".join(["human", *(f"bot:{b}" for b in BOTS)])
+        raise TableError("bad_seats", f"unknown seat {spec!r}; accepted: {accepted}")
+    return Seat(i, "bot", level)
+
+
+def _check_distinct(names: list[str]) -> None:
+    folded = [n.casefold() for n in names]
+    for name in names:
+        if folded.count(name.casefold()) > 1:
+            raise TableError("name_taken", f"two players are called {name!r}; names must differ")
+
+
+def _action(move: str | ActionMove) -> Action:
+    if isinstance(move, str):
+        try:
+            return parse_action(move)
+        except Py421Error as e:
+            raise TableError("illegal", str(e)) from e
+    if move.kind == "stop":
+        return Stop()
+    if move.kind == "stake":
+        if move.stake is None:
+            raise TableError("malformed", "a stake move names its stake: est or vient")
+        return ChooseStake(move.stake)
+    return Throw(tuple(move.keep), move.bon)
+
+
+def _timestamp(iso: str) -> float:
+    try:
+        return datetime.fromisoformat(iso).timestamp()
+    except ValueError:
+        return time.time()

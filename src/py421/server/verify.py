@@ -1,0 +1,56 @@
+"""Checking an online game's dice after the fact: the seed against its hash, every throw against the seed."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+from ..core.chance import faces_for
+from ..core.dice import format_dice
+from ..core.errors import Py421Error
+from ..core.game import Game
+from ..core.record import Record
+
+
+@dataclass
+class Verdict:
+    """What :func:`verify` found: the hash it checked, and every problem (none: the dice were fair)."""
+
+    seed_hash: str | None
+    problems: list[str] = field(default_factory=list)
+    throws: int = 0
+
+
+def verify(record: Record) -> Verdict:
+    """Check a record's seed against its hash and every throw against the seed.
+
+    Steps are numbered from 1, as ``421 replay --log`` numbers them. The first
+    throw that the seed does not give is named even when a later move no longer
+    fits the changed dice (the replay stops there, and says so).
+    """
+    seed = record.meta.get("seed")
+    seed_hash = record.meta.get("seed_hash")
+    if not isinstance(seed, str) or not isinstance(seed_hash, str):
+        return Verdict(None, ["the record holds no seed and seed hash: it is not from an online table"])
+    verdict = Verdict(seed_hash)
+    if hashlib.sha256(seed.encode()).hexdigest() != seed_hash:
+        verdict.problems.append("the seed does not match the hash published at the start")
+    game = Game(record.rules, record.players, first_seat=record.first_seat)
+    for number, step in enumerate(record.steps, start=1):
+        if step.kind == "dice":
+            request = game.state.chance
+            if request is not None:
+                expected = format_dice(faces_for(seed, request.step, request.count))
+                verdict.throws += 1
+                if step.text != expected:
+                    verdict.problems.append(
+                        f"step {number}: the record says {step.text}, the seed gives {expected}"
+                    )
+        try:
+            game.apply_step(step)
+        except Py421Error as e:
+            verdict.problems.append(
+                f"step {number} does not fit the game the steps before it make ({e}): stopped there"
+            )
+            break
+    return verdict
