@@ -9,7 +9,8 @@ When a game ends the client opens a new table and plays again, until
 --seconds have passed.
 
 With --spectators S, one more table is played the same way while S spectators
-watch it (each reading every message), and its action latency is printed on
+watch it (each reading every message, from a process of their own so that the
+load client's own work does not count), and its action latency is printed on
 its own line.
 
 Run: .venv/bin/python benchmarks/server_load.py [--tables 200] [--seconds 20]
@@ -73,20 +74,39 @@ async def one_game(
     code, token = created["code"], created["token"]
     base = str(http.base_url).replace("http", "ws")
     ws_url = f"{base}/ws/{code}?token={token}"
-    watchers = [asyncio.create_task(watch(f"{base}/ws/{code}", until)) for _ in range(spectators)]
-    async with connect(ws_url, ping_interval=None, open_timeout=30) as ws:
-        started = await http.post(f"/api/tables/{code}/start", headers={"Authorization": f"Bearer {token}"})
-        started.raise_for_status()
-        await play(ws, rng, until, think, tally)
-    for w in watchers:
-        w.cancel()
+    watchers = None
+    if spectators:
+        args = [sys.executable, __file__, "--watch", f"{base}/ws/{code}", "--spectators", str(spectators)]
+        watchers = await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.PIPE)
+        assert watchers.stdout is not None
+        await watchers.stdout.readline()  # "watching": every spectator is connected
+    try:
+        async with connect(ws_url, ping_interval=None, open_timeout=30) as ws:
+            started = await http.post(
+                f"/api/tables/{code}/start", headers={"Authorization": f"Bearer {token}"}
+            )
+            started.raise_for_status()
+            await play(ws, rng, until, think, tally)
+    finally:
+        if watchers is not None:
+            watchers.kill()
+            await watchers.wait()
 
 
-async def watch(url: str, until: float) -> None:
-    """A spectator that reads every message, as a phone watching the table does."""
-    async with connect(url, ping_interval=None, open_timeout=60) as ws:
-        while time.monotonic() < until:
-            await ws.recv()
+async def watch(url: str, count: int) -> None:
+    """``count`` spectators, each reading every message as a phone watching the table does."""
+
+    async def one(opened: asyncio.Event) -> None:
+        async with connect(url, ping_interval=None, open_timeout=60) as ws:
+            opened.set()
+            while True:
+                await ws.recv()
+
+    events = [asyncio.Event() for _ in range(count)]
+    tasks = [asyncio.create_task(one(e)) for e in events]
+    await asyncio.gather(*(e.wait() for e in events))
+    print("watching", flush=True)
+    await asyncio.gather(*tasks)
 
 
 async def watched(http: httpx.AsyncClient, spectators: int, until: float, think: float, tally: Tally) -> None:
@@ -176,7 +196,11 @@ def main() -> None:
     parser.add_argument("--think", type=float, help="the client bots' wait (default: --bot-delay)")
     parser.add_argument("--db", help="the server's database URL (default: SQLite in a temporary folder)")
     parser.add_argument("--spectators", type=int, default=0, help="spectators watching one more table")
+    parser.add_argument("--watch", help=argparse.SUPPRESS)  # the spectators' own process
     args = parser.parse_args()
+    if args.watch:
+        uvloop.run(watch(args.watch, args.spectators))
+        return
     think = args.bot_delay if args.think is None else args.think
     print(f"bots wait {args.bot_delay} s before each move on the server, {think} s in the client")
     with tempfile.TemporaryDirectory() as tmp:

@@ -276,11 +276,10 @@ def test_the_scorekeeper_page_reports_real_dice_and_undoes(client):
         client.websocket_connect(f"/ws/{code}") as watcher,
     ):
         message = receive_table(ws)
-        receive_table(watcher)
-        again = receive_table(ws)
+        receive_table(watcher)  # a spectator coming sends nothing to the others
         assert message["table"]["status"] == "playing"
         lines = message["log"]
-        assert message["log_start"] == 0 and again["log"] == [] and again["log_start"] == len(lines)
+        assert message["log_start"] == 0
         version = message["version"]
         ws.send_json({"type": "report", "version": version, "turn": "421"})
         after = receive_table(ws)
@@ -358,27 +357,27 @@ def test_a_table_that_cannot_be_resumed_does_not_keep_the_server_down(tmp_path, 
 async def test_a_connection_that_does_not_read_is_dropped_and_holds_up_nobody():
     blocked = asyncio.Event()
 
-    async def never(message: dict[str, Any]) -> None:
+    async def never(message: str) -> None:
         await blocked.wait()  # a client that never takes what it is sent
 
-    got: list[dict[str, Any]] = []
+    got: list[str] = []
 
-    async def reader(message: dict[str, Any]) -> None:
+    async def reader(message: str) -> None:
         got.append(message)
 
     slow = Connection(never, None, "en", queue=4, send_seconds=0.2)
     fast = Connection(reader, None, "en", queue=4)
     writers = [asyncio.create_task(c.write()) for c in (slow, fast)]
     for i in range(3):
-        slow.offer({"type": "table", "n": i})
-        fast.offer({"type": "table", "n": i})
+        slow.offer(f'{{"n": {i}}}')
+        fast.offer(f'{{"n": {i}}}')
         await asyncio.sleep(0)
     await asyncio.wait_for(slow.dropped.wait(), 5)  # the first send never came back in time
     assert slow.why == "slow_client" and not fast.dropped.is_set()
-    assert [m["n"] for m in got] == [0, 1, 2]
+    assert [json.loads(m)["n"] for m in got] == [0, 1, 2]
     flooded = Connection(never, None, "en", queue=2, send_seconds=60)
     for i in range(4):  # nothing is taken: the queue fills, and the connection goes
-        flooded.offer({"type": "table", "n": i})
+        flooded.offer(f'{{"n": {i}}}')
     assert flooded.dropped.is_set() and flooded.why == "slow_client"
     for w in writers:
         w.cancel()

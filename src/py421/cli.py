@@ -556,6 +556,53 @@ def simulation_text(data: dict[str, Any]) -> str:
 # -- replay ----------------------------------------------------------------
 
 
+# The caps of `421 serve`: option, field of Limits, accepted values, help (docs/online.md lists them).
+SERVE_LIMITS: list[tuple[str, str, click.ParamType[Any], str]] = [
+    ("--max-seats", "seats", click.IntRange(2, 62), "Players at a table."),
+    ("--max-spectators", "spectators", click.IntRange(0), "Watchers of one table."),
+    (
+        "--max-connections-per-address",
+        "connections_per_address",
+        click.IntRange(1),
+        "WebSockets from one address.",
+    ),
+    (
+        "--max-tables-per-minute",
+        "tables_per_minute",
+        click.IntRange(1),
+        "Tables one address may create a minute.",
+    ),
+    ("--max-tables", "live_tables", click.IntRange(1), "Tables waiting or in play."),
+    (
+        "--waiting-minutes",
+        "waiting_minutes",
+        click.IntRange(1),
+        "A table nobody starts in this time is removed.",
+    ),
+    (
+        "--messages-per-second",
+        "messages_per_second",
+        click.FloatRange(1),
+        "WebSocket messages from one address.",
+    ),
+    ("--optimal-seconds", "seconds", click.FloatRange(1), "Time to solve bot:optimal's rules, else refused."),
+    ("--optimal-memory", "memory_mb", click.IntRange(256), "Megabytes the bot:optimal worker may use."),
+]
+
+
+def _limit_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The options of SERVE_LIMITS, with the defaults of Limits and Budget."""
+    from .server.limits import Limits
+    from .server.optimal import Budget
+
+    for flag, field, kind, text in reversed(SERVE_LIMITS):
+        default = getattr(Budget() if flag.startswith("--optimal") else Limits(), field)
+        dest = flag[2:].replace("-", "_") if flag.startswith("--optimal") else field
+        option = click.option(flag, dest, type=kind, default=default, show_default=True, help=text)
+        command = option(command)
+    return command
+
+
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8421, show_default=True)
@@ -563,75 +610,15 @@ def simulation_text(data: dict[str, Any]) -> str:
 @click.option(
     "--bot-delay", type=click.FloatRange(0, 10), default=0.6, show_default=True, help="Seconds a bot waits."
 )
-@click.option(
-    "--max-seats", type=click.IntRange(2, 62), default=20, show_default=True, help="Players at a table."
-)
-@click.option(
-    "--max-spectators", type=click.IntRange(0), default=100, show_default=True, help="Watchers of one table."
-)
-@click.option(
-    "--max-connections-per-address",
-    type=click.IntRange(1),
-    default=50,
-    show_default=True,
-    help="Open WebSockets from one address.",
-)
-@click.option(
-    "--max-tables-per-minute",
-    type=click.IntRange(1),
-    default=20,
-    show_default=True,
-    help="Tables one address may create in a minute.",
-)
-@click.option(
-    "--max-tables",
-    type=click.IntRange(1),
-    default=5_000,
-    show_default=True,
-    help="Tables waiting or in play.",
-)
-@click.option(
-    "--waiting-minutes",
-    type=click.IntRange(1),
-    default=30,
-    show_default=True,
-    help="A table nobody starts in this time is removed.",
-)
-@click.option(
-    "--messages-per-second",
-    type=click.FloatRange(1),
-    default=10.0,
-    show_default=True,
-    help="WebSocket messages from one address.",
-)
-@click.option(
-    "--optimal-seconds",
-    type=click.FloatRange(1),
-    default=20.0,
-    show_default=True,
-    help="Time to solve a table's rules for bot:optimal, else the table is refused.",
-)
-@click.option(
-    "--optimal-memory",
-    type=click.IntRange(256),
-    default=2048,
-    show_default=True,
-    help="Megabytes the bot:optimal worker may use.",
-)
+@_limit_options
 def serve(
     host: str,
     port: int,
     db_url: str | None,
     bot_delay: float,
-    max_seats: int,
-    max_spectators: int,
-    max_connections_per_address: int,
-    max_tables_per_minute: int,
-    max_tables: int,
-    waiting_minutes: int,
-    messages_per_second: float,
     optimal_seconds: float,
     optimal_memory: int,
+    **limits: Any,
 ) -> None:
     """Online tables: friends play in the browser, bots fill the empty seats.
 
@@ -645,17 +632,8 @@ def serve(
     from .storage import data_dir
 
     url = db_url or f"sqlite:///{data_dir() / 'server.sqlite3'}"
-    limits = Limits(
-        seats=max_seats,
-        spectators=max_spectators,
-        connections_per_address=max_connections_per_address,
-        tables_per_minute=max_tables_per_minute,
-        live_tables=max_tables,
-        waiting_minutes=waiting_minutes,
-        messages_per_second=messages_per_second,
-    )
     budget = Budget(seconds=optimal_seconds, memory_mb=optimal_memory)
-    app = create_app(url, bot_delay=bot_delay, limits=limits, budget=budget)
+    app = create_app(url, bot_delay=bot_delay, limits=Limits(**limits), budget=budget)
     click.echo(f"py421 tables on http://{host}:{port} (database: {url.split('@')[-1]})", err=True)
     # Views are small JSON: compressing each one costs more CPU than it saves on loopback or Wi-Fi.
     # A stop (Ctrl-C, SIGTERM) waits at most 5 s for open connections: every step is already saved.

@@ -215,7 +215,7 @@ def create_app(
         try:
             table = hub.get(code)
             conn = Connection(
-                ws.send_json,
+                ws.send_text,
                 table.seat_of(token),
                 lang,
                 address=address,
@@ -262,16 +262,10 @@ def create_app(
                     )
                 await _handle(hub, table, conn, text)
             except TableError as e:
-                conn.offer({"type": "error", "error": e.error, "message": e.message})
+                conn.error(e.error, e.message)
             except SQLAlchemyError:  # nothing was kept: the move can be sent again
                 log.exception("table %s: a move could not be saved", table.code)
-                conn.offer(
-                    {
-                        "type": "error",
-                        "error": "internal",
-                        "message": "the move could not be saved; send it again",
-                    }
-                )
+                conn.error("internal", "the move could not be saved; send it again")
 
     return app
 
@@ -284,7 +278,7 @@ async def _handle(hub: Hub, table: Table, conn: Connection, text: str) -> None:
             raise TableError("unknown_type", f"unknown type; accepted: {', '.join(p.INBOUND_TYPES)}") from e
         raise TableError("malformed", _inbound_problem(e)) from e
     if isinstance(message, p.Ping):
-        conn.offer({"type": "pong"})
+        conn.offer('{"type":"pong"}')
     elif isinstance(message, p.Act):
         await hub.act(table, conn.seat, message.version, message.action)
     elif isinstance(message, p.Report):

@@ -15,6 +15,8 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from ..storage import GameRow
+
 # -- errors ------------------------------------------------------------------------
 
 ErrorCode = Literal[
@@ -149,14 +151,7 @@ class TablePublic(Strict):
     rematch: str | None
 
 
-class GameSummary(Strict):
-    id: int
-    finished_at: str
-    rules: str
-    players: list[str]
-    losers: list[str]
-    kind: str
-    source: str
+GameSummary = GameRow  # a finished game, as GET /api/games lists them
 
 
 class PlayerStats(BaseModel):

@@ -8,7 +8,9 @@ messages, so a client that does not read slows nobody else.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -28,7 +30,6 @@ from .store import SeatRow
 
 NAME_MAX = 24  # shorter than the engine's 40: names sit beside each other on a phone
 LOG_LINES = 50
-_CLOSE = "_close"  # queued after a last message: the writer closes the connection there
 Status = Literal["waiting", "playing", "over"]
 
 
@@ -77,7 +78,7 @@ class Seat:
 
 
 class Connection:
-    """One WebSocket: its seat, its language, and the messages waiting for it.
+    """One WebSocket: its seat, its language, and the messages waiting for it (JSON text).
 
     :meth:`offer` never waits: a message that finds the queue full drops the
     connection (``dropped`` is set), and so does one the client does not take
@@ -86,7 +87,7 @@ class Connection:
 
     def __init__(
         self,
-        send: Callable[[dict[str, Any]], Awaitable[None]],
+        send: Callable[[str], Awaitable[None]],
         seat: int | None,
         lang: str,
         *,
@@ -96,40 +97,57 @@ class Connection:
     ) -> None:
         self.send, self.seat, self.lang, self.address = send, seat, lang, address
         self.log_sent = 0  # lines of the table's log this connection already has
-        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(queue)
+        self.queue: asyncio.Queue[str | _Close] = asyncio.Queue(queue)
         self.send_seconds = send_seconds
         self.dropped = asyncio.Event()
         self.why: ErrorCode | None = None
 
-    def offer(self, message: dict[str, Any]) -> None:
+    def offer(self, text: str) -> None:
+        """Queue one message, already JSON; a full queue drops the connection."""
         if self.dropped.is_set():
             return
         try:
-            self.queue.put_nowait(message)
+            self.queue.put_nowait(text)
         except asyncio.QueueFull:
             self.drop("slow_client")
+
+    def error(self, error: ErrorCode, message: str) -> None:
+        self.offer(dumps({"type": "error", "error": error, "message": message}))
 
     def drop(self, why: ErrorCode) -> None:
         self.why = self.why or why
         self.dropped.set()
 
-    def close_after(self, message: dict[str, Any], why: ErrorCode) -> None:
-        """Send ``message`` after what is queued, then close."""
-        self.offer(message)
-        self.offer({"type": _CLOSE, "error": why})
+    def close_after(self, error: ErrorCode, message: str) -> None:
+        """Send an error after what is queued, then close."""
+        self.error(error, message)
+        with contextlib.suppress(asyncio.QueueFull):
+            self.queue.put_nowait(_Close(error))
 
     async def write(self) -> None:
         """Send what is queued, in order, until dropped; the connection's own task."""
         while not self.dropped.is_set():
-            message = await self.queue.get()
-            if message.get("type") == _CLOSE:
-                self.drop(message["error"])
+            item = await self.queue.get()
+            if isinstance(item, _Close):
+                self.drop(item.why)
                 return
             try:
-                await asyncio.wait_for(self.send(message), self.send_seconds)
+                await asyncio.wait_for(self.send(item), self.send_seconds)
             except (TimeoutError, Exception):  # a client that does not read, or a closed socket
                 self.drop("slow_client")
                 return
+
+
+@dataclass(frozen=True)
+class _Close:
+    """Queued after a last message: the writer closes the connection there."""
+
+    why: ErrorCode
+
+
+def dumps(message: dict[str, Any]) -> str:
+    """A message as the server sends it: compact JSON, names and French as they are."""
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass
@@ -236,8 +254,35 @@ class Table:
             "log": lines[start:],
         }
 
+    def send_to(self, conn: Connection) -> None:
+        """The table as it is, to one connection (one that has just come)."""
+        conn.offer(dumps(self.message(conn)))
+
     def broadcast(self) -> None:
-        """Queue the table's new state for every connection; waits on nobody."""
+        """Queue the table's new state for every connection; waits on nobody.
+
+        Each seat's view is built once and each distinct message written once:
+        a hundred spectators cost one view and one JSON text.
+        """
         public = self.public()  # the same for every connection
+        views: dict[int | None, dict[str, Any] | None] = {}
+        texts: dict[tuple[int | None, str, int], str] = {}
         for conn in list(self.connections):
-            conn.offer(self.message(conn, public))
+            lines = self.log(conn.lang)
+            start = max(conn.log_sent, len(lines) - LOG_LINES)
+            conn.log_sent = len(lines)
+            key = (conn.seat, conn.lang, start)
+            text = texts.get(key)
+            if text is None:
+                if conn.seat not in views:
+                    views[conn.seat] = seat_view(self.session.state, conn.seat) if self.session else None
+                message = {
+                    "type": "table",
+                    "table": public,
+                    "view": views[conn.seat],
+                    "version": self.version,
+                    "log_start": start,
+                    "log": lines[start:],
+                }
+                text = texts[key] = dumps(message)
+            conn.offer(text)

@@ -288,14 +288,17 @@ class Hub:
             seat.away = False  # coming back hands the seat back
         if table.code not in self.tables:
             self.tables[table.code] = table  # a finished table watched stays until nobody watches
-        table.broadcast()
+        if conn.seat is None:
+            table.send_to(conn)  # a spectator changes nothing the others see
+        else:
+            table.broadcast()  # the seat is now shown connected
 
     def disconnect(self, table: Table, conn: Connection) -> None:
         if conn in table.connections:
             table.connections.remove(conn)
             if conn.seat is not None:
                 table.seats[conn.seat].connected -= 1
-            table.broadcast()
+                table.broadcast()
             self._forget_if_done(table)
 
     def _forget_if_done(self, table: Table) -> None:
@@ -482,7 +485,7 @@ class Hub:
             del self.tables[table.code]
             message = f"nobody started this table within {self.limits.waiting_minutes} minutes: it is closed"
             for conn in list(table.connections):
-                conn.close_after({"type": "error", "error": "no_table", "message": message}, "no_table")
+                conn.close_after("no_table", message)
         self.addresses.forget_idle()
         return [t.code for t in gone]
 
