@@ -518,3 +518,10 @@ def test_every_message_the_server_sends_fits_the_declared_protocol(client):
     assert seen > 0
     for preset in client.get("/api/presets").json():
         p.Preset.model_validate(preset)
+
+
+def test_health_says_what_the_process_holds(client):
+    created = create(client)
+    health = client.get("/healthz").json()
+    assert health["ok"] is True and health["tables"] >= 1 and health["owned"] >= 1
+    assert created["code"] in client.app.state.hub.owned()

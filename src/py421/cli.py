@@ -606,7 +606,13 @@ def _limit_options(command: Callable[..., None]) -> Callable[..., None]:
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8421, show_default=True)
-@click.option("--db", "db_url", default=None, help="Database URL (default: SQLite in the data folder).")
+@click.option(
+    "--db",
+    "db_url",
+    default=None,
+    envvar="PY421_DB",
+    help="Database URL, or PY421_DB (default: SQLite in the data folder).",
+)
 @click.option(
     "--bot-delay", type=click.FloatRange(0, 10), default=0.6, show_default=True, help="Seconds a bot waits."
 )

@@ -31,9 +31,10 @@ from ..core.errors import Py421Error
 from ..core.rules import Ruleset, preset_names
 from ..storage import History
 from . import protocol as p
+from .cluster import Cluster, Solo
 from .limits import Limits
 from .optimal import Budget, OptimalWorker
-from .store import Store, make_engine, migrate
+from .store import Store, make_engine, migrate, single_process
 from .table import Connection, Table, TableError
 from .tables import Hub
 
@@ -54,17 +55,27 @@ def create_app(
     limits = limits or Limits()
     engine = make_engine(db_url)
     migrate(engine)
+    guard = single_process(engine)  # SQLite: one process per file, refused before it starts
+    store = Store(engine)
+    cluster: Solo
+    if engine.dialect.name == "postgresql":
+        cluster = Cluster(db_url)  # any number of processes may share the database
+        store.announce = cluster.me
+    else:
+        cluster = Solo()
     hub = Hub(
-        Store(engine),
+        store,
         History(engine=engine),
         bot_delay=bot_delay,
         seeds=seeds,
         limits=limits,
         optimal=OptimalWorker(budget),
+        cluster=cluster,
     )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await cluster.start(hub)
         hub.resume_all()
         hub.spawn(hub.housekeeping())
         # What start-up made (modules, the rules, the migrations) lives as long as the
@@ -75,8 +86,11 @@ def create_app(
         gc.set_threshold(700, 10, 100)
         yield
         hub.close()  # every step is already written: stopping loses nothing
+        await cluster.close()  # its tables' locks go: the other processes take them over
         hub.store.close()
         engine.dispose()
+        if guard is not None:
+            guard.close()
 
     app = FastAPI(title="py421 tables", lifespan=lifespan)
     app.state.hub = hub
@@ -142,21 +156,30 @@ def create_app(
 
     @app.get("/api/tables/{code}", response_model=p.TablePublic, responses=responses)
     async def show(code: str) -> dict[str, Any]:
-        return hub.get(code, keep=False).public()
+        return hub.public(code)
 
     @app.post("/api/tables/{code}/join", response_model=p.Joined, responses=responses)
     async def join(code: str, request: Request) -> dict[str, Any]:
         body = await _read(request, p.JoinTable)
-        table, seat, token = hub.join(code, body.name)
-        return {"code": table.code, "seat": seat, "token": token}
+        table, seat, token = await hub.join(code, body.name)
+        return {"code": table, "seat": seat, "token": token}
 
     @app.post("/api/tables/{code}/start", response_model=p.TablePublic, responses=responses)
     async def start(code: str, authorization: str | None = Header(None)) -> dict[str, Any]:
-        return (await hub.start(code, _bearer(authorization))).public()
+        return await hub.start(code, _bearer(authorization))
 
     @app.post("/api/tables/{code}/rematch", response_model=p.Rematch, responses=responses)
     async def rematch(code: str, authorization: str | None = Header(None)) -> dict[str, Any]:
-        return {"code": (await hub.rematch(code, _bearer(authorization))).code}
+        return {"code": await hub.rematch(code, _bearer(authorization))}
+
+    @app.get("/healthz", response_model=p.Health)
+    async def healthz() -> dict[str, Any]:
+        """For a load balancer: the database answers, and what this process holds."""
+        try:
+            hub.store.exists("AAAAA")
+        except SQLAlchemyError as e:
+            raise TableError("internal", "the database does not answer", 503) from e
+        return {"ok": True, "process": cluster.me, "tables": len(hub.tables), "owned": len(hub.owned())}
 
     @app.get("/api/tables/{code}/record", responses=responses)
     async def record(code: str) -> dict[str, Any]:

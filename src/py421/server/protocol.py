@@ -154,6 +154,15 @@ class TablePublic(Strict):
 GameSummary = GameRow  # a finished game, as GET /api/games lists them
 
 
+class Health(Strict):
+    """`GET /healthz`: for a load balancer or a supervisor."""
+
+    ok: bool
+    process: str = Field(description="this process's name: host, pid and a random part")
+    tables: int = Field(description="tables in this process's memory")
+    owned: int = Field(description="tables this process owns (plays, throws for, times)")
+
+
 class PlayerStats(BaseModel):
     """``GET /api/players/{name}`` and each row of ``GET /api/leaderboard``."""
 
@@ -340,6 +349,7 @@ DOCUMENTED: tuple[type[BaseModel], ...] = (
     SeatPublic,
     View,
     LegalAction,
+    Health,
 )
 
 

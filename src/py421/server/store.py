@@ -30,6 +30,7 @@ from sqlalchemy import (
     delete,
     event,
     select,
+    text,
 )
 from sqlalchemy.engine import Connection, Engine
 
@@ -104,6 +105,26 @@ def make_engine(url: str) -> Engine:
     return engine
 
 
+def single_process(engine: Engine) -> Any:
+    """With SQLite, hold the file's lock for as long as the server runs: a second ``421 serve``
+    on the same file is refused with a clear message (returns the open lock file, or None)."""
+    if engine.dialect.name != "sqlite" or not engine.url.database or engine.url.database == ":memory:":
+        return None
+    import fcntl
+
+    path = Path(engine.url.database).resolve()
+    lock = open(f"{path}.serve-lock", "w")  # noqa: SIM115 - held open for the server's life
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock.close()
+        raise DatabaseError(
+            f"another 421 serve already uses {path}: SQLite serves one process; "
+            "for several, give them one PostgreSQL database (--db postgresql://…, docs/deploy.md)"
+        ) from None
+    return lock
+
+
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     # WAL: a commit survives the process being killed without waiting for the disk
     # each time, and readers never block the writer.
@@ -152,6 +173,9 @@ class TableRow:
 class Store:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        # Several processes on PostgreSQL: each change of a table is committed with a notice
+        # to the others (this process's name), delivered with the commit and not before.
+        self.announce: str | None = None
         # The server writes through one connection it keeps, which saves taking one
         # from the pool (and checking it) for every step. If the database drops it,
         # the write in progress fails and is undone, and the next one reconnects.
@@ -165,6 +189,10 @@ class Store:
             self._kept = self.engine.connect()
         with self._kept.begin():
             yield self._kept
+
+    def _tell(self, conn: Connection, code: str) -> None:
+        if self.announce is not None:
+            conn.execute(text("SELECT pg_notify('py421_changes', :m)"), {"m": f"{code} {self.announce}"})
 
     def close(self) -> None:
         if self._kept is not None:
@@ -190,6 +218,7 @@ class Store:
                 online_seats.insert(),
                 [{"code": row.code, **vars(s)} for s in row.seats],
             )
+            self._tell(conn, row.code)
 
     def exists(self, code: str) -> bool:
         with self.begin() as conn:
@@ -210,6 +239,7 @@ class Store:
                 .where(c.code == code, c.seat == seat.seat, c.token_hash.is_(None), c.code.in_(waiting))
                 .values(name=seat.name, token_hash=seat.token_hash)
             )
+            self._tell(conn, code)
             return bool(done.rowcount)
 
     def start(self, code: str, seats: Sequence[SeatRow]) -> bool:
@@ -230,11 +260,13 @@ class Store:
                     .where(c.code == code, c.seat == seat.seat)
                     .values(kind=seat.kind, bot=seat.bot, name=seat.name, token_hash=seat.token_hash)
                 )
+            self._tell(conn, code)
             return True
 
     def set_table(self, code: str, **values: Any) -> None:
         with self.begin() as conn:
             conn.execute(online_tables.update().where(online_tables.c.code == code).values(**values))
+            self._tell(conn, code)
 
     def add_steps(
         self, code: str, first: int, steps: Sequence[Step], finish: Callable[[Connection], int] | None = None
@@ -253,6 +285,7 @@ class Store:
                     for i, s in enumerate(steps)
                 ],
             )
+            self._tell(conn, code)
             if finish is None:
                 return None
             game_id = finish(conn)
@@ -271,6 +304,7 @@ class Store:
         c = online_steps.c
         with self.begin() as conn:
             conn.execute(delete(online_steps).where(c.code == code, c.n >= n))
+            self._tell(conn, code)
             if reopen is not None:
                 reopen(conn)
                 conn.execute(
@@ -285,8 +319,10 @@ class Store:
             conn.execute(delete(online_steps).where(online_steps.c.code == code))
             conn.execute(delete(online_seats).where(online_seats.c.code == code))
             conn.execute(delete(online_tables).where(online_tables.c.code == code))
+            self._tell(conn, code)
 
-    def load(self, code: str) -> TableRow | None:
+    def load(self, code: str, since: int = 0) -> TableRow | None:
+        """A table, its seats and its steps from number ``since`` on (``steps[0]`` is step ``since``)."""
         with self.begin() as conn:
             t = conn.execute(select(online_tables).where(online_tables.c.code == code)).mappings().first()
             if t is None:
@@ -294,8 +330,9 @@ class Store:
             seats = conn.execute(
                 select(online_seats).where(online_seats.c.code == code).order_by(online_seats.c.seat)
             ).mappings()
+            c = online_steps.c
             steps = conn.execute(
-                select(online_steps).where(online_steps.c.code == code).order_by(online_steps.c.n)
+                select(online_steps).where(c.code == code, c.n >= since).order_by(c.n)
             ).mappings()
             return TableRow(
                 t["code"],

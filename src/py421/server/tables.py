@@ -12,6 +12,7 @@ steps as every other interface.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import re
@@ -20,7 +21,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from datetime import datetime
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -32,6 +33,7 @@ from ..players import BOTS, Player, bot_name, make_bot, parse_bot
 from ..sim.session import Seat as SessionSeat
 from ..sim.session import Session
 from ..storage import History
+from .cluster import Solo
 from .limits import AddressBook, Limits
 from .optimal import OptimalWorker, TooCostly
 from .protocol import ActionMove, CreateTable
@@ -55,6 +57,7 @@ class Hub:
         seeds: Iterator[str] | None = None,
         limits: Limits | None = None,
         optimal: OptimalWorker | None = None,
+        cluster: Solo | None = None,
     ) -> None:
         self.store = store
         self.seeds = seeds  # tests fix the dice; otherwise every table draws a secret seed
@@ -63,6 +66,7 @@ class Hub:
         self.limits = limits or Limits()
         self.addresses = AddressBook(self.limits)
         self.optimal = optimal or OptimalWorker()
+        self.cluster = cluster or Solo()
         self.tables: dict[str, Table] = {}
         self.tasks: set[asyncio.Task[None]] = set()
 
@@ -117,6 +121,7 @@ class Hub:
             table.status = "playing"
             table.session = self._session(table)  # checks the names with the engine, before writing
         self.store.create(self._row(table))
+        await self.cluster.claim(table.code)
         self.tables[table.code] = table
         if table.session is not None:
             table.events = list(table.session.state.events)
@@ -178,9 +183,7 @@ class Hub:
             Seat(s.seat, "bot" if s.kind == "bot" else "human", s.bot, s.name, s.token_hash)
             for s in row.seats
         ]
-        status: Status = (
-            "over" if row.status == "over" else "playing" if row.status == "playing" else "waiting"
-        )
+        status = _status(row.status)
         table = Table(
             row.code, "scorekeeper" if row.mode == "scorekeeper" else "play", rules, seats, row.seed,
             row.seed_hash, row.timeout, status, row.first_seat, row.rematch, row.game_id,
@@ -198,17 +201,31 @@ class Hub:
         return table
 
     def get(self, code: str, *, keep: bool = True) -> Table:
-        if not _CODE.fullmatch(code):
-            raise TableError(
-                "no_table", f"there is no table {code[:20]!r}: a table's code is five letters", 404
-            )
-        table = self.load(code.upper(), keep=keep)
+        code = _checked(code)
+        table = self.load(code, keep=keep)
         if table is None:
             raise TableError("no_table", f"there is no table {code!r}", 404)
         return table
 
+    def public(self, code: str) -> dict[str, Any]:
+        """The table as the database has it now (a copy here may lag a change made elsewhere)."""
+        code = _checked(code)
+        if self.cluster.owns(code) and code in self.tables:
+            return self.tables[code].public()
+        cached = self.tables.pop(code, None)
+        try:
+            return self.get(code, keep=False).public()
+        finally:
+            if cached is not None:
+                self.tables[code] = cached
+
     def resume_all(self) -> None:
-        """After a restart: load every unfinished table and let its bots play on."""
+        """After a restart: load every unfinished table and let its bots play on.
+
+        Several processes share them out instead: each claims the tables nobody owns.
+        """
+        if self.cluster.several:
+            return
         for code in self.store.unfinished():
             try:
                 table = self.load(code)
@@ -220,8 +237,176 @@ class Hub:
 
     # -- seats -----------------------------------------------------------------
 
-    def join(self, code: str, name: object) -> tuple[Table, int, str]:
+    # -- changes go through the table's owner -----------------------------------------
+
+    async def _owned(self, code: str) -> bool:
+        """Whether this process owns the table now, taking it if nobody does."""
+        if self.cluster.owns(code):
+            return True
+        if await self.cluster.claim(code):
+            await self.adopt(code)
+            return True
+        return False
+
+    async def _change(self, code: str, kind: str, args: dict[str, Any]) -> dict[str, Any]:
+        """Make a change here if this process owns the table, else ask its owner.
+
+        An owner that does not answer may have died: the next try finds the table free
+        (and takes it) or finds its new owner.
+        """
+        code = _checked(code)
+        for _ in range(3):
+            if await self._owned(code):
+                return await self.serve_request(code, kind, args)
+            try:
+                answer = await self.cluster.request(code, kind, args)
+            except TimeoutError:
+                continue
+            if "error" in answer:
+                raise TableError(answer["error"], answer["message"], answer["status"])
+            result: dict[str, Any] = answer["result"]
+            return result
+        raise TableError("internal", "the process holding this table does not answer; try again", 503)
+
+    async def serve_request(self, code: str, kind: str, args: dict[str, Any]) -> dict[str, Any]:
+        """One change of a table this process owns, asked here or by another process."""
         table = self.get(code)
+        if kind == "join":
+            seat, token = self._join(table, args["name"])
+            return {"seat": seat, "token": token}
+        if kind == "start":
+            await self._start(table, args["token"])
+        elif kind == "act":
+            move = args["move"]
+            await self._act(
+                table, args["seat"], args["version"], move if isinstance(move, str) else ActionMove(**move)
+            )
+        elif kind == "report":
+            await self._report(table, args["seat"], args["version"], args["turn"])
+        elif kind == "undo":
+            await self._undo(table, args["seat"], args["version"])
+        elif kind == "rematch":
+            return {"code": (await self._rematch(table, args["token"])).code}
+        elif kind == "here":
+            self._here(table, args["seat"])
+        return {}
+
+    async def join(self, code: str, name: str) -> tuple[str, int, str]:
+        result = await self._change(code, "join", {"name": name})
+        return _checked(code), result["seat"], result["token"]
+
+    async def start(self, code: str, token: str | None) -> dict[str, Any]:
+        await self._change(code, "start", {"token": token})
+        return self.public(code)
+
+    async def act(self, table: Table, seat: int | None, version: int, move: str | ActionMove) -> None:
+        data = move if isinstance(move, str) else move.model_dump()
+        await self._change(table.code, "act", {"seat": seat, "version": version, "move": data})
+
+    async def report(self, table: Table, seat: int | None, version: int, text: str) -> None:
+        await self._change(table.code, "report", {"seat": seat, "version": version, "turn": text})
+
+    async def undo(self, table: Table, seat: int | None, version: int) -> None:
+        await self._change(table.code, "undo", {"seat": seat, "version": version})
+
+    async def rematch(self, code: str, token: str | None) -> str:
+        result = await self._change(code, "rematch", {"token": token})
+        return str(result["code"])
+
+    def _here(self, table: Table, seat: int) -> None:
+        """A person connected to another process: their seat is theirs again."""
+        if 0 <= seat < len(table.seats) and table.seats[seat].away:
+            table.seats[seat].away = False
+            table.broadcast()
+
+    # -- news from other processes ---------------------------------------------------------
+
+    async def caught_up(self, code: str) -> None:
+        """Another process changed a table: bring this process's copy up to the database's."""
+        table = self.tables.get(code)
+        if table is None or self.cluster.owns(code):
+            return
+        async with table.lock:
+            since = max(0, table.version - 1)  # the last step known here, to check it is still there
+            row = self.store.load(code, since)
+            if row is None:  # expired: nobody started it
+                for conn in list(table.connections):
+                    conn.close_after("no_table", "this table is closed")
+                self.tables.pop(code, None)
+                return
+            self._refresh(table, row, since)
+            table.broadcast()
+
+    async def adopt(self, code: str) -> None:
+        """This process now owns a table (its owner died): read it again and play it on."""
+        table = self.tables.get(code)
+        if table is None:
+            table = self.load(code)
+            if table is None:
+                await self.cluster.release(code)
+                return
+        else:
+            row = self.store.load(code)
+            if row is None:
+                return
+            async with table.lock:
+                self._refresh(table, row)
+                table.broadcast()
+        if table.status == "playing" and table.mode == "play":
+            self.spawn(self.advance(table))
+
+    def owned(self) -> list[str]:
+        return [code for code in self.tables if self.cluster.owns(code)]
+
+    def disown_all(self) -> None:
+        """This process lost its locks: it stops driving tables (their new owners will)."""
+        for table in self.tables.values():
+            if table.timer is not None:
+                table.timer.cancel()
+
+    def _refresh(self, table: Table, row: TableRow, since: int = 0) -> None:
+        """Make a copy of a table what the database row says, steps included.
+
+        ``row`` holds the steps from number ``since`` on: only what is new is read, unless
+        the steps known here were taken back (an undo), and then the game is read again.
+        """
+        connected = {s.seat: s.connected for s in table.seats}
+        table.seats = [
+            Seat(
+                s.seat,
+                "bot" if s.kind == "bot" else "human",
+                s.bot,
+                s.name,
+                s.token_hash,
+                connected.get(s.seat, 0),
+            )
+            for s in row.seats
+        ]
+        table.status = _status(row.status)
+        table.game_id, table.rematch = row.game_id, row.rematch
+        if table.status == "waiting":
+            table.session, table.events = None, []
+            return
+        game = table.game
+        known = game.steps[since:] if game is not None else []
+        if game is None or row.steps[: len(known)] != known:  # new, or steps taken back
+            if since:
+                full = self.store.load(table.code)
+                assert full is not None
+                self._refresh(table, full)
+                return
+            table.session = self._session(table)
+            game = table.session.game
+            table.events = list(game.state.events)
+            table.forget_log()
+            known = []
+        for step in row.steps[len(known) :]:
+            game.apply_step(step)
+            table.events.extend(game.state.events)
+
+    # -- seats -----------------------------------------------------------------
+
+    def _join(self, table: Table, name: object) -> tuple[int, str]:
         clean = clean_name(name)
         if table.mode != "play" or table.status != "waiting":
             raise TableError("not_waiting", "this table is not waiting for players; watch it instead", 409)
@@ -237,14 +422,13 @@ class Hub:
             raise TableError("full", "that seat was just taken; try again", 409)
         free.name, free.token_hash = taken.name, taken.token_hash
         table.broadcast()
-        return table, free.seat, token
+        return free.seat, token
 
     def creator(self, table: Table, token: str | None) -> None:
         if table.seat_of(token) != 0:
             raise TableError("not_creator", "only the table's creator may do this", 403)
 
-    async def start(self, code: str, token: str | None) -> Table:
-        table = self.get(code)
+    async def _start(self, table: Table, token: str | None) -> None:
         self.creator(table, token)
         async with table.lock:
             if table.status != "waiting":
@@ -270,7 +454,6 @@ class Hub:
                 table.timer.cancel()
             table.broadcast()
         self.spawn(self.advance(table))
-        return table
 
     # -- connections -------------------------------------------------------------
 
@@ -286,6 +469,8 @@ class Hub:
             seat = table.seats[conn.seat]
             seat.connected += 1
             seat.away = False  # coming back hands the seat back
+            if not self.cluster.owns(table.code):
+                self.spawn(self._tell_owner_here(table.code, conn.seat))
         if table.code not in self.tables:
             self.tables[table.code] = table  # a finished table watched stays until nobody watches
         if conn.seat is None:
@@ -301,16 +486,27 @@ class Hub:
                 table.broadcast()
             self._forget_if_done(table)
 
+    async def _tell_owner_here(self, code: str, seat: int) -> None:
+        with contextlib.suppress(TableError, TimeoutError):
+            await self._change(code, "here", {"seat": seat})
+
     def _forget_if_done(self, table: Table) -> None:
-        """A finished table nobody watches leaves memory: the database has it all."""
-        if table.status == "over" and not table.connections and self.tables.get(table.code) is table:
-            del self.tables[table.code]
-            if table.timer is not None:
-                table.timer.cancel()
+        """A table nobody here watches leaves memory if it is finished, or owned by another process:
+        the database has it all."""
+        if table.connections or self.tables.get(table.code) is not table:
+            return
+        owned = self.cluster.owns(table.code)
+        if owned and table.status != "over":
+            return
+        del self.tables[table.code]
+        if table.timer is not None:
+            table.timer.cancel()
+        if owned:
+            self.spawn(self.cluster.release(table.code))
 
     # -- playing -----------------------------------------------------------------
 
-    async def act(self, table: Table, seat: int | None, version: int, move: str | ActionMove) -> None:
+    async def _act(self, table: Table, seat: int | None, version: int, move: str | ActionMove) -> None:
         """A player's action, from their own seat only."""
         async with table.lock:
             session = self._playing(table, seat, version)
@@ -324,7 +520,7 @@ class Hub:
             await self._commit(table, lambda: session.act(action))
         self.spawn(self.advance(table))
 
-    async def report(self, table: Table, seat: int | None, version: int, text: str) -> None:
+    async def _report(self, table: Table, seat: int | None, version: int, text: str) -> None:
         """Scorekeeper: the creator reports what the real dice showed."""
         async with table.lock:
             session = self._playing(table, seat, version)
@@ -343,7 +539,7 @@ class Hub:
             else:
                 await self._commit(table, lambda: game.throw(text))
 
-    async def undo(self, table: Table, seat: int | None, version: int) -> None:
+    async def _undo(self, table: Table, seat: int | None, version: int) -> None:
         """Scorekeeper: take the last entry back, even the one that ended the game."""
         async with table.lock:
             session = self._playing(table, seat, version, over_ok=True)
@@ -422,6 +618,8 @@ class Hub:
                 session = table.session
                 if session is None or table.status != "playing" or table.mode != "play":
                     return
+                if not self.cluster.owns(table.code):
+                    return  # another process plays it now
                 waiting = session.waiting(table.away)
                 if waiting == "dice":
                     await self._commit(table, session.step)
@@ -461,6 +659,8 @@ class Hub:
                 session = table.session
                 if session is None or session.state.steps != step or session.state.to_move != seat:
                     return
+                if not self.cluster.owns(table.code):
+                    return
                 table.seats[seat].away = True  # a bot plays for them until they act again
                 table.broadcast()
             await self.advance(table)
@@ -479,7 +679,11 @@ class Hub:
         """Remove the tables nobody started in time; returns their codes."""
         now = time.time() if now is None else now
         limit = self.limits.waiting_minutes * 60
-        gone = [t for t in self.tables.values() if t.status == "waiting" and now - t.created >= limit]
+        gone = [
+            t
+            for t in self.tables.values()
+            if t.status == "waiting" and now - t.created >= limit and self.cluster.owns(t.code)
+        ]
         for table in gone:
             self.store.delete(table.code)
             del self.tables[table.code]
@@ -504,8 +708,7 @@ class Hub:
 
     # -- after the game ------------------------------------------------------------
 
-    async def rematch(self, code: str, token: str | None) -> Table:
-        table = self.get(code)
+    async def _rematch(self, table: Table, token: str | None) -> Table:
         self.creator(table, token)
         if table.status != "over":
             raise TableError("not_over", "a rematch is offered once the game is over", 409)
@@ -521,6 +724,7 @@ class Hub:
             table.timeout, created=time.time(),
         )  # fmt: skip
         self.store.create(self._row(new))
+        await self.cluster.claim(new.code)
         self.store.set_table(table.code, rematch=new.code)
         self.tables[new.code] = new
         table.rematch = new.code
@@ -583,6 +787,21 @@ def _action(move: str | ActionMove) -> Action:
             raise TableError("malformed", "a stake move names its stake: est or vient")
         return ChooseStake(move.stake)
     return Throw(tuple(move.keep), move.bon)
+
+
+def _checked(code: str) -> str:
+    """A table's code in capitals, or the refusal a code that cannot be one gets."""
+    if not _CODE.fullmatch(code):
+        raise TableError("no_table", f"there is no table {code[:20]!r}: a table's code is five letters", 404)
+    return code.upper()
+
+
+def _kind(text: str) -> Literal["human", "bot"]:
+    return "bot" if text == "bot" else "human"
+
+
+def _status(text: str) -> Status:
+    return "over" if text == "over" else "playing" if text == "playing" else "waiting"
 
 
 def _timestamp(iso: str) -> float:

@@ -1,0 +1,241 @@
+"""Several ``421 serve`` processes on one PostgreSQL database: who owns each table, and the news.
+
+Nothing here is a new kind of server: PostgreSQL itself carries it all.
+
+- **Ownership.** A process owns a table while it holds the table's advisory
+  lock (``pg_try_advisory_lock(hashtextextended(code, 421))``) on a connection
+  it keeps for that. Only the owner changes the table, throws its dice, plays
+  its bots and runs its timers. A process that dies, even by ``kill -9``,
+  closes that connection, and PostgreSQL frees its locks at once; every other
+  process looks for tables without an owner every ``scan_seconds`` and claims
+  them, reading them back from the database.
+- **Changes go through the owner.** A request to change a table this process
+  does not own is sent on the channel ``py421_requests``; the owner applies it
+  and answers on the asking process's own channel.
+- **News.** Every change is committed with a ``pg_notify('py421_changes',
+  CODE)`` in its own transaction (so the news leaves with the change, never
+  before it); a process with connections to that table reads the new steps
+  from the database and sends the new views.
+
+With SQLite there is one process (:class:`Solo`), which owns every table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import secrets
+import socket
+from collections.abc import Awaitable
+from typing import Any, Protocol
+
+log = logging.getLogger(__name__)
+
+CHANGES = "py421_changes"
+REQUESTS = "py421_requests"
+
+
+class Member(Protocol):
+    """What the cluster needs of the tables of its process (:class:`py421.server.tables.Hub`)."""
+
+    async def serve_request(self, code: str, kind: str, args: dict[str, Any]) -> dict[str, Any]: ...
+
+    async def caught_up(self, code: str) -> None: ...
+
+    async def adopt(self, code: str) -> None: ...
+
+    def disown_all(self) -> None: ...
+
+
+class Solo:
+    """One process alone (SQLite, or one PostgreSQL process): it owns every table."""
+
+    me = "solo"
+    several = False
+
+    async def start(self, member: Member) -> None:
+        pass
+
+    async def close(self) -> None:
+        pass
+
+    def owns(self, code: str) -> bool:
+        return True
+
+    async def claim(self, code: str) -> bool:
+        return True
+
+    async def release(self, code: str) -> None:
+        pass
+
+    async def request(self, code: str, kind: str, args: dict[str, Any]) -> dict[str, Any]:
+        raise AssertionError("one process owns every table")
+
+
+class Cluster(Solo):
+    """Processes sharing one PostgreSQL database (see the module's documentation)."""
+
+    several = True
+
+    def __init__(self, url: str, *, scan_seconds: float = 2.0, answer_seconds: float = 3.0) -> None:
+        self.url = url.replace("postgresql+psycopg://", "postgresql://")
+        self.me = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+        self.inbox = "py421_r_" + secrets.token_hex(8)  # this process's answers come here
+        self.scan_seconds, self.answer_seconds = scan_seconds, answer_seconds
+        self.owned: set[str] = set()
+        self._locks: Any = None  # the connection holding this process's advisory locks
+        self._listen: Any = None
+        self._lock_use = asyncio.Lock()  # one statement at a time on the locks' connection
+        self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._member: Member | None = None
+
+    # -- running --------------------------------------------------------------------------
+
+    async def start(self, member: Member) -> None:
+        import psycopg
+
+        self._member = member
+        self._locks = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+        self._listen = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+        for channel in (CHANGES, REQUESTS, self.inbox):
+            await self._listen.execute(f"LISTEN {channel}")
+        self._spawn(self._hear())
+        self._spawn(self._scan_forever())
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        for conn in (self._listen, self._locks):
+            if conn is not None:
+                with contextlib.suppress(Exception):
+                    await conn.close()
+        self.owned.clear()
+
+    def _spawn(self, coro: Awaitable[None]) -> None:
+        task: asyncio.Task[None] = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _locking(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        """One statement on the locks' connection; if it is lost, so is every lock: disown all."""
+        async with self._lock_use:
+            try:
+                cursor = await self._locks.execute(sql, params)
+                rows: list[tuple[Any, ...]] = await cursor.fetchall() if cursor.description else []
+                return rows
+            except Exception:
+                log.exception("the connection holding the tables' locks is lost: this process owns none now")
+                self.owned.clear()
+                if self._member is not None:
+                    self._member.disown_all()
+                with contextlib.suppress(Exception):
+                    await self._locks.close()
+                import psycopg
+
+                self._locks = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+                raise
+
+    # -- ownership ----------------------------------------------------------------------
+
+    def owns(self, code: str) -> bool:
+        return code in self.owned
+
+    async def claim(self, code: str) -> bool:
+        if code in self.owned:
+            return True
+        rows = await self._locking("SELECT pg_try_advisory_lock(hashtextextended(%s, 421))", (code,))
+        if rows and rows[0][0]:
+            self.owned.add(code)
+            return True
+        return False
+
+    async def release(self, code: str) -> None:
+        if code in self.owned:
+            self.owned.discard(code)
+            with contextlib.suppress(Exception):
+                await self._locking("SELECT pg_advisory_unlock(hashtextextended(%s, 421))", (code,))
+
+    async def scan(self) -> list[str]:
+        """Claim every unfinished table nobody owns (its process died); returns their codes."""
+        rows = await self._locking(
+            "WITH free AS MATERIALIZED (SELECT code FROM online_tables "
+            "WHERE status <> 'over' AND NOT (code = ANY(%s))) "
+            "SELECT code FROM free WHERE pg_try_advisory_lock(hashtextextended(code, 421))",
+            (list(self.owned),),
+        )
+        found = [str(r[0]) for r in rows]
+        self.owned.update(found)
+        return found
+
+    async def _scan_forever(self) -> None:
+        while True:
+            try:
+                for code in await self.scan():
+                    log.warning("table %s had no owner: this process (%s) takes it over", code, self.me)
+                    assert self._member is not None
+                    await self._member.adopt(code)
+            except Exception:
+                log.exception("the scan for tables without an owner failed; trying again")
+            await asyncio.sleep(self.scan_seconds)
+
+    # -- requests to the owner ----------------------------------------------------------
+
+    async def request(self, code: str, kind: str, args: dict[str, Any]) -> dict[str, Any]:
+        """Ask the owner of ``code`` to make a change; its answer, or its refusal as an ``error``."""
+        ident = secrets.token_hex(8)
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._waiting[ident] = future
+        payload = json.dumps({"id": ident, "to": self.inbox, "code": code, "kind": kind, "args": args})
+        try:
+            await self._notify(REQUESTS, payload)
+            return await asyncio.wait_for(future, self.answer_seconds)
+        finally:
+            self._waiting.pop(ident, None)
+
+    async def _notify(self, channel: str, payload: str) -> None:
+        await self._locking("SELECT pg_notify(%s, %s)", (channel, payload))
+
+    async def _hear(self) -> None:
+        async for note in self._listen.notifies():
+            try:
+                if note.channel == CHANGES:
+                    code, _, sender = note.payload.partition(" ")
+                    if sender != self.me and self._member is not None:
+                        self._spawn(self._member.caught_up(code))
+                elif note.channel == REQUESTS:
+                    request = json.loads(note.payload)
+                    if request["code"] in self.owned:
+                        self._spawn(self._answer(request))
+                else:
+                    answer = json.loads(note.payload)
+                    future = self._waiting.get(answer.pop("id"))
+                    if future is not None and not future.done():
+                        future.set_result(answer)
+            except Exception:
+                log.exception("a notification could not be read: %.200s", note.payload)
+
+    async def _answer(self, request: dict[str, Any]) -> None:
+        assert self._member is not None
+        answer: dict[str, Any]
+        try:
+            answer = {
+                "result": await self._member.serve_request(request["code"], request["kind"], request["args"])
+            }
+        except Exception as e:  # the refusal goes back as it would have to a local client
+            error, message, status = _refusal(e)
+            answer = {"error": error, "message": message, "status": status}
+        answer["id"] = request["id"]
+        await self._notify(request["to"], json.dumps(answer))
+
+
+def _refusal(e: Exception) -> tuple[str, str, int]:
+    from .table import TableError
+
+    if isinstance(e, TableError):
+        return e.error, e.message, e.status
+    log.exception("a request from another process failed")
+    return "internal", "the server that holds this table failed on the request; try again", 500

@@ -1,0 +1,180 @@
+"""Two ``421 serve`` processes on one PostgreSQL database: one game across both, and fail-over."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from websockets.sync.client import connect
+
+from py421.core.record import Record
+from py421.server.verify import verify
+
+from .server_helpers import POSTGRES, fresh_postgres
+from .server_process import free_port, start_server
+
+if not POSTGRES:
+    if os.environ.get("CI"):
+        raise RuntimeError("CI runs the cluster tests: PY421_TEST_POSTGRES is not set")
+    pytest.skip("no PostgreSQL: run the tests through scripts/check", allow_module_level=True)
+
+
+class Process:
+    def __init__(self, tmp: Path, db: str) -> None:
+        tmp.mkdir(parents=True, exist_ok=True)
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.proc = start_server(tmp, self.port, "--bot-delay", "0.02", "--messages-per-second", "100", db=db)
+        self.log = tmp / "server.log"
+
+    def ws_url(self, code: str, token: str) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws/{code}?token={token}"
+
+
+class Player:
+    """A person's phone: it acts only on what its own WebSocket shows, and reconnects elsewhere."""
+
+    def __init__(self, name: str, code: str, token: str, seed: int) -> None:
+        self.name, self.code, self.token = name, code, token
+        self.rng = random.Random(seed)
+        self.ws: Any = None
+        self.opened = contextlib.ExitStack()
+        self.last: dict[str, Any] | None = None
+        self.sent: str | None = None
+        self.acted = 0
+
+    def connect(self, process: Process) -> None:
+        self.close()
+        self.opened = contextlib.ExitStack()
+        self.ws = self.opened.enter_context(connect(process.ws_url(self.code, self.token), open_timeout=10))
+        self.sent = None
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.opened.close()
+
+    def step(self, seconds: float = 0.2) -> dict[str, Any] | None:
+        """Read what came (up to ``seconds``) and act if it is this player's turn."""
+        try:
+            message: dict[str, Any] = json.loads(self.ws.recv(timeout=seconds))
+        except TimeoutError:
+            return self.last
+        if message["type"] == "error":
+            assert message["error"] in ("stale", "rate_limited"), message
+            if message["error"] == "rate_limited" and self.sent is not None:  # faster than a person
+                time.sleep(1)
+                self.ws.send(self.sent)
+            return self.last
+        if message["type"] != "table":
+            return self.last
+        self.last = message
+        view = message["view"]
+        if view is not None and view["your_turn"] and view["outcome"] is None:
+            action = self.rng.choice(view["legal_actions"])["text"]
+            self.sent = json.dumps({"type": "act", "version": message["version"], "action": action})
+            self.ws.send(self.sent)
+            self.acted += 1
+        return message
+
+
+def over(player: Player) -> bool:
+    return bool(player.last and player.last["view"] and player.last["view"]["outcome"] is not None)
+
+
+def test_players_on_two_processes_play_to_the_end_and_a_killed_owner_is_taken_over(tmp_path: Path) -> None:
+    assert POSTGRES is not None
+    db = fresh_postgres(POSTGRES)
+    a, b = Process(tmp_path / "a", db), Process(tmp_path / "b", db)
+    alice, bob = Player("Alice", "", "", 1), Player("Bob", "", "", 2)
+    try:
+        body = {
+            "rules": "vache-41",
+            "seats": ["human", "human", "bot:heuristic"],
+            "name": "Alice",
+            "timeout": 0,
+        }
+        created = httpx2.post(f"{a.base}/api/tables", json=body, timeout=30).json()
+        code = alice.code = bob.code = created["code"]
+        # Bob joins through the other process: the seat is given once, by the table's owner
+        joined = httpx2.post(f"{b.base}/api/tables/{code}/join", json={"name": "Bob"}, timeout=30)
+        assert joined.status_code == 200, joined.text
+        again = httpx2.post(f"{b.base}/api/tables/{code}/join", json={"name": "Cy"}, timeout=30)
+        assert again.status_code == 409 and again.json()["detail"]["error"] == "full"
+        alice.token, bob.token = created["token"], joined.json()["token"]
+        alice.connect(a)
+        bob.connect(b)
+        started = httpx2.post(
+            f"{b.base}/api/tables/{code}/start",  # started through the process that does not own it
+            headers={"Authorization": f"Bearer {created['token']}"},
+            timeout=30,
+        )
+        assert started.status_code == 200, started.text
+        deadline = time.monotonic() + 120
+        while (alice.acted < 4 or bob.acted < 4) and time.monotonic() < deadline and not over(alice):
+            alice.step()
+            bob.step()  # Bob sees the game start and every move through his own process
+        assert alice.acted >= 4 and bob.acted >= 4 and not over(alice)  # mid-game (vache-41 is long)
+        a.proc.send_signal(signal.SIGKILL)  # the owner dies
+        a.proc.wait(10)
+        alice.connect(b)  # the page reconnects, to whichever process is left
+        before = alice.acted + bob.acted
+        while not (over(alice) and over(bob)) and time.monotonic() < deadline:
+            alice.step()
+            bob.step()
+        assert alice.acted + bob.acted > before  # they played on through the other process
+        assert over(alice) and over(bob), "the game did not finish"
+        assert alice.last is not None and bob.last is not None
+        assert alice.last["view"]["outcome"] == bob.last["view"]["outcome"]
+        record = httpx2.get(f"{b.base}/api/tables/{code}/record", timeout=30).json()
+        verdict = verify(Record.from_dict(record))
+        assert verdict.problems == []  # every throw, before and after the kill, from the seed
+        assert len(record["steps"]) == alice.last["version"]
+        games = httpx2.get(f"{b.base}/api/games", timeout=30).json()
+        assert sum(1 for g in games if g["players"][:2] == ["Alice", "Bob"]) == 1  # recorded once
+    finally:
+        for player in (alice, bob):
+            player.close()
+        for p in (a, b):
+            if p.proc.poll() is None:
+                p.proc.terminate()
+                p.proc.wait(15)
+    for p in (a, b):
+        assert "Traceback" not in p.log.read_text(errors="replace")
+
+
+def test_a_second_process_on_one_sqlite_file_is_refused(tmp_path: Path) -> None:
+    first = Process(tmp_path / "one", f"sqlite:///{tmp_path}/shared.db")
+    try:
+        second = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "py421",
+                "serve",
+                "--port",
+                str(free_port()),
+                "--db",
+                f"sqlite:///{tmp_path}/shared.db",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=os.environ | {"PY421_HOME": str(tmp_path)},
+        )
+        assert second.returncode != 0
+        assert "another 421 serve already uses" in second.stderr
+        assert "PostgreSQL" in second.stderr
+        assert "Traceback" not in second.stderr
+    finally:
+        first.proc.terminate()
+        first.proc.wait(15)
