@@ -13,8 +13,13 @@ watch it (each reading every message, from a process of their own so that the
 load client's own work does not count), and its action latency is printed on
 its own line.
 
+With --processes N (PostgreSQL only) N servers share the database; table i is
+created through process i mod N and its player's WebSocket goes to process
+(i div 2) mod N, so half the tables are played through a process that does not
+own them.
+
 Run: .venv/bin/python benchmarks/server_load.py [--tables 200] [--seconds 20]
-     [--bot-delay 0.6] [--think S] [--db URL] [--spectators 300]
+     [--bot-delay 0.6] [--think S] [--db URL] [--spectators 300] [--processes N]
 Target: p99 under 50 ms at 200 tables on the 2-core machine.
 """
 
@@ -48,12 +53,16 @@ class Tally:
         self.errors: dict[str, int] = {}
 
 
-async def client(http: httpx.AsyncClient, number: int, until: float, think: float, tally: Tally) -> None:
+async def client(
+    https: list[httpx.AsyncClient], number: int, until: float, think: float, tally: Tally
+) -> None:
     rng = random.Random(number)
     await asyncio.sleep(number * 0.02)  # tables open over the first seconds, not all at once
+    n = len(https)
     while time.monotonic() < until:
         try:
-            await one_game(http, f"P{number}", rng, until, think, tally)
+            play_at = str(https[(number // 2) % n].base_url)
+            await one_game(https[number % n], f"P{number}", rng, until, think, tally, play_at=play_at)
         except (OSError, httpx.HTTPError, WebSocketException, KeyError) as e:
             kind = type(e).__name__
             tally.errors[kind] = tally.errors.get(kind, 0) + 1
@@ -68,11 +77,12 @@ async def one_game(
     think: float,
     tally: Tally,
     spectators: int = 0,
+    play_at: str | None = None,
 ) -> None:
     body = {"seats": ["human", "bot:heuristic"], "name": name, "timeout": 0}
     created = (await http.post("/api/tables", json=body)).json()
     code, token = created["code"], created["token"]
-    base = str(http.base_url).replace("http", "ws")
+    base = (play_at or str(http.base_url)).replace("http", "ws")
     ws_url = f"{base}/ws/{code}?token={token}"
     watchers = None
     if spectators:
@@ -153,19 +163,26 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def run(tables: int, seconds: float, think: float, base: str, server_pid: int, spectators: int) -> None:
+async def run(
+    tables: int, seconds: float, think: float, bases: list[str], server_pids: list[int], spectators: int
+) -> None:
     tally, seen = Tally(), Tally()
     start = time.monotonic()
-    cpu_server, cpu_client = cpu_seconds(server_pid), cpu_seconds(os.getpid())
-    # One HTTP client for every table: making one is slow enough to stall the others.
+    cpu_server = sum(cpu_seconds(pid) for pid in server_pids)
+    cpu_client = cpu_seconds(os.getpid())
+    # One HTTP client per server for every table: making one is slow enough to stall the others.
     limits = httpx.Limits(max_connections=None, max_keepalive_connections=tables + 1)
-    async with httpx.AsyncClient(base_url=base, timeout=30, limits=limits) as http:
-        players = [client(http, i, start + seconds, think, tally) for i in range(tables)]
+    https = [httpx.AsyncClient(base_url=base, timeout=30, limits=limits) for base in bases]
+    try:
+        players = [client(https, i, start + seconds, think, tally) for i in range(tables)]
         if spectators:
-            players.append(watched(http, spectators, start + seconds, think, seen))
+            players.append(watched(https[0], spectators, start + seconds, think, seen))
         await asyncio.gather(*players)
+    finally:
+        for http in https:
+            await http.aclose()
     wall = time.monotonic() - start
-    server_share = (cpu_seconds(server_pid) - cpu_server) / wall
+    server_share = (sum(cpu_seconds(pid) for pid in server_pids) - cpu_server) / wall
     client_share = (cpu_seconds(os.getpid()) - cpu_client) / wall
     lat = sorted(tally.latencies)
     print(f"{tables} tables, {wall:.0f} s: {tally.games} games, {len(lat)} actions ({len(lat) / wall:.0f}/s)")
@@ -174,7 +191,8 @@ async def run(tables: int, seconds: float, think: float, base: str, server_pid: 
     if spectators:
         watched_lat = percentiles(sorted(seen.latencies))
         print(f"the table {spectators} spectators watched: {len(seen.latencies)} actions, {watched_lat}")
-    print(f"CPU: server {server_share:.0%} of a core, load client {client_share:.0%}")
+    servers = "server" if len(server_pids) == 1 else f"{len(server_pids)} servers together"
+    print(f"CPU: {servers} {server_share:.0%} of a core, load client {client_share:.0%}")
     errors = collections.Counter(tally.errors) + collections.Counter(seen.errors)
     if errors:
         print("errors: " + ", ".join(f"{k} {v}" for k, v in sorted(errors.items())))
@@ -196,6 +214,7 @@ def main() -> None:
     parser.add_argument("--think", type=float, help="the client bots' wait (default: --bot-delay)")
     parser.add_argument("--db", help="the server's database URL (default: SQLite in a temporary folder)")
     parser.add_argument("--spectators", type=int, default=0, help="spectators watching one more table")
+    parser.add_argument("--processes", type=int, default=1, help="servers on the database (PostgreSQL)")
     parser.add_argument("--watch", help=argparse.SUPPRESS)  # the spectators' own process
     args = parser.parse_args()
     if args.watch:
@@ -203,19 +222,29 @@ def main() -> None:
         return
     think = args.bot_delay if args.think is None else args.think
     print(f"bots wait {args.bot_delay} s before each move on the server, {think} s in the client")
+    if args.processes > 1 and not (args.db or "").startswith("postgresql"):
+        parser.error("several processes need one PostgreSQL database: give --db postgresql://…")
     with tempfile.TemporaryDirectory() as tmp:
-        port = free_port()
         # one address plays every table here: the per-address caps are lifted, the others kept
         lifted = ["--max-tables-per-minute", "1000000", "--max-connections-per-address", "1000000"]
         lifted += ["--messages-per-second", "1000000", "--max-spectators", str(max(100, args.spectators))]
-        server = start_server(Path(tmp), port, "--bot-delay", str(args.bot_delay), *lifted, db=args.db)
+        servers, bases = [], []
+        for i in range(args.processes):
+            folder = Path(tmp) / f"server{i}"
+            folder.mkdir()
+            port = free_port()
+            servers.append(
+                start_server(folder, port, "--bot-delay", str(args.bot_delay), *lifted, db=args.db)
+            )
+            bases.append(f"http://127.0.0.1:{port}")
         try:
-            base = f"http://127.0.0.1:{port}"
-            uvloop.run(run(args.tables, args.seconds, think, base, server.pid, args.spectators))
+            pids = [s.pid for s in servers]
+            uvloop.run(run(args.tables, args.seconds, think, bases, pids, args.spectators))
         finally:
-            server.terminate()
-            server.wait(30)
-            report_log((Path(tmp) / "server.log").read_text().splitlines())
+            for i, server in enumerate(servers):
+                server.terminate()
+                server.wait(30)
+                report_log((Path(tmp) / f"server{i}" / "server.log").read_text().splitlines())
 
 
 def report_log(lines: list[str]) -> None:

@@ -14,8 +14,9 @@ Nothing here is a new kind of server: PostgreSQL itself carries it all.
   and answers on the asking process's own channel.
 - **News.** Every change is committed with a ``pg_notify('py421_changes',
   CODE)`` in its own transaction (so the news leaves with the change, never
-  before it); a process with connections to that table reads the new steps
-  from the database and sends the new views.
+  before it, and the new steps with it when that is all that changed); a
+  process with connections to that table applies them (or reads the table
+  from the database) and sends the new views.
 
 With SQLite there is one process (:class:`Solo`), which owns every table.
 """
@@ -43,7 +44,7 @@ class Member(Protocol):
 
     async def serve_request(self, code: str, kind: str, args: dict[str, Any]) -> dict[str, Any]: ...
 
-    async def caught_up(self, code: str) -> None: ...
+    async def caught_up(self, code: str, news: dict[str, Any] | None = None) -> None: ...
 
     async def adopt(self, code: str) -> None: ...
 
@@ -203,9 +204,9 @@ class Cluster(Solo):
         async for note in self._listen.notifies():
             try:
                 if note.channel == CHANGES:
-                    code, _, sender = note.payload.partition(" ")
-                    if sender != self.me and self._member is not None:
-                        self._spawn(self._member.caught_up(code))
+                    news = json.loads(note.payload)
+                    if news["by"] != self.me and self._member is not None:
+                        self._spawn(self._member.caught_up(news["code"], news))
                 elif note.channel == REQUESTS:
                     request = json.loads(note.payload)
                     if request["code"] in self.owned:

@@ -190,9 +190,17 @@ class Store:
         with self._kept.begin():
             yield self._kept
 
-    def _tell(self, conn: Connection, code: str) -> None:
-        if self.announce is not None:
-            conn.execute(text("SELECT pg_notify('py421_changes', :m)"), {"m": f"{code} {self.announce}"})
+    def _tell(
+        self, conn: Connection, code: str, first: int | None = None, steps: Sequence[Step] = ()
+    ) -> None:
+        """The news of a change, sent with the commit: the code, who made it, and new steps if that
+        is all that changed (the others then need not read the database)."""
+        if self.announce is None:
+            return
+        news: dict[str, Any] = {"code": code, "by": self.announce}
+        if first is not None:
+            news["from"], news["steps"] = first, [[s.seat, s.kind, s.text] for s in steps]
+        conn.execute(text("SELECT pg_notify('py421_changes', :m)"), {"m": json.dumps(news)})
 
     def close(self) -> None:
         if self._kept is not None:
@@ -285,9 +293,10 @@ class Store:
                     for i, s in enumerate(steps)
                 ],
             )
-            self._tell(conn, code)
             if finish is None:
+                self._tell(conn, code, first, steps)
                 return None
+            self._tell(conn, code)  # the game is over: the others read it all
             game_id = finish(conn)
             conn.execute(
                 online_tables.update()

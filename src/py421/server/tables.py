@@ -27,7 +27,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from ..core.actions import Action, ChooseStake, Stop, Throw, parse_action
 from ..core.errors import Py421Error
-from ..core.game import Game
+from ..core.game import Game, Step
 from ..core.rules import Ruleset
 from ..players import BOTS, Player, bot_name, make_bot, parse_bot
 from ..sim.session import Seat as SessionSeat
@@ -68,6 +68,7 @@ class Hub:
         self.optimal = optimal or OptimalWorker()
         self.cluster = cluster or Solo()
         self.tables: dict[str, Table] = {}
+        self._elsewhere: dict[str, float] = {}  # tables last found owned by another process, and when
         self.tasks: set[asyncio.Task[None]] = set()
 
     # -- creating and loading ------------------------------------------------
@@ -120,8 +121,12 @@ class Hub:
         if request.mode == "scorekeeper":
             table.status = "playing"
             table.session = self._session(table)  # checks the names with the engine, before writing
-        self.store.create(self._row(table))
-        await self.cluster.claim(table.code)
+        await self.cluster.claim(table.code)  # before it exists: no other process takes it meanwhile
+        try:
+            self.store.create(self._row(table))
+        except Exception:
+            await self.cluster.release(table.code)
+            raise
         self.tables[table.code] = table
         if table.session is not None:
             table.events = list(table.session.state.events)
@@ -240,12 +245,20 @@ class Hub:
     # -- changes go through the table's owner -----------------------------------------
 
     async def _owned(self, code: str) -> bool:
-        """Whether this process owns the table now, taking it if nobody does."""
+        """Whether this process owns the table now, taking it if nobody does.
+
+        A table found owned elsewhere is not tried again for a moment: its requests go
+        straight to its owner (one that stops answering makes it tried at once).
+        """
         if self.cluster.owns(code):
             return True
+        if time.monotonic() - self._elsewhere.get(code, -60.0) < 5:
+            return False
         if await self.cluster.claim(code):
+            self._elsewhere.pop(code, None)
             await self.adopt(code)
             return True
+        self._elsewhere[code] = time.monotonic()
         return False
 
     async def _change(self, code: str, kind: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -261,6 +274,7 @@ class Hub:
             try:
                 answer = await self.cluster.request(code, kind, args)
             except TimeoutError:
+                self._elsewhere.pop(code, None)  # its owner may be gone: try to take it
                 continue
             if "error" in answer:
                 raise TableError(answer["error"], answer["message"], answer["status"])
@@ -321,12 +335,23 @@ class Hub:
 
     # -- news from other processes ---------------------------------------------------------
 
-    async def caught_up(self, code: str) -> None:
-        """Another process changed a table: bring this process's copy up to the database's."""
+    async def caught_up(self, code: str, news: dict[str, Any] | None = None) -> None:
+        """Another process changed a table: bring this process's copy up to the database's.
+
+        ``news`` may bring the new steps: when they follow the copy's last one, they are applied
+        without reading the database.
+        """
         table = self.tables.get(code)
         if table is None or self.cluster.owns(code):
             return
         async with table.lock:
+            game = table.game
+            if news and "steps" in news and game is not None and news["from"] == len(game.steps):
+                for seat, kind, text in news["steps"]:
+                    game.apply_step(Step(seat, kind, text))
+                    table.events.extend(game.state.events)
+                table.broadcast()
+                return
             since = max(0, table.version - 1)  # the last step known here, to check it is still there
             row = self.store.load(code, since)
             if row is None:  # expired: nobody started it
@@ -591,6 +616,8 @@ class Hub:
         while table.mode == "play" and session.waiting() == "dice":
             session.step()  # thrown at once: nobody waits for the server's dice
         new = game.steps[before:]
+        if not new:
+            return
         finish = None
         if game.state.is_over:
             bots = {s.seat: s.bot or "heuristic" for s in table.seats if s.kind == "bot"}
@@ -632,8 +659,8 @@ class Hub:
                 step = session.state.steps
             await asyncio.sleep(self.bot_delay)
             async with table.lock:
-                if session.state.steps != step or table.status != "playing":
-                    continue  # someone else moved meanwhile
+                if table.session is not session or session.state.steps != step or table.status != "playing":
+                    continue  # someone else moved meanwhile, or the table was read again
                 if session.waiting(table.away) != "bot":
                     continue
                 state = session.state
@@ -691,6 +718,8 @@ class Hub:
             for conn in list(table.connections):
                 conn.close_after("no_table", message)
         self.addresses.forget_idle()
+        recent = time.monotonic() - 60
+        self._elsewhere = {code: t for code, t in self._elsewhere.items() if t > recent}
         return [t.code for t in gone]
 
     async def housekeeping(self, every: float = 60.0) -> None:
@@ -723,8 +752,8 @@ class Hub:
             self._new_code(), table.mode, table.rules, seats, seed, hashlib.sha256(seed.encode()).hexdigest(),
             table.timeout, created=time.time(),
         )  # fmt: skip
-        self.store.create(self._row(new))
         await self.cluster.claim(new.code)
+        self.store.create(self._row(new))
         self.store.set_table(table.code, rematch=new.code)
         self.tables[new.code] = new
         table.rematch = new.code
