@@ -6,7 +6,9 @@ step of the game, applied in memory to check it, written, and taken back if
 the write fails. A step that ends the game is written with the game's history
 row and the table's new status in one transaction. Bots, server dice and
 timeouts move games on through the same :class:`~py421.sim.session.Session`
-steps as every other interface.
+steps as every other interface. With several processes on one PostgreSQL
+database only a table's owner changes it; the others pass their clients'
+requests on to it and follow its changes (:mod:`.cluster`).
 """
 
 from __future__ import annotations
