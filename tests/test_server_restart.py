@@ -60,22 +60,26 @@ def test_a_killed_server_resumes_every_acknowledged_step(tmp_path: Path) -> None
         "name": "Alice",
         "timeout": 0,
     }
-    created = httpx2.post(f"{base}/api/tables", json=body).json()
-    code, token = created["code"], created["token"]
-    headers = {"Authorization": f"Bearer {token}"}
-    assert httpx2.post(f"{base}/api/tables/{code}/start", headers=headers).status_code == 200
-    rng = random.Random(4)
-    url = f"ws://127.0.0.1:{port}/ws/{code}?token={token}"
-    with connect(url) as ws:
-        alice = Player(ws)
-        for _ in range(6):  # six decisions of Alice's, each acknowledged by a new state
-            message = alice.until_my_turn()
-            if message["view"]["outcome"] is not None:
-                break  # over already: the finished table must come back as it ended
-            alice.act(message, rng.choice(message["view"]["legal_actions"])["text"])
-        seen = alice.until_my_turn() if message["view"]["outcome"] is None else message
-        before = alice
-        # the server now waits for Alice (or the game is over): nothing moves
+    try:
+        created = httpx2.post(f"{base}/api/tables", json=body).json()
+        code, token = created["code"], created["token"]
+        headers = {"Authorization": f"Bearer {token}"}
+        assert httpx2.post(f"{base}/api/tables/{code}/start", headers=headers).status_code == 200
+        rng = random.Random(4)
+        url = f"ws://127.0.0.1:{port}/ws/{code}?token={token}"
+        with connect(url) as ws:
+            alice = Player(ws)
+            for _ in range(6):  # six decisions of Alice's, each acknowledged by a new state
+                message = alice.until_my_turn()
+                if message["view"]["outcome"] is not None:
+                    break  # over already: the finished table must come back as it ended
+                alice.act(message, rng.choice(message["view"]["legal_actions"])["text"])
+            seen = alice.until_my_turn() if message["view"]["outcome"] is None else message
+            before = alice
+            # the server now waits for Alice (or the game is over): nothing moves
+    except BaseException:
+        server.kill()  # a failure before the kill must not leave the server running
+        raise
     os.kill(server.pid, signal.SIGKILL)
     server.wait(10)
 

@@ -245,7 +245,7 @@ def create_app(
                 queue=limits.queue,
                 send_seconds=limits.send_seconds,
             )
-            hub.connect(table, conn)
+            await hub.connect(table, conn)
         except TableError as e:
             await _refuse(ws, e.error, e.message)
             return
@@ -259,7 +259,7 @@ def create_app(
         finally:
             for task in tasks:
                 task.cancel()
-            hub.disconnect(table, conn)
+            await hub.disconnect(table, conn)
         if conn.dropped.is_set():
             with contextlib.suppress(Exception):  # a client that does not read may not take this either
                 async with asyncio.timeout(1):

@@ -304,7 +304,7 @@ class Hub:
         elif kind == "rematch":
             return {"code": (await self._rematch(table, args["token"])).code}
         elif kind == "here":
-            self._here(table, args["seat"])
+            await self._here(table, args["seat"])
         return {}
 
     async def join(self, code: str, name: str) -> tuple[str, int, str]:
@@ -329,11 +329,12 @@ class Hub:
         result = await self._change(code, "rematch", {"token": token})
         return str(result["code"])
 
-    def _here(self, table: Table, seat: int) -> None:
+    async def _here(self, table: Table, seat: int) -> None:
         """A person connected to another process: their seat is theirs again."""
-        if 0 <= seat < len(table.seats) and table.seats[seat].away:
-            table.seats[seat].away = False
-            table.broadcast()
+        async with table.lock:
+            if 0 <= seat < len(table.seats) and table.seats[seat].away:
+                table.seats[seat].away = False
+                table.broadcast()
 
     # -- news from other processes ---------------------------------------------------------
 
@@ -484,34 +485,38 @@ class Hub:
 
     # -- connections -------------------------------------------------------------
 
-    def connect(self, table: Table, conn: Connection) -> None:
-        if conn.seat is None and table.spectators() >= self.limits.spectators:
-            raise TableError(
-                "too_many_spectators",
-                f"this table has its {self.limits.spectators} spectators; try later",
-                503,
-            )
-        table.connections.append(conn)
-        if conn.seat is not None:
-            seat = table.seats[conn.seat]
-            seat.connected += 1
-            seat.away = False  # coming back hands the seat back
-            if not self.cluster.owns(table.code):
-                self.spawn(self._tell_owner_here(table.code, conn.seat))
-        if table.code not in self.tables:
-            self.tables[table.code] = table  # a finished table watched stays until nobody watches
-        if conn.seat is None:
-            table.send_to(conn)  # a spectator changes nothing the others see
-        else:
-            table.broadcast()  # the seat is now shown connected
-
-    def disconnect(self, table: Table, conn: Connection) -> None:
-        if conn in table.connections:
-            table.connections.remove(conn)
+    async def connect(self, table: Table, conn: Connection) -> None:
+        """A new connection; under the table's lock, so that nobody is shown a step still being
+        written (a commit waits on the database with the lock held)."""
+        async with table.lock:
+            if conn.seat is None and table.spectators() >= self.limits.spectators:
+                raise TableError(
+                    "too_many_spectators",
+                    f"this table has its {self.limits.spectators} spectators; try later",
+                    503,
+                )
+            table.connections.append(conn)
             if conn.seat is not None:
-                table.seats[conn.seat].connected -= 1
-                table.broadcast()
-            self._forget_if_done(table)
+                seat = table.seats[conn.seat]
+                seat.connected += 1
+                seat.away = False  # coming back hands the seat back
+                if not self.cluster.owns(table.code):
+                    self.spawn(self._tell_owner_here(table.code, conn.seat))
+            if table.code not in self.tables:
+                self.tables[table.code] = table  # a finished table watched stays until nobody watches
+            if conn.seat is None:
+                table.send_to(conn)  # a spectator changes nothing the others see
+            else:
+                table.broadcast()  # the seat is now shown connected
+
+    async def disconnect(self, table: Table, conn: Connection) -> None:
+        async with table.lock:
+            if conn in table.connections:
+                table.connections.remove(conn)
+                if conn.seat is not None:
+                    table.seats[conn.seat].connected -= 1
+                    table.broadcast()
+                self._forget_if_done(table)
 
     async def _tell_owner_here(self, code: str, seat: int) -> None:
         with contextlib.suppress(TableError, TimeoutError):
