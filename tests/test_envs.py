@@ -281,7 +281,7 @@ except ImportError as exc:
     print(exc)
 """
     out = without(("gymnasium", "pettingzoo"), code)
-    assert "need pettingzoo, which is not installed: pip install 'py421[rl]'" in out
+    assert "need pettingzoo, which is not installed: pip install '.[rl]' in the py421 folder" in out
 
 
 def test_the_gymnasium_environments_do_not_need_pettingzoo():

@@ -17,6 +17,7 @@ from .core.dice import Result, format_dice
 from .core.errors import Py421Error
 from .core.record import Record
 from .core.rules import Ruleset, accepted, option_fields, preset_names
+from .extras import require
 from .i18n import LANGS, detect_lang, tr
 from .play_plain import InputEnded, run_plain
 from .scorekeeper import run_table
@@ -413,7 +414,7 @@ def _solve_rounds(rules: Ruleset, players: int, as_json: bool) -> None:
     "--seed", type=click.IntRange(0), default=0, show_default=True, help="The same seed, the same games."
 )
 @click.option("--workers", type=click.IntRange(1), default=None, help="Processes (default: one per core).")
-@click.option("--scheduler", default=None, metavar="ADDRESS", help="Run on a Dask cluster (py421[dask]).")
+@click.option("--scheduler", default=None, metavar="ADDRESS", help="Run on a Dask cluster (the dask extra).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (keys in docs/simulation.md).")
 def simulate(
     rules: Ruleset,
@@ -425,6 +426,9 @@ def simulate(
     as_json: bool,
 ) -> None:
     """Play many games between bots, fast, and count what happened."""
+    require("sim", "421 simulate")
+    if scheduler is not None:
+        require("dask", "421 simulate --scheduler")
     from .players.optimal import whole_game
     from .sim.simulate import Simulation, Summary, default_workers, parse_players, run
 
@@ -463,6 +467,7 @@ def simulate(
 @click.option("--workers", type=click.IntRange(1), default=None, help="Processes (default: one per core).")
 def report(presets: tuple[str, ...], out: Path, games: int, seed: int, workers: int | None) -> None:
     """Write an HTML page of plots and tables: odds, bots against bots, game lengths, first leaders."""
+    require("report", "421 report")
     from .report import build_report
     from .sim.simulate import default_workers
 
@@ -630,6 +635,9 @@ def serve(
 
     Every limit has a default fit for the internet (docs/online.md lists them).
     """
+    require("server", "421 serve")
+    if db_url and db_url.startswith(("postgresql", "postgres:")):
+        require("postgres", "421 serve on PostgreSQL")
     import uvicorn
 
     from .server.app import create_app

@@ -1,7 +1,7 @@
 """Reinforcement-learning environments: PettingZoo, Gymnasium (and OpenSpiel).
 
 Gymnasium and PettingZoo come with the ``rl`` extra (``pip install
-'py421[rl]'``) and load only when an environment is made, so importing this
+'.[rl]'`` in the py421 folder) and load only when an environment is made, so importing this
 package never needs them. Importing it registers ``py421/Turn-v0`` and
 ``py421/Game-v0`` with Gymnasium when Gymnasium is installed;
 ``gymnasium.make("py421.envs:py421/Turn-v0")`` imports it for you.
@@ -16,7 +16,7 @@ from typing import Any
 from ..core.rules import Ruleset
 from .observation import NUM_ACTIONS, ObservationEncoder, action_mask, action_name, decode, encode
 
-EXTRA = "pip install 'py421[rl]'"
+EXTRA = "pip install '.[rl]' in the py421 folder"
 GYM_IDS = {"py421/Turn-v0": "py421.envs.gym_turn:TurnEnv", "py421/Game-v0": "py421.envs.gym_game:GameEnv"}
 
 

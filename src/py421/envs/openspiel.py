@@ -25,7 +25,8 @@ try:
     from open_spiel.python.observation import IIGObserverForPublicInfoGame
 except ImportError as exc:
     raise ImportError(
-        "py421's OpenSpiel game needs OpenSpiel, which is not installed: pip install 'py421[openspiel]'"
+        "py421's OpenSpiel game needs OpenSpiel, which is not installed: "
+        "pip install '.[openspiel]' in the py421 folder"
     ) from exc
 
 from ..core.actions import Action

@@ -99,7 +99,7 @@ def make_engine(url: str) -> Engine:
         # A database server may have dropped an idle connection; a file cannot.
         engine = create_engine(url, pool_pre_ping=url.startswith("postgresql"))
     except ModuleNotFoundError as e:
-        raise DatabaseError(f"{e}; for PostgreSQL install py421[postgres]") from e
+        raise DatabaseError(f"{e}; for PostgreSQL: pip install '.[postgres]' in the py421 folder") from e
     if url.startswith("sqlite"):
         event.listen(engine, "connect", _sqlite_pragmas)
     return engine

@@ -2,7 +2,7 @@
 
 Each batch is one task running :func:`py421.sim.simulate.play_batch`, so the
 totals for a seed are the ones a local run gives. Dask is an optional extra:
-``pip install 'py421[dask]'``; the workers need py421 installed too.
+``pip install '.[dask]'`` in the py421 folder; the workers need py421 installed too.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def run_on_dask(
     try:
         from distributed import Client, as_completed
     except ImportError:
-        raise Py421Error("--scheduler needs Dask: pip install 'py421[dask]'") from None
+        raise Py421Error("--scheduler needs Dask: pip install '.[dask]' in the py421 folder") from None
     from .simulate import play_batch
 
     total = np.zeros(k.C_SIZE, dtype=np.int64)

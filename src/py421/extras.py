@@ -1,0 +1,38 @@
+"""What each optional part of py421 needs, and a clear refusal when it is not installed.
+
+The base install plays, keeps score, shows the rules and solves; the rest is
+in extras (``pyproject.toml``): ``sim`` (numba: ``421 simulate``), ``report``
+(matplotlib), ``server`` (FastAPI, uvicorn, Alembic: ``421 serve``),
+``postgres``, ``dask``, ``rl``, ``openspiel``, and ``all``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+from .core.errors import Py421Error
+
+# What each extra brings that py421 imports.
+EXTRAS: dict[str, tuple[str, ...]] = {
+    "sim": ("numba",),
+    "report": ("matplotlib", "numba"),
+    "server": ("fastapi", "uvicorn", "alembic"),
+    "postgres": ("psycopg",),
+    "dask": ("distributed",),
+    "rl": ("gymnasium", "pettingzoo"),
+    "openspiel": ("pyspiel",),
+}
+
+
+class MissingExtra(Py421Error):
+    """An optional part of py421 that is not installed: says which extra brings it."""
+
+
+def require(extra: str, what: str) -> None:
+    """Refuse ``what`` (a command, a feature) when the modules of ``extra`` are not installed."""
+    missing = [m for m in EXTRAS[extra] if importlib.util.find_spec(m) is None]
+    if missing:
+        raise MissingExtra(
+            f"{what} needs py421's {extra!r} extra ({', '.join(missing)} missing): "
+            f"pip install '.[{extra}]' in the py421 folder"
+        )
