@@ -16,7 +16,7 @@ from pathlib import Path
 
 from py421.core.rules import Ruleset
 from py421.core.state import Phase
-from py421.sim.session import Session, parse_seats
+from py421.play.session import Session, parse_seats
 from py421.tui import PlayApp
 
 ROOT = Path(__file__).resolve().parent.parent

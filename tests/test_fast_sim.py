@@ -15,12 +15,12 @@ from py421.cli import main
 from py421.core.errors import InvalidPlayers, InvalidRuleset, Py421Error
 from py421.core.rules import Ruleset, option_fields, preset_names
 from py421.sim.fast import kernel as k
+from py421.sim.fast.bot_tables import build_tables
 from py421.sim.fast.dice import batch_key
 from py421.sim.fast.lineup import Lineup, parse_players
 from py421.sim.fast.optimal import OptimalPositions
 from py421.sim.fast.policy import HEADER
 from py421.sim.fast.replay import Mismatch, entries, replay
-from py421.sim.fast.stored import build_tables
 from py421.sim.simulate import Simulation, Summary, count_game, engine_game, run
 
 KEY = batch_key(2026, 0)

@@ -18,8 +18,8 @@ from py421.cli import main
 from py421.core.record import Record
 from py421.server import protocol as p
 from py421.server.app import create_app
+from py421.server.database import SeatRow, Store, TableRow, make_engine, now
 from py421.server.protocol import CreateTable
-from py421.server.store import SeatRow, Store, TableRow, make_engine, now
 from py421.server.table import Connection
 from py421.server.verify import verify
 

@@ -16,11 +16,12 @@ from py421.core.events import MancheLost
 from py421.core.game import Game
 from py421.core.rules import Ruleset
 from py421.core.state import State
+from py421.play.session import Session, parse_seats
 from py421.players import HeuristicBot, Player
-from py421.players.optimal import OptimalBot, solved
+from py421.players.optimal import OptimalBot
 from py421.sim.loop import play_out
-from py421.sim.session import Session, parse_seats
 from py421.solver.heads_up import HeadsUp, game_outcome
+from py421.solver.solutions import solved
 
 from .helpers import play_until, run
 from .round_walk import round_starts, solved_value, walk_round

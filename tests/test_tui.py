@@ -12,7 +12,7 @@ from textual.pilot import Pilot
 from py421.core.actions import Stop
 from py421.core.dice import format_dice
 from py421.core.rules import Ruleset
-from py421.sim.session import Session, parse_seats
+from py421.play.session import Session, parse_seats
 from py421.tui import PlayApp
 from py421.tui.screens import EndScreen, HelpScreen
 from py421.tui.widgets import Die

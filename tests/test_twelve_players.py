@@ -21,8 +21,8 @@ from py421.core.record import Record
 from py421.core.rules import Ruleset
 from py421.envs import pettingzoo_env
 from py421.envs.gym_game import GameEnv
+from py421.play.session import Session, parse_seats
 from py421.players.optimal import prepare
-from py421.sim.session import Session, parse_seats
 
 from .server_helpers import create, database_urls, play_to_the_end, serving, start
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from .core.rules import Ruleset
 from .players.optimal import whole_game
-from .sim.fast.stored import build_tables
+from .sim.fast.bot_tables import build_tables
 from .sim.simulate import Simulation, Summary, run
 from .solver.duel import solve_duel
 from .solver.heads_up import game_outcome
@@ -74,7 +74,7 @@ def _facts(rules: Ruleset, games: int, seed: int, workers: int, step: Step | Non
     equal = matrix[("heuristic", "heuristic")]
     solved = None
     if whole_game(rules, 2):
-        from .players.optimal import solved as solved_game
+        from .solver.solutions import solved as solved_game
 
         if step:
             step(f"{rules.name}: solving the two-player game (kept on disk)")

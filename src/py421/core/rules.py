@@ -421,3 +421,46 @@ def _presets() -> dict[str, Ruleset]:
         meta: dict[str, Any] = {k: data[k] for k in ("name", "description", "source")}
         found[name] = replace(Ruleset().with_options(**options), **meta)
     return found
+
+
+# -- as shown by ``421 rules show`` ---------------------------------------------
+
+
+def result_rows(r: Ruleset) -> list[dict[str, Any]]:
+    """Every result, strongest first: rank, dice, category, tokens it is worth, chance in 216."""
+    table = r.table
+    return [
+        {
+            "rank": i,
+            "dice": str(res),
+            "category": table.categories[res].value,
+            "value": table.values[res],
+            "ways": res.ways,
+        }
+        for i, res in enumerate(table.order, start=1)
+    ]
+
+
+def rules_text(r: Ruleset) -> str:
+    """A ruleset as ``421 rules show`` prints it: options by group, then the results."""
+    lines = [
+        f"{r.name}: {r.description}",
+        f"source: {r.source}",
+        "",
+        "options (* differs from the common rule):",
+    ]
+    changed = r.changed_options()
+    group = ""
+    for f in option_fields():
+        if f.metadata["group"] != group:
+            group = f.metadata["group"]
+            lines.append(f"  [{group}]")
+        mark = "*" if f.name in changed else " "
+        value = getattr(r, f.name)
+        shown = str(value).lower() if isinstance(value, bool) else str(value)
+        lines.append(f"  {mark} {f.name:<21} = {shown:<13} {f.metadata['doc']} ({accepted(f)})")
+    lines += ["", "results, strongest first (rank, dice, category, tokens, chance in 216):"]
+    for res, row in zip(r.table.order, result_rows(r), strict=True):
+        category = r.table.categories[res].label
+        lines.append(f"  {row['rank']:>2}  {row['dice']}  {category:<15} {row['value']:>2}  {row['ways']}")
+    return "\n".join(lines)

@@ -10,8 +10,6 @@ objective, not for the whole game.
 
 from __future__ import annotations
 
-from functools import cache
-
 from ..core.actions import Action, ChooseStake, Stake, Stop, Throw
 from ..core.engine import est_amount, throws_allowed
 from ..core.errors import InvalidPlayers
@@ -19,16 +17,9 @@ from ..core.rules import Ruleset
 from ..core.state import Phase, State
 from ..solver.heads_up import HeadsUp, unsupported
 from ..solver.rounds import STOP, RoundValues, check_round_players, round_for, vient_amount
+from ..solver.solutions import solved
 from ..solver.tables import INDEX, KEEPS
 from ..solver.turn import Option, StakedValues, options, staked_options
-
-
-@cache
-def solved(rules: Ruleset) -> HeadsUp:
-    """The solved values of a ruleset: from the disk cache, or solved once and kept there."""
-    from ..solver.store import solve_cached
-
-    return solve_cached(rules)[0]
 
 
 def whole_game(rules: Ruleset, players: int) -> bool:

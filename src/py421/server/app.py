@@ -29,12 +29,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ..core.engine import check_name
 from ..core.errors import Py421Error
 from ..core.rules import Ruleset, preset_names
-from ..storage import History
+from ..history import History
 from . import protocol as p
 from .cluster import Cluster, Solo
+from .database import Store, make_engine, migrate, single_process
 from .limits import Limits
 from .optimal import Budget, OptimalWorker
-from .store import Store, make_engine, migrate, single_process
 from .table import Connection, Table, TableError
 from .tables import Hub
 

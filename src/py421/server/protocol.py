@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from ..storage import GameRow
+from ..history import GameRow
 
 # -- errors ------------------------------------------------------------------------
 
@@ -393,6 +393,90 @@ def markdown() -> str:
             lines.append(f"| `{name}` | {kind} | {default} | {info.description or ''} |")
         parts.append("\n".join(lines))
     return "\n\n".join(parts) + "\n"
+
+
+def typescript() -> str:
+    """What the page sends and receives, as TypeScript declarations written from the JSON schemas.
+
+    ``static/protocol.d.ts`` holds this text (``python scripts/page_types.py`` writes it; a test keeps
+    the two equal) and the page's modules name its types in JSDoc, so ``tsc`` fails the check when a
+    model changes and the page does not follow. Every schema is the one requests are read with: a
+    field with a default may be missing from what the page receives, and need not be sent.
+    """
+    import json
+
+    named: dict[str, tuple[TypeAdapter[Any], str]] = {
+        "ErrorCode": (TypeAdapter(ErrorCode), "Why a request or a message was refused."),
+        "ErrorBody": (TypeAdapter(ErrorBody), ""),
+        "Preset": (TypeAdapter(Preset), ""),
+        "CreateTable": (TypeAdapter(CreateTable), ""),
+        "Created": (TypeAdapter(Created), ""),
+        "JoinTable": (TypeAdapter(JoinTable), ""),
+        "Joined": (TypeAdapter(Joined), ""),
+        "Rematch": (TypeAdapter(Rematch), ""),
+        "TablePublic": (TypeAdapter(TablePublic), ""),
+        "GameSummary": (TypeAdapter(GameSummary), "A finished game, as `GET /api/games` lists them."),
+        "PlayerStats": (TypeAdapter(PlayerStats), ""),
+        "Inbound": (INBOUND, "What a client sends over the WebSocket."),
+        "Outbound": (OUTBOUND, "What the server sends over the WebSocket."),
+    }
+    schemas = {name: adapter.json_schema() for name, (adapter, _) in named.items()}
+    literals = {tuple(s["enum"]): name for name, s in schemas.items() if set(s) <= {"enum", "type"}}
+
+    def ts(s: dict[str, Any]) -> str:
+        if "$ref" in s:
+            return str(s["$ref"]).rsplit("/", 1)[1]
+        if "const" in s:
+            return json.dumps(s["const"])
+        if "enum" in s:
+            return literals.get(tuple(s["enum"])) or " | ".join(json.dumps(v) for v in s["enum"])
+        for key in ("anyOf", "oneOf", "allOf"):
+            if key in s:
+                return (" & " if key == "allOf" else " | ").join(ts(part) for part in s[key])
+        kind = str(s.get("type", ""))
+        if kind == "array":
+            item = ts(s.get("items", {}))
+            return f"({item})[]" if " " in item else f"{item}[]"
+        if kind == "object":
+            extra = s.get("additionalProperties", True)
+            return f"Record<string, {'unknown' if extra is True else ts(extra)}>"
+        if kind in ("integer", "number"):
+            return "number"
+        return kind if kind in ("string", "boolean", "null") else "unknown"
+
+    def comment(text: str, indent: str) -> list[str]:
+        text = " ".join(text.replace("``", "`").replace("*/", "*\\/").split())
+        return [f"{indent}/** {text} */"] if text else []
+
+    def declare(name: str, s: dict[str, Any], note: str = "") -> list[str]:
+        lines = comment(s.get("description") or note, "")
+        if "enum" in s:  # a named Literal: spelt out here, named wherever it is used
+            members = [f"  | {json.dumps(v)}" for v in s["enum"]]
+            return [*lines, f"export type {name} =", *members[:-1], members[-1] + ";"]
+        if "properties" not in s:
+            return [*lines, f"export type {name} = {ts(s)};"]
+        lines.append(f"export interface {name} {{")
+        for field, f in s["properties"].items():
+            lines += comment(f.get("description", ""), "  ")
+            optional = "" if field in s.get("required", ()) else "?"
+            lines.append(f"  {field}{optional}: {ts(f)};")
+        return [*lines, "}"]
+
+    out = [
+        "// What the page and the server say to each other: written from py421.server.protocol by",
+        "// `python scripts/page_types.py`, not by hand. The page's modules import these types in JSDoc.",
+    ]
+    seen: dict[str, dict[str, Any]] = {}
+    for name, schema in schemas.items():
+        defs: dict[str, Any] = schema.pop("$defs", {})
+        for def_name, s, note in [(name, schema, named[name][1]), *((n, d, "") for n, d in defs.items())]:
+            if def_name in seen:
+                if seen[def_name] != s:
+                    raise ValueError(f"two different schemas are named {def_name}")
+                continue
+            seen[def_name] = s
+            out += ["", *declare(def_name, s, note)]
+    return "\n".join(out) + "\n"
 
 
 if __name__ == "__main__":

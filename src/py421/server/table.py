@@ -22,11 +22,11 @@ from ..core.events import Event
 from ..core.game import Game
 from ..core.rules import Ruleset
 from ..core.views import seat_view
+from ..play.session import Session
 from ..players import is_bot_name
-from ..sim.session import Session
 from ..text import describe
+from .database import SeatRow
 from .protocol import ErrorCode
-from .store import SeatRow
 
 NAME_MAX = 24  # shorter than the engine's 40: names sit beside each other on a phone
 LOG_LINES = 50

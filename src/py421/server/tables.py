@@ -5,7 +5,7 @@ to the database first and only then made in memory (joins, starts), or, for a
 step of the game, applied in memory to check it, written, and taken back if
 the write fails. A step that ends the game is written with the game's history
 row and the table's new status in one transaction. Bots, server dice and
-timeouts move games on through the same :class:`~py421.sim.session.Session`
+timeouts move games on through the same :class:`~py421.play.session.Session`
 steps as every other interface. With several processes on one PostgreSQL
 database only a table's owner changes it; the others pass their clients'
 requests on to it and follow its changes (:mod:`.cluster`).
@@ -31,15 +31,15 @@ from ..core.actions import Action, ChooseStake, Stop, Throw, parse_action
 from ..core.errors import Py421Error
 from ..core.game import Game, Step
 from ..core.rules import Ruleset
+from ..history import History
+from ..play.session import Seat as SessionSeat
+from ..play.session import Session
 from ..players import BOTS, Player, bot_name, make_bot, parse_bot
-from ..sim.session import Seat as SessionSeat
-from ..sim.session import Session
-from ..storage import History
 from .cluster import Solo
+from .database import Store, TableRow, now
 from .limits import AddressBook, Limits
 from .optimal import OptimalWorker, TooCostly
 from .protocol import ActionMove, CreateTable
-from .store import Store, TableRow, now
 from .table import Connection, Seat, Status, Table, TableError, clean_name, hash_token
 
 log = logging.getLogger(__name__)

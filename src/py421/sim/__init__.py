@@ -1,1 +1,1 @@
-"""Playing games: the single play loop every interface uses."""
+"""Many games between bots: the engine's play loop, the fast compiled kernel held equal to it, statistics."""

@@ -286,3 +286,46 @@ class Summary:
 
 
 __all__ = ["BATCH", "Simulation", "Summary", "count_game", "engine_game", "parse_players", "run"]
+
+
+def summary_text(data: dict[str, Any]) -> str:
+    """What ``421 simulate`` prints without ``--json``."""
+    rate = data["games"] / data["seconds"] if data.get("seconds") else 0
+    lines = [
+        f"{data['rules']}: {data['games']:,} games, seed {data['seed']}"
+        + (f", {rate:,.0f} games/s" if rate else "")
+    ]
+    width = max(len(s["player"]) for s in data["seats"])
+    for s in data["seats"]:
+        low, high = s["ci95"]
+        lines.append(
+            f"  seat {s['seat']}  {s['player']:<{width}}  lost {s['loss_rate']:7.3%}"
+            f"  (95 % interval {low:.3%} to {high:.3%})"
+        )
+    out = data["outcomes"]
+    if out["shared"]:
+        lines.append(f"  shared losses: {out['shared']:,} games (each sharer counts a loss)")
+    if out["grand_perdant"]:
+        lines.append(f"  « grand perdant » (lost every manche): {out['grand_perdant']:,} games")
+    first = data["first_player"]
+    lines.append(
+        f"  first round's leader lost {first['loss_rate']:.3%}, the others {first['others_loss_rate']:.3%}:"
+        f" advantage {first['advantage'] * 100:+.2f} points"
+    )
+    for what in ("rounds", "throws"):
+        d = data["length"][what]
+        lines.append(
+            f"  {what} per game: mean {d['mean']:.1f}, median {d['median']},"
+            f" 90 % within {d['p90']}, most {d['max']}"
+        )
+    lines.append("  tokens per game (taken from the pot / given / received in the décharge):")
+    for s in data["seats"]:
+        lines.append(
+            f"    seat {s['seat']}: {s['tokens_taken_per_game']:.2f} / {s['tokens_given_per_game']:.2f}"
+            f" / {s['tokens_received_per_game']:.2f}"
+        )
+    top = sorted(data["results"].items(), key=lambda kv: -kv[1])[:5]
+    lines.append("  results thrown most: " + ", ".join(f"{r} {p:.2%}" for r, p in top))
+    if data["unfinished"]:
+        lines.append(f"  {data['unfinished']:,} games were stopped unfinished after 100,000 rounds")
+    return "\n".join(lines)

@@ -114,7 +114,7 @@ def advise_round(
 
 def advise_game(rules: Ruleset, dice: Result, throws_left: int, context: RoundContext) -> Advice:
     """Two players: every choice by the exact chance of not losing the manche."""
-    from ..players.optimal import solved
+    from ..solver.solutions import solved
 
     context.check(rules, throws_left)
     why = unsupported(rules)

@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -453,3 +453,32 @@ def vient_amount(rules: Ruleset) -> float:
     amount = base_amounts(rules, np.where(better, first, second), np.where(better, second, first))
     decided = np.outer(FRESH, FRESH) * (strength[:, None] != strength[None, :])
     return float((amount * decided).sum() / decided.sum())
+
+
+def rounds_summary(rules: Ruleset, players: int) -> dict[str, Any]:
+    """What ``421 solve --players N`` (N > 2) shows: each position's values of a full round."""
+    phases: dict[str, dict[str, Any]] = {}
+    for phase, charge in (("charge", True), ("decharge", False)):
+        values = round_for(rules, players, charge, rules.pot)
+        modelled = unsupported(rules, charge, "tokens") is None  # accumulated stakes are not
+        positions = [
+            {"position": i + 1, "not_losing": float(p), "tokens": float(t) if modelled else None}
+            for i, (p, t) in enumerate(zip(values.not_losing, values.tokens, strict=True))
+        ]
+        phases[phase] = {"objective": values.objective, "positions": positions}
+    return {"rules": rules.name, "players": players, "method": "max^n rounds", "rounds": phases}
+
+
+def rounds_text(data: dict[str, Any]) -> str:
+    """:func:`rounds_summary` as sentences."""
+    lines = [
+        f"{data['rules']}, {data['players']} players, every round played by max^n (see docs/strategy.md):"
+    ]
+    for phase, found in data["rounds"].items():
+        name = "the charge, full pot" if phase == "charge" else "the décharge"
+        lines.append(f"  a round of {name}, each maximising {found['objective']}:")
+        for row in found["positions"]:
+            tokens = "" if row["tokens"] is None else f", tokens {row['tokens']:+.4f}"
+            lines.append(f"    position {row['position']}: not the loser {row['not_losing']:.4%}{tokens}")
+    lines.append("  (game-level chances are solved for two players only)")
+    return "\n".join(lines)

@@ -1,4 +1,4 @@
-"""The terminal UI: a game of 421 driven through :class:`~py421.sim.session.Session`.
+"""The terminal UI: a game of 421 driven through :class:`~py421.play.session.Session`.
 
 The app never applies the rules itself. It asks the session whose step it
 is, lets bots play on a timer (so a human can follow and the screen never
@@ -41,7 +41,7 @@ from ..core.events import (
 )
 from ..core.state import State
 from ..i18n import tr
-from ..sim.session import Session
+from ..play.session import Session
 from ..text import describe, limit_call, names, outcome_text
 from .screens import EndScreen, HelpScreen
 from .strings import ui

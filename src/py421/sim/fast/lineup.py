@@ -18,8 +18,8 @@ from ...core.errors import InvalidPlayers
 from ...core.rules import Ruleset
 from ...players import BOTS
 from ...players.optimal import check_optimal, whole_game
+from . import bot_tables
 from . import kernel as k
-from . import stored
 from .arrays import rules_array, tables
 from .optimal import DecisionTables, OptimalPositions, OptimalRounds
 from .policy import H_MISSING, KINDS, OPTIMAL, no_positions
@@ -69,7 +69,7 @@ class Lineup:
             players = len(self.levels)
             if whole_game(self.rules, players):
                 self._optimal = OptimalPositions(self.rules)
-                stored.load(self._optimal)  # built once per machine, if it was
+                bot_tables.load(self._optimal)  # built once per machine, if it was
             else:
                 self._optimal = OptimalRounds(self.rules, players)
 

@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...core.rules import MAX_THROWS, Ruleset
-from ...players.optimal import solved, whole_game
+from ...players.optimal import whole_game
 from ...solver.rounds import (
     KEEP_CHOICES,
     MAX_ROUND_PLAYERS,
@@ -31,6 +31,7 @@ from ...solver.rounds import (
     stages,
     vient_amount,
 )
+from ...solver.solutions import solved
 from ...solver.tables import RESULTS
 from ...solver.turn import StakedValues, TurnValues
 from .kernel import STOP

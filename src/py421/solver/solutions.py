@@ -1,4 +1,4 @@
-"""Solved values kept on disk, so a ruleset is solved once per machine."""
+"""Solved two-player games kept on disk, so a ruleset is solved once per machine."""
 
 from __future__ import annotations
 
@@ -6,12 +6,14 @@ import hashlib
 import json
 import os
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..core.rules import Ruleset
+from ..paths import data_dir
 from .heads_up import HeadsUp
 
 FORMAT = 3  # bump when the solver's results change meaning
@@ -28,8 +30,6 @@ def solve_cached(
     folder: Path | None = None,
 ) -> tuple[HeadsUp, bool]:
     """The solved two-player values of ``rules``, and whether they came from the cache."""
-    from ..storage import data_dir
-
     where = folder or data_dir() / "solver"
     where.mkdir(parents=True, exist_ok=True)
     path = cache_path(rules, where)
@@ -47,3 +47,9 @@ def solve_cached(
     np.savez(tmp, **arrays)
     tmp.replace(path)
     return solver, False
+
+
+@cache
+def solved(rules: Ruleset) -> HeadsUp:
+    """The solved values of a ruleset: from the disk cache, or solved once and kept there."""
+    return solve_cached(rules)[0]

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .core.dice import Result
-from .core.engine import throws_allowed
-from .core.errors import Py421Error
-from .core.state import Phase, State
-from .i18n import tr
-from .play_plain import Ask, InputEnded, Out
-from .sim.session import Session
-from .text import describe, outcome_text
+from ..core.dice import Result
+from ..core.engine import throws_allowed
+from ..core.errors import Py421Error
+from ..core.state import Phase, State
+from ..i18n import tr
+from ..text import describe, outcome_text
+from .plain import Ask, InputEnded, Out
+from .session import Session
 
 UNDO = ("u", "undo", "annuler")
 HELP = ("?", "help", "aide")
@@ -25,8 +25,8 @@ HINT = ("h", "hint", "conseil")
 
 def hint(state: State, lang: str) -> list[str]:
     """What the player about to throw must beat, and the exact chance of doing it."""
-    from .solver.rounds import MAX_ROUND_PLAYERS, solve_round  # numpy loads only for a hint
-    from .solver.turn import exact_odds
+    from ..solver.rounds import MAX_ROUND_PLAYERS, solve_round  # numpy loads only for a hint
+    from ..solver.turn import exact_odds
 
     request = state.chance
     r = state.round

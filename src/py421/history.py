@@ -1,24 +1,19 @@
-"""Where games are kept: the game in progress, and the history of finished games.
+"""The history of finished games: ``history.sqlite3`` in the data folder.
 
-Everything lives in the user's data directory (``PY421_HOME`` overrides it):
-``saves/`` holds each game in progress, rewritten after every step so Ctrl-C
-or a closed terminal never loses it (a new game never replaces an unfinished
-one); ``history.sqlite3`` holds every finished game with its record and
-per-player counts.
+Every finished game with its record and per-player counts, behind ``421
+history`` and ``421 stats``; the server keeps its finished games in the same
+tables of its own database.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-import platformdirs
 from sqlalchemy import (
     Boolean,
     Column,
@@ -38,60 +33,11 @@ from sqlalchemy.engine import Connection, Engine
 from .core.errors import InvalidRecord
 from .core.game import Game
 from .core.record import Record
+from .paths import data_dir
 from .sim.stats import game_stats
 
-SAVES_NAME = "saves"
 HISTORY_NAME = "history.sqlite3"
 
-
-def data_dir() -> Path:
-    """The folder py421 keeps its files in (created when needed)."""
-    override = os.environ.get("PY421_HOME")
-    path = Path(override) if override else platformdirs.user_data_path("py421")
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-# -- games in progress -----------------------------------------------------
-
-
-def saves_dir() -> Path:
-    path = data_dir() / SAVES_NAME
-    path.mkdir(exist_ok=True)
-    return path
-
-
-def new_save_id() -> str:
-    """A name for a new game's save: its start time, unique enough for one person."""
-    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
-
-
-def write_save(save_id: str, data: Mapping[str, Any]) -> Path:
-    """Write a game in progress atomically: a crash leaves the old save or the new."""
-    path = saves_dir() / f"{save_id}.json"
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-    os.replace(tmp, path)
-    return path
-
-
-def latest_save(mode: str) -> tuple[str, dict[str, Any]] | None:
-    """The most recent unfinished game of ``mode`` ("play" or "table"), if any."""
-    for path in sorted(saves_dir().glob("*.json"), reverse=True):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise InvalidRecord(f"the saved game {path} cannot be read: {exc}") from None
-        if isinstance(data, dict) and data.get("mode", "play") == mode:
-            return path.stem, data
-    return None
-
-
-def clear_save(save_id: str) -> None:
-    (saves_dir() / f"{save_id}.json").unlink(missing_ok=True)
-
-
-# -- the history of finished games ------------------------------------------
 
 metadata = MetaData()
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .core.actions import Action, Stop, Throw, parse_action
-from .core.dice import format_dice, parse_dice
-from .core.engine import throws_allowed
-from .core.errors import Py421Error
-from .i18n import tr
-from .sim.session import Session
-from .text import describe, outcome_text
+from ..core.actions import Action, Stop, Throw, parse_action
+from ..core.dice import format_dice, parse_dice
+from ..core.engine import throws_allowed
+from ..core.errors import Py421Error
+from ..i18n import tr
+from ..text import describe, outcome_text
+from .session import Session
 
 Out = Callable[[str], None]
 Ask = Callable[[str], str | None]

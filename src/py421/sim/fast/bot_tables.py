@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...core.rules import Ruleset
-from ...solver.store import cache_path
+from ...solver.solutions import cache_path
 from .optimal import OptimalPositions
 from .policy import HEADER
 
@@ -28,7 +28,7 @@ Progress = Callable[[int, int], None]
 
 
 def tables_path(rules: Ruleset) -> Path:
-    from ...storage import data_dir
+    from ...paths import data_dir
 
     solved = cache_path(rules, data_dir() / "solver")
     return solved.with_name(solved.stem.replace("heads-up", f"optimal-tables-{FORMAT}") + ".npz")

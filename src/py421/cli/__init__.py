@@ -1,0 +1,29 @@
+"""The ``421`` command: thin wrappers around the core, the play loop and the solvers.
+
+One module per group of commands; each builds on what it formats from the
+module that holds the data (rules, simulation summaries, solved rounds).
+"""
+
+from __future__ import annotations
+
+import click
+
+from .common import Errors
+from .games import history, play, replay, stats, table_command
+from .online import serve, verify
+from .rules import compare, rules
+from .simulation import report, simulate
+from .strategy import advise, duel, odds, solve
+
+
+@click.group(cls=Errors, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="py421", prog_name="421")
+def main() -> None:
+    """421, the French bar dice game: play, keep score, study the odds."""
+
+
+for command in (
+    rules, compare, odds, advise, duel, solve, simulate, report,
+    serve, verify, play, table_command, history, stats, replay,
+):  # fmt: skip
+    main.add_command(command)

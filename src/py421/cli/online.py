@@ -1,0 +1,130 @@
+"""``421 serve`` and ``421 verify``: online tables, and checking an online game's dice."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..extras import require
+from .common import read_record
+
+# The caps of `421 serve`: option, field of Limits, accepted values, help (docs/online.md lists them).
+SERVE_LIMITS: list[tuple[str, str, click.ParamType[Any], str]] = [
+    ("--max-seats", "seats", click.IntRange(2, 62), "Players at a table."),
+    ("--max-spectators", "spectators", click.IntRange(0), "Watchers of one table."),
+    (
+        "--max-connections-per-address",
+        "connections_per_address",
+        click.IntRange(1),
+        "WebSockets from one address.",
+    ),
+    (
+        "--max-tables-per-minute",
+        "tables_per_minute",
+        click.IntRange(1),
+        "Tables one address may create a minute.",
+    ),
+    ("--max-tables", "live_tables", click.IntRange(1), "Tables waiting or in play."),
+    (
+        "--waiting-minutes",
+        "waiting_minutes",
+        click.IntRange(1),
+        "A table nobody starts in this time is removed.",
+    ),
+    (
+        "--messages-per-second",
+        "messages_per_second",
+        click.FloatRange(1),
+        "WebSocket messages from one address.",
+    ),
+    ("--optimal-seconds", "seconds", click.FloatRange(1), "Time to solve bot:optimal's rules, else refused."),
+    ("--optimal-memory", "memory_mb", click.IntRange(256), "Megabytes the bot:optimal worker may use."),
+]
+
+
+def _limit_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The options of SERVE_LIMITS, with the defaults of Limits and Budget."""
+    from ..server.limits import Limits
+    from ..server.optimal import Budget
+
+    for flag, field, kind, text in reversed(SERVE_LIMITS):
+        default = getattr(Budget() if flag.startswith("--optimal") else Limits(), field)
+        dest = flag[2:].replace("-", "_") if flag.startswith("--optimal") else field
+        option = click.option(flag, dest, type=kind, default=default, show_default=True, help=text)
+        command = option(command)
+    return command
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8421, show_default=True)
+@click.option(
+    "--db",
+    "db_url",
+    default=None,
+    envvar="PY421_DB",
+    help="Database URL, or PY421_DB (default: SQLite in the data folder).",
+)
+@click.option(
+    "--bot-delay", type=click.FloatRange(0, 10), default=0.6, show_default=True, help="Seconds a bot waits."
+)
+@_limit_options
+def serve(
+    host: str,
+    port: int,
+    db_url: str | None,
+    bot_delay: float,
+    optimal_seconds: float,
+    optimal_memory: int,
+    **limits: Any,
+) -> None:
+    """Online tables: friends play in the browser, bots fill the empty seats.
+
+    Every limit has a default fit for the internet (docs/online.md lists them).
+    """
+    require("server", "421 serve")
+    if db_url and db_url.startswith(("postgresql", "postgres:")):
+        require("postgres", "421 serve on PostgreSQL")
+    import uvicorn
+
+    from ..paths import data_dir
+    from ..server.app import create_app
+    from ..server.limits import Limits
+    from ..server.optimal import Budget
+
+    url = db_url or f"sqlite:///{data_dir() / 'server.sqlite3'}"
+    budget = Budget(seconds=optimal_seconds, memory_mb=optimal_memory)
+    app = create_app(url, bot_delay=bot_delay, limits=Limits(**limits), budget=budget)
+    click.echo(f"py421 tables on http://{host}:{port} (database: {url.split('@')[-1]})", err=True)
+    # Views are small JSON: compressing each one costs more CPU than it saves on loopback or Wi-Fi.
+    # A stop (Ctrl-C, SIGTERM) waits at most 5 s for open connections: every step is already saved.
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        ws_per_message_deflate=False,
+        timeout_graceful_shutdown=5,
+    )
+
+
+@click.command()
+@click.argument("record_file", type=click.Path(dir_okay=False, path_type=Path))
+def verify(record_file: Path) -> None:
+    """Check an online game's dice: the seed matches its hash and gives every throw."""
+    from ..server.verify import verify as check
+
+    record = read_record(record_file)
+    verdict = check(record)
+    if verdict.seed_hash is not None:
+        click.echo(f"seed hash: {verdict.seed_hash} (compare it with the one shown when the table was made)")
+    if verdict.problems:
+        for line in verdict.problems:
+            click.echo(line, err=True)
+        raise SystemExit(1)
+    click.echo(
+        f"fair: the seed matches its published hash and gives all {verdict.throws} throws of the record"
+    )

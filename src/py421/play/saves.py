@@ -1,0 +1,55 @@
+"""Games in progress, one JSON file each in ``saves/`` of the data folder.
+
+Each is rewritten after every step, atomically, so Ctrl-C or a closed
+terminal never loses a game; a new game never replaces an unfinished one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import InvalidRecord
+from ..paths import data_dir
+
+SAVES_NAME = "saves"
+
+
+def saves_dir() -> Path:
+    path = data_dir() / SAVES_NAME
+    path.mkdir(exist_ok=True)
+    return path
+
+
+def new_save_id() -> str:
+    """A name for a new game's save: its start time, unique enough for one person."""
+    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
+
+
+def write_save(save_id: str, data: Mapping[str, Any]) -> Path:
+    """Write a game in progress atomically: a crash leaves the old save or the new."""
+    path = saves_dir() / f"{save_id}.json"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def latest_save(mode: str) -> tuple[str, dict[str, Any]] | None:
+    """The most recent unfinished game of ``mode`` ("play" or "table"), if any."""
+    for path in sorted(saves_dir().glob("*.json"), reverse=True):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise InvalidRecord(f"the saved game {path} cannot be read: {exc}") from None
+        if isinstance(data, dict) and data.get("mode", "play") == mode:
+            return path.stem, data
+    return None
+
+
+def clear_save(save_id: str) -> None:
+    (saves_dir() / f"{save_id}.json").unlink(missing_ok=True)
