@@ -162,3 +162,51 @@ def test_twelve_seats_from_the_page_play_to_the_end(server: str, browser: Browse
         time.sleep(0.05)
     expect(page.get_by_test_id("outcome")).to_be_visible()
     expect(page.get_by_test_id("players").locator("li")).to_have_count(12)
+
+
+def test_the_scorekeeper_sets_up_with_the_seat_editor_reports_undoes_and_speaks_french(
+    server: str, browser: Browser
+) -> None:
+    """The scorekeeper's set-up uses the lobby's seat editor; the page's modules raise nothing."""
+    page = phone(browser)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(server + "/scorekeeper")
+    page.get_by_test_id("preset").select_option("classic-11")
+    names = page.locator("[data-testid^=sk-player-]")
+    expect(names).to_have_count(3)
+    page.get_by_test_id("add-seat").click()
+    expect(names).to_have_count(4)
+    expect(page.get_by_test_id("sk-player-3")).to_be_focused()  # a name is typed next
+    page.get_by_test_id("remove-seat-3").click()
+    expect(names).to_have_count(3)
+    page.get_by_test_id("create-table").click()
+    expect(page.get_by_test_id("error-banner")).to_contain_text("Every player needs a name.")
+    for i, name in enumerate(["Ann", "Bob", "Cy"]):
+        page.get_by_test_id(f"sk-player-{i}").fill(name)
+    page.get_by_test_id("create-table").click()
+    expect(page.get_by_test_id("status")).to_have_attribute("data-status", "playing")
+    expect(page.locator(".report-prompt")).to_contain_text("Ann")
+    lines = page.get_by_test_id("log").locator("li")
+    before = lines.all_inner_texts()
+    page.get_by_test_id("report-input").fill("421")
+    page.get_by_test_id("report-button").click()
+    expect(page.locator(".report-prompt")).to_contain_text("Bob")
+    expect(lines.last).to_contain_text("421")
+    page.get_by_test_id("undo-button").click()
+    expect(lines).to_have_text(before)
+    page.get_by_test_id("lang-toggle").click()
+    expect(page.get_by_test_id("nav-scorekeeper")).to_have_text("Marqueur")
+    expect(page.locator("html")).to_have_attribute("lang", "fr")
+    expect(page.locator(".report-prompt")).to_contain_text("Ann : les dés")
+    page.get_by_test_id("lang-toggle").click()
+    expect(page.get_by_test_id("nav-scorekeeper")).to_have_text("Scorekeeper")
+    shot(page, "scorekeeper")
+    page.locator("a.brand").click()  # the same editor in the lobby: the creator's seat stays
+    seats = page.locator("[data-testid^=seat-kind-]")
+    expect(seats).to_have_count(3)
+    expect(page.get_by_test_id("remove-seat-0")).to_have_count(0)
+    page.get_by_test_id("remove-seat-2").click()
+    expect(seats).to_have_count(2)
+    expect(page.get_by_test_id("remove-seat-1")).to_be_disabled()  # two players at least
+    assert errors == []

@@ -14,7 +14,7 @@ from py421.server.protocol import ERROR_CODES, markdown
 
 ROOT = Path(__file__).parents[1]
 ONLINE = (ROOT / "docs" / "online.md").read_text(encoding="utf-8")
-PAGE = (ROOT / "src" / "py421" / "server" / "static" / "app.js").read_text(encoding="utf-8")
+PAGE = (ROOT / "src" / "py421" / "server" / "static" / "i18n.js").read_text(encoding="utf-8")
 
 
 def test_the_protocol_tables_in_the_docs_are_the_models():
@@ -26,7 +26,7 @@ def test_the_protocol_tables_in_the_docs_are_the_models():
 
 def test_every_error_code_is_documented_and_worded_on_the_page_in_both_languages():
     table = ONLINE.split("### Error codes", 1)[1].split("\n### ", 1)[0]
-    en, fr = PAGE.split("    fr: {", 1)
+    en, fr = PAGE.split("\n  fr: {", 1)
     for code in ERROR_CODES:
         assert f"`{code}`" in table, code
         assert f'"error.{code}":' in en, code

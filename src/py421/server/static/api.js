@@ -1,0 +1,151 @@
+/* The server's HTTP API as the page calls it, each route with the types of
+ * the protocol, and the server's rule for a name, checked before sending.
+ */
+
+/**
+ * @import { CreateTable, Created, ErrorDetail, GameSummary, JoinTable, Joined, PlayerStats, Preset,
+ *   Rematch, TablePublic } from "./protocol"
+ */
+import { errorText, t } from "./i18n.js";
+
+export class ApiError extends Error {
+  /**
+   * @param {number} status
+   * @param {string} code an error code, or "http" when the answer named none
+   * @param {string} message
+   */
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/**
+ * What to tell of a failed call: a refusal in the page's language, or what went wrong on the way.
+ * @param {unknown} err
+ */
+export function refusal(err) {
+  if (err instanceof ApiError) return errorText(err.code, err.message);
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Calls the HTTP API; a refusal throws an ApiError with the server's message.
+ * The answer's type is the route's (the wrappers below): the server shapes
+ * every answer with the same models.
+ * @template T
+ * @param {string} method
+ * @param {string} path
+ * @param {object} [body]
+ * @param {string | null} [token]
+ * @returns {Promise<T>}
+ */
+async function call(method, path, body, token) {
+  /** @type {Record<string, string>} */
+  const headers = { Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const res = await fetch(path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  /** @type {any} */
+  let data = null;
+  try {
+    data = await res.json();
+  } catch {
+    /* an empty or non-JSON answer */
+  }
+  if (!res.ok) {
+    /** @type {unknown} */
+    const detail = data && data.detail;
+    let code = "http";
+    let message = `${res.status} ${res.statusText}`;
+    if (detail && typeof detail === "object" && !Array.isArray(detail)) {
+      const known = /** @type {Partial<ErrorDetail>} */ (detail);
+      code = known.error || code;
+      message = known.message || message;
+    } else if (typeof detail === "string") {
+      message = detail;
+    } else if (Array.isArray(detail) && detail.length) {
+      // FastAPI's own validation errors, should one get past the server's handler
+      message = detail.map((d) => `${(d.loc || []).slice(1).join(".")}: ${d.msg}`).join("; ");
+    }
+    throw new ApiError(res.status, code, message);
+  }
+  return data;
+}
+
+/** @type {Preset[] | null} */
+let presetsCache = null;
+
+/** The presets, asked once per visit. */
+export async function presets() {
+  if (!presetsCache) presetsCache = /** @type {Preset[]} */ (await call("GET", "/api/presets"));
+  return presetsCache;
+}
+
+/**
+ * @param {CreateTable} body
+ * @returns {Promise<Created>}
+ */
+export const createTable = (body) => call("POST", "/api/tables", body);
+
+/**
+ * @param {string} code
+ * @returns {Promise<TablePublic>}
+ */
+export const getTable = (code) => call("GET", `/api/tables/${encodeURIComponent(code)}`);
+
+/**
+ * @param {string} code
+ * @param {JoinTable} body
+ * @returns {Promise<Joined>}
+ */
+export const joinTable = (code, body) => call("POST", `/api/tables/${encodeURIComponent(code)}/join`, body);
+
+/**
+ * @param {string} code
+ * @param {string | undefined} token
+ * @returns {Promise<TablePublic>}
+ */
+export const startTable = (code, token) => call("POST", `/api/tables/${encodeURIComponent(code)}/start`, {}, token);
+
+/**
+ * @param {string} code
+ * @param {string | undefined} token
+ * @returns {Promise<Rematch>}
+ */
+export const rematchTable = (code, token) =>
+  call("POST", `/api/tables/${encodeURIComponent(code)}/rematch`, {}, token);
+
+/**
+ * @param {number} limit
+ * @returns {Promise<GameSummary[]>}
+ */
+export const finishedGames = (limit) => call("GET", `/api/games?limit=${limit}`);
+
+/**
+ * @param {string} rules
+ * @returns {Promise<PlayerStats[]>}
+ */
+export const leaderboard = (rules) => call("GET", `/api/leaderboard?rules=${encodeURIComponent(rules)}`);
+
+// The server's rules for a name (py421.server.table.clean_name): 1 to 24 characters, no control,
+// invisible or direction-changing character, and not a bot's name.
+export const NAME_MAX = 24;
+const NOT_IN_NAMES = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]/u;
+const BOT_NAME = /^(random|heuristic|optimal) [0-9]+$/i;
+
+/**
+ * Why a typed name would be refused, or "" when it is fine.
+ * @param {string} raw
+ */
+export function nameProblem(raw) {
+  const name = raw.trim().split(/\s+/).join(" ");
+  if (!name) return t("name_needed");
+  if ([...name].length > NAME_MAX || NOT_IN_NAMES.test(name) || BOT_NAME.test(name)) return t("error.bad_name");
+  return "";
+}

@@ -1,0 +1,293 @@
+/* The lobby: create a table (rules, seats, name), join one by its code, and
+ * the finished games and the leaderboard of the chosen rules.
+ */
+
+/** @import { CreateTable, GameSummary, PlayerStats } from "./protocol" */
+import { NAME_MAX, createTable, finishedGames, leaderboard, nameProblem, presets as loadPresets, refusal } from "./api.js";
+import { app, fill, h, showError } from "./dom.js";
+import { lang, t } from "./i18n.js";
+import { navigate } from "./router.js";
+import { lastName, rememberName, saveSeat } from "./saved.js";
+import { presetOf, presetSelect, seatList } from "./seats.js";
+
+const BOT_KINDS = ["bot:random", "bot:heuristic", "bot:optimal"];
+
+export function lobbyPage() {
+  document.title = "421";
+  const root = fill(app(), h("p", { class: "muted", text: t("loading") }));
+
+  loadPresets().then(
+    (presets) => {
+      const presetSel = presetSelect(presets, "preset", () => {
+        seats.fit(rules());
+        describe();
+        loadLeaderboard();
+      });
+      const description = h("p", { class: "hint" });
+      const settings = h("input", {
+        id: "settings",
+        testid: "settings",
+        type: "text",
+        autocomplete: "off",
+        autocapitalize: "off",
+        spellcheck: "false",
+        placeholder: "pot=21",
+      });
+      // "you" is the creator's own seat, always the first; the others are a friend or a bot.
+      const seats = seatList({
+        legend: t("seats"),
+        rows: ["you", "bot:heuristic", "bot:heuristic"],
+        blank: () => "bot:heuristic",
+        fixed: 1,
+        name: (i) => t("seat_n", { n: i + 1 }),
+        addText: t("add_seat"),
+        field: (kind, i, set) => {
+          const select = h("select", {
+            id: `seat-kind-${i}`,
+            testid: `seat-kind-${i}`,
+            "aria-label": t("seat_n", { n: i + 1 }),
+            disabled: i === 0,
+          });
+          select.addEventListener("change", () => set(select.value));
+          const kinds = i === 0 ? ["you"] : ["human", ...BOT_KINDS];
+          for (const k of kinds) {
+            select.append(h("option", { value: k, text: t(`kind.${k}`), selected: k === kind }));
+          }
+          return select;
+        },
+      });
+      const name = h("input", {
+        id: "player-name",
+        testid: "player-name",
+        type: "text",
+        maxlength: String(NAME_MAX),
+        autocomplete: "nickname",
+        value: lastName(),
+        required: true,
+      });
+      const timeout = h("input", {
+        id: "timeout",
+        testid: "timeout",
+        type: "number",
+        min: "0",
+        max: "3600",
+        step: "1",
+        inputmode: "numeric",
+        value: "60",
+      });
+      const create = h("button", {
+        type: "submit",
+        class: "btn btn-primary btn-wide",
+        id: "create-table",
+        testid: "create-table",
+        text: t("create"),
+      });
+
+      const rules = () => presetOf(presets, presetSel.value);
+
+      function describe() {
+        const p = rules();
+        const range = p.no_limit
+          ? t("players_or_more", { min: p.min_players })
+          : t("players_range", { min: p.min_players, max: p.max_players });
+        description.textContent = [p.description, range].filter(Boolean).join(" — ");
+      }
+
+      const form = h(
+        "form",
+        { class: "card", id: "create-form", novalidate: true, onsubmit: submit },
+        h("h2", { text: t("lobby.title") }),
+        h("p", { class: "hint", text: t("lobby.intro") }),
+        h("label", { for: "preset", text: t("rules") }),
+        presetSel,
+        description,
+        h("label", { for: "settings", text: t("settings") }),
+        settings,
+        h("p", { class: "hint", text: t("settings_hint") }),
+        seats.element,
+        h("label", { for: "player-name", text: t("your_name") }),
+        name,
+        h("label", { for: "timeout", text: t("timeout") }),
+        timeout,
+        create,
+      );
+
+      /** @param {SubmitEvent} event */
+      async function submit(event) {
+        event.preventDefault();
+        const player = name.value.trim();
+        const problem = nameProblem(player);
+        if (problem) {
+          showError(problem);
+          name.focus();
+          return;
+        }
+        /** @type {CreateTable} */
+        const body = {
+          rules: presetSel.value,
+          settings: splitSettings(settings.value),
+          seats: seats.values().map((k) => (k === "you" ? "human" : k)),
+          name: player,
+          timeout: Number.parseInt(timeout.value, 10) || 0,
+        };
+        create.disabled = true;
+        try {
+          const res = await createTable(body);
+          rememberName(player);
+          saveSeat(res.code, { seat: res.seat, token: res.token, creator: true });
+          navigate(`/t/${encodeURIComponent(res.code)}`);
+        } catch (err) {
+          showError(refusal(err));
+          create.disabled = false;
+        }
+      }
+
+      const games = h("div", { testid: "games" }, h("p", { class: "muted", text: t("loading") }));
+      const board = h("div", { testid: "leaderboard" });
+      const boardTitle = h("h2");
+
+      function loadLeaderboard() {
+        const rulesName = presetSel.value;
+        boardTitle.textContent = `${t("leaderboard")} · ${rulesName}`;
+        fill(board, h("p", { class: "muted", text: t("loading") }));
+        leaderboard(rulesName).then(
+          (rows) => rulesName === presetSel.value && fill(board, leaderboardTable(rows)),
+          () => fill(board, h("p", { class: "muted", text: t("unavailable") })),
+        );
+      }
+
+      fill(
+        root,
+        form,
+        joinByCode(),
+        h(
+          "section",
+          { class: "card promo" },
+          h("p", { text: t("sk_promo") }),
+          h("a", { href: "/scorekeeper", "data-link": true, class: "btn btn-ghost", testid: "scorekeeper-link", text: t("sk_open") }),
+        ),
+        h("section", { class: "card" }, h("h2", { text: t("games") }), games),
+        h("section", { class: "card" }, boardTitle, board),
+      );
+      seats.fit(rules());
+      describe();
+      loadLeaderboard();
+      finishedGames(10).then(
+        (rows) => fill(games, gamesList(rows)),
+        () => fill(games, h("p", { class: "muted", text: t("unavailable") })),
+      );
+    },
+    (err) => {
+      fill(root, joinByCode());
+      showError(refusal(err));
+    },
+  );
+}
+
+/**
+ * "pot=21, le_bon=false" → ["pot=21", "le_bon=false"]
+ * @param {string} text
+ */
+function splitSettings(text) {
+  return text
+    .split(/[,\n]/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function joinByCode() {
+  const input = h("input", {
+    id: "join-code",
+    testid: "join-code",
+    type: "text",
+    maxlength: "12",
+    autocomplete: "off",
+    autocapitalize: "characters",
+    spellcheck: "false",
+    placeholder: "ABCDE",
+    "aria-label": t("code"),
+  });
+  return h(
+    "form",
+    {
+      class: "card",
+      onsubmit: (e) => {
+        e.preventDefault();
+        // Codes are letters; people type them in any case.
+        const code = input.value.trim().toUpperCase();
+        if (code) navigate(`/t/${encodeURIComponent(code)}`);
+      },
+    },
+    h("h2", { text: t("join_title") }),
+    h(
+      "div",
+      { class: "row" },
+      input,
+      h("button", { type: "submit", class: "btn btn-primary", testid: "join-code-button", text: t("go") }),
+    ),
+  );
+}
+
+/**
+ * The finished games, shown compactly; each links to its record.
+ * @param {GameSummary[]} rows
+ */
+function gamesList(rows) {
+  if (!rows.length) return h("p", { class: "muted", text: t("no_games") });
+  return h(
+    "ul",
+    { class: "compact-list" },
+    rows.map((g) => {
+      const date = new Date(g.finished_at);
+      const title = [g.rules, g.players.join(", ")].filter(Boolean).join(" · ");
+      return h(
+        "li",
+        {},
+        h("a", { href: `/api/games/${g.id}/record`, title: t("record"), text: title || `#${g.id}` }),
+        g.losers.length
+          ? h("span", { class: "muted", text: ` — ${t("lost_by", { who: g.losers.join(", ") })}` })
+          : null,
+        Number.isNaN(date.getTime())
+          ? null
+          : h("span", { class: "muted small", text: ` · ${date.toLocaleDateString(lang)}` }),
+      );
+    }),
+  );
+}
+
+/** @param {PlayerStats[]} rows */
+function leaderboardTable(rows) {
+  if (!rows.length) return h("p", { class: "muted", text: t("no_leaderboard") });
+  return h(
+    "table",
+    { class: "board" },
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        h("th", { text: t("lb.player") }),
+        h("th", { class: "num", text: t("lb.games") }),
+        h("th", { class: "num", text: t("lb.losses") }),
+        h("th", { class: "num", text: t("lb.rate") }),
+      ),
+    ),
+    h(
+      "tbody",
+      {},
+      rows.map((r) => {
+        const rate = r.loss_rate;
+        const shown = typeof rate === "number" ? `${Math.round(rate * 100 * 10) / 10} %` : "";
+        return h(
+          "tr",
+          {},
+          h("td", { text: r.name }),
+          h("td", { class: "num", text: r.games }),
+          h("td", { class: "num", text: r.losses ?? "" }),
+          h("td", { class: "num", text: shown }),
+        );
+      }),
+    ),
+  );
+}

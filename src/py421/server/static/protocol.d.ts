@@ -1,0 +1,293 @@
+// What the page and the server say to each other: written from py421.server.protocol by
+// `python scripts/page_types.py`, not by hand. The page's modules import these types in JSDoc.
+
+/** Why a request or a message was refused. */
+export type ErrorCode =
+  | "malformed"
+  | "too_large"
+  | "unknown_type"
+  | "rate_limited"
+  | "too_many_tables"
+  | "too_many_connections"
+  | "too_many_spectators"
+  | "slow_client"
+  | "no_table"
+  | "not_waiting"
+  | "full"
+  | "name_taken"
+  | "bad_name"
+  | "bad_rules"
+  | "bad_seats"
+  | "optimal_too_costly"
+  | "not_creator"
+  | "not_started"
+  | "over"
+  | "spectator"
+  | "not_your_turn"
+  | "illegal"
+  | "stale"
+  | "not_over"
+  | "no_game"
+  | "no_player"
+  | "not_found"
+  | "internal";
+
+/** Every refused HTTP request, whatever its status. */
+export interface ErrorBody {
+  detail: ErrorDetail;
+}
+
+export interface ErrorDetail {
+  /** a stable code (the page words it in English or French) */
+  error: ErrorCode;
+  /** what was wrong and what is accepted, in English */
+  message: string;
+}
+
+export interface Preset {
+  name: string;
+  description: string;
+  min_players: number;
+  /** the most an online table of this preset seats */
+  max_players: number;
+  /** the rules set no most (the server's own cap applies) */
+  no_limit: boolean;
+}
+
+/** `POST /api/tables`: a table to play (seats) or the scorekeeper of a real one (players). */
+export interface CreateTable {
+  /** play online, or keep a real table's score */
+  mode?: "play" | "scorekeeper";
+  /** a preset name */
+  rules?: string;
+  /** house settings such as `pot=21` */
+  settings?: string[];
+  /** play: `human` or `bot:LEVEL`, the creator first */
+  seats?: string[];
+  /** play: the creator's name */
+  name?: string | null;
+  /** scorekeeper: every name, in order */
+  players?: string[] | null;
+  /** seconds a person has to act before a bot stands in (0: none) */
+  timeout?: number;
+}
+
+export interface Created {
+  code: string;
+  seat: number;
+  /** keep it: it holds the seat (Authorization: Bearer TOKEN) */
+  token: string;
+  /** SHA-256 of the secret seed of the table's dice */
+  seed_hash: string;
+}
+
+/** `POST /api/tables/{code}/join`. */
+export interface JoinTable {
+  /** the name to sit under */
+  name: string;
+}
+
+export interface Joined {
+  code: string;
+  seat: number;
+  token: string;
+}
+
+export interface Rematch {
+  code: string;
+}
+
+/** What anyone may know of a table. */
+export interface TablePublic {
+  code: string;
+  mode: "play" | "scorekeeper";
+  rules: string;
+  /** the options that differ from the common rule */
+  options: Record<string, unknown>;
+  status: "waiting" | "playing" | "over";
+  /** seconds a person has to act before a bot stands in (0: none) */
+  timeout: number;
+  seats: SeatPublic[];
+  seed_hash: string;
+  /** revealed once the game is over */
+  seed: string | null;
+  /** steps played: send it back with every move */
+  version: number;
+  rematch: string | null;
+}
+
+export interface SeatPublic {
+  seat: number;
+  kind: "human" | "bot";
+  bot: string | null;
+  name: string | null;
+  taken: boolean;
+  connected: boolean;
+  /** timed out: a bot plays for them until they act again */
+  away: boolean;
+}
+
+/** A finished game, as `GET /api/games` lists them. */
+export interface GameSummary {
+  id: number;
+  finished_at: string;
+  rules: string;
+  players: string[];
+  losers: string[];
+  kind: string;
+  source: string;
+}
+
+/** `GET /api/players/{name}` and each row of `GET /api/leaderboard`. */
+export interface PlayerStats {
+  name: string;
+  games: number;
+  losses: number | null;
+  loss_rate?: number | null;
+}
+
+/** What a client sends over the WebSocket. */
+export type Inbound = Act | Report | Undo | Ping;
+
+/** A player's move at an online table. */
+export interface Act {
+  type: "act";
+  version: number;
+  action: string | ActionMove;
+}
+
+export interface ActionMove {
+  kind: "stop" | "throw" | "stake";
+  keep?: number[];
+  bon?: boolean;
+  stake?: "est" | "vient" | null;
+}
+
+export interface Ping {
+  type: "ping";
+}
+
+/** Scorekeeper: what the real dice showed (`421`, `654/2`, `123;221;421`, `555/2 bon`). */
+export interface Report {
+  type: "report";
+  version: number;
+  turn: string;
+}
+
+/** Scorekeeper: take the last entry back. */
+export interface Undo {
+  type: "undo";
+  version: number;
+}
+
+/** What the server sends over the WebSocket. */
+export type Outbound = TableMessage | ErrorMessage | Pong;
+
+export interface DrawView {
+  purpose: string;
+  seats: number[];
+  thrown: string[];
+}
+
+export interface ErrorMessage {
+  type: "error";
+  error: ErrorCode;
+  message: string;
+}
+
+/** One move the seat may make now; send `text` (or this object) back as the action. */
+export interface LegalAction {
+  kind: "stop" | "throw" | "stake";
+  /** throw: the dice kept (none: throw all three) */
+  keep: number[];
+  /** throw: « le bon », this throw is the last */
+  bon: boolean;
+  /** stake: « pour ce qui est » or « vient » */
+  stake: "est" | "vient" | null;
+  /** the move in the record's notation: `keep 42`, `bon 5`, `stop`… */
+  text: string;
+}
+
+export interface OutcomeView {
+  losers: number[];
+  kind: string;
+  winners: number[][];
+  manche_losers: number[];
+}
+
+export interface PlayerView {
+  seat: number;
+  name: string;
+  tokens: number;
+  in_manche: boolean;
+  manches_lost: number;
+  debt: number;
+}
+
+export interface Pong {
+  type: "pong";
+}
+
+export interface RoundView {
+  order: number[];
+  turns: TurnView[];
+  current: number | null;
+  dice: string;
+  throws: number;
+  throws_allowed: number | null;
+  limit: number | null;
+  stake: number | null;
+  tie: TieView | null;
+}
+
+/** After every change of the table, to every connection (its own seat's view). */
+export interface TableMessage {
+  type: "table";
+  table: TablePublic;
+  /** null until the game starts */
+  view: View | null;
+  version: number;
+  /** the number of the first log line sent */
+  log_start: number;
+  /** the lines this connection does not have yet (at most the last 50) */
+  log: string[];
+}
+
+export interface TieView {
+  seats: number[];
+  thrown: string[];
+  replay: number;
+}
+
+export interface TurnView {
+  seat: number;
+  result: string;
+  throws: number;
+}
+
+/** The game as one seat sees it (`seat` null: a spectator). */
+export interface View {
+  seat: number | null;
+  players: PlayerView[];
+  rules: string;
+  phase: string;
+  manche: number;
+  pot: number;
+  leader: number;
+  step: number;
+  waiting_for: Waiting | null;
+  your_turn: boolean;
+  /** empty unless it is your turn */
+  legal_actions: LegalAction[];
+  round: RoundView | null;
+  draw?: DrawView | null;
+  outcome: OutcomeView | null;
+}
+
+export interface Waiting {
+  seat: number;
+  step: "dice" | "decision";
+  dice?: number | null;
+  kept?: string | null;
+  purpose?: string | null;
+}

@@ -1,0 +1,90 @@
+/* The scorekeeper's set-up: the rules and the names of a real table's
+ * players, in seating order. The table page then takes the reports.
+ */
+
+import { NAME_MAX, createTable, nameProblem, presets as loadPresets, refusal } from "./api.js";
+import { app, fill, h, showError } from "./dom.js";
+import { t } from "./i18n.js";
+import { navigate } from "./router.js";
+import { saveSeat } from "./saved.js";
+import { presetOf, presetSelect, seatList } from "./seats.js";
+
+export function scorekeeperPage() {
+  document.title = `421 · ${t("sk.title")}`;
+  const root = fill(app(), h("p", { class: "muted", text: t("loading") }));
+
+  loadPresets().then(
+    (presets) => {
+      const presetSel = presetSelect(presets, "preset", () => names.fit(rules()));
+      const names = seatList({
+        legend: t("sk.players"),
+        rows: ["", "", ""],
+        blank: () => "",
+        focusAdded: true,
+        name: (i) => t("sk.player_n", { n: i + 1 }),
+        addText: t("sk.add"),
+        field: (value, i, set) => {
+          const input = h("input", {
+            type: "text",
+            maxlength: String(NAME_MAX),
+            testid: `sk-player-${i}`,
+            id: `sk-player-${i}`,
+            "aria-label": t("sk.player_n", { n: i + 1 }),
+            placeholder: t("sk.player_n", { n: i + 1 }),
+            value,
+          });
+          input.addEventListener("input", () => set(input.value));
+          return input;
+        },
+      });
+      const create = h("button", {
+        type: "submit",
+        class: "btn btn-primary btn-wide",
+        id: "create-table",
+        testid: "create-table",
+        text: t("sk.create"),
+      });
+      const rules = () => presetOf(presets, presetSel.value);
+
+      /** @param {SubmitEvent} event */
+      async function submit(event) {
+        event.preventDefault();
+        const players = names.values().map((n) => n.trim());
+        if (players.some((n) => !n)) {
+          showError(t("sk.names_needed"));
+          return;
+        }
+        const problem = players.map(nameProblem).find(Boolean);
+        if (problem) {
+          showError(problem);
+          return;
+        }
+        create.disabled = true;
+        try {
+          const res = await createTable({ mode: "scorekeeper", rules: presetSel.value, players });
+          saveSeat(res.code, { seat: res.seat, token: res.token, creator: true });
+          navigate(`/t/${encodeURIComponent(res.code)}`);
+        } catch (err) {
+          showError(refusal(err));
+          create.disabled = false;
+        }
+      }
+
+      fill(
+        root,
+        h(
+          "form",
+          { class: "card", novalidate: true, onsubmit: submit },
+          h("h2", { text: t("sk.title") }),
+          h("p", { class: "hint", text: t("sk.intro") }),
+          h("label", { for: "preset", text: t("rules") }),
+          presetSel,
+          names.element,
+          create,
+        ),
+      );
+      names.fit(rules());
+    },
+    (err) => showError(refusal(err)),
+  );
+}

@@ -1,0 +1,963 @@
+/* A table's page, for players, spectators and a scorekeeper: the table is
+ * read once over HTTP, then a WebSocket brings every change (each seat's own
+ * view) and takes the moves, the scorekeeper's reports and undos.
+ */
+
+/**
+ * @import { Inbound, LegalAction, Outbound, TablePublic, View, SeatPublic } from "./protocol"
+ * @import { HeldSeat } from "./saved.js"
+ */
+import { ApiError, NAME_MAX, getTable, joinTable, nameProblem, refusal, rematchTable, startTable } from "./api.js";
+import { dieFace, miniDice } from "./dice.js";
+import { app, append, fill, h, hideError, show, showError } from "./dom.js";
+import { errorText, lang, t } from "./i18n.js";
+import { navigate, whenLeaving } from "./router.js";
+import { lastName, loadSeat, rememberName, saveSeat } from "./saved.js";
+
+const LOG_LINES = 50; // as many as the server sends a new connection
+
+/**
+ * Everything the table page knows; reset on each visit.
+ * @typedef {object} TableState
+ * @property {HeldSeat | null} seat
+ * @property {TablePublic | null} table
+ * @property {View | null} view
+ * @property {number | null} version
+ * @property {string[]} log
+ * @property {number} logStart the number of log[0] in the game's log
+ * @property {WebSocket | null} ws
+ * @property {boolean} closing
+ * @property {number} backoff
+ * @property {number | undefined} retryTimer
+ * @property {number | undefined} pingTimer
+ * @property {Set<number>} kept indexes of the dice tapped to keep
+ * @property {string | null} diceKey
+ * @property {string} lastKeep the dice kept at the throw in flight, which do not roll
+ * @property {boolean} busy an action was sent and no answer came yet
+ * @property {number | null} reportSentAt
+ * @property {boolean | undefined} rematchAtLoad whether the rematch already existed when we arrived
+ * @property {boolean} wasMyTurn
+ */
+
+/** @param {string} code */
+export function tablePage(code) {
+  document.title = `421 · ${code}`;
+  /** @type {TableState} */
+  const T = {
+    seat: loadSeat(code),
+    table: null,
+    view: null,
+    version: null,
+    log: [],
+    logStart: 0,
+    ws: null,
+    closing: false,
+    backoff: 1000,
+    retryTimer: undefined,
+    pingTimer: undefined,
+    kept: new Set(),
+    diceKey: null,
+    lastKeep: "",
+    busy: false,
+    reportSentAt: null,
+    rematchAtLoad: undefined,
+    wasMyTurn: false,
+  };
+  const url = `${location.origin}/t/${encodeURIComponent(code)}`;
+
+  // --- persistent parts: built once, so typed text and focus survive updates
+  const status = h("span", { class: "status", testid: "status", "data-status": "waiting" });
+  const conn = h("span", { class: "conn", testid: "connection" });
+  const copyBtn = h("button", { type: "button", class: "btn btn-small", testid: "copy-link", text: t("copy"), onclick: copyLink });
+  const shareLink = h("a", { href: url, class: "share-link", id: "share-link", testid: "share-link", text: url });
+  const share = h(
+    "section",
+    { class: "share" },
+    h("p", { class: "hint", text: t("share", { code }) }),
+    h("div", { class: "row" }, shareLink, copyBtn),
+  );
+
+  const joinName = h("input", {
+    id: "join-name",
+    testid: "join-name",
+    type: "text",
+    maxlength: String(NAME_MAX),
+    autocomplete: "nickname",
+    value: lastName(),
+    "aria-label": t("your_name"),
+    placeholder: t("your_name"),
+  });
+  const joinBtn = h("button", { type: "submit", class: "btn btn-primary", id: "join-button", testid: "join-button", text: t("join") });
+  const joinForm = h(
+    "form",
+    { class: "card join", hidden: true, onsubmit: join },
+    h("h2", { text: t("take_seat") }),
+    h("div", { class: "row" }, joinName, joinBtn),
+  );
+  const watching = h("p", { class: "muted watching", hidden: true, text: t("watching") });
+
+  const startBtn = h("button", {
+    type: "button",
+    class: "btn btn-primary btn-wide",
+    id: "start-button",
+    testid: "start-button",
+    hidden: true,
+    text: t("start"),
+    onclick: start,
+  });
+  const startHint = h("p", { class: "hint", hidden: true });
+  const rematchBtn = h("button", {
+    type: "button",
+    class: "btn btn-primary btn-wide",
+    id: "rematch-button",
+    testid: "rematch-button",
+    hidden: true,
+    text: t("rematch"),
+    onclick: rematch,
+  });
+  const rematchLink = h("a", { class: "btn btn-ghost btn-wide", "data-link": true, testid: "rematch-link", hidden: true });
+
+  const players = h("ul", { class: "players", testid: "players" });
+  const info = h("dl", { class: "info", testid: "info" });
+  const turnLine = h("p", { class: "turn-line", testid: "turn" });
+  const yourTurn = h("div", { class: "your-turn", id: "your-turn", testid: "your-turn", hidden: true, role: "status" }, t("your_turn"));
+  const dice = h("div", { class: "dice", testid: "dice" });
+  const keepHint = h("p", { class: "hint center", hidden: true, text: t("keep_hint") });
+
+  const actThrow = actionButton("action-throw", "btn-primary", onThrow);
+  const actBon = actionButton("action-bon", "btn-gold", onBon);
+  const actStop = actionButton("action-stop", "btn-light", () => act(legal().find((a) => a.kind === "stop")));
+  const actEst = actionButton("action-est", "btn-primary", () => act(legalStake("est")));
+  const actVient = actionButton("action-vient", "btn-gold", () => act(legalStake("vient")));
+  const stakeQ = h("p", { class: "hint center", hidden: true, text: t("stake_q") });
+  const actionHint = h("p", { class: "action-hint", testid: "action-hint", role: "status", hidden: true });
+  const actions = h("div", { class: "actions", testid: "actions", hidden: true }, stakeQ, h("div", { class: "action-row" }, actThrow, actBon, actStop, actEst, actVient), actionHint);
+
+  const reportInput = h("input", {
+    id: "report-input",
+    testid: "report-input",
+    type: "text",
+    autocomplete: "off",
+    autocapitalize: "off",
+    spellcheck: "false",
+    inputmode: "text",
+    enterkeyhint: "send",
+    placeholder: "654/2",
+  });
+  const reportPrompt = h("label", { for: "report-input", class: "report-prompt" });
+  const reportBtn = h("button", { type: "submit", class: "btn btn-primary", id: "report-button", testid: "report-button", text: t("sk.report") });
+  const undoBtn = h("button", { type: "button", class: "btn btn-light", id: "undo-button", testid: "undo-button", text: t("sk.undo"), onclick: undo });
+  const reportForm = h(
+    "form",
+    { class: "card report", hidden: true, onsubmit: report },
+    h("h2", { text: t("sk.report_title") }),
+    reportPrompt,
+    h("div", { class: "row" }, reportInput, reportBtn),
+    h("p", { class: "hint", text: t("sk.help") }),
+    undoBtn,
+  );
+  const skWatch = h("p", { class: "muted", hidden: true, text: t("sk.watch") });
+
+  const roundBox = h("section", { class: "round", testid: "round" });
+  const outcome = h("section", { class: "card outcome", testid: "outcome", hidden: true });
+  const fair = h("section", { class: "card fair", testid: "fair" });
+  const log = h("ol", { class: "log", id: "log", testid: "log", "aria-live": "polite" });
+  const felt = h("section", { class: "felt", hidden: true }, info, turnLine, yourTurn, dice, keepHint, actions, roundBox);
+  const logCard = h("section", { class: "card" }, h("h2", { text: t("log") }), log);
+
+  fill(
+    app(),
+    h(
+      "section",
+      { class: "table-head" },
+      h("div", { class: "row spread" }, h("h1", { text: t("table_code", { code }) }), conn),
+      status,
+    ),
+    share,
+    joinForm,
+    watching,
+    startBtn,
+    startHint,
+    outcome,
+    rematchBtn,
+    rematchLink,
+    felt,
+    reportForm,
+    skWatch,
+    h("section", { class: "card" }, players),
+    logCard,
+    fair,
+  );
+  renderAll();
+
+  // The table is fetched once over HTTP so that a wrong code says so
+  // instead of retrying a socket forever.
+  getTable(code).then(
+    (table) => {
+      if (T.closing) return;
+      if (!T.table) {
+        T.table = table;
+        T.version = table.version;
+        noteRematchAtLoad();
+        renderAll();
+      }
+      connect();
+    },
+    (err) => {
+      if (T.closing) return;
+      if (err instanceof ApiError && err.status === 404) {
+        T.closing = true; // nothing to connect to
+        fill(
+          app(),
+          h("section", { class: "card" }, h("p", { text: t("not_found", { code }) }), h("a", { href: "/", "data-link": true, class: "btn btn-primary", text: t("back") })),
+        );
+      } else {
+        showError(refusal(err));
+        connect();
+      }
+    },
+  );
+
+  const onVisible = () => {
+    // Phones freeze background tabs: come back at once rather than after the backoff.
+    if (document.visibilityState === "visible" && (!T.ws || T.ws.readyState > WebSocket.OPEN)) {
+      clearTimeout(T.retryTimer);
+      connect();
+    }
+  };
+  document.addEventListener("visibilitychange", onVisible);
+
+  whenLeaving(() => {
+    T.closing = true;
+    clearTimeout(T.retryTimer);
+    clearInterval(T.pingTimer);
+    document.removeEventListener("visibilitychange", onVisible);
+    if (T.ws) T.ws.close(1000);
+    document.title = "421";
+  });
+
+  // --- connection
+
+  function connect() {
+    if (T.closing) return;
+    if (T.ws && T.ws.readyState <= WebSocket.OPEN) return;
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    const params = new URLSearchParams();
+    if (T.seat) params.set("token", T.seat.token);
+    params.set("lang", lang);
+    const ws = new WebSocket(`${proto}//${location.host}/ws/${encodeURIComponent(code)}?${params}`);
+    T.ws = ws;
+    T.log = []; // a new connection is sent the log's last lines again
+    T.logStart = 0;
+    setConn("connecting");
+    ws.onopen = () => {
+      setConn("open");
+      clearInterval(T.pingTimer);
+      T.pingTimer = setInterval(() => send({ type: "ping" }), 20000);
+    };
+    ws.onmessage = (event) => {
+      /** @type {Outbound} */
+      let msg;
+      try {
+        msg = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      receive(msg);
+    };
+    ws.onclose = (event) => {
+      clearInterval(T.pingTimer);
+      if (T.ws !== ws || T.closing) return;
+      T.ws = null;
+      if (event.code === 4404) {
+        // The table is gone: its error message already says so; retrying cannot help.
+        setConn("closed");
+        return;
+      }
+      T.busy = false;
+      setConn("closed");
+      renderAll();
+      T.retryTimer = setTimeout(connect, T.backoff + Math.random() * 300);
+      T.backoff = Math.min(T.backoff * 2, 15000);
+    };
+  }
+
+  /** Drops the socket and opens a new one at once (a new token or language). */
+  function reconnect() {
+    clearTimeout(T.retryTimer);
+    const old = T.ws;
+    T.ws = null;
+    if (old) old.close(1000);
+    connect();
+  }
+
+  /** @param {"connecting" | "open" | "closed"} state */
+  function setConn(state) {
+    conn.textContent = t(`conn.${state}`);
+    conn.dataset.state = state;
+  }
+
+  /** @param {Inbound} msg */
+  function send(msg) {
+    if (!T.ws || T.ws.readyState !== WebSocket.OPEN) return false;
+    T.ws.send(JSON.stringify(msg));
+    return true;
+  }
+
+  /**
+   * Each message brings the log lines this connection has not had yet, from line
+   * number `first`; after an undo it starts again further back.
+   * @param {number} first
+   * @param {string[]} lines
+   */
+  function addLog(first, lines) {
+    if (!Number.isInteger(first) || !Array.isArray(lines)) return;
+    const cut = first - T.logStart;
+    if (cut < 0 || cut > T.log.length) {
+      T.log = lines.slice();
+      T.logStart = first;
+    } else {
+      T.log = T.log.slice(0, cut).concat(lines);
+    }
+    const extra = T.log.length - LOG_LINES;
+    if (extra > 0) {
+      T.log = T.log.slice(extra);
+      T.logStart += extra;
+    }
+  }
+
+  /** @param {Outbound} msg */
+  function receive(msg) {
+    if (msg.type === "table") {
+      // A message that made it through: the server is healthy again.
+      T.backoff = 1000;
+      T.table = msg.table;
+      T.view = msg.view ?? null;
+      T.version = msg.version;
+      addLog(msg.log_start, msg.log);
+      T.busy = false;
+      const w = T.view && T.view.waiting_for;
+      // Someone's keep is known while their dice are in the air.
+      if (w && w.step === "dice" && w.kept) T.lastKeep = w.kept;
+      if (T.reportSentAt !== null && T.version !== T.reportSentAt) {
+        reportInput.value = "";
+        T.reportSentAt = null;
+      }
+      noteRematchAtLoad();
+      renderAll();
+      followRematch();
+    } else if (msg.type === "error") {
+      T.busy = false;
+      T.reportSentAt = null;
+      showError(errorText(msg.error, msg.message));
+      renderActions();
+    }
+    // "pong" needs nothing: the socket being alive is the point.
+  }
+
+  // --- the creator's and the joiners' requests
+
+  /** @param {SubmitEvent} event */
+  async function join(event) {
+    event.preventDefault();
+    const name = joinName.value.trim();
+    const problem = nameProblem(name);
+    if (problem) {
+      showError(problem);
+      joinName.focus();
+      return;
+    }
+    joinBtn.disabled = true;
+    try {
+      const res = await joinTable(code, { name });
+      rememberName(name);
+      T.seat = { seat: res.seat, token: res.token };
+      saveSeat(res.code, T.seat);
+      hideError();
+      reconnect();
+    } catch (err) {
+      showError(refusal(err));
+    } finally {
+      joinBtn.disabled = false;
+      renderControls();
+    }
+  }
+
+  async function start() {
+    startBtn.disabled = true;
+    try {
+      const table = await startTable(code, T.seat?.token);
+      // A table message may have overtaken this answer.
+      if (T.version === null || !(table.version < T.version)) {
+        T.table = table;
+        renderAll();
+      }
+    } catch (err) {
+      showError(refusal(err));
+    } finally {
+      startBtn.disabled = false;
+    }
+  }
+
+  async function rematch() {
+    rematchBtn.disabled = true;
+    try {
+      const res = await rematchTable(code, T.seat?.token);
+      goRematch(res.code);
+    } catch (err) {
+      showError(refusal(err));
+      rematchBtn.disabled = false;
+    }
+  }
+
+  function noteRematchAtLoad() {
+    if (T.rematchAtLoad === undefined && T.table) T.rematchAtLoad = Boolean(T.table.rematch);
+  }
+
+  /** Players follow a rematch; someone opening an old finished table only gets a link. */
+  function followRematch() {
+    const next = T.table && T.table.rematch;
+    if (next && (T.seat || !T.rematchAtLoad)) goRematch(next);
+  }
+
+  /** @param {string} next */
+  function goRematch(next) {
+    if (T.closing || !next || next === code) return;
+    // The server copies seats and tokens to the rematch.
+    if (T.seat && !loadSeat(next)) saveSeat(next, T.seat);
+    navigate(`/t/${encodeURIComponent(next)}`);
+  }
+
+  async function copyLink() {
+    let ok = false;
+    try {
+      await navigator.clipboard.writeText(url);
+      ok = true;
+    } catch {
+      // No clipboard API outside https (a phone on the local network): the old way.
+      const area = h("textarea", { value: url, readonly: true, class: "offscreen" });
+      document.body.append(area);
+      area.select();
+      try {
+        ok = document.execCommand("copy");
+      } catch {
+        ok = false;
+      }
+      area.remove();
+    }
+    copyBtn.textContent = ok ? t("copied") : t("copy");
+    if (!ok) {
+      // Leave the link selected so that the phone's own menu can copy it.
+      const range = document.createRange();
+      range.selectNodeContents(shareLink);
+      getSelection()?.removeAllRanges();
+      getSelection()?.addRange(range);
+    }
+    setTimeout(() => (copyBtn.textContent = t("copy")), 2000);
+  }
+
+  // --- playing
+
+  /**
+   * @param {string} testid
+   * @param {string} style
+   * @param {() => void} onclick
+   */
+  function actionButton(testid, style, onclick) {
+    return h("button", { type: "button", class: `btn ${style}`, id: testid, testid, hidden: true, onclick });
+  }
+
+  /**
+   * The moves the server allows this seat now.
+   * @returns {LegalAction[]}
+   */
+  function legal() {
+    return T.view && T.view.your_turn && Array.isArray(T.view.legal_actions) ? T.view.legal_actions : [];
+  }
+
+  /**
+   * The « main chaude » move for `est` or `vient`, if allowed.
+   * @param {"est" | "vient"} which
+   */
+  function legalStake(which) {
+    return legal().find((a) => a.kind === "stake" && a.stake === which);
+  }
+
+  /**
+   * The throw keeping `kept` (digits, highest first), with or without « le bon », if allowed.
+   * @param {string} kept
+   * @param {boolean} bon
+   */
+  function legalThrow(kept, bon) {
+    return legal().find((a) => a.kind === "throw" && a.bon === bon && a.keep.join("") === kept);
+  }
+
+  /** The tapped dice in descending order, as the notation wants them. */
+  function keptDice() {
+    const faces = currentDice();
+    return [...T.kept]
+      .map((i) => faces[i])
+      .filter(Boolean)
+      .sort((a, b) => b - a)
+      .join("");
+  }
+
+  function currentDice() {
+    const r = T.view && T.view.round;
+    return r && r.dice ? [...r.dice].map(Number) : [];
+  }
+
+  /**
+   * Sends one of the moves of legal(), as data.
+   * @param {LegalAction | undefined} move
+   */
+  function act(move) {
+    if (!move || T.busy || T.version === null) return;
+    actionHint.hidden = true;
+    const action = { kind: move.kind, keep: move.keep, bon: move.bon, stake: move.stake };
+    const sent = send({ type: "act", version: T.version, action });
+    if (!sent) return;
+    T.busy = true;
+    T.lastKeep = move.kind === "throw" ? move.keep.join("") : "";
+    renderActions();
+  }
+
+  /** @param {"keep" | "bon"} verb */
+  function tryKeep(verb) {
+    const kept = keptDice();
+    const bon = verb === "bon";
+    const move = legalThrow(kept, bon);
+    if (move) {
+      act(move);
+      return;
+    }
+    // Tell which keeps the rules accept rather than sending a sure refusal.
+    const options = legal()
+      .filter((a) => a.kind === "throw" && a.bon === bon)
+      .map((a) => a.keep.join("") || t("nothing"));
+    actionHint.textContent = t("keep_refused", { kept: kept || t("nothing"), allowed: options.join(", ") || "—" });
+    actionHint.hidden = false;
+  }
+
+  function onThrow() {
+    tryKeep("keep");
+  }
+
+  function onBon() {
+    tryKeep("bon");
+  }
+
+  /** @param {number} i */
+  function toggleDie(i) {
+    if (!T.view || !T.view.your_turn || T.busy) return;
+    if (T.kept.has(i)) T.kept.delete(i);
+    else T.kept.add(i);
+    actionHint.hidden = true;
+    renderDiceState();
+    renderActions();
+  }
+
+  // --- scorekeeper
+
+  /** @param {SubmitEvent} event */
+  function report(event) {
+    event.preventDefault();
+    const turn = reportInput.value.trim();
+    if (!turn || T.version === null) return;
+    if (send({ type: "report", version: T.version, turn })) T.reportSentAt = T.version;
+  }
+
+  function undo() {
+    if (T.version !== null) send({ type: "undo", version: T.version });
+  }
+
+  // --- rendering
+
+  /** @param {number} seat */
+  function nameOf(seat) {
+    const p = T.view?.players[seat];
+    if (p && p.name) return p.name;
+    const s = T.table?.seats[seat];
+    return (s && s.name) || t("seat_n", { n: seat + 1 });
+  }
+
+  function isScorekeeper() {
+    return Boolean(T.table && T.table.mode === "scorekeeper");
+  }
+
+  function isCreator() {
+    return Boolean(T.seat && (T.seat.creator || T.seat.seat === 0));
+  }
+
+  function mySeat() {
+    if (T.view && typeof T.view.seat === "number") return T.view.seat;
+    return T.seat ? T.seat.seat : null;
+  }
+
+  function renderAll() {
+    renderStatus();
+    renderControls();
+    renderPlayers();
+    renderInfo();
+    renderDice();
+    renderActions();
+    renderRound();
+    renderOutcome();
+    renderReport();
+    renderLog();
+    renderFair();
+  }
+
+  function renderStatus() {
+    const st = (T.table && T.table.status) || "waiting";
+    status.dataset.status = st;
+    status.textContent = t(`status.${st}`) || st;
+  }
+
+  function renderControls() {
+    const table = T.table;
+    const st = table ? table.status : null;
+    const seats = (table && table.seats) || [];
+    const freeHuman = seats.some((s) => s.kind === "human" && !s.taken);
+    const canJoin = st === "waiting" && !T.seat && freeHuman && !isScorekeeper();
+    show(joinForm, canJoin);
+    show(watching, Boolean(table) && !T.seat && !canJoin);
+    show(share, st !== "over");
+    show(startBtn, st === "waiting" && isCreator());
+    startHint.textContent = isCreator() ? t("start_hint") : t("wait_start");
+    show(startHint, st === "waiting" && !isScorekeeper());
+    show(rematchBtn, st === "over" && isCreator() && !(table && table.rematch));
+    const next = table && table.rematch;
+    show(rematchLink, Boolean(next));
+    if (next) {
+      rematchLink.href = `/t/${encodeURIComponent(next)}`;
+      rematchLink.textContent = t("rematch_go", { code: next });
+    }
+  }
+
+  function renderPlayers() {
+    const view = T.view;
+    const seats = (T.table && T.table.seats) || [];
+    const me = mySeat();
+    const over = view?.phase === "over";
+    players.replaceChildren();
+    const count = view ? view.players.length : seats.length;
+    const waiting = view && view.waiting_for;
+    for (let i = 0; i < count; i++) {
+      const p = view ? view.players[i] : null;
+      /** @type {Partial<SeatPublic>} */
+      const s = seats[i] || {};
+      const tags = [];
+      if (i === me) tags.push(h("span", { class: "tag tag-you", text: t("you") }));
+      if (s.kind === "bot") {
+        const level = s.bot ? String(s.bot).replace(/^bot:/, "") : "";
+        tags.push(h("span", { class: "tag", text: level ? `${t("bot")} · ${t(`level.${level}`)}` : t("bot") }));
+      } else if (s.kind === "human" && !isScorekeeper()) {
+        if (!s.taken) tags.push(h("span", { class: "tag", text: t("free_seat") }));
+        else if (s.away) tags.push(h("span", { class: "tag tag-away", text: t("away") }));
+        else tags.push(h("span", { class: `tag ${s.connected ? "tag-on" : "tag-off"}`, text: s.connected ? t("online") : t("offline") }));
+      }
+      if (view && view.leader === i && !over) tags.push(h("span", { class: "tag tag-lead", text: t("leads") }));
+      if (p && !p.in_manche && !over) tags.push(h("span", { class: "tag tag-out", text: t("out") }));
+      const stats = p
+        ? [
+            h("span", { class: "tokens", text: t("tokens", { n: p.tokens }) }),
+            p.manches_lost ? h("span", { class: "muted", text: t("manches_lost", { n: p.manches_lost }) }) : null,
+            p.debt ? h("span", { class: "muted", text: t("debt", { n: p.debt }) }) : null,
+          ]
+        : [];
+      const name = (p && p.name) || s.name || (s.kind === "human" && !s.taken ? "—" : t("seat_n", { n: i + 1 }));
+      const classes = ["player"];
+      if (waiting && waiting.seat === i) classes.push("is-turn");
+      if (p && !p.in_manche && !over) classes.push("is-out");
+      if (s.kind === "human" && !s.connected && s.taken && !isScorekeeper()) classes.push("is-gone");
+      players.append(
+        h(
+          "li",
+          { class: classes.join(" "), testid: `player-${i}`, "data-seat": i },
+          h("div", { class: "player-main" }, h("span", { class: "player-name", text: name }), tags),
+          h("div", { class: "player-stats" }, stats),
+        ),
+      );
+    }
+  }
+
+  /**
+   * @param {string} label
+   * @param {string | number} value
+   * @param {string} testid
+   */
+  function infoItem(label, value, testid) {
+    return h("div", { class: "info-item", testid }, h("dt", { text: label }), h("dd", { text: value, title: value }));
+  }
+
+  function renderInfo() {
+    const v = T.view;
+    info.replaceChildren();
+    turnLine.textContent = "";
+    show(felt, Boolean(v)); // the felt is empty before the game
+    if (!v) return;
+    const r = v.round;
+    append(
+      info,
+      infoItem(t("pot"), v.pot, "pot"),
+      infoItem(t("phase"), t(`phase.${v.phase}`), "phase"),
+      infoItem(t("manche"), v.manche, "manche"),
+      infoItem(t("leader"), nameOf(v.leader), "leader"),
+    );
+    if (r && r.limit) {
+      // The call already says how many throws: « sec ! », « en 2 ! », « à fond ! ».
+      const item = infoItem(t("limit"), t(`call.${r.limit}`), "limit");
+      item.title = t("limit_call", { n: r.limit, call: "" }).trim();
+      info.append(item);
+    }
+    const w = v.waiting_for;
+    if (!w) return;
+    const who = nameOf(w.seat);
+    let line;
+    if (isScorekeeper()) line = t("turn.report", { who });
+    else if (w.step === "dice") line = t("turn.dice", { who });
+    else if (r && r.tie) line = t("turn.stake", { who });
+    else line = t("turn.decision", { who });
+    if (!isScorekeeper() && r && r.current === w.seat && r.throws_allowed && (w.purpose === "turn" || w.step === "decision") && !r.tie) {
+      const n = w.step === "dice" ? r.throws + 1 : r.throws;
+      line += ` — ${t("throw_of", { n: Math.max(n, 1), allowed: r.throws_allowed })}`;
+    }
+    turnLine.textContent = line;
+  }
+
+  function renderDice() {
+    const v = T.view;
+    const r = v && v.round;
+    const faces = r && r.dice ? String(r.dice) : "";
+    const key = v && r ? `${v.manche}|${r.order}|${r.turns.length}|${r.current}|${r.throws}|${faces}` : "";
+    if (key === T.diceKey) {
+      renderDiceState();
+      return;
+    }
+    const fresh = T.diceKey !== null; // no roll on arrival: only for throws seen live
+    T.diceKey = key;
+    T.kept.clear();
+    dice.replaceChildren();
+    // The dice kept at the last throw stay still while the others roll.
+    const still = [...T.lastKeep];
+    T.lastKeep = "";
+    [...faces].forEach((c, i) => {
+      const face = Number(c);
+      const at = still.indexOf(c);
+      const rolls = fresh && at < 0;
+      if (at >= 0) still.splice(at, 1);
+      const btn = h(
+        "button",
+        {
+          type: "button",
+          class: rolls ? "die rolling" : "die",
+          id: `die-${i}`,
+          testid: `die-${i}`,
+          "aria-pressed": "false",
+          "aria-label": String(face),
+          "data-face": face,
+          onclick: () => toggleDie(i),
+        },
+        dieFace(face),
+      );
+      if (rolls) {
+        btn.style.setProperty("--spin", `${(Math.random() < 0.5 ? -1 : 1) * (280 + Math.floor(Math.random() * 160))}deg`);
+        btn.addEventListener("animationend", () => btn.classList.remove("rolling"), { once: true });
+      }
+      dice.append(btn);
+    });
+    show(dice, faces.length > 0);
+    renderDiceState();
+  }
+
+  /** Reflects the kept dice and whether they can be tapped. */
+  function renderDiceState() {
+    const mine = Boolean(T.view && T.view.your_turn) && !isScorekeeper();
+    const canKeep = mine && legal().some((a) => a.kind === "throw" && !a.bon);
+    dice.classList.toggle("tappable", canKeep);
+    /** @type {NodeListOf<HTMLButtonElement>} */ (dice.querySelectorAll(".die")).forEach((btn, i) => {
+      const kept = T.kept.has(i);
+      btn.setAttribute("aria-pressed", kept ? "true" : "false");
+      btn.classList.toggle("kept", kept);
+      btn.disabled = !canKeep || T.busy;
+    });
+    show(keepHint, canKeep);
+  }
+
+  function renderActions() {
+    const v = T.view;
+    const mine = Boolean(v && v.your_turn) && !isScorekeeper();
+    const allowed = legal();
+    show(yourTurn, mine);
+    if (mine && !T.wasMyTurn && navigator.vibrate) navigator.vibrate(60);
+    T.wasMyTurn = mine;
+    document.title = `${mine ? "● " : ""}421 · ${code}`;
+    show(actions, mine);
+    const stake = allowed.some((a) => a.kind === "stake");
+    const kept = keptDice();
+    const rest = 3 - kept.length;
+    show(stakeQ, mine && stake);
+    show(actEst, mine && Boolean(legalStake("est")));
+    show(actVient, mine && Boolean(legalStake("vient")));
+    show(actThrow, mine && allowed.some((a) => a.kind === "throw" && !a.bon));
+    show(actBon, mine && allowed.some((a) => a.kind === "throw" && a.bon));
+    show(actStop, mine && allowed.some((a) => a.kind === "stop"));
+    actThrow.textContent = kept ? t("throw_keep", { kept, n: rest }) : t("throw_all");
+    actBon.textContent = kept ? t("bon_keep", { kept }) : t("bon");
+    actStop.textContent = t("stop");
+    actEst.textContent = t("est");
+    actVient.textContent = t("vient");
+    const offline = !T.ws || T.ws.readyState !== WebSocket.OPEN;
+    for (const b of [actThrow, actBon, actStop, actEst, actVient]) b.disabled = T.busy || offline;
+    if (!mine) actionHint.hidden = true;
+    renderDiceState();
+  }
+
+  function renderRound() {
+    const v = T.view;
+    roundBox.replaceChildren();
+    if (!v) return;
+    const r = v.round;
+    if (r && r.turns && r.turns.length) {
+      roundBox.append(
+        h("h3", { text: t("this_round") }),
+        h(
+          "ul",
+          { class: "turns", testid: "turns" },
+          r.turns.map((turn) =>
+            h(
+              "li",
+              {},
+              h("span", { class: "turn-who", text: nameOf(turn.seat) }),
+              miniDice(turn.result),
+              h("span", { class: "muted", text: t("turn_result", { result: turn.result, n: turn.throws }) }),
+            ),
+          ),
+        ),
+      );
+    }
+    if (r && r.tie) {
+      roundBox.append(drawBox(`${t("tie")} · ${t("replay", { n: r.tie.replay })}`, r.tie.seats, r.tie.thrown, "tie"));
+    }
+    if (v.draw) {
+      roundBox.append(drawBox(t(`draw.${v.draw.purpose}`), v.draw.seats, v.draw.thrown, "draw"));
+    }
+  }
+
+  /**
+   * A draw or tie-break: who throws, in order, and what came up so far.
+   * @param {string} title
+   * @param {number[]} seats
+   * @param {string[]} thrown
+   * @param {string} testid
+   */
+  function drawBox(title, seats, thrown, testid) {
+    return h(
+      "div",
+      { class: "draw", testid },
+      h("h3", { text: title }),
+      h(
+        "ul",
+        { class: "turns" },
+        seats.map((seat, i) =>
+          h("li", {}, h("span", { class: "turn-who", text: nameOf(seat) }), thrown[i] ? miniDice(thrown[i]) : h("span", { class: "muted", text: "…" })),
+        ),
+      ),
+    );
+  }
+
+  function renderOutcome() {
+    const out = T.view && T.view.outcome;
+    outcome.replaceChildren();
+    show(outcome, Boolean(out));
+    if (!out) return;
+    const names = (/** @type {number[]} */ seats) => seats.map(nameOf).join(", ");
+    const lines = [t(`outcome.${out.kind}`, { who: names(out.losers) })];
+    if (out.winners && out.winners.length) {
+      lines.push(t("outcome.winners", { who: out.winners.map(names).join("; ") }));
+    }
+    if (out.manche_losers && out.manche_losers.length > 1) {
+      const each = out.manche_losers.map((s, i) => t("outcome.manche", { n: i + 1, who: nameOf(s) })).join("; ");
+      lines.push(t("outcome.manches", { who: each }));
+    }
+    append(
+      outcome,
+      h("h2", { text: t("outcome") }),
+      lines.map((line, i) => h("p", { class: i === 0 ? "outcome-main" : "", text: line })),
+    );
+  }
+
+  function renderReport() {
+    const sk = isScorekeeper();
+    // Undo stays possible after the last turn: a wrong entry may have ended the game.
+    const started = T.table && T.table.status !== "waiting";
+    show(reportForm, sk && isCreator() && Boolean(started));
+    show(skWatch, sk && !isCreator());
+    if (!sk) return;
+    const v = T.view;
+    const w = v && v.waiting_for;
+    const offline = !T.ws || T.ws.readyState !== WebSocket.OPEN;
+    reportBtn.disabled = offline || !w;
+    undoBtn.disabled = offline;
+    if (!v || !w) {
+      reportPrompt.textContent = "";
+      return;
+    }
+    const who = nameOf(w.seat);
+    const r = v.round;
+    let prompt;
+    if (w.step === "decision") prompt = r && r.tie ? t("rp.stake", { who }) : t("rp.turn", { who, limit: "" });
+    else if (w.purpose === "tie") prompt = t("rp.tie", { who });
+    else if (w.purpose === "first_player") prompt = w.dice === 1 ? t("rp.draw_die", { who }) : t("rp.draw_throw", { who });
+    else if (w.purpose === "decharge_leader") prompt = t("rp.draw_leader", { who });
+    else {
+      const n = r && r.throws_allowed;
+      const limit = n ? t("rp.limit", { n }) : "";
+      // Where every throw adds to the stake, each throw must be told.
+      prompt = r && r.stake !== null && r.stake !== undefined ? t("rp.turn_all", { who, limit }) : t("rp.turn", { who, limit });
+    }
+    reportPrompt.textContent = prompt;
+  }
+
+  function renderLog() {
+    const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 24;
+    fill(log, T.log.map((line) => h("li", { text: line })));
+    show(logCard, T.log.length > 0);
+    // Follow new lines unless the reader scrolled back.
+    if (atBottom) log.scrollTop = log.scrollHeight;
+  }
+
+  function renderFair() {
+    const table = T.table;
+    fair.replaceChildren();
+    if (!table || !table.seed_hash) {
+      show(fair, false);
+      return;
+    }
+    show(fair, true);
+    const over = table.status === "over";
+    append(
+      fair,
+      h("h2", { text: t("fair") }),
+      h("p", { class: "hint", text: t("seed_hash") }),
+      h("code", { class: "hash", testid: "seed-hash", text: table.seed_hash }),
+      h("p", { class: "hint", text: t("seed") }),
+      table.seed
+        ? h("code", { class: "hash", testid: "seed", text: table.seed })
+        : h("p", { class: "muted", text: t("seed_hidden") }),
+      over
+        ? [
+            h("a", {
+              href: `/api/tables/${encodeURIComponent(code)}/record`,
+              class: "btn btn-ghost",
+              testid: "record-link",
+              download: `421-${code}.json`,
+              text: t("record"),
+            }),
+            h("p", { class: "hint", text: t("verify") }),
+          ]
+        : null,
+    );
+  }
+}

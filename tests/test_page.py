@@ -1,0 +1,33 @@
+"""The browser page's modules: typed by the server's protocol, every one served and fetched at once."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from py421.server.protocol import typescript
+
+from .server_helpers import serving
+
+STATIC = Path(__file__).parents[1] / "src" / "py421" / "server" / "static"
+
+
+def test_the_page_types_are_written_from_the_protocol():
+    committed = (STATIC / "protocol.d.ts").read_text(encoding="utf-8")
+    assert committed == typescript(), "write it again: .venv/bin/python scripts/page_types.py"
+
+
+def test_every_module_is_served_as_javascript_and_preloaded(tmp_path: Path):
+    modules = {path.name for path in STATIC.glob("*.js")}
+    with serving(f"sqlite:///{tmp_path}/page.sqlite3") as client:
+        page = client.get("/").text
+        assert re.findall(r'<script type="module" src="/static/([\w.]+)">', page) == ["app.js"]
+        preloaded = re.findall(r'<link rel="modulepreload" href="/static/([\w.]+)">', page)
+        assert sorted(preloaded) == sorted(modules - {"app.js"})  # else imports load one level at a time
+        for name in sorted(modules):
+            answer = client.get(f"/static/{name}")
+            assert answer.status_code == 200, name
+            # A browser runs no module served under another type.
+            assert "javascript" in answer.headers["content-type"], name
+            imported = re.findall(r'^import\b[^;]*?from "\./([\w.]+)";', answer.text, flags=re.MULTILINE)
+            assert set(imported) <= modules, name
