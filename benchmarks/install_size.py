@@ -35,7 +35,12 @@ def measure(name: str, spec: str, work: Path) -> str:
     seconds = time.perf_counter() - started
     after = set(subprocess.run([*pip, "freeze", "--all"], capture_output=True, text=True).stdout.split())
     downloads = work / f"{name}-downloads"
-    subprocess.run([*pip, "download", "--no-cache-dir", "-d", str(downloads), spec], cwd=ROOT, check=True)
+    subprocess.run(
+        [*pip, "download", "--no-cache-dir", "-d", str(downloads), spec],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
     return (
         f"| `pip install '{spec}'` | {seconds:.0f} s | {megabytes(venv) - empty:.0f} MB "
         f"| {len(after - before)} | {megabytes(downloads):.0f} MB |"

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from py421.core.actions import Action
 from py421.core.chance import DiceSource
@@ -67,3 +68,30 @@ def doc_table_rows(text: str, heading: str) -> dict[str, list[str]]:
         elif rows and not line.startswith("|"):
             break
     return rows
+
+
+def wilson(successes: float, n: int, z: float) -> tuple[float, float]:
+    """Wilson score interval of a proportion."""
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def simulated(preset: str, levels: tuple[str, ...], games: int, seed: int = 0) -> dict[str, Any]:
+    """``games`` games between bots, played by the fast simulator (first seats rotate evenly).
+
+    The simulator is held to the engine game by game in tests/test_fast_sim.py, so
+    bot-against-bot statistics are counted there rather than through the engine loop.
+    """
+    from py421.sim.simulate import Simulation, Summary
+    from py421.sim.simulate import run as simulate
+
+    sim = Simulation(Ruleset.preset(preset), levels, games, seed)
+    data: dict[str, Any] = Summary(sim, simulate(sim, workers=1)).to_dict()
+    return data
+
+
+def heads_up_not_lost(data: dict[str, Any], seat: int) -> float:
+    """Games a seat of a two-player simulation did not lose, a shared loss counting half."""
+    return float(data["games"] - data["seats"][seat]["losses"] + data["outcomes"]["shared"] / 2)

@@ -1,40 +1,15 @@
-import math
-
 from py421.core.actions import Stop, Throw
-from py421.core.chance import SeededDice
-from py421.core.game import Game
-from py421.core.rules import Ruleset
-from py421.players import HeuristicBot, Player, RandomBot
-from py421.sim.loop import play_out
+from py421.players import HeuristicBot
 
-from .helpers import run, table
+from .helpers import heads_up_not_lost, run, simulated, table, wilson
 
 
-def wilson(successes: float, n: int, z: float) -> tuple[float, float]:
-    """Wilson score interval of a proportion."""
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
-
-
-def test_heuristic_beats_random_over_2000_games():
-    rules = Ruleset.preset("classic-11")
-    games = 2000
-    wins = 0.0
-    for g in range(games):
-        heuristic_seat = g % 2  # each bot starts half the games
-        bots: list[Player] = [RandomBot(f"r{g}"), RandomBot(f"r{g}")]
-        bots[heuristic_seat] = HeuristicBot()
-        game = play_out(Game(rules, ["A", "B"]), bots, SeededDice(f"duel-{g}"))
-        outcome = game.state.outcome
-        assert outcome is not None
-        if heuristic_seat not in outcome.losers:
-            wins += 1
-        elif len(outcome.losers) == 2:
-            wins += 0.5  # a shared loss
-    low, high = wilson(wins, games, z=2.576)  # 99 % interval
-    print(f"heuristic wins {wins / games:.3f} of {games} games, 99 % interval {low:.3f}-{high:.3f}")
+def test_heuristic_beats_random_over_20000_games():
+    data = simulated("classic-11", ("heuristic", "random"), 20_000)
+    low, high = wilson(heads_up_not_lost(data, 0), data["games"], z=2.576)  # 99 % interval
+    print(
+        f"bot:heuristic does not lose {low:.3f}-{high:.3f} (99 %) of {data['games']} games against bot:random"
+    )
     assert low > 0.5
 
 

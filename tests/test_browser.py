@@ -21,6 +21,8 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: 
 
 from .server_process import free_port, start_server  # noqa: E402
 
+pytestmark = pytest.mark.slow  # a real browser
+
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[str]:

@@ -201,11 +201,15 @@ def test_ctrl_c_saves_the_game(private_home):
     )
     assert proc.stdout is not None
     seen = ""
-    while "Alice: " not in seen:  # wait for the first question
-        seen += proc.stdout.read(1)
+    while not seen.endswith("? help: "):  # Alice's first question, asked in full (events also say "Alice: ")
+        char = proc.stdout.read(1)
+        assert char, f"the game ended before asking Alice:\n{seen}"
+        seen += char
     proc.send_signal(signal.SIGINT)
-    out, _ = proc.communicate(timeout=60)
-    assert proc.returncode == 130
+    # Her input stays open until the game has exited: closed input would be an answer of its own.
+    proc.wait(timeout=60)
+    out, err = proc.communicate()
+    assert proc.returncode == 130, f"exit {proc.returncode}\nstdout: {out}\nstderr: {err}"
     assert "game saved; continue it with: 421 play --resume" in out
     resumed = run_cli("play", "--resume", input="\n" * 2000)
     assert resumed.exit_code == 0

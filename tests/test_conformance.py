@@ -137,6 +137,7 @@ def rulesets(draw: st.DrawFn) -> Ruleset:
         raise
 
 
+@pytest.mark.slow
 @given(rules=rulesets(), seed=st.integers(0, 2**32 - 1), data=st.data())
 @settings(max_examples=400)
 def test_any_mix_of_options_plays_by_the_rules(rules, seed, data):

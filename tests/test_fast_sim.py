@@ -12,7 +12,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from py421.cli import main
-from py421.core.errors import InvalidPlayers, InvalidRuleset, Py421Error
+from py421.core.errors import InvalidParameter, InvalidPlayers, InvalidRuleset, Py421Error
 from py421.core.rules import Ruleset, option_fields, preset_names
 from py421.sim.fast import kernel as k
 from py421.sim.fast.bot_tables import build_tables
@@ -37,6 +37,7 @@ def lineups(rules: Ruleset) -> list[tuple[str, ...]]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", preset_names())
 def test_every_preset_plays_the_same_games_in_the_kernel_and_the_engine(preset):
     """Same dice, same decisions: the same tokens after every round and the same outcome.
@@ -157,6 +158,7 @@ def test_memory_stays_flat_as_games_grow():
     assert peaks[1] < peaks[0] + 200_000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("preset", "options", "seats"),
     [
@@ -183,6 +185,7 @@ def test_the_optimal_bots_main_chaude_is_the_engines(preset, options, seats):
             replay(lineup, KEY, g)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("preset", "options", "levels", "games"),
     [
@@ -212,7 +215,7 @@ def test_players_are_checked_with_what_is_accepted():
         parse_players("bot:optimal,me")
     with pytest.raises(InvalidPlayers, match="tim is played by 2 players, not 3"):
         Simulation(Ruleset.preset("tim"), ("heuristic",) * 3, 10)
-    with pytest.raises(ValueError, match="--games is a whole number from 1"):
+    with pytest.raises(InvalidParameter, match="the number of games is a whole number from 1, not 0"):
         Simulation(Ruleset.preset("tim"), ("heuristic",) * 2, 0)
 
 
@@ -269,6 +272,7 @@ def test_the_two_player_tables_are_built_once_and_loaded_by_every_process(tmp_pa
     assert build_tables(rules, workers=2) == path  # nothing to do the second time
 
 
+@pytest.mark.slow
 def test_throwing_on_without_le_bon_plays_the_same_games_in_the_kernel_and_the_engine():
     """Seed 004's option: players behind throw on. Random and heuristic seats, two to four."""
     rules = Ruleset.preset("engranjeu-21").with_options(must_throw_on=True)

@@ -25,6 +25,8 @@ from websockets.sync.client import connect
 from .server_helpers import POSTGRES, fresh_postgres
 from .server_process import free_port, start_server
 
+pytestmark = pytest.mark.slow  # real server processes
+
 DATABASES = ["sqlite"] + (["postgresql"] if POSTGRES else [])
 
 

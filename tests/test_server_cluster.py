@@ -23,6 +23,8 @@ from py421.server.verify import verify
 from .server_helpers import POSTGRES, fresh_postgres
 from .server_process import free_port, start_server
 
+pytestmark = pytest.mark.slow  # real server processes on PostgreSQL
+
 if not POSTGRES:
     if os.environ.get("CI"):
         raise RuntimeError("CI runs the cluster tests: PY421_TEST_POSTGRES is not set")

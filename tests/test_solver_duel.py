@@ -48,6 +48,7 @@ def play_duels(preset: str, n: int) -> tuple[float, float]:
     return wins / n, duel.first_wins
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", ["classic-11", "engranjeu-21"])
 def test_duel_value_agrees_with_play_through_the_engine(preset):
     n = 20_000

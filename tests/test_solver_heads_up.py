@@ -17,13 +17,11 @@ from py421.core.game import Game
 from py421.core.rules import Ruleset
 from py421.core.state import State
 from py421.play.session import Session, parse_seats
-from py421.players import HeuristicBot, Player
 from py421.players.optimal import OptimalBot
-from py421.sim.loop import play_out
 from py421.solver.heads_up import HeadsUp, game_outcome
 from py421.solver.solutions import solved
 
-from .helpers import play_until, run
+from .helpers import heads_up_not_lost, play_until, run, simulated, wilson
 from .round_walk import round_starts, solved_value, walk_round
 
 
@@ -31,6 +29,7 @@ def manche_loser(state: State) -> int | None:
     return next((e.seat for e in state.events if isinstance(e, MancheLost)), None)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("preset", "script", "tokens"),
     [
@@ -56,6 +55,7 @@ def test_decharge_values_agree_with_optimal_play_through_the_engine(preset, scri
     assert abs(lost / n - expected) < 4 * se
 
 
+@pytest.mark.slow
 def test_accumulated_stakes_agree_with_optimal_play_through_the_engine():
     """vache-41 on a small pot: every throw adds to the stake; 4,000 whole manches."""
     rules = Ruleset.preset("vache-41").with_options(pot=9)
@@ -119,24 +119,10 @@ def test_unsupported_rules_are_named():
 
 
 def test_optimal_beats_heuristic_over_20000_games():
-    rules = Ruleset.preset("classic-11")
-    games, wins = 20_000, 0.0
-    for g in range(games):
-        seat = g % 2
-        bots: list[Player] = [HeuristicBot(), HeuristicBot()]
-        bots[seat] = OptimalBot()
-        outcome = play_out(Game(rules, ["A", "B"]), bots, SeededDice(f"ovh-{g}")).state.outcome
-        assert outcome is not None
-        if seat not in outcome.losers:
-            wins += 1
-        elif len(outcome.losers) == 2:
-            wins += 0.5  # a shared loss
-    rate = wins / games
-    half = 2.576 * math.sqrt(rate * (1 - rate) / games)  # 99 %
-    print(
-        f"bot:optimal against bot:heuristic: {rate:.4f} (99 % interval {rate - half:.4f}-{rate + half:.4f})"
-    )
-    assert rate - half > 0.5
+    data = simulated("classic-11", ("optimal", "heuristic"), 20_000)
+    low, high = wilson(heads_up_not_lost(data, 0), data["games"], z=2.576)  # 99 % interval
+    print(f"bot:optimal does not lose {low:.4f}-{high:.4f} (99 %) of {data['games']} games")
+    assert low > 0.5
 
 
 def test_solve_on_the_command_line_uses_its_cache():
@@ -151,6 +137,7 @@ def test_solve_on_the_command_line_uses_its_cache():
     assert "queue de la vache" in refused.output
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", ["tim", "comptoir-21", "kytionnaire"])
 def test_every_decharge_start_agrees_with_optimal_play(preset):
     """Whole manches played by bot:optimal: at each décharge start reached, the solved
@@ -191,6 +178,7 @@ def test_every_decharge_start_agrees_with_optimal_play(preset):
 SMALL = {"manches": 1, "charge_throws": 1, "decharge_throws": 1, "le_bon": False}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("preset", "options", "phases", "walks"),
     [
@@ -234,6 +222,7 @@ def test_round_starts_equal_the_engines_rounds(preset, options, phases, walks):
             assert walked == pytest.approx(expected, abs=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("preset", "options", "before"),
     [

@@ -68,6 +68,7 @@ def test_float_and_exact_solvers_agree():
         assert odds(table, target, 3) == pytest.approx(float(exact_odds(table, target, 3)), abs=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("preset", "target"), [("vache-41", "654"), ("lyonnaise-21", "611")])
 def test_optimal_play_in_the_engine_matches_the_solved_odds(preset, target):
     """Play the solver's choices through the engine: the leader's first turn, 20,000 times."""

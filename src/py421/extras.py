@@ -2,7 +2,7 @@
 
 The base install plays, keeps score, shows the rules and solves; the rest is
 in extras (``pyproject.toml``): ``sim`` (numba: ``421 simulate``), ``report``
-(matplotlib), ``server`` (FastAPI, uvicorn, Alembic: ``421 serve``),
+(matplotlib), ``server`` (FastAPI, uvicorn: ``421 serve``),
 ``postgres``, ``dask``, ``rl``, ``openspiel``, and ``all``.
 """
 
@@ -16,7 +16,7 @@ from .core.errors import Py421Error
 EXTRAS: dict[str, tuple[str, ...]] = {
     "sim": ("numba",),
     "report": ("matplotlib", "numba"),
-    "server": ("fastapi", "uvicorn", "alembic"),
+    "server": ("fastapi", "uvicorn"),
     "postgres": ("psycopg",),
     "dask": ("distributed",),
     "rl": ("gymnasium", "pettingzoo"),

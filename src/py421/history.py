@@ -2,16 +2,19 @@
 
 Every finished game with its record and per-player counts, behind ``421
 history`` and ``421 stats``; the server keeps its finished games in the same
-tables of its own database.
+tables of its own database. Both are made and upgraded by the Alembic
+migrations in ``server/migrations``: the history file runs the history's own
+line of them (``history@head``), the server's database every line.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
@@ -27,16 +30,23 @@ from sqlalchemy import (
     delete,
     func,
     select,
+    text,
 )
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine
 
-from .core.errors import InvalidRecord
+from .core.errors import InvalidRecord, Py421Error
 from .core.game import Game
 from .core.record import Record
 from .paths import data_dir
 from .sim.stats import game_stats
 
 HISTORY_NAME = "history.sqlite3"
+# Alembic's one folder of migrations, for the history file and the server's database alike
+# (a file path, not an import: the history needs nothing else of the server).
+MIGRATIONS = Path(__file__).parent / "server" / "migrations"
+# The last migration of the history's line; a file at it opens without loading Alembic.
+HISTORY_HEAD = "history_0001"
 
 
 metadata = MetaData()
@@ -69,6 +79,67 @@ game_players = Table(
 )
 
 
+class HistoryError(Py421Error):
+    """The history's database cannot be used: which one, and why."""
+
+
+def _where(engine: Engine) -> str:
+    if engine.dialect.name == "sqlite":
+        return engine.url.database or "the in-memory database"
+    return engine.url.render_as_string(hide_password=True)
+
+
+def _versions(engine: Engine) -> set[str]:
+    """The revisions the database says it is at; none when it cannot say (no version table yet,
+    not a database at all): the upgrade then looks closer."""
+    try:
+        with engine.connect() as conn:
+            return set(conn.execute(text("SELECT version_num FROM alembic_version")).scalars())
+    except sa_exc.SQLAlchemyError:
+        return set()
+
+
+def upgrade(
+    engine: Engine, targets: Sequence[str] = ("history@head",), error: type[Py421Error] = HistoryError
+) -> None:
+    """Run the migrations up to each of ``targets`` in turn, in one transaction.
+
+    On SQLite the file's write lock is taken before the version is read: a second process
+    (two games finishing at once) waits, then finds the work done. A database at a revision
+    this py421 does not know, or a file that is no database, raises ``error`` naming it.
+    """
+    from alembic import command  # a few MB of imports, only when there is something to do
+    from alembic.config import Config
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+    from alembic.util import CommandError
+
+    where = _where(engine)
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    known = {script.revision for script in ScriptDirectory.from_config(config).walk_revisions()}
+    try:
+        with engine.connect() as conn:
+            if engine.dialect.name == "sqlite":
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
+            elif engine.dialect.name == "postgresql":  # processes starting together: one migrates
+                conn.execute(text("SELECT pg_advisory_xact_lock(421, 1)"))
+            newer = sorted(set(MigrationContext.configure(conn).get_current_heads()) - known)
+            if newer:
+                raise error(
+                    f"{where} was written by a newer py421 (schema revision {', '.join(newer)}): "
+                    "upgrade py421 to open it"
+                )
+            config.attributes["connection"] = conn
+            for target in targets:
+                command.upgrade(config, target)
+            conn.commit()
+    except sa_exc.DBAPIError as e:
+        raise error(f"cannot open {where}: {e.orig}") from None
+    except (sa_exc.SQLAlchemyError, CommandError) as e:
+        raise error(f"cannot open {where}: {e}") from None
+
+
 @dataclass(frozen=True, slots=True)
 class GameRow:
     id: int
@@ -88,7 +159,8 @@ class History:
             self.engine = engine
             return
         self.engine = create_engine(url or f"sqlite:///{data_dir() / HISTORY_NAME}")
-        metadata.create_all(self.engine)
+        if HISTORY_HEAD not in _versions(self.engine):  # new, older, newer, or not a database
+            upgrade(self.engine)
 
     @contextmanager
     def _begin(self) -> Iterator[Connection]:
@@ -109,7 +181,7 @@ class History:
                 return self.add(game, bots=bots, source=source, conn=own)
         outcome = game.state.outcome
         if outcome is None:
-            raise ValueError("only finished games go into the history")
+            raise InvalidRecord("only finished games go into the history")
         bots = bots or {}
         names = list(game.players)
         result = conn.execute(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import Literal, get_args
 
 import click
 
@@ -11,8 +11,9 @@ from ..core.dice import Result, format_dice
 from ..core.rules import Ruleset
 from .common import with_rules
 
-if TYPE_CHECKING:
-    from ..solver.rounds import Objective
+# What `421 advise` can maximise; loser and tokens are the round solver's objectives.
+Goal = Literal["target", "coup-sec", "loser", "tokens", "game"]
+Phase = Literal["charge", "decharge"]
 
 
 @click.command()
@@ -58,7 +59,7 @@ def _pair(text: str | None) -> tuple[int, int] | None:
 @click.option("--target", default=None, help="The result to beat (default: a fresh coup sec).")
 @click.option(
     "--objective",
-    type=click.Choice(["target", "coup-sec", "loser", "tokens", "game"]),
+    type=click.Choice(get_args(Goal)),
     default=None,
     help="What to maximise: beating --target, beating a coup sec, not losing the round, "
     "the round's tokens, or (two players) not losing the manche.",
@@ -66,7 +67,7 @@ def _pair(text: str | None) -> tuple[int, int] | None:
 @click.option("--players", type=click.IntRange(2), default=None, help="Players in this round.")
 @click.option("--before", default=None, help="Results already final this round, leader first: 653,221.")
 @click.option("--limit", type=click.IntRange(1, 3), default=None, help="Throws the leader used.")
-@click.option("--phase", type=click.Choice(["charge", "decharge"]), default="decharge", show_default=True)
+@click.option("--phase", type=click.Choice(get_args(Phase)), default="decharge", show_default=True)
 @click.option("--pot", type=click.IntRange(0), default=None, help="Tokens left in the pot (charge).")
 @click.option("--tokens", default=None, help="Two players: your tokens and the other's, like 5,6.")
 @click.option("--stake", type=click.IntRange(0), default=0, help="Accumulated stake so far this round.")
@@ -76,11 +77,11 @@ def advise(
     rules: Ruleset,
     throws_left: int,
     target: str | None,
-    objective: str | None,
+    objective: Goal | None,
     players: int | None,
     before: str | None,
     limit: int | None,
-    phase: str,
+    phase: Phase,
     pot: int | None,
     tokens: str | None,
     stake: int,
@@ -91,7 +92,7 @@ def advise(
 
     held = Result.parse(dice)
     goal = Result.parse(target) if target is not None else None
-    chosen = objective or ("target" if goal is not None else "coup-sec")
+    chosen: Goal = objective or ("target" if goal is not None else "coup-sec")
     if chosen == "target" and goal is None:
         raise click.UsageError("--objective target needs --target RESULT")
     finals = _finals(before)
@@ -104,16 +105,13 @@ def advise(
         _pair(tokens),
         stake,
     )
-    try:
-        if chosen in ("target", "coup-sec"):
+    match chosen:
+        case "target" | "coup-sec":
             result = solver.advise(rules.table, held, throws_left, goal if chosen == "target" else None)
-        elif chosen == "game":
+        case "game":
             result = solver.advise_game(rules, held, throws_left, context)
-        else:
-            round_objective: Objective = "loser" if chosen == "loser" else "tokens"
-            result = solver.advise_round(rules, held, throws_left, context, round_objective)
-    except ValueError as e:
-        raise click.UsageError(str(e)) from e
+        case "loser" | "tokens":
+            result = solver.advise_round(rules, held, throws_left, context, chosen)
     rows = [
         {"keep": str(held) if o.stop else format_dice(o.keep), "stop": o.stop, "value": o.value}
         for o in result.options

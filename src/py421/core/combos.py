@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Literal, get_args
 
 from .dice import ALL_RESULTS, Result
 from .errors import InvalidRuleset
@@ -43,7 +44,8 @@ _LABELS = {
     Category.NENETTE: "nénette",
 }
 
-RANKINGS = ("classic", "vache", "kytionnaire", "tim")
+Ranking = Literal["classic", "vache", "kytionnaire", "tim"]
+RANKINGS: tuple[Ranking, ...] = get_args(Ranking)
 SUITES = tuple(Result.parse(s) for s in ("654", "543", "432", "321"))
 FOUR_TWO_ONE = Result.parse("421")
 TRIPLE_ACE = Result.parse("111")
@@ -98,7 +100,7 @@ class CombinationTable:
 
 
 def build_table(
-    ranking: str,
+    ranking: Ranking,
     *,
     ace_high: bool = False,
     pair_fiches: bool = False,
@@ -111,7 +113,8 @@ def build_table(
     """Build the table of one ranking; x11, brelans and pairs are worth a face."""
     if ranking not in RANKINGS:
         raise InvalidRuleset(f"ranking {ranking!r} is unknown; accepted: {', '.join(RANKINGS)}")
-    if pair_fiches and ranking not in ("classic", "vache"):
+    with_pairs: tuple[Ranking, ...] = ("classic", "vache")  # annotated: mypy checks no bare tuple after `in`
+    if pair_fiches and ranking not in with_pairs:
         raise InvalidRuleset(
             f"pair_fiches places pairs right after the x11 group, which ranking {ranking!r} "
             "does not have; use it with ranking classic or vache"
@@ -134,7 +137,7 @@ def build_table(
     top = [FOUR_TWO_ONE, TRIPLE_ACE]
     suites = list(SUITES)
 
-    orders: dict[str, Callable[[], list[Result]]] = {
+    orders: dict[Ranking, Callable[[], list[Result]]] = {
         "classic": lambda: top + two_aces_group + pairs + brelans + suites + simples + [NENETTE],
         "vache": lambda: top + brelans + two_aces_group + pairs + suites + [NENETTE] + simples,
         "kytionnaire": lambda: top + brelans + suites + simples + [NENETTE],

@@ -4,7 +4,7 @@ Players read a result in descending order: 3-5-4 is « 543 ». Every
 spelling people use is accepted and the result always prints descending:
 
 >>> Result.parse("1-2-4")
-Result('421')
+Result.parse('421')
 >>> str(Result.parse("4 2 1"))
 '421'
 >>> Result.parse("7-1-1")
@@ -24,7 +24,7 @@ from fractions import Fraction
 from functools import cache
 from math import factorial
 
-from .errors import InvalidNotation
+from .errors import InvalidNotation, InvalidParameter
 
 FACES: tuple[int, ...] = (1, 2, 3, 4, 5, 6)
 DICE_PER_THROW = 3
@@ -93,7 +93,7 @@ class Result:
         return format_dice(self.dice)
 
     def __repr__(self) -> str:
-        return f"Result({str(self)!r})"
+        return f"Result.parse({str(self)!r})"  # code that gives the result back, in players' notation
 
     @property
     def ways(self) -> int:
@@ -131,7 +131,7 @@ def throw_outcomes(count: int) -> tuple[tuple[tuple[int, ...], Fraction], ...]:
     [((6,), '1/6'), ((5,), '1/6')]
     """
     if not 0 <= count <= DICE_PER_THROW:
-        raise ValueError(f"can throw 0 to 3 dice, not {count}")
+        raise InvalidParameter(f"can throw 0 to 3 dice, not {count}")
     total = 6**count
     return tuple(
         (faces, Fraction(multiset_ways(faces), total))

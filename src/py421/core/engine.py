@@ -11,7 +11,6 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Literal
 
 from .actions import Action, ChooseStake, ReportedTurn, Stop, Throw
 from .combos import NENETTE
@@ -37,8 +36,8 @@ from .events import (
     TurnEnded,
     WentOut,
 )
-from .rules import Ruleset
-from .state import ChanceRequest, Draw, Outcome, Phase, Round, State, Tie, TurnResult
+from .rules import Ruleset, Winners
+from .state import ChanceRequest, Draw, Outcome, OutcomeKind, Phase, Round, State, Tie, TurnResult
 
 Events = list[Event]
 MAX_NAME = 40
@@ -674,14 +673,19 @@ def _manche_lost(state: State, loser: int, *, espagnole: bool, ev: Events) -> St
 
 def _game_over(state: State, losers: tuple[int, ...], ev: Events) -> State:
     rules = state.rules
-    kind: Literal["loser", "grand_perdant", "shared"]
+    kind: OutcomeKind
     if len(losers) > 1:
         kind = "shared"
     elif rules.manches > 1 and not rules.fiches_de_manche and state.manche_losses[losers[0]] == rules.manches:
         kind = "grand_perdant"
     else:
         kind = "loser"
-    winners = {"none": (), "first_out": state.out_order[:1], "in_order": state.out_order}[rules.winners]
+    named: dict[Winners, tuple[tuple[int, ...], ...]] = {
+        "none": (),
+        "first_out": state.out_order[:1],
+        "in_order": state.out_order,
+    }
+    winners = named[rules.winners]
     outcome = Outcome(losers, kind, winners, state.manche_losers)
     ev.append(GameOver(losers))
     return replace(state, phase=Phase.OVER, outcome=outcome, round=None, draw=None)

@@ -28,3 +28,11 @@ class InvalidRecord(Py421Error, ValueError):
 
 class InvalidPlayers(Py421Error, ValueError):
     """A list of players the ruleset cannot seat (count, empty or repeated names)."""
+
+
+class InvalidPosition(Py421Error, ValueError):
+    """A position the solver is asked about that the rules cannot reach (throws left, tokens, results)."""
+
+
+class InvalidParameter(Py421Error, ValueError):
+    """A parameter outside what it accepts: a number of games, a seed, an environment's reward."""

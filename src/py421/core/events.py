@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from .actions import Stake
 from .dice import Result
 
 ThrowPurpose = Literal["turn", "tie", "first_player", "decharge_leader"]
@@ -61,7 +62,7 @@ class TieDeclared:
 @dataclass(frozen=True, slots=True)
 class StakeChosen:
     seat: int
-    stake: Literal["est", "vient"]
+    stake: Stake
 
 
 @dataclass(frozen=True, slots=True)

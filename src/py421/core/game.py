@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from .actions import Action, ReportedTurn, parse_action
 from .dice import format_dice
@@ -22,12 +22,16 @@ if TYPE_CHECKING:
     from .record import Record
 
 
+StepKind = Literal["dice", "action", "turn"]
+STEP_KINDS: tuple[StepKind, ...] = get_args(StepKind)
+
+
 @dataclass(frozen=True, slots=True)
 class Step:
     """One step of a game: dice that came up, or a player's action."""
 
     seat: int
-    kind: Literal["dice", "action", "turn"]
+    kind: StepKind
     text: str  # "421", "5", an action such as "keep 42", or a whole turn "421/2"
 
 

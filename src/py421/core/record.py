@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from .errors import InvalidRecord, Py421Error
-from .game import Game, Step
+from .game import STEP_KINDS, Game, Step
 from .rules import Ruleset
 from .state import State
 
@@ -147,12 +147,9 @@ def _step_dict(step: Step) -> dict[str, Any]:
     return {"seat": step.seat, step.kind: step.text}
 
 
-_KINDS: tuple[Literal["dice", "action", "turn"], ...] = ("dice", "action", "turn")
-
-
 def _read_step(i: int, raw: Any) -> Step:
     if isinstance(raw, dict) and isinstance(raw.get("seat"), int) and len(raw) == 2:
-        for kind in _KINDS:
+        for kind in STEP_KINDS:
             if isinstance(raw.get(kind), str):
                 return Step(raw["seat"], kind, raw[kind])
     raise InvalidRecord(

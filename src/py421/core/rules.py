@@ -22,23 +22,40 @@ from collections.abc import Iterable, Mapping
 from dataclasses import Field, dataclass, field, fields, replace
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, Literal, TypeVar, get_args
 
-from .combos import RANKINGS, CombinationTable, build_table
+from .combos import RANKINGS, CombinationTable, Ranking, build_table
 from .errors import InvalidRuleset
 
 MAX_THROWS = 3
 
+# The options with fixed choices: each Literal is the one list of its choices, so mypy checks
+# every comparison with an option's value, and the tuples below (what is accepted, the docs,
+# the kernel's numbers) are read from it.
+TieBreak = Literal["rampot", "last_player_first", "qui_barre_demarre"]
+FirstPlayer = Literal["first_seat", "lowest_die", "highest_throw"]
+DechargeLeader = Literal["round_loser", "fewest_tokens", "worst_coup_sec"]
+Espagnole = Literal["loses_manche", "loses_game"]
+Winners = Literal["none", "first_out", "in_order"]
+TIE_BREAKS: tuple[TieBreak, ...] = get_args(TieBreak)
+FIRST_PLAYERS: tuple[FirstPlayer, ...] = get_args(FirstPlayer)
+DECHARGE_LEADERS: tuple[DechargeLeader, ...] = get_args(DechargeLeader)
+ESPAGNOLES: tuple[Espagnole, ...] = get_args(Espagnole)
+WINNERS: tuple[Winners, ...] = get_args(Winners)
+
+T = TypeVar("T")
+
 
 def _opt(
-    default: Any,
+    default: T,
     doc: str,
     *,
-    choices: tuple[str, ...] = (),
+    choices: tuple[T, ...] = (),
     low: int | None = None,
     high: int | None = None,
     group: str,
-) -> Any:
+) -> T:
+    """An option's field; typed so that mypy checks the default and choices against the annotation."""
     meta = {"doc": doc, "choices": choices, "low": low, "high": high, "group": group}
     return field(default=default, metadata=meta)
 
@@ -52,7 +69,7 @@ class Ruleset:
     source: str = ""
 
     # -- results -----------------------------------------------------------
-    ranking: str = _opt(
+    ranking: Ranking = _opt(  # noqa: RUF009 - _opt returns a field()
         "classic", "order of the 56 results (see docs/rules.md)", choices=RANKINGS, group="results"
     )
     ace_high: bool = _opt(
@@ -119,10 +136,10 @@ class Ruleset:
     )
 
     # -- ties --------------------------------------------------------------
-    tie_break: str = _opt(
+    tie_break: TieBreak = _opt(  # noqa: RUF009 - _opt returns a field()
         "rampot",
         "how tied players are separated",
-        choices=("rampot", "last_player_first", "qui_barre_demarre"),
+        choices=TIE_BREAKS,
         group="ties",
     )
     tied_losers_all_take: bool = _opt(
@@ -130,16 +147,16 @@ class Ruleset:
     )
 
     # -- leaders -----------------------------------------------------------
-    first_player: str = _opt(
+    first_player: FirstPlayer = _opt(  # noqa: RUF009 - _opt returns a field()
         "first_seat",
         "who leads the first round",
-        choices=("first_seat", "lowest_die", "highest_throw"),
+        choices=FIRST_PLAYERS,
         group="leaders",
     )
-    decharge_leader: str = _opt(
+    decharge_leader: DechargeLeader = _opt(  # noqa: RUF009 - _opt returns a field()
         "round_loser",
         "who leads the first round of the décharge",
-        choices=("round_loser", "fewest_tokens", "worst_coup_sec"),
+        choices=DECHARGE_LEADERS,
         group="leaders",
     )
 
@@ -149,10 +166,10 @@ class Ruleset:
         "players holding no token after the charge leave the manche (off: they play the décharge)",
         group="game",
     )
-    espagnole: str = _opt(
+    espagnole: Espagnole = _opt(  # noqa: RUF009 - _opt returns a field()
         "loses_manche",
         "a player holding every token after the charge loses the manche, or the whole game",
-        choices=("loses_manche", "loses_game"),
+        choices=ESPAGNOLES,
         group="game",
     )
     manches: int = _opt(1, "manches in a game", low=1, high=99, group="game")
@@ -163,10 +180,10 @@ class Ruleset:
         high=99,
         group="game",
     )
-    winners: str = _opt(
+    winners: Winners = _opt(  # noqa: RUF009 - _opt returns a field()
         "none",
         "winners named: none, the first player out of tokens, or everyone in the order they got out",
-        choices=("none", "first_out", "in_order"),
+        choices=WINNERS,
         group="game",
     )
 
@@ -305,6 +322,25 @@ class Ruleset:
     def tie_order_reversed(self) -> bool:
         return self.tie_break == "qui_barre_demarre"
 
+    def __repr__(self) -> str:
+        """Code that builds this ruleset again, naming only what differs from a preset or the defaults.
+
+        >>> Ruleset.preset("tim")
+        Ruleset.preset('tim')
+        >>> Ruleset.preset("classic-11").with_options(pot=21, tie_break="qui_barre_demarre")
+        Ruleset.preset('classic-11').with_options(pot=21, tie_break='qui_barre_demarre')
+        >>> Ruleset(name="house", pot=15)
+        Ruleset(name='house', pot=15)
+        """
+        preset = _presets().get(self.name)
+        if preset is not None and (self.description, self.source) == (preset.description, preset.source):
+            changed = {k: v for k, v in self.options().items() if v != getattr(preset, k)}
+            options = f".with_options({_arguments(changed)})" if changed else ""
+            return f"Ruleset.preset({self.name!r}){options}"
+        meta = {k: getattr(self, k) for k in ("name", "description", "source")}
+        differs = {k: v for k, v in meta.items() if v != _META_DEFAULTS[k]} | self.changed_options()
+        return f"Ruleset({_arguments(differs)})"
+
 
 def option_fields() -> tuple[Field[Any], ...]:
     """The declared options (every field that has documentation)."""
@@ -312,6 +348,11 @@ def option_fields() -> tuple[Field[Any], ...]:
 
 
 _DEFAULTS = {f.name: f.default for f in option_fields()}
+_META_DEFAULTS = {f.name: f.default for f in fields(Ruleset) if "doc" not in f.metadata}
+
+
+def _arguments(values: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in values.items())
 
 
 def accepted(f: Field[Any]) -> str:
@@ -374,7 +415,7 @@ def _check_value(f: Field[Any], value: Any) -> None:
 
 @cache
 def _table(
-    ranking: str,
+    ranking: Ranking,
     ace_high: bool,
     pair_fiches: bool,
     value_421: int,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, get_args
 
 from .actions import Action, ReportedTurn
 from .dice import Result
@@ -19,6 +19,10 @@ from .rules import Ruleset
 
 if TYPE_CHECKING:
     from fractions import Fraction
+
+
+OutcomeKind = Literal["loser", "grand_perdant", "shared"]
+OUTCOME_KINDS: tuple[OutcomeKind, ...] = get_args(OutcomeKind)
 
 
 class Phase(StrEnum):
@@ -98,7 +102,7 @@ class Outcome:
     """How the game ended."""
 
     losers: tuple[int, ...]
-    kind: Literal["loser", "grand_perdant", "shared"]
+    kind: OutcomeKind
     winners: tuple[tuple[int, ...], ...]  # groups that got out together, in order
     manche_losers: tuple[int, ...]
 

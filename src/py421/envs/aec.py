@@ -96,7 +96,7 @@ class Py421Env(AECEnv):  # type: ignore[misc]  # AECEnv is untyped
 
     def _check_agent(self, agent: str) -> str:
         if agent not in self._spaces:
-            raise ValueError(f"no agent {agent!r}; agents are {', '.join(self.possible_agents)}")
+            raise InvalidPlayers(f"no agent {agent!r}; agents are {', '.join(self.possible_agents)}")
         return agent
 
     # -- playing ----------------------------------------------------------------

@@ -33,7 +33,9 @@ from ..players import BOTS, Player, make_bot
 from .gym_turn import check_gym_action
 from .observation import GYM_ACTIONS, FloatArray, ObservationEncoder, decode
 from .play import (
+    RENDER_MODES,
     SKIPPED_GAMES,
+    RenderMode,
     check_render_mode,
     check_reward,
     make_rules,
@@ -61,7 +63,8 @@ def check_opponents(opponents: str | Sequence[str], others: int) -> tuple[str, .
 class GameEnv(gymnasium.Env[FloatArray, np.int64]):
     """A whole game from ``seat``; ``options`` are the ruleset's options."""
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 4}  # noqa: RUF012 - Env declares it so
+    metadata: dict[str, Any] = {"render_modes": list(RENDER_MODES), "render_fps": 4}  # noqa: RUF012 - Env declares it so
+    render_mode: RenderMode | None  # Env says str: these are the modes compared below
 
     def __init__(
         self,

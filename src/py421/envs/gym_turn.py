@@ -26,13 +26,14 @@ from gymnasium import spaces
 
 from ..core.dice import ALL_RESULTS, Result, format_dice
 from ..core.engine import new_game, throws_allowed
+from ..core.errors import IllegalAction, InvalidParameter
 from ..core.events import TurnEnded
 from ..core.rules import Ruleset
 from ..core.state import Phase, Round, State
 from ..solver.advice import advise
 from ..solver.turn import odds
 from .observation import GYM_ACTIONS, decode
-from .play import check_render_mode, faces, make_rules
+from .play import RENDER_MODES, RenderMode, check_render_mode, faces, make_rules
 
 IntArray = npt.NDArray[np.int64]
 PLAYER = 0  # the player's seat in the round the turn is played in
@@ -40,7 +41,7 @@ PLAYER = 0  # the player's seat in the round the turn is played in
 
 def check_gym_action(action: object, env: str) -> int:
     if isinstance(action, bool) or not isinstance(action, int | np.integer) or not 0 <= action < GYM_ACTIONS:
-        raise ValueError(
+        raise IllegalAction(
             f"{env} takes an action 0 to 7 (0 stops; bit i throws die i again, highest die first), "
             f"not {action!r}"
         )
@@ -74,7 +75,7 @@ def turn_state(rules: Ruleset) -> State:
 
 def check_throws(throws: object) -> int:
     if isinstance(throws, bool) or not isinstance(throws, int | np.integer) or throws not in (2, 3):
-        raise ValueError(f"throws={throws!r} is not accepted; a turn with a decision has 2 or 3 throws")
+        raise InvalidParameter(f"throws={throws!r} is not accepted; a turn with a decision has 2 or 3 throws")
     return int(throws)
 
 
@@ -83,7 +84,9 @@ def check_target(target: object) -> Result | None:
     if target is None:
         return None
     if isinstance(target, bool) or not isinstance(target, str | int):
-        raise ValueError(f"target={target!r} is not accepted; a target is three dice such as '421', or None")
+        raise InvalidParameter(
+            f"target={target!r} is not accepted; a target is three dice such as '421', or None"
+        )
     return Result.parse(str(target))
 
 
@@ -117,7 +120,8 @@ def solver_action(rules: Ruleset, observation: IntArray) -> int:
 class TurnEnv(gymnasium.Env[IntArray, np.int64]):
     """One turn against a target; ``target=None`` throws a new target each episode."""
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 4}  # noqa: RUF012 - Env declares it so
+    metadata: dict[str, Any] = {"render_modes": list(RENDER_MODES), "render_fps": 4}  # noqa: RUF012 - Env declares it so
+    render_mode: RenderMode | None  # Env says str: these are the modes compared below
 
     def __init__(
         self,

@@ -39,7 +39,7 @@ import numpy.typing as npt
 from ..core.actions import Action, ChooseStake, Stop, Throw
 from ..core.dice import DICE_PER_THROW
 from ..core.engine import throws_allowed
-from ..core.errors import IllegalAction
+from ..core.errors import IllegalAction, InvalidPlayers
 from ..core.rules import MAX_THROWS, Ruleset
 from ..core.state import Phase, State
 
@@ -215,7 +215,7 @@ class ObservationEncoder:
         """What ``seat`` sees of ``state``."""
         n = self.players
         if len(state.players) != n or not 0 <= seat < n:
-            raise ValueError(f"this encoder reads games of {n} players from seats 0 to {n - 1}")
+            raise InvalidPlayers(f"this encoder reads games of {n} players from seats 0 to {n - 1}")
         seats = [(seat + k) % n for k in range(n)]  # the observer, then the next seats
         place = {s: k for k, s in enumerate(seats)}
         out = np.zeros(self.size, dtype=np.float32)

@@ -32,7 +32,7 @@ except ImportError as exc:
 from ..core.actions import Action
 from ..core.dice import ALL_RESULTS, DICE_PER_THROW, FACES, Result, throw_outcomes
 from ..core.engine import check_players, new_game
-from ..core.errors import IllegalAction, InvalidPlayers, InvalidRuleset
+from ..core.errors import IllegalAction, InvalidParameter, InvalidPlayers, InvalidRuleset
 from ..core.position import position_text
 from ..core.rules import Ruleset
 from ..core.state import ChanceRequest, Outcome, State
@@ -332,7 +332,7 @@ class TableObserver:
 
     def __init__(self, game: Game421, params: Mapping[str, Any] | None) -> None:
         if params:
-            raise ValueError(f"observation parameters are not supported; got {dict(params)}")
+            raise InvalidParameter(f"observation parameters are not supported; got {dict(params)}")
         self.encoder = ObservationEncoder(game.rules, game.num_players())
         self.tensor: FloatArray = np.zeros(self.encoder.size, np.float32)
         self.dict: dict[str, FloatArray] = self.encoder.split(self.tensor)

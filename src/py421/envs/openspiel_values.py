@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+from ..core.errors import InvalidPlayers, InvalidRuleset
 from ..core.rules import Ruleset
 from ..core.state import Phase, State
 from ..solver.heads_up import HeadsUp
@@ -61,7 +62,7 @@ def explore(start: Any) -> Graph:
     Python's recursion allows.
     """
     if start.get_game().num_players() != 2:
-        raise ValueError(f"value iteration needs two players, not {start.get_game().num_players()}")
+        raise InvalidPlayers(f"value iteration needs two players, not {start.get_game().num_players()}")
     nodes: dict[str, Node] = {}
     rounds: dict[str, State] = {}
     stack = [start]
@@ -156,7 +157,7 @@ def compare(graph: Graph, values: dict[str, float], solver: HeadsUp) -> Agreemen
 def one_manche(rules: Ruleset) -> None:
     """heads_up values a manche: only a game of one manche can be compared with it."""
     if rules.manches != 1 or rules.fiches_de_manche:
-        raise ValueError("heads_up values one manche: compare games of one manche (options manches:1)")
+        raise InvalidRuleset("heads_up values one manche: compare games of one manche (options manches:1)")
 
 
 # -- OpenSpiel's own value_iteration, where it can run -------------------------------
@@ -177,7 +178,7 @@ def openspiel_value_iteration(game: Any, threshold: float = 1e-13) -> dict[str, 
     try:
         values: dict[str, float] = value_iteration.value_iteration(game, -1, threshold, cyclic_game=True)
     except RecursionError:
-        raise ValueError(
+        raise InvalidRuleset(
             "OpenSpiel's value_iteration recursed without end: under these rules a chance state "
             "comes back with no decision in between (a tie-break replayed, a décharge of coups "
             "secs); iterate(explore(...)) values every state instead"

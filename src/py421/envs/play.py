@@ -18,19 +18,21 @@ Rewards are read from the engine's events, never recomputed:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 
-from ..core.errors import InvalidRuleset
+from ..core.errors import InvalidParameter, InvalidRuleset
 from ..core.events import DebtOwed, Event, GameOver, Gave, Took
 from ..core.rules import Ruleset
 from ..core.state import ChanceRequest
 
-REWARDS = ("tokens", "game")
+Reward = Literal["tokens", "game"]
+REWARDS: tuple[Reward, ...] = get_args(Reward)
 # Games over before a decision are skipped; this many in a row means the rules leave none.
 SKIPPED_GAMES = 200
-RENDER_MODES = ("ansi", "human")
+RenderMode = Literal["ansi", "human"]
+RENDER_MODES: tuple[RenderMode, ...] = get_args(RenderMode)
 
 
 def make_rules(rules: str | Ruleset, options: Mapping[str, Any]) -> Ruleset:
@@ -42,18 +44,22 @@ def make_rules(rules: str | Ruleset, options: Mapping[str, Any]) -> Ruleset:
     return rules.with_options(**options) if options else rules
 
 
-def check_render_mode(mode: str | None) -> str | None:
-    if mode is not None and mode not in RENDER_MODES:
-        raise ValueError(
-            f"render_mode={mode!r} is not accepted; render_mode takes {' | '.join(RENDER_MODES)}"
-        )
-    return mode
+def check_render_mode(mode: str | None) -> RenderMode | None:
+    if mode is None:
+        return None
+    for known in RENDER_MODES:
+        if mode == known:
+            return known
+    raise InvalidParameter(
+        f"render_mode={mode!r} is not accepted; render_mode takes {' | '.join(RENDER_MODES)}"
+    )
 
 
-def check_reward(reward: str) -> str:
-    if reward not in REWARDS:
-        raise ValueError(f"reward={reward!r} is not accepted; reward takes {' | '.join(REWARDS)}")
-    return reward
+def check_reward(reward: str) -> Reward:
+    for known in REWARDS:
+        if reward == known:
+            return known
+    raise InvalidParameter(f"reward={reward!r} is not accepted; reward takes {' | '.join(REWARDS)}")
 
 
 def throw(rng: np.random.Generator, request: ChanceRequest) -> tuple[int, ...]:
@@ -65,7 +71,7 @@ def faces(rng: np.random.Generator, count: int) -> tuple[int, ...]:
     return tuple(int(face) for face in rng.integers(1, 7, size=count))
 
 
-def rewards(events: Iterable[Event], *, players: int, manche_tokens: int, reward: str) -> list[float]:
+def rewards(events: Iterable[Event], *, players: int, manche_tokens: int, reward: Reward) -> list[float]:
     """What each seat earns from ``events`` (see the module's documentation)."""
     earned = [0.0] * players
     for event in events:
@@ -82,9 +88,9 @@ def rewards(events: Iterable[Event], *, players: int, manche_tokens: int, reward
     return earned
 
 
-def nothing_to_decide(rules: Ruleset, who: str) -> ValueError:
+def nothing_to_decide(rules: Ruleset, who: str) -> InvalidRuleset:
     """The error for rules under which games end before ``who`` has anything to decide."""
-    return ValueError(
+    return InvalidRuleset(
         f"{rules.name}: {SKIPPED_GAMES} games in a row ended before {who} had a decision to take; "
         "these rules leave nothing to decide (each turn is one throw without « le bon »): "
         "allow more throws (charge_throws, decharge_throws) or « le bon »"

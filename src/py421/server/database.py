@@ -16,8 +16,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import (
     Column,
     ForeignKey,
@@ -36,6 +34,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from ..core.errors import Py421Error
 from ..core.game import Step
+from ..history import upgrade
 
 metadata = MetaData()
 
@@ -120,7 +119,7 @@ def single_process(engine: Engine) -> Any:
         lock.close()
         raise DatabaseError(
             f"another 421 serve already uses {path}: SQLite serves one process; "
-            "for several, give them one PostgreSQL database (--db postgresql://…, docs/deploy.md)"
+            "for several, give them one PostgreSQL database (a postgresql:// URL, docs/deploy.md)"
         ) from None
     return lock
 
@@ -136,12 +135,12 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 
 def migrate(engine: Engine) -> None:
-    """Create or upgrade the schema to the latest migration."""
-    config = Config()
-    config.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
-    with engine.begin() as conn:
-        config.attributes["connection"] = conn
-        command.upgrade(config, "head")
+    """Create or upgrade the schema to the latest migration of every line.
+
+    The server's own line first: its 0001 made the history's tables too, which the
+    history's line (whose first step makes them only where they are missing) then adopts.
+    """
+    upgrade(engine, ("0001@head", "heads"), DatabaseError)
 
 
 @dataclass

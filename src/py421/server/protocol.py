@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from ..core.actions import Stake
 from ..history import GameRow
 
 # -- errors ------------------------------------------------------------------------
@@ -181,7 +182,7 @@ class LegalAction(Strict):
     kind: Literal["stop", "throw", "stake"]
     keep: list[int] = Field(description="throw: the dice kept (none: throw all three)")
     bon: bool = Field(description="throw: « le bon », this throw is the last")
-    stake: Literal["est", "vient"] | None = Field(description="stake: « pour ce qui est » or « vient »")
+    stake: Stake | None = Field(description="stake: « pour ce qui est » or « vient »")
     text: str = Field(description="the move in the record's notation: `keep 42`, `bon 5`, `stop`…")
 
 
@@ -265,7 +266,7 @@ class ActionMove(Strict):
     kind: Literal["stop", "throw", "stake"]
     keep: list[Annotated[int, Field(ge=1, le=6)]] = Field([], max_length=2)
     bon: bool = False
-    stake: Literal["est", "vient"] | None = None
+    stake: Stake | None = None
 
 
 class Act(Strict):

@@ -25,7 +25,9 @@ def run_on_dask(
     try:
         from distributed import Client, as_completed
     except ImportError:
-        raise Py421Error("--scheduler needs Dask: pip install '.[dask]' in the py421 folder") from None
+        raise Py421Error(
+            "a Dask cluster needs Dask, py421's dask extra: pip install '.[dask]' in the py421 folder"
+        ) from None
     from .simulate import play_batch
 
     total = np.zeros(k.C_SIZE, dtype=np.int64)

@@ -26,10 +26,11 @@ from typing import Any
 import numpy as np
 
 from ..core.chance import DiceSource
+from ..core.errors import InvalidParameter
 from ..core.events import Gave, LeaderChosen, RoundDecided, Thrown, Took
 from ..core.game import Game
 from ..core.rules import Ruleset
-from ..core.state import ChanceRequest
+from ..core.state import ChanceRequest, OutcomeKind
 from ..players import make_bot
 from ..solver.tables import INDEX, RESULTS
 from .fast import kernel as k
@@ -54,9 +55,9 @@ class Simulation:
 
     def __post_init__(self) -> None:
         if self.games < 1:
-            raise ValueError(f"--games is a whole number from 1, not {self.games}")
+            raise InvalidParameter(f"the number of games is a whole number from 1, not {self.games}")
         if self.seed < 0:
-            raise ValueError(f"--seed is a whole number from 0, not {self.seed}")
+            raise InvalidParameter(f"a seed is a whole number from 0, not {self.seed}")
         check_players(self.rules, self.levels)
 
     @property
@@ -99,7 +100,7 @@ def run(
 
         return run_on_dask(sim, scheduler, progress)
     if workers < 1:
-        raise ValueError(f"--workers is a whole number from 1, not {workers}")
+        raise InvalidParameter(f"the number of worker processes is a whole number from 1, not {workers}")
     total = np.zeros(k.C_SIZE, dtype=np.int64)
     if min(workers, sim.batch_count) == 1:  # one process: no pool to start
         for b, games in sim.batches():
@@ -179,7 +180,8 @@ def count_game(game: Game, counts: Counts) -> None:
     final = game.state
     outcome = final.outcome
     assert outcome is not None and first_leader is not None
-    kind = {"loser": 0, "grand_perdant": 1, "shared": 2}[outcome.kind]
+    kinds: dict[OutcomeKind, int] = {"loser": 0, "grand_perdant": 1, "shared": 2}  # the kernel's numbers
+    kind = kinds[outcome.kind]
     counts[k.C_GAMES] += 1
     counts[k.C_KINDS + kind] += 1
     counts[k.C_SHARED] += kind == 2

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..core.combos import CombinationTable
 from ..core.dice import Result
+from ..core.errors import InvalidPosition, InvalidRuleset
 from ..core.rules import Ruleset
 from .heads_up import unsupported
 from .rounds import Objective, solve_round
@@ -60,7 +61,7 @@ def _values(table: CombinationTable, target: Result | None, throws: int) -> Turn
 def _check(throws_left: int, most: int = 3) -> None:
     if not 0 <= throws_left < most:
         most_text = f"{most} throw{'s' * (most != 1)}"
-        raise ValueError(f"a turn has at most {most_text} here: 0 to {most - 1} left, not {throws_left}")
+        raise InvalidPosition(f"a turn has at most {most_text} here: 0 to {most - 1} left, not {throws_left}")
 
 
 def advise(table: CombinationTable, dice: Result, throws_left: int, target: Result | None = None) -> Advice:
@@ -87,13 +88,13 @@ class RoundContext:
         """The throws the mover may use; refuses an impossible context."""
         most = rules.throws_allowed(self.charge)
         if not rules.seats(self.players) or len(self.before) >= self.players:
-            raise ValueError(
+            raise InvalidPosition(
                 f"{len(self.before)} result(s) already final need a round of more players than that, "
                 f"{rules.players_range}; not {self.players}"
             )
         limit = most if not self.before or not rules.leader_limit else (self.limit or most)
         if not 1 <= limit <= most:
-            raise ValueError(f"the leader's limit is 1 to {most} throws here, not {limit}")
+            raise InvalidPosition(f"the leader's limit is 1 to {most} throws here, not {limit}")
         _check(throws_left, limit)
         return limit
 
@@ -118,14 +119,18 @@ def advise_game(rules: Ruleset, dice: Result, throws_left: int, context: RoundCo
 
     context.check(rules, throws_left)
     why = unsupported(rules)
-    if context.players != 2 or why:
-        raise ValueError(why or "the game objective needs a two-player round")
+    if why:
+        raise InvalidRuleset(f"the two-player solver cannot solve {rules.name}: {why}")
+    if context.players != 2:
+        raise InvalidPosition(
+            f"the chance of losing the manche is solved for two players, not a round of {context.players}"
+        )
     start = rules.initial_tokens  # each player's own tokens at the start of a manche
     total = rules.pot + 2 * start
     pot = (context.pot if context.pot is not None else rules.pot) if context.charge else 0
     mine, other = context.tokens or ((start, start) if context.charge else (total // 2, total - total // 2))
     if mine + other + pot != total or min(mine, other) < (start if context.charge else 1):
-        raise ValueError(
+        raise InvalidPosition(
             f"tokens {mine},{other} and pot {pot} do not make a position of {total} tokens "
             f"({start} or more each in the charge, 1 or more in the décharge)"
         )

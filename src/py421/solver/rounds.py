@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
@@ -47,7 +47,7 @@ from .tables import INDEX, KEEP_INDEX, KEEPS, KEEPS_OF, RESULTS, TRANSITIONS, Fl
 from .turn import Option
 
 Objective = Literal["tokens", "loser"]
-OBJECTIVES: tuple[Objective, ...] = ("tokens", "loser")
+OBJECTIVES: tuple[Objective, ...] = get_args(Objective)  # the order of the value arrays
 IntArray = npt.NDArray[np.intp]
 
 # Flags of an earlier player: 2 if they hold the worst result, 1 if the best (3: both).

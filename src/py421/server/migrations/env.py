@@ -1,4 +1,9 @@
-"""Alembic environment: the server passes its connection in ``config.attributes``."""
+"""Alembic environment: py421 passes its connection in ``config.attributes``.
+
+One folder for two kinds of database: the server's runs every line, the local
+history file only the history's (``history@head``), so it never gets the
+online tables.
+"""
 
 from __future__ import annotations
 

@@ -2,33 +2,52 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
+from typing import TypeVar
 
 import numpy as np
 
-from ...core.rules import Ruleset
+from ...core.rules import (
+    DECHARGE_LEADERS,
+    FIRST_PLAYERS,
+    TIE_BREAKS,
+    DechargeLeader,
+    FirstPlayer,
+    Ruleset,
+    TieBreak,
+)
 from ...solver.tables import KEEPS, KEEPS_OF, RESULTS
 from . import kernel as k
 from .dice import RESULT_OF_FACES
 from .policy import heuristic_tables
 
-_CHOICES = {
-    "tie_break": {
-        "rampot": k.TIE_RAMPOT,
-        "last_player_first": k.TIE_LAST_FIRST,
-        "qui_barre_demarre": k.TIE_QUI_BARRE,
-    },
-    "first_player": {
-        "first_seat": k.FIRST_SEAT,
-        "lowest_die": k.LOWEST_DIE,
-        "highest_throw": k.HIGHEST_THROW,
-    },
-    "decharge_leader": {
+C = TypeVar("C", bound=str)
+
+
+def _codes(choices: tuple[C, ...], codes: Mapping[C, int]) -> Mapping[C, int]:
+    """The kernel's number of each choice of an option; a choice the kernel lacks fails at import."""
+    if tuple(codes) != choices:
+        raise AssertionError(f"the kernel numbers {tuple(codes)}, the option offers {choices}")
+    return codes
+
+
+TIE_BREAK_CODES: Mapping[TieBreak, int] = _codes(
+    TIE_BREAKS,
+    {"rampot": k.TIE_RAMPOT, "last_player_first": k.TIE_LAST_FIRST, "qui_barre_demarre": k.TIE_QUI_BARRE},
+)
+FIRST_PLAYER_CODES: Mapping[FirstPlayer, int] = _codes(
+    FIRST_PLAYERS,
+    {"first_seat": k.FIRST_SEAT, "lowest_die": k.LOWEST_DIE, "highest_throw": k.HIGHEST_THROW},
+)
+DECHARGE_LEADER_CODES: Mapping[DechargeLeader, int] = _codes(
+    DECHARGE_LEADERS,
+    {
         "round_loser": k.LEAD_ROUND_LOSER,
         "fewest_tokens": k.LEAD_FEWEST,
         "worst_coup_sec": k.LEAD_WORST_COUP_SEC,
     },
-}
+)
 
 
 def rules_array(rules: Ruleset) -> k.I64:
@@ -45,10 +64,10 @@ def rules_array(rules: Ruleset) -> k.I64:
     out[k.R_NENETTE_LAST_WINS] = rules.nenette_last_wins
     out[k.R_DEDUCTION] = rules.value_deduction
     out[k.R_VACHE] = rules.queue_de_la_vache
-    out[k.R_TIE_BREAK] = _CHOICES["tie_break"][rules.tie_break]
+    out[k.R_TIE_BREAK] = TIE_BREAK_CODES[rules.tie_break]
     out[k.R_ALL_TAKE] = rules.tied_losers_all_take
-    out[k.R_FIRST_PLAYER] = _CHOICES["first_player"][rules.first_player]
-    out[k.R_DECHARGE_LEADER] = _CHOICES["decharge_leader"][rules.decharge_leader]
+    out[k.R_FIRST_PLAYER] = FIRST_PLAYER_CODES[rules.first_player]
+    out[k.R_DECHARGE_LEADER] = DECHARGE_LEADER_CODES[rules.decharge_leader]
     out[k.R_WITHDRAW] = rules.withdraw_at_zero
     out[k.R_ESPAGNOLE_GAME] = rules.espagnole == "loses_game"
     out[k.R_MANCHES] = rules.manches

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from ...core.errors import InvalidRuleset
 from ...core.rules import MAX_THROWS, Ruleset
 from ...players.optimal import whole_game
 from ...solver.rounds import (
@@ -102,7 +103,7 @@ class OptimalPositions(DecisionTables):
 
     def __init__(self, rules: Ruleset) -> None:
         if not whole_game(rules, 2):
-            raise ValueError(
+            raise InvalidRuleset(
                 f"the optimal bot's tables are built for two-player games the solver covers, not {rules.name}"
             )
         self.solver = solved(rules)

@@ -20,7 +20,7 @@ from ...core.actions import Action, ChooseStake, Stop, Throw
 from ...core.events import DebtOwed, GameOver, Gave, MancheLost, RoundDecided, Took
 from ...core.game import Game
 from ...core.rules import Ruleset
-from ...core.state import State
+from ...core.state import OutcomeKind, State
 from ...players import make_bot
 from ...players.base import Player
 from ...solver.tables import KEEPS
@@ -28,7 +28,7 @@ from . import kernel as k
 from .lineup import Lineup
 
 TRACE_SIZE = 1 << 22
-_KINDS = {"loser": 0, "grand_perdant": 1, "shared": 2}
+_KINDS: dict[OutcomeKind, int] = {"loser": 0, "grand_perdant": 1, "shared": 2}
 
 
 class Mismatch(AssertionError):
