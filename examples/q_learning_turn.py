@@ -10,7 +10,7 @@ and the gap.
     python examples/q_learning_turn.py
     python examples/q_learning_turn.py --target 666 --episodes 100000 --seed 3
 
-Needs the ``rl`` extra: ``pip install 'py421[rl]'``.
+Needs the ``rl`` extra: ``pip install '.[rl]' (in the py421 folder)``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
-"""Write src/py421/server/static/protocol.d.ts, the page's types, from the server's protocol.
+"""Write the page's generated modules: static/protocol.d.ts from the server's protocol and
+static/messages.js from the catalog (py421.i18n).
 
-Run it after changing a model of ``py421.server.protocol``; ``tests/test_page.py`` fails until
-the file is written again, and ``scripts/check`` then type-checks the page against it.
+Run it after changing a model of ``py421.server.protocol`` or a message; ``tests/test_page.py``
+fails until the files are written again, and ``scripts/check`` then type-checks the page against them.
 
     .venv/bin/python scripts/page_types.py
 """
@@ -10,9 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from py421.i18n import page_module
 from py421.server.protocol import typescript
 
-TYPES = Path(__file__).resolve().parent.parent / "src" / "py421" / "server" / "static" / "protocol.d.ts"
+STATIC = Path(__file__).resolve().parent.parent / "src" / "py421" / "server" / "static"
 
 if __name__ == "__main__":
-    TYPES.write_text(typescript(), encoding="utf-8")
+    (STATIC / "protocol.d.ts").write_text(typescript(), encoding="utf-8")
+    (STATIC / "messages.js").write_text(page_module(), encoding="utf-8")

@@ -4,7 +4,9 @@
 # The last two lines on stdout are the settings for the tests:
 #   PY421_TEST_POSTGRES=postgresql+psycopg://postgres@127.0.0.1:PORT/py421test
 #   PY421_CHROMIUM=/usr/bin/chromium
-# Everything else goes to stderr.
+# Everything else goes to stderr. The server keeps running afterwards;
+#   bash scripts/services.sh status    says whether it runs, and how to stop it
+#   bash scripts/services.sh stop      stops it (its data stay for the next start)
 # Environment: PY421_PG_PORT (default 55432), PY421_PG_DIR (default /tmp/py421-pg).
 set -euo pipefail
 
@@ -31,9 +33,54 @@ die() {
 
 [[ $port =~ ^[0-9]+$ ]] || die "PY421_PG_PORT must be a port number, not '$port'"
 
+mode=${1:-start}
+case $mode in
+    start | status | stop) ;;
+    *) die "unknown mode '$mode'; accepted: start (the default), status, stop" ;;
+esac
+
 as_root=()
 if [[ $(id -u) -ne 0 ]] && command -v sudo > /dev/null; then
     as_root=(sudo -n)
+fi
+
+# The command that stops this server, with the settings that differ from the defaults.
+stop_command="bash scripts/services.sh stop"
+[[ $base != /tmp/py421-pg ]] && stop_command="PY421_PG_DIR=$base $stop_command"
+[[ $port != 55432 ]] && stop_command="PY421_PG_PORT=$port $stop_command"
+
+if [[ $mode != start ]]; then
+    pg_bin=$(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V | tail -1)
+    answering=false
+    if [[ -x $pg_bin/pg_isready ]] && "$pg_bin/pg_isready" -q -h 127.0.0.1 -p "$port" -t 2; then
+        answering=true
+    fi
+    if [[ $mode == status ]]; then
+        if $answering; then
+            echo "services.sh: PostgreSQL for the tests is running on 127.0.0.1:$port; stop it with: $stop_command"
+        else
+            echo "services.sh: PostgreSQL for the tests is not running on 127.0.0.1:$port"
+        fi
+        exit 0
+    fi
+    if [[ ! -f $data/postmaster.pid ]]; then
+        $answering && die "a server answers on 127.0.0.1:$port, but not from $data: stop it where it was started"
+        echo "services.sh: PostgreSQL is not running from $data: nothing to stop"
+        exit 0
+    fi
+    served_port=$(sed -n 4p "$data/postmaster.pid")
+    # The server's own binaries, and its own user: pg_ctl refuses to run as root.
+    own_bin=/usr/lib/postgresql/$(< "$data/PG_VERSION")/bin
+    [[ -x $own_bin/pg_ctl ]] && pg_bin=$own_bin
+    as_pg=()
+    [[ $(id -u) -eq 0 ]] && as_pg=(runuser -u postgres --)
+    cd "$base" # the server user may not be allowed into the caller's directory
+    if ! "${as_pg[@]}" "$pg_bin/pg_ctl" -D "$data" -m fast -w -t "$wait_s" stop > "$base/pg_ctl.log" 2>&1; then
+        cat "$base/pg_ctl.log"
+        die "PostgreSQL in $data did not stop (log: $base/postgres.log)"
+    fi
+    echo "services.sh: stopped PostgreSQL on 127.0.0.1:$served_port (its data stay in $data)"
+    exit 0
 fi
 
 # --- Debian packages -------------------------------------------------------

@@ -95,3 +95,26 @@ def simulated(preset: str, levels: tuple[str, ...], games: int, seed: int = 0) -
 def heads_up_not_lost(data: dict[str, Any], seat: int) -> float:
     """Games a seat of a two-player simulation did not lose, a shared loss counting half."""
     return float(data["games"] - data["seats"][seat]["losses"] + data["outcomes"]["shared"] / 2)
+
+
+def online_game(seed: str) -> tuple[dict[str, Any], int]:
+    """A short lyonnaise-21 game dealt by the server's seeded dice, as its record (with the seed and
+    its hash, as ``421 verify`` reads it), and the die kept after the first throw (its highest)."""
+    import hashlib
+
+    from py421.core.actions import Throw
+    from py421.core.chance import SeededDice
+
+    dice = SeededDice(seed)
+    game = Game(Ruleset.preset("lyonnaise-21"), ["Ann", "Bob"])
+    request = game.state.chance
+    assert request is not None
+    state = game.throw(dice.throw(request))
+    assert state.round is not None
+    kept = max(state.round.dice)
+    game.act(Throw((kept,)))
+    request = game.state.chance
+    assert request is not None
+    game.throw(dice.throw(request))
+    meta = {"seed": seed, "seed_hash": hashlib.sha256(seed.encode()).hexdigest()}
+    return game.record(meta).to_dict(), kept

@@ -147,6 +147,9 @@ def test_twelve_seats_from_the_page_play_to_the_end(server: str, browser: Browse
     page = phone(browser)
     page.goto(server + "/")
     page.get_by_test_id("player-name").fill("Alice")
+    page.get_by_test_id("preset").select_option("tim")
+    expect(page.locator("#create-form")).to_contain_text("— 2 players")  # not "2 to 2 players"
+    expect(page.locator("#create-form")).not_to_contain_text("2 to 2")
     page.get_by_test_id("preset").select_option("classic-11")
     expect(page.locator("#create-form")).to_contain_text("2 players or more")
     add = page.get_by_test_id("add-seat")

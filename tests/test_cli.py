@@ -189,10 +189,15 @@ def test_plain_play_stops_cleanly_when_input_ends_and_resumes():
     assert run_cli("play", "--resume").exit_code == 1  # nothing left to resume
 
 
-def test_ctrl_c_saves_the_game(private_home):
-    env = {**os.environ, "PY421_HOME": str(private_home), "LANG": "C.UTF-8"}
+def interrupt_at_first_question(home, args: list[str], question_ends: str) -> str:
+    """Run ``421 ARGS`` in a process of its own, press Ctrl-C at its first question; its output.
+
+    The question is awaited in full (events may also say "Alice: "), and the input
+    stays open until the process exits: closed input would be an answer of its own.
+    """
+    env = {**os.environ, "PY421_HOME": str(home), "LANG": "C.UTF-8"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "py421", "play", "--players", "Alice,bot:random", "--seed", "3"],
+        [sys.executable, "-m", "py421", *args],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -201,15 +206,20 @@ def test_ctrl_c_saves_the_game(private_home):
     )
     assert proc.stdout is not None
     seen = ""
-    while not seen.endswith("? help: "):  # Alice's first question, asked in full (events also say "Alice: ")
+    while not seen.endswith(question_ends):
         char = proc.stdout.read(1)
-        assert char, f"the game ended before asking Alice:\n{seen}"
+        assert char, f"the game ended before its first question:\n{seen}"
         seen += char
     proc.send_signal(signal.SIGINT)
-    # Her input stays open until the game has exited: closed input would be an answer of its own.
     proc.wait(timeout=60)
     out, err = proc.communicate()
     assert proc.returncode == 130, f"exit {proc.returncode}\nstdout: {out}\nstderr: {err}"
+    return out
+
+
+def test_ctrl_c_saves_the_game(private_home):
+    play = ["play", "--players", "Alice,bot:random", "--seed", "3"]
+    out = interrupt_at_first_question(private_home, play, "? help: ")
     assert "game saved; continue it with: 421 play --resume" in out
     resumed = run_cli("play", "--resume", input="\n" * 2000)
     assert resumed.exit_code == 0
@@ -239,3 +249,110 @@ def test_french_where_asked():
     result = run_cli("play", "--players", "bot:random,bot:random", "--seed", "2", "--lang", "fr")
     assert "lance" in result.output
     assert "fin de la partie" in result.output
+
+
+def test_an_interrupted_table_says_to_resume_the_table():
+    ended = run_cli("table", "--players", "A,B", input="421\n")
+    assert ended.exit_code == 1
+    assert "input ended before the game did; the game is saved: 421 table --resume" in ended.output
+    assert "421 play" not in ended.output
+    french = run_cli("table", "--players", "A,B", "--lang", "fr", input="")
+    assert "421 table --resume" in french.output
+
+
+def test_ctrl_c_at_a_table_says_to_resume_the_table(private_home):
+    out = interrupt_at_first_question(private_home, ["table", "--players", "A,B"], "? help) ")
+    assert "game saved; continue it with: 421 table --resume" in out
+    assert run_cli("table", "--resume", input="421\n653\n").exit_code == 1  # resumed, then input ended
+
+
+def test_resume_refuses_rules_players_or_seed_that_contradict_the_save():
+    assert run_cli("play", "--players", "Alice,bot:random", "--seed", "7", input="").exit_code == 1
+    rules = run_cli("play", "--resume", "--rules", "tim")
+    assert rules.exit_code == 2
+    assert rules.output.startswith("Error: the saved game is played with classic-11, not tim:")
+    assert "resume it without --rules and --set, or start a new game without --resume" in rules.output
+    settings = run_cli("play", "--resume", "--set", "pot=21")
+    assert settings.exit_code == 2
+    assert "the saved game is played with classic-11, not" in settings.output
+    players = run_cli("play", "--resume", "--players", "Bob,bot:random")
+    assert players.exit_code == 2
+    assert "the saved game seats Alice, Random 1, not Bob, Random 1:" in players.output
+    seed = run_cli("play", "--resume", "--seed", "8")
+    assert seed.exit_code == 2
+    assert "the saved game's seed is 7, not 8:" in seed.output
+    # what agrees with the save, given or left to the defaults, resumes it
+    same = ("--rules", "classic-11", "--players", "Alice,bot:random", "--seed", "7")
+    resumed = run_cli("play", "--resume", *same, input="\n" * 2000)
+    assert resumed.exit_code == 0, resumed.output
+    assert "game over" in resumed.output
+
+
+def test_table_resume_refuses_other_players():
+    assert run_cli("table", "--players", "A,B", input="421\n").exit_code == 1
+    other = run_cli("table", "--resume", "--players", "A,C")
+    assert other.exit_code == 2
+    assert "the saved game seats A, B, not A, C:" in other.output
+    assert run_cli("table", "--resume", "--players", "A,B", input="653\n").exit_code == 1
+
+
+def test_several_losers_are_plural_in_french():
+    shared = run_cli("play", "--players", "bot:random,bot:random", "--seed", "1", "--lang", "fr")
+    assert "fin de la partie : Random 1, Random 2 perdent" in shared.output
+    one = run_cli("play", "--players", "bot:random,bot:random", "--seed", "3", "--lang", "fr")
+    assert "fin de la partie : Random 1 perd\n" in one.output
+    english = run_cli("play", "--players", "bot:random,bot:random", "--seed", "1")
+    assert "game over: Random 1, Random 2 lose\n" in english.output
+    # tied losers who all take (comptoir-21) lose a round together
+    three = ("--players", "bot:random,bot:random,bot:random", "--rules", "comptoir-21", "--seed", "1")
+    together = run_cli("play", *three, "--lang", "fr")
+    assert "Random 3, Random 1 perdent le tour contre Random 2" in together.output
+
+
+def test_the_default_player_is_named_after_the_user(monkeypatch):
+    monkeypatch.setenv("LOGNAME", "ana")
+    result = run_cli("play", "--seed", "1", input="\n" * 2000)
+    assert result.exit_code == 0, result.output
+    assert "Ana: " in result.output
+    assert "You" not in result.output
+
+
+@pytest.mark.parametrize(("lang", "asked"), [("en", "Player: "), ("fr", "Joueur : ")])
+def test_the_default_player_without_a_user_name(monkeypatch, lang, asked):
+    def no_user() -> str:
+        raise OSError("no user name")
+
+    monkeypatch.setattr("getpass.getuser", no_user)
+    result = run_cli("play", "--seed", "1", "--lang", lang, input="\n" * 2000)
+    assert result.exit_code == 0, result.output
+    assert asked in result.output
+
+
+MAIN_CHAUDE = ("play", "--rules", "engranjeu-21", "--players", "Alice,bot:heuristic", "--seed", "3")
+
+
+def test_main_chaude_in_line_mode_explains_and_accepts_e_and_v():
+    result = run_cli(*MAIN_CHAUDE, "--lang", "en", input="?\ne\n" + "\n" * 2000)
+    assert result.exit_code == 0, result.output
+    prompt = "Alice, « main chaude »: e « pour ce qui est » (the stake stays what the round decided)"
+    assert prompt in result.output
+    assert "v « pour ce qui vient » (the next replay's value decides it)" in result.output
+    assert "« pour ce qui est » (e or est): the stake stays" in result.output  # what ? says there
+    assert "Alice plays « pour ce qui est »" in result.output
+    assert "not an action" not in result.output
+    for answer in ("v", "vient", "V"):
+        french = run_cli(*MAIN_CHAUDE, "--lang", "fr", input=f"{answer}\n" + "\n" * 2000)
+        assert "Alice joue « pour ce qui vient »" in french.output, answer
+
+
+def test_line_mode_shows_tokens_and_pot_after_each_round_and_on_resume():
+    whole = run_cli("play", "--players", "Alice,bot:random", "--seed", "7", input="\n" * 2000)
+    lines = whole.output.splitlines()
+    took = next(i for i, line in enumerate(lines) if " from the pot" in line)
+    assert lines[took + 1].startswith("  pot "), lines[took - 2 : took + 3]
+    assert " · Alice " in lines[took + 1]
+    assert run_cli("play", "--players", "Alice,bot:random", "--seed", "7", input="").exit_code == 1
+    resumed = run_cli("play", "--resume", input="\n" * 2000)
+    first = resumed.output.splitlines()[:2]
+    assert first[0].startswith("resuming the saved game")
+    assert first[1] == "  pot 0 · Alice 2 · Random 1 9 · manche 1, décharge"

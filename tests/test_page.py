@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from py421.i18n import page_module
 from py421.server.protocol import typescript
 
 from .server_helpers import serving
@@ -15,6 +16,11 @@ STATIC = Path(__file__).parents[1] / "src" / "py421" / "server" / "static"
 def test_the_page_types_are_written_from_the_protocol():
     committed = (STATIC / "protocol.d.ts").read_text(encoding="utf-8")
     assert committed == typescript(), "write it again: .venv/bin/python scripts/page_types.py"
+
+
+def test_the_page_words_are_written_from_the_catalog():
+    committed = (STATIC / "messages.js").read_text(encoding="utf-8")
+    assert committed == page_module(), "write it again: .venv/bin/python scripts/page_types.py"
 
 
 def test_every_module_is_served_as_javascript_and_preloaded(tmp_path: Path):

@@ -55,6 +55,19 @@ def test_main_chaude_typed():
     assert "B gives 6 to A" in result.output
 
 
+def test_main_chaude_typed_short_with_its_help():
+    result = table("engranjeu-21", "A,B", *CHARGE, "654", "654", "543", "543", "?", "v", "111", "653")
+    assert "« pour ce qui est » (e or est): the stake stays what the round decided" in result.output
+    assert "B plays « pour ce qui vient »" in result.output
+    assert "B gives 6 to A" in result.output
+
+
+def test_a_resumed_table_shows_where_the_tokens_stand():
+    assert table("classic-11", "A,B", "421", "653").exit_code == 1
+    rest = CliRunner().invoke(main, ["table", "--resume"], input="")
+    assert rest.output.splitlines()[1] == "  pot 3 · A 0 · B 8 · manche 1, charge"
+
+
 def test_le_bon_and_the_limit_typed():
     result = table("engranjeu-21", "A,B", *CHARGE, "555/2 bon", "421/3", "421/2")
     assert "A ends on 555 in 2 throws after « le bon »" in result.output
@@ -100,7 +113,7 @@ def test_bad_entries_are_explained_and_asked_again():
     assert "'7-1-1': a die shows 1 to 6, not 7" in result.output
     assert "'12': a result is 3 dice, got 2 dice" in result.output
     assert "a turn has 1 to 3 throws, not 4" in result.output
-    assert "A may use 1 to 1 throw now, not 2" in result.output  # coups secs in the charge
+    assert "A may use 1 throw now, not 2" in result.output  # coups secs in the charge
     assert "B takes 8 from the pot" in result.output
 
 

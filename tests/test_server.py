@@ -53,6 +53,16 @@ def error_of(ws: Any, message: Any) -> dict[str, Any]:
             return answer
 
 
+def your_first_turn(client: TestClient, ws: Any, code: str, token: str) -> dict[str, Any]:
+    """Start the table, then read the table's messages up to the first one asking this seat to act."""
+    receive_table(ws)
+    start(client, code, token)
+    while True:
+        message = receive_table(ws)
+        if message["view"]["your_turn"]:
+            return message
+
+
 def test_a_whole_game_against_bots_then_its_dice_verify(client, tmp_path):
     created = create(client, seats=["human", "bot:heuristic", "bot:random"])
     code, token = created["code"], created["token"]
@@ -169,16 +179,25 @@ def test_an_illegal_action_says_what_is_accepted(client):
     created = create(client, seats=["human", "bot:heuristic"])
     code, token = created["code"], created["token"]
     with client.websocket_connect(f"/ws/{code}?token={token}") as ws:
-        receive_table(ws)
-        start(client, code, token)
-        while True:
-            message = receive_table(ws)
-            if message["view"]["your_turn"]:
-                break
+        message = your_first_turn(client, ws, code, token)
         answer = error_of(ws, {"type": "act", "version": message["version"], "action": "keep 9"})
         assert answer["error"] == "illegal" and "a die shows 1 to 6" in answer["message"]
         answer = error_of(ws, {"type": "act", "version": message["version"], "action": "dance"})
         assert answer["error"] == "illegal" and "accepted" in answer["message"]
+
+
+def test_an_illegal_action_is_refused_in_the_connection_s_language(client):
+    created = create(client, seats=["human", "bot:heuristic"])
+    code, token = created["code"], created["token"]
+    with client.websocket_connect(f"/ws/{code}?token={token}&lang=fr") as ws:
+        message = your_first_turn(client, ws, code, token)
+        answer = error_of(ws, {"type": "act", "version": message["version"], "action": "keep 9"})
+        assert answer["lang"] == "fr" and "un dé va de 1 à 6, pas 9" in answer["message"]
+        answer = error_of(ws, {"type": "act", "version": message["version"], "action": "keep 666"})
+        assert answer["lang"] == "fr"
+        assert (
+            "ne peut pas garder 666 : garder les trois dés, c'est s'arrêter ; possible :" in answer["message"]
+        )
 
 
 def test_too_many_messages_are_rate_limited(client):

@@ -189,7 +189,7 @@ def test_solve_reports_every_position_for_three_and_four_players():
     assert sum(p["tokens"] for p in decharge) == pytest.approx(0, abs=1e-9)
     assert decharge[0]["not_losing"] > max(p["not_losing"] for p in decharge[1:])  # the leader's edge
     text = runner.invoke(main, ["solve", "--players", "3", "--rules", "vache-41"]).output
-    assert "each maximising loser" in text and "position 3" in text
+    assert "each playing not to lose the round" in text and "position 3" in text
     refused = runner.invoke(main, ["solve", "--players", "3", "--rules", "tim"])
     assert refused.exit_code == 2 and "tim is played by 2 players, not 3" in refused.output
 
@@ -228,7 +228,7 @@ def test_advise_by_round_and_game_objectives():
     assert "tokens 1,5 and pot 9 do not make a position of 15 tokens (2 or more each" in refused.output
     past = ["advise", "642", "--throws-left", "2", "--before", "653", "--limit", "1", "--objective", "loser"]
     wrong = runner.invoke(main, past)
-    assert wrong.exit_code == 2 and "at most 1 throw here: 0 to 0 left, not 2" in wrong.output
+    assert wrong.exit_code == 2 and "at most 1 throw here: no throw can be left, not 2" in wrong.output
 
 
 def test_the_stake_on_the_table_is_set_by_the_best_and_the_worst_result():

@@ -1,4 +1,5 @@
-"""The terminal UI driven headless: whole games, keeping dice, refusals, hot seat, French.
+"""The terminal UI driven headless: whole games, keeping dice, refusals, hot seat, French,
+dice that stay in their slots, the keys each preset shows, a 60x20 terminal.
 
 Every wait is a bounded loop of ``pilot.pause()`` (bots play with no delay),
 so nothing depends on timing.
@@ -6,15 +7,21 @@ so nothing depends on timing.
 
 from __future__ import annotations
 
+import io
+from pathlib import Path
+
 import pytest
+from rich.console import Console
 from textual.pilot import Pilot
 
 from py421.core.actions import Stop
+from py421.core.chance import ScriptedDice
 from py421.core.dice import format_dice
-from py421.core.rules import Ruleset
+from py421.core.rules import Ruleset, preset_names
+from py421.i18n import EN, FR
 from py421.play.session import Session, parse_seats
 from py421.tui import PlayApp
-from py421.tui.screens import EndScreen, HelpScreen
+from py421.tui.screens import EndScreen, HelpScreen, has_main_chaude
 from py421.tui.widgets import Die
 
 MAX_PAUSES = 5_000
@@ -24,9 +31,28 @@ def make_session(players: list[str], *, preset: str = "classic-11", seed: str = 
     return Session(Ruleset.preset(preset), parse_seats(players), seed=seed)
 
 
+def scripted(session: Session, throws: list[str]) -> Session:
+    """The session's dice from a script, so a test gets exactly the throws it needs."""
+    session.dice = ScriptedDice(throws)  # type: ignore[assignment]  # sessions hold seeded dice
+    return session
+
+
 def human(session: Session) -> int | None:
     seat = session.human_to_move()
     return seat if seat is not None else session.human_to_throw()
+
+
+def screen_text(app: PlayApp) -> str:
+    """The screen as plain text, the way a screenshot draws it (as Textual's export_screenshot does)."""
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), record=True, legacy_windows=False)
+    console.print(app.screen._compositor.render_update(full=True))
+    return console.export_text()
+
+
+def faces_and_marks(app: PlayApp) -> tuple[list[int | None], list[bool]]:
+    dice = list(app.query(Die))
+    return [d.face for d in dice], [d.has_class("kept") for d in dice]
 
 
 async def wait_for_human(pilot: Pilot[None], session: Session) -> None:
@@ -119,6 +145,18 @@ async def test_keep_dice_with_keys_and_the_mouse() -> None:
         thrown = session.game.steps[before + 1]
         assert thrown.kind == "dice"
         assert len(thrown.text) == 1
+
+
+@pytest.mark.asyncio
+async def test_the_engines_reason_is_shown_in_the_players_language() -> None:
+    session = make_session(["You", "bot:heuristic"], preset="lyonnaise-21")
+    app = PlayApp(session, lang="fr", bot_delay=0)
+    async with app.run_test() as pilot:
+        await wait_for_decision(pilot, session)
+        await pilot.press("1", "2", "3", "t")
+        await pilot.pause()
+        assert "garder les trois dés, c'est s'arrêter ; possible : s'arrêter" in app.error_text
+        assert str(app.query_one("#message").render()).startswith("Refusé : ")
 
 
 @pytest.mark.asyncio
@@ -237,3 +275,190 @@ async def test_quitting_leaves_the_game_to_resume() -> None:
     assert not session.state.is_over
     assert finished == []
     assert app.return_code == 0
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("lang", ["en", "fr"])
+async def test_kept_dice_stay_in_their_slots_and_stay_kept(lang: str) -> None:
+    # The engine stores results sorted: 6-4-1, keeping the 4, then 5-5 would redraw as 5-5-4.
+    session = make_session(["Ana", "Bob"], preset="lyonnaise-21")
+    scripted(session, ["641", "55", "6"])
+    app = PlayApp(session, lang=lang, bot_delay=0)
+    async with app.run_test() as pilot:
+        await pilot.press("t")
+        await pilot.pause()
+        assert faces_and_marks(app) == ([6, 4, 1], [False, False, False])
+        await pilot.press("2", "t")  # keep the 4 in the middle, throw the others
+        await pilot.pause()
+        assert session.state.round is not None and session.state.round.dice == (5, 5, 4)
+        assert faces_and_marks(app) == ([5, 4, 5], [False, True, False])
+        await pilot.press("1", "t")  # keep a 5 as well: only the third die is thrown
+        await pilot.pause()
+        assert session.game.steps[-2].text == "keep 54"
+        # the third throw ended the turn; the last throw stays as it lay
+        assert [d.face for d in app.query(Die)] == [5, 4, 6]
+
+
+@pytest.mark.asyncio
+async def test_a_bots_kept_dice_stay_in_their_slots() -> None:
+    session = make_session(["Ana", "bot:heuristic"], preset="lyonnaise-21")
+    # Ana uses her three throws; the bot keeps 4 and 1 of 641 and throws a 2: 421, shown as 2-4-1.
+    scripted(session, ["653", "653", "653", "641", "2"])
+    app = PlayApp(session, bot_delay=0)
+    async with app.run_test() as pilot:
+        await pilot.press("t", "t", "t")
+        await wait_for_human(pilot, session)
+        assert "keep 41" in [step.text for step in session.game.steps if step.seat == 1]
+        assert [d.face for d in app.query(Die)] == [2, 4, 1]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("lang", "over", "bon", "chaude", "bot"),
+    [
+        ("en", "no throw is left", "not played under these rules", "no « main chaude »", "is playing"),
+        ("fr", "plus aucun lancer", "ne se joue pas", "pas de « main chaude »", "joue"),
+    ],
+)
+async def test_keys_that_do_nothing_say_why(lang: str, over: str, bon: str, chaude: str, bot: str) -> None:
+    # classic-11: one throw in the charge, so Ana's turn ends with her first throw.
+    session = make_session(["Ana", "bot:heuristic"])
+    app = PlayApp(session, lang=lang, bot_delay=60)  # the bot waits: its turn stays on screen
+    async with app.run_test(notifications=True) as pilot:
+        await pilot.press("t")
+        await pilot.pause()
+        steps = len(session.game.steps)
+        await pilot.press("1")
+        await pilot.pause()
+        assert over in app.refusals[-1].lower() and "Ana" in app.refusals[-1]
+        await pilot.press("s")
+        await pilot.pause()
+        assert "Heuristic 1" in app.refusals[-1] and bot in app.refusals[-1]
+        await pilot.press("e")
+        await pilot.pause()
+        assert "main chaude" in app.refusals[-1]
+        assert len(session.game.steps) == steps
+        await pilot.pause()
+        toasts = [str(t.render()) for t in app.screen.query("Toast")]
+        assert toasts[-3:] == app.refusals[-3:]
+        await pilot.press("q")
+
+    session = make_session(["Ana", "bot:heuristic"], preset="kytionnaire")
+    app = PlayApp(session, lang=lang, bot_delay=0)
+    async with app.run_test() as pilot:
+        await wait_for_human(pilot, session)
+        await pilot.press("b")
+        await pilot.pause()
+        assert bon in app.refusals[-1].lower() and "kytionnaire" in app.refusals[-1]
+        await pilot.press("v")
+        await pilot.pause()
+        assert chaude in app.refusals[-1].lower()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("lang", ["en", "fr"])
+async def test_le_bon_refused_when_the_next_throw_is_the_last(lang: str) -> None:
+    session = make_session(["Ana", "Bob"], preset="lyonnaise-21")
+    scripted(session, ["641", "55"])
+    app = PlayApp(session, lang=lang, bot_delay=0)
+    async with app.run_test() as pilot:
+        await pilot.press("t", "2", "t")  # two throws of three used
+        await pilot.pause()
+        steps = len(session.game.steps)
+        await pilot.press("b")
+        await pilot.pause()
+        assert len(session.game.steps) == steps
+        assert ("last" if lang == "en" else "dernier") in app.refusals[-1]
+
+
+KEYS_SHOWN = [
+    ("classic-11", True, False),
+    ("lyonnaise-21", True, False),
+    ("kytionnaire", False, False),
+    ("tim", False, False),
+    ("comptoir-21", False, False),
+    ("engranjeu-21", True, True),
+    ("vache-41", True, False),
+]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("lang", ["en", "fr"])
+@pytest.mark.parametrize(("preset", "bon", "chaude"), KEYS_SHOWN)
+async def test_the_keys_shown_follow_the_rules(preset: str, bon: bool, chaude: bool, lang: str) -> None:
+    session = make_session(["Ana", "bot:heuristic"], preset=preset)
+    app = PlayApp(session, lang=lang, bot_delay=60)
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        keys = screen_text(app).splitlines()[-1]
+        assert ("b le bon" in keys) is bon
+        assert ("e/v" in keys) is chaude
+        assert ("? " + ("help" if lang == "en" else "aide")) in keys
+        active = app.screen.active_bindings
+        assert ("b" in active) is bon
+        assert ("e" in active) is chaude and ("v" in active) is chaude
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        assert ("« le bon »" in app.screen.text.split("\n\n")[-2]) is bon
+        await pilot.press("escape", "q")
+
+
+def test_the_docs_say_which_keys_each_preset_shows() -> None:
+    doc = (Path(__file__).parents[1] / "docs" / "playing.md").read_text(encoding="utf-8")
+    rows = [line for line in doc.splitlines() if line.startswith("| `") and line.endswith(" |")]
+    documented: dict[str, tuple[bool, bool]] = {}
+    for line in rows:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 3 and cells[1] in ("shown", "—"):
+            for name in cells[0].replace("`", "").split(", "):
+                documented[name] = (cells[1] == "shown", cells[2] == "shown")
+    expected = {}
+    for name in preset_names():
+        rules = Ruleset.preset(name)
+        expected[name] = (rules.le_bon, has_main_chaude(rules))
+    assert documented == expected
+    assert {name: (bon, chaude) for name, bon, chaude in KEYS_SHOWN} == expected
+
+
+def test_both_languages_word_every_label() -> None:
+    labels = {key for key in EN if key.startswith("tui.")}
+    assert labels and labels == {key for key in FR if key.startswith("tui.")}
+
+
+@pytest.mark.asyncio
+async def test_the_keys_follow_the_state() -> None:
+    session = make_session(["Ana", "bot:heuristic"], preset="lyonnaise-21")
+    app = PlayApp(session, bot_delay=0)
+    async with app.run_test() as pilot:
+        await wait_for_decision(pilot, session)
+        await pilot.pause()
+        active = app.screen.active_bindings
+        assert active["s"].enabled and active["1"].enabled and active["b"].enabled
+        await pilot.press("s")
+        await pilot.pause()
+        if human(session) is None:  # the bot's turn: the turn keys are there but not usable
+            active = app.screen.active_bindings
+            assert not active["s"].enabled and not active["1"].enabled
+
+
+NAMES = ["Alice", "Bernard", "Caroline", "Dominique", "bot:heuristic"]
+
+
+def visible(name: str, text: str) -> bool:
+    """The name in full, or its start cut with an ellipsis."""
+    return name in text or any(name[:n] + "…" in text for n in range(3, len(name)))
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("lang", ["en", "fr"])
+async def test_names_stay_visible_at_60_by_20(lang: str) -> None:
+    session = make_session(NAMES)
+    app = PlayApp(session, lang=lang, bot_delay=0)
+    async with app.run_test(size=(60, 20)) as pilot:
+        for _ in range(8):
+            await wait_for_human(pilot, session)
+            text = screen_text(app)
+            table = text.split("\n")[1 : 1 + 8]  # the table under the title line
+            for name in session.state.players:
+                assert visible(name, "\n".join(table)), (name, text)
+            await pilot.press("t" if session.human_to_throw() is not None else "s")

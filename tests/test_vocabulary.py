@@ -178,7 +178,7 @@ TABLE = Ruleset.preset("classic-11").table
                 "loser",
             ),
             InvalidPosition,
-            "a turn has at most 1 throw here: 0 to 0 left, not 2",
+            "a turn has at most 1 throw here: no throw can be left, not 2",
         ),
         (
             lambda: advise_round(
@@ -218,7 +218,7 @@ def test_the_command_line_shows_the_solvers_refusal_as_one_line():
     args = ["advise", "642", "--throws-left", "2", "--before", "653", "--limit", "1", "--objective", "loser"]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 2
-    assert result.output == "Error: a turn has at most 1 throw here: 0 to 0 left, not 2\n"
+    assert result.output == "Error: a turn has at most 1 throw here: no throw can be left, not 2\n"
 
 
 def test_a_simulations_numbers_are_refused_without_naming_flags():

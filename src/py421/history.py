@@ -158,9 +158,17 @@ class History:
         if engine is not None:  # the server's database: its migrations made the schema
             self.engine = engine
             return
-        self.engine = create_engine(url or f"sqlite:///{data_dir() / HISTORY_NAME}")
+        path = None if url else data_dir() / HISTORY_NAME
+        self.engine = create_engine(url or f"sqlite:///{path}")
         if HISTORY_HEAD not in _versions(self.engine):  # new, older, newer, or not a database
-            upgrade(self.engine)
+            try:
+                upgrade(self.engine)
+            except HistoryError as exc:
+                if path is None:
+                    raise
+                raise HistoryError(
+                    f"{exc}; to start a new history, move it aside or set PY421_HOME to another folder"
+                ) from None
 
     @contextmanager
     def _begin(self) -> Iterator[Connection]:

@@ -9,9 +9,11 @@ it rests on and its 95 % interval.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,9 +23,11 @@ import numpy as np
 from .core.rules import Ruleset
 from .players.optimal import whole_game
 from .sim.fast.bot_tables import build_tables
-from .sim.simulate import Simulation, Summary, run
+from .sim.simulate import BATCH, Simulation, Summary, new_pool, run, warm_up
 from .solver.duel import solve_duel
 from .solver.heads_up import game_outcome
+from .solver.solutions import solve_cached
+from .solver.solutions import solved as solved_game
 from .solver.tables import INDEX, KEEP_INDEX, TRANSITIONS
 from .solver.turn import odds
 
@@ -40,15 +44,37 @@ class PresetFacts:
     solved: dict[str, float] | None  # the solved game, if the solver covers it
 
 
+def report_steps(presets: Sequence[Ruleset]) -> int:
+    """How many times :func:`build_report` calls ``step``: what a progress bar counts."""
+    return sum(len(LEVELS) ** 2 + 2 * whole_game(rules, 2) for rules in presets) + 2
+
+
 def build_report(
-    presets: Sequence[Ruleset], out: Path, games: int, seed: int, workers: int, step: Step | None = None
+    presets: Sequence[Ruleset],
+    out: Path,
+    games: int,
+    seed: int,
+    workers: int,
+    step: Step | None = None,
+    detail: Step | None = None,
 ) -> Path:
-    """Write ``index.html`` and its PNG plots into ``out``; returns the page's path."""
+    """Write ``index.html`` and its PNG plots into ``out``; returns the page's path.
+
+    ``step`` is told each step as it starts (:func:`report_steps` of them), ``detail``
+    how a long one goes.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     out.mkdir(parents=True, exist_ok=True)
-    facts = [_facts(rules, games, seed, workers, step) for rules in presets]
+    if step:
+        step("preparing the simulator (compiled once per machine)")
+    if presets:
+        warm_up(presets[0], 2)  # compiled here once, not in every process of the pool
+    with contextlib.ExitStack() as stack:
+        # One set of processes for every match-up: starting them for each costs more than its games.
+        pool = stack.enter_context(new_pool(workers)) if workers > 1 and games > BATCH else None
+        facts = [_facts(rules, games, seed, workers, step, detail, pool) for rules in presets]
     if step:
         step("drawing the plots")
     sections = [_preset_section(f, out) for f in facts]
@@ -59,25 +85,43 @@ def build_report(
     return page
 
 
-def _facts(rules: Ruleset, games: int, seed: int, workers: int, step: Step | None) -> PresetFacts:
+def _facts(
+    rules: Ruleset,
+    games: int,
+    seed: int,
+    workers: int,
+    step: Step | None,
+    detail: Step | None,
+    pool: Executor | None,
+) -> PresetFacts:
     if whole_game(rules, 2):
+        said = f"{rules.name}: the optimal bot (solved and built once per machine)"
         if step:
-            step(f"{rules.name}: the optimal bot's tables (built once per machine)")
-        build_tables(rules, workers)
+            step(said)
+
+        def solving(stage: str, n: int) -> None:
+            if detail:
+                where = f"pot {n} of {rules.pot}" if stage == "charge" else f"pass {n}"
+                detail(f"{rules.name}: solving the two-player game, {stage} {where} (once per machine)")
+
+        def building(done: int, total: int) -> None:
+            if detail:
+                detail(f"{rules.name}: the optimal bot's tables {done}/{total} (once per machine)")
+
+        solve_cached(rules, solving)
+        build_tables(rules, workers, building)
     matrix = {}
     for a in LEVELS:
         for b in LEVELS:
             if step:
                 step(f"{rules.name}: bot:{a} against bot:{b}")
             sim = Simulation(rules, (a, b), games, seed)
-            matrix[(a, b)] = Summary(sim, run(sim, workers)).to_dict()
+            matrix[(a, b)] = Summary(sim, run(sim, workers, pool=pool)).to_dict()
     equal = matrix[("heuristic", "heuristic")]
     solved = None
     if whole_game(rules, 2):
-        from .solver.solutions import solved as solved_game
-
         if step:
-            step(f"{rules.name}: solving the two-player game (kept on disk)")
+            step(f"{rules.name}: the solved two-player game and the duel")
         outcome = game_outcome(rules, solved_game(rules).manche_loss())
         solved = {"first": outcome.lose[0], "other": outcome.lose[1], "shared": outcome.shared}
     return PresetFacts(rules, matrix, equal, solve_duel(rules).first_wins, solved)

@@ -60,7 +60,7 @@ def describe(event: Event, players: Sequence[str], lang: str = "en") -> str:
             return t("stake", who=p[seat], stake=stake)
         case RoundDecided(losers=losers, winner=winner, amount=n, why=why):
             return t(
-                "decided",
+                "decided" if len(losers) == 1 else "decided.many",
                 losers=names(losers, p),
                 winner=p[winner],
                 n=n,
@@ -87,9 +87,18 @@ def describe(event: Event, players: Sequence[str], lang: str = "en") -> str:
             how = t("manche_lost.espagnole") if espagnole else ""
             return t("manche_lost", who=p[seat], manche=manche, how=how)
         case GameOver(losers=losers):
-            s = "s" if len(losers) == 1 and lang == "en" else ""
-            return t("game_over", who=names(losers, p), s=s)
+            return t("game_over" if len(losers) == 1 else "game_over.many", who=names(losers, p))
     raise AssertionError(f"no words for {event!r}")
+
+
+def standings(state: State, lang: str = "en") -> str:
+    """The pot, each player's tokens, the manche and the phase, on one line."""
+    players = " · ".join(
+        f"{name} {tokens}" + ("" if active else f" ({tr(lang, 'sk.out')})")
+        for name, tokens, active in zip(state.players, state.tokens, state.active, strict=True)
+    )
+    phase = tr(lang, f"phase.name.{state.phase.value}")
+    return tr(lang, "sk.standings", pot=state.pot, players=players, manche=state.manche, phase=phase)
 
 
 def outcome_text(state: State, lang: str = "en") -> str:

@@ -7,28 +7,39 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+from click.core import ParameterSource
 
+from ..core.errors import InvalidParameter
 from ..core.record import Record
 from ..core.rules import Ruleset
-from ..i18n import LANGS, detect_lang, tr
+from ..i18n import detect_lang, tr
+from ..paths import check_new_file
 from ..play.plain import InputEnded, run_plain
 from ..play.scorekeeper import run_table
-from ..play.session import Seat, Session, parse_seats
+from ..play.session import Seat, Session, default_player_name, parse_seats
 from ..text import describe, outcome_text
-from .common import LANG_OPTION, read_record, with_rules
+from .common import LANG_OPTION, SAY_OPTION, people_seats, prepare_optimal, read_record, with_rules
+
+if TYPE_CHECKING:
+    from ..history import History  # the database library loads when a game is played or listed
 
 
-@click.command()
+@click.command(short_help="Play in the terminal against bots or friends.")
 @with_rules
 @click.option(
     "--players",
-    default="You,bot:heuristic,bot:heuristic",
-    show_default=True,
-    help="Comma-separated seats: a name for a person, or bot:random, bot:heuristic, bot:optimal.",
+    default=None,
+    help="Comma-separated seats: a name for a person, or bot:random, bot:heuristic, bot:optimal. "
+    "[default: your user name, bot:heuristic, bot:heuristic]",
 )
-@click.option("--seed", default=None, help="Seed for the dice: the same seed, the same game.")
+@click.option(
+    "--seed",
+    default=None,
+    help="Any text or number: the same seed, the same game (default: a fresh random seed).",
+)
 @LANG_OPTION
 @click.option(
     "--bot-delay",
@@ -39,10 +50,15 @@ from .common import LANG_OPTION, read_record, with_rules
 )
 @click.option("--plain", is_flag=True, help="Text lines instead of the full-screen game.")
 @click.option("--resume", is_flag=True, help="Continue your last unfinished game.")
-@click.option("--record", "record_path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--record",
+    "record_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the finished game's record (JSON) to this file; 421 replay reads it.",
+)
 def play(
     rules: Ruleset,
-    players: str,
+    players: str | None,
     seed: str | None,
     lang: str | None,
     bot_delay: float,
@@ -54,17 +70,28 @@ def play(
 
     The full-screen game needs a terminal; with --plain, or when the input is
     not a terminal, the game is played in text lines.
+
+    \b
+    Examples:
+      421 play
+      421 play --rules vache-41 --players "Alice,Bob,bot:optimal"
+      421 play --plain --seed 42 --record game.json
+      421 play --resume
     """
+    seats = parse_seats(players.split(",")) if players is not None else None
+    store = _before_play(record_path)
     if resume:
-        session, save_id, saved_lang = _resume("play")
+        session, save_id, saved_lang = _resume(
+            "play", rules=rules if _rules_given() else None, seats=seats, seed=seed
+        )
         lang = lang or saved_lang
     else:
-        seats = parse_seats(players.split(","))
-        if any(seat.bot == "optimal" for seat in seats):
-            click.echo(
-                "bot:optimal: loading its solved strategy (a ruleset's first solve takes up to a minute)",
-                err=True,
+        if seats is None:
+            seats = parse_seats(
+                [default_player_name(lang or detect_lang()), "bot:heuristic", "bot:heuristic"]
             )
+        if any(seat.bot == "optimal" for seat in seats):
+            prepare_optimal(rules, len(seats), lang or detect_lang())
         session = Session(rules, seats, seed=seed)
         save_id = _new_save_id()
     language = lang or detect_lang()
@@ -74,22 +101,30 @@ def play(
     if plain or not interactive:
         pause = (lambda: time.sleep(bot_delay)) if interactive else (lambda: None)
         _run_lines(
-            lambda: run_plain(session, lang=language, out=click.echo, ask=_ask, on_step=on_step, pause=pause),
+            lambda: run_plain(
+                session, lang=language, out=click.echo, ask=_ask_fresh, on_step=on_step, pause=pause
+            ),
+            "play",
             language,
         )
     else:
         from ..tui.app import PlayApp
 
         PlayApp(session, lang=language, bot_delay=bot_delay, on_step=on_step).run()
-    _finish(session, save_id, "play", record_path, language)
+    _finish(store, session, save_id, "play", record_path, language)
 
 
-@click.command("table")
+@click.command("table", short_help="Keep the score of a real table's game.")
 @with_rules
 @click.option("--players", default=None, help="Comma-separated names, in seating order.")
 @LANG_OPTION
 @click.option("--resume", is_flag=True, help="Continue the last unfinished table.")
-@click.option("--record", "record_path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--record",
+    "record_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the finished game's record (JSON) to this file; 421 replay reads it.",
+)
 def table_command(
     rules: Ruleset,
     players: str | None,
@@ -97,23 +132,52 @@ def table_command(
     resume: bool,
     record_path: Path | None,
 ) -> None:
-    """Keep the score of a real table: type what the dice show, py421 does the rest."""
+    """Keep the score of a real table: type what the dice show, py421 does the rest.
+
+    \b
+    Examples:
+      421 table --players "Ana,Bob,Carol"
+      421 table --rules lyonnaise-21 --players "Ana,Bob" --lang fr
+      421 table --resume
+    """
+    if not resume and not players:
+        raise click.UsageError('name the players: --players "Alice,Bob,Carol"')
+    seats = people_seats(players) if players is not None else None
+    store = _before_play(record_path)
     if resume:
-        session, save_id, saved_lang = _resume("table")
+        session, save_id, saved_lang = _resume("table", rules=rules if _rules_given() else None, seats=seats)
         lang = lang or saved_lang
     else:
-        if not players:
-            raise click.UsageError('name the players: --players "Alice,Bob,Carol"')
-        session = Session(rules, [Seat(name) for name in players.split(",")])
+        assert seats is not None  # refused above when missing
+        session = Session(rules, seats)
         save_id = _new_save_id()
     language = lang or detect_lang()
     on_step = _saver(save_id, "table", language)
     on_step(session)
     _run_lines(
         lambda: run_table(session, lang=language, out=click.echo, ask=_ask, on_step=on_step),
+        "table",
         language,
     )
-    _finish(session, save_id, "table", record_path, language)
+    _finish(store, session, save_id, "table", record_path, language)
+
+
+def _before_play(record_path: Path | None) -> History:
+    """What the end of the game will need, checked before it starts: the record's file, the history."""
+    from ..history import History
+
+    if record_path is not None:
+        check_new_file(record_path, "the record")
+    return History()  # checks the data folder, and refuses a history file it cannot use
+
+
+def _rules_given() -> bool:
+    """Whether --rules or --set was given, rather than left to its default."""
+    ctx = click.get_current_context()
+    return any(
+        ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT)
+        for name in ("preset", "settings")
+    )
 
 
 def _new_save_id() -> str:
@@ -122,16 +186,20 @@ def _new_save_id() -> str:
     return new_save_id()
 
 
-def _resume(mode: str) -> tuple[Session, str, str | None]:
-    from ..play.saves import latest_save
+def _resume(
+    mode: str, *, rules: Ruleset | None, seats: list[Seat] | None, seed: str | None = None
+) -> tuple[Session, str, str | None]:
+    """The last saved game of ``mode``; what was given explicitly must agree with it."""
+    from ..play.saves import latest_save, resume
 
     found = latest_save(mode)
     if found is None:
         raise click.ClickException(tr(detect_lang(), "saved_none"))
     save_id, data = found
-    session = Session.from_save(data)
+    session = resume(save_id, data)
+    _agree(session, rules, seats, seed)
     lang = data.get("lang")
-    shown = lang or detect_lang()
+    shown = lang if isinstance(lang, str) else detect_lang()
     click.echo(
         tr(
             shown,
@@ -144,6 +212,30 @@ def _resume(mode: str) -> tuple[Session, str, str | None]:
     return session, save_id, lang if isinstance(lang, str) else None
 
 
+def _agree(session: Session, rules: Ruleset | None, seats: list[Seat] | None, seed: str | None) -> None:
+    """Refuse a resume asked with other rules, players or seed than the saved game's."""
+    how = "start a new game without --resume"
+    saved = session.rules
+    if rules is not None and rules.options() != saved.options():
+        asked = rules.name
+        if asked == saved.name:
+            theirs = saved.options()
+            asked += " with " + ", ".join(f"{k}={v}" for k, v in rules.options().items() if v != theirs[k])
+        raise InvalidParameter(
+            f"the saved game is played with {saved.name}, not {asked}: "
+            f"resume it without --rules and --set, or {how}"
+        )
+    if seats is not None and seats != session.seats:
+        raise InvalidParameter(
+            f"the saved game seats {', '.join(s.name for s in session.seats)}, "
+            f"not {', '.join(s.name for s in seats)}: resume it without --players, or {how}"
+        )
+    if seed is not None and seed != session.dice.seed:
+        raise InvalidParameter(
+            f"the saved game's seed is {session.dice.seed}, not {seed}: resume it without --seed, or {how}"
+        )
+
+
 def _saver(save_id: str, mode: str, lang: str) -> Callable[[Session], None]:
     from ..play.saves import write_save
 
@@ -154,26 +246,28 @@ def _saver(save_id: str, mode: str, lang: str) -> Callable[[Session], None]:
     return save
 
 
-def _run_lines(run: Callable[[], None], lang: str) -> None:
-    """Run a line-mode game; Ctrl-C and closed input leave it saved and say so."""
+def _run_lines(run: Callable[[], None], mode: str, lang: str) -> None:
+    """Run a line-mode game; Ctrl-C and closed input leave it saved and say how to resume it."""
+    suffix = ".table" if mode == "table" else ""
     try:
         run()
     except KeyboardInterrupt:
         click.echo()
-        click.echo(tr(lang, "interrupted"))
+        click.echo(tr(lang, "interrupted" + suffix))
         sys.exit(130)
     except InputEnded:
-        raise click.ClickException(tr(lang, "input_ended")) from None
+        raise click.ClickException(tr(lang, "input_ended" + suffix)) from None
 
 
-def _finish(session: Session, save_id: str, mode: str, record_path: Path | None, lang: str) -> None:
-    from ..history import History  # the database library loads only for a finished game
+def _finish(
+    store: History, session: Session, save_id: str, mode: str, record_path: Path | None, lang: str
+) -> None:
     from ..play.saves import clear_save
 
     if not session.state.is_over:
         return
     bots = {i: s.bot for i, s in enumerate(session.seats) if s.bot}
-    History().add(session.game, bots=bots, source=mode)
+    store.add(session.game, bots=bots, source=mode)
     clear_save(save_id)
     if record_path is not None:
         record = session.game.record({"seed": session.dice.seed, "mode": mode})
@@ -190,10 +284,33 @@ def _ask(prompt: str) -> str | None:
     return line.rstrip("\n")
 
 
-@click.command()
+def _ask_fresh(prompt: str) -> str | None:
+    """Ask, keys typed before the question left out: they were meant for no question shown.
+
+    Only at a terminal; answers piped in from a script are all meant in advance.
+    """
+    if sys.stdin.isatty():
+        try:
+            import termios
+        except ImportError:  # not on Windows
+            pass
+        else:
+            termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
+    return _ask(prompt)
+
+
+@click.command(short_help="Per player: games, losses, 421s, nénettes, tokens.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def stats(as_json: bool) -> None:
-    """Per player: games, losses, 421s and nénettes thrown, tokens taken."""
+@SAY_OPTION
+def stats(as_json: bool, lang: str) -> None:
+    """Per player: games, losses, 421s and nénettes thrown, tokens taken.
+
+    \b
+    Examples:
+      421 stats
+      421 stats --json
+      421 stats --lang fr
+    """
     from ..history import History
 
     rows = History().stats()
@@ -201,36 +318,47 @@ def stats(as_json: bool) -> None:
         click.echo(json.dumps({"players": rows}, ensure_ascii=False, indent=2))
         return
     if not rows:
-        click.echo("no finished game yet: 421 play")
+        click.echo(tr(lang, "cli.no_games"))
         return
-    head = ("player", "games", "losses", "rounds lost", "421s", "nénettes", "tokens taken")
+    columns = ("player", "games", "losses", "rounds_lost", "throws_421", "nenettes", "tokens_taken")
+    head = [tr(lang, f"cli.stats.{c}") for c in columns]
     click.echo(f"{head[0]:<20}" + "".join(f"{h:>13}" for h in head[1:]))
     for r in rows:
         cells = (r["games"], r["losses"], r["rounds_lost"], r["throws_421"], r["nenettes"])
         click.echo(f"{r['name']:<20}" + "".join(f"{c:>13}" for c in (*cells, r["tokens_taken"])))
 
 
-@click.command()
+@click.command(short_help="List finished games, or replay one step by step.")
 @click.argument("game_id", type=int, required=False)
-@click.option("--limit", type=click.IntRange(1, 10_000), default=20, show_default=True)
-@click.option("--lang", type=click.Choice(LANGS), default=None, help="Language of the replay.")
-def history(game_id: int | None, limit: int, lang: str | None) -> None:
-    """List finished games; with a number, replay that game step by step."""
+@click.option(
+    "--limit",
+    type=click.IntRange(1, 10_000),
+    default=20,
+    show_default=True,
+    help="How many of the latest games to list.",
+)
+@SAY_OPTION
+def history(game_id: int | None, limit: int, lang: str) -> None:
+    """List finished games; with a number, replay that game step by step.
+
+    \b
+    Examples:
+      421 history
+      421 history 3 --lang fr
+    """
     from ..history import History
 
     store = History()
     if game_id is None:
         rows = store.games(limit)
         if not rows:
-            click.echo("no finished game yet: 421 play")
+            click.echo(tr(lang, "cli.no_games"))
         for g in rows:
-            losers = ", ".join(g.losers)
-            click.echo(
-                f"#{g.id:<5} {g.finished_at}  {g.rules:<13} {', '.join(g.players)}  → {losers} ({g.kind})"
-            )
+            outcome = tr(lang, f"outcome.{g.kind}", who=", ".join(g.losers))
+            click.echo(f"#{g.id:<5} {g.finished_at}  {g.rules:<13} {', '.join(g.players)}  → {outcome}")
         return
     record = store.record(game_id)
-    _print_replay(record, lang or detect_lang())
+    _print_replay(record, lang)
 
 
 def _print_replay(record: Record, lang: str) -> None:
@@ -248,11 +376,19 @@ def _print_replay(record: Record, lang: str) -> None:
 @click.command()
 @click.argument("record_file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--log", is_flag=True, help="Print every step of the game.")
-def replay(record_file: Path, log: bool) -> None:
-    """Replay a game record and print its outcome."""
+@SAY_OPTION
+def replay(record_file: Path, log: bool, lang: str) -> None:
+    """Replay a game record and print its outcome.
+
+    \b
+    Examples:
+      421 replay game.json
+      421 replay game.json --log --lang fr
+    """
     record = read_record(record_file)
     final = record.replay()
     if log:
-        _print_replay(record, "en")
-    click.echo(f"{record.rules.name}, {', '.join(record.players)}: {final.steps} steps replayed")
-    click.echo(outcome_text(final))
+        _print_replay(record, lang)
+    players = ", ".join(record.players)
+    click.echo(tr(lang, "cli.replayed", rules=record.rules.name, players=players, steps=final.steps))
+    click.echo(outcome_text(final, lang))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -9,7 +10,8 @@ from typing import Any
 import click
 
 from ..extras import require
-from .common import read_record
+from ..i18n import tr
+from .common import SAY_OPTION, read_record
 
 # The caps of `421 serve`: option, field of Limits, accepted values, help (docs/online.md lists them).
 SERVE_LIMITS: list[tuple[str, str, click.ParamType[Any], str]] = [
@@ -60,7 +62,9 @@ def _limit_options(command: Callable[..., None]) -> Callable[..., None]:
 
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", type=click.IntRange(1, 65535), default=8421, show_default=True)
+@click.option(
+    "--port", type=click.IntRange(1, 65535), default=8421, show_default=True, help="Port to listen on."
+)
 @click.option(
     "--db",
     "db_url",
@@ -72,7 +76,9 @@ def _limit_options(command: Callable[..., None]) -> Callable[..., None]:
     "--bot-delay", type=click.FloatRange(0, 10), default=0.6, show_default=True, help="Seconds a bot waits."
 )
 @_limit_options
+@SAY_OPTION
 def serve(
+    lang: str,
     host: str,
     port: int,
     db_url: str | None,
@@ -81,9 +87,15 @@ def serve(
     optimal_memory: int,
     **limits: Any,
 ) -> None:
-    """Online tables: friends play in the browser, bots fill the empty seats.
+    """Online tables: friends play in the browser, bots fill in.
 
     Every limit has a default fit for the internet (docs/online.md lists them).
+
+    \b
+    Examples:
+      421 serve
+      421 serve --host 0.0.0.0 --port 8080
+      421 serve --db postgresql://user@host/py421
     """
     require("server", "421 serve")
     if db_url and db_url.startswith(("postgresql", "postgres:")):
@@ -91,14 +103,23 @@ def serve(
     import uvicorn
 
     from ..paths import data_dir
-    from ..server.app import create_app
+    from ..server.app import bind_error, create_app
+
+    problem = bind_error(host, port)
+    if problem is not None:
+        if problem.errno == errno.EADDRINUSE:
+            click.echo(tr(lang, "cli.serve.in_use", port=port, host=host), err=True)
+        else:
+            why = problem.strerror or problem
+            click.echo(tr(lang, "cli.serve.cannot", host=host, port=port, problem=why), err=True)
+        raise SystemExit(2)
     from ..server.limits import Limits
     from ..server.optimal import Budget
 
     url = db_url or f"sqlite:///{data_dir() / 'server.sqlite3'}"
     budget = Budget(seconds=optimal_seconds, memory_mb=optimal_memory)
     app = create_app(url, bot_delay=bot_delay, limits=Limits(**limits), budget=budget)
-    click.echo(f"py421 tables on http://{host}:{port} (database: {url.split('@')[-1]})", err=True)
+    click.echo(tr(lang, "cli.serve", host=host, port=port, database=url.split("@")[-1]), err=True)
     # Views are small JSON: compressing each one costs more CPU than it saves on loopback or Wi-Fi.
     # A stop (Ctrl-C, SIGTERM) waits at most 5 s for open connections: every step is already saved.
     uvicorn.run(
@@ -113,18 +134,25 @@ def serve(
 
 @click.command()
 @click.argument("record_file", type=click.Path(dir_okay=False, path_type=Path))
-def verify(record_file: Path) -> None:
-    """Check an online game's dice: the seed matches its hash and gives every throw."""
+@SAY_OPTION
+def verify(record_file: Path, lang: str) -> None:
+    """Check that an online game's dice came from its seed.
+
+    The seed must match the hash published when the table was made, and give
+    every throw of the record.
+
+    \b
+    Examples:
+      421 verify game.json
+    """
     from ..server.verify import verify as check
 
     record = read_record(record_file)
-    verdict = check(record)
+    verdict = check(record, lang)
     if verdict.seed_hash is not None:
-        click.echo(f"seed hash: {verdict.seed_hash} (compare it with the one shown when the table was made)")
+        click.echo(tr(lang, "cli.verify.hash", hash=verdict.seed_hash))
     if verdict.problems:
         for line in verdict.problems:
             click.echo(line, err=True)
         raise SystemExit(1)
-    click.echo(
-        f"fair: the seed matches its published hash and gives all {verdict.throws} throws of the record"
-    )
+    click.echo(tr(lang, "cli.verify.fair", n=verdict.throws))

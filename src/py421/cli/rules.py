@@ -3,41 +3,64 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 
 import click
 
 from ..core.combos import compare as compare_results
 from ..core.dice import Result
-from ..core.rules import Ruleset, preset_names, result_rows, rules_text
-from .common import SET_OPTION, Errors, resolve_rules, with_rules
+from ..core.rules import Ruleset, description_message, preset_names, result_rows, rules_text
+from ..i18n import error_text, tr
+from .common import SAY_OPTION, SET_OPTION, Errors, resolve_rules, with_rules
 
 
 @click.group(cls=Errors)
 def rules() -> None:
-    """The presets and their rules."""
+    """The presets and their rules.
+
+    \b
+    Examples:
+      421 rules list
+      421 rules show vache-41
+    """
 
 
 @rules.command("list")
-def rules_list() -> None:
-    """Every preset with a one-line description and its source."""
+@SAY_OPTION
+def rules_list(lang: str) -> None:
+    """Every preset with a one-line description and its source.
+
+    \b
+    Examples:
+      421 rules list
+      421 rules list --lang fr
+    """
     for name in preset_names():
         r = Ruleset.preset(name)
-        click.echo(f"{name:<13} {r.description}")
-        click.echo(f"{'':<13} source: {r.source}")
+        click.echo(f"{name:<13} {error_text(lang, description_message(r))}")
+        click.echo(f"{'':<13} {tr(lang, 'rules.source', source=r.source)}")
 
 
 @rules.command("show")
 @click.argument("preset")
 @SET_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def rules_show(preset: str, settings: tuple[str, ...], as_json: bool) -> None:
-    """The full ruleset of PRESET (a preset name or a ruleset file)."""
-    r = resolve_rules(preset, settings)
+@SAY_OPTION
+def rules_show(preset: str, settings: tuple[str, ...], as_json: bool, lang: str) -> None:
+    """The full ruleset of PRESET (a preset name or a ruleset file).
+
+    \b
+    Examples:
+      421 rules show classic-11
+      421 rules show classic-11 --set pot=21 --set manches=3
+      421 rules show house.toml --json
+    """
+    r = resolve_rules(preset, settings, param_hint="'PRESET'")
     if as_json:
         data = r.to_dict() | {"results": result_rows(r)}
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
-    click.echo(rules_text(r))
+    click.echo(rules_text(r, partial(error_text, lang)))
 
 
 @click.command()
@@ -45,8 +68,18 @@ def rules_show(preset: str, settings: tuple[str, ...], as_json: bool) -> None:
 @click.argument("second")
 @with_rules
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def compare(first: str, second: str, rules: Ruleset, as_json: bool) -> None:
-    """Which of two results wins, and why (e.g. 421 compare 611 666)."""
+@SAY_OPTION
+def compare(first: str, second: str, rules: Ruleset, as_json: bool, lang: str) -> None:
+    """Which of two results wins, and why.
+
+    FIRST and SECOND are results in dice notation: 421, 6-1-1, 665.
+
+    \b
+    Examples:
+      421 compare 611 666
+      421 compare 611 666 --rules vache-41
+      421 compare 421 124 --json
+    """
     a, b = Result.parse(first), Result.parse(second)
     cmp = compare_results(rules.table, a, b, ace_high=rules.ace_high)
     if as_json:
@@ -62,11 +95,17 @@ def compare(first: str, second: str, rules: Ruleset, as_json: bool) -> None:
         data = {"rules": rules.name, "winner": winner, "reason": cmp.reason, "results": rows}
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
+    reason = error_text(lang, cmp.why)
     if cmp.winner is None:
-        click.echo(f"{a} ties with {b} under {rules.name}: {cmp.reason}")
+        click.echo(
+            tr(lang, "cli.compare.ties", a=a, b=b, rules=rules.name, reason=reason, tie_break=rules.tie_break)
+        )
     else:
         loser = b if cmp.winner == a else a
-        click.echo(f"{cmp.winner} beats {loser} under {rules.name}: {cmp.reason}")
+        click.echo(
+            tr(lang, "cli.compare.beats", winner=cmp.winner, loser=loser, rules=rules.name, reason=reason)
+        )
     for x in dict.fromkeys((a, b)):
-        label = rules.table.categories[x].label
-        click.echo(f"  {x}  {label:<15} rank {rules.table.rank(x):>2} of 56, worth {rules.table.values[x]}")
+        label = error_text(lang, rules.table.categories[x].message)
+        row = tr(lang, "cli.compare.row", rank=f"{rules.table.rank(x):>2}", value=rules.table.values[x])
+        click.echo(f"  {x}  {label:<15} {row}")

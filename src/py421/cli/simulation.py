@@ -10,7 +10,8 @@ import click
 
 from ..core.rules import Ruleset, preset_names
 from ..extras import require
-from .common import progress_bar, with_rules
+from ..i18n import tr
+from .common import SAY_OPTION, progress_bar, solving, status, with_rules
 
 
 @click.command()
@@ -21,13 +22,18 @@ from .common import progress_bar, with_rules
     show_default=True,
     help="One bot per seat, in seating order: bot:random, bot:heuristic or bot:optimal.",
 )
-@click.option("--games", type=click.IntRange(1), default=100_000, show_default=True)
+@click.option("--games", type=click.IntRange(1), default=100_000, show_default=True, help="Games to play.")
 @click.option(
-    "--seed", type=click.IntRange(0), default=0, show_default=True, help="The same seed, the same games."
+    "--seed",
+    type=click.IntRange(0),
+    default=0,
+    show_default=True,
+    help="A whole number from 0: the same seed, the same games.",
 )
 @click.option("--workers", type=click.IntRange(1), default=None, help="Processes (default: one per core).")
 @click.option("--scheduler", default=None, metavar="ADDRESS", help="Run on a Dask cluster (the dask extra).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (keys in docs/simulation.md).")
+@SAY_OPTION
 def simulate(
     rules: Ruleset,
     players: str,
@@ -36,29 +42,47 @@ def simulate(
     workers: int | None,
     scheduler: str | None,
     as_json: bool,
+    lang: str,
 ) -> None:
-    """Play many games between bots, fast, and count what happened."""
+    """Play many games between bots, fast, and count what happened.
+
+    \b
+    Examples:
+      421 simulate
+      421 simulate --rules vache-41 --players bot:optimal,bot:heuristic --games 20000
+      421 simulate --players bot:heuristic,bot:random,bot:random --json
+    """
     require("sim", "421 simulate")
     if scheduler is not None:
         require("dask", "421 simulate --scheduler")
     from ..players.optimal import whole_game
-    from ..sim.simulate import Simulation, Summary, default_workers, parse_players, run, summary_text
+    from ..sim.simulate import Simulation, Summary, default_workers, parse_players, run, summary_text, warm_up
 
     sim = Simulation(rules, parse_players(players), games, seed)
     if "optimal" in sim.levels and whole_game(rules, len(sim.levels)):
-        _prepare_optimal(rules, as_json, workers or default_workers())
+        _prepare_optimal(rules, as_json, workers or default_workers(), lang)
     workers = workers or min(default_workers(), sim.batch_count)
+    # The kernel is compiled once per machine (about 20 s): before the timer, so games/s is the speed.
     started = time.perf_counter()
-    with progress_bar(games, "simulating") as advance:
-        counts = run(sim, workers, advance, scheduler)
-    elapsed = time.perf_counter() - started
+    if scheduler is None:
+        with status(tr(lang, "cli.sim.warm_up")):
+            warm_up(rules, len(sim.levels))
+    warmed = time.perf_counter()
+    with progress_bar(games, tr(lang, "cli.sim.progress")) as bar:
+        counts = run(sim, workers, bar.advance, scheduler)
+    elapsed = time.perf_counter() - warmed
     summary = Summary(sim, counts, workers if scheduler is None else 0)
-    summary.extra = {"seconds": elapsed, "scheduler": scheduler}
+    summary.extra = {"seconds": elapsed, "warm_up_seconds": warmed - started, "scheduler": scheduler}
     data = summary.to_dict()
     if as_json:
         click.echo(json.dumps(data, indent=2))
         return
-    click.echo(summary_text(data))
+    click.echo(summary_text(data, lang))
+
+
+# About half a minute for every preset once the optimal bot's tables are built (docs/simulation.md):
+# the games fit in one batch, played in this process, so no process is started for each match-up.
+REPORT_GAMES = 10_000
 
 
 @click.command()
@@ -73,33 +97,65 @@ def simulate(
     "--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Folder to write."
 )
 @click.option(
-    "--games", type=click.IntRange(100), default=20_000, show_default=True, help="Games per match-up."
+    "--games",
+    type=click.IntRange(100),
+    default=REPORT_GAMES,
+    show_default=True,
+    help="Games per match-up (95 % intervals about 2 points wide at the default).",
 )
-@click.option("--seed", type=click.IntRange(0), default=0, show_default=True)
+@click.option(
+    "--seed",
+    type=click.IntRange(0),
+    default=0,
+    show_default=True,
+    help="A whole number from 0 for the simulated games: the same seed, the same page.",
+)
 @click.option("--workers", type=click.IntRange(1), default=None, help="Processes (default: one per core).")
 def report(presets: tuple[str, ...], out: Path, games: int, seed: int, workers: int | None) -> None:
-    """Write an HTML page of plots and tables: odds, bots against bots, game lengths, first leaders."""
+    """Write an HTML page of plots and tables about the presets.
+
+    Odds, bots against bots, game lengths and the first player's advantage.
+
+    \b
+    Examples:
+      421 report --out report
+      421 report --rules tim --rules vache-41 --games 20000 --out report
+    """
     require("report", "421 report")
-    from ..report import build_report
+    from ..report import build_report, report_steps
     from ..sim.simulate import default_workers
 
     chosen = [Ruleset.preset(name) for name in presets or preset_names()]
-    page = build_report(
-        chosen, out, games, seed, workers or default_workers(), lambda text: click.echo(f"  {text}", err=True)
-    )
+    with progress_bar(report_steps(chosen), "report") as bar:
+        steps = 0
+
+        def step(text: str) -> None:
+            # The bar counts the steps finished and names the one running; a log gets a line each.
+            nonlocal steps
+            if bar.shown:
+                bar.advance(min(steps, 1), text)
+                steps += 1
+            else:
+                click.echo(f"  {text}", err=True)
+
+        page = build_report(
+            chosen, out, games, seed, workers or default_workers(), step, lambda text: bar.advance(0, text)
+        )
     click.echo(f"report written: {page}")
 
 
-def _prepare_optimal(rules: Ruleset, quiet: bool, workers: int) -> None:
+def _prepare_optimal(rules: Ruleset, quiet: bool, workers: int, lang: str) -> None:
     """Solve the two-player game and build the bot's tables (or load them) before the workers need them."""
     from ..sim.fast.bot_tables import build_tables
     from ..solver.solutions import solve_cached
 
     def say(text: str) -> None:
         if not quiet:
-            click.echo(f"\r  {text} (once per machine)", nl=False, err=True)
+            click.echo(f"\r  {tr(lang, 'cli.once', what=text)}", nl=False, err=True)
 
-    solve_cached(rules, lambda stage, step: say(f"solving the {stage} for the optimal bot: {step}"))
-    build_tables(rules, workers, lambda done, total: say(f"building the optimal bot's tables {done}/{total}"))
+    solve_cached(
+        rules, lambda stage, step: say(tr(lang, "cli.sim.optimal", what=solving(rules, stage, step, lang)))
+    )
+    build_tables(rules, workers, lambda done, total: say(tr(lang, "cli.sim.tables", done=done, total=total)))
     if not quiet:
         click.echo("\r" + " " * 78 + "\r", nl=False, err=True)

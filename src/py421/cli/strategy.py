@@ -6,23 +6,65 @@ import json
 from typing import Literal, get_args
 
 import click
+from click.core import ParameterSource
 
 from ..core.dice import Result, format_dice
 from ..core.rules import Ruleset
-from .common import with_rules
+from ..i18n import num, tr
+from .common import SAY_OPTION, solving, with_rules
 
 # What `421 advise` can maximise; loser and tokens are the round solver's objectives.
 Goal = Literal["target", "coup-sec", "loser", "tokens", "game"]
 Phase = Literal["charge", "decharge"]
+# The options of the round or the game each objective reads (the table of docs/strategy.md): one
+# given to an objective that does not read it is refused, not silently dropped.
+ROUND = ("players", "before", "limit", "phase", "pot")
+READS: dict[Goal, tuple[str, ...]] = {
+    "target": (),
+    "coup-sec": (),
+    "loser": ROUND,
+    "tokens": ROUND,
+    "game": (*ROUND, "tokens", "stake"),
+}
+
+
+def _check_context(chosen: Goal) -> None:
+    """Refuse an option of the context that the chosen objective does not read."""
+    ctx = click.get_current_context()
+    given = READS["game"]
+    typed = [n for n in given if ctx.get_parameter_source(n) not in (None, ParameterSource.DEFAULT)]
+    ignored = [n for n in typed if n not in READS[chosen]]
+    if not ignored:
+        return
+    name = ignored[0]
+    flag = f"--{name}"
+    *others, last = [g for g in get_args(Goal) if name in READS[g]]
+    readers = f"{', '.join(others)} or {last}" if others else last
+    reads = ", ".join(f"--{n}" for n in READS[chosen]) or "no context of the round"
+    raise click.UsageError(
+        f"{flag} is not read by the objective {chosen}, which reads {reads}; "
+        f"{flag} is read by --objective {readers} (docs/strategy.md lists what each objective reads)"
+    )
 
 
 @click.command()
 @click.argument("target")
 @with_rules
-@click.option("--throws", type=click.IntRange(1, 3), default=3, show_default=True)
+@click.option(
+    "--throws", type=click.IntRange(1, 3), default=3, show_default=True, help="Throws the turn may use."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def odds(target: str, rules: Ruleset, throws: int, as_json: bool) -> None:
-    """The chance that a fresh turn of up to N throws, played for it, beats TARGET."""
+@SAY_OPTION
+def odds(target: str, rules: Ruleset, throws: int, as_json: bool, lang: str) -> None:
+    """The chance of beating TARGET in a fresh turn.
+
+    The turn has up to --throws throws and every choice is made to beat TARGET.
+
+    \b
+    Examples:
+      421 odds 653
+      421 odds 111 --throws 2 --rules vache-41
+    """
     from ..solver.turn import exact_odds
 
     result = Result.parse(target)
@@ -31,10 +73,9 @@ def odds(target: str, rules: Ruleset, throws: int, as_json: bool) -> None:
         data = {"target": str(result), "throws": throws, "probability": float(p), "exact": str(p)}
         click.echo(json.dumps(data))
         return
-    click.echo(
-        f"P(better than {result} in up to {throws} throw{'s' * (throws > 1)}, "
-        f"{rules.name}) = {float(p):.6f} = {p}"
-    )
+    s = "s" * (throws > 1)
+    p_text = num(lang, float(p), ".6f")
+    click.echo(tr(lang, "cli.odds", target=result, throws=throws, s=s, rules=rules.name, p=p_text, exact=p))
 
 
 def _finals(text: str | None) -> tuple[Result, ...]:
@@ -67,11 +108,18 @@ def _pair(text: str | None) -> tuple[int, int] | None:
 @click.option("--players", type=click.IntRange(2), default=None, help="Players in this round.")
 @click.option("--before", default=None, help="Results already final this round, leader first: 653,221.")
 @click.option("--limit", type=click.IntRange(1, 3), default=None, help="Throws the leader used.")
-@click.option("--phase", type=click.Choice(get_args(Phase)), default="decharge", show_default=True)
+@click.option(
+    "--phase",
+    type=click.Choice(get_args(Phase)),
+    default="decharge",
+    show_default=True,
+    help="The round's phase: the décharge, or the charge (tokens taken from the pot).",
+)
 @click.option("--pot", type=click.IntRange(0), default=None, help="Tokens left in the pot (charge).")
 @click.option("--tokens", default=None, help="Two players: your tokens and the other's, like 5,6.")
 @click.option("--stake", type=click.IntRange(0), default=0, help="Accumulated stake so far this round.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@SAY_OPTION
 def advise(
     dice: str,
     rules: Ruleset,
@@ -86,8 +134,19 @@ def advise(
     tokens: str | None,
     stake: int,
     as_json: bool,
+    lang: str,
 ) -> None:
-    """Every choice with DICE in hand, ranked by its exact value."""
+    """Every choice with DICE in hand, ranked by its exact value.
+
+    What the value means is --objective's; the round's and the game's
+    objectives read the context options (docs/strategy.md lists which).
+
+    \b
+    Examples:
+      421 advise 642 --throws-left 2 --target 653
+      421 advise 642 --throws-left 1 --objective loser --players 3 --before 653,221
+      421 advise 642 --throws-left 1 --objective game --before 631 --tokens 5,6
+    """
     from ..solver import advice as solver
 
     held = Result.parse(dice)
@@ -95,6 +154,7 @@ def advise(
     chosen: Goal = objective or ("target" if goal is not None else "coup-sec")
     if chosen == "target" and goal is None:
         raise click.UsageError("--objective target needs --target RESULT")
+    _check_context(chosen)
     finals = _finals(before)
     context = solver.RoundContext(
         players or max(2, len(finals) + 1),
@@ -119,17 +179,22 @@ def advise(
     if as_json:
         click.echo(json.dumps({"objective": result.objective, "options": rows}, indent=2))
         return
-    click.echo(
-        f"{held} with {throws_left} throw{'s' * (throws_left != 1)} left, {rules.name}: {result.objective}"
+    # The solver names its objective in English for --json; the sentence names it in the reader's language.
+    aim = (
+        tr(lang, f"cli.objective.{chosen}", target=goal)
+        if chosen == "target"
+        else tr(lang, f"cli.objective.{chosen}")
     )
+    s = "s" * (throws_left > 1 if lang == "fr" else throws_left != 1)
+    click.echo(tr(lang, "cli.advise", held=held, n=throws_left, s=s, rules=rules.name, objective=aim))
     for o in result.options:
         if o.stop:
-            what = f"stop on {held}"
+            what = tr(lang, "cli.advise.stop", held=held)
         elif o.keep:
-            what = f"keep {format_dice(o.keep)}, throw {3 - len(o.keep)}"
+            what = tr(lang, "cli.advise.keep", kept=format_dice(o.keep), n=3 - len(o.keep))
         else:
-            what = "throw all three"
-        click.echo(f"  {o.value:.6f}  {what}")
+            what = tr(lang, "cli.advise.all")
+        click.echo(f"  {num(lang, o.value, '.6f')}  {what}")
 
 
 @click.command()
@@ -142,8 +207,17 @@ def advise(
     help="Count a tie as half a win, or settle it as the preset does.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def duel(rules: Ruleset, ties: str, as_json: bool) -> None:
-    """The heads-up duel: one round, the first player sets the limit, best result wins."""
+@SAY_OPTION
+def duel(rules: Ruleset, ties: str, as_json: bool, lang: str) -> None:
+    """The heads-up duel, solved: the first player's chance to win.
+
+    One round between two players: the first sets the limit, the best result wins.
+
+    \b
+    Examples:
+      421 duel
+      421 duel --rules tim --ties half
+    """
     from ..solver.duel import solve_duel
 
     result = solve_duel(rules, "half" if ties == "half" else "rampot")
@@ -151,19 +225,34 @@ def duel(rules: Ruleset, ties: str, as_json: bool) -> None:
         data = {"rules": rules.name, "ties": ties, "first_player_wins": result.first_wins}
         click.echo(json.dumps(data))
         return
-    click.echo(
-        f"{rules.name}, both playing optimally, ties {'count half' if ties == 'half' else 'settled'}: "
-        f"the first player wins {result.first_wins:.4%}, the second {1 - result.first_wins:.4%}"
-    )
+    first, second = num(lang, result.first_wins, ".4%"), num(lang, 1 - result.first_wins, ".4%")
+    how = tr(lang, "cli.duel.half" if ties == "half" else "cli.duel.rampot")
+    click.echo(tr(lang, "cli.duel", rules=rules.name, ties=how, first=first, second=second))
 
 
 @click.command()
 @with_rules
-@click.option("--players", type=click.IntRange(2), default=2, show_default=True)
+@click.option(
+    "--players",
+    type=click.IntRange(2),
+    default=2,
+    show_default=True,
+    help="Players at the table; for more than two, each round is solved (max^n).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def solve(rules: Ruleset, players: int, as_json: bool) -> None:
-    """Results of optimal play: for two players each seat's chance of losing the game;
-    for more, each position's value of a round played by max^n."""
+@SAY_OPTION
+def solve(rules: Ruleset, players: int, as_json: bool, lang: str) -> None:
+    """Optimal play, solved: who loses, or what each position is worth.
+
+    For two players, each seat's chance of losing the game (solved once per
+    machine and kept); for more, each position's value of a round played by max^n.
+
+    \b
+    Examples:
+      421 solve
+      421 solve --rules vache-41 --json
+      421 solve --players 3
+    """
     from ..solver.heads_up import game_outcome
     from ..solver.solutions import solve_cached
 
@@ -173,12 +262,12 @@ def solve(rules: Ruleset, players: int, as_json: bool) -> None:
         from ..solver.rounds import rounds_summary, rounds_text
 
         data = rounds_summary(rules, players)
-        click.echo(json.dumps(data, indent=2) if as_json else rounds_text(data))
+        click.echo(json.dumps(data, indent=2) if as_json else rounds_text(data, lang))
         return
 
     def progress(stage: str, step: int) -> None:
         if not as_json:
-            click.echo(f"\r  solving the {stage}: {step}", nl=False, err=True)
+            click.echo(f"\r  {solving(rules, stage, step, lang):<38}", nl=False, err=True)
 
     solved, cached = solve_cached(rules, progress)
     if not as_json:
@@ -199,11 +288,12 @@ def solve(rules: Ruleset, players: int, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(data, indent=2))
         return
-    click.echo(f"{rules.name}, two players, both playing optimally:")
-    click.echo(f"  the first round's leader loses a manche {w:.6%} of the time")
-    click.echo(f"  P(lose the game): first leader {outcome.lose[0]:.6%}, other {outcome.lose[1]:.6%}")
+    click.echo(tr(lang, "cli.solve", rules=rules.name))
+    click.echo(tr(lang, "cli.solve.manche", p=num(lang, w, ".6%")))
+    first, other = num(lang, outcome.lose[0], ".6%"), num(lang, outcome.lose[1], ".6%")
+    click.echo(tr(lang, "cli.solve.lose", first=first, other=other))
     if outcome.shared:
-        click.echo(f"  shared loss: {outcome.shared:.6%}")
-    click.echo(f"  first-player advantage: {data['first_player_advantage']:+.6%}")
+        click.echo(tr(lang, "cli.solve.shared", p=num(lang, outcome.shared, ".6%")))
+    click.echo(tr(lang, "cli.solve.advantage", p=num(lang, data["first_player_advantage"], "+.6%")))
     if data["first_player_drawn"]:
-        click.echo("  (this preset draws the first player, so each seat leads first half the time)")
+        click.echo(tr(lang, "cli.solve.drawn"))

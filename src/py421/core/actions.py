@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .dice import Result, format_dice, parse_dice
-from .errors import InvalidNotation
+from .errors import InvalidNotation, Message
 
 Stake = Literal["est", "vient"]
 
@@ -92,9 +92,12 @@ class ReportedTurn:
 
     def __post_init__(self) -> None:
         if not 1 <= self.throws <= 3:
-            raise InvalidNotation(f"a turn has 1 to 3 throws, not {self.throws}")
+            said = f"a turn has 1 to 3 throws, not {self.throws}"
+            raise InvalidNotation(Message("notation.throws", said, {"n": self.throws}))
         if self.earlier and len(self.earlier) != self.throws - 1:
-            raise InvalidNotation("give every throw of the turn, or only the last one")
+            raise InvalidNotation(
+                Message("notation.every_throw", "give every throw of the turn, or only the last one")
+            )
 
     def __str__(self) -> str:
         if self.earlier:
@@ -114,7 +117,8 @@ class ReportedTurn:
             return ReportedTurn(results[-1], len(results), tuple(results[:-1]), bon)
         result_text, _, count = raw.partition("/")
         if count.strip() and not count.strip().isdigit():
-            raise InvalidNotation(f"{text!r}: write RESULT/THROWS, for example 421/2")
+            said = f"{text!r}: write RESULT/THROWS, for example 421/2"
+            raise InvalidNotation(Message("notation.turn", said, {"text": repr(text)}))
         throws = int(count) if count.strip() else 1
         return ReportedTurn(Result.parse(result_text), throws, (), bon)
 
@@ -126,7 +130,8 @@ def parse_action(text: str) -> Action:
     """Read an action as written in records and typed at prompts."""
     words = text.strip().lower().split(maxsplit=1)
     if not words:
-        raise InvalidNotation(f"no action given; accepted: {ACTION_HELP}")
+        said = f"no action given; accepted: {ACTION_HELP}"
+        raise InvalidNotation(Message("notation.no_action", said, {"accepted": ACTION_HELP}))
     verb, rest = words[0], (words[1] if len(words) > 1 else "")
     if verb == "stop" and not rest:
         return Stop()
@@ -140,4 +145,5 @@ def parse_action(text: str) -> Action:
         return ChooseStake("est" if rest == "est" else "vient")
     if verb in ("est", "vient") and not rest:
         return ChooseStake("est" if verb == "est" else "vient")
-    raise InvalidNotation(f"{text!r}: not an action; accepted: {ACTION_HELP}")
+    said = f"{text!r}: not an action; accepted: {ACTION_HELP}"
+    raise InvalidNotation(Message("notation.not_action", said, {"text": repr(text), "accepted": ACTION_HELP}))

@@ -8,12 +8,12 @@ and a few switches, so the tables are data and never typed out by hand.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal, get_args
 
 from .dice import ALL_RESULTS, Result
-from .errors import InvalidRuleset
+from .errors import InvalidRuleset, Message
 
 
 class Category(StrEnum):
@@ -31,6 +31,11 @@ class Category(StrEnum):
     @property
     def label(self) -> str:
         return _LABELS[self]
+
+    @property
+    def message(self) -> Message:
+        """The label with its catalog key (``category.<value>``)."""
+        return Message(f"category.{self.value}", self.label)
 
 
 _LABELS = {
@@ -185,14 +190,18 @@ class Comparison:
     second: Result
     winner: Result | None  # None when they are the same result
     reason: str
+    # The reason with its catalog key (compare.*), for an interface to word in its language.
+    why: Message = field(default=Message("", ""), compare=False)
 
 
 def compare(table: CombinationTable, a: Result, b: Result, *, ace_high: bool = False) -> Comparison:
     """Explain which result wins, as a player would say it."""
     if a == b:
-        return Comparison(a, b, None, f"{a} against {a} is a tie: the preset's tie rule decides")
+        same = Message("compare.same", "the same result; the tie rule decides")
+        return Comparison(a, b, None, same.text, same)
     win, lose = (a, b) if table.beats(a, b) else (b, a)
     cw, cl = table.categories[win], table.categories[lose]
+    names = {"winner": cw.message, "loser": cl.message}
     if cw != cl:
         if all(
             table.beats(x, y)
@@ -201,35 +210,46 @@ def compare(table: CombinationTable, a: Result, b: Result, *, ace_high: bool = F
             for y in table.order
             if table.categories[y] == cl
         ):
-            reason = f"every {cw.label} ranks above every {cl.label} in this ruleset"
+            text = f"every {cw.label} ranks above every {cl.label} in this ruleset"
+            why = Message("compare.above", text, names)
             if cl == Category.NENETTE:
-                reason += " (nénette is the weakest result)"
+                why = Message("compare.above_nenette", text + " (nénette is the weakest result)", names)
         else:
-            reason = (
+            ranks = {
+                "win": str(win),
+                "lose": str(lose),
+                "win_rank": table.rank(win),
+                "lose_rank": table.rank(lose),
+            }
+            why = Message(
+                "compare.interleave",
                 f"this ruleset interleaves {cw.label} and {cl.label}: "
-                f"{win} is ranked {table.rank(win)} of 56, {lose} is {table.rank(lose)}"
+                f"{win} is ranked {table.rank(win)} of 56, {lose} is {table.rank(lose)}",
+                names | ranks,
             )
     elif cw == Category.BRELAN:
-        reason = "both are brelans: the higher face wins"
+        why = Message("compare.brelan", "both are brelans: the higher face wins")
     elif cw == Category.TWO_ACES:
-        reason = "both are two aces: the higher third die wins"
+        why = Message("compare.two_aces", "both are two aces: the higher third die wins")
     elif cw == Category.SUITE:
-        reason = "both are suites: the higher suite wins"
+        why = Message("compare.suite", "both are suites: the higher suite wins")
     elif cw == Category.PAIR:
         if kicker(win) != kicker(lose):
-            reason = "both are pairs: the one worth more (its odd face) wins"
+            why = Message("compare.pair", "both are pairs: the one worth more (its odd face) wins")
         else:
-            reason = "both are pairs worth the same: the higher pair wins"
+            why = Message("compare.pair_same", "both are pairs worth the same: the higher pair wins")
     else:
         digit = next(i for i in range(3) if _face(win, i, ace_high) != _face(lose, i, ace_high))
-        names = ("highest", "second", "third")
-        reason = (
-            f"both are simples, compared die by die from the highest: the {names[digit]} "
-            f"die decides, {_show(win, digit, ace_high)} against {_show(lose, digit, ace_high)}"
+        nth = Message(f"compare.nth.{digit}", ("highest", "second", "third")[digit])
+        faces = {"nth": nth, "win": _show(win, digit, ace_high), "lose": _show(lose, digit, ace_high)}
+        text = (
+            f"both are simples, compared die by die from the highest: the {nth} "
+            f"die decides, {faces['win']} against {faces['lose']}"
         )
+        why = Message("compare.simple", text, faces)
         if ace_high:
-            reason += " (the ace counts as the highest face)"
-    return Comparison(a, b, win, reason)
+            why = Message("compare.simple_ace", text + " (the ace counts as the highest face)", faces)
+    return Comparison(a, b, win, why.text, why)
 
 
 def _sorted_faces(r: Result, ace_high: bool) -> list[int]:

@@ -24,7 +24,7 @@ from fractions import Fraction
 from functools import cache
 from math import factorial
 
-from .errors import InvalidNotation, InvalidParameter
+from .errors import InvalidNotation, InvalidParameter, Message
 
 FACES: tuple[int, ...] = (1, 2, 3, 4, 5, 6)
 DICE_PER_THROW = 3
@@ -45,16 +45,30 @@ def parse_dice(text: str, *, count: int | None = None, what: str = "dice") -> tu
     """
     raw = _SEPARATORS.sub("", text.strip())
     if not raw.isdigit() and raw != "":
-        raise InvalidNotation(f"{text!r}: not {what} notation; {_HELP}")
+        said = f"{text!r}: not {what} notation; {_HELP}"
+        raise InvalidNotation(Message(f"notation.not_dice.{what}", said, {"text": repr(text)}))
     faces = [int(ch) for ch in raw]
     for face in faces:
         if face not in FACES:
-            raise InvalidNotation(f"{text!r}: a die shows 1 to 6, not {face}")
+            said = f"{text!r}: a die shows 1 to 6, not {face}"
+            raise InvalidNotation(Message("notation.face", said, {"text": repr(text), "face": face}))
     if count is not None and len(faces) != count:
-        got = "no dice" if not faces else f"{len(faces)} {'die' if len(faces) == 1 else 'dice'}"
-        raise InvalidNotation(f"{text!r}: {what} is {count} dice, got {got}; {_HELP}")
+        n = len(faces)
+        got = (
+            Message("notation.got.none", "no dice")
+            if not faces
+            else Message(
+                "notation.got.one" if n == 1 else "notation.got.many",
+                f"{n} {'die' if n == 1 else 'dice'}",
+                {"n": n},
+            )
+        )
+        said = f"{text!r}: {what} is {count} dice, got {got}; {_HELP}"
+        key = "notation.result_count" if what == "a result" else ""
+        raise InvalidNotation(Message(key, said, {"text": repr(text), "count": count, "got": got}))
     if len(faces) > DICE_PER_THROW:
-        raise InvalidNotation(f"{text!r}: at most 3 dice, got {len(faces)}")
+        said = f"{text!r}: at most 3 dice, got {len(faces)}"
+        raise InvalidNotation(Message("notation.too_many", said, {"text": repr(text), "n": len(faces)}))
     return tuple(sorted(faces, reverse=True))
 
 

@@ -15,7 +15,7 @@ from dataclasses import replace
 from .actions import Action, ChooseStake, ReportedTurn, Stop, Throw
 from .combos import NENETTE
 from .dice import DICE_PER_THROW, Result, contains, format_dice, parse_dice, sub_multisets
-from .errors import IllegalAction, InvalidNotation, InvalidPlayers
+from .errors import IllegalAction, InvalidNotation, InvalidPlayers, Message
 from .events import (
     AmountWhy,
     DebtOwed,
@@ -204,7 +204,10 @@ def apply_action(state: State, action: Action) -> State:
     """The next state after the deciding player's action."""
     seat = deciding_seat(state)
     if seat is None:
-        raise IllegalAction(f"cannot {action} now: {_expected_step(state)}")
+        expected = _expected_step(state)
+        raise IllegalAction(
+            _refusal("not_now", f"cannot {action} now: {expected}", action=action, expected=expected)
+        )
     if isinstance(action, Throw):
         action = Throw(tuple(sorted(action.keep, reverse=True)), action.bon)
     if action not in legal_actions(state):
@@ -228,18 +231,27 @@ def apply_dice(state: State, faces: tuple[int, ...] | str) -> State:
     """The next state after the requested dice came up (faces in any order)."""
     request = chance_request(state)
     if request is None:
-        raise IllegalAction(f"no dice are thrown now: {_expected_step(state)}")
+        expected = _expected_step(state)
+        raise IllegalAction(_refusal("no_dice_now", f"no dice are thrown now: {expected}", expected=expected))
     if isinstance(faces, str):
         got = parse_faces(faces)
     else:
         got = tuple(sorted(faces, reverse=True))
         if any(not isinstance(f, int) or not 1 <= f <= 6 for f in got):
-            raise IllegalAction(f"{faces!r}: a die shows 1 to 6")
+            raise IllegalAction(_refusal("bad_face", f"{faces!r}: a die shows 1 to 6", faces=repr(faces)))
     if len(got) != request.count:
         who = state.players[request.seat]
+        shown = format_dice(got) or _refusal("none", "none")
         raise IllegalAction(
-            f"{who} throws {request.count} {'die' if request.count == 1 else 'dice'} now, "
-            f"not {len(got)} ({format_dice(got) or 'none'})"
+            _refusal(
+                "count_one" if request.count == 1 else "count",
+                f"{who} throws {request.count} {'die' if request.count == 1 else 'dice'} now, "
+                f"not {len(got)} ({shown})",
+                who=who,
+                count=request.count,
+                got=len(got),
+                dice=shown,
+            )
         )
     ev: Events = []
     if state.draw is not None:
@@ -264,24 +276,46 @@ def apply_turn(state: State, turn: ReportedTurn) -> State:
     request = chance_request(state)
     r = state.round
     if request is None or request.purpose != "turn" or r is None or r.throws:
-        raise IllegalAction(f"cannot report a whole turn now: {_expected_step(state)}")
+        expected = _expected_step(state)
+        raise IllegalAction(
+            _refusal("no_turn_now", f"cannot report a whole turn now: {expected}", expected=expected)
+        )
     rules = state.rules
     name = state.players[request.seat]
     allowed = throws_allowed(state)
     if not 1 <= turn.throws <= allowed:
+        may = "1 throw" if allowed == 1 else f"1 to {allowed} throws"
         raise IllegalAction(
-            f"{name} may use 1 to {allowed} throw{'s' * (allowed > 1)} now, not {turn.throws}"
+            _refusal(
+                "throws_one" if allowed == 1 else "throws",
+                f"{name} may use {may} now, not {turn.throws}",
+                who=name,
+                allowed=allowed,
+                n=turn.throws,
+            )
         )
     accumulating = rules.accumulated_stakes and state.phase is Phase.CHARGE
     if accumulating and turn.throws > 1 and len(turn.earlier) != turn.throws - 1:
         raise IllegalAction(
-            f"every throw adds to the stake here: give the result of each of {name}'s {turn.throws} throws"
+            _refusal(
+                "each_throw",
+                "every throw adds to the stake here: "
+                f"give the result of each of {name}'s {turn.throws} throws",
+                who=name,
+                n=turn.throws,
+            )
         )
     if turn.bon and not (rules.le_bon and 2 <= turn.throws < allowed):
         raise IllegalAction(
-            "« le bon » is not played under these rules"
+            _refusal("reason.no_bon", "« le bon » is not played under these rules")
             if not rules.le_bon
-            else f"« le bon » marks a last throw before throw {allowed}; {name} used {turn.throws}"
+            else _refusal(
+                "bon_before",
+                f"« le bon » marks a last throw before throw {allowed}; {name} used {turn.throws}",
+                allowed=allowed,
+                who=name,
+                n=turn.throws,
+            )
         )
     if (
         rules.must_throw_on
@@ -291,8 +325,15 @@ def apply_turn(state: State, turn: ReportedTurn) -> State:
         and not _ahead(state, TurnResult(request.seat, turn.result, turn.throws))
     ):
         raise IllegalAction(
-            f"{name} is not ahead after {turn.throws} throw{'s' * (turn.throws > 1)} and must throw on "
-            f"(up to {allowed}) unless « le bon » was said"
+            _refusal(
+                "throw_on",
+                f"{name} is not ahead after {turn.throws} throw{'s' * (turn.throws > 1)} and must throw on "
+                f"(up to {allowed}) unless « le bon » was said",
+                who=name,
+                n=turn.throws,
+                s="s" * (turn.throws > 1),
+                allowed=allowed,
+            )
         )
     ev: Events = []
     known = (*turn.earlier, turn.result)
@@ -694,40 +735,64 @@ def _game_over(state: State, losers: tuple[int, ...], ev: Events) -> State:
 # -- messages for illegal steps -------------------------------------------
 
 
-def _expected_step(state: State) -> str:
+def _refusal(key: str, text: str, **fields: object) -> Message:
+    """A refusal's English text with its catalog key (``refusal.<key>``), for interfaces to translate."""
+    return Message("refusal." + key, text, fields)
+
+
+def _expected_step(state: State) -> Message:
     if state.phase is Phase.OVER:
-        return "the game is over"
+        return _refusal("over", "the game is over")
     request = chance_request(state)
     if request is not None:
-        count = f"{request.count} {'die' if request.count == 1 else 'dice'}"
-        return f"{state.players[request.seat]} must throw {count}"
+        who = state.players[request.seat]
+        if request.count == 1:
+            return _refusal("must_throw_one", f"{who} must throw 1 die", who=who)
+        return _refusal("must_throw", f"{who} must throw {request.count} dice", who=who, n=request.count)
     seat = deciding_seat(state)
     assert seat is not None
-    return f"{state.players[seat]} must decide"
+    return _refusal("must_decide", f"{state.players[seat]} must decide", who=state.players[seat])
 
 
-def _why_illegal(state: State, seat: int, action: Action) -> str:
+def _why_illegal(state: State, seat: int, action: Action) -> Message:
     name = state.players[seat]
     r = state.round
     assert r is not None
-    accepted = ", ".join(str(a) for a in legal_actions(state))
+    legal = tuple(legal_actions(state))
+    accepted = ", ".join(str(a) for a in legal)
     if r.tie is not None:
-        return f"{name} must choose the stake (« main chaude »): accepted: {accepted}"
+        return _refusal(
+            "choose_stake",
+            f"{name} must choose the stake (« main chaude »): accepted: {accepted}",
+            who=name,
+            accepted=legal,
+        )
     if isinstance(action, ChooseStake):
-        reason = "there is no stake to choose now"
+        reason = _refusal("reason.no_stake", "there is no stake to choose now")
     elif isinstance(action, Throw) and len(action.keep) >= DICE_PER_THROW:
-        reason = "keeping all three dice is stopping"
+        reason = _refusal("reason.keep_all", "keeping all three dice is stopping")
     elif isinstance(action, Throw) and not contains(r.dice, action.keep):
-        reason = f"{format_dice(action.keep)} is not among the dice {format_dice(r.dice)}"
+        kept, dice = format_dice(action.keep), format_dice(r.dice)
+        reason = _refusal("reason.not_among", f"{kept} is not among the dice {dice}", kept=kept, dice=dice)
     elif isinstance(action, Throw) and action.bon and not state.rules.le_bon:
-        reason = "« le bon » is not played under these rules"
+        reason = _refusal("reason.no_bon", "« le bon » is not played under these rules")
     elif isinstance(action, Throw) and action.bon:
-        reason = "the next throw is already the last one allowed"
+        reason = _refusal("reason.bon_last", "the next throw is already the last one allowed")
     elif isinstance(action, Stop):
-        reason = "not yet ahead of every earlier result: throw again, or say « le bon » to make it the last"
+        reason = _refusal(
+            "reason.not_ahead",
+            "not yet ahead of every earlier result: throw again, or say « le bon » to make it the last",
+        )
     else:
-        reason = "that is not allowed now"
-    return f"{name} cannot {action}: {reason}; accepted: {accepted}"
+        reason = _refusal("reason.not_allowed", "that is not allowed now")
+    return _refusal(
+        "cannot",
+        f"{name} cannot {action}: {reason}; accepted: {accepted}",
+        who=name,
+        action=action,
+        reason=reason,
+        accepted=legal,
+    )
 
 
 def parse_faces(text: str) -> tuple[int, ...]:

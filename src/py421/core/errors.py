@@ -3,11 +3,40 @@
 A caller that only wants to show the message to a player can catch
 ``Py421Error``; a caller that must tell "could not read this" from
 "not allowed now" catches the specific class.
+
+An error may also carry its sentence as a catalog key and fields
+(:class:`Message`), so that an interface can say it in the player's
+language; ``str()`` stays the English text, since core knows no catalog.
 """
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A sentence as a catalog key (``refusal.*``) and its fields, with its English text.
+
+    A field may itself be a :class:`Message` (a reason inside a refusal) or actions,
+    which an interface words in its language too.
+    """
+
+    key: str
+    text: str
+    fields: Mapping[str, object] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return self.text
 
 
 class Py421Error(Exception):
     """Base class of every error py421 raises on purpose."""
+
+    def __init__(self, message: str | Message = "", *args: object) -> None:
+        super().__init__(str(message), *args)
+        self.message = message if isinstance(message, Message) else None
 
 
 class InvalidNotation(Py421Error, ValueError):

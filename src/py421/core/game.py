@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 from .actions import Action, ReportedTurn, parse_action
 from .dice import format_dice
 from .engine import new_game
-from .errors import IllegalAction
+from .errors import IllegalAction, Message
 from .events import Thrown
 from .rules import Ruleset
 from .state import State
@@ -101,7 +101,9 @@ class Game:
     def undo(self) -> State:
         """Take back the last step; raises IllegalAction at the start of the game."""
         if not self._steps:
-            raise IllegalAction("nothing to undo: the game has just started")
+            raise IllegalAction(
+                Message("refusal.nothing_to_undo", "nothing to undo: the game has just started")
+            )
         self._states.pop()
         self._steps.pop()
         return self.state

@@ -85,15 +85,30 @@ class Record:
     def from_dict(data: Any) -> Record:
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise InvalidRecord(f'not a py421 game record (expected "format": "{FORMAT}")')
-        if data.get("version") != VERSION:
+        version = data.get("version")
+        if version is None:
+            raise InvalidRecord(f'the record has no "version"; this py421 reads "version": {VERSION}')
+        if not isinstance(version, int) or isinstance(version, bool):
             raise InvalidRecord(
-                f"record version {data.get('version')!r} is not supported; this py421 reads {VERSION}"
+                f'the record\'s "version" is a number: this py421 reads "version": {VERSION}, not {version!r}'
+            )
+        if version != VERSION:
+            raise InvalidRecord(
+                f"record version {version} is not supported; this py421 reads version {VERSION}"
             )
         for key in ("rules", "players", "steps"):
             if key not in data:
                 raise InvalidRecord(f"the record has no {key!r}")
+        given = data["rules"]
+        if not isinstance(given, dict):
+            hint = f'; for a preset write {{"base": "{given}"}}' if isinstance(given, str) else ""
+            raise InvalidRecord(
+                f'the record\'s "rules" must be an object, as in a ruleset file, not {given!r}{hint}'
+            )
+        if not isinstance(data["steps"], list):
+            raise InvalidRecord(f'the record\'s "steps" must be a list, not {data["steps"]!r}')
         try:
-            rules = Ruleset.from_mapping(data["rules"])
+            rules = Ruleset.from_mapping(given)
         except Py421Error as exc:
             raise InvalidRecord(f"the record's rules are not valid: {exc}") from None
         players = data["players"]

@@ -18,14 +18,14 @@ from __future__ import annotations
 import difflib
 import json
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import Field, dataclass, field, fields, replace
 from functools import cache
 from importlib import resources
 from typing import Any, Literal, TypeVar, get_args
 
 from .combos import RANKINGS, CombinationTable, Ranking, build_table
-from .errors import InvalidRuleset
+from .errors import InvalidRuleset, Message
 
 MAX_THROWS = 3
 
@@ -193,6 +193,13 @@ class Ruleset:
         problems = []
         if self.max_players and self.min_players > self.max_players:
             problems.append(f"min_players={self.min_players} is above max_players={self.max_players}")
+        if self.manches > 1 and self.fiches_de_manche:
+            # The engine would follow fiches_de_manche and ignore manches: refused, not guessed.
+            problems.append(
+                f"manches={self.manches} and fiches_de_manche={self.fiches_de_manche} are two ways to end "
+                "a game: either a fixed number of manches (manches above 1) or manches until a player "
+                "has lost fiches_de_manche of them; set one of them"
+            )
         if self.winners != "none" and (self.manches != 1 or self.fiches_de_manche):
             problems.append(
                 f"winners={self.winners} names winners of a one-manche game; "
@@ -244,6 +251,10 @@ class Ruleset:
         Also reads the JSON printed by ``421 rules show --json``.
         """
         allowed = {"base", "name", "description", "source", "options", "results", "seed_file"}
+        if not isinstance(data, Mapping):
+            raise InvalidRuleset(
+                f"a ruleset is a table with the keys {', '.join(sorted(allowed))}, not {data!r}"
+            )
         for key in data:
             if key not in allowed:
                 raise InvalidRuleset(
@@ -355,13 +366,21 @@ def _arguments(values: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in values.items())
 
 
-def accepted(f: Field[Any]) -> str:
-    """What an option accepts, in words."""
+def accepted(f: Field[Any], say: Callable[[Message], str] = str) -> str:
+    """What an option accepts, in words (``say`` words a range in the reader's language)."""
     if f.metadata["choices"]:
         return " | ".join(f.metadata["choices"])
     if f.type in ("bool", bool):
         return "true | false"
-    return f"{f.metadata['low']} to {f.metadata['high']}"
+    low, high = f.metadata["low"], f.metadata["high"]
+    return say(Message("rules.range", f"{low} to {high}", {"low": low, "high": high}))
+
+
+def description_message(r: Ruleset) -> Message:
+    """A ruleset's description, keyed by its preset while it is the preset's own (``preset.<name>``)."""
+    if r.name in preset_names() and r.description == Ruleset.preset(r.name).description:
+        return Message(f"preset.{r.name}", r.description)
+    return Message("", r.description)
 
 
 def _unknown(key: str) -> str:
@@ -482,26 +501,40 @@ def result_rows(r: Ruleset) -> list[dict[str, Any]]:
     ]
 
 
-def rules_text(r: Ruleset) -> str:
-    """A ruleset as ``421 rules show`` prints it: options by group, then the results."""
+def rules_text(r: Ruleset, say: Callable[[Message], str] = str) -> str:
+    """A ruleset as ``421 rules show`` prints it: options by group, then the results.
+
+    Each sentence is a :class:`Message`; ``say`` words it in the reader's language
+    (the default, ``str``, is the English).
+    """
+
+    def w(key: str, text: str, **fields: object) -> str:
+        return say(Message(key, text, fields))
+
+    description = say(description_message(r))
     lines = [
-        f"{r.name}: {r.description}",
-        f"source: {r.source}",
+        w("rules.title", f"{r.name}: {description}", name=r.name, description=description),
+        w("rules.source", f"source: {r.source}", source=r.source),
         "",
-        "options (* differs from the common rule):",
+        w("rules.options", "options (* differs from the common rule):"),
     ]
     changed = r.changed_options()
     group = ""
     for f in option_fields():
         if f.metadata["group"] != group:
             group = f.metadata["group"]
-            lines.append(f"  [{group}]")
+            lines.append(f"  [{w('group.' + group, group)}]")
         mark = "*" if f.name in changed else " "
         value = getattr(r, f.name)
         shown = str(value).lower() if isinstance(value, bool) else str(value)
-        lines.append(f"  {mark} {f.name:<21} = {shown:<13} {f.metadata['doc']} ({accepted(f)})")
-    lines += ["", "results, strongest first (rank, dice, category, tokens, chance in 216):"]
+        doc = w(f"option.{f.name}", f.metadata["doc"])
+        lines.append(f"  {mark} {f.name:<21} = {shown:<13} {doc} ({accepted(f, say)})")
+    lines += [
+        "",
+        w("rules.results", "results, strongest first (rank, dice, category, tokens, chance in 216):"),
+    ]
     for res, row in zip(r.table.order, result_rows(r), strict=True):
-        category = r.table.categories[res].label
+        c = r.table.categories[res]
+        category = w(f"category.{c.value}", c.label)
         lines.append(f"  {row['rank']:>2}  {row['dice']}  {category:<15} {row['value']:>2}  {row['ways']}")
     return "\n".join(lines)

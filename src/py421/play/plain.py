@@ -9,16 +9,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..core.actions import Action, Stop, Throw, parse_action
+from ..core.actions import Action, ChooseStake, Stake, Stop, Throw, parse_action
 from ..core.dice import format_dice, parse_dice
 from ..core.engine import throws_allowed
 from ..core.errors import Py421Error
-from ..i18n import tr
-from ..text import describe, outcome_text
+from ..core.events import MancheLost, RoundDecided
+from ..i18n import actions_text, error_text, tr
+from ..text import describe, outcome_text, standings
 from .session import Session
 
 Out = Callable[[str], None]
 Ask = Callable[[str], str | None]
+
+
+HELP = ("?", "help", "aide")
+# « Main chaude »: the same words in either language, as said at the table.
+STAKES: dict[str, Stake] = {"e": "est", "est": "est", "v": "vient", "vient": "vient"}
 
 
 class InputEnded(Exception):
@@ -28,6 +34,8 @@ class InputEnded(Exception):
 def read_choice(text: str) -> Action:
     """A player's answer at the prompt, with the short forms."""
     answer = text.strip().lower()
+    if answer in STAKES:
+        return ChooseStake(STAKES[answer])
     if answer in ("", "s"):
         return Stop()
     if answer in ("0", "t", "all"):
@@ -52,6 +60,8 @@ def run_plain(
         out(tr(lang, "table", rules=session.rules.name, players=", ".join(names)))
         for event in session.state.events:
             out(describe(event, names, lang))
+    else:  # resumed: where the tokens stand
+        out(standings(session.state, lang))
     announced: int | None = None
     while not session.state.is_over:
         human = session.human_to_move()
@@ -65,6 +75,8 @@ def run_plain(
             state = session.act(_ask_human(session, human, lang, out, ask))
         for event in state.events:
             out(describe(event, names, lang))
+        if not state.is_over and any(isinstance(e, RoundDecided | MancheLost) for e in state.events):
+            out(standings(state, lang))  # the tokens moved
         on_step(session)
     out(outcome_text(session.state, lang))
 
@@ -83,14 +95,17 @@ def _ask_human(session: Session, seat: int, lang: str, out: Out, ask: Ask) -> Ac
         answer = ask(prompt)
         if answer is None:
             raise InputEnded
-        if answer.strip() in ("?", "help", "aide"):
-            legal = ", ".join(str(a) for a in state.legal_actions())
-            out(tr(lang, "prompt.help", legal=legal))
+        if answer.strip().lower() in HELP:
+            if r.tie is not None:
+                out(tr(lang, "prompt.stake_help"))
+            else:
+                legal = actions_text(lang, state.legal_actions())
+                out(tr(lang, "prompt.help", legal=legal))
             continue
         try:
             action = read_choice(answer)
             state.apply(action)  # raises with the reason if it is not allowed
         except Py421Error as exc:
-            out(f"  {exc}")
+            out(f"  {error_text(lang, exc)}")
             continue
         return action

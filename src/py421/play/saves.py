@@ -2,6 +2,7 @@
 
 Each is rewritten after every step, atomically, so Ctrl-C or a closed
 terminal never loses a game; a new game never replaces an unfinished one.
+A save that cannot be resumed is refused by its file's name, and kept.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import InvalidRecord
+from ..core.errors import InvalidRecord, Py421Error
 from ..paths import data_dir
+from .session import Session
 
 SAVES_NAME = "saves"
 
@@ -44,11 +46,29 @@ def latest_save(mode: str) -> tuple[str, dict[str, Any]] | None:
     for path in sorted(saves_dir().glob("*.json"), reverse=True):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise InvalidRecord(f"the saved game {path} cannot be read: {exc}") from None
-        if isinstance(data, dict) and data.get("mode", "play") == mode:
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise _unusable(path, f"it cannot be read ({exc})") from None
+        if not isinstance(data, dict):  # the newest save is not skipped in silence
+            kind = "list" if isinstance(data, list) else "string" if isinstance(data, str) else "value"
+            raise _unusable(path, f"it holds a JSON {kind}, not a saved game")
+        if data.get("mode", "play") == mode:
             return path.stem, data
     return None
+
+
+def resume(save_id: str, data: Mapping[str, Any]) -> Session:
+    """The session a save holds; a save that does not make one is refused by its file's name."""
+    try:
+        return Session.from_save(data)
+    except Py421Error as exc:
+        raise _unusable(saves_dir() / f"{save_id}.json", str(exc)) from None
+
+
+def _unusable(path: Path, why: str) -> InvalidRecord:
+    return InvalidRecord(
+        f"the saved game {path} cannot be resumed: {why}; move it out of {path.parent} "
+        "to resume the saved game before it (a new game, without --resume, does not read it)"
+    )
 
 
 def clear_save(save_id: str) -> None:

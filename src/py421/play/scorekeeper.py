@@ -9,17 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..core.actions import ChooseStake
 from ..core.dice import Result
 from ..core.engine import throws_allowed
 from ..core.errors import Py421Error
 from ..core.state import Phase, State
-from ..i18n import tr
-from ..text import describe, outcome_text
-from .plain import Ask, InputEnded, Out
+from ..i18n import error_text, tr
+from ..text import describe, outcome_text, standings
+from .plain import HELP, STAKES, Ask, InputEnded, Out
 from .session import Session
 
 UNDO = ("u", "undo", "annuler")
-HELP = ("?", "help", "aide")
 HINT = ("h", "hint", "conseil")
 
 
@@ -57,15 +57,6 @@ def hint(state: State, lang: str) -> list[str]:
     return [*lines, optimal]
 
 
-def standings(state: State, lang: str) -> str:
-    players = " · ".join(
-        f"{name} {tokens}" + ("" if active else f" ({tr(lang, 'sk.out')})")
-        for name, tokens, active in zip(state.players, state.tokens, state.active, strict=True)
-    )
-    phase = tr(lang, f"phase.name.{state.phase.value}")
-    return tr(lang, "sk.standings", pot=state.pot, players=players, manche=state.manche, phase=phase)
-
-
 def prompt_for(state: State, lang: str) -> str:
     """What to ask now, in words that say what is accepted."""
     names = state.players
@@ -79,7 +70,8 @@ def prompt_for(state: State, lang: str) -> str:
         allowed = throws_allowed(state)
         limit = tr(lang, "sk.limit", n=allowed, s="s" * (allowed > 1)) if allowed > 1 else ""
         every = state.rules.accumulated_stakes and state.phase is Phase.CHARGE and allowed > 1
-        return tr(lang, "sk.turn_all" if every else "sk.turn", who=who, limit=limit)
+        key = "sk.turn_all" if every else "sk.turn" if allowed > 1 else "sk.turn_one"
+        return tr(lang, key, who=who, limit=limit)
     if request.purpose == "tie":
         return tr(lang, "sk.tie", who=who)
     if request.purpose == "decharge_leader":
@@ -102,6 +94,8 @@ def run_table(
         out(tr(lang, "table", rules=session.rules.name, players=", ".join(names)))
         for event in game.state.events:
             out(describe(event, names, lang))
+    else:  # resumed: where the tokens stand
+        out(standings(game.state, lang))
     while not game.state.is_over:
         state = game.state
         answer = ask(prompt_for(state, lang))
@@ -109,7 +103,7 @@ def run_table(
             raise InputEnded
         command = answer.strip().lower()
         if command in HELP:
-            out(tr(lang, "sk.help"))
+            out(tr(lang, "sk.help" if state.chance is not None else "prompt.stake_help"))
             continue
         if command in HINT:
             for line in hint(state, lang):
@@ -126,13 +120,13 @@ def run_table(
                 continue
             request = state.chance
             if request is None:
-                state = game.act(f"stake {command}" if command in ("est", "vient") else command)
+                state = game.act(ChooseStake(STAKES[command]) if command in STAKES else command)
             elif request.purpose == "turn" and request.count == 3 and not request.kept:
                 state = game.report_turn(answer)
             else:
                 state = game.throw(answer)
         except Py421Error as exc:
-            out(f"  {exc}")
+            out(f"  {error_text(lang, exc)}")
             continue
         for event in state.events:
             out(describe(event, names, lang))

@@ -8,6 +8,7 @@ to and loads from plain JSON so any game can be resumed.
 
 from __future__ import annotations
 
+import getpass
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -19,6 +20,7 @@ from ..core.game import Game
 from ..core.record import Record
 from ..core.rules import Ruleset
 from ..core.state import State
+from ..i18n import tr
 from ..players import Player, bot_name, is_bot_name, make_bot, parse_bot
 
 SAVE_FORMAT = "py421-save"
@@ -51,6 +53,21 @@ def parse_seats(specs: Sequence[str]) -> list[Seat]:
         else:
             seats.append(Seat(raw.strip()))
     return seats
+
+
+def default_player_name(lang: str) -> str:
+    """The person's name when none is given: the system's user name, capitalised (ana → Ana).
+
+    A name, not « You », so that every sentence reads right: « Ana perd », "Ana takes 1".
+    Without a user name, or with root's or a bot's, a word for a player in ``lang``.
+    """
+    try:
+        name = getpass.getuser().strip()
+    except (OSError, KeyError):  # no user name in the environment nor the password database
+        name = ""
+    if not name or name.lower() == "root" or is_bot_name(name):
+        return tr(lang, "default_player")
+    return name[:1].upper() + name[1:]
 
 
 # What a game waits for: the dice, a bot's decision (or a stand-in's for someone away),
@@ -160,12 +177,29 @@ class Session:
     @staticmethod
     def from_save(data: Any) -> Session:
         if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
-            raise InvalidRecord("not a saved py421 game")
+            raise InvalidRecord(f'it is not a saved py421 game (no "format": "{SAVE_FORMAT}")')
         if data.get("version") != SAVE_VERSION:
-            raise InvalidRecord(f"saved game version {data.get('version')!r} is not supported")
+            version = data.get("version")
+            raise InvalidRecord(
+                f"saved game version {version!r} is not supported; this py421 reads {SAVE_VERSION}"
+            )
+        for key in ("seats", "seed", "record"):
+            if key not in data:
+                raise InvalidRecord(f"it has no {key!r}")
+        raw = data["seats"]
+        if not isinstance(raw, list) or not all(
+            isinstance(s, dict) and isinstance(s.get("name"), str) and isinstance(s.get("bot"), str | None)
+            for s in raw
+        ):
+            raise InvalidRecord('its \'seats\' must be a list of {"name": …, "bot": a level or null}')
+        seats = [Seat(s["name"], s.get("bot")) for s in raw]
         record = Record.from_dict(data["record"])
+        if [s.name for s in seats] != list(record.players):
+            raise InvalidRecord(
+                f"its seats ({', '.join(s.name for s in seats)}) are not the players of its game "
+                f"({', '.join(record.players)})"
+            )
         game = Game(record.rules, record.players, first_seat=record.first_seat)
         for step in record.steps:
             game.apply_step(step)
-        seats = [Seat(str(s["name"]), s.get("bot")) for s in data["seats"]]
         return Session(record.rules, seats, seed=str(data["seed"]), game=game)

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import socket
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import asdict
@@ -41,6 +42,27 @@ from .tables import Hub
 STATIC = Path(__file__).parent / "static"
 M = TypeVar("M", bound=BaseModel)
 log = logging.getLogger(__name__)
+
+
+def bind_error(host: str, port: int) -> OSError | None:
+    """Why the server could not listen on ``host`` and ``port``, tried before anything is said.
+
+    Every address the host resolves to is bound and released at once, with the
+    option uvicorn binds with, so a port another server holds is found here
+    rather than after the address has been announced.
+    """
+    try:
+        addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError as exc:
+        return exc
+    for family, kind, proto, _, address in addresses:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(address)
+            except OSError as exc:
+                return exc
+    return None
 
 
 def create_app(
@@ -285,7 +307,7 @@ def create_app(
                     )
                 await _handle(hub, table, conn, text)
             except TableError as e:
-                conn.error(e.error, e.message)
+                conn.error(e.error, *e.said(conn.lang))
             except SQLAlchemyError:  # nothing was kept: the move can be sent again
                 log.exception("table %s: a move could not be saved", table.code)
                 conn.error("internal", "the move could not be saved; send it again")

@@ -227,16 +227,16 @@ class Cluster(Solo):
                 "result": await self._member.serve_request(request["code"], request["kind"], request["args"])
             }
         except Exception as e:  # the refusal goes back as it would have to a local client
-            error, message, status = _refusal(e)
-            answer = {"error": error, "message": message, "status": status}
+            error, message, status, words = _refusal(e)
+            answer = {"error": error, "message": message, "status": status, "words": words}
         answer["id"] = request["id"]
         await self._notify(request["to"], json.dumps(answer))
 
 
-def _refusal(e: Exception) -> tuple[str, str, int]:
+def _refusal(e: Exception) -> tuple[str, str, int, dict[str, str]]:
     from .table import TableError
 
     if isinstance(e, TableError):
-        return e.error, e.message, e.status
+        return e.error, e.message, e.status, e.words
     log.exception("a request from another process failed")
-    return "internal", "the server that holds this table failed on the request; try again", 500
+    return "internal", "the server that holds this table failed on the request; try again", 500, {}

@@ -319,6 +319,9 @@ class ErrorMessage(Strict):
     type: Literal["error"]
     error: ErrorCode
     message: str
+    lang: Literal["en", "fr"] = Field(
+        "en", description="the message's language: the connection's for a refusal of the rules, else English"
+    )
 
 
 class Pong(Strict):

@@ -22,6 +22,7 @@ from ..core.events import Event
 from ..core.game import Game
 from ..core.rules import Ruleset
 from ..core.views import seat_view
+from ..i18n import LANGS, error_text
 from ..play.session import Session
 from ..players import is_bot_name
 from ..text import describe
@@ -34,12 +35,28 @@ Status = Literal["waiting", "playing", "over"]
 
 
 class TableError(Exception):
-    """A refused request: ``error`` is a stable code, ``message`` says what is accepted."""
+    """A refused request: ``error`` is a stable code, ``message`` says what is accepted.
 
-    def __init__(self, error: ErrorCode, message: str, status: int = 400) -> None:
+    ``words`` holds the message in each language where the catalog words it (a
+    refusal of the rules), so a player is told why in the page's language.
+    """
+
+    def __init__(
+        self, error: ErrorCode, message: str, status: int = 400, words: dict[str, str] | None = None
+    ) -> None:
         super().__init__(message)
         self.error: ErrorCode = error
         self.message, self.status = message, status
+        self.words = words or {}
+
+    @classmethod
+    def of(cls, error: ErrorCode, exc: Py421Error, status: int = 400) -> TableError:
+        """A project error refused under ``error``, worded in every language."""
+        return cls(error, str(exc), status, {lang: error_text(lang, exc) for lang in LANGS})
+
+    def said(self, lang: str) -> tuple[str, str]:
+        """The message in ``lang`` where it is worded so, else in English; and its language."""
+        return (self.words[lang], lang) if lang in self.words else (self.message, "en")
 
 
 def hash_token(token: str) -> str:
@@ -111,8 +128,8 @@ class Connection:
         except asyncio.QueueFull:
             self.drop("slow_client")
 
-    def error(self, error: ErrorCode, message: str) -> None:
-        self.offer(dumps({"type": "error", "error": error, "message": message}))
+    def error(self, error: ErrorCode, message: str, lang: str = "en") -> None:
+        self.offer(dumps({"type": "error", "error": error, "message": message, "lang": lang}))
 
     def drop(self, why: ErrorCode) -> None:
         self.why = self.why or why

@@ -279,7 +279,7 @@ class Hub:
                 self._elsewhere.pop(code, None)  # its owner may be gone: try to take it
                 continue
             if "error" in answer:
-                raise TableError(answer["error"], answer["message"], answer["status"])
+                raise TableError(answer["error"], answer["message"], answer["status"], answer.get("words"))
             result: dict[str, Any] = answer["result"]
             return result
         raise TableError("internal", "the process holding this table does not answer; try again", 503)
@@ -619,7 +619,7 @@ class Hub:
         try:
             apply()
         except Py421Error as e:
-            raise TableError("illegal", str(e)) from e
+            raise TableError.of("illegal", e) from e
         while table.mode == "play" and session.waiting() == "dice":
             session.step()  # thrown at once: nobody waits for the server's dice
         new = game.steps[before:]
@@ -815,7 +815,7 @@ def _action(move: str | ActionMove) -> Action:
         try:
             return parse_action(move)
         except Py421Error as e:
-            raise TableError("illegal", str(e)) from e
+            raise TableError.of("illegal", e) from e
     if move.kind == "stop":
         return Stop()
     if move.kind == "stake":

@@ -10,6 +10,7 @@ from ..core.dice import format_dice
 from ..core.errors import Py421Error
 from ..core.game import Game
 from ..core.record import Record
+from ..i18n import error_text, tr
 
 
 @dataclass
@@ -21,7 +22,7 @@ class Verdict:
     throws: int = 0
 
 
-def verify(record: Record) -> Verdict:
+def verify(record: Record, lang: str = "en") -> Verdict:
     """Check a record's seed against its hash and every throw against the seed.
 
     Steps are numbered from 1, as ``421 replay --log`` numbers them. The first
@@ -31,10 +32,10 @@ def verify(record: Record) -> Verdict:
     seed = record.meta.get("seed")
     seed_hash = record.meta.get("seed_hash")
     if not isinstance(seed, str) or not isinstance(seed_hash, str):
-        return Verdict(None, ["the record holds no seed and seed hash: it is not from an online table"])
+        return Verdict(None, [tr(lang, "verify.no_seed")])
     verdict = Verdict(seed_hash)
     if hashlib.sha256(seed.encode()).hexdigest() != seed_hash:
-        verdict.problems.append("the seed does not match the hash published at the start")
+        verdict.problems.append(tr(lang, "verify.bad_hash"))
     game = Game(record.rules, record.players, first_seat=record.first_seat)
     for number, step in enumerate(record.steps, start=1):
         if step.kind == "dice":
@@ -43,14 +44,11 @@ def verify(record: Record) -> Verdict:
                 expected = format_dice(faces_for(seed, request.step, request.count))
                 verdict.throws += 1
                 if step.text != expected:
-                    verdict.problems.append(
-                        f"step {number}: the record says {step.text}, the seed gives {expected}"
-                    )
+                    said = tr(lang, "verify.wrong_throw", n=number, said=step.text, expected=expected)
+                    verdict.problems.append(said)
         try:
             game.apply_step(step)
         except Py421Error as e:
-            verdict.problems.append(
-                f"step {number} does not fit the game the steps before it make ({e}): stopped there"
-            )
+            verdict.problems.append(tr(lang, "verify.stopped", n=number, reason=error_text(lang, e)))
             break
     return verdict

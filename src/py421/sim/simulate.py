@@ -15,10 +15,11 @@ from the same dice: the benchmark's engine loop and the tests use them.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from typing import Any
@@ -31,6 +32,7 @@ from ..core.events import Gave, LeaderChosen, RoundDecided, Thrown, Took
 from ..core.game import Game
 from ..core.rules import Ruleset
 from ..core.state import ChanceRequest, OutcomeKind
+from ..i18n import num, tr
 from ..players import make_bot
 from ..solver.tables import INDEX, RESULTS
 from .fast import kernel as k
@@ -77,13 +79,28 @@ def play_batch(sim: Simulation, batch: int, games: int) -> Counts:
     return counts
 
 
+def warm_up(rules: Ruleset, players: int) -> None:
+    """Compile the kernel in this process, or load it from numba's cache, before anything is timed.
+
+    The kernel is the same for every ruleset and bot level, so a few games of
+    heuristic bots compile it all; the worker processes started afterwards load
+    it from the cache instead of each compiling it on its own.
+    """
+    play_batch(Simulation(rules, ("heuristic",) * players, players), 0, players)
+
+
 _LINEUPS: dict[tuple[Ruleset, tuple[str, ...]], Lineup] = {}
 
 
 def _lineup(rules: Ruleset, levels: tuple[str, ...]) -> Lineup:
-    """One lineup per process: the optimal bot's positions are built once and kept."""
+    """The lineup of this process's simulation: the optimal bot's positions are built once and kept.
+
+    Only the last one is kept: a process that plays many match-ups in turn (``421 report``)
+    would otherwise hold every optimal bot's tables, hundreds of megabytes each.
+    """
     found = _LINEUPS.get((rules, levels))
     if found is None:
+        _LINEUPS.clear()
         found = _LINEUPS[(rules, levels)] = Lineup(rules, levels)
     return found
 
@@ -93,8 +110,13 @@ def run(
     workers: int = 1,
     progress: Progress | None = None,
     scheduler: str | None = None,
+    pool: Executor | None = None,
 ) -> Counts:
-    """Every batch played and added up, on ``workers`` processes or a Dask scheduler."""
+    """Every batch played and added up, on ``workers`` processes or a Dask scheduler.
+
+    ``pool`` lends processes already started, for many simulations in a row: starting
+    them (and loading the bots in each) costs more than a small simulation.
+    """
     if scheduler is not None:
         from .cluster import run_on_dask
 
@@ -108,16 +130,22 @@ def run(
             if progress:
                 progress(games)
         return total
-    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+    with contextlib.ExitStack() as stack:
+        if pool is None:
+            pool = stack.enter_context(new_pool(workers))
         pending: dict[Future[Counts], int] = {}
-        batches = sim.batches()
-        for b, games in batches:
+        for b, games in sim.batches():
             pending[pool.submit(play_batch, sim, b, games)] = games
             if len(pending) >= 2 * workers:  # a few batches ahead, never all of them
                 _collect(pending, total, progress)
         while pending:
             _collect(pending, total, progress)
     return total
+
+
+def new_pool(workers: int) -> ProcessPoolExecutor:
+    """Processes for :func:`run`, started clean (spawned: no copy of the caller's memory)."""
+    return ProcessPoolExecutor(workers, mp_context=get_context("spawn"))
 
 
 def _collect(pending: dict[Future[Counts], int], total: Counts, progress: Progress | None) -> None:
@@ -287,47 +315,71 @@ class Summary:
         } | self.extra
 
 
-__all__ = ["BATCH", "Simulation", "Summary", "count_game", "engine_game", "parse_players", "run"]
+__all__ = [
+    "BATCH", "Simulation", "Summary", "count_game", "engine_game", "parse_players", "run", "warm_up",
+]  # fmt: skip
 
 
-def summary_text(data: dict[str, Any]) -> str:
-    """What ``421 simulate`` prints without ``--json``."""
+def summary_text(data: dict[str, Any], lang: str = "en") -> str:
+    """What ``421 simulate`` prints without ``--json``, in ``lang``."""
+
+    def n(value: float, spec: str = ",") -> str:
+        return num(lang, value, spec)
+
     rate = data["games"] / data["seconds"] if data.get("seconds") else 0
+    shown_rate = tr(lang, "sim.rate", rate=n(rate, ",.0f")) if rate else ""
     lines = [
-        f"{data['rules']}: {data['games']:,} games, seed {data['seed']}"
-        + (f", {rate:,.0f} games/s" if rate else "")
+        tr(lang, "sim.head", rules=data["rules"], games=n(data["games"]), seed=data["seed"], rate=shown_rate)
     ]
     width = max(len(s["player"]) for s in data["seats"])
     for s in data["seats"]:
         low, high = s["ci95"]
+        player, lost = f"{s['player']:<{width}}", n(s["loss_rate"], "7.3%")
         lines.append(
-            f"  seat {s['seat']}  {s['player']:<{width}}  lost {s['loss_rate']:7.3%}"
-            f"  (95 % interval {low:.3%} to {high:.3%})"
+            tr(
+                lang,
+                "sim.seat",
+                seat=s["seat"],
+                player=player,
+                rate=lost,
+                low=n(low, ".3%"),
+                high=n(high, ".3%"),
+            )
         )
     out = data["outcomes"]
     if out["shared"]:
-        lines.append(f"  shared losses: {out['shared']:,} games (each sharer counts a loss)")
+        lines.append(tr(lang, "sim.shared", n=n(out["shared"])))
     if out["grand_perdant"]:
-        lines.append(f"  « grand perdant » (lost every manche): {out['grand_perdant']:,} games")
+        lines.append(tr(lang, "sim.grand_perdant", n=n(out["grand_perdant"])))
     first = data["first_player"]
     lines.append(
-        f"  first round's leader lost {first['loss_rate']:.3%}, the others {first['others_loss_rate']:.3%}:"
-        f" advantage {first['advantage'] * 100:+.2f} points"
+        tr(
+            lang,
+            "sim.first",
+            first=n(first["loss_rate"], ".3%"),
+            others=n(first["others_loss_rate"], ".3%"),
+            points=n(first["advantage"] * 100, "+.2f"),
+        )
     )
     for what in ("rounds", "throws"):
         d = data["length"][what]
         lines.append(
-            f"  {what} per game: mean {d['mean']:.1f}, median {d['median']},"
-            f" 90 % within {d['p90']}, most {d['max']}"
+            tr(
+                lang,
+                f"sim.length.{what}",
+                mean=n(d["mean"], ".1f"),
+                median=d["median"],
+                p90=d["p90"],
+                most=d["max"],
+            )
         )
-    lines.append("  tokens per game (taken from the pot / given / received in the décharge):")
+    lines.append(tr(lang, "sim.tokens"))
     for s in data["seats"]:
-        lines.append(
-            f"    seat {s['seat']}: {s['tokens_taken_per_game']:.2f} / {s['tokens_given_per_game']:.2f}"
-            f" / {s['tokens_received_per_game']:.2f}"
-        )
+        taken, given = n(s["tokens_taken_per_game"], ".2f"), n(s["tokens_given_per_game"], ".2f")
+        received = n(s["tokens_received_per_game"], ".2f")
+        lines.append(tr(lang, "sim.tokens.seat", seat=s["seat"], taken=taken, given=given, received=received))
     top = sorted(data["results"].items(), key=lambda kv: -kv[1])[:5]
-    lines.append("  results thrown most: " + ", ".join(f"{r} {p:.2%}" for r, p in top))
+    lines.append(tr(lang, "sim.top", results=", ".join(f"{r} {n(p, '.2%')}" for r, p in top)))
     if data["unfinished"]:
-        lines.append(f"  {data['unfinished']:,} games were stopped unfinished after 100,000 rounds")
+        lines.append(tr(lang, "sim.unfinished", n=n(data["unfinished"])))
     return "\n".join(lines)

@@ -60,8 +60,11 @@ def _values(table: CombinationTable, target: Result | None, throws: int) -> Turn
 
 def _check(throws_left: int, most: int = 3) -> None:
     if not 0 <= throws_left < most:
-        most_text = f"{most} throw{'s' * (most != 1)}"
-        raise InvalidPosition(f"a turn has at most {most_text} here: 0 to {most - 1} left, not {throws_left}")
+        if most == 1:
+            raise InvalidPosition(f"a turn has at most 1 throw here: no throw can be left, not {throws_left}")
+        raise InvalidPosition(
+            f"a turn has at most {most} throws here: 0 to {most - 1} left, not {throws_left}"
+        )
 
 
 def advise(table: CombinationTable, dice: Result, throws_left: int, target: Result | None = None) -> Advice:

@@ -42,6 +42,7 @@ from ..core.combos import NENETTE
 from ..core.dice import Result
 from ..core.errors import InvalidPlayers, InvalidRuleset
 from ..core.rules import Ruleset
+from ..i18n import num, tr
 from .amounts import base_amounts, settled_amounts, token_values
 from .tables import INDEX, KEEP_INDEX, KEEPS, KEEPS_OF, RESULTS, TRANSITIONS, FloatArray
 from .turn import Option
@@ -469,16 +470,18 @@ def rounds_summary(rules: Ruleset, players: int) -> dict[str, Any]:
     return {"rules": rules.name, "players": players, "method": "max^n rounds", "rounds": phases}
 
 
-def rounds_text(data: dict[str, Any]) -> str:
-    """:func:`rounds_summary` as sentences."""
-    lines = [
-        f"{data['rules']}, {data['players']} players, every round played by max^n (see docs/strategy.md):"
-    ]
+def rounds_text(data: dict[str, Any], lang: str = "en") -> str:
+    """:func:`rounds_summary` as sentences, in ``lang``."""
+    lines = [tr(lang, "rounds.head", rules=data["rules"], players=data["players"])]
     for phase, found in data["rounds"].items():
-        name = "the charge, full pot" if phase == "charge" else "the décharge"
-        lines.append(f"  a round of {name}, each maximising {found['objective']}:")
+        name = tr(lang, "rounds.charge" if phase == "charge" else "rounds.decharge")
+        aim = tr(lang, "rounds.aim.loser" if found["objective"] == "loser" else "rounds.aim.tokens")
+        lines.append(tr(lang, "rounds.round", name=name, aim=aim))
         for row in found["positions"]:
-            tokens = "" if row["tokens"] is None else f", tokens {row['tokens']:+.4f}"
-            lines.append(f"    position {row['position']}: not the loser {row['not_losing']:.4%}{tokens}")
-    lines.append("  (game-level chances are solved for two players only)")
+            tokens = (
+                "" if row["tokens"] is None else tr(lang, "rounds.tokens", t=num(lang, row["tokens"], "+.4f"))
+            )
+            p = num(lang, row["not_losing"], ".4%")
+            lines.append(tr(lang, "rounds.position", position=row["position"], p=p, tokens=tokens))
+    lines.append(tr(lang, "rounds.two_only"))
     return "\n".join(lines)

@@ -5,15 +5,20 @@ is, lets bots play on a timer (so a human can follow and the screen never
 freezes), waits for humans at their throws and decisions, and puts every
 event into words with :func:`py421.text.describe`. Whatever a human tries is
 checked by the engine; a refused choice shows the engine's reason and
-changes nothing.
+changes nothing. A key that can do nothing now (another player's turn, an
+option these rules do not play) says why in a note, and the keys line shows
+only the keys these rules use.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from rich.text import Text
+from textual import events
+from textual.actions import parse as parse_action
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -37,15 +42,16 @@ from ..core.events import (
     Thrown,
     TieDeclared,
     Took,
+    TurnEnded,
     WentOut,
 )
-from ..core.state import State
-from ..i18n import tr
+from ..core.state import Round, State
+from ..i18n import error_text, tr
 from ..play.session import Session
 from ..text import describe, limit_call, names, outcome_text
-from .screens import EndScreen, HelpScreen
+from .screens import EndScreen, HelpScreen, has_main_chaude
 from .strings import ui
-from .widgets import Die, join, players_table, status_lines, turn_info
+from .widgets import Die, KeysLine, join, kept_slots, place, players_table, status_lines, turn_info
 
 _STYLES: dict[type, str] = {
     PhaseStarted: "bold cyan",
@@ -62,6 +68,22 @@ _STYLES: dict[type, str] = {
     GameOver: "bold red",
 }
 
+# The actions that play the game: the only ones check_action may refuse.
+GAME_ACTIONS = frozenset({"throw", "stop", "bon", "toggle_die", "stake"})
+
+# The keys line, in order: the keys as shown, the action they run, the label's key in the catalog (tui.*).
+KEYS_LINE = (
+    ("1 2 3", "toggle_die", "keys.keep"),
+    ("t", "throw", "keys.throw"),
+    ("s", "stop", "keys.stop"),
+    ("b", "bon", "keys.bon"),
+    ("e/v", "stake", "keys.stake"),
+    ("?", "help", "keys.help"),
+    ("q", "quit_game", "keys.quit"),
+)
+
+REFUSAL_SECONDS = 3.0  # how long a « why not » note stays up
+
 
 class KeyButton(Button, can_focus=False):
     """A button that never takes the focus, so keys always reach the game."""
@@ -76,6 +98,9 @@ class PlayApp(App[None]):
 
     TITLE = "py421"
     AUTO_FOCUS = None
+    # Below 80 columns the panels lose their padding, so the names keep their room.
+    # (Textual's annotation makes it an instance variable: a ClassVar here would not type-check.)
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-wide")]  # noqa: RUF012
     CSS = """
     Screen { layout: vertical; }
     #title { height: 1; background: $primary; color: $text; text-style: bold; padding: 0 1; }
@@ -93,6 +118,8 @@ class PlayApp(App[None]):
     #message { height: auto; color: $error; text-style: bold; padding: 0 1; }
     #log { height: 1fr; min-height: 4; border: round $primary; }
     #keys { height: 1; color: $foreground 70%; background: $panel; padding: 0 1; }
+    Screen.-narrow #play-panel { width: 38; padding: 0; }
+    Screen.-narrow #table-panel { padding: 0; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t,space", "throw", show=False),
@@ -125,7 +152,10 @@ class PlayApp(App[None]):
         self.bot_delay = bot_delay
         self._on_step = on_step
         self._on_finish = on_finish
-        self._kept: set[int] = set()  # indexes into the deciding human's dice
+        # The current player's dice slot by slot: a throw leaves the kept dice in their slots.
+        self._slots: tuple[int, ...] = ()
+        self._slots_seat: int | None = None
+        self._kept: set[int] = set()  # slots marked kept (by the person deciding, or a throw asked for)
         self._timer: Timer | None = None
         self._bot_pending = False  # a bot's step is scheduled
         self._finished = False
@@ -133,7 +163,16 @@ class PlayApp(App[None]):
         self._last_throw: tuple[int, tuple[int, ...]] | None = None
         self.log_lines: list[str] = []  # the log as plain text, for tests and tools
         self.announcements: list[str] = []  # hot-seat « your turn » calls
+        self.refusals: list[str] = []  # why a key did nothing, as shown
+        self._last_refusal: tuple[str, float] | None = None
         self.error_text = ""
+        self._key_actions: dict[str, list[str]] = {}  # key -> the game actions it runs
+        for binding in self.BINDINGS:
+            if isinstance(binding, Binding):
+                name = parse_action(binding.action)[1]
+                if name in GAME_ACTIONS:
+                    for key in binding.key.split(","):
+                        self._key_actions.setdefault(key.strip(), []).append(name)
 
     # -- layout ----------------------------------------------------------
 
@@ -158,7 +197,7 @@ class PlayApp(App[None]):
                     yield KeyButton(ui(self.lang, "btn.vient"), "warning", id="vient", compact=True)
         yield Static(id="message", markup=False)
         yield GameLog(id="log", wrap=True, markup=False, max_lines=5000, min_width=20)
-        yield Static(ui(self.lang, "keys"), id="keys", markup=False)
+        yield Static(id="keys", markup=False)
 
     def on_mount(self) -> None:
         session = self.session
@@ -171,6 +210,7 @@ class PlayApp(App[None]):
         self._show_error("")
         self._write(tr(self.lang, "table", rules=session.rules.name, players=players), "bold")
         for state in session.game.states:  # a resumed game shows its whole story
+            self._follow(state)
             self._write_events(state.events, announce=False)
         self._refresh()
         self._advance()
@@ -209,14 +249,14 @@ class PlayApp(App[None]):
         try:
             self.session.step()
         except Py421Error as exc:  # a bot broke the rules: say so rather than crash
-            self._show_error(str(exc))
+            self._show_error(error_text(self.lang, exc))
             return
         self._stepped()
         self._advance()
 
     def _stepped(self) -> None:
         """One step was applied: log its events, let the caller save, redraw."""
-        self._kept.clear()
+        self._follow(self.session.state)
         self._show_error("")
         self._write_events(self.session.state.events)
         if self._on_step is not None:
@@ -257,7 +297,7 @@ class PlayApp(App[None]):
         try:
             session.act(action)
         except Py421Error as exc:
-            self._show_error(str(exc))
+            self._show_error(error_text(self.lang, exc))
             return
         self._stepped()
         request = session.state.chance
@@ -267,26 +307,129 @@ class PlayApp(App[None]):
             self._stepped()
         self._advance()
 
+    # -- the dice in their slots -------------------------------------------
+
+    def _follow(self, state: State) -> None:
+        """Keep each die in its slot through a turn, and the kept dice marked.
+
+        The engine holds the dice sorted, so a throw that kept some would redraw them
+        elsewhere; here the kept dice stay put and the thrown ones fill the other slots.
+        """
+        for event in state.events:
+            if isinstance(event, Thrown):
+                faces = event.result.dice if event.result is not None else event.faces
+                kept, placed = None, None
+                if event.purpose == "turn" and event.kept and event.seat == self._slots_seat:
+                    kept = kept_slots(self._slots, event.kept, prefer=self._kept)
+                    placed = place(self._slots, kept, event.faces) if kept is not None else None
+                if kept is None or placed is None:  # all three thrown: the engine's order
+                    self._slots, self._kept = faces, set()
+                else:
+                    self._slots, self._kept = placed, kept
+                self._slots_seat = event.seat
+                self._last_throw = (event.seat, self._slots)
+            elif isinstance(event, TurnEnded):
+                self._kept = set()
+        r = state.round
+        if r is not None and r.pending is not None and r.current == self._slots_seat:
+            # a throw asked for: mark the dice it keeps (a bot names faces, a person marked slots)
+            self._kept = kept_slots(self._slots, r.pending, prefer=self._kept) or set()
+
+    def _shown(self, r: Round) -> tuple[int, ...]:
+        """The current player's dice slot by slot (in the engine's order should the slots not match)."""
+        if self._slots_seat == r.current and sorted(self._slots, reverse=True) == list(r.dice):
+            return self._slots
+        return r.dice
+
     # -- actions (keys, buttons, clicks) -----------------------------------
 
     def _deciding_dice(self) -> tuple[int, ...] | None:
-        """The dice a human may keep or release now, or None."""
+        """The dice a human may keep or release now, slot by slot, or None."""
         state = self.session.state
         r = state.round
         if self.session.human_to_move() is None or r is None or r.tie is not None:
             return None
-        return r.dice
+        return self._shown(r)
 
     def _kept_faces(self) -> tuple[int, ...]:
         dice = self._deciding_dice() or ()
         return tuple(dice[i] for i in sorted(self._kept) if i < len(dice))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide the keys these rules never use (False); grey out those of no use now (None)."""
+        if action not in GAME_ACTIONS:
+            return True
+        if self._never(action) is not None:
+            return False
+        return True if self._refusal(action) is None else None
+
+    def _never(self, action: str) -> str | None:
+        """Why the rules being played never allow ``action``, or None."""
+        rules = self.session.rules
+        if action == "bon" and not rules.le_bon:
+            return ui(self.lang, "why.bon.rules", rules=rules.name)
+        if action == "stake" and not has_main_chaude(rules):
+            return ui(self.lang, "why.stake.rules", rules=rules.name)
+        return None
+
+    def _refusal(self, action: str) -> str | None:
+        """Why ``action`` can do nothing now, in the game's language; None when it can be taken."""
+        never = self._never(action)
+        if never is not None:
+            return never
+        session, state, lang = self.session, self.session.state, self.lang
+        if state.is_over:
+            return ui(lang, "why.over")
+        r = state.round
+        staking = session.human_to_move() is not None and r is not None and r.tie is not None
+        if action == "stake":
+            return None if staking else ui(lang, "why.stake.now")
+        if staking:
+            return ui(lang, "why.choose_stake")
+        if self._deciding_dice() is not None:
+            if action == "bon" and not any(isinstance(a, Throw) and a.bon for a in state.legal_actions()):
+                return ui(lang, "why.bon.last")
+            return None
+        request = state.chance
+        if session.human_to_throw() is not None and request is not None:
+            if action == "throw":
+                return None
+            if request.purpose == "tie":
+                return ui(lang, "why.coup_sec")
+            if request.purpose != "turn":
+                return ui(lang, "why.draw")
+            return ui(lang, "why.keep.first" if action == "toggle_die" else f"why.{action}.first")
+        # nobody at this keyboard acts now
+        if action == "toggle_die" and self._last_throw is not None and not self._current_dice_shown(state):
+            return ui(lang, "why.turn_over", who=state.players[self._last_throw[0]])
+        seat = request.seat if request is not None else state.to_move
+        return ui(lang, "why.wait", who=state.players[seat] if seat is not None else "")
+
+    def _refuse(self, reason: str) -> None:
+        """Say why a key did nothing; one note per reason at a time, however often it is pressed."""
+        self.refusals.append(reason)
+        now = time.monotonic()
+        last = self._last_refusal
+        if last is not None and last[0] == reason and now - last[1] < REFUSAL_SECONDS:
+            return
+        self._last_refusal = (reason, now)
+        self.notify(reason, severity="warning", timeout=REFUSAL_SECONDS)
+
+    def on_key(self, event: events.Key) -> None:
+        """Textual skips a key whose action check_action refuses: say why rather than nothing."""
+        if self.screen is not self.screen_stack[0]:
+            return  # the help or end page over the table has the keys
+        for action in self._key_actions.get(event.key, ()):
+            reason = self._refusal(action)
+            if reason is not None:
+                self._refuse(reason)
 
     def action_throw(self) -> None:
         if self.session.human_to_throw() is not None:
             try:
                 self.session.step()
             except Py421Error as exc:
-                self._show_error(str(exc))
+                self._show_error(error_text(self.lang, exc))
                 return
             self._stepped()
             self._advance()
@@ -338,6 +481,10 @@ class PlayApp(App[None]):
         self.exit(message=message)
 
     def on_die_toggled(self, message: Die.Toggled) -> None:
+        reason = self._refusal("toggle_die")
+        if reason is not None:
+            self._refuse(reason)
+            return
         self.action_toggle_die(message.index)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -363,9 +510,6 @@ class PlayApp(App[None]):
         for event in events:
             line = describe(event, players, self.lang)
             self._write(line, _STYLES.get(type(event), ""))
-            if isinstance(event, Thrown):
-                faces = event.result.dice if event.result is not None else event.faces
-                self._last_throw = (event.seat, faces)
             if announce and isinstance(event, TieDeclared | MancheLost):
                 self.notify(line, timeout=4)
         if any(isinstance(e, RoundDecided) for e in events) and not self.session.state.is_over:
@@ -396,6 +540,17 @@ class PlayApp(App[None]):
             )
         self.query_one("#info", Static).update(join(parts))
         self._refresh_buttons(state)
+        self._refresh_keys()
+        self.refresh_bindings()
+
+    def _refresh_keys(self) -> None:
+        """The keys line: only the keys these rules use, dimmed while they can do nothing."""
+        entries: list[tuple[str, str, bool]] = []
+        for keys, action, label in KEYS_LINE:
+            usable = self.check_action(action, ())
+            if usable is not False:
+                entries.append((keys, ui(self.lang, label), bool(usable)))
+        self.query_one("#keys", Static).update(KeysLine(entries))
 
     def _refresh_banner(self, state: State) -> None:
         banner = self.query_one("#banner", Static)
@@ -429,18 +584,15 @@ class PlayApp(App[None]):
         caption = self.query_one("#dice-caption", Static)
         kept_label = ui(self.lang, "die.kept")
         r = state.round
-        if r is not None and r.current is not None and r.dice and r.tie is None:
+        if r is not None and r.current is not None and self._current_dice_shown(state):
             caption.update(ui(self.lang, "dice.of", who=state.players[r.current]))
             deciding = self._deciding_dice() is not None
-            if r.pending is not None:  # a throw asked for: kept dice stay, the others are to come
-                kept = _mark(r.dice, r.pending)
-                for i, die in enumerate(dice):
-                    face = r.dice[i] if kept[i] else None
-                    die.show(face, kept=kept[i], kept_label=kept_label)
-                return
+            shown = self._shown(r)
             for i, die in enumerate(dice):
-                kept_now = deciding and i in self._kept
-                die.show(r.dice[i], kept=kept_now, selectable=deciding, kept_label=kept_label)
+                kept = i in self._kept
+                # a throw asked for: the kept dice stay, the others are still to come
+                face = None if r.pending is not None and not kept else shown[i]
+                die.show(face, kept=kept, selectable=deciding, kept_label=kept_label)
             return
         if self._last_throw is None:
             caption.update(ui(self.lang, "dice.none"))
@@ -454,6 +606,12 @@ class PlayApp(App[None]):
                 die.show(faces[i], past=True)
             else:
                 die.show(None, empty=True)
+
+    @staticmethod
+    def _current_dice_shown(state: State) -> bool:
+        """Whether the dice on show are the current turn's (not a finished throw's)."""
+        r = state.round
+        return r is not None and r.current is not None and bool(r.dice) and r.tie is None
 
     def _refresh_buttons(self, state: State) -> None:
         session = self.session
@@ -469,18 +627,3 @@ class PlayApp(App[None]):
         bon.disabled = Throw(self._kept_faces(), bon=True) not in state.legal_actions()
         self.query_one("#est", KeyButton).display = staking
         self.query_one("#vient", KeyButton).display = staking
-
-
-def _mark(dice: Sequence[int], kept: Sequence[int]) -> list[bool]:
-    """Which of ``dice`` are the ``kept`` ones (a multiset of faces).
-
-    >>> _mark((6, 6, 1), (6,))
-    [True, False, False]
-    """
-    left = list(kept)
-    marks: list[bool] = []
-    for face in dice:
-        marks.append(face in left)
-        if face in left:
-            left.remove(face)
-    return marks

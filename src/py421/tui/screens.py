@@ -10,17 +10,34 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ..core.rules import Ruleset, option_fields
+from ..core.rules import Ruleset, description_message
+from ..i18n import error_text, tr
 from .strings import ui
 
 RANKING_SHOWN = 16
+
+
+def has_main_chaude(rules: Ruleset) -> bool:
+    """Whether a tie-break that ties again asks for a stake (the engine's « main chaude »)."""
+    return rules.tie_break == "qui_barre_demarre"
+
+
+def keys_text(rules: Ruleset, lang: str) -> str:
+    """The keys, naming « le bon » and the stake keys only where these rules play them."""
+    names = ["keep", "throw", "stop"]
+    if rules.le_bon:
+        names.append("bon")
+    if has_main_chaude(rules):
+        names.append("stake")
+    names += ["help", "quit"]
+    return ui(lang, "help.keys", keys=" · ".join(ui(lang, f"help.key.{name}") for name in names))
 
 
 def rules_text(rules: Ruleset, lang: str) -> str:
     """The preset in words: name, description, source, what differs, the top of the ranking."""
     lines = [ui(lang, "help.title", name=rules.name)]
     if rules.description:
-        lines.append(rules.description)
+        lines.append(error_text(lang, description_message(rules)))
     if rules.source:
         lines.append(ui(lang, "help.source", source=rules.source))
     lines += [
@@ -36,19 +53,18 @@ def rules_text(rules: Ruleset, lang: str) -> str:
         "",
         ui(lang, "help.changed"),
     ]
-    docs = {f.name: str(f.metadata["doc"]) for f in option_fields()}
     changed = rules.changed_options()
     if not changed:
         lines.append(ui(lang, "help.none"))
     for name, value in changed.items():
         shown = str(value).lower() if isinstance(value, bool) else str(value)
-        lines.append(f"  {name} = {shown} — {docs.get(name, '')}")
+        lines.append(f"  {name} = {shown} — {tr(lang, f'option.{name}')}")
     table = rules.table
     top = [f"{result} ({table.values[result]})" for result in table.order[:RANKING_SHOWN]]
     lines += ["", ui(lang, "help.ranking")]
     for start in range(0, len(top), 8):
         lines.append("  " + " · ".join(top[start : start + 8]))
-    lines += ["", ui(lang, "help.keys"), "", ui(lang, "help.close")]
+    lines += ["", keys_text(rules, lang), "", ui(lang, "help.close")]
     return "\n".join(lines)
 
 

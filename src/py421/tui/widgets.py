@@ -7,8 +7,11 @@ player must see at a glance what the next throw will leave on the table.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 from textual import events
@@ -117,14 +120,134 @@ class Die(Widget):
         self.post_message(self.Toggled(self.index))
 
 
-def players_table(state: State, acting: int | None, lang: str) -> Table:
+def place(slots: Sequence[int], kept: Collection[int], thrown: Sequence[int]) -> tuple[int, ...] | None:
+    """The faces in each slot after a throw: ``kept`` slots keep theirs, the ``thrown`` faces fill the others.
+
+    The engine holds a result sorted, which would move the kept dice around; a
+    player must see the dice they kept stay where they were. None if ``thrown``
+    does not fill exactly the slots left.
+
+    >>> place((6, 4, 1), {1}, (5, 5))
+    (5, 4, 5)
+    >>> place((6, 4, 1), {1, 2}, (2,))
+    (2, 4, 1)
+    >>> place((6, 4, 1), {1}, (2,)) is None
+    True
+    """
+    if len(thrown) != len(slots) - len(kept):
+        return None
+    new = iter(sorted(thrown, reverse=True))
+    return tuple(face if i in kept else next(new) for i, face in enumerate(slots))
+
+
+def kept_slots(slots: Sequence[int], faces: Sequence[int], prefer: Collection[int] = ()) -> set[int] | None:
+    """The slots that hold the kept ``faces`` (a multiset), taking the ``prefer`` slots first when equal.
+
+    A person marked particular dice; a bot only names faces, so any slot showing the face will do.
+    None if the faces are not all on show.
+
+    >>> sorted(kept_slots((6, 1, 6), (6,)) or ())
+    [0]
+    >>> sorted(kept_slots((6, 1, 6), (6,), prefer={2}) or ())
+    [2]
+    >>> kept_slots((6, 1, 6), (5,)) is None
+    True
+    """
+    left = list(faces)
+    chosen: set[int] = set()
+    for i in sorted(range(len(slots)), key=lambda i: i not in prefer):
+        if slots[i] in left:
+            left.remove(slots[i])
+            chosen.add(i)
+    return None if left else chosen
+
+
+NAME_WANTED = 8  # below this many cells a name gets hard to read: drop columns first
+
+
+def fit_names(names: Sequence[str], width: int) -> list[str]:
+    """Each name cut to ``width`` characters with an ellipsis; names then alike keep their ends.
+
+    >>> fit_names(["Alice", "Dominique"], 6)
+    ['Alice', 'Domin…']
+    >>> fit_names(["Heuristic 1", "Heuristic 2", "Ana"], 7)
+    ['Heu…c 1', 'Heu…c 2', 'Ana']
+    """
+    width = max(width, 2)
+
+    def cut(name: str, tail: int) -> str:
+        if len(name) <= width:
+            return name
+        head = width - 1 - tail
+        return name[:head] + "…" + (name[-tail:] if tail else "")
+
+    cuts = [cut(name, 0) for name in names]
+    return [
+        cut(name, (width - 1) // 2) if cuts.count(short) > 1 and short != name else short
+        for name, short in zip(names, cuts, strict=True)
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRow:
+    mark: str
+    name: str
+    style: str
+    cells: tuple[str, str, str]  # tokens, manches lost, this round
+
+
+class PlayersTable:
+    """The players' table, laid out for the width it is drawn at: the names come first.
+
+    Given too little room, a table shrinks every column, names included, to
+    nothing. This one drops the columns a player can best do without (manches
+    lost, then this round's results: the log has them) and cuts a name with an
+    ellipsis only when even the tokens alone leave too little room.
+    """
+
+    def __init__(self, headers: tuple[str, str, str, str], rows: Sequence[PlayerRow]) -> None:
+        self.headers = headers
+        self.rows = list(rows)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(1, options.max_width)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.table(options.max_width)
+
+    def columns(self, width: int) -> tuple[list[int], int]:
+        """The extra columns shown (0 tokens, 1 lost, 2 this round) and the room left for names."""
+        sizes = [max([len(self.headers[c + 1]), *(len(row.cells[c]) for row in self.rows)]) for c in range(3)]
+        longest = max((len(row.name) for row in self.rows), default=1)
+        choices = ([0, 1, 2], [0, 2], [0])
+
+        def room(columns: list[int]) -> int:
+            # the mark, then one cell of padding before each column after it
+            return width - 2 - sum(1 + sizes[c] for c in columns)
+
+        for wanted in (longest, min(longest, NAME_WANTED)):
+            for columns in choices:
+                if room(columns) >= wanted:
+                    return columns, room(columns)
+        return choices[-1], room(choices[-1])
+
+    def table(self, width: int) -> Table:
+        columns, room = self.columns(width)
+        table = Table(box=None, padding=(0, 0, 0, 1), pad_edge=False, expand=True, show_edge=False)
+        table.add_column("", width=1, no_wrap=True)
+        table.add_column(self.headers[0], ratio=1, no_wrap=True, overflow="ellipsis")
+        for c in columns:
+            table.add_column(self.headers[c + 1], justify="left" if c == 2 else "right", no_wrap=True)
+        names = fit_names([row.name for row in self.rows], room)
+        for row, name in zip(self.rows, names, strict=True):
+            table.add_row(row.mark, Text(name, style=row.style), *(row.cells[c] for c in columns))
+        return table
+
+
+def players_table(state: State, acting: int | None, lang: str) -> PlayersTable:
     """Players, tokens, manches lost and this round's results; the acting seat marked ▶."""
-    table = Table(box=None, padding=(0, 0, 0, 1), pad_edge=False, expand=True, show_edge=False)
-    table.add_column("", width=1, no_wrap=True)
-    table.add_column(ui(lang, "col.player"), ratio=1, no_wrap=True, overflow="ellipsis")
-    table.add_column(ui(lang, "col.tokens"), justify="right", no_wrap=True)
-    table.add_column(ui(lang, "col.lost"), justify="right", no_wrap=True)
-    table.add_column(ui(lang, "col.round"), no_wrap=True)
+    headers = (ui(lang, "col.player"), ui(lang, "col.tokens"), ui(lang, "col.lost"), ui(lang, "col.round"))
+    rows: list[PlayerRow] = []
     r = state.round
     done = {t.seat: t for t in r.done} if r is not None else {}
     for seat, name in enumerate(state.players):
@@ -142,8 +265,40 @@ def players_table(state: State, acting: int | None, lang: str) -> Table:
         if not state.active[seat] and not state.is_over:
             this_round = ui(lang, "out")
         style = "bold reverse" if seat == acting else ("dim" if not state.active[seat] else "")
-        table.add_row(mark, Text(name, style=style), tokens, str(state.manche_losses[seat]), this_round)
-    return table
+        rows.append(PlayerRow(mark, name, style, (tokens, str(state.manche_losses[seat]), this_round)))
+    return PlayersTable(headers, rows)
+
+
+class KeysLine:
+    """The keys line: each entry a key and what it does, dimmed when not usable now.
+
+    When the line is too long for the width, the dimmed entries go first, then
+    the space between entries narrows; only then is the end cut.
+    """
+
+    def __init__(self, entries: Sequence[tuple[str, str, bool]]) -> None:
+        self.entries = list(entries)  # (keys, label, usable now)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(1, options.max_width)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.text(options.max_width)
+
+    def text(self, width: int) -> Text:
+        line = Text()
+        enabled = [e for e in self.entries if e[2]]
+        for entries, sep in ((self.entries, " · "), (enabled, " · "), (enabled, "  "), (enabled, " ")):
+            line = Text(no_wrap=True, overflow="ellipsis")
+            for i, (keys, label, usable) in enumerate(entries):
+                if i:
+                    line.append(sep)
+                line.append(keys, style="bold" if usable else "dim")
+                line.append(" " + label, style="" if usable else "dim")
+            if line.cell_len <= width:
+                return line
+        line.truncate(width, overflow="ellipsis")
+        return line
 
 
 def status_lines(state: State, lang: str) -> list[str]:

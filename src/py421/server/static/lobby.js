@@ -5,7 +5,7 @@
 /** @import { CreateTable, GameSummary, PlayerStats } from "./protocol" */
 import { NAME_MAX, createTable, finishedGames, leaderboard, nameProblem, presets as loadPresets, refusal } from "./api.js";
 import { app, fill, h, showError } from "./dom.js";
-import { lang, t } from "./i18n.js";
+import { lang, presetText, t } from "./i18n.js";
 import { navigate } from "./router.js";
 import { lastName, rememberName, saveSeat } from "./saved.js";
 import { presetOf, presetSelect, seatList } from "./seats.js";
@@ -89,8 +89,10 @@ export function lobbyPage() {
         const p = rules();
         const range = p.no_limit
           ? t("players_or_more", { min: p.min_players })
-          : t("players_range", { min: p.min_players, max: p.max_players });
-        description.textContent = [p.description, range].filter(Boolean).join(" — ");
+          : p.min_players === p.max_players
+            ? t("players_exactly", { n: p.min_players })
+            : t("players_range", { min: p.min_players, max: p.max_players });
+        description.textContent = [presetText(p.name, p.description), range].filter(Boolean).join(" — ");
       }
 
       const form = h(

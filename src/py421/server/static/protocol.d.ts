@@ -193,6 +193,8 @@ export interface ErrorMessage {
   type: "error";
   error: ErrorCode;
   message: string;
+  /** the message's language: the connection's for a refusal of the rules, else English */
+  lang?: "en" | "fr";
 }
 
 /** One move the seat may make now; send `text` (or this object) back as the action. */

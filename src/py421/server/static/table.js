@@ -349,7 +349,7 @@ export function tablePage(code) {
     } else if (msg.type === "error") {
       T.busy = false;
       T.reportSentAt = null;
-      showError(errorText(msg.error, msg.message));
+      showError(errorText(msg.error, msg.message, msg.lang));
       renderActions();
     }
     // "pong" needs nothing: the socket being alive is the point.

@@ -1,0 +1,124 @@
+"""Messages in English and French, and the choice of language.
+
+One catalog serves every interface: the game's sentences, the commands'
+(``cli.*``), the options' and presets' descriptions (``option.*``,
+``preset.*``), the engine's refusals (``refusal.*``), the full-screen game's
+labels (``tui.*``) and the page's words (``page.*``, sent to the browser as
+``static/messages.js``). Each language is one module holding the same keys
+with the same ``{fields}``; ``tests/test_i18n.py`` fails when one lacks a key.
+French is the default where the system locale is French.
+
+>>> tr("fr", "outcome.loser", who="Ana")
+'Ana perd la partie'
+>>> tr("xx", "tui.throws", n=1, allowed=3)
+'Throw 1 of 3'
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import string
+from collections.abc import Iterable, Mapping
+
+from ..core.actions import ChooseStake, Stop, Throw
+from ..core.dice import format_dice
+from ..core.errors import Message
+from . import en, fr
+
+LANGS = ("en", "fr")
+
+EN: Mapping[str, str] = en.MESSAGES
+FR: Mapping[str, str] = fr.MESSAGES
+CATALOGS: Mapping[str, Mapping[str, str]] = {"en": EN, "fr": FR}
+
+# Game sentences and presets' descriptions the page shows as they are, sent with its own words
+# so each exists once.
+PAGE_SHARED = ("outcome.", "call.", "preset.")
+
+
+def tr(lang: str, key: str, **fields: object) -> str:
+    """The message ``key`` in ``lang`` (English for an unknown language), with its fields filled in."""
+    return CATALOGS.get(lang, EN)[key].format(**fields)
+
+
+def num(lang: str, value: float, spec: str = "") -> str:
+    """A number as ``format(value, spec)`` writes it, with French separators in French.
+
+    >>> num("fr", 0.1234567, ".4%"), num("fr", 12345, ",")
+    ('12,3457 %', '12 345')
+    """
+    text = format(value, spec)
+    if lang != "fr":
+        return text
+    text = text.replace(",", "\x00").replace(".", ",").replace("\x00", " ")
+    return text[:-1] + " %" if text.endswith("%") else text
+
+
+def fields_of(text: str) -> frozenset[str]:
+    """The ``{field}`` names a message fills in."""
+    return frozenset(name for _, name, _, _ in string.Formatter().parse(text) if name)
+
+
+def error_text(lang: str, error: BaseException | Message) -> str:
+    """A project error in ``lang``: its catalog wording when it carries a :class:`Message`, else its text."""
+    message = error if isinstance(error, Message) else getattr(error, "message", None)
+    if isinstance(message, Message) and message.key in CATALOGS.get(lang, EN):
+        return tr(lang, message.key, **{k: _localised(lang, v) for k, v in message.fields.items()})
+    return str(error)
+
+
+def action_text(lang: str, action: Throw | Stop | ChooseStake) -> str:
+    """An action in words: in English its text form, in French what a player does."""
+    if isinstance(action, Stop):
+        return tr(lang, "action.stop")
+    if isinstance(action, ChooseStake):
+        return tr(lang, f"action.{action.stake}")
+    kept = format_dice(action.keep)
+    if action.bon:
+        return tr(lang, "action.bon_keep", kept=kept) if kept else tr(lang, "action.bon")
+    return tr(lang, "action.keep", kept=kept) if kept else tr(lang, "action.throw")
+
+
+def actions_text(lang: str, actions: Iterable[Throw | Stop | ChooseStake]) -> str:
+    """Several actions in words, as a list."""
+    return ", ".join(action_text(lang, a) for a in actions)
+
+
+def _localised(lang: str, value: object) -> object:
+    """A field that is itself a message (a refusal's reason) or actions is worded in ``lang`` too."""
+    if isinstance(value, Message):
+        return error_text(lang, value)
+    if isinstance(value, Throw | Stop | ChooseStake):
+        return action_text(lang, value)
+    if isinstance(value, tuple) and all(isinstance(a, Throw | Stop | ChooseStake) for a in value):
+        return actions_text(lang, value)
+    return value
+
+
+def page_catalog(lang: str) -> dict[str, str]:
+    """What the page is sent for ``lang``: its ``page.*`` words without the prefix, and the shared sentences."""
+    catalog = CATALOGS[lang]
+    words = {key.removeprefix("page."): text for key, text in catalog.items() if key.startswith("page.")}
+    words.update({key: text for key, text in catalog.items() if key.startswith(PAGE_SHARED)})
+    return words
+
+
+def page_module() -> str:
+    """``static/messages.js``: the page's part of the catalog as an ES module (``scripts/page_types.py``)."""
+    body = json.dumps({lang: page_catalog(lang) for lang in LANGS}, ensure_ascii=False, indent=2)
+    return (
+        "// Written by scripts/page_types.py from py421.i18n, the one catalog: edit the catalog, not this file.\n"
+        "/** The page's words in each language. */\n"
+        f"export const MESSAGES = {body};\n"
+    )
+
+
+def detect_lang(environ: Mapping[str, str] | None = None) -> str:
+    """French where the system locale is French, English elsewhere."""
+    env = os.environ if environ is None else environ
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
+        value = env.get(var, "")
+        if value:
+            return "fr" if value.lower().startswith("fr") else "en"
+    return "en"

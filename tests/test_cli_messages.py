@@ -1,0 +1,363 @@
+"""What a new user reads: each command's refusals, messages and help say the right thing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from py421.cli import main
+from py421.core.errors import IllegalAction, InvalidPlayers, InvalidPosition, InvalidRecord, InvalidRuleset
+from py421.core.record import Record
+from py421.core.rules import Ruleset
+from py421.i18n import tr
+
+
+def run_cli(*args: str, input: str | None = None) -> Any:
+    return CliRunner().invoke(main, list(args), input=input)
+
+
+def a_record(**changes: Any) -> dict[str, Any]:
+    """A finished game's record as JSON data, with some keys changed."""
+    from py421.play.session import Session, parse_seats
+
+    session = Session(Ruleset.preset("tim"), parse_seats(["bot:random", "bot:random"]), seed="x")
+    while not session.state.is_over:
+        session.step()
+    return session.game.record({"seed": "x"}).to_dict() | changes
+
+
+def write(tmp_path: Path, data: Any, name: str = "game.json") -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return str(path)
+
+
+# -- rules ----------------------------------------------------------------------------
+
+
+def test_rules_show_names_its_preset_argument_not_a_flag():
+    result = run_cli("rules", "show", "nope")
+    assert result.exit_code == 2
+    assert "Invalid value for 'PRESET': 'nope' is neither a preset nor a ruleset file" in result.output
+    assert "--rules" not in result.output
+
+
+def test_the_rules_flag_is_still_named_where_it_is_a_flag():
+    result = run_cli("compare", "421", "653", "--rules", "nope")
+    assert result.exit_code == 2
+    assert "Invalid value for '--rules': 'nope' is neither a preset nor a ruleset file" in result.output
+
+
+@pytest.mark.parametrize("command", [["rules", "show", "classic-11"], ["compare", "421", "653"]])
+def test_setting_both_ways_to_end_a_game_is_refused_with_the_reason(command):
+    result = run_cli(*command, "--set", "manches=3", "--set", "fiches_de_manche=2")
+    assert result.exit_code == 2
+    assert result.output == (
+        "Error: manches=3 and fiches_de_manche=2 are two ways to end a game: either a fixed number "
+        "of manches (manches above 1) or manches until a player has lost fiches_de_manche of them; "
+        "set one of them\n"
+    )
+
+
+def test_either_way_to_end_a_game_alone_is_accepted():
+    assert Ruleset.preset("classic-11").with_options(manches=3).manches == 3
+    assert Ruleset.preset("tim").fiches_de_manche == 2
+    # one manche with fiches de manche is tim's own rule
+    assert Ruleset.preset("classic-11").with_options(manches=1, fiches_de_manche=2).fiches_de_manche == 2
+
+
+def test_the_rules_page_lists_the_ambiguous_pair_among_the_refusals():
+    text = (Path(__file__).parents[1] / "docs" / "rules.md").read_text(encoding="utf-8")
+    refused = text.split("These combinations are rejected:")[1].split("##")[0]
+    assert "`manches` above 1 together with `fiches_de_manche`" in refused
+
+
+# -- advise -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [
+        (["--tokens", "5,6"], "--tokens"),
+        (["--tokens", "5,6", "--objective", "loser"], "--tokens"),
+        (["--stake", "3", "--objective", "tokens"], "--stake"),
+        (["--players", "3"], "--players"),
+        (["--phase", "charge", "--target", "653"], "--phase"),
+    ],
+)
+def test_advise_refuses_a_context_its_objective_does_not_read(extra, named):
+    result = run_cli("advise", "642", "--throws-left", "1", *extra)
+    assert result.exit_code == 2
+    assert f"{named} is not read by the objective" in result.output
+    assert "docs/strategy.md" in result.output
+
+
+def test_advise_reads_the_tokens_with_the_game_objective():
+    result = run_cli("advise", "642", "--throws-left", "1", "--objective", "game", "--tokens", "5,6")
+    assert result.exit_code == 0, result.output
+    assert "P(not losing the manche)" in result.output
+
+
+def test_advise_with_no_throw_left_in_a_one_throw_turn_says_it_plainly():
+    args = ["advise", "642", "--throws-left", "2", "--before", "653", "--limit", "1", "--objective", "loser"]
+    result = run_cli(*args)
+    assert result.exit_code == 2
+    assert result.output == "Error: a turn has at most 1 throw here: no throw can be left, not 2\n"
+    assert "0 to 0" not in result.output
+
+
+def test_more_throws_left_than_a_turn_has_names_the_range():
+    from py421.core.dice import Result
+    from py421.solver.advice import advise
+
+    with pytest.raises(InvalidPosition, match=r"at most 3 throws here: 0 to 2 left, not 3$"):
+        advise(Ruleset.preset("classic-11").table, Result.parse("642"), 3)
+
+
+# -- the engine's words -------------------------------------------------------------
+
+
+def test_a_one_throw_turn_reported_with_two_throws_says_one_throw():
+    from py421.core.actions import ReportedTurn
+    from py421.core.dice import Result
+    from py421.core.game import Game
+
+    game = Game(Ruleset.preset("classic-11").with_options(first_player="first_seat"), ["A", "B"])
+    with pytest.raises(IllegalAction) as refused:
+        game.state.apply_turn(ReportedTurn(Result.parse("421"), 2))
+    assert str(refused.value).startswith("A may use 1 throw now, not 2")
+
+
+def test_compare_says_a_result_against_itself_is_the_same_result():
+    result = run_cli("compare", "421", "421")
+    assert result.exit_code == 0
+    first = result.output.splitlines()[0]
+    assert (
+        first
+        == "421 ties with 421 under classic-11: the same result; the tie rule decides (tie_break = rampot)"
+    )
+    assert "421 against 421" not in result.output
+    data = json.loads(run_cli("compare", "124", "421", "--json").output)
+    assert data["winner"] is None and data["reason"].startswith("the same result")
+
+
+def test_solve_for_three_says_what_each_plays_for():
+    text = run_cli("solve", "--players", "3", "--rules", "vache-41").output
+    assert "each playing not to lose the round" in text
+    assert "maximising" not in text
+    classic = run_cli("solve", "--players", "3").output
+    assert "each playing for the round's tokens" in classic
+
+
+# -- records ------------------------------------------------------------------------
+
+
+def test_a_version_written_as_text_is_refused_saying_a_number_is_expected(tmp_path):
+    result = run_cli("replay", write(tmp_path, a_record(version="1")))
+    assert result.exit_code == 2
+    assert result.output == (
+        'Error: the record\'s "version" is a number: this py421 reads "version": 1, not \'1\'\n'
+    )
+
+
+def test_a_version_not_read_says_which_is():
+    with pytest.raises(
+        InvalidRecord, match=r"^record version 2 is not supported; this py421 reads version 1$"
+    ):
+        Record.from_dict(a_record(version=2))
+
+
+def test_rules_given_as_a_preset_name_say_the_rules_are_an_object(tmp_path):
+    result = run_cli("replay", write(tmp_path, a_record(rules="classic-11")))
+    assert result.exit_code == 2
+    assert "unknown key" not in result.output
+    assert (
+        "the record's \"rules\" must be an object, as in a ruleset file, not 'classic-11'; "
+        'for a preset write {"base": "classic-11"}'
+    ) in result.output
+
+
+def test_a_ruleset_that_is_no_table_is_refused_as_such():
+    with pytest.raises(
+        InvalidRuleset, match=r"^a ruleset is a table with the keys base, description, .*, not \['pot'\]$"
+    ):
+        Ruleset.from_mapping(["pot"])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("command", ["replay", "verify"])
+def test_a_missing_record_file_names_the_argument(command, tmp_path):
+    result = run_cli(command, str(tmp_path / "nope.json"))
+    assert result.exit_code == 2
+    assert "Invalid value for 'RECORD_FILE': cannot read" in result.output
+
+
+def test_verify_and_replay_count_steps_from_one(tmp_path):
+    data = a_record()
+    data["meta"] = {"seed": "x", "seed_hash": hashlib.sha256(b"x").hexdigest()}
+    first = data["steps"][0]
+    first["dice"] = "5" if first["dice"] != "5" else "4"  # the first draw die, changed
+    path = write(tmp_path, data)
+    verified = run_cli("verify", path)
+    assert verified.exit_code == 1
+    assert "step 1: the record says" in verified.output
+    assert "step 0" not in verified.output
+    replayed = run_cli("replay", path)
+    assert "step 0" not in replayed.output
+
+
+# -- the scorekeeper's table --------------------------------------------------------
+
+
+def test_people_seats_refuses_a_bot_with_a_message():
+    from py421.cli.common import people_seats
+
+    with pytest.raises(
+        InvalidPlayers, match=r"^'bot:random': the scorekeeper seats the people at a real table"
+    ):
+        people_seats("bot:random,A")
+    assert [s.name for s in people_seats(" Alice, Bob ")] == ["Alice", "Bob"]
+    assert all(s.human for s in people_seats("Alice,Bob"))
+
+
+def test_table_refuses_a_bot_seat():
+    result = run_cli("table", "--players", "bot:random,A", input="")
+    assert result.exit_code == 2
+    assert "Error: 'bot:random': the scorekeeper seats the people at a real table" in result.output
+
+
+def test_the_one_throw_prompt_of_the_scorekeeper_has_its_own_words():
+    for lang in ("en", "fr"):
+        text = tr(lang, "sk.turn_one", who="A")
+        assert "654/2" not in text and "421" in text
+
+
+def test_a_one_throw_charge_prompt_suggests_no_second_throw():
+    result = run_cli("table", "--rules", "classic-11", "--players", "A,B", "--lang", "en", input="")
+    assert "A, your result? (e.g. 421; u undo, ? help)" in result.output
+    assert "654/2" not in result.output.split("décharge")[0]
+
+
+# -- serve --------------------------------------------------------------------------
+
+
+def test_serve_on_a_busy_port_says_so_in_one_line():
+    pytest.importorskip("uvicorn")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = run_cli("serve", "--port", str(port))
+    assert result.exit_code == 2
+    assert result.output == f"Error: port {port} on 127.0.0.1 is already in use; choose another with --port\n"
+
+
+# -- time -------------------------------------------------------------------------
+
+
+def test_the_simulators_speed_leaves_out_its_compilation(monkeypatch):
+    pytest.importorskip("numba")
+    from py421.sim import simulate
+
+    real = simulate.warm_up
+
+    def slow(*args: Any) -> None:
+        time.sleep(1.5)
+        real(*args)
+
+    monkeypatch.setattr(simulate, "warm_up", slow)
+    result = run_cli("simulate", "--games", "500", "--workers", "1", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["seconds"] < 1.5 <= data["warm_up_seconds"]
+
+
+def test_the_reports_progress_counts_every_step(tmp_path):
+    pytest.importorskip("matplotlib")
+    from py421.report import report_steps
+
+    result = CliRunner().invoke(
+        main, ["report", "--rules", "tim", "--out", str(tmp_path), "--games", "200", "--workers", "1"]
+    )
+    assert result.exit_code == 0, result.output
+    said = [line for line in result.stderr.splitlines() if line.startswith("  ")]
+    assert len(said) == report_steps([Ruleset.preset("tim")])
+    assert said[0] == "  preparing the simulator (compiled once per machine)"
+
+
+def test_the_optimal_bot_is_solved_before_play_with_its_progress(capsys):
+    from py421.cli.common import prepare_optimal
+
+    prepare_optimal(Ruleset.preset("tim"), 2)
+    first = capsys.readouterr().err
+    assert "bot:optimal: solving the charge: pot 11 of 11 (once per machine)" in first
+    prepare_optimal(Ruleset.preset("tim"), 2)
+    assert capsys.readouterr().err == ""  # read back from the disk
+
+
+def test_the_reports_default_fits_in_about_a_minute():
+    report = main.commands["report"]
+    games = next(p for p in report.params if p.name == "games")
+    assert games.default == 10_000
+
+
+# -- help ---------------------------------------------------------------------------
+
+EVERY = tuple(main.commands)
+
+
+def commands(names: tuple[str, ...]) -> list[tuple[str, click.Command]]:
+    found = []
+    for name in names:
+        command = main.commands[name]
+        found.append((name, command))
+        if isinstance(command, click.Group):
+            found += [(f"{name} {sub}", c) for sub, c in command.commands.items()]
+    return found
+
+
+def test_the_command_list_shows_each_summary_whole():
+    listing = run_cli("--help").output
+    for name, command in commands(EVERY):
+        short = command.get_short_help_str(64)
+        assert not short.endswith("...") and "(e.g" not in short, name
+    assert "(e.g.\n" not in listing
+
+
+def test_every_option_of_these_commands_says_what_it_is():
+    for name, command in commands(EVERY):
+        for param in command.params:
+            if isinstance(param, click.Option):
+                assert param.help, f"{name} {param.opts[0]}"
+
+
+def test_every_command_shows_examples():
+    for name, command in commands(EVERY):
+        if isinstance(command, click.Group):
+            continue
+        help_text = run_cli(*name.split(), "--help").output
+        assert "Examples:\n" in help_text, name
+        examples = help_text.split("Examples:\n")[1].split("\n\n")[0].splitlines()
+        assert examples and all(line.strip().startswith("421 ") for line in examples), name
+
+
+def test_the_seeds_say_what_they_accept():
+    simulate = run_cli("simulate", "--help").output
+    assert "A whole number from 0" in simulate.split("--seed")[1].split("--")[0]
+
+
+# -- docs ---------------------------------------------------------------------------
+
+
+def test_no_page_tells_to_install_a_published_extra():
+    root = Path(__file__).parents[1]
+    for page in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        text = page.read_text(encoding="utf-8")
+        assert "py421[" not in text, page.name

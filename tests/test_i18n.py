@@ -1,0 +1,109 @@
+"""The one catalog: every message in every language, with the same fields."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from py421.core.actions import Stop, Throw
+from py421.core.errors import IllegalAction, InvalidNotation
+from py421.core.rules import Ruleset
+from py421.i18n import (
+    CATALOGS,
+    EN,
+    LANGS,
+    action_text,
+    detect_lang,
+    error_text,
+    fields_of,
+    num,
+    page_catalog,
+    tr,
+)
+from py421.play.session import Session, parse_seats
+
+CORE = Path(__file__).parents[1] / "src" / "py421" / "core"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_message_has_every_language(lang: str) -> None:
+    assert sorted(EN.keys() - CATALOGS[lang].keys()) == [], "no wording in " + lang
+    assert sorted(CATALOGS[lang].keys() - EN.keys()) == [], "no English wording"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_language_fills_the_same_fields(lang: str) -> None:
+    differ = {
+        key: (sorted(fields_of(EN[key])), sorted(fields_of(CATALOGS[lang][key])))
+        for key in EN
+        if fields_of(EN[key]) != fields_of(CATALOGS[lang][key])
+    }
+    assert differ == {}
+
+
+def test_no_message_is_empty() -> None:
+    assert [(lang, key) for lang in LANGS for key, text in CATALOGS[lang].items() if not text.strip()] == []
+
+
+def test_the_page_gets_the_terminal_s_outcomes_and_calls() -> None:
+    for lang in LANGS:
+        words = page_catalog(lang)
+        assert words["outcome.loser"] == tr(lang, "outcome.loser", who="{who}")
+        assert words["call.1"] == tr(lang, "call.1")
+        assert "error.internal" in words and "nav.scorekeeper" in words
+
+
+def test_the_language_comes_from_the_locale() -> None:
+    assert detect_lang({"LANG": "fr_FR.UTF-8"}) == "fr"
+    assert detect_lang({"LC_ALL": "C", "LANG": "fr_FR.UTF-8"}) == "en"
+    assert detect_lang({}) == "en"
+
+
+def test_every_key_core_raises_is_in_the_catalog() -> None:
+    """Core names its messages by key without importing the catalog: each key must be worded."""
+    keys = set()
+    for path in CORE.glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        keys |= {"refusal." + k for k in re.findall(r'_refusal\(\s*"([\w.]+)"', text)}
+        keys |= set(re.findall(r'Message\(\s*"((?:refusal|notation|compare|rules)\.[\w. ]+)"', text))
+    assert len(keys) > 30
+    assert sorted(keys - EN.keys()) == []
+
+
+def a_decision() -> Session:
+    session = Session(Ruleset.preset("tim"), parse_seats(["Ana", "Bob"]), seed="x")
+    while not session.human_to_move():
+        session.step()
+    return session
+
+
+def test_a_refusal_is_english_by_default_and_french_when_asked() -> None:
+    state = a_decision().state
+    with pytest.raises(IllegalAction) as refused:
+        state.apply(Throw((6, 6, 6)))
+    english = str(refused.value)
+    assert "cannot keep 666: keeping all three dice is stopping; accepted: stop, throw" in english
+    assert error_text("en", refused.value) == english
+    french = error_text("fr", refused.value)
+    assert "ne peut pas garder 666 : garder les trois dés, c'est s'arrêter ; possible : s'arrêter" in french
+
+
+def test_notation_errors_and_actions_in_french() -> None:
+    with pytest.raises(InvalidNotation) as refused:
+        a_decision().act("keep 7")
+    assert error_text("fr", refused.value) == "'7' : un dé va de 1 à 6, pas 7"
+    assert [action_text("fr", a) for a in (Stop(), Throw(), Throw((4, 2)), Throw((4,), bon=True))] == [
+        "s'arrêter",
+        "tout relancer",
+        "garder 42",
+        "annoncer « le bon » en gardant 4",
+    ]
+    assert [action_text("en", a) for a in (Stop(), Throw(), Throw((4, 2)))] == ["stop", "throw", "keep 42"]
+
+
+def test_numbers_read_the_french_way() -> None:
+    assert num("fr", 0.602194, ".4%") == "60,2194 %"
+    assert num("fr", 100_000, ",") == "100 000"
+    assert num("en", 0.602194, ".4%") == "60.2194%"
