@@ -67,7 +67,11 @@ def test_every_key_core_raises_is_in_the_catalog() -> None:
     for path in CORE.glob("*.py"):
         text = path.read_text(encoding="utf-8")
         keys |= {"refusal." + k for k in re.findall(r'_refusal\(\s*"([\w.]+)"', text)}
-        keys |= set(re.findall(r'Message\(\s*"((?:refusal|notation|compare|rules)\.[\w. ]+)"', text))
+        keys |= set(
+            re.findall(
+                r'Message\(\s*"((?:refusal|notation|compare|rules|ruleset|players|record)\.[\w. ]+)"', text
+            )
+        )
     assert len(keys) > 30
     assert sorted(keys - EN.keys()) == []
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import platformdirs
 
-from .core.errors import Py421Error
+from .core.errors import Message, Py421Error
 
 
 class UnusablePath(Py421Error):
@@ -31,54 +31,113 @@ def data_dir() -> Path:
     """
     override = os.environ.get("PY421_HOME")
     path = Path(override).expanduser() if override else platformdirs.user_data_path("py421")
-    named = f"PY421_HOME is {path}" if override else f"the data folder is {path}"
-    elsewhere = "set PY421_HOME to another folder"
+    named = (
+        Message("path.named.home", f"PY421_HOME is {path}", {"path": path})
+        if override
+        else Message("path.named.data", f"the data folder is {path}", {"path": path})
+    )
+    elsewhere = Message("path.elsewhere", "set PY421_HOME to another folder")
     if not path.is_dir():
         if path.exists():
-            raise UnusablePath(f"{named}, which is a file, not a folder: {elsewhere}, or move the file away")
+            raise UnusablePath(
+                Message(
+                    "path.is_a_file",
+                    f"{named}, which is a file, not a folder: {elsewhere}, or move the file away",
+                    {"named": named, "elsewhere": elsewhere},
+                )
+            )
         parent = path.parent
         if override and parent.exists() and not parent.is_dir():
-            raise UnusablePath(f"{named}, but {parent} is a file, not a folder: {elsewhere}")
+            raise UnusablePath(
+                Message(
+                    "path.parent_is_a_file",
+                    f"{named}, but {parent} is a file, not a folder: {elsewhere}",
+                    {"named": named, "parent": parent, "elsewhere": elsewhere},
+                )
+            )
         if override and not parent.is_dir():
-            missing = f"the folder {parent} does not exist"
-            raise UnusablePath(f"{named}, but {missing}: create it (mkdir -p {parent}), or {elsewhere}")
+            raise UnusablePath(
+                Message(
+                    "path.parent_missing",
+                    f"{named}, but the folder {parent} does not exist: "
+                    f"create it (mkdir -p {parent}), or {elsewhere}",
+                    {"named": named, "parent": parent, "elsewhere": elsewhere},
+                )
+            )
         try:
             path.mkdir(parents=not override, exist_ok=True)
         except OSError as exc:
-            raise UnusablePath(f"{named}, which cannot be made ({exc.strerror}): {elsewhere}") from None
-    _check_writable(path, f"cannot write in the data folder {path}")
+            raise UnusablePath(
+                Message(
+                    "path.cannot_make",
+                    f"{named}, which cannot be made ({exc.strerror}): {elsewhere}",
+                    {"named": named, "reason": exc.strerror, "elsewhere": elsewhere},
+                )
+            ) from None
+    _check_writable(
+        path, Message("path.data_folder", f"cannot write in the data folder {path}", {"path": path})
+    )
     return path
 
 
-def check_new_file(path: Path, what: str) -> None:
+def check_new_file(path: Path, what: str | Message) -> None:
     """Refuse, before any work, a file that could not be written at the end (``what``: "the record")."""
-    where = f"cannot write {what} to {path}"
+    where = Message("path.new_file", f"cannot write {what} to {path}", {"what": what, "path": path})
     if path.is_dir():
-        raise UnusablePath(f"{where}: it is a folder; name a file")
+        raise UnusablePath(
+            Message("path.is_a_folder", f"{where}: it is a folder; name a file", {"where": where})
+        )
     folder = path.parent
     if folder.exists() and not folder.is_dir():
-        raise UnusablePath(f"{where}: {folder} is a file, not a folder; choose another file")
+        raise UnusablePath(
+            Message(
+                "path.folder_is_a_file",
+                f"{where}: {folder} is a file, not a folder; choose another file",
+                {"where": where, "folder": folder},
+            )
+        )
     if not folder.is_dir():
-        raise UnusablePath(f"{where}: the folder {folder} does not exist; create it or choose another file")
+        raise UnusablePath(
+            Message(
+                "path.folder_missing",
+                f"{where}: the folder {folder} does not exist; create it or choose another file",
+                {"where": where, "folder": folder},
+            )
+        )
     if path.exists():  # overwritten in place: the folder need not take a new file
         if not os.access(path, os.W_OK):
-            raise UnusablePath(f"{where}: the file is read-only; choose another file")
+            raise UnusablePath(
+                Message(
+                    "path.read_only", f"{where}: the file is read-only; choose another file", {"where": where}
+                )
+            )
         return
-    _check_writable(folder, where, "choose a file in a folder you can write in")
+    _check_writable(
+        folder, where, Message("path.advice.folder", "choose a file in a folder you can write in")
+    )
 
 
-def _check_writable(
-    folder: Path, where: str, advice: str = "make it writable, or set PY421_HOME to a folder you can write in"
-) -> None:
+def _check_writable(folder: Path, where: Message, advice: Message | None = None) -> None:
     # Permissions alone do not tell: root ignores them, and a read-only mount or an
     # immutable folder refuses everyone. Making (and removing) a file does tell.
     if folder in _written:
         return
+    if advice is None:
+        advice = Message(
+            "path.advice.writable", "make it writable, or set PY421_HOME to a folder you can write in"
+        )
     try:
         if not os.access(folder, os.W_OK | os.X_OK):
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
         with tempfile.TemporaryFile(dir=folder, prefix=".py421-"):
             pass
     except OSError as exc:
-        raise UnusablePath(f"{where}: {exc.strerror or exc}; {advice}") from None
+        reason = exc.strerror or str(exc)
+        raise UnusablePath(
+            Message(
+                "path.unwritable",
+                f"{where}: {reason}; {advice}",
+                {"where": where, "reason": reason, "advice": advice},
+            )
+        ) from None
     _written.add(folder)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import click
 from click.core import ParameterSource
 
-from ..core.errors import InvalidParameter
+from ..core.errors import InvalidParameter, Message
 from ..core.record import Record
 from ..core.rules import Ruleset
 from ..i18n import detect_lang, tr
@@ -167,7 +167,7 @@ def _before_play(record_path: Path | None) -> History:
     from ..history import History
 
     if record_path is not None:
-        check_new_file(record_path, "the record")
+        check_new_file(record_path, Message("path.record", "the record"))
     return History()  # checks the data folder, and refuses a history file it cannot use
 
 

@@ -80,14 +80,36 @@ def check_players(rules: Ruleset, players: Sequence[str]) -> tuple[str, ...]:
         raise InvalidPlayers("players must be a list of names, not one text")
     names = tuple(str(p).strip() for p in players)
     if not rules.seats(len(names)):
-        raise InvalidPlayers(f"{rules.name} is played by {rules.players_range} players, not {len(names)}")
+        raise InvalidPlayers(
+            Message(
+                "players.count",
+                f"{rules.name} is played by {rules.players_range} players, not {len(names)}",
+                {"rules": rules.name, "range": _players_range(rules), "n": len(names)},
+            )
+        )
     for name in names:
         check_name(name)
     folded = [n.casefold() for n in names]
     for name in names:
         if folded.count(name.casefold()) > 1:
-            raise InvalidPlayers(f"two players are called {name!r}; names must differ")
+            raise InvalidPlayers(
+                Message(
+                    "players.repeated",
+                    f"two players are called {name!r}; names must differ",
+                    {"name": repr(name)},
+                )
+            )
     return names
+
+
+def _players_range(rules: Ruleset) -> Message:
+    """How many may play, as :attr:`Ruleset.players_range` words it, in the reader's language."""
+    low, high = rules.min_players, rules.max_players
+    if not high:
+        return Message("players.or_more", f"{low} or more", {"low": low})
+    if low == high:
+        return Message("", f"{low}")
+    return Message("rules.range", f"{low} to {high}", {"low": low, "high": high})
 
 
 # Control, format (invisible, or turning text around), surrogate, private-use, unassigned
@@ -106,13 +128,23 @@ def check_name(name: str, most: int = MAX_NAME) -> str:
     py421.core.errors.InvalidPlayers: 'Bob\u202e': a name cannot hold U+202E (invisible or control characters)
     """
     if not name.strip():
-        raise InvalidPlayers("a player's name cannot be empty")
+        raise InvalidPlayers(Message("players.empty", "a player's name cannot be empty"))
     if len(name) > most:
-        raise InvalidPlayers(f"{name!r}: a name has at most {most} characters, not {len(name)}")
+        raise InvalidPlayers(
+            Message(
+                "players.too_long",
+                f"{name!r}: a name has at most {most} characters, not {len(name)}",
+                {"name": repr(name), "most": most, "n": len(name)},
+            )
+        )
     for char in name:
         if unicodedata.category(char) in _NOT_IN_NAMES:
             raise InvalidPlayers(
-                f"{name!r}: a name cannot hold U+{ord(char):04X} (invisible or control characters)"
+                Message(
+                    "players.invisible",
+                    f"{name!r}: a name cannot hold U+{ord(char):04X} (invisible or control characters)",
+                    {"name": repr(name), "char": f"U+{ord(char):04X}"},
+                )
             )
     return name
 
@@ -800,4 +832,4 @@ def parse_faces(text: str) -> tuple[int, ...]:
     try:
         return parse_dice(text)
     except InvalidNotation as exc:
-        raise IllegalAction(str(exc)) from None
+        raise IllegalAction(exc.message or str(exc)) from None

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import InvalidRecord, Py421Error
+from .errors import InvalidRecord, Message, Py421Error
 from .game import STEP_KINDS, Game, Step
 from .rules import Ruleset
 from .state import State
@@ -78,27 +78,52 @@ class Record:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise InvalidRecord(f"not a JSON game record: {exc}") from None
+            raise InvalidRecord(
+                Message("record.not_json", f"not a JSON game record: {exc}", {"reason": str(exc)})
+            ) from None
         return Record.from_dict(data)
 
     @staticmethod
     def from_dict(data: Any) -> Record:
         if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise InvalidRecord(f'not a py421 game record (expected "format": "{FORMAT}")')
+            raise InvalidRecord(
+                Message(
+                    "record.not_a_record",
+                    f'not a py421 game record (expected "format": "{FORMAT}")',
+                    {"format": FORMAT},
+                )
+            )
         version = data.get("version")
         if version is None:
-            raise InvalidRecord(f'the record has no "version"; this py421 reads "version": {VERSION}')
+            raise InvalidRecord(
+                Message(
+                    "record.no_version",
+                    f'the record has no "version"; this py421 reads "version": {VERSION}',
+                    {"version": VERSION},
+                )
+            )
         if not isinstance(version, int) or isinstance(version, bool):
             raise InvalidRecord(
-                f'the record\'s "version" is a number: this py421 reads "version": {VERSION}, not {version!r}'
+                Message(
+                    "record.version_type",
+                    f'the record\'s "version" is a number: this py421 reads "version": {VERSION}, '
+                    f"not {version!r}",
+                    {"version": VERSION, "got": repr(version)},
+                )
             )
         if version != VERSION:
             raise InvalidRecord(
-                f"record version {version} is not supported; this py421 reads version {VERSION}"
+                Message(
+                    "record.version",
+                    f"record version {version} is not supported; this py421 reads version {VERSION}",
+                    {"got": version, "version": VERSION},
+                )
             )
         for key in ("rules", "players", "steps"):
             if key not in data:
-                raise InvalidRecord(f"the record has no {key!r}")
+                raise InvalidRecord(
+                    Message("record.missing", f"the record has no {key!r}", {"name": repr(key)})
+                )
         given = data["rules"]
         if not isinstance(given, dict):
             hint = f'; for a preset write {{"base": "{given}"}}' if isinstance(given, str) else ""
@@ -110,7 +135,9 @@ class Record:
         try:
             rules = Ruleset.from_mapping(given)
         except Py421Error as exc:
-            raise InvalidRecord(f"the record's rules are not valid: {exc}") from None
+            raise InvalidRecord(
+                Message("record.rules", f"the record's rules are not valid: {exc}", {"reason": _said(exc)})
+            ) from None
         players = data["players"]
         if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
             raise InvalidRecord("'players' must be a list of names")
@@ -131,7 +158,9 @@ class Record:
         try:
             game = Game(self.rules, self.players, first_seat=self.first_seat)
         except Py421Error as exc:
-            raise InvalidRecord(f"the record's table cannot be seated: {exc}") from None
+            raise InvalidRecord(
+                Message("record.seats", f"the record's table cannot be seated: {exc}", {"reason": _said(exc)})
+            ) from None
         for i, step in enumerate(self.steps, start=1):
             state = game.state
             due = state.chance.seat if state.chance else state.to_move
@@ -143,7 +172,13 @@ class Record:
             try:
                 game.apply_step(step)
             except Py421Error as exc:
-                raise InvalidRecord(f"step {i} ({step.text!r}) does not replay: {exc}") from None
+                raise InvalidRecord(
+                    Message(
+                        "record.step",
+                        f"step {i} ({step.text!r}) does not replay: {exc}",
+                        {"i": i, "text": repr(step.text), "reason": _said(exc)},
+                    )
+                ) from None
         final = game.state
         if self.expected is not None:
             got = summarize(final)
@@ -154,8 +189,19 @@ class Record:
                 details = "; ".join(
                     f"{k}: recorded {self.expected.get(k)!r}, replayed {got.get(k)!r}" for k in diff
                 )
-                raise InvalidRecord(f"the replay does not end as recorded ({details})")
+                raise InvalidRecord(
+                    Message(
+                        "record.final",
+                        f"the replay does not end as recorded ({details})",
+                        {"details": details},
+                    )
+                )
         return final
+
+
+def _said(exc: Py421Error) -> object:
+    """An error inside another one, as a message the reader's language can word, or its text."""
+    return exc.message if exc.message is not None else str(exc)
 
 
 def _step_dict(step: Step) -> dict[str, Any]:

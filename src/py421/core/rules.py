@@ -190,30 +190,47 @@ class Ruleset:
     def __post_init__(self) -> None:
         for f in option_fields():
             _check_value(f, getattr(self, f.name))
-        problems = []
+        problems: list[Message] = []
         if self.max_players and self.min_players > self.max_players:
-            problems.append(f"min_players={self.min_players} is above max_players={self.max_players}")
+            problems.append(
+                Message(
+                    "ruleset.players_range",
+                    f"min_players={self.min_players} is above max_players={self.max_players}",
+                    {"low": self.min_players, "high": self.max_players},
+                )
+            )
         if self.manches > 1 and self.fiches_de_manche:
             # The engine would follow fiches_de_manche and ignore manches: refused, not guessed.
             problems.append(
-                f"manches={self.manches} and fiches_de_manche={self.fiches_de_manche} are two ways to end "
-                "a game: either a fixed number of manches (manches above 1) or manches until a player "
-                "has lost fiches_de_manche of them; set one of them"
+                Message(
+                    "ruleset.manches_and_fiches",
+                    f"manches={self.manches} and fiches_de_manche={self.fiches_de_manche} are two ways "
+                    "to end a game: either a fixed number of manches (manches above 1) or manches until "
+                    "a player has lost fiches_de_manche of them; set one of them",
+                    {"manches": self.manches, "fiches": self.fiches_de_manche},
+                )
             )
         if self.winners != "none" and (self.manches != 1 or self.fiches_de_manche):
             problems.append(
-                f"winners={self.winners} names winners of a one-manche game; "
-                "it needs manches=1 and fiches_de_manche=0"
+                Message(
+                    "ruleset.winners",
+                    f"winners={self.winners} names winners of a one-manche game; "
+                    "it needs manches=1 and fiches_de_manche=0",
+                    {"winners": self.winners},
+                )
             )
         if self.queue_de_la_vache and self.manches == 1 and not self.fiches_de_manche:
             problems.append(
-                "queue_de_la_vache carries a debt into the next manche; "
-                "it needs manches above 1 or fiches_de_manche"
+                Message(
+                    "ruleset.queue_de_la_vache",
+                    "queue_de_la_vache carries a debt into the next manche; "
+                    "it needs manches above 1 or fiches_de_manche",
+                )
             )
         if self.le_bon and max(self.charge_throws, self.decharge_throws) < 2:
-            problems.append("le_bon needs a phase with more than one throw")
+            problems.append(Message("ruleset.le_bon", "le_bon needs a phase with more than one throw"))
         if problems:
-            raise InvalidRuleset("; ".join(problems))
+            raise InvalidRuleset(_joined(problems))
         self.table  # noqa: B018 - builds the table now so inconsistent rankings fail here
 
     # -- building ----------------------------------------------------------
@@ -223,7 +240,14 @@ class Ruleset:
         """One of the seven presets by name."""
         found = _presets().get(name)
         if found is None:
-            raise InvalidRuleset(f"unknown preset {name!r}; accepted: {', '.join(preset_names())}")
+            accepted = ", ".join(preset_names())
+            raise InvalidRuleset(
+                Message(
+                    "ruleset.unknown_preset",
+                    f"unknown preset {name!r}; accepted: {accepted}",
+                    {"name": repr(name), "accepted": accepted},
+                )
+            )
         return found
 
     def with_options(self, **options: Any) -> Ruleset:
@@ -240,7 +264,13 @@ class Ruleset:
         for text in settings:
             key, sep, value = text.partition("=")
             if not sep or not key.strip():
-                raise InvalidRuleset(f"{text!r}: write OPTION=VALUE, for example pot=21")
+                raise InvalidRuleset(
+                    Message(
+                        "ruleset.setting",
+                        f"{text!r}: write OPTION=VALUE, for example pot=21",
+                        {"text": repr(text)},
+                    )
+                )
             options[key.strip()] = value.strip()
         return self.with_options(**options)
 
@@ -383,11 +413,41 @@ def description_message(r: Ruleset) -> Message:
     return Message("", r.description)
 
 
-def _unknown(key: str) -> str:
-    names = [f.name for f in option_fields()]
-    close = difflib.get_close_matches(key, names, n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return f"unknown option {key!r}{hint}; accepted: {', '.join(names)}"
+def _unknown(key: str) -> Message:
+    names = ", ".join(f.name for f in option_fields())
+    close = difflib.get_close_matches(key, [f.name for f in option_fields()], n=1)
+    if close:
+        return Message(
+            "ruleset.unknown_option.close",
+            f"unknown option {key!r} (did you mean {close[0]!r}?); accepted: {names}",
+            {"name": repr(key), "close": repr(close[0]), "accepted": names},
+        )
+    return Message(
+        "ruleset.unknown_option",
+        f"unknown option {key!r}; accepted: {names}",
+        {"name": repr(key), "accepted": names},
+    )
+
+
+def _joined(problems: list[Message]) -> Message:
+    """Several problems as one message, each worded in the reader's language."""
+    if len(problems) == 1:
+        return problems[0]
+    rest = _joined(problems[1:])
+    return Message("ruleset.problems", f"{problems[0]}; {rest}", {"first": problems[0], "rest": rest})
+
+
+def _not_accepted(f: Field[Any], value: Any) -> Message:
+    """An option's value it does not take, and what it takes (a range worded in the reader's language)."""
+    takes: object = accepted(f)
+    if not f.metadata["choices"] and f.type not in ("bool", bool):
+        low, high = f.metadata["low"], f.metadata["high"]
+        takes = Message("rules.range", f"{low} to {high}", {"low": low, "high": high})
+    return Message(
+        "ruleset.bad_value",
+        f"{f.name}={value!r} is not accepted; {f.name} takes {takes}",
+        {"option": f.name, "value": repr(value), "accepted": takes},
+    )
 
 
 _TRUE = {"true", "yes", "on", "1", "oui"}
@@ -414,7 +474,7 @@ def _convert(f: Field[Any], value: Any) -> Any:
             pass
     elif isinstance(value, str):
         return value.strip()
-    raise InvalidRuleset(f"{f.name}={value!r} is not accepted; {f.name} takes {accepted(f)}")
+    raise InvalidRuleset(_not_accepted(f, value))
 
 
 def _check_value(f: Field[Any], value: Any) -> None:
@@ -429,7 +489,7 @@ def _check_value(f: Field[Any], value: Any) -> None:
             not isinstance(value, int) or isinstance(value, bool) or not meta["low"] <= value <= meta["high"]
         )
     if bad:
-        raise InvalidRuleset(f"{f.name}={value!r} is not accepted; {f.name} takes {accepted(f)}")
+        raise InvalidRuleset(_not_accepted(f, value))
 
 
 @cache

@@ -271,6 +271,64 @@ MESSAGES: dict[str, str] = {
     "notation.not_dice.dice": "{text} : ce ne sont pas des dés ; écrivez des faces de 1 à 6, comme 421 ou 4-2-1",
     "notation.not_dice.kept dice": "{text} : ce ne sont pas des dés à garder ; écrivez des faces de 1 à 6, comme 421 ou 4-2-1",
     "notation.not_dice.a result": "{text} : ce n'est pas un résultat ; écrivez des faces de 1 à 6, comme 421 ou 4-2-1",
+    "ruleset.unknown_preset": "règles inconnues : {name} ; au choix : {accepted}",
+    "ruleset.unknown_option": "option inconnue : {name} ; au choix : {accepted}",
+    "ruleset.unknown_option.close": "option inconnue : {name} (vouliez-vous dire {close} ?) ; au choix : {accepted}",
+    "ruleset.setting": "{text} : écrivez OPTION=VALEUR, par exemple pot=21",
+    "ruleset.bad_value": "{option}={value} n'est pas accepté ; {option} prend {accepted}",
+    "ruleset.problems": "{first} ; {rest}",
+    "ruleset.players_range": "min_players={low} dépasse max_players={high}",
+    "ruleset.manches_and_fiches": (
+        "manches={manches} et fiches_de_manche={fiches} sont deux façons de finir une partie : soit un nombre "
+        "fixe de manches (manches au-dessus de 1), soit des manches jusqu'à ce qu'un joueur en ait perdu "
+        "fiches_de_manche ; n'en réglez qu'une"
+    ),
+    "ruleset.winners": (
+        "winners={winners} désigne des gagnants d'une partie en une manche ; "
+        "il faut manches=1 et fiches_de_manche=0"
+    ),
+    "ruleset.queue_de_la_vache": (
+        "queue_de_la_vache reporte une dette sur la manche suivante ; "
+        "il faut plus d'une manche (manches au-dessus de 1) ou fiches_de_manche"
+    ),
+    "ruleset.le_bon": "le_bon demande une phase à plus d'un lancer",
+    "players.count": "{rules} se joue à {range} joueurs, pas {n}",
+    "players.or_more": "au moins {low}",
+    "players.repeated": "deux joueurs s'appellent {name} ; les noms doivent être différents",
+    "players.empty": "le nom d'un joueur ne peut pas être vide",
+    "players.too_long": "{name} : un nom fait au plus {most} caractères, pas {n}",
+    "players.invisible": "{name} : un nom ne peut pas contenir {char} (caractères invisibles ou de contrôle)",
+    "players.unknown_bot": "bot inconnu : {name} ; au choix : {accepted}",
+    "players.bot_name": "{name} : les noms comme « Heuristic 1 » sont réservés aux bots",
+    "path.named.home": "PY421_HOME vaut {path}",
+    "path.named.data": "le dossier de données est {path}",
+    "path.elsewhere": "donnez à PY421_HOME un autre dossier",
+    "path.is_a_file": "{named}, qui est un fichier et non un dossier : {elsewhere}, ou déplacez ce fichier",
+    "path.parent_is_a_file": "{named}, mais {parent} est un fichier et non un dossier : {elsewhere}",
+    "path.parent_missing": (
+        "{named}, mais le dossier {parent} n'existe pas : créez-le (mkdir -p {parent}), ou {elsewhere}"
+    ),
+    "path.cannot_make": "{named}, qui ne peut pas être créé ({reason}) : {elsewhere}",
+    "path.data_folder": "impossible d'écrire dans le dossier de données {path}",
+    "path.new_file": "impossible d'écrire {what} dans {path}",
+    "path.record": "l'enregistrement de la partie",
+    "path.is_a_folder": "{where} : c'est un dossier ; donnez un nom de fichier",
+    "path.folder_is_a_file": "{where} : {folder} est un fichier et non un dossier ; choisissez un autre fichier",
+    "path.folder_missing": "{where} : le dossier {folder} n'existe pas ; créez-le ou choisissez un autre fichier",
+    "path.read_only": "{where} : le fichier est en lecture seule ; choisissez un autre fichier",
+    "path.unwritable": "{where} : {reason} ; {advice}",
+    "path.advice.writable": "rendez-le accessible en écriture, ou donnez à PY421_HOME un dossier où vous pouvez écrire",
+    "path.advice.folder": "choisissez un fichier dans un dossier où vous pouvez écrire",
+    "record.not_json": "ce n'est pas un enregistrement de partie en JSON : {reason}",
+    "record.not_a_record": 'ce n\'est pas un enregistrement de partie py421 (il faut "format": "{format}")',
+    "record.no_version": 'l\'enregistrement n\'a pas de "version" ; ce py421 lit "version": {version}',
+    "record.version_type": 'la "version" de l\'enregistrement est un nombre : ce py421 lit "version": {version}, pas {got}',
+    "record.version": "la version {got} des enregistrements n'est pas prise en charge ; ce py421 lit la version {version}",
+    "record.missing": "l'enregistrement n'a pas de {name}",
+    "record.rules": "les règles de l'enregistrement ne sont pas valables : {reason}",
+    "record.seats": "la table de l'enregistrement ne peut pas être installée : {reason}",
+    "record.step": "l'étape {i} ({text}) ne se rejoue pas : {reason}",
+    "record.final": "la partie rejouée ne finit pas comme dans l'enregistrement ({details})",
     "notation.face": "{text} : un dé va de 1 à 6, pas {face}",
     "notation.result_count": "{text} : un résultat, c'est {count} dés, pas {got} ; écrivez des faces de 1 à 6, comme 421 ou 4-2-1",
     "notation.got.none": "aucun dé",

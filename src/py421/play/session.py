@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from ..core.actions import Action
 from ..core.chance import SeededDice
-from ..core.errors import IllegalAction, InvalidPlayers, InvalidRecord
+from ..core.errors import IllegalAction, InvalidPlayers, InvalidRecord, Message
 from ..core.game import Game
 from ..core.record import Record
 from ..core.rules import Ruleset
@@ -49,7 +49,13 @@ def parse_seats(specs: Sequence[str]) -> list[Seat]:
             counts[level] = counts.get(level, 0) + 1
             seats.append(Seat(bot_name(level, counts[level]), level))
         elif is_bot_name(raw):
-            raise InvalidPlayers(f"{raw.strip()!r}: names like 'Heuristic 1' are kept for the bots")
+            raise InvalidPlayers(
+                Message(
+                    "players.bot_name",
+                    f"{raw.strip()!r}: names like 'Heuristic 1' are kept for the bots",
+                    {"name": repr(raw.strip())},
+                )
+            )
         else:
             seats.append(Seat(raw.strip()))
     return seats

@@ -3,7 +3,7 @@
 import re
 from collections.abc import Callable
 
-from ..core.errors import InvalidPlayers
+from ..core.errors import InvalidPlayers, Message
 from .base import Player
 from .heuristic import HeuristicBot
 from .random_bot import RandomBot
@@ -35,7 +35,13 @@ def parse_bot(spec: str) -> str | None:
     level = text[4:].strip().lower()
     if level not in BOTS:
         accepted = ", ".join(f"bot:{k}" for k in BOTS)
-        raise InvalidPlayers(f"unknown bot {text!r}; accepted: {accepted}")
+        raise InvalidPlayers(
+            Message(
+                "players.unknown_bot",
+                f"unknown bot {text!r}; accepted: {accepted}",
+                {"name": repr(text), "accepted": accepted},
+            )
+        )
     return level
 
 
@@ -61,7 +67,13 @@ def make_bot(kind: str, seed: str) -> Player:
     factory = BOTS.get(kind)
     if factory is None:
         accepted = ", ".join(f"bot:{k}" for k in BOTS)
-        raise InvalidPlayers(f"unknown bot 'bot:{kind}'; accepted: {accepted}")
+        raise InvalidPlayers(
+            Message(
+                "players.unknown_bot",
+                f"unknown bot 'bot:{kind}'; accepted: {accepted}",
+                {"name": repr(f"bot:{kind}"), "accepted": accepted},
+            )
+        )
     return factory(seed)
 
 
