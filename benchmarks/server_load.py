@@ -16,7 +16,12 @@ its own line.
 With --processes N (PostgreSQL only) N servers share the database; table i is
 created through process i mod N and its player's WebSocket goes to process
 (i div 2) mod N, so half the tables are played through a process that does not
-own them.
+own them. On PostgreSQL the servers use a fresh database of their own beside
+the one given (its name with ``_load``), dropped and made again at each run.
+
+It prints the client's actions and the actions of every player the server
+played (the client's and its own bots', counted in the database), with the
+server's CPU time per action.
 
 Run: .venv/bin/python benchmarks/server_load.py [--tables 200] [--seconds 20]
      [--bot-delay 0.6] [--think S] [--db URL] [--spectators 300] [--processes N]
@@ -38,6 +43,7 @@ import time
 from pathlib import Path
 
 import httpx2 as httpx
+import sqlalchemy
 import uvloop
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
@@ -67,6 +73,8 @@ async def client(
             kind = type(e).__name__
             tally.errors[kind] = tally.errors.get(kind, 0) + 1
             await asyncio.sleep(1)
+        except TimeoutError:
+            tally.errors["no news for 60 s"] = tally.errors.get("no news for 60 s", 0) + 1
 
 
 async def one_game(
@@ -133,7 +141,7 @@ async def watched(http: httpx.AsyncClient, spectators: int, until: float, think:
 async def play(ws: ClientConnection, rng: random.Random, until: float, think: float, tally: Tally) -> None:
     sent: tuple[int, float, str] | None = None  # version seen, time sent, message
     while time.monotonic() < until:
-        message = json.loads(await ws.recv())
+        message = json.loads(await asyncio.wait_for(ws.recv(), 60))  # a stuck table is an error
         if message.get("error") == "rate_limited" and sent is not None:
             await asyncio.sleep(1)  # faster than a person: the server asks us to wait
             await ws.send(sent[2])
@@ -163,10 +171,42 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def own_database(url: str) -> str:
+    """An empty PostgreSQL database of the benchmark's own beside the one given (``NAME_load``):
+    tables left by earlier runs would be taken over by the servers and skew the numbers."""
+    url = url.replace("postgresql://", "postgresql+psycopg://")
+    base, _, name = url.rpartition("/")
+    own = f"{name}_load"
+    admin = sqlalchemy.create_engine(url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sqlalchemy.text(f'DROP DATABASE IF EXISTS "{own}"'))
+        conn.execute(sqlalchemy.text(f'CREATE DATABASE "{own}"'))
+    admin.dispose()
+    return f"{base}/{own}"
+
+
+def steps_written(url: str) -> collections.Counter[str]:
+    """The steps in the servers' database, by kind: the players' actions, and dice."""
+    engine = sqlalchemy.create_engine(url.replace("postgresql://", "postgresql+psycopg://"))
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(sqlalchemy.text("SELECT kind, count(*) FROM online_steps GROUP BY kind"))
+            return collections.Counter({str(kind): int(n) for kind, n in rows})
+    finally:
+        engine.dispose()
+
+
 async def run(
-    tables: int, seconds: float, think: float, bases: list[str], server_pids: list[int], spectators: int
+    tables: int,
+    seconds: float,
+    think: float,
+    bases: list[str],
+    server_pids: list[int],
+    spectators: int,
+    db: str,
 ) -> None:
     tally, seen = Tally(), Tally()
+    before = steps_written(db)
     start = time.monotonic()
     cpu_server = sum(cpu_seconds(pid) for pid in server_pids)
     cpu_client = cpu_seconds(os.getpid())
@@ -185,7 +225,13 @@ async def run(
     server_share = (sum(cpu_seconds(pid) for pid in server_pids) - cpu_server) / wall
     client_share = (cpu_seconds(os.getpid()) - cpu_client) / wall
     lat = sorted(tally.latencies)
+    written = steps_written(db) - before
+    moves = written["action"]
     print(f"{tables} tables, {wall:.0f} s: {tally.games} games, {len(lat)} actions ({len(lat) / wall:.0f}/s)")
+    print(
+        f"the server played {moves} actions of every player, the load client's and its own bots' "
+        f"({moves / wall:.0f}/s), and {written['dice']} throws of dice ({written['dice'] / wall:.0f}/s)"
+    )
     if lat:
         print(f"action latency: {percentiles(lat)}")
     if spectators:
@@ -193,6 +239,8 @@ async def run(
         print(f"the table {spectators} spectators watched: {len(seen.latencies)} actions, {watched_lat}")
     servers = "server" if len(server_pids) == 1 else f"{len(server_pids)} servers together"
     print(f"CPU: {servers} {server_share:.0%} of a core, load client {client_share:.0%}")
+    if moves:
+        print(f"server CPU per action of any player: {server_share * wall / moves * 1000:.2f} ms")
     errors = collections.Counter(tally.errors) + collections.Counter(seen.errors)
     if errors:
         print("errors: " + ", ".join(f"{k} {v}" for k, v in sorted(errors.items())))
@@ -224,6 +272,8 @@ def main() -> None:
     print(f"bots wait {args.bot_delay} s before each move on the server, {think} s in the client")
     if args.processes > 1 and not (args.db or "").startswith("postgresql"):
         parser.error("several processes need one PostgreSQL database: give --db postgresql://…")
+    if args.db and args.db.startswith("postgres"):
+        args.db = own_database(args.db)
     with tempfile.TemporaryDirectory() as tmp:
         # one address plays every table here: the per-address caps are lifted, the others kept
         lifted = ["--max-tables-per-minute", "1000000", "--max-connections-per-address", "1000000"]
@@ -239,7 +289,8 @@ def main() -> None:
             bases.append(f"http://127.0.0.1:{port}")
         try:
             pids = [s.pid for s in servers]
-            uvloop.run(run(args.tables, args.seconds, think, bases, pids, args.spectators))
+            db = args.db or f"sqlite:///{Path(tmp) / 'server0' / 's.db'}"
+            uvloop.run(run(args.tables, args.seconds, think, bases, pids, args.spectators, db))
         finally:
             for i, server in enumerate(servers):
                 server.terminate()

@@ -84,7 +84,8 @@ def commands(tmp_path: Path, port: int) -> dict[str, list[tuple[list[str], str |
         "duel": [(["duel", "--ties", "half"], None)],
         "solve": [(["solve", "--rules", "tim"], None), (["solve", "--players", "3"], None)],
         "simulate": [(["simulate", "--games", "200", "--workers", "1"], None)],
-        "report": [],  # the HTML page and its plots: its wording is the page's, not the catalog's
+        # The page and its plots in French: tests/test_report.py (a report takes a while to write).
+        "report": [(["report", "--rules", "nope", "--out", str(tmp_path / "report")], None)],
         "serve": [(["serve", "--port", str(port)], None)],
         "verify": [
             (["verify", an_online_record(tmp_path)], None),

@@ -144,3 +144,132 @@ def test_a_broken_record_is_explained_in_french(tmp_path: Path) -> None:
     assert "l'étape 1 ('7') ne se rejoue pas : " in replayed({**record, "steps": steps})
     ending = replayed({**record, "final": {"over": False}})
     assert "la partie rejouée ne finit pas comme dans l'enregistrement (" in ending
+
+
+def test_a_misshapen_record_is_explained_in_french(tmp_path: Path) -> None:
+    game = tmp_path / "game.json"
+    played = CliRunner().invoke(main, ["play", *BOTS, "--record", str(game)])
+    assert played.exit_code == 0, played.output
+    record = json.loads(game.read_text(encoding="utf-8"))
+
+    def replayed(data: object) -> str:
+        path = tmp_path / "broken.json"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        return french_error("replay", str(path))
+
+    rules = replayed({**record, "rules": "tim"})
+    assert (
+        """les règles de l'enregistrement ("rules") doivent être un objet, comme dans un fichier""" in rules
+    )
+    assert """et non 'tim' ; pour des règles prédéfinies, écrivez {"base": "tim"}""" in rules
+    assert """les étapes de l'enregistrement ("steps") doivent être une liste, et non 3""" in replayed(
+        {**record, "steps": 3}
+    )
+    assert """les joueurs de l'enregistrement ("players") doivent être une liste de noms""" in replayed(
+        {**record, "players": "Ana"}
+    )
+    assert (
+        """la première place de l'enregistrement ("first_seat") doit être un numéro de place"""
+        in replayed({**record, "first_seat": "Ana"})
+    )
+    assert """la fin de l'enregistrement ("final") doit être un objet""" in replayed({**record, "final": 3})
+    step = {"seat": 0, "throw": "421"}
+    assert """l'étape 1 doit être {"seat": N, "dice": "421"}""" in replayed({**record, "steps": [step]})
+    first = record["steps"][0]
+    other = {**first, "seat": 1 - first["seat"]}
+    wrong_seat = replayed({**record, "steps": [other, *record["steps"][1:]]})
+    assert "l'étape 1 (" in wrong_seat and f"est de la place {other['seat']}, mais c'est à " in wrong_seat
+
+
+def test_a_broken_ruleset_file_is_explained_in_french(tmp_path: Path) -> None:
+    path = tmp_path / "house.toml"
+
+    def shown(text: str) -> str:
+        path.write_text(text, encoding="utf-8")
+        return french_error("rules", "show", str(path))
+
+    assert f"{path} : ce n'est pas un fichier de règles TOML ou JSON (" in shown("pot = = 3")
+    assert "clé inconnue 'pot' dans le fichier de règles ; au choix : base, description," in shown("pot = 3")
+    assert "'options' doit être une table OPTION = VALEUR" in shown('options = "pot=3"')
+    unknown = CliRunner().invoke(main, ["rules", "show", "nope", "--lang", "fr"], env={"LANG": "C"})
+    assert unknown.exit_code == 2
+    assert (
+        "Erreur : valeur non valable pour 'RÈGLES' : 'nope' n'est ni des règles prédéfinies ni un fichier"
+        in (unknown.output)
+    )
+    assert leftovers(unknown.output) == []
+
+
+def test_a_broken_save_is_explained_in_french(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("PY421_HOME", str(home))
+    saves = home / "saves"
+    saves.mkdir(parents=True)
+    save = saves / "20260101-000000-000000.json"
+
+    def resumed(data: str) -> str:
+        save.write_text(data, encoding="utf-8")
+        return french_error("play", "--plain", "--resume")
+
+    error = resumed("{")
+    assert f"la partie sauvegardée {save} ne peut pas être reprise : elle ne peut pas être lue (" in error
+    assert f"déplacez-la hors de {saves} pour reprendre la partie sauvegardée avant elle" in error
+    assert "elle contient une liste JSON, et non une partie sauvegardée" in resumed("[]")
+    assert "ce n'est pas une partie py421 sauvegardée" in resumed('{"format": "x"}')
+    assert "la version 9 des parties sauvegardées n'est pas prise en charge" in resumed(
+        '{"format": "py421-save", "version": 9}'
+    )
+    assert "il lui manque 'seats'" in resumed('{"format": "py421-save", "version": 1}')
+    assert "ses places ('seats') doivent être une liste de" in resumed(
+        '{"format": "py421-save", "version": 1, "seats": 3, "seed": "x", "record": {}}'
+    )
+    save.unlink()
+    assert "aucune partie sauvegardée à reprendre" in french_error("play", "--plain", "--resume")
+
+
+def test_a_resume_with_other_settings_is_refused_in_french(tmp_path: Path) -> None:
+    CliRunner().invoke(main, ["table", "--players", "Ana,Bob"], input="421\n")  # left unfinished
+    assert "la partie sauvegardée se joue avec classic-11, pas tim" in french_error(
+        "table", "--resume", "--rules", "tim"
+    )
+    assert "la partie sauvegardée installe Ana, Bob, pas Ana, Carl" in french_error(
+        "table", "--resume", "--players", "Ana,Carl"
+    )
+
+
+def test_history_errors_are_explained_in_french(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert "il n'y a pas de partie numéro 7 dans l'historique" in french_error("history", "7")
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "history.sqlite3").write_text("not a database", encoding="utf-8")
+    monkeypatch.setenv("PY421_HOME", str(home))
+    error = french_error("stats")
+    assert f"impossible d'ouvrir {home / 'history.sqlite3'} : " in error
+    assert (
+        "pour commencer un nouvel historique, mettez-le de côté ou donnez à PY421_HOME un autre dossier"
+        in error
+    )
+
+
+def test_a_bot_at_a_real_table_is_refused_in_french() -> None:
+    error = french_error("table", "--players", "Ana,bot:random")
+    assert "'bot:random' : le marqueur installe les personnes d'une vraie table" in error
+    assert "pour jouer contre des bots, utilisez 421 play --players" in error
+    unnamed = CliRunner().invoke(main, ["table", "--lang", "fr"], env={"LANG": "C"})
+    assert unnamed.exit_code == 2
+    assert 'Erreur : nommez les joueurs : --players "Alice,Bob,Carole"' in unnamed.output
+    assert leftovers(unnamed.output) == []
+
+
+def test_players_given_as_one_text_are_refused_in_french() -> None:
+    from py421.core.errors import InvalidPlayers
+    from py421.core.game import Game
+    from py421.core.rules import Ruleset
+    from py421.i18n import error_text
+
+    with pytest.raises(InvalidPlayers) as refused:
+        Game(Ruleset.preset("tim"), "Ana")
+    assert str(refused.value) == "players must be a list of names, not one text"
+    assert (
+        error_text("fr", refused.value) == "les joueurs doivent être une liste de noms, et non un seul texte"
+    )

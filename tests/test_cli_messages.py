@@ -296,10 +296,26 @@ def test_the_optimal_bot_is_solved_before_play_with_its_progress(capsys):
     from py421.cli.common import prepare_optimal
 
     prepare_optimal(Ruleset.preset("tim"), 2)
-    first = capsys.readouterr().err
-    assert "bot:optimal: solving the charge: pot 11 of 11 (once per machine)" in first
+    # Off a terminal (a log, a pipe): a plain line as each stage begins, nothing rewritten in place.
+    assert capsys.readouterr().err.splitlines() == [
+        "  bot:optimal: solving the décharge: pass 1 (once per machine)",
+        "  bot:optimal: solving the charge: pot 1 of 11 (once per machine)",
+    ]
     prepare_optimal(Ruleset.preset("tim"), 2)
     assert capsys.readouterr().err == ""  # read back from the disk
+
+
+def test_solve_says_how_far_it_is_in_plain_lines_off_a_terminal():
+    result = run_cli("solve", "--rules", "tim")
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == [
+        "  solving the décharge: pass 1",
+        "  solving the charge: pot 1 of 11",
+    ]
+    assert "tim, two players, both playing optimally:" in result.stdout
+    again = run_cli("solve", "--rules", "tim", "--lang", "fr")
+    assert again.stderr == ""  # solved once per machine
+    assert run_cli("solve", "--rules", "tim", "--json").stderr == ""
 
 
 def test_the_reports_default_fits_in_about_a_minute():

@@ -35,10 +35,17 @@ def test_every_message_has_every_language(lang: str) -> None:
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_language_fills_the_same_fields(lang: str) -> None:
+    """The same fields in every language; click's words may leave out one click fills in English
+    (a type's name: "Path 'x' is a directory" is « 'x' est un dossier »)."""
+
+    def differs(key: str) -> bool:
+        ours, theirs = fields_of(EN[key]), fields_of(CATALOGS[lang][key])
+        return not theirs <= ours if key.startswith("click.") else theirs != ours
+
     differ = {
         key: (sorted(fields_of(EN[key])), sorted(fields_of(CATALOGS[lang][key])))
         for key in EN
-        if fields_of(EN[key]) != fields_of(CATALOGS[lang][key])
+        if differs(key)
     }
     assert differ == {}
 

@@ -48,3 +48,36 @@ def test_an_unknown_preset_is_refused_with_the_presets():
     result = CliRunner().invoke(main, ["report", "--rules", "nope", "--out", "x"])
     assert result.exit_code == 2
     assert "classic-11" in result.output
+
+
+def test_the_report_speaks_french(tmp_path, monkeypatch):
+    from matplotlib.axes import Axes
+
+    from .test_cli_french import leftovers
+
+    drawn: list[str] = []
+    for name in ("set_title", "set_xlabel", "set_ylabel"):
+        real = getattr(Axes, name)
+
+        def said(self, text, *args, real=real, **kwargs):
+            drawn.append(text)
+            return real(self, text, *args, **kwargs)
+
+        monkeypatch.setattr(Axes, name, said)
+    out = tmp_path / "rapport"
+    args = ["report", "--rules", "tim", "--out", str(out), "--games", "100", "--workers", "1", "--lang", "fr"]
+    result = CliRunner().invoke(main, args, env={"LANG": "C"})
+    assert result.exit_code == 0, result.output
+    assert f"rapport écrit : {out / 'index.html'}" in result.stdout
+    assert "  préparation du simulateur (compilé une fois par machine)" in result.stderr
+    assert "  tim : bot:random contre bot:heuristic" in result.stderr
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert '<html lang="fr">' in page
+    assert "<title>421 : ce que disent les nombres</title>" in page
+    assert "<th>règles</th>" in page and "<th>duel : le premier joueur gagne</th>" in page
+    assert "Deux joueurs ; x11 et brelans s'intercalent" in page  # the preset's description
+    assert re.search(r"<td>\d+,\d\d %</td>", page)  # French numbers
+    assert "% des lancers" in drawn and "avantage du premier joueur" in " ".join(drawn)
+    assert leftovers(result.output + page + "\n".join(drawn)) == []
+    for english in ("what the numbers say", "first player", "throws", "preset", "against"):
+        assert english not in page + "\n".join(drawn), english

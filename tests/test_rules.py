@@ -110,3 +110,11 @@ def test_the_json_of_a_ruleset_reads_back_identically():
 def test_bad_ruleset_files_say_what_is_wrong(text, message):
     with pytest.raises(InvalidRuleset, match=message):
         Ruleset.from_text(text)
+
+
+@pytest.mark.parametrize("name", preset_names())
+def test_main_chaude_is_said_by_the_rules(name):
+    """« Main chaude » (a tie-break tied again asks for a stake) is a property of the ruleset."""
+    rules = Ruleset.preset(name)
+    assert rules.main_chaude is (rules.tie_break == "qui_barre_demarre")
+    assert Ruleset.preset("engranjeu-21").main_chaude and not Ruleset.preset("classic-11").main_chaude

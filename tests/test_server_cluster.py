@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -15,12 +16,17 @@ from typing import Any
 
 import httpx2
 import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import create_engine, text
 from websockets.sync.client import connect
 
 from py421.core.record import Record
+from py421.server.app import create_app
+from py421.server.cluster import Cluster
+from py421.server.database import SeatRow, Store, TableRow, make_engine, migrate, now
 from py421.server.verify import verify
 
-from .server_helpers import POSTGRES, fresh_postgres
+from .server_helpers import POSTGRES, create, fresh_postgres, play_to_the_end, start
 from .server_process import free_port, start_server
 
 pytestmark = pytest.mark.slow  # real server processes on PostgreSQL
@@ -180,3 +186,73 @@ def test_a_second_process_on_one_sqlite_file_is_refused(tmp_path: Path) -> None:
     finally:
         first.proc.terminate()
         first.proc.wait(15)
+
+
+def test_a_table_that_cannot_be_read_does_not_keep_the_others_from_being_taken_over(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A process's scan finds two tables without an owner; one is unreadable: the other is played on."""
+    assert POSTGRES is not None
+    db = fresh_postgres(POSTGRES)
+    with TestClient(create_app(db, bot_delay=0)) as first:  # makes a table, then stops
+        created = create(first, seats=["human", "bot:heuristic"], rules="lyonnaise-21")
+        code, token = created["code"], created["token"]
+        start(first, code, token)
+    engine = create_engine(db)
+    with engine.begin() as conn:  # a table a newer py421 wrote, say: rules this one cannot read
+        conn.execute(
+            text(
+                "INSERT INTO online_tables (code, created_at, mode, rules, status, seed, seed_hash, "
+                "timeout, first_seat) VALUES ('AAAAA', '2026-01-01', 'play', '{\"nope\": 1}', 'playing', "
+                "'s', 'h', 0, 0)"
+            )
+        )
+    engine.dispose()
+    with TestClient(create_app(db, bot_delay=0)) as second:
+        hub = second.app.state.hub  # type: ignore[attr-defined]
+        deadline = time.monotonic() + 20
+        while code not in hub.owned() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert code in hub.owned()
+        with second.websocket_connect(f"/ws/{code}?token={token}") as ws:
+            assert play_to_the_end(ws)["table"]["status"] == "over"  # played on by its new owner
+    assert "AAAAA" in caplog.text and "could not be read" in caplog.text
+
+
+def test_a_process_never_takes_over_a_table_it_is_claiming_itself() -> None:
+    """Its scan, queued behind its own claim of a new table, must not count that table as ownerless
+    (the table would be read back from the database and played twice)."""
+    assert POSTGRES is not None
+    db = fresh_postgres(POSTGRES)
+    engine = make_engine(db)
+    migrate(engine)
+    seats = [SeatRow(0, "human", None, "Ann", None)]
+    Store(engine).create(
+        TableRow("NEWTB", now(), "play", {}, "playing", "s", "h", 0, 0, None, None, seats, [])
+    )
+    engine.dispose()
+
+    class Nobody:
+        async def serve_request(self, code: str, kind: str, args: dict[str, Any]) -> dict[str, Any]:
+            return {}
+
+        async def caught_up(self, code: str, news: dict[str, Any] | None = None) -> None:
+            pass
+
+        async def adopt(self, code: str) -> None:
+            pass
+
+        def disown_all(self) -> None:
+            pass
+
+    async def claim_and_scan() -> list[str]:
+        cluster = Cluster(db, scan_seconds=3600)
+        await cluster.start(Nobody())
+        try:
+            claimed, found = await asyncio.gather(cluster.claim("NEWTB"), cluster.scan())
+            assert claimed
+            return found
+        finally:
+            await cluster.close()
+
+    assert asyncio.run(claim_and_scan()) == []

@@ -21,8 +21,8 @@ from py421.core.rules import Ruleset, preset_names
 from py421.i18n import EN, FR
 from py421.play.session import Session, parse_seats
 from py421.tui import PlayApp
-from py421.tui.screens import EndScreen, HelpScreen, has_main_chaude
-from py421.tui.widgets import Die
+from py421.tui.screens import EndScreen, HelpScreen
+from py421.tui.widgets import Die, turn_info
 
 MAX_PAUSES = 5_000
 
@@ -415,7 +415,7 @@ def test_the_docs_say_which_keys_each_preset_shows() -> None:
     expected = {}
     for name in preset_names():
         rules = Ruleset.preset(name)
-        expected[name] = (rules.le_bon, has_main_chaude(rules))
+        expected[name] = (rules.le_bon, rules.main_chaude)
     assert documented == expected
     assert {name: (bon, chaude) for name, bon, chaude in KEYS_SHOWN} == expected
 
@@ -462,3 +462,25 @@ async def test_names_stay_visible_at_60_by_20(lang: str) -> None:
             for name in session.state.players:
                 assert visible(name, "\n".join(table)), (name, text)
             await pilot.press("t" if session.human_to_throw() is not None else "s")
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_no_throw_is_counted_before_the_first(lang: str) -> None:
+    """Before a turn's first throw the line shows no « Throw 0 of 1 »: nothing is thrown yet."""
+    session = make_session(["bot:heuristic", "bot:random"], preset="classic-11", seed="count")
+    before = after = 0
+    while not session.state.is_over and after < 40:
+        state = session.state
+        r = state.round
+        if r is not None and r.current is not None and r.tie is None:
+            info = " · ".join(turn_info(state, lang, None, None))
+            if r.throws == 0:
+                before += 1
+                assert info == "", info
+            else:
+                after += 1
+                assert info == (EN if lang == "en" else FR)["tui.throws"].format(
+                    n=r.throws, allowed=info.split()[-1]
+                ), info
+        session.step()
+    assert before and after

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 
-from .core.errors import Py421Error
+from .core.errors import Message, Py421Error
 
 # What each extra brings that py421 imports.
 EXTRAS: dict[str, tuple[str, ...]] = {
@@ -32,7 +32,12 @@ def require(extra: str, what: str) -> None:
     """Refuse ``what`` (a command, a feature) when the modules of ``extra`` are not installed."""
     missing = [m for m in EXTRAS[extra] if importlib.util.find_spec(m) is None]
     if missing:
+        names = ", ".join(missing)
         raise MissingExtra(
-            f"{what} needs py421's {extra!r} extra ({', '.join(missing)} missing): "
-            f"pip install '.[{extra}]' in the py421 folder"
+            Message(
+                "extra.missing",
+                f"{what} needs py421's {extra!r} extra ({names} missing): "
+                f"pip install '.[{extra}]' in the py421 folder",
+                {"what": what, "extra": extra, "missing": names},
+            )
         )

@@ -35,7 +35,7 @@ from sqlalchemy import (
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine
 
-from .core.errors import InvalidRecord, Py421Error
+from .core.errors import InvalidRecord, Message, Py421Error
 from .core.game import Game
 from .core.record import Record
 from .paths import data_dir
@@ -83,9 +83,9 @@ class HistoryError(Py421Error):
     """The history's database cannot be used: which one, and why."""
 
 
-def _where(engine: Engine) -> str:
+def _where(engine: Engine) -> str | Message:
     if engine.dialect.name == "sqlite":
-        return engine.url.database or "the in-memory database"
+        return engine.url.database or Message("history.in_memory", "the in-memory database")
     return engine.url.render_as_string(hide_password=True)
 
 
@@ -126,18 +126,29 @@ def upgrade(
                 conn.execute(text("SELECT pg_advisory_xact_lock(421, 1)"))
             newer = sorted(set(MigrationContext.configure(conn).get_current_heads()) - known)
             if newer:
+                revisions = ", ".join(newer)
                 raise error(
-                    f"{where} was written by a newer py421 (schema revision {', '.join(newer)}): "
-                    "upgrade py421 to open it"
+                    Message(
+                        "history.newer",
+                        f"{where} was written by a newer py421 (schema revision {revisions}): "
+                        "upgrade py421 to open it",
+                        {"where": where, "revisions": revisions},
+                    )
                 )
             config.attributes["connection"] = conn
             for target in targets:
                 command.upgrade(config, target)
             conn.commit()
     except sa_exc.DBAPIError as e:
-        raise error(f"cannot open {where}: {e.orig}") from None
+        raise error(_cannot_open(where, e.orig)) from None
     except (sa_exc.SQLAlchemyError, CommandError) as e:
-        raise error(f"cannot open {where}: {e}") from None
+        raise error(_cannot_open(where, e)) from None
+
+
+def _cannot_open(where: str | Message, reason: object) -> Message:
+    return Message(
+        "history.cannot_open", f"cannot open {where}: {reason}", {"where": where, "reason": reason}
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,8 +177,13 @@ class History:
             except HistoryError as exc:
                 if path is None:
                     raise
+                problem = exc.message if exc.message is not None else str(exc)
                 raise HistoryError(
-                    f"{exc}; to start a new history, move it aside or set PY421_HOME to another folder"
+                    Message(
+                        "history.move_aside",
+                        f"{exc}; to start a new history, move it aside or set PY421_HOME to another folder",
+                        {"problem": problem},
+                    )
                 ) from None
 
     @contextmanager
@@ -189,7 +205,7 @@ class History:
                 return self.add(game, bots=bots, source=source, conn=own)
         outcome = game.state.outcome
         if outcome is None:
-            raise InvalidRecord("only finished games go into the history")
+            raise InvalidRecord(Message("history.finished_only", "only finished games go into the history"))
         bots = bots or {}
         names = list(game.players)
         result = conn.execute(
@@ -252,7 +268,11 @@ class History:
         with self._begin() as conn:
             text = conn.execute(select(games.c.record).where(games.c.id == game_id)).scalar()
         if text is None:
-            raise InvalidRecord(f"there is no game number {game_id} in the history")
+            raise InvalidRecord(
+                Message(
+                    "history.no_game", f"there is no game number {game_id} in the history", {"n": game_id}
+                )
+            )
         return Record.from_json(text)
 
     def stats(self, *, rules: str | None = None, name: str | None = None) -> list[dict[str, Any]]:

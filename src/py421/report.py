@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from .core.rules import Ruleset
+from .core.rules import Ruleset, description_message
+from .i18n import error_text, num, tr
 from .players.optimal import whole_game
 from .sim.fast.bot_tables import build_tables
 from .sim.simulate import BATCH, Simulation, Summary, new_pool, run, warm_up
@@ -57,8 +58,10 @@ def build_report(
     workers: int,
     step: Step | None = None,
     detail: Step | None = None,
+    *,
+    lang: str = "en",
 ) -> Path:
-    """Write ``index.html`` and its PNG plots into ``out``; returns the page's path.
+    """Write ``index.html`` and its PNG plots into ``out``, worded in ``lang``; returns the page's path.
 
     ``step`` is told each step as it starts (:func:`report_steps` of them), ``detail``
     how a long one goes.
@@ -68,19 +71,19 @@ def build_report(
     matplotlib.use("Agg")
     out.mkdir(parents=True, exist_ok=True)
     if step:
-        step("preparing the simulator (compiled once per machine)")
+        step(tr(lang, "cli.sim.warm_up"))
     if presets:
         warm_up(presets[0], 2)  # compiled here once, not in every process of the pool
     with contextlib.ExitStack() as stack:
         # One set of processes for every match-up: starting them for each costs more than its games.
         pool = stack.enter_context(new_pool(workers)) if workers > 1 and games > BATCH else None
-        facts = [_facts(rules, games, seed, workers, step, detail, pool) for rules in presets]
+        facts = [_facts(rules, games, seed, workers, step, detail, pool, lang) for rules in presets]
     if step:
-        step("drawing the plots")
-    sections = [_preset_section(f, out) for f in facts]
-    summary = _summary_plots(facts, out)
+        step(tr(lang, "report.step.plots"))
+    sections = [_preset_section(f, out, lang) for f in facts]
+    summary = _summary_plots(facts, out, lang)
     page = out / "index.html"
-    page.write_text(_page(facts, summary, sections, games, seed), encoding="utf-8")
+    page.write_text(_page(facts, summary, sections, games, seed, lang), encoding="utf-8")
     (out / "report.json").write_text(json.dumps(_json(facts), indent=2), encoding="utf-8")
     return page
 
@@ -93,20 +96,20 @@ def _facts(
     step: Step | None,
     detail: Step | None,
     pool: Executor | None,
+    lang: str,
 ) -> PresetFacts:
+    name = rules.name
     if whole_game(rules, 2):
-        said = f"{rules.name}: the optimal bot (solved and built once per machine)"
         if step:
-            step(said)
+            step(tr(lang, "report.step.optimal", rules=name))
 
         def solving(stage: str, n: int) -> None:
             if detail:
-                where = f"pot {n} of {rules.pot}" if stage == "charge" else f"pass {n}"
-                detail(f"{rules.name}: solving the two-player game, {stage} {where} (once per machine)")
+                detail(tr(lang, f"report.detail.{stage}", rules=name, n=n, pot=rules.pot))
 
         def building(done: int, total: int) -> None:
             if detail:
-                detail(f"{rules.name}: the optimal bot's tables {done}/{total} (once per machine)")
+                detail(tr(lang, "report.detail.tables", rules=name, done=done, total=total))
 
         solve_cached(rules, solving)
         build_tables(rules, workers, building)
@@ -114,14 +117,14 @@ def _facts(
     for a in LEVELS:
         for b in LEVELS:
             if step:
-                step(f"{rules.name}: bot:{a} against bot:{b}")
+                step(tr(lang, "report.step.match", rules=name, a=a, b=b))
             sim = Simulation(rules, (a, b), games, seed)
             matrix[(a, b)] = Summary(sim, run(sim, workers, pool=pool)).to_dict()
     equal = matrix[("heuristic", "heuristic")]
     solved = None
     if whole_game(rules, 2):
         if step:
-            step(f"{rules.name}: the solved two-player game and the duel")
+            step(tr(lang, "report.step.solved", rules=name))
         outcome = game_outcome(rules, solved_game(rules).manche_loss())
         solved = {"first": outcome.lose[0], "other": outcome.lose[1], "shared": outcome.shared}
     return PresetFacts(rules, matrix, equal, solve_duel(rules).first_wins, solved)
@@ -146,7 +149,7 @@ def _save(fig: Any, out: Path, name: str) -> str:
     return name
 
 
-def _preset_section(f: PresetFacts, out: Path) -> dict[str, str]:
+def _preset_section(f: PresetFacts, out: Path, lang: str) -> dict[str, str]:
     rules = f.rules
     order = rules.table.order
     labels = [str(r) for r in order]
@@ -157,17 +160,17 @@ def _preset_section(f: PresetFacts, out: Path) -> dict[str, str]:
     fig, ax = _figure(10, 3.4)
     ax.bar(range(len(order)), [fresh[INDEX[r]] * 100 for r in order], color="#2f6f8f")
     ax.set_xticks(range(len(order)), labels, rotation=90, fontsize=7)
-    ax.set_ylabel("% of throws")
-    ax.set_title(f"{rules.name}: chance of each result in one throw of three dice (strongest first)")
+    ax.set_ylabel(tr(lang, "report.plot.results.y"))
+    ax.set_title(tr(lang, "report.plot.results.title", rules=rules.name))
     plots["results"] = _save(fig, out, f"{slug}-results.png")
 
     fig, ax = _figure(10, 3.4)
     for throws, colour in ((1, "#9aa9b3"), (2, "#5b8fa8"), (3, "#1d4e68")):
         ax.plot(range(len(order)), [odds(rules.table, r, throws) * 100 for r in order], color=colour,
-                label=f"{throws} throw{'s' * (throws > 1)}")  # fmt: skip
+                label=tr(lang, "report.plot.throws" + ".many" * (throws > 1), n=throws))  # fmt: skip
     ax.set_xticks(range(len(order)), labels, rotation=90, fontsize=7)
-    ax.set_ylabel("% chance")
-    ax.set_title("chance to finish strictly better than each target, keeping optimally")
+    ax.set_ylabel(tr(lang, "report.plot.targets.y"))
+    ax.set_title(tr(lang, "report.plot.targets.title"))
     ax.legend(frameon=False)
     plots["targets"] = _save(fig, out, f"{slug}-targets.png")
 
@@ -177,24 +180,24 @@ def _preset_section(f: PresetFacts, out: Path) -> dict[str, str]:
     image = ax.imshow(grid, cmap="RdYlGn_r", vmin=0, vmax=100)
     ax.set_xticks(range(len(levels)), [f"bot:{b}" for b in levels])
     ax.set_yticks(range(len(levels)), [f"bot:{a}" for a in levels])
-    ax.set_xlabel("against")
+    ax.set_xlabel(tr(lang, "report.plot.matrix.x"))
     for i in range(len(levels)):
         for j in range(len(levels)):
-            ax.text(j, i, f"{grid[i, j]:.1f} %", ha="center", va="center", fontsize=9)
-    ax.set_title("% of games lost, heads-up")
+            ax.text(j, i, f"{num(lang, grid[i, j], '.1f')} %", ha="center", va="center", fontsize=9)
+    ax.set_title(tr(lang, "report.plot.matrix.title"))
     fig.colorbar(image, ax=ax, shrink=0.8)
     plots["matrix"] = _save(fig, out, f"{slug}-matrix.png")
 
     fig, ax = _figure(8, 3.2)
     rounds = f.equal["length"]["rounds"]["histogram"]
     ax.bar([int(x) for x in rounds], list(rounds.values()), color="#8f5b2f", width=1.0)
-    ax.set_xlabel("rounds in a game (bot:heuristic against bot:heuristic)")
-    ax.set_ylabel("games")
+    ax.set_xlabel(tr(lang, "report.plot.length.x"))
+    ax.set_ylabel(tr(lang, "report.plot.length.y"))
     plots["length"] = _save(fig, out, f"{slug}-length.png")
     return plots
 
 
-def _summary_plots(facts: Sequence[PresetFacts], out: Path) -> str:
+def _summary_plots(facts: Sequence[PresetFacts], out: Path, lang: str) -> str:
     fig, ax = _figure(8, 3.4)
     names = [f.rules.name for f in facts]
     adv = [f.equal["first_player"]["advantage"] * 100 for f in facts]
@@ -202,8 +205,8 @@ def _summary_plots(facts: Sequence[PresetFacts], out: Path) -> str:
     errors = [(f.equal["first_player"]["ci95"][1] - f.equal["first_player"]["ci95"][0]) * 50 for f in facts]
     ax.bar(names, adv, yerr=errors, color="#2f6f8f", capsize=4)
     ax.axhline(0, color="black", linewidth=0.8)
-    ax.set_ylabel("percentage points")
-    ax.set_title("first player's advantage, bot:heuristic against bot:heuristic (95 % interval)")
+    ax.set_ylabel(tr(lang, "report.plot.first.y"))
+    ax.set_title(tr(lang, "report.plot.first.title"))
     ax.tick_params(axis="x", rotation=20)
     return _save(fig, out, "first-player.png")
 
@@ -211,39 +214,49 @@ def _summary_plots(facts: Sequence[PresetFacts], out: Path) -> str:
 # -- the page -------------------------------------------------------------------
 
 
-def _pct(p: float | None, digits: int = 2) -> str:
-    return "–" if p is None else f"{p * 100:.{digits}f} %"
+def _pct(lang: str, p: float | None, digits: int = 2) -> str:
+    return "–" if p is None else f"{num(lang, p * 100, f'.{digits}f')} %"
 
 
 def _page(facts: Sequence[PresetFacts], summary: str, sections: Sequence[dict[str, str]], games: int,
-          seed: int) -> str:  # fmt: skip
+          seed: int, lang: str) -> str:  # fmt: skip
     e = html.escape
+
+    def say(key: str, **fields: object) -> str:
+        return html.escape(tr(lang, f"report.page.{key}", **fields), quote=False)
+
     rows = []
     for f in facts:
         t = f.rules.table
-        best = " / ".join(_pct(odds(t, t.order[1], n)) for n in (1, 2, 3))  # better than the runner-up
+        best = " / ".join(_pct(lang, odds(t, t.order[1], n)) for n in (1, 2, 3))  # better than the runner-up
         solved = f.solved
+        advantage = num(lang, f.equal["first_player"]["advantage"] * 100, "+.2f")
         rows.append(
-            f"<tr><td>{e(f.rules.name)}</td><td>{e(str(t.order[0]))}: {best}</td><td>{_pct(f.duel)}</td>"
-            f"<td>{_pct(solved['first']) if solved else 'not solved'}</td>"
-            f"<td>{_pct(solved['other']) if solved else ''}</td>"
-            f"<td>{f.equal['first_player']['advantage'] * 100:+.2f} points</td></tr>"
+            f"<tr><td>{e(f.rules.name)}</td><td>{e(str(t.order[0]))}: {best}</td>"
+            f"<td>{_pct(lang, f.duel)}</td>"
+            f"<td>{_pct(lang, solved['first']) if solved else say('not_solved')}</td>"
+            f"<td>{_pct(lang, solved['other']) if solved else ''}</td>"
+            f"<td>{say('points', n=advantage)}</td></tr>"
         )
     blocks = []
     for f, plots in zip(facts, sections, strict=True):
+        name = e(f.rules.name)
+        described = html.escape(error_text(lang, description_message(f.rules)), quote=False)
+
+        def image(k: str, name: str = name, plots: dict[str, str] = plots) -> str:
+            return f'<img src="{e(plots[k])}" alt="{name} {say("alt." + k)}">'
+
         blocks.append(
-            f"<section><h2>{e(f.rules.name)}</h2><p>{e(f.rules.description)}</p>"
-            + "".join(
-                f'<img src="{e(plots[k])}" alt="{e(f.rules.name)} {k}">' for k in ("results", "targets")
-            )
+            f"<section><h2>{name}</h2><p>{described}</p>"
+            + "".join(image(k) for k in ("results", "targets"))
             + '<div class="pair">'
-            + "".join(f'<img src="{e(plots[k])}" alt="{e(f.rules.name)} {k}">' for k in ("matrix", "length"))
+            + "".join(image(k) for k in ("matrix", "length"))
             + "</div></section>"
         )
     return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
+<html lang="{lang}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>421: what the numbers say</title>
+<title>{say("title")}</title>
 <style>
 body {{ font-family: system-ui, sans-serif; margin: 0 auto; max-width: 1100px; padding: 1.5rem;
        color: #1f2a30;
@@ -258,13 +271,12 @@ img {{ max-width: 100%; display: block; margin: .6rem 0; }}
 .pair img {{ max-width: 48%; }}
 .note {{ color: #5a6770; font-size: .9rem; }}
 </style></head><body>
-<h1>421: what the numbers say</h1>
-<p class="note">Exact values from py421's solvers; simulated values from {games:,} games per match-up
-(seed {seed}), seats taking turns to lead first.</p>
-<table><tr><th>preset</th><th>the best result within 1 / 2 / 3 throws</th><th>duel: first player wins</th>
-<th>solved: first leader loses</th><th>solved: other loses</th><th>simulated first-player advantage</th></tr>
+<h1>{say("title")}</h1>
+<p class="note">{say("note", games=num(lang, games, ","), seed=seed)}</p>
+<table><tr><th>{say("col.preset")}</th><th>{say("col.best")}</th><th>{say("col.duel")}</th>
+<th>{say("col.first")}</th><th>{say("col.other")}</th><th>{say("col.advantage")}</th></tr>
 {"".join(rows)}</table>
-<img src="{e(summary)}" alt="first player's advantage per preset">
+<img src="{e(summary)}" alt="{say("summary_alt")}">
 {"".join(blocks)}
 </body></html>
 """

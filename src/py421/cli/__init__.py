@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from .common import Errors
+from .common import SAY_OPTION, Errors
 from .games import history, play, replay, stats, table_command
 from .online import serve, verify
 from .rules import compare, rules
@@ -18,8 +18,9 @@ from .strategy import advise, duel, odds, solve
 
 @click.group(cls=Errors, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="py421", prog_name="421")
-def main() -> None:
-    """421, the French bar dice game: play, keep score, study the odds."""
+@SAY_OPTION
+def main(lang: str) -> None:
+    """The ``421`` command; its help, and every command's, is the catalog's ``cli.help.*``."""
 
 
 for command in (

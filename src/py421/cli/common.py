@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import click
 
-from ..core.errors import InvalidPlayers, Py421Error
+from ..core.errors import InvalidPlayers, Message, Py421Error
 from ..core.record import Record
 from ..core.rules import Ruleset, preset_names
 from ..i18n import LANGS, detect_lang, error_text, tr
 from ..play.session import Seat
+from .words import Command as Command  # the commands' class, for the modules that define them
+from .words import Group, asked_lang, speaking, spoken
 
 
 def resolve_rules(spec: str, settings: tuple[str, ...] = (), param_hint: str = "'--rules'") -> Ruleset:
@@ -27,26 +30,24 @@ def resolve_rules(spec: str, settings: tuple[str, ...] = (), param_hint: str = "
     else:
         path = Path(spec)
         if not path.is_file():
-            raise click.BadParameter(
-                f"{spec!r} is neither a preset nor a ruleset file; presets: {', '.join(preset_names())}",
-                param_hint=param_hint,
-            )
+            presets = ", ".join(preset_names())
+            said = tr(spoken(), "cli.neither_rules", name=repr(spec), presets=presets)
+            raise click.BadParameter(said, param_hint=param_hint)
         try:
             base = Ruleset.from_text(path.read_text(encoding="utf-8"), filename=spec)
         except (OSError, UnicodeDecodeError) as exc:
-            raise click.BadParameter(f"cannot read {spec}: {exc}", param_hint=param_hint) from None
+            said = tr(spoken(), "cli.cannot_read", path=spec, reason=exc)
+            raise click.BadParameter(said, param_hint=param_hint) from None
     return base.with_settings(settings)
 
 
-SET_OPTION = click.option(
-    "--set", "settings", multiple=True, metavar="OPTION=VALUE", help="Change an option."
-)
+SET_OPTION = click.option("--set", "settings", multiple=True, metavar="OPTION=VALUE")
 
 
 def with_rules(command: Callable[..., Any]) -> Callable[..., Any]:
     """Add --rules and --set to a command, which receives the resolved ``rules``."""
 
-    @click.option("--rules", "preset", default="classic-11", show_default=True, help="Preset or file.")
+    @click.option("--rules", "preset", default="classic-11", show_default=True)
     @SET_OPTION
     @functools.wraps(command)
     def wrapper(*args: Any, preset: str, settings: tuple[str, ...], **kwargs: Any) -> Any:
@@ -55,21 +56,31 @@ def with_rules(command: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-class Errors(click.Group):
-    """Show py421's own errors as one clear line and exit with status 2."""
+class Errors(Group):
+    """Show py421's own errors as one clear line and exit with status 2; speak the command line's language.
+
+    The language is the one ``--lang`` asks for anywhere on the line, else the locale's: the
+    help pages, click's usage errors and the commands' own messages are all in it.
+    """
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        line = kwargs.get("args", args[0] if args else None)
+        lang = asked_lang(sys.argv[1:] if line is None else list(line)) or detect_lang()
+        with speaking(self, lang):
+            return super().main(*args, **kwargs)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except Py421Error as exc:
-            lang = ctx.meta.get(LANG_KEY) or detect_lang()
+            lang = ctx.meta.get(LANG_KEY) or spoken()
             click.echo(tr(lang, "cli.error", message=error_text(lang, exc)), err=True)
             ctx.exit(2)
         except click.ClickException as exc:
             if isinstance(exc, click.UsageError):
-                raise  # click's usage lines, in click's English
+                raise  # click's usage lines, worded in the command line's language (words.py)
             # A refusal a command worded itself (in its language): only the prefix is click's.
-            lang = ctx.meta.get(LANG_KEY) or detect_lang()
+            lang = ctx.meta.get(LANG_KEY) or spoken()
             click.echo(tr(lang, "cli.error", message=exc.format_message()), err=True)
             ctx.exit(exc.exit_code)
 
@@ -79,32 +90,21 @@ LANG_KEY = "py421.lang"
 
 
 def _chosen_lang(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    ctx.meta[LANG_KEY] = value or detect_lang()
+    ctx.meta[LANG_KEY] = value or spoken()
     return value
 
 
 def _spoken_lang(ctx: click.Context, param: click.Parameter, value: str | None) -> str:
-    ctx.meta[LANG_KEY] = value or detect_lang()
+    ctx.meta[LANG_KEY] = value or spoken()
     return str(ctx.meta[LANG_KEY])
 
 
 # play and table: None unless given, since a resumed game keeps the language it was saved with.
-LANG_OPTION = click.option(
-    "--lang",
-    type=click.Choice(LANGS),
-    default=None,
-    callback=_chosen_lang,
-    help="Language of the game (default: French where the system locale is French).",
-)
+LANG_OPTION = click.option("--lang", type=click.Choice(LANGS), default=None, callback=_chosen_lang)
 
-# Every other command: the language it prints in, resolved from the locale when not given.
-SAY_OPTION = click.option(
-    "--lang",
-    type=click.Choice(LANGS),
-    default=None,
-    callback=_spoken_lang,
-    help="Language of the output (default: French where the system locale is French).",
-)
+# Every other command: the language it prints in; when not given, the one asked for anywhere on the
+# command line (421 --lang fr rules list), else the locale's.
+SAY_OPTION = click.option("--lang", type=click.Choice(LANGS), default=None, callback=_spoken_lang)
 
 
 class progress_bar:
@@ -137,6 +137,30 @@ class progress_bar:
 
 
 @contextlib.contextmanager
+def stages() -> Iterator[Callable[[str, str], None]]:
+    """Say how far a long computation is on the error stream: ``say(text, stage)``.
+
+    On a terminal, one line with a spinner shows the latest text; elsewhere (a log, a pipe)
+    each stage gets one plain line, as it begins, and nothing is rewritten in place.
+    """
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if console.is_terminal:
+        with console.status("") as shown:
+            yield lambda text, stage: shown.update(f"  {text}")
+        return
+    begun: set[str] = set()
+
+    def say(text: str, stage: str) -> None:
+        if stage not in begun:
+            begun.add(stage)
+            click.echo(f"  {text}", err=True)
+
+    yield say
+
+
+@contextlib.contextmanager
 def status(text: str) -> Iterator[None]:
     """A line with a spinner on the terminal's error stream while a step runs (nothing otherwise)."""
     from rich.console import Console
@@ -165,26 +189,33 @@ def prepare_optimal(rules: Ruleset, players: int, lang: str = "en") -> None:
     from ..players.optimal import prepare, whole_game
     from ..solver.solutions import solve_cached
 
-    def say(stage: str, step: int) -> None:
-        text = tr(lang, "cli.once", what=f"bot:optimal: {solving(rules, stage, step, lang)}")
-        click.echo(f"\r  {text:<66}", nl=False, err=True)
-
     if whole_game(rules, players):
-        _, cached = solve_cached(rules, say)
-        if not cached:
-            click.echo("\r" + " " * 70 + "\r", nl=False, err=True)
+        with stages() as say:
+            solve_cached(
+                rules,
+                lambda stage, step: say(
+                    tr(lang, "cli.once", what=f"bot:optimal: {solving(rules, stage, step, lang)}"), stage
+                ),
+            )
         prepare(rules, players)  # read back from the disk
         return
     with status(tr(lang, "cli.solving.rounds")):
         prepare(rules, players)
 
 
-def read_record(path: Path, param_hint: str = "'RECORD_FILE'") -> Record:
+def argument_hint(name: str) -> str:
+    """An argument as click names it in an error (``'PRESET'``), in the command line's language."""
+    return f"'{tr(spoken(), f'cli.metavar.{name}')}'"
+
+
+def read_record(path: Path, param_hint: str | None = None) -> Record:
     """The record in a file; a file that cannot be read is blamed on the argument that named it."""
+    param_hint = param_hint or argument_hint("record_file")
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise click.BadParameter(f"cannot read {path}: {exc}", param_hint=param_hint) from None
+        said = tr(spoken(), "cli.cannot_read", path=path, reason=exc)
+        raise click.BadParameter(said, param_hint=param_hint) from None
     return Record.from_json(text)
 
 
@@ -195,8 +226,12 @@ def people_seats(players: str) -> list[Seat]:
         name = raw.strip()
         if name.lower().startswith("bot:"):
             raise InvalidPlayers(
-                f"{name!r}: the scorekeeper seats the people at a real table, who throw their own dice; "
-                "to play against bots, use 421 play --players"
+                Message(
+                    "players.scorekeeper_bot",
+                    f"{name!r}: the scorekeeper seats the people at a real table, who throw their own dice; "
+                    "to play against bots, use 421 play --players",
+                    {"name": repr(name)},
+                )
             )
         seats.append(Seat(name))
     return seats

@@ -15,47 +15,36 @@ from click.core import ParameterSource
 from ..core.errors import InvalidParameter, Message
 from ..core.record import Record
 from ..core.rules import Ruleset
-from ..i18n import detect_lang, tr
+from ..i18n import tr
 from ..paths import check_new_file
 from ..play.plain import InputEnded, run_plain
 from ..play.scorekeeper import run_table
 from ..play.session import Seat, Session, default_player_name, parse_seats
 from ..text import describe, outcome_text
-from .common import LANG_OPTION, SAY_OPTION, people_seats, prepare_optimal, read_record, with_rules
+from .common import (
+    LANG_OPTION,
+    SAY_OPTION,
+    Command,
+    people_seats,
+    prepare_optimal,
+    read_record,
+    with_rules,
+)
+from .words import spoken
 
 if TYPE_CHECKING:
     from ..history import History  # the database library loads when a game is played or listed
 
 
-@click.command(short_help="Play in the terminal against bots or friends.")
+@click.command(cls=Command)
 @with_rules
-@click.option(
-    "--players",
-    default=None,
-    help="Comma-separated seats: a name for a person, or bot:random, bot:heuristic, bot:optimal. "
-    "[default: your user name, bot:heuristic, bot:heuristic]",
-)
-@click.option(
-    "--seed",
-    default=None,
-    help="Any text or number: the same seed, the same game (default: a fresh random seed).",
-)
+@click.option("--players", default=None)
+@click.option("--seed", default=None)
 @LANG_OPTION
-@click.option(
-    "--bot-delay",
-    type=click.FloatRange(0, 10),
-    default=0.6,
-    show_default=True,
-    help="Seconds between bot moves, so you can follow them.",
-)
-@click.option("--plain", is_flag=True, help="Text lines instead of the full-screen game.")
-@click.option("--resume", is_flag=True, help="Continue your last unfinished game.")
-@click.option(
-    "--record",
-    "record_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the finished game's record (JSON) to this file; 421 replay reads it.",
-)
+@click.option("--bot-delay", type=click.FloatRange(0, 10), default=0.6, show_default=True)
+@click.option("--plain", is_flag=True)
+@click.option("--resume", is_flag=True)
+@click.option("--record", "record_path", type=click.Path(dir_okay=False, path_type=Path))
 def play(
     rules: Ruleset,
     players: str | None,
@@ -66,35 +55,21 @@ def play(
     resume: bool,
     record_path: Path | None,
 ) -> None:
-    """Play 421 in the terminal against bots or friends at the same keyboard.
-
-    The full-screen game needs a terminal; with --plain, or when the input is
-    not a terminal, the game is played in text lines.
-
-    \b
-    Examples:
-      421 play
-      421 play --rules vache-41 --players "Alice,Bob,bot:optimal"
-      421 play --plain --seed 42 --record game.json
-      421 play --resume
-    """
     seats = parse_seats(players.split(",")) if players is not None else None
     store = _before_play(record_path)
     if resume:
         session, save_id, saved_lang = _resume(
-            "play", rules=rules if _rules_given() else None, seats=seats, seed=seed
+            "play", lang or spoken(), rules=rules if _rules_given() else None, seats=seats, seed=seed
         )
         lang = lang or saved_lang
     else:
         if seats is None:
-            seats = parse_seats(
-                [default_player_name(lang or detect_lang()), "bot:heuristic", "bot:heuristic"]
-            )
+            seats = parse_seats([default_player_name(lang or spoken()), "bot:heuristic", "bot:heuristic"])
         if any(seat.bot == "optimal" for seat in seats):
-            prepare_optimal(rules, len(seats), lang or detect_lang())
+            prepare_optimal(rules, len(seats), lang or spoken())
         session = Session(rules, seats, seed=seed)
         save_id = _new_save_id()
-    language = lang or detect_lang()
+    language = lang or spoken()
     on_step = _saver(save_id, "play", language)
     on_step(session)
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
@@ -114,17 +89,12 @@ def play(
     _finish(store, session, save_id, "play", record_path, language)
 
 
-@click.command("table", short_help="Keep the score of a real table's game.")
+@click.command("table", cls=Command)
 @with_rules
-@click.option("--players", default=None, help="Comma-separated names, in seating order.")
+@click.option("--players", default=None)
 @LANG_OPTION
-@click.option("--resume", is_flag=True, help="Continue the last unfinished table.")
-@click.option(
-    "--record",
-    "record_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the finished game's record (JSON) to this file; 421 replay reads it.",
-)
+@click.option("--resume", is_flag=True)
+@click.option("--record", "record_path", type=click.Path(dir_okay=False, path_type=Path))
 def table_command(
     rules: Ruleset,
     players: str | None,
@@ -132,26 +102,20 @@ def table_command(
     resume: bool,
     record_path: Path | None,
 ) -> None:
-    """Keep the score of a real table: type what the dice show, py421 does the rest.
-
-    \b
-    Examples:
-      421 table --players "Ana,Bob,Carol"
-      421 table --rules lyonnaise-21 --players "Ana,Bob" --lang fr
-      421 table --resume
-    """
     if not resume and not players:
-        raise click.UsageError('name the players: --players "Alice,Bob,Carol"')
+        raise click.UsageError(tr(lang or spoken(), "cli.table.players"))
     seats = people_seats(players) if players is not None else None
     store = _before_play(record_path)
     if resume:
-        session, save_id, saved_lang = _resume("table", rules=rules if _rules_given() else None, seats=seats)
+        session, save_id, saved_lang = _resume(
+            "table", lang or spoken(), rules=rules if _rules_given() else None, seats=seats
+        )
         lang = lang or saved_lang
     else:
         assert seats is not None  # refused above when missing
         session = Session(rules, seats)
         save_id = _new_save_id()
-    language = lang or detect_lang()
+    language = lang or spoken()
     on_step = _saver(save_id, "table", language)
     on_step(session)
     _run_lines(
@@ -187,19 +151,22 @@ def _new_save_id() -> str:
 
 
 def _resume(
-    mode: str, *, rules: Ruleset | None, seats: list[Seat] | None, seed: str | None = None
+    mode: str, asked: str, *, rules: Ruleset | None, seats: list[Seat] | None, seed: str | None = None
 ) -> tuple[Session, str, str | None]:
-    """The last saved game of ``mode``; what was given explicitly must agree with it."""
+    """The last saved game of ``mode``; what was given explicitly must agree with it.
+
+    ``asked`` is the language the command line asks for (or the locale's), until the save says its own.
+    """
     from ..play.saves import latest_save, resume
 
     found = latest_save(mode)
     if found is None:
-        raise click.ClickException(tr(detect_lang(), "saved_none"))
+        raise click.ClickException(tr(asked, "saved_none"))
     save_id, data = found
     session = resume(save_id, data)
     _agree(session, rules, seats, seed)
     lang = data.get("lang")
-    shown = lang if isinstance(lang, str) else detect_lang()
+    shown = lang if isinstance(lang, str) else asked
     click.echo(
         tr(
             shown,
@@ -214,25 +181,42 @@ def _resume(
 
 def _agree(session: Session, rules: Ruleset | None, seats: list[Seat] | None, seed: str | None) -> None:
     """Refuse a resume asked with other rules, players or seed than the saved game's."""
-    how = "start a new game without --resume"
+    how = Message("resume.how", "start a new game without --resume")
     saved = session.rules
     if rules is not None and rules.options() != saved.options():
-        asked = rules.name
+        asked: str | Message = rules.name
         if asked == saved.name:
             theirs = saved.options()
-            asked += " with " + ", ".join(f"{k}={v}" for k, v in rules.options().items() if v != theirs[k])
+            changed = ", ".join(f"{k}={v}" for k, v in rules.options().items() if v != theirs[k])
+            asked = Message(
+                "resume.rules_with", f"{rules.name} with {changed}", {"name": rules.name, "changed": changed}
+            )
         raise InvalidParameter(
-            f"the saved game is played with {saved.name}, not {asked}: "
-            f"resume it without --rules and --set, or {how}"
+            Message(
+                "resume.rules",
+                f"the saved game is played with {saved.name}, not {asked}: "
+                f"resume it without --rules and --set, or {how}",
+                {"saved": saved.name, "asked": asked, "how": how},
+            )
         )
     if seats is not None and seats != session.seats:
+        saved_seats, asked_seats = ", ".join(s.name for s in session.seats), ", ".join(s.name for s in seats)
         raise InvalidParameter(
-            f"the saved game seats {', '.join(s.name for s in session.seats)}, "
-            f"not {', '.join(s.name for s in seats)}: resume it without --players, or {how}"
+            Message(
+                "resume.seats",
+                f"the saved game seats {saved_seats}, not {asked_seats}: "
+                f"resume it without --players, or {how}",
+                {"saved": saved_seats, "asked": asked_seats, "how": how},
+            )
         )
     if seed is not None and seed != session.dice.seed:
         raise InvalidParameter(
-            f"the saved game's seed is {session.dice.seed}, not {seed}: resume it without --seed, or {how}"
+            Message(
+                "resume.seed",
+                f"the saved game's seed is {session.dice.seed}, not {seed}: "
+                f"resume it without --seed, or {how}",
+                {"saved": session.dice.seed, "asked": seed, "how": how},
+            )
         )
 
 
@@ -299,18 +283,10 @@ def _ask_fresh(prompt: str) -> str | None:
     return _ask(prompt)
 
 
-@click.command(short_help="Per player: games, losses, 421s, nénettes, tokens.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.command(cls=Command)
+@click.option("--json", "as_json", is_flag=True)
 @SAY_OPTION
 def stats(as_json: bool, lang: str) -> None:
-    """Per player: games, losses, 421s and nénettes thrown, tokens taken.
-
-    \b
-    Examples:
-      421 stats
-      421 stats --json
-      421 stats --lang fr
-    """
     from ..history import History
 
     rows = History().stats()
@@ -328,24 +304,11 @@ def stats(as_json: bool, lang: str) -> None:
         click.echo(f"{r['name']:<20}" + "".join(f"{c:>13}" for c in (*cells, r["tokens_taken"])))
 
 
-@click.command(short_help="List finished games, or replay one step by step.")
+@click.command(cls=Command)
 @click.argument("game_id", type=int, required=False)
-@click.option(
-    "--limit",
-    type=click.IntRange(1, 10_000),
-    default=20,
-    show_default=True,
-    help="How many of the latest games to list.",
-)
+@click.option("--limit", type=click.IntRange(1, 10_000), default=20, show_default=True)
 @SAY_OPTION
 def history(game_id: int | None, limit: int, lang: str) -> None:
-    """List finished games; with a number, replay that game step by step.
-
-    \b
-    Examples:
-      421 history
-      421 history 3 --lang fr
-    """
     from ..history import History
 
     store = History()
@@ -373,18 +336,11 @@ def _print_replay(record: Record, lang: str) -> None:
     click.echo(outcome_text(game.state, lang))
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("record_file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--log", is_flag=True, help="Print every step of the game.")
+@click.option("--log", is_flag=True)
 @SAY_OPTION
 def replay(record_file: Path, log: bool, lang: str) -> None:
-    """Replay a game record and print its outcome.
-
-    \b
-    Examples:
-      421 replay game.json
-      421 replay game.json --log --lang fr
-    """
     record = read_record(record_file)
     final = record.replay()
     if log:

@@ -11,51 +11,31 @@ from ..core.combos import compare as compare_results
 from ..core.dice import Result
 from ..core.rules import Ruleset, description_message, preset_names, result_rows, rules_text
 from ..i18n import error_text, tr
-from .common import SAY_OPTION, SET_OPTION, Errors, resolve_rules, with_rules
+from .common import SAY_OPTION, SET_OPTION, Command, Errors, argument_hint, resolve_rules, with_rules
 
 
 @click.group(cls=Errors)
-def rules() -> None:
-    """The presets and their rules.
-
-    \b
-    Examples:
-      421 rules list
-      421 rules show vache-41
-    """
+@SAY_OPTION
+def rules(lang: str) -> None:
+    """The presets' commands; each command's help is the catalog's ``cli.help.*``."""
 
 
-@rules.command("list")
+@rules.command("list", key="rules.list")
 @SAY_OPTION
 def rules_list(lang: str) -> None:
-    """Every preset with a one-line description and its source.
-
-    \b
-    Examples:
-      421 rules list
-      421 rules list --lang fr
-    """
     for name in preset_names():
         r = Ruleset.preset(name)
         click.echo(f"{name:<13} {error_text(lang, description_message(r))}")
         click.echo(f"{'':<13} {tr(lang, 'rules.source', source=r.source)}")
 
 
-@rules.command("show")
+@rules.command("show", key="rules.show")
 @click.argument("preset")
 @SET_OPTION
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--json", "as_json", is_flag=True)
 @SAY_OPTION
 def rules_show(preset: str, settings: tuple[str, ...], as_json: bool, lang: str) -> None:
-    """The full ruleset of PRESET (a preset name or a ruleset file).
-
-    \b
-    Examples:
-      421 rules show classic-11
-      421 rules show classic-11 --set pot=21 --set manches=3
-      421 rules show house.toml --json
-    """
-    r = resolve_rules(preset, settings, param_hint="'PRESET'")
+    r = resolve_rules(preset, settings, param_hint=argument_hint("preset"))
     if as_json:
         data = r.to_dict() | {"results": result_rows(r)}
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
@@ -63,23 +43,13 @@ def rules_show(preset: str, settings: tuple[str, ...], as_json: bool, lang: str)
     click.echo(rules_text(r, partial(error_text, lang)))
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("first")
 @click.argument("second")
 @with_rules
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--json", "as_json", is_flag=True)
 @SAY_OPTION
 def compare(first: str, second: str, rules: Ruleset, as_json: bool, lang: str) -> None:
-    """Which of two results wins, and why.
-
-    FIRST and SECOND are results in dice notation: 421, 6-1-1, 665.
-
-    \b
-    Examples:
-      421 compare 611 666
-      421 compare 611 666 --rules vache-41
-      421 compare 421 124 --json
-    """
     a, b = Result.parse(first), Result.parse(second)
     cmp = compare_results(rules.table, a, b, ace_high=rules.ace_high)
     if as_json:

@@ -11,28 +11,17 @@ import click
 from ..core.rules import Ruleset, preset_names
 from ..extras import require
 from ..i18n import tr
-from .common import SAY_OPTION, progress_bar, solving, status, with_rules
+from .common import SAY_OPTION, Command, progress_bar, solving, stages, status, with_rules
 
 
-@click.command()
+@click.command(cls=Command)
 @with_rules
-@click.option(
-    "--players",
-    default="bot:heuristic,bot:heuristic",
-    show_default=True,
-    help="One bot per seat, in seating order: bot:random, bot:heuristic or bot:optimal.",
-)
-@click.option("--games", type=click.IntRange(1), default=100_000, show_default=True, help="Games to play.")
-@click.option(
-    "--seed",
-    type=click.IntRange(0),
-    default=0,
-    show_default=True,
-    help="A whole number from 0: the same seed, the same games.",
-)
-@click.option("--workers", type=click.IntRange(1), default=None, help="Processes (default: one per core).")
-@click.option("--scheduler", default=None, metavar="ADDRESS", help="Run on a Dask cluster (the dask extra).")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (keys in docs/simulation.md).")
+@click.option("--players", default="bot:heuristic,bot:heuristic", show_default=True)
+@click.option("--games", type=click.IntRange(1), default=100_000, show_default=True)
+@click.option("--seed", type=click.IntRange(0), default=0, show_default=True)
+@click.option("--workers", type=click.IntRange(1), default=None)
+@click.option("--scheduler", default=None, metavar="ADDRESS")
+@click.option("--json", "as_json", is_flag=True)
 @SAY_OPTION
 def simulate(
     rules: Ruleset,
@@ -44,14 +33,6 @@ def simulate(
     as_json: bool,
     lang: str,
 ) -> None:
-    """Play many games between bots, fast, and count what happened.
-
-    \b
-    Examples:
-      421 simulate
-      421 simulate --rules vache-41 --players bot:optimal,bot:heuristic --games 20000
-      421 simulate --players bot:heuristic,bot:random,bot:random --json
-    """
     require("sim", "421 simulate")
     if scheduler is not None:
         require("dask", "421 simulate --scheduler")
@@ -85,48 +66,22 @@ def simulate(
 REPORT_GAMES = 10_000
 
 
-@click.command()
-@click.option(
-    "--rules",
-    "presets",
-    multiple=True,
-    type=click.Choice(preset_names()),
-    help="A preset (repeat; default: all).",
-)
-@click.option(
-    "--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Folder to write."
-)
-@click.option(
-    "--games",
-    type=click.IntRange(100),
-    default=REPORT_GAMES,
-    show_default=True,
-    help="Games per match-up (95 % intervals about 2 points wide at the default).",
-)
-@click.option(
-    "--seed",
-    type=click.IntRange(0),
-    default=0,
-    show_default=True,
-    help="A whole number from 0 for the simulated games: the same seed, the same page.",
-)
-@click.option("--workers", type=click.IntRange(1), default=None, help="Processes (default: one per core).")
-def report(presets: tuple[str, ...], out: Path, games: int, seed: int, workers: int | None) -> None:
-    """Write an HTML page of plots and tables about the presets.
-
-    Odds, bots against bots, game lengths and the first player's advantage.
-
-    \b
-    Examples:
-      421 report --out report
-      421 report --rules tim --rules vache-41 --games 20000 --out report
-    """
+@click.command(cls=Command)
+@click.option("--rules", "presets", multiple=True, type=click.Choice(preset_names()))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--games", type=click.IntRange(100), default=REPORT_GAMES, show_default=True)
+@click.option("--seed", type=click.IntRange(0), default=0, show_default=True)
+@click.option("--workers", type=click.IntRange(1), default=None)
+@SAY_OPTION
+def report(
+    presets: tuple[str, ...], out: Path, games: int, seed: int, workers: int | None, lang: str
+) -> None:
     require("report", "421 report")
     from ..report import build_report, report_steps
     from ..sim.simulate import default_workers
 
     chosen = [Ruleset.preset(name) for name in presets or preset_names()]
-    with progress_bar(report_steps(chosen), "report") as bar:
+    with progress_bar(report_steps(chosen), tr(lang, "cli.report.progress")) as bar:
         steps = 0
 
         def step(text: str) -> None:
@@ -139,9 +94,16 @@ def report(presets: tuple[str, ...], out: Path, games: int, seed: int, workers: 
                 click.echo(f"  {text}", err=True)
 
         page = build_report(
-            chosen, out, games, seed, workers or default_workers(), step, lambda text: bar.advance(0, text)
+            chosen,
+            out,
+            games,
+            seed,
+            workers or default_workers(),
+            step,
+            lambda text: bar.advance(0, text),
+            lang=lang,
         )
-    click.echo(f"report written: {page}")
+    click.echo(tr(lang, "cli.report", page=page))
 
 
 def _prepare_optimal(rules: Ruleset, quiet: bool, workers: int, lang: str) -> None:
@@ -149,13 +111,20 @@ def _prepare_optimal(rules: Ruleset, quiet: bool, workers: int, lang: str) -> No
     from ..sim.fast.bot_tables import build_tables
     from ..solver.solutions import solve_cached
 
-    def say(text: str) -> None:
-        if not quiet:
-            click.echo(f"\r  {tr(lang, 'cli.once', what=text)}", nl=False, err=True)
+    with stages() as shown:
 
-    solve_cached(
-        rules, lambda stage, step: say(tr(lang, "cli.sim.optimal", what=solving(rules, stage, step, lang)))
-    )
-    build_tables(rules, workers, lambda done, total: say(tr(lang, "cli.sim.tables", done=done, total=total)))
-    if not quiet:
-        click.echo("\r" + " " * 78 + "\r", nl=False, err=True)
+        def say(text: str, stage: str) -> None:
+            if not quiet:
+                shown(tr(lang, "cli.once", what=text), stage)
+
+        solve_cached(
+            rules,
+            lambda stage, step: say(
+                tr(lang, "cli.sim.optimal", what=solving(rules, stage, step, lang)), stage
+            ),
+        )
+        build_tables(
+            rules,
+            workers,
+            lambda done, total: say(tr(lang, "cli.sim.tables", done=done, total=total), "tables"),
+        )

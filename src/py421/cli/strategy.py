@@ -11,7 +11,7 @@ from click.core import ParameterSource
 from ..core.dice import Result, format_dice
 from ..core.rules import Ruleset
 from ..i18n import num, tr
-from .common import SAY_OPTION, solving, with_rules
+from .common import SAY_OPTION, Command, solving, stages, with_rules
 
 # What `421 advise` can maximise; loser and tokens are the round solver's objectives.
 Goal = Literal["target", "coup-sec", "loser", "tokens", "game"]
@@ -47,24 +47,13 @@ def _check_context(chosen: Goal) -> None:
     )
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("target")
 @with_rules
-@click.option(
-    "--throws", type=click.IntRange(1, 3), default=3, show_default=True, help="Throws the turn may use."
-)
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--throws", type=click.IntRange(1, 3), default=3, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
 @SAY_OPTION
 def odds(target: str, rules: Ruleset, throws: int, as_json: bool, lang: str) -> None:
-    """The chance of beating TARGET in a fresh turn.
-
-    The turn has up to --throws throws and every choice is made to beat TARGET.
-
-    \b
-    Examples:
-      421 odds 653
-      421 odds 111 --throws 2 --rules vache-41
-    """
     from ..solver.turn import exact_odds
 
     result = Result.parse(target)
@@ -93,32 +82,20 @@ def _pair(text: str | None) -> tuple[int, int] | None:
     return int(parts[0]), int(parts[1])
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("dice")
 @with_rules
-@click.option("--throws-left", type=click.IntRange(0, 2), required=True, help="Throws still allowed.")
-@click.option("--target", default=None, help="The result to beat (default: a fresh coup sec).")
-@click.option(
-    "--objective",
-    type=click.Choice(get_args(Goal)),
-    default=None,
-    help="What to maximise: beating --target, beating a coup sec, not losing the round, "
-    "the round's tokens, or (two players) not losing the manche.",
-)
-@click.option("--players", type=click.IntRange(2), default=None, help="Players in this round.")
-@click.option("--before", default=None, help="Results already final this round, leader first: 653,221.")
-@click.option("--limit", type=click.IntRange(1, 3), default=None, help="Throws the leader used.")
-@click.option(
-    "--phase",
-    type=click.Choice(get_args(Phase)),
-    default="decharge",
-    show_default=True,
-    help="The round's phase: the décharge, or the charge (tokens taken from the pot).",
-)
-@click.option("--pot", type=click.IntRange(0), default=None, help="Tokens left in the pot (charge).")
-@click.option("--tokens", default=None, help="Two players: your tokens and the other's, like 5,6.")
-@click.option("--stake", type=click.IntRange(0), default=0, help="Accumulated stake so far this round.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--throws-left", type=click.IntRange(0, 2), required=True)
+@click.option("--target", default=None)
+@click.option("--objective", type=click.Choice(get_args(Goal)), default=None)
+@click.option("--players", type=click.IntRange(2), default=None)
+@click.option("--before", default=None)
+@click.option("--limit", type=click.IntRange(1, 3), default=None)
+@click.option("--phase", type=click.Choice(get_args(Phase)), default="decharge", show_default=True)
+@click.option("--pot", type=click.IntRange(0), default=None)
+@click.option("--tokens", default=None)
+@click.option("--stake", type=click.IntRange(0), default=0)
+@click.option("--json", "as_json", is_flag=True)
 @SAY_OPTION
 def advise(
     dice: str,
@@ -136,17 +113,6 @@ def advise(
     as_json: bool,
     lang: str,
 ) -> None:
-    """Every choice with DICE in hand, ranked by its exact value.
-
-    What the value means is --objective's; the round's and the game's
-    objectives read the context options (docs/strategy.md lists which).
-
-    \b
-    Examples:
-      421 advise 642 --throws-left 2 --target 653
-      421 advise 642 --throws-left 1 --objective loser --players 3 --before 653,221
-      421 advise 642 --throws-left 1 --objective game --before 631 --tokens 5,6
-    """
     from ..solver import advice as solver
 
     held = Result.parse(dice)
@@ -197,27 +163,12 @@ def advise(
         click.echo(f"  {num(lang, o.value, '.6f')}  {what}")
 
 
-@click.command()
+@click.command(cls=Command)
 @with_rules
-@click.option(
-    "--ties",
-    type=click.Choice(["half", "rampot"]),
-    default="rampot",
-    show_default=True,
-    help="Count a tie as half a win, or settle it as the preset does.",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--ties", type=click.Choice(["half", "rampot"]), default="rampot", show_default=True)
+@click.option("--json", "as_json", is_flag=True)
 @SAY_OPTION
 def duel(rules: Ruleset, ties: str, as_json: bool, lang: str) -> None:
-    """The heads-up duel, solved: the first player's chance to win.
-
-    One round between two players: the first sets the limit, the best result wins.
-
-    \b
-    Examples:
-      421 duel
-      421 duel --rules tim --ties half
-    """
     from ..solver.duel import solve_duel
 
     result = solve_duel(rules, "half" if ties == "half" else "rampot")
@@ -230,29 +181,12 @@ def duel(rules: Ruleset, ties: str, as_json: bool, lang: str) -> None:
     click.echo(tr(lang, "cli.duel", rules=rules.name, ties=how, first=first, second=second))
 
 
-@click.command()
+@click.command(cls=Command)
 @with_rules
-@click.option(
-    "--players",
-    type=click.IntRange(2),
-    default=2,
-    show_default=True,
-    help="Players at the table; for more than two, each round is solved (max^n).",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--players", type=click.IntRange(2), default=2, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
 @SAY_OPTION
 def solve(rules: Ruleset, players: int, as_json: bool, lang: str) -> None:
-    """Optimal play, solved: who loses, or what each position is worth.
-
-    For two players, each seat's chance of losing the game (solved once per
-    machine and kept); for more, each position's value of a round played by max^n.
-
-    \b
-    Examples:
-      421 solve
-      421 solve --rules vache-41 --json
-      421 solve --players 3
-    """
     from ..solver.heads_up import game_outcome
     from ..solver.solutions import solve_cached
 
@@ -265,13 +199,10 @@ def solve(rules: Ruleset, players: int, as_json: bool, lang: str) -> None:
         click.echo(json.dumps(data, indent=2) if as_json else rounds_text(data, lang))
         return
 
-    def progress(stage: str, step: int) -> None:
-        if not as_json:
-            click.echo(f"\r  {solving(rules, stage, step, lang):<38}", nl=False, err=True)
-
-    solved, cached = solve_cached(rules, progress)
-    if not as_json:
-        click.echo("\r" + " " * 40 + "\r", nl=False, err=True)
+    with stages() as say:
+        solved, cached = solve_cached(
+            rules, lambda stage, step: None if as_json else say(solving(rules, stage, step, lang), stage)
+        )
     w = solved.manche_loss()
     outcome = game_outcome(rules, w)
     data = {

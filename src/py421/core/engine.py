@@ -77,7 +77,7 @@ def new_game(rules: Ruleset, players: Sequence[str], *, first_seat: int = 0) -> 
 def check_players(rules: Ruleset, players: Sequence[str]) -> tuple[str, ...]:
     """The names, checked: how many the rules allow, none empty, too long or alike."""
     if isinstance(players, str):
-        raise InvalidPlayers("players must be a list of names, not one text")
+        raise InvalidPlayers(Message("players.one_text", "players must be a list of names, not one text"))
     names = tuple(str(p).strip() for p in players)
     if not rules.seats(len(names)):
         raise InvalidPlayers(
@@ -466,7 +466,7 @@ def _next_tie_step(
     need_best = len(best) > 1 and state.phase is Phase.DECHARGE
     if not need_worst and not need_best:
         amount = previous.amount if previous is not None else None
-        main_chaude = previous is not None and previous.replays > 1 and rules.tie_break == "qui_barre_demarre"
+        main_chaude = previous is not None and previous.replays > 1 and rules.main_chaude
         est = main_chaude and previous is not None and not previous.vient
         if state.phase is Phase.DECHARGE:
             worst = tuple(s for s in worst if s != best[0])  # all tied: the winner gives
@@ -489,7 +489,7 @@ def _next_tie_step(
         draw=Draw("tie", seats, DICE_PER_THROW),
         replays=previous.replays + 1 if again and previous else 1,
         # seed 004 « main chaude »: the first to rethrow chooses the stake
-        awaiting_stake=again and rules.tie_break == "qui_barre_demarre",
+        awaiting_stake=again and rules.main_chaude,
         vient=False,
         amount=previous.amount if previous is not None else None,
     )

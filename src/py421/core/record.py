@@ -126,12 +126,19 @@ class Record:
                 )
         given = data["rules"]
         if not isinstance(given, dict):
-            hint = f'; for a preset write {{"base": "{given}"}}' if isinstance(given, str) else ""
-            raise InvalidRecord(
-                f'the record\'s "rules" must be an object, as in a ruleset file, not {given!r}{hint}'
-            )
+            text = f'the record\'s "rules" must be an object, as in a ruleset file, not {given!r}'
+            if isinstance(given, str):
+                text += f'; for a preset write {{"base": "{given}"}}'
+                raise InvalidRecord(Message("record.rules_preset", text, {"got": repr(given), "base": given}))
+            raise InvalidRecord(Message("record.rules_type", text, {"got": repr(given)}))
         if not isinstance(data["steps"], list):
-            raise InvalidRecord(f'the record\'s "steps" must be a list, not {data["steps"]!r}')
+            raise InvalidRecord(
+                Message(
+                    "record.steps_type",
+                    f'the record\'s "steps" must be a list, not {data["steps"]!r}',
+                    {"got": repr(data["steps"])},
+                )
+            )
         try:
             rules = Ruleset.from_mapping(given)
         except Py421Error as exc:
@@ -140,16 +147,16 @@ class Record:
             ) from None
         players = data["players"]
         if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-            raise InvalidRecord("'players' must be a list of names")
+            raise InvalidRecord(Message("record.players_type", "'players' must be a list of names"))
         steps = []
         for i, raw in enumerate(data["steps"]):
             steps.append(_read_step(i, raw))
         first_seat = data.get("first_seat", 0)
         if not isinstance(first_seat, int):
-            raise InvalidRecord("'first_seat' must be a seat number")
+            raise InvalidRecord(Message("record.first_seat_type", "'first_seat' must be a seat number"))
         final = data.get("final")
         if final is not None and not isinstance(final, dict):
-            raise InvalidRecord("'final' must be an object")
+            raise InvalidRecord(Message("record.final_type", "'final' must be an object"))
         meta = data.get("meta", {})
         return Record(rules, tuple(players), first_seat, tuple(steps), meta, expected=final)
 
@@ -165,9 +172,13 @@ class Record:
             state = game.state
             due = state.chance.seat if state.chance else state.to_move
             if step.seat != due:
-                who = self.players[due] if due is not None else "nobody"
+                fields = {"i": i, "kind": step.kind, "text": repr(step.text), "seat": step.seat}
+                where = f"step {i} ({step.kind} {step.text!r}) is by seat {step.seat}"
+                if due is None:
+                    raise InvalidRecord(Message("record.no_step_due", f"{where}, but no step is due", fields))
+                who = self.players[due]
                 raise InvalidRecord(
-                    f"step {i} ({step.kind} {step.text!r}) is by seat {step.seat}, but it is {who}'s step"
+                    Message("record.wrong_seat", f"{where}, but it is {who}'s step", {**fields, "who": who})
                 )
             try:
                 game.apply_step(step)
@@ -214,6 +225,10 @@ def _read_step(i: int, raw: Any) -> Step:
             if isinstance(raw.get(kind), str):
                 return Step(raw["seat"], kind, raw[kind])
     raise InvalidRecord(
-        f'step {i + 1} must be {{"seat": N, "dice": "421"}}, {{"seat": N, "action": "keep 42"}} '
-        f'or {{"seat": N, "turn": "421/2"}}, not {raw!r}'
+        Message(
+            "record.step_shape",
+            f'step {i + 1} must be {{"seat": N, "dice": "421"}}, {{"seat": N, "action": "keep 42"}} '
+            f'or {{"seat": N, "turn": "421/2"}}, not {raw!r}',
+            {"i": i + 1, "got": repr(raw)},
+        )
     )

@@ -281,20 +281,31 @@ class Ruleset:
         Also reads the JSON printed by ``421 rules show --json``.
         """
         allowed = {"base", "name", "description", "source", "options", "results", "seed_file"}
+        keys = ", ".join(sorted(allowed))
         if not isinstance(data, Mapping):
             raise InvalidRuleset(
-                f"a ruleset is a table with the keys {', '.join(sorted(allowed))}, not {data!r}"
+                Message(
+                    "ruleset.not_a_table",
+                    f"a ruleset is a table with the keys {keys}, not {data!r}",
+                    {"accepted": keys, "got": repr(data)},
+                )
             )
         for key in data:
             if key not in allowed:
                 raise InvalidRuleset(
-                    f"unknown key {key!r} in ruleset file; accepted: {', '.join(sorted(allowed))}"
+                    Message(
+                        "ruleset.unknown_key",
+                        f"unknown key {key!r} in ruleset file; accepted: {keys}",
+                        {"name": repr(key), "accepted": keys},
+                    )
                 )
         base_name = data.get("base")
         base = Ruleset.preset(str(base_name)) if base_name is not None else Ruleset()
         options = data.get("options", {})
         if not isinstance(options, Mapping):
-            raise InvalidRuleset("'options' must be a table of OPTION = VALUE")
+            raise InvalidRuleset(
+                Message("ruleset.options_table", "'options' must be a table of OPTION = VALUE")
+            )
         meta: dict[str, Any] = {k: str(data[k]) for k in ("name", "description", "source") if k in data}
         return replace(base.with_options(**options), **meta)
 
@@ -304,7 +315,13 @@ class Ruleset:
         try:
             data = json.loads(text) if text.lstrip().startswith("{") else tomllib.loads(text)
         except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise InvalidRuleset(f"{filename}: not a TOML or JSON ruleset ({exc})") from None
+            raise InvalidRuleset(
+                Message(
+                    "ruleset.not_toml",
+                    f"{filename}: not a TOML or JSON ruleset ({exc})",
+                    {"file": filename, "reason": str(exc)},
+                )
+            ) from None
         return Ruleset.from_mapping(data)
 
     # -- reading -----------------------------------------------------------
@@ -361,6 +378,16 @@ class Ruleset:
 
     @property
     def tie_order_reversed(self) -> bool:
+        return self.tie_break == "qui_barre_demarre"
+
+    @property
+    def main_chaude(self) -> bool:
+        """Whether a tie-break that ties again asks its first thrower for the stake (« main chaude »):
+        « pour ce qui est » or « pour ce qui vient ».
+
+        >>> Ruleset.preset("engranjeu-21").main_chaude, Ruleset.preset("classic-11").main_chaude
+        (True, False)
+        """
         return self.tie_break == "qui_barre_demarre"
 
     def __repr__(self) -> str:

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import InvalidRecord, Py421Error
+from ..core.errors import InvalidRecord, Message, Py421Error
 from ..paths import data_dir
 from .session import Session
 
@@ -47,10 +47,12 @@ def latest_save(mode: str) -> tuple[str, dict[str, Any]] | None:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise _unusable(path, f"it cannot be read ({exc})") from None
+            raise _unusable(
+                path, Message("save.unreadable", f"it cannot be read ({exc})", {"reason": exc})
+            ) from None
         if not isinstance(data, dict):  # the newest save is not skipped in silence
             kind = "list" if isinstance(data, list) else "string" if isinstance(data, str) else "value"
-            raise _unusable(path, f"it holds a JSON {kind}, not a saved game")
+            raise _unusable(path, Message(f"save.json.{kind}", f"it holds a JSON {kind}, not a saved game"))
         if data.get("mode", "play") == mode:
             return path.stem, data
     return None
@@ -61,13 +63,18 @@ def resume(save_id: str, data: Mapping[str, Any]) -> Session:
     try:
         return Session.from_save(data)
     except Py421Error as exc:
-        raise _unusable(saves_dir() / f"{save_id}.json", str(exc)) from None
+        why = exc.message if exc.message is not None else str(exc)
+        raise _unusable(saves_dir() / f"{save_id}.json", why) from None
 
 
-def _unusable(path: Path, why: str) -> InvalidRecord:
+def _unusable(path: Path, why: str | Message) -> InvalidRecord:
     return InvalidRecord(
-        f"the saved game {path} cannot be resumed: {why}; move it out of {path.parent} "
-        "to resume the saved game before it (a new game, without --resume, does not read it)"
+        Message(
+            "save.unusable",
+            f"the saved game {path} cannot be resumed: {why}; move it out of {path.parent} "
+            "to resume the saved game before it (a new game, without --resume, does not read it)",
+            {"path": path, "why": why, "folder": path.parent},
+        )
     )
 
 

@@ -151,7 +151,8 @@ class Session:
             return bot
         if seat in away:
             return self.stand_in
-        raise IllegalAction(f"{self.seats[seat].name} must decide")
+        name = self.seats[seat].name
+        raise IllegalAction(Message("refusal.must_decide", f"{name} must decide", {"who": name}))
 
     def step(self, away: Collection[int] = ()) -> State:
         """One automatic step: a throw of the dice, or a bot's decision."""
@@ -161,7 +162,7 @@ class Session:
             return self.game.throw(self.dice.throw(request))
         seat = state.to_move
         if seat is None:
-            raise IllegalAction("the game is over")
+            raise IllegalAction(Message("refusal.over", "the game is over"))
         return self.game.act(self.player(seat, away).choose(state))
 
     def act(self, action: Action | str) -> State:
@@ -183,27 +184,45 @@ class Session:
     @staticmethod
     def from_save(data: Any) -> Session:
         if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
-            raise InvalidRecord(f'it is not a saved py421 game (no "format": "{SAVE_FORMAT}")')
+            raise InvalidRecord(
+                Message(
+                    "save.not_a_save",
+                    f'it is not a saved py421 game (no "format": "{SAVE_FORMAT}")',
+                    {"format": SAVE_FORMAT},
+                )
+            )
         if data.get("version") != SAVE_VERSION:
             version = data.get("version")
             raise InvalidRecord(
-                f"saved game version {version!r} is not supported; this py421 reads {SAVE_VERSION}"
+                Message(
+                    "save.version",
+                    f"saved game version {version!r} is not supported; this py421 reads {SAVE_VERSION}",
+                    {"got": repr(version), "version": SAVE_VERSION},
+                )
             )
         for key in ("seats", "seed", "record"):
             if key not in data:
-                raise InvalidRecord(f"it has no {key!r}")
+                raise InvalidRecord(Message("save.missing", f"it has no {key!r}", {"name": repr(key)}))
         raw = data["seats"]
         if not isinstance(raw, list) or not all(
             isinstance(s, dict) and isinstance(s.get("name"), str) and isinstance(s.get("bot"), str | None)
             for s in raw
         ):
-            raise InvalidRecord('its \'seats\' must be a list of {"name": …, "bot": a level or null}')
+            raise InvalidRecord(
+                Message(
+                    "save.seats_type", 'its \'seats\' must be a list of {"name": …, "bot": a level or null}'
+                )
+            )
         seats = [Seat(s["name"], s.get("bot")) for s in raw]
         record = Record.from_dict(data["record"])
         if [s.name for s in seats] != list(record.players):
+            names, players = ", ".join(s.name for s in seats), ", ".join(record.players)
             raise InvalidRecord(
-                f"its seats ({', '.join(s.name for s in seats)}) are not the players of its game "
-                f"({', '.join(record.players)})"
+                Message(
+                    "save.seats_players",
+                    f"its seats ({names}) are not the players of its game ({players})",
+                    {"seats": names, "players": players},
+                )
             )
         game = Game(record.rules, record.players, first_seat=record.first_seat)
         for step in record.steps:

@@ -30,7 +30,7 @@ import logging
 import os
 import secrets
 import socket
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 log = logging.getLogger(__name__)
@@ -91,6 +91,10 @@ class Cluster(Solo):
         self._listen: Any = None
         self._lock_use = asyncio.Lock()  # one statement at a time on the locks' connection
         self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        # Requests and answers to send: those that come while one statement is on its way
+        # leave together in the next, so a busy process does not queue a round trip for each.
+        self._outbox: list[tuple[str, str, asyncio.Future[None]]] = []
+        self._sending: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._member: Member | None = None
 
@@ -121,11 +125,17 @@ class Cluster(Solo):
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _locking(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        """One statement on the locks' connection; if it is lost, so is every lock: disown all."""
+    async def _locking(
+        self, sql: str, params: tuple[Any, ...] | Callable[[], tuple[Any, ...]]
+    ) -> list[tuple[Any, ...]]:
+        """One statement on the locks' connection; if it is lost, so is every lock: disown all.
+
+        ``params`` may be a function, called once the connection is this statement's: what it
+        reads (the tables owned) is then what holds when the statement runs.
+        """
         async with self._lock_use:
             try:
-                cursor = await self._locks.execute(sql, params)
+                cursor = await self._locks.execute(sql, params() if callable(params) else params)
                 rows: list[tuple[Any, ...]] = await cursor.fetchall() if cursor.description else []
                 return rows
             except Exception:
@@ -165,8 +175,8 @@ class Cluster(Solo):
         rows = await self._locking(
             "WITH free AS MATERIALIZED (SELECT code FROM online_tables "
             "WHERE status <> 'over' AND NOT (code = ANY(%s))) "
-            "SELECT code FROM free WHERE pg_try_advisory_lock(hashtextextended(code, 421))",
-            (list(self.owned),),
+            "SELECT code FROM free WHERE pg_try_advisory_lock(hashtextextended(code, 421)) ORDER BY code",
+            lambda: (list(self.owned),),  # a lock is taken again by its holder: leave out its own
         )
         found = [str(r[0]) for r in rows]
         self.owned.update(found)
@@ -175,12 +185,17 @@ class Cluster(Solo):
     async def _scan_forever(self) -> None:
         while True:
             try:
-                for code in await self.scan():
-                    log.warning("table %s had no owner: this process (%s) takes it over", code, self.me)
-                    assert self._member is not None
-                    await self._member.adopt(code)
+                found = await self.scan()
             except Exception:
                 log.exception("the scan for tables without an owner failed; trying again")
+                found = []
+            for code in found:
+                log.warning("table %s had no owner: this process (%s) takes it over", code, self.me)
+                assert self._member is not None
+                try:
+                    await self._member.adopt(code)
+                except Exception as e:  # kept (nobody else tries it) and left as it is; the others go on
+                    log.warning("table %s is left as it is: it could not be read (%s)", code, e)
             await asyncio.sleep(self.scan_seconds)
 
     # -- requests to the owner ----------------------------------------------------------
@@ -198,7 +213,31 @@ class Cluster(Solo):
             self._waiting.pop(ident, None)
 
     async def _notify(self, channel: str, payload: str) -> None:
-        await self._locking("SELECT pg_notify(%s, %s)", (channel, payload))
+        sent: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._outbox.append((channel, payload, sent))
+        if self._sending is None:
+            self._sending = asyncio.ensure_future(self._send())
+        await sent
+
+    async def _send(self) -> None:
+        try:
+            while self._outbox:
+                batch, self._outbox = self._outbox, []
+                try:
+                    await self._locking(
+                        "SELECT pg_notify(c, p) FROM unnest(%s::text[], %s::text[]) AS note(c, p)",
+                        ([c for c, _, _ in batch], [p for _, p, _ in batch]),
+                    )
+                except Exception as e:
+                    for *_, sent in batch:
+                        if not sent.done():
+                            sent.set_exception(e)
+                else:
+                    for *_, sent in batch:
+                        if not sent.done():
+                            sent.set_result(None)
+        finally:
+            self._sending = None
 
     async def _hear(self) -> None:
         async for note in self._listen.notifies():

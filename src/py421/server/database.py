@@ -9,6 +9,7 @@ rebuilds each table by replaying its steps.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -169,42 +170,61 @@ class TableRow:
     steps: list[Step]
 
 
+@dataclass(frozen=True)
+class NewSteps:
+    """Steps ``first``, ``first + 1``… of table ``code``; ``finish`` writes the finished game
+    into the history and returns its number."""
+
+    code: str
+    first: int
+    steps: Sequence[Step]
+    finish: Callable[[Connection], int] | None = None
+
+
 class Store:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         # Several processes on PostgreSQL: each change of a table is committed with a notice
         # to the others (this process's name), delivered with the commit and not before.
         self.announce: str | None = None
-        # The server writes through one connection it keeps, which saves taking one
-        # from the pool (and checking it) for every step. If the database drops it,
-        # the write in progress fails and is undone, and the next one reconnects.
-        self._kept: Connection | None = None
+        # Each thread (the event loop's, the writer's) keeps one connection, which saves
+        # taking one from the pool (and checking it) for every step. If the database drops
+        # it, the write in progress fails and is undone, and the next one reconnects.
+        self._local = threading.local()
 
     @contextmanager
     def begin(self) -> Iterator[Connection]:
-        if self._kept is None or self._kept.closed or self._kept.invalidated:
-            if self._kept is not None:
-                self._kept.close()
-            self._kept = self.engine.connect()
-        with self._kept.begin():
-            yield self._kept
+        kept: Connection | None = getattr(self._local, "kept", None)
+        if kept is None or kept.closed or kept.invalidated:
+            if kept is not None:
+                kept.close()
+            kept = self._local.kept = self.engine.connect()
+        with kept.begin():
+            yield kept
 
     def _tell(
         self, conn: Connection, code: str, first: int | None = None, steps: Sequence[Step] = ()
     ) -> None:
         """The news of a change, sent with the commit: the code, who made it, and new steps if that
         is all that changed (the others then need not read the database)."""
-        if self.announce is None:
+        self._tell_all(conn, [_news(code, first, steps)])
+
+    def _tell_all(self, conn: Connection, news: Sequence[dict[str, Any]]) -> None:
+        """Several changes' news, in one statement."""
+        if self.announce is None or not news:
             return
-        news: dict[str, Any] = {"code": code, "by": self.announce}
-        if first is not None:
-            news["from"], news["steps"] = first, [[s.seat, s.kind, s.text] for s in steps]
-        conn.execute(text("SELECT pg_notify('py421_changes', :m)"), {"m": json.dumps(news)})
+        texts = [json.dumps({**n, "by": self.announce}) for n in news]
+        conn.execute(
+            text("SELECT pg_notify('py421_changes', m) FROM unnest(CAST(:ms AS text[])) AS news(m)"),
+            {"ms": texts},
+        )
 
     def close(self) -> None:
-        if self._kept is not None:
-            self._kept.close()
-            self._kept = None
+        """Close this thread's connection."""
+        kept: Connection | None = getattr(self._local, "kept", None)
+        if kept is not None:
+            kept.close()
+            self._local.kept = None
 
     def create(self, row: TableRow) -> None:
         with self.begin() as conn:
@@ -284,25 +304,37 @@ class Store:
         transaction; the table is then marked over with the game's number, returned.
         A crash leaves a table either playing without these steps or over with all of them.
         """
+        return self.add_many([NewSteps(code, first, steps, finish)])[0]
+
+    def add_many(self, writes: Sequence[NewSteps]) -> list[int | None]:
+        """The new steps of several tables in one transaction (see :meth:`add_steps`): all are
+        written or none. Returns each finished game's number in the history, or None."""
         with self.begin() as conn:
             conn.execute(
                 online_steps.insert(),
                 [
-                    {"code": code, "n": first + i, "seat": s.seat, "kind": s.kind, "text": s.text}
-                    for i, s in enumerate(steps)
+                    {"code": w.code, "n": w.first + i, "seat": s.seat, "kind": s.kind, "text": s.text}
+                    for w in writes
+                    for i, s in enumerate(w.steps)
                 ],
             )
-            if finish is None:
-                self._tell(conn, code, first, steps)
-                return None
-            self._tell(conn, code)  # the game is over: the others read it all
-            game_id = finish(conn)
-            conn.execute(
-                online_tables.update()
-                .where(online_tables.c.code == code)
-                .values(status="over", game_id=game_id)
-            )
-            return game_id
+            numbers: list[int | None] = []
+            news = []
+            for w in writes:
+                if w.finish is None:
+                    news.append(_news(w.code, w.first, w.steps))
+                    numbers.append(None)
+                    continue
+                news.append(_news(w.code))  # the game is over: the others read it all
+                game_id = w.finish(conn)
+                conn.execute(
+                    online_tables.update()
+                    .where(online_tables.c.code == w.code)
+                    .values(status="over", game_id=game_id)
+                )
+                numbers.append(game_id)
+            self._tell_all(conn, news)
+            return numbers
 
     def remove_steps_from(
         self, code: str, n: int, reopen: Callable[[Connection], None] | None = None
@@ -362,6 +394,13 @@ class Store:
         c = online_tables.c
         with self.begin() as conn:
             return list(conn.execute(select(c.code).where(c.status != "over")).scalars())
+
+
+def _news(code: str, first: int | None = None, steps: Sequence[Step] = ()) -> dict[str, Any]:
+    news: dict[str, Any] = {"code": code}
+    if first is not None:
+        news["from"], news["steps"] = first, [[s.seat, s.kind, s.text] for s in steps]
+    return news
 
 
 def now() -> str:

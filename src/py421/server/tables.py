@@ -41,6 +41,7 @@ from .limits import AddressBook, Limits
 from .optimal import OptimalWorker, TooCostly
 from .protocol import ActionMove, CreateTable
 from .table import Connection, Seat, Status, Table, TableError, clean_name, hash_token
+from .writer import Writer
 
 log = logging.getLogger(__name__)
 CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O: read aloud without doubt
@@ -62,6 +63,7 @@ class Hub:
         cluster: Solo | None = None,
     ) -> None:
         self.store = store
+        self.writer = Writer(store)  # every write of play goes through it, off the event loop
         self.seeds = seeds  # tests fix the dice; otherwise every table draws a secret seed
         self.history = history
         self.bot_delay = bot_delay
@@ -125,7 +127,7 @@ class Hub:
             table.session = self._session(table)  # checks the names with the engine, before writing
         await self.cluster.claim(table.code)  # before it exists: no other process takes it meanwhile
         try:
-            self.store.create(self._row(table))
+            await self.writer.call(self.store.create, self._row(table))
         except Exception:
             await self.cluster.release(table.code)
             raise
@@ -288,7 +290,7 @@ class Hub:
         """One change of a table this process owns, asked here or by another process."""
         table = self.get(code)
         if kind == "join":
-            seat, token = self._join(table, args["name"])
+            seat, token = await self._join(table, args["name"])
             return {"seat": seat, "token": token}
         if kind == "start":
             await self._start(table, args["token"])
@@ -374,10 +376,10 @@ class Hub:
                 await self.cluster.release(code)
                 return
         else:
-            row = self.store.load(code)
-            if row is None:
-                return
-            async with table.lock:
+            async with table.lock:  # read under the lock: a step being written is then in the row
+                row = self.store.load(code)
+                if row is None:
+                    return
                 self._refresh(table, row)
                 table.broadcast()
         if table.status == "playing" and table.mode == "play":
@@ -434,8 +436,12 @@ class Hub:
 
     # -- seats -----------------------------------------------------------------
 
-    def _join(self, table: Table, name: object) -> tuple[int, str]:
+    async def _join(self, table: Table, name: object) -> tuple[int, str]:
         clean = clean_name(name)
+        async with table.lock:  # two people joining at once are given two seats
+            return await self._sit(table, clean)
+
+    async def _sit(self, table: Table, clean: str) -> tuple[int, str]:
         if table.mode != "play" or table.status != "waiting":
             raise TableError("not_waiting", "this table is not waiting for players; watch it instead", 409)
         free = next((s for s in table.seats if s.kind == "human" and s.token_hash is None), None)
@@ -446,7 +452,7 @@ class Hub:
         token = secrets.token_urlsafe(24)
         taken = free.copy()
         taken.name, taken.token_hash = clean, hash_token(token)
-        if not self.store.take_seat(table.code, taken.row()):  # written first: memory follows
+        if not await self.writer.call(self.store.take_seat, table.code, taken.row()):  # memory follows
             raise TableError("full", "that seat was just taken; try again", 409)
         free.name, free.token_hash = taken.name, taken.token_hash
         table.broadcast()
@@ -474,7 +480,7 @@ class Hub:
                 table.code, table.mode, table.rules, seats, table.seed, table.seed_hash, table.timeout
             )
             session = self._session(trial)  # the engine checks every name before anything is written
-            if not self.store.start(table.code, [s.row() for s in seats]):
+            if not await self.writer.call(self.store.start, table.code, [s.row() for s in seats]):
                 raise TableError("not_waiting", "the game has already started", 409)
             table.seats, table.session, table.status = seats, session, "playing"
             table.events = list(session.state.events)
@@ -587,7 +593,7 @@ class Hub:
                 def reopen(conn: Any) -> None:  # the game leaves the history with its last step
                     self.history.remove(game_id, conn)
 
-            self.store.remove_steps_from(table.code, len(game.steps) - 1, reopen)
+            await self.writer.call(self.store.remove_steps_from, table.code, len(game.steps) - 1, reopen)
             game.undo()
             if table.status == "over":
                 table.status, table.game_id = "playing", None
@@ -633,7 +639,7 @@ class Hub:
                 return self.history.add(game, bots=bots, source="online", conn=conn)
 
         try:
-            game_id = self.store.add_steps(table.code, before, new, finish)
+            game_id = await self.writer.add_steps(table.code, before, new, finish)
         except SQLAlchemyError:
             for _ in new:
                 game.undo()
@@ -741,6 +747,7 @@ class Hub:
         for task in list(self.tasks):
             task.cancel()
         self.optimal.close()
+        self.writer.close()
 
     # -- after the game ------------------------------------------------------------
 
@@ -760,8 +767,8 @@ class Hub:
             table.timeout, created=time.time(),
         )  # fmt: skip
         await self.cluster.claim(new.code)
-        self.store.create(self._row(new))
-        self.store.set_table(table.code, rematch=new.code)
+        await self.writer.call(self.store.create, self._row(new))
+        await self.writer.call(self.store.set_table, table.code, rematch=new.code)
         self.tables[new.code] = new
         table.rematch = new.code
         table.broadcast()

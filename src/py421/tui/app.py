@@ -49,7 +49,7 @@ from ..core.state import Round, State
 from ..i18n import error_text, tr
 from ..play.session import Session
 from ..text import describe, limit_call, names, outcome_text
-from .screens import EndScreen, HelpScreen, has_main_chaude
+from .screens import EndScreen, HelpScreen
 from .strings import ui
 from .widgets import Die, KeysLine, join, kept_slots, place, players_table, status_lines, turn_info
 
@@ -368,7 +368,7 @@ class PlayApp(App[None]):
         rules = self.session.rules
         if action == "bon" and not rules.le_bon:
             return ui(self.lang, "why.bon.rules", rules=rules.name)
-        if action == "stake" and not has_main_chaude(rules):
+        if action == "stake" and not rules.main_chaude:
             return ui(self.lang, "why.stake.rules", rules=rules.name)
         return None
 

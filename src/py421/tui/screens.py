@@ -17,17 +17,12 @@ from .strings import ui
 RANKING_SHOWN = 16
 
 
-def has_main_chaude(rules: Ruleset) -> bool:
-    """Whether a tie-break that ties again asks for a stake (the engine's « main chaude »)."""
-    return rules.tie_break == "qui_barre_demarre"
-
-
 def keys_text(rules: Ruleset, lang: str) -> str:
     """The keys, naming « le bon » and the stake keys only where these rules play them."""
     names = ["keep", "throw", "stop"]
     if rules.le_bon:
         names.append("bon")
-    if has_main_chaude(rules):
+    if rules.main_chaude:
         names.append("stake")
     names += ["help", "quit"]
     return ui(lang, "help.keys", keys=" · ".join(ui(lang, f"help.key.{name}") for name in names))

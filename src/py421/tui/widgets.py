@@ -329,7 +329,7 @@ def turn_info(state: State, lang: str, limit_text: str | None, tie_names: str | 
             parts.append(ui(lang, "tie.replay", who=tie_names, n=r.tie.replays))
         else:
             parts.append(ui(lang, "tie.info", who=tie_names))
-    elif r.current is not None:
+    elif r.current is not None and r.throws:  # before the first throw, nothing is counted yet
         parts.append(ui(lang, "throws", n=r.throws, allowed=throws_allowed(state)))
     if limit_text is not None:
         parts.append(ui(lang, "limit", call=limit_text))

@@ -1,0 +1,107 @@
+"""The server's writes: many tables' steps in one transaction, and a failure kept to its table."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy.exc import OperationalError
+
+from py421.core.game import Step
+from py421.server.database import NewSteps, SeatRow, Store, TableRow, make_engine, migrate, now
+from py421.server.writer import Writer
+
+from .server_helpers import database_urls, fresh_postgres
+
+
+@pytest.fixture(params=database_urls(Path("/tmp")))
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+    url: str = request.param
+    url = fresh_postgres(url) if url.startswith("postgresql") else f"sqlite:///{tmp_path}/s.db"
+    engine = make_engine(url)
+    migrate(engine)
+    store = Store(engine)
+    for code in ("AAAAA", "BBBBB", "CCCCC"):
+        seats = [SeatRow(0, "human", None, "Ann", None), SeatRow(1, "bot", "heuristic", "Heuristic 1", None)]
+        store.create(TableRow(code, now(), "play", {}, "playing", "s", "h", 0, 0, None, None, seats, []))
+    yield store
+    store.close()
+    engine.dispose()
+
+
+THROW = [Step(0, "action", "throw"), Step(0, "dice", "421")]
+
+
+def row(store: Store, code: str) -> TableRow:
+    found = store.load(code)
+    assert found is not None
+    return found
+
+
+def test_steps_of_tables_that_wait_together_are_committed_together(store: Store) -> None:
+    writer = Writer(store)
+    transactions: list[list[str]] = []
+    add_many = store.add_many
+
+    def counted(writes: Sequence[NewSteps]) -> list[int | None]:
+        transactions.append([w.code for w in writes])
+        return add_many(writes)
+
+    store.add_many = counted  # type: ignore[method-assign]
+
+    async def play() -> None:
+        await asyncio.gather(*(writer.add_steps(code, 0, THROW) for code in ("AAAAA", "BBBBB", "CCCCC")))
+        await writer.add_steps("AAAAA", 2, THROW)
+
+    asyncio.run(play())
+    writer.close()
+    assert transactions == [["AAAAA", "BBBBB", "CCCCC"], ["AAAAA"]]
+    assert [len(row(store, code).steps) for code in ("AAAAA", "BBBBB", "CCCCC")] == [4, 2, 2]
+
+
+def test_one_table_failing_in_a_shared_transaction_takes_back_only_its_own_steps(store: Store) -> None:
+    writer = Writer(store)
+
+    def refused(conn: Any) -> int:
+        raise OperationalError("INSERT", {}, Exception("the history refused this game"))
+
+    async def play() -> tuple[Any, ...]:
+        return await asyncio.gather(
+            writer.add_steps("AAAAA", 0, THROW),
+            writer.add_steps("BBBBB", 0, THROW, refused),
+            writer.add_steps("CCCCC", 0, THROW),
+            return_exceptions=True,
+        )
+
+    results = asyncio.run(play())
+    writer.close()
+    assert results[0] is None and results[2] is None
+    assert isinstance(results[1], OperationalError)
+    assert [len(row(store, code).steps) for code in ("AAAAA", "BBBBB", "CCCCC")] == [2, 0, 2]
+    assert row(store, "BBBBB").status == "playing"
+
+
+def test_writes_run_off_the_event_loop_in_the_order_asked(store: Store) -> None:
+    writer = Writer(store)
+    threads: list[str] = []
+
+    def noted(code: str, **values: Any) -> None:
+        threads.append(threading.current_thread().name)
+        store.set_table(code, **values)
+
+    async def play() -> None:
+        await asyncio.gather(
+            writer.call(noted, "AAAAA", rematch="BBBBB"),
+            writer.add_steps("AAAAA", 0, THROW),
+            writer.call(noted, "AAAAA", rematch="CCCCC"),
+        )
+
+    asyncio.run(play())
+    writer.close()
+    assert threads and all(name.startswith("py421-writer") for name in threads)
+    assert row(store, "AAAAA").rematch == "CCCCC"  # the second change came last
+    assert len(row(store, "AAAAA").steps) == 2
