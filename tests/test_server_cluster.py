@@ -24,6 +24,7 @@ from py421.core.record import Record
 from py421.server.app import create_app
 from py421.server.cluster import Cluster
 from py421.server.database import SeatRow, Store, TableRow, make_engine, migrate, now
+from py421.server.limits import Limits
 from py421.server.verify import verify
 
 from .server_helpers import POSTGRES, create, fresh_postgres, play_to_the_end, start
@@ -208,7 +209,7 @@ def test_a_table_that_cannot_be_read_does_not_keep_the_others_from_being_taken_o
             )
         )
     engine.dispose()
-    with TestClient(create_app(db, bot_delay=0)) as second:
+    with TestClient(create_app(db, bot_delay=0, limits=Limits(messages_per_second=1000))) as second:
         hub = second.app.state.hub  # type: ignore[attr-defined]
         deadline = time.monotonic() + 20
         while code not in hub.owned() and time.monotonic() < deadline:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from .actions import Action, ChooseStake, ReportedTurn, Stop, Throw
 from .combos import NENETTE
@@ -38,6 +38,11 @@ from .events import (
 )
 from .rules import Ruleset, Winners
 from .state import ChanceRequest, Draw, Outcome, OutcomeKind, Phase, Round, State, Tie, TurnResult
+
+if TYPE_CHECKING:
+    from dataclasses import replace as evolve  # what evolve does: mypy checks each call's field names
+else:
+    from .state import evolve
 
 Events = list[Event]
 MAX_NAME = 40
@@ -70,8 +75,8 @@ def new_game(rules: Ruleset, players: Sequence[str], *, first_seat: int = 0) -> 
         state = _start_charge(state, ev)
     else:
         dice = 1 if rules.first_player == "lowest_die" else DICE_PER_THROW
-        state = replace(state, draw=Draw("first_player", _clockwise(state, first_seat), dice))
-    return replace(state, events=tuple(ev))
+        state = evolve(state, draw=Draw("first_player", _clockwise(state, first_seat), dice))
+    return evolve(state, events=tuple(ev))
 
 
 def check_players(rules: Ruleset, players: Sequence[str]) -> tuple[str, ...]:
@@ -250,13 +255,13 @@ def apply_action(state: State, action: Action) -> State:
     if isinstance(action, ChooseStake):
         assert r.tie is not None
         ev.append(StakeChosen(seat, action.stake))
-        tie = replace(r.tie, awaiting_stake=False, vient=action.stake == "vient", amount=None)
-        state = replace(state, round=replace(r, tie=tie))
+        tie = evolve(r.tie, awaiting_stake=False, vient=action.stake == "vient", amount=None)
+        state = evolve(state, round=evolve(r, tie=tie))
     elif isinstance(action, Stop):
         state = _end_turn(state, ev)
     else:
-        state = replace(state, round=replace(r, pending=action.keep, bon=action.bon))
-    return replace(state, events=tuple(ev), steps=state.steps + 1)
+        state = evolve(state, round=evolve(r, pending=action.keep, bon=action.bon))
+    return evolve(state, events=tuple(ev), steps=state.steps + 1)
 
 
 def apply_dice(state: State, faces: tuple[int, ...] | str) -> State:
@@ -292,7 +297,7 @@ def apply_dice(state: State, faces: tuple[int, ...] | str) -> State:
         r = state.round
         assert r is not None
         state = _tie_thrown(state, got, ev) if r.tie is not None else _turn_thrown(state, got, ev)
-    return replace(state, events=tuple(ev), steps=state.steps + 1)
+    return evolve(state, events=tuple(ev), steps=state.steps + 1)
 
 
 # -- turns reported whole (a real table) -----------------------------------
@@ -373,9 +378,9 @@ def apply_turn(state: State, turn: ReportedTurn) -> State:
     for n, result in enumerate(known, start=first):
         ev.append(Thrown(request.seat, (), result.dice, result, n, "turn"))
     stake = r.stake + sum(rules.table.values[x] for x in known) if accumulating else r.stake
-    r = replace(r, dice=turn.result.dice, throws=turn.throws, bon=turn.bon, stake=stake)
-    state = _end_turn(replace(state, round=r), ev)
-    return replace(state, events=tuple(ev), steps=state.steps + 1)
+    r = evolve(r, dice=turn.result.dice, throws=turn.throws, bon=turn.bon, stake=stake)
+    state = _end_turn(evolve(state, round=r), ev)
+    return evolve(state, events=tuple(ev), steps=state.steps + 1)
 
 
 # -- turns -----------------------------------------------------------------
@@ -391,8 +396,8 @@ def _turn_thrown(state: State, faces: tuple[int, ...], ev: Events) -> State:
     stake = r.stake
     if state.rules.accumulated_stakes and state.phase is Phase.CHARGE:
         stake += state.rules.table.values[result]
-    r = replace(r, dice=result.dice, throws=throws, pending=None, stake=stake)
-    state = replace(state, round=r)
+    r = evolve(r, dice=result.dice, throws=throws, pending=None, stake=stake)
+    state = evolve(state, round=r)
     if throws >= throws_allowed(state) or r.bon:
         return _end_turn(state, ev)
     return state
@@ -409,8 +414,8 @@ def _end_turn(state: State, ev: Events) -> State:
     if not r.done and state.rules.leader_limit and most > 1:
         limit = r.throws
         ev.append(LimitSet(seat, r.throws))
-    r = replace(r, done=(*r.done, done), dice=(), throws=0, pending=None, bon=False, limit=limit)
-    state = replace(state, round=r)
+    r = evolve(r, done=(*r.done, done), dice=(), throws=0, pending=None, bon=False, limit=limit)
+    state = evolve(state, round=r)
     if r.current is not None:
         return state
     return _turns_over(state, ev)
@@ -493,7 +498,7 @@ def _next_tie_step(
         vient=False,
         amount=previous.amount if previous is not None else None,
     )
-    return replace(state, round=replace(r, tie=tie))
+    return evolve(state, round=evolve(r, tie=tie))
 
 
 def _tie_thrown(state: State, faces: tuple[int, ...], ev: Events) -> State:
@@ -503,9 +508,9 @@ def _tie_thrown(state: State, faces: tuple[int, ...], ev: Events) -> State:
     draw = tie.draw
     result = Result.of(faces)
     ev.append(Thrown(draw.thrower, (), faces, result, 1, "tie"))
-    draw = replace(draw, thrown=(*draw.thrown, faces))
+    draw = evolve(draw, thrown=(*draw.thrown, faces))
     if not draw.complete:
-        return replace(state, round=replace(r, tie=replace(tie, draw=draw)))
+        return evolve(state, round=evolve(r, tie=evolve(tie, draw=draw)))
     rules = state.rules
     turns = [TurnResult(s, Result.of(f), 1) for s, f in zip(draw.seats, draw.thrown, strict=True)]
     keys = dict(zip(draw.seats, _keys(state, turns), strict=True))
@@ -524,8 +529,8 @@ def _tie_thrown(state: State, faces: tuple[int, ...], ev: Events) -> State:
     amount = tie.amount
     if tie.vient:
         amount = _base_amount(rules, top.result, bottom.result)[0]
-    tie = replace(tie, draw=draw, amount=amount)
-    state = replace(state, round=replace(r, stake=stake, tie=tie))
+    tie = evolve(tie, draw=draw, amount=amount)
+    state = evolve(state, round=evolve(r, stake=stake, tie=tie))
     return _next_tie_step(state, worst, best, ev, previous=tie)
 
 
@@ -574,7 +579,7 @@ def _settle(
             tokens[winner] -= give
             tokens[loser] += give
             ev.append(Gave(winner, loser, give, amount))
-    state = replace(state, pot=pot, tokens=tuple(tokens), debts=tuple(debts), leader=losers[0], round=None)
+    state = evolve(state, pot=pot, tokens=tuple(tokens), debts=tuple(debts), leader=losers[0], round=None)
     if state.phase is Phase.CHARGE:
         return _end_charge(state, ev) if pot == 0 else _start_round(state, ev)
     state = _withdraw(state, (winner,), ev)  # only giving can empty a hand in the décharge
@@ -620,7 +625,7 @@ def _withdraw(state: State, seats: Sequence[int], ev: Events) -> State:
         return state
     ev.append(WentOut(out))
     active = tuple(a and s not in out for s, a in enumerate(state.active))
-    return replace(state, active=active, out_order=(*state.out_order, out))
+    return evolve(state, active=active, out_order=(*state.out_order, out))
 
 
 def _holder_of_all(state: State) -> int | None:
@@ -639,11 +644,11 @@ def _clockwise(state: State, start: int) -> tuple[int, ...]:
 
 def _start_round(state: State, ev: Events) -> State:
     order = _clockwise(state, state.leader)
-    return replace(state, round=Round(order=order), leader=order[0])
+    return evolve(state, round=Round(order=order), leader=order[0])
 
 
 def _start_charge(state: State, ev: Events) -> State:
-    state = replace(state, phase=Phase.CHARGE)
+    state = evolve(state, phase=Phase.CHARGE)
     ev.append(PhaseStarted("charge", state.manche))
     pot, tokens, debts = state.pot, list(state.tokens), list(state.debts)
     for seat in _clockwise(state, state.leader):
@@ -653,7 +658,7 @@ def _start_charge(state: State, ev: Events) -> State:
             tokens[seat] += pay
             debts[seat] -= pay
             ev.append(DebtPaid(seat, pay))
-    state = replace(state, pot=pot, tokens=tuple(tokens), debts=tuple(debts))
+    state = evolve(state, pot=pot, tokens=tuple(tokens), debts=tuple(debts))
     return _end_charge(state, ev) if pot == 0 else _start_round(state, ev)
 
 
@@ -663,19 +668,19 @@ def _end_charge(state: State, ev: Events) -> State:
     holder = _holder_of_all(state)
     if holder is not None:  # l'Espagnole: no décharge
         return _manche_lost(state, holder, espagnole=True, ev=ev)
-    state = replace(state, phase=Phase.DECHARGE)
+    state = evolve(state, phase=Phase.DECHARGE)
     ev.append(PhaseStarted("decharge", state.manche))
     rule = state.rules.decharge_leader
     candidates = _clockwise(state, state.leader)
     if rule == "worst_coup_sec":
-        return replace(state, draw=Draw("decharge_leader", candidates, DICE_PER_THROW))
+        return evolve(state, draw=Draw("decharge_leader", candidates, DICE_PER_THROW))
     if rule == "fewest_tokens":
         leader = min(candidates, key=lambda s: state.tokens[s])  # ties: first from the last loser
         ev.append(LeaderChosen(leader, "fewest_tokens"))
     else:
         leader = candidates[0]
         ev.append(LeaderChosen(leader, "round_loser" if leader == state.leader else "next_seat"))
-    return _start_round(replace(state, leader=leader), ev)
+    return _start_round(evolve(state, leader=leader), ev)
 
 
 def _draw_thrown(state: State, faces: tuple[int, ...], ev: Events) -> State:
@@ -683,9 +688,9 @@ def _draw_thrown(state: State, faces: tuple[int, ...], ev: Events) -> State:
     draw = state.draw
     assert draw is not None
     ev.append(Thrown(draw.thrower, (), faces, Result.of(faces) if len(faces) == 3 else None, 1, draw.purpose))
-    draw = replace(draw, thrown=(*draw.thrown, faces))
+    draw = evolve(draw, thrown=(*draw.thrown, faces))
     if not draw.complete:
-        return replace(state, draw=draw)
+        return evolve(state, draw=draw)
     rules = state.rules
 
     def key(f: tuple[int, ...]) -> int:
@@ -701,13 +706,13 @@ def _draw_thrown(state: State, faces: tuple[int, ...], ev: Events) -> State:
     if len(leaders) > 1:
         about: TieAbout = "decharge_leader" if draw.purpose == "decharge_leader" else "first_player"
         ev.append(TieDeclared(leaders, about))
-        return replace(state, draw=Draw(draw.purpose, leaders, draw.dice))
+        return evolve(state, draw=Draw(draw.purpose, leaders, draw.dice))
     leader = leaders[0]
     if draw.purpose == "decharge_leader":
         ev.append(LeaderChosen(leader, "worst_coup_sec"))
-        return _start_round(replace(state, draw=None, leader=leader), ev)
+        return _start_round(evolve(state, draw=None, leader=leader), ev)
     ev.append(LeaderChosen(leader, "first_player"))
-    return _start_charge(replace(state, draw=None, leader=leader), ev)
+    return _start_charge(evolve(state, draw=None, leader=leader), ev)
 
 
 def _manche_lost(state: State, loser: int, *, espagnole: bool, ev: Events) -> State:
@@ -715,7 +720,7 @@ def _manche_lost(state: State, loser: int, *, espagnole: bool, ev: Events) -> St
     losses = list(state.manche_losses)
     losses[loser] += 1
     ev.append(MancheLost(loser, state.manche, espagnole))
-    state = replace(
+    state = evolve(
         state,
         manche_losses=tuple(losses),
         manche_losers=(*state.manche_losers, loser),
@@ -731,7 +736,7 @@ def _manche_lost(state: State, loser: int, *, espagnole: bool, ev: Events) -> St
         most = max(losses)
         return _game_over(state, tuple(s for s, n in enumerate(losses) if n == most), ev)
     n = len(state.players)
-    state = replace(
+    state = evolve(
         state,
         manche=state.manche + 1,
         pot=rules.pot,
@@ -761,7 +766,7 @@ def _game_over(state: State, losers: tuple[int, ...], ev: Events) -> State:
     winners = named[rules.winners]
     outcome = Outcome(losers, kind, winners, state.manche_losers)
     ev.append(GameOver(losers))
-    return replace(state, phase=Phase.OVER, outcome=outcome, round=None, draw=None)
+    return evolve(state, phase=Phase.OVER, outcome=outcome, round=None, draw=None)
 
 
 # -- messages for illegal steps -------------------------------------------

@@ -61,6 +61,16 @@ class Game:
     def steps(self) -> tuple[Step, ...]:
         return tuple(self._steps)
 
+    def since(self, n: int) -> tuple[tuple[Step, ...], tuple[State, ...]]:
+        """The steps from number ``n`` on, and the states they made: what a long game's last
+        moves cost to read does not grow with the game."""
+        return tuple(self._steps[n:]), tuple(self._states[n + 1 :])
+
+    @property
+    def played(self) -> int:
+        """The number of steps played."""
+        return len(self._steps)
+
     def act(self, action: Action | str) -> State:
         """Apply the deciding player's action (an Action or its text)."""
         state = self.state

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING, Literal, TypeVar, get_args
 
 from .actions import Action, ReportedTurn
 from .dice import Result
@@ -19,6 +19,21 @@ from .rules import Ruleset
 
 if TYPE_CHECKING:
     from fractions import Fraction
+
+T = TypeVar("T")
+
+
+def evolve(obj: T, **changes: object) -> T:
+    """``dataclasses.replace`` for these frozen, slotted states, which need none of its checks.
+
+    The engine makes several new states a step; this way costs a third less.
+    """
+    cls = type(obj)
+    new = object.__new__(cls)
+    slots: tuple[str, ...] = cls.__slots__  # type: ignore[attr-defined]
+    for name in slots:
+        object.__setattr__(new, name, changes[name] if name in changes else getattr(obj, name))
+    return new
 
 
 OutcomeKind = Literal["loser", "grand_perdant", "shared"]
@@ -149,39 +164,27 @@ class State:
     @property
     def chance(self) -> ChanceRequest | None:
         """What dice are needed now, or None when a player must decide (or it is over)."""
-        from .engine import chance_request
-
-        return chance_request(self)
+        return engine.chance_request(self)
 
     @property
     def to_move(self) -> int | None:
         """The seat that must decide now, or None at a chance step or at the end."""
-        from .engine import deciding_seat
-
-        return deciding_seat(self)
+        return engine.deciding_seat(self)
 
     def legal_actions(self) -> tuple[Action, ...]:
-        from .engine import legal_actions
-
-        return legal_actions(self)
+        return engine.legal_actions(self)
 
     def apply(self, action: Action) -> State:
         """The state after the deciding player's action; raises IllegalAction."""
-        from .engine import apply_action
-
-        return apply_action(self, action)
+        return engine.apply_action(self, action)
 
     def apply_dice(self, faces: tuple[int, ...] | str) -> State:
         """The state after the requested dice came up; raises IllegalAction."""
-        from .engine import apply_dice
-
-        return apply_dice(self, faces)
+        return engine.apply_dice(self, faces)
 
     def apply_turn(self, turn: ReportedTurn | str) -> State:
         """The state after a whole turn told at once (a real table); raises IllegalAction."""
-        from .engine import apply_turn
-
-        return apply_turn(self, ReportedTurn.parse(turn) if isinstance(turn, str) else turn)
+        return engine.apply_turn(self, ReportedTurn.parse(turn) if isinstance(turn, str) else turn)
 
     def chance_outcomes(self) -> tuple[tuple[tuple[int, ...], Fraction], ...]:
         """Every outcome of the requested throw with its exact probability."""
@@ -194,3 +197,7 @@ class State:
     def manche_total(self) -> int:
         """Tokens in play this manche: the pot plus every player's starting tokens."""
         return self.rules.pot + self.rules.initial_tokens * len(self.players)
+
+
+# Last: the engine reads this module's classes as it loads; the methods above find it at call time.
+from . import engine  # noqa: E402

@@ -149,7 +149,8 @@ class Connection:
                 self.drop(item.why)
                 return
             try:
-                await asyncio.wait_for(self.send(item), self.send_seconds)
+                async with asyncio.timeout(self.send_seconds):  # no task made per message, as wait_for would
+                    await self.send(item)
             except (TimeoutError, Exception):  # a client that does not read, or a closed socket
                 self.drop("slow_client")
                 return

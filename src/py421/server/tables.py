@@ -351,7 +351,7 @@ class Hub:
             return
         async with table.lock:
             game = table.game
-            if news and "steps" in news and game is not None and news["from"] == len(game.steps):
+            if news and "steps" in news and game is not None and news["from"] == game.played:
                 for seat, kind, text in news["steps"]:
                     game.apply_step(Step(seat, kind, text))
                     table.events.extend(game.state.events)
@@ -621,14 +621,14 @@ class Hub:
         session = table.session
         assert session is not None
         game = session.game
-        before = len(game.steps)
+        before = game.played
         try:
             apply()
         except Py421Error as e:
             raise TableError.of("illegal", e) from e
         while table.mode == "play" and session.waiting() == "dice":
             session.step()  # thrown at once: nobody waits for the server's dice
-        new = game.steps[before:]
+        new, states = game.since(before)
         if not new:
             return
         finish = None
@@ -644,7 +644,7 @@ class Hub:
             for _ in new:
                 game.undo()
             raise
-        for state in game.states[-len(new) :]:
+        for state in states:
             table.events.extend(state.events)
         if game.state.is_over:
             table.status, table.game_id = "over", game_id
