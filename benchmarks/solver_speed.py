@@ -1,9 +1,14 @@
 """Solver timings: a full two-player game solve, and one piece of advice.
 
-Run: .venv/bin/python benchmarks/solver_speed.py [--large-rounds]
+Run: .venv/bin/python benchmarks/solver_speed.py [--large-rounds | --game-maxn N [--preset P]]
 Targets: the classic-11 game solve under 60 s and `advise` under 50 ms on 2 cores.
 ``--large-rounds`` only measures rounds of 4 to 8 players (time and peak memory), each in
 a process of its own: what sets the round solver's limit of eight players.
+``--game-maxn N`` only measures a whole game of N players (classic-11, or ``--preset P``) solved
+by max^n at the game level (time, peak memory, the solver's progress): targets under 10 minutes
+for three players and under 60 for four. The solve is kept in the data folder, then played by the
+fast simulator: bot:optimal in every seat against what the solver says (within 4 standard errors),
+against the heuristic bot, and against the optimal bot playing round by round as it did before.
 """
 
 from __future__ import annotations
@@ -13,10 +18,14 @@ import statistics
 import subprocess
 import sys
 import time
+from typing import Any
 
 from py421.core.dice import Result
 from py421.core.rules import Ruleset, preset_names
+from py421.sim.fast.policy import ROUNDS_LEVEL
+from py421.sim.simulate import Simulation, Summary, run
 from py421.solver.advice import advise
+from py421.solver.game_maxn import GameMaxn, store
 from py421.solver.heads_up import HeadsUp, unsupported
 from py421.solver.rounds import solve_round
 
@@ -39,9 +48,72 @@ def large_rounds() -> None:
         subprocess.run([sys.executable, "-c", f"{here}; solver_speed.large_round({players})"], check=True)
 
 
+def game_maxn(players: int, preset: str = "classic-11", games: int = 60_000) -> None:
+    """A whole game solved by max^n at the game level: time, peak memory, what it found, how it plays."""
+    rules = Ruleset.preset(preset)
+    print(f"{preset}, {players} players, the whole game by max^n (solver/game_maxn.py):", flush=True)
+    start = time.perf_counter()
+    game = GameMaxn(rules, players)
+    charge, decharge = game.model.counts()
+    print(f"  positions of a manche: {charge} in the charge, {decharge} in the décharge", flush=True)
+
+    def progress(stage: str, step: int, total: int) -> None:
+        if stage == "charge" and step < total:
+            return  # the charge's pot levels take a moment: its end is enough
+        of = f" of {total}" if total else ""
+        print(f"    {stage} {step}{of} ({time.perf_counter() - start:.0f} s)", flush=True)
+
+    game.solve(progress)
+    took = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    summary = game.summary()
+    print(f"  solved in {took:.1f} s, peak {peak:,.0f} MB; manches solved: {len(game.manches)}")
+    print(f"  décharge sweeps per manche: {summary['sweeps']}")
+    lose = " / ".join(f"{p:.4%}" for p in summary["lose_by_position"])
+    print(f"  P(among the losers) from the first round's leader on: {lose}; shared {summary['shared']:.4%}")
+    print(f"  largest gap to the exact values of the policies {summary['linear_gap']:.1e}, ", end="")
+    print(f"one more pass moves a value by {summary['residual']:.1e}; settled: {summary['converged']}")
+    print(f"  kept in {store(game)} (421 solve and bot:optimal read it)", flush=True)
+    game_play(rules, players, summary, games)
+
+
+def game_play(rules: Ruleset, players: int, summary: dict[str, Any], games: int) -> None:
+    """The solved game played by the fast simulator: against itself, the heuristic bot and round-level play.
+
+    First seats rotate, so each seat's chance of being among the losers is the
+    mean over the places from the first leader.
+    """
+    print(f"  {games:,} games each in the fast simulator (first seats rotating), 95 % intervals:")
+    others = players - 1
+    lineups = [
+        ("optimal",) * players,
+        ("optimal",) + ("heuristic",) * others,
+        (ROUNDS_LEVEL,) + ("heuristic",) * others,
+        ("optimal",) + (ROUNDS_LEVEL,) * others,
+    ]
+    expected = statistics.fmean(summary["lose_by_position"])
+    for levels in lineups:
+        start = time.perf_counter()
+        sim = Simulation(rules, levels, games, seed=0)
+        seats = Summary(sim, run(sim, workers=1)).to_dict()["seats"]  # one process builds the tables once
+        names = ", ".join(f"bot:{level}" for level in levels)
+        rates = "; ".join(f"{s['loss_rate']:.2%} ({s['ci95'][0]:.2%}-{s['ci95'][1]:.2%})" for s in seats)
+        print(f"    {names}: among the losers {rates} [{time.perf_counter() - start:.1f} s]", flush=True)
+        if levels == ("optimal",) * players:
+            error = (expected * (1 - expected) / games) ** 0.5
+            worst = max(abs(s["loss_rate"] - expected) for s in seats)
+            print(
+                f"      the solver says {expected:.2%} each: the furthest seat is {worst / error:.1f} SE away"
+            )
+
+
 def main() -> None:
     if "--large-rounds" in sys.argv:
         large_rounds()
+        return
+    if "--game-maxn" in sys.argv:
+        preset = sys.argv[sys.argv.index("--preset") + 1] if "--preset" in sys.argv else "classic-11"
+        game_maxn(int(sys.argv[sys.argv.index("--game-maxn") + 1]), preset)
         return
     print("two-player game solve (decharge value iteration + charge):")
     for name in preset_names():

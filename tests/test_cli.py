@@ -133,7 +133,10 @@ def test_plain_play_with_piped_input_reaches_the_end(private_home):
     "players", ["bot:random,bot:heuristic", "bot:optimal,bot:heuristic,bot:random,bot:optimal"]
 )
 def test_bots_only_game_finishes_and_prints_the_outcome(private_home, players):
-    proc = play_process("--players", players, "--seed", "1", input="", env_home=private_home)
+    # a pot of 3: bot:optimal solves the whole game of four in seconds, not the minutes of 11 tokens
+    proc = play_process(
+        "--players", players, "--set", "pot=3", "--seed", "1", input="", env_home=private_home
+    )
     assert proc.returncode == 0, proc.stderr
     assert "game over" in proc.stdout
     assert any(w in proc.stdout for w in ("loses the game", "« grand perdant »", "shared loss"))

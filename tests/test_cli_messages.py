@@ -153,8 +153,10 @@ def test_solve_for_three_says_what_each_plays_for():
     text = run_cli("solve", "--players", "3", "--rules", "vache-41").output
     assert "each playing not to lose the round" in text
     assert "maximising" not in text
-    classic = run_cli("solve", "--players", "3").output
-    assert "each playing for the round's tokens" in classic
+    decharge = run_cli("solve", "--players", "3", "--rules", "lyonnaise-21").output
+    assert "a round of the décharge, each playing for the round's tokens" in decharge
+    whole = run_cli("solve", "--players", "3", "--set", "pot=3").output
+    assert "the whole game by max^n, each playing for their share of the loss" in whole
 
 
 # -- records ------------------------------------------------------------------------

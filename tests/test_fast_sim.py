@@ -19,7 +19,7 @@ from py421.sim.fast.bot_tables import build_tables
 from py421.sim.fast.dice import batch_key
 from py421.sim.fast.lineup import Lineup, parse_players
 from py421.sim.fast.optimal import OptimalPositions
-from py421.sim.fast.policy import HEADER
+from py421.sim.fast.policy import HEADER, ROUNDS_LEVEL
 from py421.sim.fast.replay import Mismatch, entries, replay
 from py421.sim.simulate import Simulation, Summary, count_game, engine_game, run
 
@@ -32,8 +32,8 @@ def lineups(rules: Ruleset) -> list[tuple[str, ...]]:
         found.append(("heuristic", "random", "heuristic", "random"))
     if rules.name != "vache-41":  # its two-player solve is the slowest; lyonnaise-21 covers staked turns
         found.append(("optimal", "heuristic"))
-    if rules.seats(3):  # round by round (max^n)
-        found.append(("heuristic", "optimal", "random"))
+    if rules.seats(3):  # round by round (max^n); the whole game: tests/test_solver_game_maxn.py
+        found.append(("heuristic", ROUNDS_LEVEL, "random"))
     return found
 
 
@@ -189,7 +189,7 @@ def test_the_optimal_bots_main_chaude_is_the_engines(preset, options, seats):
 @pytest.mark.parametrize(
     ("preset", "options", "levels", "games"),
     [
-        ("classic-11", {"leader_limit": False}, ("optimal", "heuristic", "optimal"), 20),
+        ("classic-11", {"leader_limit": False}, (ROUNDS_LEVEL, "heuristic", ROUNDS_LEVEL), 20),
         ("comptoir-21", {"nenette_last_wins": True, "charge_throws": 2}, ("optimal",) * 4, 12),
         ("engranjeu-21", {"value_deduction": True}, ("optimal",) * 4, 12),
     ],
@@ -202,7 +202,8 @@ def test_the_optimal_round_tables_follow_the_options(preset, options, levels, ga
 
 
 def test_the_optimal_bot_at_a_table_of_four_beats_the_heuristic_bots():
-    sim = Simulation(Ruleset.preset("comptoir-21"), ("optimal", "heuristic", "heuristic", "heuristic"), 4_000)
+    levels = (ROUNDS_LEVEL, "heuristic", "heuristic", "heuristic")  # round by round, on purpose
+    sim = Simulation(Ruleset.preset("comptoir-21"), levels, 4_000)
     data = Summary(sim, run(sim, workers=2)).to_dict()
     assert data["games"] == 4_000
     optimal, *others = data["seats"]

@@ -208,6 +208,12 @@ def test_an_optimal_table_beyond_the_budget_is_refused_and_the_server_stays_smal
             "/api/tables", {"rules": "classic-11", "seats": ["human", "bot:optimal"], "name": "A"}
         )
         assert ok.status_code == 200, ok.text  # a small table is solved within the budget
+        three = server.post(
+            "/api/tables",
+            {"rules": "classic-11", "seats": ["human", "bot:optimal", "bot:optimal"], "name": "A"},
+        )
+        # three seats: the whole game (half a minute to solve) only if solved here before, else round by round
+        assert three.status_code == 200, three.text
     finally:
         server.stop()
 

@@ -20,7 +20,8 @@ from py421.core.game import Game
 from py421.core.rules import Ruleset
 from py421.core.state import Phase, State
 from py421.players import HeuristicBot
-from py421.players.optimal import OptimalBot
+from py421.players.optimal import RoundsOptimalBot
+from py421.sim.fast.policy import ROUNDS_LEVEL
 from py421.solver.duel import solve_duel
 from py421.solver.rounds import OBJECTIVES, comparison_of, payoffs, solve_round, stages
 from py421.solver.tables import INDEX, RESULTS
@@ -140,7 +141,7 @@ def test_round_values_agree_with_max_n_play_through_the_engine(preset, players, 
     assert start.round is not None
     order = start.round.order
     values = solve_round(rules, players, False, "tokens")
-    bot = OptimalBot()
+    bot = RoundsOptimalBot()  # bot:optimal plays this round for the whole game: the round solver alone
     n = 3000
     lost = np.zeros((n, players))
     tokens = np.zeros((n, players))
@@ -171,8 +172,9 @@ def test_round_values_agree_with_max_n_play_through_the_engine(preset, players, 
 
 
 def test_optimal_beats_two_heuristics_at_three_players():
-    """bot:optimal in one seat of three (first seats rotate) loses less often than either heuristic."""
-    data = simulated("classic-11", ("optimal", "heuristic", "heuristic"), 6_000)
+    """The optimal bot playing round by round, in one seat of three (first seats rotate), loses less
+    often than either heuristic (bot:optimal plays this game whole: tests/test_solver_game_maxn.py)."""
+    data = simulated("classic-11", (ROUNDS_LEVEL, "heuristic", "heuristic"), 6_000)
     optimal, *others = data["seats"]
     print("losses (95 % intervals):", [seat["ci95"] for seat in data["seats"]])
     assert all(optimal["ci95"][1] < other["ci95"][0] for other in others)
@@ -180,7 +182,7 @@ def test_optimal_beats_two_heuristics_at_three_players():
 
 def test_solve_reports_every_position_for_three_and_four_players():
     runner = CliRunner()
-    result = runner.invoke(main, ["solve", "--players", "4", "--json"])
+    result = runner.invoke(main, ["solve", "--players", "4", "--rules", "lyonnaise-21", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["method"] == "max^n rounds"

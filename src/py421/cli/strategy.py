@@ -73,13 +73,20 @@ def _finals(text: str | None) -> tuple[Result, ...]:
     return tuple(Result.parse(part) for part in text.replace(";", ",").split(",") if part.strip())
 
 
-def _pair(text: str | None) -> tuple[int, int] | None:
+def _counts(text: str | None, players: int | None) -> tuple[int, ...] | None:
+    """Every player's tokens, yours first: two counts, or as many as --players says (or 3 or 4 given)."""
     if text is None:
         return None
     parts = text.split(",")
-    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
-        raise click.BadParameter(f"expected two counts like 5,6 (yours, then the other's), not {text!r}")
-    return int(parts[0]), int(parts[1])
+    wanted = players or (len(parts) if len(parts) in (3, 4) else 2)
+    if len(parts) != wanted or not all(p.strip().isdigit() for p in parts):
+        if wanted == 2:
+            raise click.BadParameter(f"expected two counts like 5,6 (yours, then the other's), not {text!r}")
+        example = ",".join(["4", "4", "3", "0"][:wanted])
+        raise click.BadParameter(
+            f"expected {wanted} counts like {example} (yours, then clockwise), not {text!r}"
+        )
+    return tuple(int(p) for p in parts)
 
 
 @click.command(cls=Command)
@@ -122,18 +129,21 @@ def advise(
         raise click.UsageError("--objective target needs --target RESULT")
     _check_context(chosen)
     finals = _finals(before)
+    counts = _counts(tokens, players)
     context = solver.RoundContext(
-        players or max(2, len(finals) + 1),
+        players or (len(counts) if counts else max(2, len(finals) + 1)),
         finals,
         limit,
         phase == "charge",
         pot,
-        _pair(tokens),
+        counts,
         stake,
     )
     match chosen:
         case "target" | "coup-sec":
             result = solver.advise(rules.table, held, throws_left, goal if chosen == "target" else None)
+        case "game" if context.players > 2:
+            result = solver.advise_game_level(rules, held, throws_left, context)
         case "game":
             result = solver.advise_game(rules, held, throws_left, context)
         case "loser" | "tokens":
@@ -146,10 +156,11 @@ def advise(
         click.echo(json.dumps({"objective": result.objective, "options": rows}, indent=2))
         return
     # The solver names its objective in English for --json; the sentence names it in the reader's language.
+    shares = chosen == "game" and context.players > 2  # the whole game of three or four
     aim = (
         tr(lang, f"cli.objective.{chosen}", target=goal)
         if chosen == "target"
-        else tr(lang, f"cli.objective.{chosen}")
+        else tr(lang, "cli.objective.game_share" if shares else f"cli.objective.{chosen}")
     )
     s = "s" * (throws_left > 1 if lang == "fr" else throws_left != 1)
     click.echo(tr(lang, "cli.advise", held=held, n=throws_left, s=s, rules=rules.name, objective=aim))
@@ -193,8 +204,12 @@ def solve(rules: Ruleset, players: int, as_json: bool, lang: str) -> None:
     if not rules.seats(players):
         raise click.UsageError(f"{rules.name} is played by {rules.players_range} players, not {players}")
     if players != 2:
+        from ..solver.game_maxn import unsupported
         from ..solver.rounds import rounds_summary, rounds_text
 
+        if unsupported(rules, players) is None:
+            _solve_game(rules, players, as_json, lang)
+            return
         data = rounds_summary(rules, players)
         click.echo(json.dumps(data, indent=2) if as_json else rounds_text(data, lang))
         return
@@ -228,3 +243,42 @@ def solve(rules: Ruleset, players: int, as_json: bool, lang: str) -> None:
     click.echo(tr(lang, "cli.solve.advantage", p=num(lang, data["first_player_advantage"], "+.6%")))
     if data["first_player_drawn"]:
         click.echo(tr(lang, "cli.solve.drawn"))
+
+
+def _solve_game(rules: Ruleset, players: int, as_json: bool, lang: str) -> None:
+    """Three or four players: each seat's chance of losing the whole game, solved by max^n."""
+    from ..solver.game_maxn import solve_cached
+
+    manches = [1, 1]  # the manche being solved, of how many
+
+    def progress(stage: str, step: int, total: int) -> None:
+        if stage == "manche":
+            manches[:] = [step, total]
+            return
+        if as_json:
+            return
+        number, of = manches
+        text = tr(lang, f"cli.solving.game.{stage}", manche=number, manches=of, step=step, pot=total)
+        say(text, f"{number}-{stage}")
+
+    with stages() as say:
+        game, cached = solve_cached(rules, players, progress)
+    data = game.summary() | {"cached": cached}
+    if as_json:
+        from ..solver.rounds import rounds_summary
+
+        rounds = rounds_summary(rules, players)["rounds"]  # each round on its own, as it was played before
+        click.echo(json.dumps(data | {"values": game.values_table(), "rounds": rounds}, indent=2))
+        return
+    click.echo(tr(lang, "game.head", rules=rules.name, players=players))
+    by_place = " / ".join(num(lang, p, ".4%") for p in data["lose_by_position"])
+    click.echo(tr(lang, "game.lose", p=by_place))
+    if data["shared"]:
+        alone = " / ".join(num(lang, p, ".4%") for p in data["lose_alone_by_position"])
+        click.echo(tr(lang, "game.alone", p=alone))
+        click.echo(tr(lang, "cli.solve.shared", p=num(lang, data["shared"], ".4%")))
+    click.echo(tr(lang, "cli.solve.advantage", p=num(lang, data["first_player_advantage"], "+.4%")))
+    if data["first_player_drawn"]:
+        click.echo(tr(lang, "game.drawn"))
+    if not data["converged"]:
+        click.echo(tr(lang, "game.unsettled"))

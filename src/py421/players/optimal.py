@@ -2,10 +2,13 @@
 
 With two players it plays the solved game of :class:`py421.solver.heads_up.HeadsUp`:
 every decision lowers its exact chance of losing the manche. With three or
-more players (or rules the two-player solver does not cover) it plays each
-round by max^n over the round's tokens (:mod:`py421.solver.rounds`): it
-anticipates that every later player does the same, and is exact for that
-objective, not for the whole game.
+four it plays the whole game solved by max^n (:mod:`py421.solver.game_maxn`):
+every decision lowers its expected share of the game's loss, anticipating
+that every other player does the same for themselves. Elsewhere (five
+players or more, or rules those solvers do not cover, as
+:func:`py421.solver.game_maxn.unsupported` says) it plays each round by
+max^n over the round's tokens (:mod:`py421.solver.rounds`), which is exact
+for that objective, not for the whole game.
 """
 
 from __future__ import annotations
@@ -15,25 +18,44 @@ from ..core.engine import est_amount, throws_allowed
 from ..core.errors import InvalidPlayers
 from ..core.rules import Ruleset
 from ..core.state import Phase, State
+from ..solver import game_maxn
+from ..solver.game_maxn import GameMaxn
 from ..solver.heads_up import HeadsUp, unsupported
 from ..solver.rounds import STOP, RoundValues, check_round_players, round_for, vient_amount
-from ..solver.solutions import solved
+from ..solver.solutions import kept_game, solved, solved_game
 from ..solver.tables import INDEX, KEEPS
 from ..solver.turn import Option, StakedValues, options, staked_options
 
 
 def whole_game(rules: Ruleset, players: int) -> bool:
-    """Whether the bot plays the exactly solved two-player game (else round by round)."""
+    """Whether the bot plays the exactly solved two-player game."""
     return players == 2 and unsupported(rules) is None
 
 
-def prepare(rules: Ruleset, players: int) -> HeadsUp | None:
-    """Solve a table for the optimal bot before play, or say clearly why it cannot play."""
+def game_level(rules: Ruleset, players: int) -> bool:
+    """Whether the bot plays the game of three or four players solved by max^n."""
+    return players > 2 and game_maxn.unsupported(rules, players) is None
+
+
+def prepare(
+    rules: Ruleset, players: int, progress: game_maxn.Progress | None = None, *, solve_games: bool = True
+) -> HeadsUp | GameMaxn | None:
+    """Solve a table for the optimal bot before play, or say clearly why it cannot play.
+
+    Three- and four-player games are solved once per machine: from seconds to
+    about fifteen minutes (four players of ``classic-11``), with ``progress``.
+    ``solve_games=False`` (a server): such a game is played whole only if it
+    was solved on this machine before, else round by round.
+    """
     if not rules.seats(players):
         raise InvalidPlayers(f"{rules.name} is played by {rules.players_range} players, not {players}")
     check_optimal(rules, players)
     if whole_game(rules, players):
         return solved(rules)
+    if game_level(rules, players):
+        kept = solved_game(rules, players, progress) if solve_games else kept_game(rules, players)
+        if kept is not None:
+            return kept
     for charge in (True, False):
         round_for(rules, players, charge, rules.pot)  # the costliest rounds, solved before play
     return None
@@ -51,12 +73,22 @@ def check_optimal(rules: Ruleset, players: int) -> None:
 
 
 class OptimalBot:
-    def __init__(self, seed: str = "") -> None:
+    """``solve_games=False``: three or four players are played whole only where the game was solved
+    on this machine before (see :func:`prepare`)."""
+
+    def __init__(self, seed: str = "", *, solve_games: bool = True) -> None:
         self.seed = seed
+        self.solve_games = solve_games
 
     def choose(self, state: State) -> Action:
-        if whole_game(state.rules, len(state.players)):
+        players = len(state.players)
+        if whole_game(state.rules, players):
             return self._game(state)
+        r = state.round
+        if game_level(state.rules, players) and r is not None and r.tie is None:
+            game = solved_game(state.rules, players) if self.solve_games else kept_game(state.rules, players)
+            if game is not None:
+                return game.action(state)
         return self._round(state)
 
     def _round(self, state: State) -> Action:
@@ -100,6 +132,16 @@ class OptimalBot:
         else:
             best = options(values, r.dice, remaining, row)[0]
         return _action(best)
+
+
+class RoundsOptimalBot(OptimalBot):
+    """The optimal bot playing each round by max^n at three and four players too, as it did before the
+    whole game was solved: what the game-level solution gains is measured against it."""
+
+    def choose(self, state: State) -> Action:
+        if whole_game(state.rules, len(state.players)):
+            return self._game(state)
+        return self._round(state)
 
 
 def _action(best: Option) -> Action:

@@ -61,7 +61,7 @@ def _serve(conn: Connection, memory_mb: int) -> None:
     from ..players.optimal import OptimalBot, prepare
 
     _limit_memory(memory_mb)
-    bot = OptimalBot()
+    bot = OptimalBot(solve_games=False)  # a whole game of three or four only if solved here before
     while True:
         try:
             request = conn.recv()
@@ -70,7 +70,7 @@ def _serve(conn: Connection, memory_mb: int) -> None:
         kind = request[0]
         try:
             if kind == "prepare":
-                prepare(request[1], request[2])
+                prepare(request[1], request[2], solve_games=False)
                 conn.send(("ok", None))
             else:
                 conn.send(("ok", bot.choose(request[1])))

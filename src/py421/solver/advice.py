@@ -14,9 +14,12 @@ play and the leader's limit (see :mod:`.rounds`):
 - ``loser``: the chance of not being the round's loser;
 - ``tokens``: the expected tokens the round moves, from the player's side.
 
-And one needs the whole position of a two-player game (see :mod:`.heads_up`):
+And one needs the whole position of the game:
 
-- ``game``: the chance of not losing the manche.
+- ``game``: with two players the chance of not losing the manche
+  (:mod:`.heads_up`); with three or four, one minus the expected share of
+  the game's loss (a loss shared by ``k`` players costing each ``1/k``), every
+  player playing for their own share (:mod:`.game_maxn`, the first manche).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from ..core.combos import CombinationTable
 from ..core.dice import Result
 from ..core.errors import InvalidPosition, InvalidRuleset
 from ..core.rules import Ruleset
+from . import game_maxn
 from .heads_up import unsupported
 from .rounds import Objective, solve_round
 from .tables import INDEX, KEEP_INDEX, RESULTS, TRANSITIONS, FloatArray
@@ -84,7 +88,7 @@ class RoundContext:
     limit: int | None = None  # throws the leader used (None: as many as allowed)
     charge: bool = False
     pot: int | None = None  # tokens left in the pot (charge)
-    tokens: tuple[int, int] | None = None  # two players: the mover's tokens, then the other's
+    tokens: tuple[int, ...] | None = None  # every player's tokens: the mover's first, then clockwise
     stake: int = 0  # accumulated stakes so far this round
 
     def check(self, rules: Ruleset, throws_left: int) -> int:
@@ -149,3 +153,54 @@ def advise_game(rules: Ruleset, dice: Result, throws_left: int, context: RoundCo
     else:
         found = options(values, dice.dice, throws_left, row)
     return Advice("P(not losing the manche)", found)
+
+
+def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: RoundContext) -> Advice:
+    """Three or four players: every choice by one minus the expected share of the game's loss.
+
+    ``context.players`` is the table's; the round's players are those still in
+    (in the décharge, those holding tokens where ``withdraw_at_zero``). The
+    position is one of the first manche: the mover is seat 0, the others follow
+    clockwise, and the leader is the player ``len(context.before)`` places
+    before the mover among those in the round.
+    """
+    from .solutions import solved_game
+
+    n = context.players
+    game_maxn.check(rules, n)
+    start, total = rules.initial_tokens, rules.pot + n * rules.initial_tokens
+    pot = (context.pot if context.pot is not None else rules.pot) if context.charge else 0
+    even = tuple(total // n + (s < total % n) for s in range(n))
+    tokens = context.tokens or ((start,) * n if context.charge else even)
+    if len(tokens) != n or sum(tokens) + pot != total or min(tokens) < (start if context.charge else 0):
+        counts = ",".join(map(str, tokens))
+        raise InvalidPosition(
+            f"tokens {counts} and pot {pot} do not make a position of {n} players and {total} tokens "
+            f"({n} counts, {start} or more each in the charge)"
+        )
+    active = tuple(context.charge or not rules.withdraw_at_zero or t > 0 for t in tokens)
+    behind = [s for s in (0, *range(n - 1, 0, -1)) if active[s]]  # the mover, then counter-clockwise
+    if not active[0] or len(context.before) >= len(behind):
+        raise InvalidPosition(
+            f"{len(context.before)} result(s) already final need more players in the round than the "
+            f"{len(behind)} holding tokens"
+        )
+    where = game_maxn.Position(context.charge, pot, tuple(tokens), active, behind[len(context.before)])
+    game = solved_game(rules, n)
+    key, p, _ = game.find(where)
+    seats = game.model.positions[p].order()
+    place = len(context.before)
+    shape = game_maxn.shape_of(rules, len(seats))
+    most = rules.throws_allowed(context.charge)
+    limit = most if not place or not rules.leader_limit else (context.limit or most)
+    _check(throws_left, limit)
+    summary = 0
+    if place:
+        summary = INDEX[context.before[0]]
+        for i, before in enumerate(context.before[1:]):
+            summary = int(shape.steps[i][summary, INDEX[before]])
+    payoff = game.model.payoff(p, game.manches[key].values)
+    stops = game_maxn.stop_values(shape, payoff, seats, most, rules.leader_limit, place, summary, limit)
+    values = solve(lambda remaining: stops[remaining], len(stops))
+    found = [replace(o, value=1 + o.value) for o in options(values, dice.dice, throws_left)]
+    return Advice("1 - expected share of the game's loss", found)

@@ -1,4 +1,7 @@
-"""Solved two-player games kept on disk, so a ruleset is solved once per machine."""
+"""Solved games kept on disk, so a ruleset is solved once per machine.
+
+Two players: :class:`.heads_up.HeadsUp`; three and four: :class:`.game_maxn.GameMaxn`.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +17,8 @@ import numpy as np
 
 from ..core.rules import Ruleset
 from ..paths import data_dir
+from . import game_maxn
+from .game_maxn import GameMaxn
 from .heads_up import HeadsUp
 
 FORMAT = 3  # bump when the solver's results change meaning
@@ -53,3 +58,26 @@ def solve_cached(
 def solved(rules: Ruleset) -> HeadsUp:
     """The solved values of a ruleset: from the disk cache, or solved once and kept there."""
     return solve_cached(rules)[0]
+
+
+_GAMES: dict[tuple[Ruleset, int], GameMaxn] = {}
+
+
+def solved_game(rules: Ruleset, players: int, progress: game_maxn.Progress | None = None) -> GameMaxn:
+    """The whole game of three or four players solved by max^n: from the disk cache, or solved once
+    and kept there (the solve's ``progress`` is only shown when it is not cached)."""
+    found = _GAMES.get((rules, players))
+    if found is None:
+        found = _GAMES[(rules, players)] = game_maxn.solve_cached(rules, players, progress)[0]
+    return found
+
+
+def kept_game(rules: Ruleset, players: int) -> GameMaxn | None:
+    """The whole game of three or four players if it was solved on this machine before, else None
+    (nothing is solved: for a server, whose budget of time a solve may exceed)."""
+    found = _GAMES.get((rules, players))
+    if found is None:
+        found = game_maxn.load_cached(rules, players)
+        if found is not None:
+            _GAMES[(rules, players)] = found
+    return found

@@ -25,12 +25,14 @@ from numba import njit
 from ...core.combos import NENETTE
 from ...solver.tables import INDEX
 from .dice import CHOICE_STREAM, below, face, game_key, random_bits, throw_code
+from .maxn import MODE_MAXN, maxn_choice
 from .policy import (
     AMOUNTS,
     H_MISSING,
     H_MODE,
     MODE_ROUNDS,
     OPTIMAL,
+    OPTIMAL_ROUNDS,
     RANDOM,
     next_summary,
     optimal_choice,
@@ -107,8 +109,9 @@ TB_WIDTH = 216
     S_OUT_GROUPS,  # groups of players out of tokens this manche
     S_FIRST_LEADER,
     S_COUNT,  # players in the round
+    S_MANCHE_LEADER,  # who led the manche's first round
     S_SIZE,
-) = range(13)
+) = range(14)
 
 # -- by seat or by place in a round: rows of the ``se`` array --------------------
 (
@@ -228,6 +231,8 @@ def _choose(
     place: int,
     index: I64,
     actions: I8,
+    rindex: I64,
+    ractions: I8,
 ) -> int:
     """What the player at ``place`` in the round does holding ``result``."""
     count = tab[TB_KEEPS_COUNT, result]
@@ -239,7 +244,9 @@ def _choose(
         if j < 0:
             return STOP
         return int(tab[TB_KEEPS_OF + j % count, result]) + (BON if j >= count else 0)
-    choice = _bot_choice(gkey, st, rules, tab, se, kind, result, throws, allowed, place, index, actions)
+    choice = _bot_choice(
+        gkey, st, rules, tab, se, kind, result, throws, allowed, place, index, actions, rindex, ractions
+    )
     if choice == STOP and not may_stop:
         return int(tab[TB_HEURISTIC_KEEP, result])  # the heuristic bot throws on with its keep
     return choice
@@ -276,8 +283,26 @@ def _bot_choice(
     place: int,
     index: I64,
     actions: I8,
+    rindex: I64,
+    ractions: I8,
 ) -> int:
     """The heuristic or the optimal bot's decision, before the rule that may forbid stopping."""
+    if kind == OPTIMAL_ROUNDS:  # the optimal bot playing round by round, beside one playing the game
+        index, actions, kind = rindex, ractions, OPTIMAL
+    if kind == OPTIMAL and index[H_MODE] == MODE_MAXN:
+        where = (st[S_MANCHE], st[S_MANCHE_LEADER], st[S_CHARGE], st[S_POT], st[S_COUNT])
+        turn = (place, result, allowed, allowed - throws)
+        return maxn_choice(
+            index,
+            actions,
+            where,
+            se[SE_TOKENS],
+            se[SE_ACTIVE],
+            se[SE_LOSSES],
+            se[SE_ORDER],
+            se[SE_FINALS],
+            turn,
+        )
     if kind == OPTIMAL and index[H_MODE] == MODE_ROUNDS:
         row = 0  # the summary of the results before this place
         if place:
@@ -313,7 +338,17 @@ def _bot_choice(
 
 @njit(cache=True, inline="always")
 def _choose_stake(
-    gkey: np.uint64, st: I64, rules: I64, tab: I64, se: I64, kind: int, taker: bool, index: I64, actions: I8
+    gkey: np.uint64,
+    st: I64,
+    rules: I64,
+    tab: I64,
+    se: I64,
+    kind: int,
+    taker: bool,
+    index: I64,
+    actions: I8,
+    rindex: I64,
+    ractions: I8,
 ) -> int:
     """« Main chaude »: the first to rethrow chooses « est » or « vient ».
 
@@ -321,8 +356,12 @@ def _choose_stake(
     """
     if kind == RANDOM:
         return VIENT if _random_below(gkey, st, 2) else EST
+    if kind == OPTIMAL_ROUNDS:
+        index, actions, kind = rindex, ractions, OPTIMAL
     if kind != OPTIMAL:
         return EST  # the heuristic bot plays a known stake
+    if index[H_MODE] == MODE_MAXN:
+        return EST  # the game-level solver covers no rule with « main chaude »
     amount = _est_amount(st, rules, tab, se)
     if index[H_MODE] == MODE_ROUNDS:
         return VIENT if round_stake(index, min(amount, AMOUNTS - 1), taker) else EST
@@ -380,6 +419,8 @@ def _turn(
     place: int,
     index: I64,
     actions: I8,
+    rindex: I64,
+    ractions: I8,
     trace: I64,
     counts: I64,
 ) -> None:
@@ -395,7 +436,9 @@ def _turn(
             st[S_STAKE] += tab[TB_VALUE, result]
         if last or throws >= allowed:
             break
-        choice = _choose(gkey, st, rules, tab, se, kind, result, throws, allowed, place, index, actions)
+        choice = _choose(
+            gkey, st, rules, tab, se, kind, result, throws, allowed, place, index, actions, rindex, ractions
+        )
         if trace.size:
             _trace(trace, st, 2, T_ACTION, choice, 0, 0, 0)
         if choice == STOP:
@@ -459,6 +502,8 @@ def _round(
     kinds: I64,
     index: I64,
     actions: I8,
+    rindex: I64,
+    ractions: I8,
     trace: I64,
     counts: I64,
 ) -> int:
@@ -489,6 +534,8 @@ def _round(
             place,
             index,
             actions,
+            rindex,
+            ractions,
             trace,
             counts,
         )
@@ -545,7 +592,9 @@ def _round(
             # « main chaude »: the first to rethrow chooses the stake
             chooser = se[SE_SEATS, 0]
             taker = (worst >> chooser & 1) == 1
-            stake = _choose_stake(gkey, st, rules, tab, se, kinds[chooser], taker, index, actions)
+            stake = _choose_stake(
+                gkey, st, rules, tab, se, kinds[chooser], taker, index, actions, rindex, ractions
+            )
             if trace.size:
                 _trace(trace, st, 2, T_ACTION, stake, 0, 0, 0)
             vient = stake == VIENT
@@ -719,6 +768,8 @@ def play_game(
     kinds: I64,
     index: I64,
     actions: I8,
+    rindex: I64,
+    ractions: I8,
     st: I64,
     se: I64,
     trace: I64,
@@ -749,6 +800,7 @@ def play_game(
     while True:  # a manche
         st[S_CHARGE] = 1
         st[S_LEADER] = leader
+        st[S_MANCHE_LEADER] = leader
         for i in range(n):  # debts from the last manche are paid first (queue de la vache)
             s = (leader + i) % n
             pay = min(se[SE_DEBTS, s], st[S_POT])
@@ -756,7 +808,7 @@ def play_game(
             se[SE_TOKENS, s] += pay
             se[SE_DEBTS, s] -= pay
         while st[S_POT] > 0 and st[S_ROUNDS] < MAX_ROUNDS:
-            _round(gkey, st, rules, tab, se, kinds, index, actions, trace, gc)
+            _round(gkey, st, rules, tab, se, kinds, index, actions, rindex, ractions, trace, gc)
         if rules[R_WITHDRAW] == 1:  # those holding no token leave the manche, as one group
             out = False
             for s in range(n):
@@ -772,14 +824,14 @@ def play_game(
             st[S_CHARGE] = 0
             st[S_LEADER] = _decharge_leader(gkey, st, rules, tab, se, trace, gc)
             while holder < 0 and st[S_ROUNDS] < MAX_ROUNDS:
-                winner = _round(gkey, st, rules, tab, se, kinds, index, actions, trace, gc)
+                winner = _round(gkey, st, rules, tab, se, kinds, index, actions, rindex, ractions, trace, gc)
                 if se[SE_ACTIVE, winner] and se[SE_TOKENS, winner] == 0:  # only giving empties a hand here
                     se[SE_ACTIVE, winner] = 0
                     st[S_OUT_GROUPS] += 1
                     se[SE_OUT, winner] = st[S_OUT_GROUPS]
                 holder = _holder_of_all(st, se)
         if st[S_ROUNDS] >= MAX_ROUNDS:
-            if index[H_MISSING] < 0:
+            if index[H_MISSING] < 0 and rindex[H_MISSING] < 0:
                 counts[C_UNFINISHED] += 1
             return
         se[SE_LOSSES, holder] += 1
@@ -805,7 +857,7 @@ def play_game(
         se[SE_OUT] = 0
         st[S_OUT_GROUPS] = 0
         leader = holder
-    if index[H_MISSING] >= 0:
+    if index[H_MISSING] >= 0 or rindex[H_MISSING] >= 0:
         return
     counts[C_TAKEN:C_MANCHES] += gc[C_TAKEN:C_MANCHES]
     kind = 0
@@ -846,17 +898,19 @@ def play_batch(
     kinds: I64,
     index: I64,
     actions: I8,
+    rindex: I64,
+    ractions: I8,
     counts: I64,
 ) -> int:
     """Games ``first_game`` to ``first_game + games - 1`` of a batch, added to ``counts``.
 
     Returns how many were played: fewer when a game needs an optimal bot's
-    position that is not built yet (its code is then in ``index``).
+    position that is not built yet (its code is then in ``index`` or ``rindex``).
     """
     st, se, trace, gc = _game_arrays(kinds.size, 0)
     for g in range(first_game, first_game + games):
-        play_game(key, g, rules, tab, kinds, index, actions, st, se, trace, gc, counts)
-        if index[H_MISSING] >= 0:
+        play_game(key, g, rules, tab, kinds, index, actions, rindex, ractions, st, se, trace, gc, counts)
+        if index[H_MISSING] >= 0 or rindex[H_MISSING] >= 0:
             return g - first_game
     return games
 
@@ -870,12 +924,14 @@ def trace_game(
     kinds: I64,
     index: I64,
     actions: I8,
+    rindex: I64,
+    ractions: I8,
     size: int,
 ) -> tuple[I64, I64]:
     """One game written down (read by :mod:`.replay`), and the group each seat got out with."""
     st, se, trace, gc = _game_arrays(kinds.size, size)
     counts = np.zeros(C_SIZE, dtype=np.int64)
-    play_game(key, game, rules, tab, kinds, index, actions, st, se, trace, gc, counts)
+    play_game(key, game, rules, tab, kinds, index, actions, rindex, ractions, st, se, trace, gc, counts)
     if st[S_TRACE] > size:
         raise ValueError("the trace is too small for this game")
     return trace[: st[S_TRACE]].copy(), se[SE_OUT].copy()

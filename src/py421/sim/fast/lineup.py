@@ -17,12 +17,12 @@ from ...core import engine
 from ...core.errors import InvalidPlayers
 from ...core.rules import Ruleset
 from ...players import BOTS
-from ...players.optimal import check_optimal, whole_game
+from ...players.optimal import check_optimal, game_level, whole_game
 from . import bot_tables
 from . import kernel as k
 from .arrays import rules_array, tables
-from .optimal import DecisionTables, OptimalPositions, OptimalRounds
-from .policy import H_MISSING, KINDS, OPTIMAL, no_positions
+from .optimal import DecisionTables, MaxnTables, OptimalPositions, OptimalRounds
+from .policy import H_MISSING, KINDS, LINEUP_KINDS, OPTIMAL, OPTIMAL_ROUNDS, no_positions
 
 I64 = k.I64
 
@@ -47,7 +47,7 @@ def check_players(rules: Ruleset, levels: Sequence[str]) -> None:
     engine.check_players(rules, [f"P{s}" for s in range(len(levels))])
     if len(levels) > k.MAX_SEATS:
         raise InvalidPlayers(f"the simulator seats at most {k.MAX_SEATS} players, not {len(levels)}")
-    if "optimal" in levels:
+    if any(level.startswith("optimal") for level in levels):
         check_optimal(rules, len(levels))
 
 
@@ -61,15 +61,20 @@ class Lineup:
 
     def __post_init__(self) -> None:
         check_players(self.rules, self.levels)
-        self.kinds = np.array([KINDS[level] for level in self.levels], dtype=np.int64)
+        self.kinds = np.array([LINEUP_KINDS[level] for level in self.levels], dtype=np.int64)
         self.rules_array = rules_array(self.rules)
         self.tab = tables(self.rules)
         self._optimal: DecisionTables | None = None
+        self._rounds: DecisionTables | None = None
+        players = len(self.levels)
+        if OPTIMAL_ROUNDS in self.kinds:
+            self._rounds = OptimalRounds(self.rules, players)
         if OPTIMAL in self.kinds:
-            players = len(self.levels)
             if whole_game(self.rules, players):
                 self._optimal = OptimalPositions(self.rules)
                 bot_tables.load(self._optimal)  # built once per machine, if it was
+            elif game_level(self.rules, players):
+                self._optimal = _maxn_tables(self.rules, players)
             else:
                 self._optimal = OptimalRounds(self.rules, players)
 
@@ -80,6 +85,12 @@ class Lineup:
     @property
     def actions(self) -> k.I8:
         return self._optimal.actions if self._optimal else _EMPTY[1]
+
+    @property
+    def tables(self) -> tuple[I64, k.I8, I64, k.I8]:
+        """What the kernel reads: the optimal bot's tables, then the round-by-round bot's."""
+        rounds = (self._rounds.index, self._rounds.actions) if self._rounds else _EMPTY
+        return self.index, self.actions, *rounds
 
     def play(self, key: np.ndarray, first: int, games: int, counts: I64) -> None:
         """Games ``first`` to ``first + games - 1`` under ``key``, added to ``counts``."""
@@ -92,26 +103,41 @@ class Lineup:
                 self.rules_array,
                 self.tab,
                 self.kinds,
-                self.index,
-                self.actions,
+                *self.tables,
                 counts,
             )
             if done < games:
-                self._build_missing()
+                assert self._build_missing(), "only the optimal bots' positions are built during play"
 
     def trace(self, key: np.ndarray, game: int, size: int) -> tuple[I64, I64]:
         """One game written down, with every position it needs built first."""
         while True:
-            trace, out = k.trace_game(
-                key, game, self.rules_array, self.tab, self.kinds, self.index, self.actions, size
-            )
-            if self.index[H_MISSING] < 0:
+            trace, out = k.trace_game(key, game, self.rules_array, self.tab, self.kinds, *self.tables, size)
+            if not self._build_missing():
                 return trace, out
-            self._build_missing()
 
-    def _build_missing(self) -> None:
-        assert self._optimal is not None, "only the optimal bot's positions are built during play"
-        self._optimal.build_missing()
+    def _build_missing(self) -> bool:
+        """Build what a game asked for; whether there was anything."""
+        found = False
+        for bot in (self._optimal, self._rounds):
+            if bot is not None and bot.index[H_MISSING] >= 0:
+                bot.build_missing()
+                found = True
+        return found
 
 
 _EMPTY = no_positions()
+_MAXN: dict[tuple[Ruleset, int], MaxnTables] = {}
+
+
+def _maxn_tables(rules: Ruleset, players: int) -> MaxnTables:
+    """The game-level tables of this process, shared by lineups of the same rules and players.
+
+    They are the same whichever seats the optimal bot holds, and building
+    them takes seconds; only the last rules' are kept.
+    """
+    found = _MAXN.get((rules, players))
+    if found is None:
+        _MAXN.clear()
+        found = _MAXN[(rules, players)] = MaxnTables(rules, players)
+    return found

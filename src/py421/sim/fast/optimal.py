@@ -7,12 +7,16 @@ values. :class:`OptimalPositions` turns the values of a position into
 decisions (stop, or which dice to keep, for every result, throws left and
 stake) the first time a game reaches it.
 
-Elsewhere (three or more players, or rules the two-player solver does not
-cover) the bot plays each round by max^n (:mod:`py421.solver.rounds`), and
+For three or four players the bot plays the whole game solved by max^n
+(:mod:`py421.solver.game_maxn`): :class:`MaxnTables` keeps, for each round
+start a game reaches, what the kernel needs to play it (:mod:`.maxn`).
+
+Elsewhere (five players or more, or rules those solvers do not cover) the
+bot plays each round by max^n (:mod:`py421.solver.rounds`), and
 :class:`OptimalRounds` turns each solved round into decisions for every
 place, throw limit and summary of the results before it.
 
-Both keep the bot's tie-breaks: stop on equal values, then keep more dice.
+All keep the bot's tie-breaks: stop on equal values, then keep more dice.
 """
 
 from __future__ import annotations
@@ -20,10 +24,13 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ...core.errors import InvalidRuleset
+from ...core.errors import InvalidPosition, InvalidRuleset
 from ...core.rules import MAX_THROWS, Ruleset
-from ...players.optimal import whole_game
+from ...players.optimal import game_level, whole_game
+from ...solver.game_maxn import Losses, Position, shape_of
+from ...solver.game_maxn_turns import CHOICES_COUNT, SPARSE
 from ...solver.rounds import (
+    FRESH,
     KEEP_CHOICES,
     MAX_ROUND_PLAYERS,
     comparison_of,
@@ -32,9 +39,10 @@ from ...solver.rounds import (
     stages,
     vient_amount,
 )
-from ...solver.solutions import solved
-from ...solver.tables import RESULTS
+from ...solver.solutions import solved, solved_game
+from ...solver.tables import KEEPS, RESULTS
 from ...solver.turn import StakedValues, TurnValues
+from . import maxn as m
 from .kernel import STOP
 from .policy import (
     AMOUNTS,
@@ -237,3 +245,156 @@ class OptimalRounds(DecisionTables):
             self.index[directory + 1 + place * (MAX_THROWS + 1) + limit] = self._add(segment.ravel())
         self.index[directory] = 1
         self.built += 1
+
+
+class MaxnTables(DecisionTables):
+    """The kernel's ``index`` and ``actions`` for the optimal bot of three or four players.
+
+    Round starts are added as games reach them (:mod:`.maxn` says what each
+    holds); ``index`` grows by doubling, so that it is copied few times.
+    """
+
+    def __init__(self, rules: Ruleset, players: int) -> None:
+        if not game_level(rules, players):
+            raise InvalidRuleset(
+                f"the game-level tables are for three or four players the solver covers, not {rules.name}"
+            )
+        self.game = solved_game(rules, players)
+        self.players = players
+        model = self.game.model
+        self.base = model.total + 1
+        self.loss_base = max(rules.manches, rules.fiches_de_manche) + 1
+        self.manche_base = 1 if rules.fiches_de_manche else rules.manches + 1
+        largest = self.manche_base * self.loss_base**players * 2 * self.base ** (players + 1)
+        if largest * (1 << players) * players >= 1 << 62:
+            raise InvalidRuleset(f"{rules.name} has too many tokens for the game-level tables of {players}")
+        header = np.zeros(m.MH_SIZE, dtype=np.int64)
+        header[H_TOTAL], header[H_MISSING], header[H_MODE] = model.total, -1, m.MODE_MAXN
+        header[m.MH_PLAYERS], header[m.MH_BASE] = players, self.base
+        header[m.MH_LOSS_BASE], header[m.MH_MANCHE_BASE] = self.loss_base, self.manche_base
+        parts: list[npt.NDArray[np.int64]] = [header]
+        used = m.MH_SIZE
+
+        def add(part: npt.ArrayLike) -> int:
+            """Where ``part`` starts in ``index`` (an int64 array is kept as it is, not copied)."""
+            nonlocal used
+            found = np.ascontiguousarray(part, dtype=np.int64).ravel()
+            parts.append(found)
+            used += found.size
+            return used - found.size
+
+        directory = np.zeros((players + 1) * m.STEPS_WIDTH, dtype=np.int64)  # filled below, in place
+        header[m.MH_STEPS] = add(directory)
+        for count in range(2, players + 1):
+            for i, step in enumerate(shape_of(rules, count).steps):
+                directory[count * m.STEPS_WIDTH + i] = add(step)
+        t_start, t_result, t_chance = SPARSE
+        assert len(t_start) == len(KEEPS) + 1 == m.KEEPS_N + 1
+        header[m.MH_SPARSE] = add(t_start)
+        add(t_result)
+        add(t_chance.view(np.int64))
+        header[m.MH_FRESH] = add(np.ascontiguousarray(FRESH, dtype=np.float64).view(np.int64))
+        header[m.MH_CHOICES] = add(KEEP_CHOICES)
+        add(CHOICES_COUNT)
+        self.capacity = 256
+        header[m.MH_KEYS] = add(np.zeros(self.capacity))
+        header[m.MH_SLOTS] = add(np.zeros(self.capacity))
+        self.used_index = used
+        index = np.concatenate(parts)
+        self.keys = np.zeros(0, dtype=np.int64)
+        self.slots = np.zeros(0, dtype=np.int64)
+        super().__init__(rules, index)
+
+    # -- keys -------------------------------------------------------------------------------------
+
+    def key(self, manche: int, losses: Losses, pos: Position) -> int:
+        """A round start's key, seats already turned (maxn.position_key)."""
+        key = manche if self.manche_base > 1 else 0
+        for lost in losses:
+            key = key * self.loss_base + lost
+        key = (key * 2 + int(pos.charge)) * self.base + pos.pot
+        for held in pos.tokens:
+            key = key * self.base + held
+        bits = sum(1 << s for s, a in enumerate(pos.active) if a)
+        return (key * (1 << self.players) + bits) * self.players + pos.leader
+
+    def decode(self, key: int) -> tuple[int, Losses, Position]:
+        n = self.players
+        key, leader = divmod(key, n)
+        key, bits = divmod(key, 1 << n)
+        tokens = []
+        for _ in range(n):
+            key, held = divmod(key, self.base)
+            tokens.append(held)
+        key, pot = divmod(key, self.base)
+        key, charge = divmod(key, 2)
+        losses = []
+        for _ in range(n):
+            key, lost = divmod(key, self.loss_base)
+            losses.append(lost)
+        active = tuple(bool(bits >> s & 1) for s in range(n))
+        position = Position(bool(charge), pot, tuple(reversed(tokens)), active, leader)
+        return key, tuple(reversed(losses)), position
+
+    # -- building -----------------------------------------------------------------------------------
+
+    def build(self, code: int) -> None:
+        if code == m.NOWHERE:
+            raise InvalidPosition(
+                "a game reached a round start the solved game does not hold, however seated"
+            )
+        manche, losses, pos = self.decode(code)
+        key = (manche, losses)
+        p = self.game.model.index.get(pos)
+        record = m.ABSENT
+        if key in self.game.manches and p is not None:
+            record = self._record(key, p)
+        self._insert(code, record)
+        self.built += 1
+
+    def _record(self, key: tuple[int, Losses], p: int) -> int:
+        """Write what the kernel needs of the round at position ``p`` of manche ``key``; where it is."""
+        game, rules = self.game, self.rules
+        pos = game.model.positions[p]
+        most = rules.throws_allowed(pos.charge)
+        play = game.round_of(key, p)
+        payoff = game.model.payoff(p, game.manches[key].values)
+        n = len(RESULTS)
+        lead = np.full((max(most - 1, 0), n), STOP, dtype=np.int8)
+        for left in range(1, most):
+            lead[left - 1] = play.leader[left][0]
+        second = np.full((m.triangle(most, most - 1) + 1 if most > 1 else 0, n, n), STOP, dtype=np.int8)
+        for limit, places in play.followers.items():
+            for left in range(1, limit):
+                second[m.triangle(limit, left)] = places[0][left]
+        start = self._add(np.concatenate([lead.ravel(), second.ravel()]))
+        floats = self._alloc(payoff.size)
+        self.index[floats : floats + payoff.size] = (
+            np.ascontiguousarray(payoff, dtype=np.float64).ravel().view(np.int64)
+        )
+        record = self._alloc(m.RECORD)
+        self.index[record : record + m.RECORD] = (floats, payoff.shape[0], start, most)
+        return record
+
+    def _alloc(self, size: int) -> int:
+        """``size`` places at the end of ``index`` (grown by doubling when full)."""
+        start = self.used_index
+        if start + size > self.index.size:
+            grown = np.zeros(max(start + size, 2 * self.index.size), dtype=np.int64)
+            grown[:start] = self.index[:start]
+            self.index = grown
+        self.used_index = start + size
+        return start
+
+    def _insert(self, key: int, record: int) -> None:
+        at = int(np.searchsorted(self.keys, key))
+        self.keys = np.insert(self.keys, at, key)
+        self.slots = np.insert(self.slots, at, record)
+        if self.keys.size > self.capacity:  # new room for the keys and their records, twice as large
+            self.capacity *= 2
+            self.index[m.MH_KEYS] = self._alloc(self.capacity)
+            self.index[m.MH_SLOTS] = self._alloc(self.capacity)
+        keys, slots = int(self.index[m.MH_KEYS]), int(self.index[m.MH_SLOTS])
+        self.index[keys : keys + self.keys.size] = self.keys
+        self.index[slots : slots + self.slots.size] = self.slots
+        self.index[m.MH_COUNT] = self.keys.size

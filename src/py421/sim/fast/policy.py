@@ -18,8 +18,12 @@ from ...players.heuristic import GOOD_RANK, HeuristicBot
 from ...solver.rounds import MAX_ROUND_PLAYERS
 from ...solver.tables import KEEP_INDEX, RESULTS
 
-RANDOM, HEURISTIC, OPTIMAL = 0, 1, 2
+RANDOM, HEURISTIC, OPTIMAL, OPTIMAL_ROUNDS = 0, 1, 2, 3
 KINDS = {"random": RANDOM, "heuristic": HEURISTIC, "optimal": OPTIMAL}
+# Not a bot a player can seat: the optimal bot playing round by round where it would play the whole
+# game (three or four players), to measure what the game-level solution gains (tests, benchmarks).
+ROUNDS_LEVEL = "optimal-rounds"
+LINEUP_KINDS = {**KINDS, ROUNDS_LEVEL: OPTIMAL_ROUNDS}
 
 I64 = npt.NDArray[np.int64]
 
@@ -54,6 +58,10 @@ def heuristic_tables(rules: Ruleset) -> tuple[I64, I64, I64]:
 # in the round and throw limit, where its decisions start:
 # [throws left - 1][summary of the earlier results][result]. The summary's row
 # follows the earlier results through ``next`` tables, one per place.
+#
+# MODE_MAXN (2), the whole game of three or four players: see maxn.py. Beside it
+# the kernel may read a second pair of tables (``rindex``, ``ractions``), in
+# MODE_ROUNDS, for seats of the optimal bot playing round by round (OPTIMAL_ROUNDS).
 
 H_TOTAL = 0  # the tokens of a manche
 H_MISSING = 1  # a position (MODE_GAME) or a block (MODE_ROUNDS) asked for and not built (-1: none)

@@ -23,9 +23,11 @@ from ...core.rules import Ruleset
 from ...core.state import OutcomeKind, State
 from ...players import make_bot
 from ...players.base import Player
+from ...players.optimal import RoundsOptimalBot
 from ...solver.tables import KEEPS
 from . import kernel as k
 from .lineup import Lineup
+from .policy import ROUNDS_LEVEL
 
 TRACE_SIZE = 1 << 22
 _KINDS: dict[OutcomeKind, int] = {"loser": 0, "grand_perdant": 1, "shared": 2}
@@ -75,7 +77,7 @@ def replay(
     n = len(lineup.levels)
     trace, out_groups = lineup.trace(key, game_number, TRACE_SIZE)
     if bots is None:
-        bots = {s: make_bot(level, "") for s, level in enumerate(lineup.levels) if level != "random"}
+        bots = {s: _engine_bot(level) for s, level in enumerate(lineup.levels) if level != "random"}
     found = entries(trace, n)
     game = Game(rules, [f"P{s}" for s in range(n)], first_seat=game_number % n)
     rounds = 0
@@ -115,6 +117,10 @@ def replay(
         raise fail("the kernel's game goes on after the engine's ended")
     _compare_winners(rules, game.state, out_groups, fail)
     return Replayed(game, rounds)
+
+
+def _engine_bot(level: str) -> Player:
+    return RoundsOptimalBot() if level == ROUNDS_LEVEL else make_bot(level, "")
 
 
 def _compare_events(before: State, after: State, expect, fail) -> int:  # type: ignore[no-untyped-def]

@@ -1,0 +1,270 @@
+"""The optimal bot of three or four players in the kernel: the whole game solved by max^n.
+
+:mod:`py421.solver.game_maxn` solves every round of the game against the
+values of the positions it leads to. Here the kernel plays those solved
+rounds. For each round start a game reaches (found by its key among sorted
+keys, built on first use by :class:`.optimal.MaxnTables`) the tables hold:
+
+- the leader's choices, [throws left - 1][result];
+- the second player's, [limit, throws left][leader's result][result];
+- what each class of the round (:class:`py421.solver.game_maxn.Shape`) is
+  worth to each seat of the solved manche (``payoff``).
+
+The third and fourth players' choices would take megabytes a round; the
+kernel works them out from ``payoff`` instead, with the same loops, in the
+same order, as :mod:`py421.solver.game_maxn_turns` (so the same floats and
+the same ties): the last player best-responds to the summary of the results
+before them; the third of four to the last player's solved turn.
+
+The solved manche has its first leader as seat 0 (seats are turned). In a
+game's first manche every seat looks alike: as
+:meth:`py421.solver.game_maxn.GameMaxn.locate` does, the seats are turned
+from the round's leader onwards until the position is one the solve
+reached; a key that is not is kept with the mark :data:`ABSENT`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit
+
+from ...solver.rounds import EPS
+from .policy import H_MISSING
+
+I64 = npt.NDArray[np.int64]
+I8 = npt.NDArray[np.int8]
+
+MODE_MAXN = 2
+RESULTS_N = 56
+ABSENT = -2  # a key of a position the solved game does not hold (seats turned another way)
+NOWHERE = 1 << 62  # asked for when no way of turning the seats gives a position the solve reached
+
+# Where things are in ``index`` (after policy.HEADER's three places)
+MH_PLAYERS = 3
+MH_BASE = 4  # tokens and pot: 0 to the manche's tokens
+MH_LOSS_BASE = 5  # manches lost by a seat
+MH_MANCHE_BASE = 6  # the manche's number, 0 where fiches de manche end the game
+MH_KEYS = 7  # where the sorted keys start
+MH_SLOTS = 8  # where their records start (same order), or ABSENT
+MH_COUNT = 9  # keys so far
+MH_STEPS = 10  # where the directory of summary steps starts: [players in the round][step]
+MH_SPARSE = 11  # where the keeps' transitions start: starts (29), results, chances (float bits)
+MH_FRESH = 12  # where a fresh throw's chances start (float bits, 56)
+MH_CHOICES = 13  # where the keeps allowed by result start: [result][7], then their count [result]
+MH_SIZE = 14
+STEPS_WIDTH = 4  # steps per count of players in the directory
+KEEPS_N = 28
+CHOICES_WIDTH = 7
+# A record: where its payoff starts (float bits, [class][seat]), its classes, where its choices
+# start in ``actions``, the throws allowed in the phase
+R_PAYOFF, R_CLASSES, R_ACTIONS, R_MOST = 0, 1, 2, 3
+RECORD = 4
+
+
+def triangle(limit: int, left: int) -> int:
+    """The place of the second player's choices with ``limit`` throws, ``left`` still allowed."""
+    return (limit - 2) * (limit - 1) // 2 + left - 1
+
+
+@njit(cache=True, inline="always")
+def _triangle(limit: int, left: int) -> int:
+    return (limit - 2) * (limit - 1) // 2 + left - 1
+
+
+@njit(cache=True)
+def position_key(
+    index: I64,
+    manche: int,
+    frame: int,
+    charge: int,
+    pot: int,
+    tokens: I64,
+    active: I64,
+    losses: I64,
+    leader: int,
+) -> int:
+    """The key of a round start, seats turned so that ``frame`` is seat 0 (optimal.MaxnTables.key)."""
+    n = index[MH_PLAYERS]
+    base = index[MH_BASE]
+    loss_base = index[MH_LOSS_BASE]
+    key = manche if index[MH_MANCHE_BASE] > 1 else 0
+    for s in range(n):
+        key = key * loss_base + losses[(s + frame) % n]
+    key = (key * 2 + charge) * base + pot
+    for s in range(n):
+        key = key * base + tokens[(s + frame) % n]
+    bits = 0
+    for s in range(n):
+        if active[(s + frame) % n]:
+            bits |= 1 << s
+    return int((key * (1 << n) + bits) * n + (leader - frame) % n)
+
+
+@njit(cache=True, inline="always")
+def _step(index: I64, count: int, i: int, row: int, result: int) -> int:
+    """The summary after one more result (or, after the last, the round's class)."""
+    start = index[index[MH_STEPS] + count * STEPS_WIDTH + i]
+    return int(index[start + row * RESULTS_N + result])
+
+
+@njit(cache=True)
+def _backward(index: I64, stops: npt.NDArray[np.float64], upto: int, choices: I64) -> None:
+    """A mover's choices with 1 to ``upto`` throws left, ``stops[result]`` what stopping is worth.
+
+    As game_maxn_turns._loops: stop on a tie within EPS, else the first keep of
+    the best value in the order allowed (more dice first).
+    """
+    fl = index.view(np.float64)
+    sparse = index[MH_SPARSE]
+    t_start = index[sparse : sparse + KEEPS_N + 1]
+    t_result = sparse + KEEPS_N + 1
+    total = t_start[KEEPS_N]
+    t_chance = t_result + total
+    kc = index[MH_CHOICES]
+    counts = kc + RESULTS_N * CHOICES_WIDTH
+    own = stops.copy()
+    nxt = np.empty(RESULTS_N)
+    cont = np.empty(KEEPS_N)
+    for r in range(1, upto + 1):
+        for k in range(KEEPS_N):
+            value = 0.0
+            for j in range(t_start[k], t_start[k + 1]):
+                value += fl[t_chance + j] * own[index[t_result + j]]
+            cont[k] = value
+        for res in range(RESULTS_N):
+            row = kc + res * CHOICES_WIDTH
+            best = cont[index[row]]
+            for j in range(1, index[counts + res]):
+                best = max(best, cont[index[row + j]])
+            choices[r, res] = -1
+            if stops[res] >= best - EPS:
+                nxt[res] = stops[res]
+            else:
+                nxt[res] = best
+                for j in range(index[counts + res]):
+                    if cont[index[row + j]] >= best - EPS:
+                        choices[r, res] = index[row + j]
+                        break
+        for res in range(RESULTS_N):
+            own[res] = nxt[res]
+
+
+@njit(cache=True)
+def _last_value(
+    index: I64, count: int, row: int, limit: int, mover: int, col: int, payoff: int, seats: int
+) -> float:
+    """What the last player's solved turn of ``limit`` throws is worth to seat ``col``, after summary ``row``.
+
+    ``mover``: the last player's seat; ``payoff``: where [class][seat] starts (float bits).
+    """
+    fl = index.view(np.float64)
+    stops = np.empty(RESULTS_N)
+    for res in range(RESULTS_N):
+        stops[res] = fl[payoff + _step(index, count, count - 2, row, res) * seats + mover]
+    choices = np.full((limit, RESULTS_N), -1, dtype=np.int64)
+    _backward(index, stops, limit - 1, choices)
+    sparse = index[MH_SPARSE]
+    t_start = index[sparse : sparse + KEEPS_N + 1]
+    t_result = sparse + KEEPS_N + 1
+    t_chance = t_result + t_start[KEEPS_N]
+    fresh = index[MH_FRESH]
+    holding = np.empty(RESULTS_N)
+    final = np.zeros(RESULTS_N)
+    mass = np.empty(KEEPS_N)
+    for res in range(RESULTS_N):
+        holding[res] = fl[fresh + res]
+    for used in range(1, limit + 1):
+        r = limit - used
+        if r == 0:
+            for res in range(RESULTS_N):
+                final[res] += holding[res]
+            break
+        for k in range(KEEPS_N):
+            mass[k] = 0.0
+        for res in range(RESULTS_N):
+            choice = choices[r, res]
+            if choice < 0:
+                final[res] += holding[res]
+            else:
+                mass[choice] += holding[res]
+        for res in range(RESULTS_N):
+            holding[res] = 0.0
+        for k in range(KEEPS_N):
+            if mass[k] != 0.0:
+                for j in range(t_start[k], t_start[k + 1]):
+                    holding[index[t_result + j]] += mass[k] * fl[t_chance + j]
+    value = 0.0
+    for res in range(RESULTS_N):
+        p = final[res]
+        if p != 0.0:
+            value += p * fl[payoff + _step(index, count, count - 2, row, res) * seats + col]
+    return value
+
+
+@njit(cache=True)
+def maxn_choice(
+    index: I64,
+    actions: I8,
+    where: tuple[int, int, int, int, int],
+    tokens: I64,
+    active: I64,
+    losses: I64,
+    order: I64,
+    finals: I64,
+    turn: tuple[int, int, int, int],
+) -> int:
+    """The solved decision (-1: stop, else a keep) of the player at ``place`` in the round.
+
+    ``where``: the manche's number, its first leader, the phase (1: charge), the
+    pot and the players in the round; ``order`` the round's seats, leader
+    first; ``finals`` their results so far; ``turn``: the place in the round,
+    the result held, the throws allowed and the throws left.
+    """
+    manche, first, charge, pot, count = where
+    place, result, allowed, left = turn
+    n = index[MH_PLAYERS]
+    keys = index[MH_KEYS]
+    size = index[MH_COUNT]
+    leader = order[0]
+    frames = 1 if manche > 1 else n
+    record = -1
+    frame = -1
+    for f in range(frames):
+        frame = first if manche > 1 else (leader + f) % n
+        key = position_key(index, manche, frame, charge, pot, tokens, active, losses, leader)
+        at = np.searchsorted(index[keys : keys + size], key)
+        if at == size or index[keys + at] != key:
+            index[H_MISSING] = key
+            return -1
+        record = index[index[MH_SLOTS] + at]
+        if record != ABSENT:
+            break
+    if record == ABSENT:  # the builder says so, with a project error
+        index[H_MISSING] = NOWHERE
+        return -1
+    most = index[record + R_MOST]
+    start = index[record + R_ACTIONS]
+    if place == 0:
+        return int(actions[start + (left - 1) * RESULTS_N + result])
+    if place == 1:
+        block = start + (most - 1) * RESULTS_N + _triangle(allowed, left) * RESULTS_N * RESULTS_N
+        return int(actions[block + finals[0] * RESULTS_N + result])
+    row = finals[0]
+    for i in range(1, place):
+        row = _step(index, count, i - 1, row, finals[i])
+    col = (order[place] - frame) % n
+    payoff = index[record + R_PAYOFF]
+    fl = index.view(np.float64)
+    stops = np.empty(RESULTS_N)
+    if place == count - 1:
+        for res in range(RESULTS_N):
+            stops[res] = fl[payoff + _step(index, count, count - 2, row, res) * n + col]
+    else:  # the third of four: the last player's turn follows
+        last = (order[count - 1] - frame) % n
+        for res in range(RESULTS_N):
+            after = _step(index, count, count - 3, row, res)
+            stops[res] = _last_value(index, count, after, allowed, last, col, payoff, n)
+    choices = np.full((left + 1, RESULTS_N), -1, dtype=np.int64)
+    _backward(index, stops, left, choices)
+    return int(choices[left, result])

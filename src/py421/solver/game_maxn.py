@@ -1,0 +1,1136 @@
+"""Whole games of three and four players by max^n: every player plays for the game.
+
+The two-player solver (:mod:`.heads_up`) values manches because a manche
+between two is zero-sum. With more players it is not, and the round solver
+(:mod:`.rounds`) plays each round for a round-level objective. Here every
+round is played for the game itself.
+
+**What each player maximises.** The game ends with one loser or with a loss
+shared between players with the same count of lost manches (« grand
+perdant »: one player lost every manche, a loss of its own). Each player
+maximises minus their expected *share* of the loss: 1 when they lose alone
+(as « grand perdant » or otherwise), ``1/k`` when ``k`` players share it, 0
+when they do not lose. The shares of a game sum to 1, so with two players
+this is the two-player solver's zero-sum game (a manche lost never helps,
+and sharing beats losing alone). Alongside, the chance of being *among* the
+losers is reported: these chances sum to 1 plus the chance of a shared loss
+(1 + P(a two-way share) + 2 P(a three-way share)...).
+
+**Positions.** Between rounds a manche is at a *position*: the phase, the
+pot (charge), every player's tokens, who is still in (the décharge) and who
+leads. A game is manches chained together: the loser of a manche leads the
+next, so what a manche is worth depends on the manches lost so far and on
+who leads it. Each such manche is solved once, seats turned so that its
+first leader is seat 0 (the game looks the same from every seat, clockwise).
+
+**Rounds.** A round at a position is solved by max^n (as in :mod:`.rounds`)
+with each player maximising their own game value: what every way the round
+can settle (who loses, who wins, the amount) is worth to each player is the
+value of the position it leads to. What a later player can still change
+depends on the results already final through a summary: the best and the
+worst result and *which* earlier players hold each. Ties for the worst or
+the best are settled by coups secs in which every tied player is equally
+likely to lose (or win): exact for the tie-breaks these rules use.
+
+**Solving.** The décharge's positions lead back to each other (tokens go
+back and forth): they are solved by value iteration (in place, position
+after position) until no value moves by more than ``1e-12``. After each
+sweep the values become the exact values of the policies the sweep chose
+(a linear solve), which cuts the sweeps from dozens to about eight. The
+final policies are evaluated exactly by a linear solve, and one more pass
+of the rounds over those exact values checks that no player would change a
+choice. The charge only empties the pot, so it is solved pot level by pot
+level from the smallest.
+
+**Ties between choices.** A player whose choices are worth the same to
+them within ``1e-12`` stops rather than throws again, and keeps more dice
+rather than fewer (then the first keep in :data:`.rounds.KEEP_CHOICES`), as
+:mod:`.rounds` does; the other players' values follow that choice, so the
+results are reproducible.
+
+Rules this model does not cover are refused with the reason
+(:func:`unsupported`); ``bot:optimal`` plays those round by round.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import math
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..core.actions import Action, Stop, Throw
+from ..core.dice import Result
+from ..core.errors import InvalidPlayers, InvalidPosition, InvalidRuleset
+from ..core.rules import Ruleset
+from ..core.state import Phase, State
+from ..paths import data_dir
+from .amounts import settled_amounts
+from .game_maxn_turns import follower_turns
+from .rounds import EPS, FRESH, KEEP_CHOICES, STOP, comparison_of
+from .tables import INDEX, KEEPS, RESULTS, TRANSITIONS, FloatArray
+
+IntArray = npt.NDArray[np.intp]
+TOLERANCE = 1e-12  # value iteration stops when no value moves by more
+STALL = 20  # sweeps without the largest change halving: the décharge does not settle
+LEVEL_SWEEPS = 1000  # a pot level that loops on itself (rounds worth nothing) settles well before
+MOST_PLAYERS = 4  # a round of five: about 77,000 summaries after four results, at every position
+# The décharge's positions the solver takes on (about: every split of the tokens, times the leader):
+# a round of four costs about six of three. Four-player classic-11 (about 1,456) solves in 15 to 20
+# minutes on two cores; four-player comptoir-21 (8,096) would take hours.
+MOST_DECHARGE = {2: 1 << 30, 3: 4_000, 4: 2_000}
+FORMAT = 1  # bump when the cached results change meaning
+KEPT_ROUNDS = 16  # solved rounds kept for play: a round of four holds megabytes of choices
+# How far a solve is: ("manche", number, of), ("decharge", sweep, 0), ("unsettled", sweeps, 0),
+# ("charge", pot level, full pot)
+Progress = Callable[[str, int, int], None]
+
+
+def unsupported(rules: Ruleset, players: int) -> str | None:
+    """Why the game-level solver cannot solve these rules for ``players``, or None."""
+    if not rules.seats(players):
+        return f"{rules.name} is not played by {players}"
+    if not 2 <= players <= MOST_PLAYERS:
+        return f"the game-level solver seats 2 to {MOST_PLAYERS} players, not {players}"
+    if rules.accumulated_stakes:
+        return "accumulated stakes make the amount depend on every throw of the round, not only the results"
+    if rules.tie_break == "qui_barre_demarre":
+        return "« qui barre démarre » compares throw counts and lets « main chaude » choose the stake"
+    if rules.nenette_last_wins:
+        return "the later nénette winning makes tie-breaks depend on the throwing order"
+    if rules.queue_de_la_vache:
+        return "« queue de la vache » carries debts into the next manche"
+    if rules.must_throw_on:
+        return "players who must throw on are not modelled (the round solvers let every player stop)"
+    total = rules.pot + players * rules.initial_tokens
+    decharge = math.comb(total + players - 1, players - 1) * players
+    if decharge > MOST_DECHARGE[players]:
+        return (
+            f"its décharge would have about {decharge:,} positions of {players} players, more than the "
+            f"{MOST_DECHARGE[players]:,} the solver takes on (solving would take hours)"
+        )
+    return None
+
+
+def check(rules: Ruleset, players: int) -> None:
+    why = unsupported(rules, players)
+    if why:
+        seated = rules.seats(players) and 2 <= players <= MOST_PLAYERS
+        error = InvalidRuleset if seated else InvalidPlayers
+        raise error(f"the game-level solver cannot solve {rules.name} for {players}: {why}")
+
+
+# -- the shape of a round: summaries of the results already final -----------------------------
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The summaries of a round of ``players``, shared by every position.
+
+    A summary after some results is the best and the worst result and the
+    players (bit ``i`` for the ``i``-th in playing order) holding each. After
+    the leader's result the summary is that result (row = result index).
+    ``steps[i]`` maps [summary after ``i + 1`` results, next result] to the
+    summary after ``i + 2``, or, for the last, to the round's *class*: the
+    best and worst holders and the amount, which is all the settlement needs.
+    ``coups_secs[result, class]``: the chance of each class after the leader's
+    result when every other player has one throw.
+    """
+
+    players: int
+    steps: tuple[IntArray, ...]
+    best: IntArray  # [class] bit mask of the best result's holders
+    worst: IntArray  # [class] bit mask of the worst result's holders
+    amount: IntArray  # [class] the amount the round settles for
+    coups_secs: FloatArray
+
+    @property
+    def classes(self) -> int:
+        return len(self.amount)
+
+
+@cache
+def shape_of(rules: Ruleset, players: int) -> Shape:
+    if players < 2:
+        raise InvalidPlayers("a round needs two players")
+    strength = np.array(comparison_of(rules).strength, dtype=np.intp)
+    n = len(RESULTS)
+    best = np.arange(n)
+    worst = best.copy()
+    best_mask = np.ones(n, np.intp)
+    worst_mask = best_mask.copy()
+    steps = []
+    classes: tuple[IntArray, IntArray, IntArray] = (best_mask, worst_mask, np.zeros(n, np.intp))
+    for i in range(1, players):
+        b, w, r = best[:, None], worst[:, None], np.arange(n)[None, :]
+        bm, wm, me = best_mask[:, None], worst_mask[:, None], 1 << i
+        higher, lower = strength[r] > strength[b], strength[r] < strength[w]
+        nb = np.where(higher, r, b)
+        nw = np.where(lower, r, w)
+        nbm = np.where(higher, me, np.where(r == b, bm | me, bm))
+        nwm = np.where(lower, me, np.where(r == w, wm | me, wm))
+        span = 1 << players
+        if i < players - 1:
+            key = ((nb * n + nw) * span + nbm) * span + nwm
+            found, inverse = np.unique(key, return_inverse=True)
+            steps.append(inverse.reshape(key.shape).astype(np.intp))
+            worst_mask, found = found % span, found // span
+            best_mask, found = found % span, found // span
+            worst, best = found % n, found // n
+        else:
+            amount = settled_amounts(rules, nb, nw, nb == nw)
+            top = int(amount.max()) + 1
+            key = (nbm * span + nwm) * top + amount
+            found, inverse = np.unique(key, return_inverse=True)
+            steps.append(inverse.reshape(key.shape).astype(np.intp))
+            amounts, found = found % top, found // top
+            classes = (found // span, found % span, amounts)
+    coups_secs = np.zeros((n, len(classes[2])))
+    for res in range(n):  # one leader's result at a time: four players' summaries are many
+        reach = np.eye(n)[res]
+        for step in steps:
+            size = int(step.max()) + 1
+            reach = np.bincount(step.ravel(), (reach[:, None] * FRESH[None, :]).ravel(), minlength=size)
+        coups_secs[res] = reach
+    return Shape(players, tuple(steps), *classes, coups_secs=coups_secs)
+
+
+# -- how a class settles: who loses, who wins -------------------------------------------------
+
+Outcome = tuple[tuple[int, ...], int, int]  # losers (playing positions, in order), winner (-1: none), amount
+
+
+@dataclass(frozen=True)
+class Settling:
+    """How each class of a round settles: ``weights[class, outcome]`` over ``outcomes``."""
+
+    outcomes: tuple[Outcome, ...]
+    weights: FloatArray
+
+
+@cache
+def settling_of(rules: Ruleset, players: int, charge: bool) -> Settling:
+    """Tie-breaks are coups secs among the tied players: each is equally likely to lose (or win)."""
+    shape = shape_of(rules, players)
+    all_take = rules.tied_losers_all_take
+    found: dict[Outcome, int] = {}
+    rows: list[list[tuple[int, float]]] = []
+    everyone = (1 << players) - 1
+    for best, worst, amount in zip(shape.best, shape.worst, shape.amount, strict=True):
+        holders_best = [i for i in range(players) if best >> i & 1]
+        holders_worst = [i for i in range(players) if worst >> i & 1]
+        amount = int(amount)
+        ways: list[tuple[Outcome, float]] = []
+        if charge:
+            if all_take:
+                ways.append(((tuple(holders_worst), -1, amount), 1.0))
+            else:
+                ways += [(((i,), -1, amount), 1 / len(holders_worst)) for i in holders_worst]
+        elif best == worst == everyone:  # all tied: one tie-break names the loser and the winner
+            if all_take:
+                ways += [
+                    ((tuple(j for j in range(players) if j != w), w, amount), 1 / players)
+                    for w in range(players)
+                ]
+            else:
+                pairs = [(i, w) for i in range(players) for w in range(players) if i != w]
+                ways += [(((i,), w, amount), 1 / len(pairs)) for i, w in pairs]
+        else:
+            losers = [tuple(holders_worst)] if all_take else [(i,) for i in holders_worst]
+            for w in holders_best:
+                for group in losers:
+                    ways.append(((group, w, amount), 1 / len(holders_best) / len(losers)))
+        rows.append([(found.setdefault(outcome, len(found)), p) for outcome, p in ways])
+    weights = np.zeros((shape.classes, len(found)))
+    for c, row in enumerate(rows):
+        for o, p in row:
+            weights[c, o] += p
+    return Settling(tuple(found), weights)
+
+
+# -- one round, solved by max^n ----------------------------------------------------------------
+
+
+def _choices(stops: Sequence[FloatArray], throws: int) -> list[IntArray]:
+    """The leader's choices, ``choices[r]`` with ``r`` throws still allowed (STOP or a keep).
+
+    ``stops[r]``: [1, result] what stopping is worth to the leader, by the
+    limit it sets. Ties within EPS: stop, then keep more dice (the order of
+    KEEP_CHOICES), as the followers' turns (:mod:`.game_maxn_turns`).
+    """
+    own = stops[0]
+    choices = [np.full(own.shape, STOP, np.intp)]
+    results = np.arange(len(RESULTS))  # along the last axis
+    for r in range(1, throws):
+        candidates = (own @ TRANSITIONS.T)[:, KEEP_CHOICES]  # [summary, result, choice]
+        best = candidates.max(axis=-1)
+        first = np.argmax(candidates >= best[..., None] - EPS, axis=-1)
+        stop = stops[r] >= best - EPS
+        own = np.where(stop, stops[r], best)
+        choices.append(np.where(stop, STOP, KEEP_CHOICES[results, first]))
+    return choices
+
+
+def _ended(choices: list[IntArray], throws: int) -> FloatArray:
+    """[summary, throws used - 1, result]: how the turn ends under ``choices``."""
+    contexts = choices[0].shape[0]
+    keeps = TRANSITIONS.shape[0]
+    ended = np.zeros((contexts, throws, len(RESULTS)))
+    holding = np.tile(FRESH, (contexts, 1))
+    rows = np.arange(contexts)[:, None] * keeps
+    for used in range(1, throws + 1):
+        r = throws - used
+        if r == 0:
+            ended[:, used - 1] = holding
+            break
+        stop = choices[r] == STOP
+        ended[:, used - 1] = np.where(stop, holding, 0.0)
+        flat = (rows + np.where(stop, 0, choices[r])).ravel()
+        mass = np.bincount(flat, np.where(stop, 0.0, holding).ravel(), minlength=contexts * keeps)
+        holding = mass.reshape(contexts, keeps) @ TRANSITIONS
+    return ended
+
+
+@dataclass
+class RoundPlay:
+    """A round solved at one position: its value and, when asked, its strategies.
+
+    ``followers[limit][i - 1][r]``: [summary, result] the choice of the
+    ``i``-th player after the leader; ``leader[r]``: [1, result] the leader's.
+    ``classes``: the chance of each class when everyone plays so.
+    """
+
+    value: FloatArray  # [seat]
+    leader: list[IntArray] = field(default_factory=list)
+    followers: dict[int, list[list[IntArray]]] = field(default_factory=dict)
+    classes: FloatArray | None = None
+
+
+def play_round(
+    shape: Shape,
+    payoff: FloatArray,
+    seats: Sequence[int],
+    most: int,
+    leader_limit: bool,
+    keep: bool = False,
+) -> RoundPlay:
+    """Solve a round by max^n: ``payoff[class, seat]``, ``seats`` in playing order.
+
+    Each player maximises their own seat's value; the leader's throws set the
+    others' limit. With ``keep``, the strategies and the chance of each class
+    are kept too.
+    """
+    k = shape.players
+    limits = list(range(1, most + 1)) if leader_limit else [most]
+    after_leader: dict[int, FloatArray] = {}  # limit -> [leader's result, seat]
+    finals: dict[int, list[FloatArray]] = {limit: [] for limit in limits}  # each follower's final chances
+    followers: dict[int, list[list[IntArray]]] = {limit: [] for limit in limits}
+    if 1 in limits:  # everyone after the leader throws once
+        after_leader[1] = shape.coups_secs @ payoff
+    longer = [limit for limit in limits if limit > 1]
+    if longer:
+        # the last player's values come from the payoff whatever the limit: one solve serves all
+        out, final, choices = follower_turns(payoff, shape.steps[k - 2], seats[k - 1], max(longer))
+        for limit in longer:
+            later = out[limit - 1]
+            if keep:
+                finals[limit].append(final[limit - 1])
+                followers[limit].append(list(choices[:limit]))
+            for i in range(k - 2, 0, -1):
+                out_i, final_i, choices_i = follower_turns(later, shape.steps[i - 1], seats[i], limit)
+                later = out_i[limit - 1]
+                if keep:
+                    finals[limit].insert(0, final_i[limit - 1])
+                    followers[limit].insert(0, list(choices_i))
+            after_leader[limit] = later
+    stops = [after_leader[most - r if leader_limit else most][None, :, seats[0]] for r in range(most)]
+    leader = _choices(stops, most)
+    ended = _ended(leader, most)[0]  # [used - 1, result]
+    value = sum(ended[u - 1] @ after_leader[u if leader_limit else most] for u in range(1, most + 1))
+    play = RoundPlay(np.asarray(value, dtype=float))
+    if keep:
+        play.leader, play.followers = leader, followers
+        play.classes = _class_chances(shape, ended, finals, limits, leader_limit)
+    return play
+
+
+def stop_values(
+    shape: Shape,
+    payoff: FloatArray,
+    seats: Sequence[int],
+    most: int,
+    leader_limit: bool,
+    place: int,
+    summary: int,
+    limit: int,
+) -> list[FloatArray]:
+    """What stopping on each result is worth to the player at ``place``, by throws left.
+
+    ``stops[r][result]`` with ``r`` throws still allowed, for 0 to ``limit - 1``
+    (the leader: ``most``); ``summary``: the results before (a follower's),
+    ``limit``: the throws the followers may use. The later players play their
+    solved turns, as in :func:`play_round`.
+    """
+    if place == 0:
+        by_limit = {u: _after(shape, payoff, seats, u, 0) for u in range(1, most + 1)}
+        return [by_limit[most - r if leader_limit else most][:, seats[0]] for r in range(most)]
+    after = _after(shape, payoff, seats, limit, place)
+    stops = after[shape.steps[place - 1][summary], seats[place]]
+    return [stops] * limit
+
+
+def _after(shape: Shape, payoff: FloatArray, seats: Sequence[int], limit: int, place: int) -> FloatArray:
+    """[summary after ``place``'s result, seat]: every seat's value when the later players follow."""
+    k = shape.players
+    later = payoff
+    for i in range(k - 1, place, -1):  # from the last player back to the one after ``place``
+        step = shape.steps[i - 1]
+        if limit == 1:  # coups secs: nothing to choose
+            later = np.einsum("r,crs->cs", FRESH, later[step])
+        else:
+            later = follower_turns(later, step, seats[i], limit)[0][limit - 1]
+    return later
+
+
+def _class_chances(
+    shape: Shape,
+    ended: FloatArray,
+    finals: dict[int, list[FloatArray]],
+    limits: list[int],
+    leader_limit: bool,
+) -> FloatArray:
+    """The chance of each class, following the play forward from the leader."""
+    total = np.zeros(shape.classes)
+    for limit in limits:
+        reach = ended[limit - 1] if leader_limit else ended.sum(axis=0)  # over the leader's results
+        if limit == 1:
+            total += reach @ shape.coups_secs
+            continue
+        for step, final in zip(shape.steps, finals[limit], strict=True):
+            size = shape.classes if step is shape.steps[-1] else int(step.max()) + 1
+            reach = np.bincount(step.ravel(), (reach[:, None] * final).ravel(), minlength=size)
+        total += reach
+    return total
+
+
+# -- the positions of a manche -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, order=True)
+class Position:
+    """The start of a round: phase, pot, tokens, who is still in and who leads."""
+
+    charge: bool
+    pot: int
+    tokens: tuple[int, ...]
+    active: tuple[bool, ...]
+    leader: int
+
+    def order(self) -> tuple[int, ...]:
+        """The players of the round, leader first, clockwise."""
+        n = len(self.tokens)
+        return tuple(s % n for s in range(self.leader, self.leader + n) if self.active[s % n])
+
+
+End = tuple[int, bool]  # the manche's loser, and whether by l'Espagnole
+Next = list[tuple[float, "Position | End"]]  # where an outcome leads, with what chance
+
+
+class Manche:
+    """Every position of a manche, its first round led by seat 0, and where each round leads.
+
+    Nodes are the positions, then the ends of the manche: node
+    ``len(positions) + 2 * loser + espagnole``.
+    """
+
+    def __init__(self, rules: Ruleset, players: int) -> None:
+        self.rules, self.players = rules, players
+        self.total = rules.pot + players * rules.initial_tokens
+        n = players
+        self.start = Position(True, rules.pot, (rules.initial_tokens,) * n, (True,) * n, 0)
+        self.index: dict[Position, int] = {}
+        # every position reachable from the start, then numbered in a fixed order
+        todo, seen = [self.start], {self.start}
+        pending: list[Position] = []
+        while todo:
+            pos = todo.pop()
+            pending.append(pos)
+            for _, nxt in self._outcomes(pos):
+                for _, key in nxt:
+                    if isinstance(key, Position) and key not in seen:
+                        seen.add(key)
+                        todo.append(key)
+        self.positions: list[Position] = sorted(pending)
+        self.index = {p: i for i, p in enumerate(self.positions)}
+        self.ends = len(self.positions)
+        self.tables: list[tuple[IntArray, FloatArray]] = []  # per position: [outcome, way] nodes and chances
+        for pos in self.positions:
+            rows = [[(p, self._node(key)) for p, key in nxt] for _, nxt in self._outcomes(pos)]
+            width = max(len(r) for r in rows)
+            nodes = np.zeros((len(rows), width), np.intp)
+            chances = np.zeros((len(rows), width))
+            for o, row in enumerate(rows):
+                for j, (p, node) in enumerate(row):
+                    nodes[o, j], chances[o, j] = node, p
+            self.tables.append((nodes, chances))
+
+    def end_node(self, loser: int, espagnole: bool) -> int:
+        return self.ends + 2 * loser + int(espagnole)
+
+    def _node(self, key: Position | End) -> int:
+        if isinstance(key, Position):
+            return self.index[key]
+        return self.end_node(*key)
+
+    def _outcomes(self, pos: Position) -> list[tuple[Outcome, Next]]:
+        """Where each outcome of the round at ``pos`` leads, in the order of its settling's outcomes."""
+        order = pos.order()
+        settling = settling_of(self.rules, len(order), pos.charge)
+        found = []
+        for outcome in settling.outcomes:
+            losers, winner, amount = outcome
+            seats = [order[i] for i in losers]
+            if pos.charge:
+                found.append((outcome, self._after_charge(pos, seats, amount)))
+            else:
+                found.append((outcome, self._after_decharge(pos, seats, order[winner], amount)))
+        return found
+
+    def _after_charge(self, pos: Position, losers: list[int], amount: int) -> Next:
+        tokens, pot = list(pos.tokens), pos.pot
+        for seat in losers:
+            take = min(amount, pot)
+            pot -= take
+            tokens[seat] += take
+        if pot:
+            return [(1.0, Position(True, pot, tuple(tokens), pos.active, losers[0]))]
+        # the end of the charge (engine._end_charge)
+        n = self.players
+        active = tuple(t > 0 for t in tokens) if self.rules.withdraw_at_zero else (True,) * n
+        holder = next((s for s in range(n) if tokens[s] == self.total), None)
+        if holder is not None:
+            return [(1.0, (holder, True))]  # l'Espagnole
+        candidates = [s % n for s in range(losers[0], losers[0] + n) if active[s % n]]
+        rule = self.rules.decharge_leader
+        if rule == "worst_coup_sec":  # a draw of coups secs: each equally likely to lead
+            leaders = candidates
+        elif rule == "fewest_tokens":
+            leaders = [min(candidates, key=lambda s: tokens[s])]
+        else:
+            leaders = candidates[:1]
+        return [(1 / len(leaders), Position(False, 0, tuple(tokens), active, s)) for s in leaders]
+
+    def _after_decharge(self, pos: Position, losers: list[int], winner: int, amount: int) -> Next:
+        tokens = list(pos.tokens)
+        for seat in losers:
+            give = min(amount, tokens[winner])
+            tokens[winner] -= give
+            tokens[seat] += give
+        active = list(pos.active)
+        if tokens[winner] == 0:  # the winner gave their last token
+            active[winner] = False
+        holder = next((s for s in range(self.players) if tokens[s] == self.total), None)
+        if holder is not None:
+            return [(1.0, (holder, False))]
+        return [(1.0, Position(False, 0, tuple(tokens), tuple(active), losers[0]))]
+
+    def payoff(self, p: int, values: FloatArray) -> FloatArray:
+        """[class, seat]: what each class of the round at position ``p`` is worth to each seat."""
+        nodes, chances = self.tables[p]
+        pos = self.positions[p]
+        settling = settling_of(self.rules, len(pos.order()), pos.charge)
+        after = np.einsum("ow,ows->os", chances, values[nodes])
+        found: FloatArray = settling.weights @ after
+        return found
+
+    def counts(self) -> tuple[int, int]:
+        charge = sum(p.charge for p in self.positions)
+        return charge, len(self.positions) - charge
+
+
+# -- solving a manche --------------------------------------------------------------------------
+
+
+@dataclass
+class MancheSolution:
+    """A solved manche: each node's value to each seat, and how the manche ends from each position.
+
+    ``values[node, seat]``: minus the seat's expected share of the game's loss.
+    ``ends[position, loser, espagnole]``: the chance that the manche ends so.
+    """
+
+    values: FloatArray
+    ends: FloatArray
+    sweeps: int = 0
+    change: float = 0.0  # the last sweep's largest change
+    linear_gap: float = 0.0  # largest |value iteration - exact values of its policies|
+    residual: float = 0.0  # largest change of one more pass over the exact values
+    converged: bool = True  # the last sweep moved no value by more than TOLERANCE
+
+
+def round_at(manche: Manche, p: int, values: FloatArray, keep: bool = False) -> RoundPlay:
+    """The round at position ``p``, solved against the values of where it leads."""
+    rules = manche.rules
+    pos = manche.positions[p]
+    order = pos.order()
+    shape = shape_of(rules, len(order))
+    most = rules.throws_allowed(pos.charge)
+    return play_round(shape, manche.payoff(p, values), order, most, rules.leader_limit, keep)
+
+
+Moves = tuple[IntArray, FloatArray]  # the nodes a round leads to, and the chance of each
+
+
+def _moves(manche: Manche, p: int, classes: FloatArray) -> Moves:
+    """Where the round at ``p`` leads when its classes come with these chances."""
+    pos = manche.positions[p]
+    settling = settling_of(manche.rules, len(pos.order()), pos.charge)
+    nodes, chances = manche.tables[p]
+    return nodes.ravel(), ((classes @ settling.weights)[:, None] * chances).ravel()
+
+
+def solve_manche(
+    manche: Manche, ends: FloatArray, progress: Progress | None = None, accelerate: bool = True
+) -> MancheSolution:
+    """Solve a manche whose ends are worth ``ends[loser, espagnole, seat]``.
+
+    With ``accelerate``, after each sweep of the décharge the values become
+    the exact values of the policies that sweep chose (a linear solve), so
+    that far fewer sweeps are needed; once that stops paying (the largest
+    change shrinks by less than a tenth) plain sweeps take over. The sweeps
+    stop once no value moves by more than ``TOLERANCE``, or when the largest
+    change has not halved in ``STALL`` sweeps: with more than two players
+    max^n need not settle (a choice near a tie can flip back and forth as
+    the values it feeds on move), and then ``converged`` is False and the
+    residual says how far the final policies are from settling.
+    """
+    n = manche.players
+    count = len(manche.positions)
+    values = np.zeros((count + 2 * n, n))
+    values[count:] = ends.reshape(2 * n, n)
+    decharge = [p for p, pos in enumerate(manche.positions) if not pos.charge]
+    values[decharge] = ends[:, 0].mean(axis=0)  # start from a loser drawn at random
+    solution = MancheSolution(values, np.zeros((count, n, 2)))
+    moves: dict[int, Moves] = {}
+    last = best = np.inf
+    since_best = 0
+    while decharge:
+        change = 0.0
+        for p in decharge:  # in place: each round sees the values already updated
+            play = round_at(manche, p, values, keep=True)
+            change = max(change, float(np.abs(play.value - values[p]).max()))
+            values[p] = play.value
+            assert play.classes is not None
+            moves[p] = _moves(manche, p, play.classes)
+        solution.sweeps += 1
+        solution.change = change
+        if progress:
+            progress("decharge", solution.sweeps, 0)
+        if change < TOLERANCE:
+            break
+        best, since_best = (change, 0) if change < best / 2 else (best, since_best + 1)
+        if since_best >= STALL:
+            solution.converged = False
+            if progress:
+                progress("unsettled", solution.sweeps, 0)
+            break
+        accelerate = accelerate and change < 0.9 * last
+        last = change
+        if accelerate:
+            values[decharge] = _evaluate(manche, decharge, moves, values)
+    _check_decharge(manche, decharge, moves, solution)
+    levels: dict[int, list[int]] = {}
+    for p, pos in enumerate(manche.positions):
+        if pos.charge:
+            levels.setdefault(pos.pot, []).append(p)
+    looping = _zero_amounts(manche.rules)
+    for pot in sorted(levels):
+        for _ in range(LEVEL_SWEEPS):  # a round worth nothing leaves the pot as it was: iterate then
+            change = 0.0
+            for p in levels[pot]:
+                play = round_at(manche, p, values, keep=True)
+                change = max(change, float(np.abs(play.value - values[p]).max()))
+                values[p] = play.value
+                assert play.classes is not None
+                moves[p] = _moves(manche, p, play.classes)
+            if not looping or change < TOLERANCE:
+                break
+        else:
+            solution.converged = False
+        if progress:
+            progress("charge", pot, manche.rules.pot)
+    solution.ends = _manche_ends(manche, moves, decharge, [levels[pot] for pot in sorted(levels)])
+    return solution
+
+
+def _evaluate(manche: Manche, decharge: list[int], moves: dict[int, Moves], values: FloatArray) -> FloatArray:
+    """The exact values of the décharge's positions under the policies behind ``moves``."""
+    dense = _dense(moves, decharge, len(values))
+    inner = dense[:, decharge]
+    rest = dense[:, manche.ends :] @ values[manche.ends :]  # the décharge only leads to itself or ends
+    exact = np.linalg.solve(np.eye(len(decharge)) - inner, rest)
+    return np.asarray(exact, dtype=np.float64)
+
+
+@cache
+def _zero_amounts(rules: Ruleset) -> bool:
+    return any(int(shape_of(rules, k).amount.min()) == 0 for k in range(2, MOST_PLAYERS + 1))
+
+
+def _dense(moves: dict[int, Moves], rows: list[int], size: int) -> FloatArray:
+    found = np.zeros((len(rows), size))
+    for i, p in enumerate(rows):
+        nodes, chances = moves[p]
+        np.add.at(found[i], nodes, chances)
+    return found
+
+
+def _check_decharge(
+    manche: Manche, decharge: list[int], moves: dict[int, Moves], solution: MancheSolution
+) -> None:
+    """Evaluate the décharge's final policies exactly (a linear solve) and check them.
+
+    The exact values replace the iterated ones; ``linear_gap`` says how far
+    apart they were, ``residual`` how much one more pass of the rounds over
+    the exact values still changes (no player gains by another choice).
+    """
+    if not decharge:
+        return
+    values = solution.values
+    exact = _evaluate(manche, decharge, moves, values)
+    solution.linear_gap = float(np.abs(exact - values[decharge]).max())
+    values[decharge] = exact
+    residual = 0.0
+    for p in decharge:
+        residual = max(residual, float(np.abs(round_at(manche, p, values).value - values[p]).max()))
+    solution.residual = residual
+
+
+def _manche_ends(
+    manche: Manche, moves: dict[int, Moves], decharge: list[int], levels: list[list[int]]
+) -> FloatArray:
+    """[position, loser, espagnole]: how the manche ends from each position, under the policies."""
+    n, count = manche.players, len(manche.positions)
+    ends = np.zeros((count + 2 * n, 2 * n))
+    ends[count:] = np.eye(2 * n)
+    for group in ([decharge] if decharge else []) + levels:  # each leads only to itself and earlier ones
+        dense = _dense(moves, group, count + 2 * n)
+        inner = dense[:, group]
+        dense[:, group] = 0.0
+        ends[group] = np.linalg.solve(np.eye(len(group)) - inner, dense @ ends)
+    return ends[:count].reshape(count, n, 2)
+
+
+# -- the game: manches chained ------------------------------------------------------------------
+
+Losses = tuple[int, ...]
+
+
+def turned(values: FloatArray, seat: int) -> FloatArray:
+    """Values solved with ``seat`` as seat 0, given back by the table's seats (last axis)."""
+    n = values.shape[-1]
+    found: FloatArray = values[..., [(s - seat) % n for s in range(n)]]
+    return found
+
+
+def _turned_losses(losses: Sequence[int], leader: int) -> Losses:
+    """Manches lost by seat, seats turned so that ``leader`` is seat 0."""
+    n = len(losses)
+    return tuple(int(losses[(s + leader) % n]) for s in range(n))
+
+
+def _turned_position(pos: Position, seat: int) -> Position:
+    """The position with seats turned so that ``seat`` is seat 0."""
+    n = len(pos.tokens)
+    tokens = tuple(pos.tokens[(s + seat) % n] for s in range(n))
+    active = tuple(pos.active[(s + seat) % n] for s in range(n))
+    return Position(pos.charge, pos.pot, tokens, active, (pos.leader - seat) % n)
+
+
+def game_losers(rules: Ruleset, losses: Losses, manche: int, loser: int, espagnole: bool) -> tuple[int, ...]:
+    """The game's losers once ``loser`` lost manche number ``manche`` (empty: the game goes on)."""
+    after = list(losses)
+    after[loser] += 1
+    if espagnole and rules.espagnole == "loses_game":
+        return (loser,)
+    if rules.fiches_de_manche:
+        return (loser,) if after[loser] >= rules.fiches_de_manche else ()
+    if manche >= rules.manches:
+        most = max(after)
+        return tuple(s for s, lost in enumerate(after) if lost == most)
+    return ()
+
+
+@dataclass
+class GameMaxn:
+    """A whole game of ``players`` solved by max^n at the game level.
+
+    ``manches[(manche, losses)]`` is the manche played with ``losses`` lost
+    so far, its first leader turned to seat 0 (the manche number only
+    matters where the game ends after a number of manches).
+    """
+
+    rules: Ruleset
+    players: int
+    manches: dict[tuple[int, Losses], MancheSolution] = field(default_factory=dict)
+    seconds: float = 0.0
+    _plays: dict[tuple[tuple[int, Losses], int], RoundPlay] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        check(self.rules, self.players)
+        self.model = Manche(self.rules, self.players)
+
+    def _key(self, manche: int, losses: Losses) -> tuple[int, Losses]:
+        return (0 if self.rules.fiches_de_manche else manche, losses)
+
+    def _contexts(self) -> list[tuple[int, Losses]]:
+        """Every manche the game can play, in the order they must be solved (the last first)."""
+        n = self.players
+        found: list[tuple[int, Losses]] = []
+        todo = [(1, (0,) * n)]
+        seen = set(todo)
+        while todo:
+            manche, losses = todo.pop()
+            found.append((manche, losses))
+            for loser in range(n):
+                for espagnole in (False, True):
+                    if game_losers(self.rules, losses, manche, loser, espagnole):
+                        continue
+                    after = list(losses)
+                    after[loser] += 1
+                    key = self._key(manche + 1, _turned_losses(after, loser))
+                    if key not in seen:
+                        seen.add(key)
+                        todo.append(key)
+        ordered = sorted({self._key(*c) for c in found}, key=lambda c: (-sum(c[1]), -c[0]))
+        return ordered
+
+    def end_values(self, manche: int, losses: Losses) -> FloatArray:
+        """[loser, espagnole, seat]: what each end of this manche is worth to each seat."""
+        n = self.players
+        ends = np.zeros((n, 2, n))
+        for loser in range(n):
+            for espagnole in (False, True):
+                losers = game_losers(self.rules, losses, manche, loser, espagnole)
+                if losers:
+                    ends[loser, int(espagnole), list(losers)] = -1 / len(losers)
+                    continue
+                after = list(losses)
+                after[loser] += 1
+                nxt = self.manches[self._key(manche + 1, _turned_losses(after, loser))]
+                ends[loser, int(espagnole)] = turned(nxt.values[self.model.index[self.model.start]], loser)
+        return ends
+
+    def solve(self, progress: Progress | None = None) -> GameMaxn:
+        began = time.perf_counter()
+        contexts = self._contexts()
+        for number, (manche, losses) in enumerate(contexts, start=1):
+            if progress:
+                progress("manche", number, len(contexts))
+            self.manches[(manche, losses)] = solve_manche(
+                self.model, self.end_values(manche, losses), progress
+            )
+        self.seconds = time.perf_counter() - began
+        return self
+
+    # -- playing the solution -------------------------------------------------------------------
+
+    def find(self, start: Position) -> tuple[tuple[int, Losses], int, int]:
+        """A round start of the first manche, by seat at the table: its manche, position and frame.
+
+        As :meth:`locate` does in the first manche, the seats are turned from
+        the round's leader on until the position is one the solve reached.
+        """
+        n = self.players
+        key = self._key(1, (0,) * n)
+        for f in range(n):
+            frame = (start.leader + f) % n
+            p = self.model.index.get(_turned_position(start, frame))
+            if p is not None:
+                return key, p, frame
+        raise InvalidPosition(
+            f"no position of the solved game has these tokens ({', '.join(map(str, start.tokens))}), "
+            f"pot {start.pot} and leader: the game never reaches it"
+        )
+
+    def locate(self, state: State) -> tuple[tuple[int, Losses], int, int]:
+        """Where the round being played in ``state`` started: its manche, position and frame.
+
+        The manche's positions have its first leader as seat 0: ``frame`` is
+        that leader's seat at the table.
+        """
+        r = state.round
+        if r is None:
+            raise InvalidPosition("there is no round being played")
+        n = self.players
+        leader = r.order[0]
+        start = Position(state.phase is Phase.CHARGE, state.pot, state.tokens, state.active, leader)
+        # a manche after the first is led by the last one's loser; the first looks the same from
+        # every seat (nobody has lost yet): any frame that holds the position will do
+        frames = [state.manche_losers[-1]] if state.manche > 1 else [(leader + f) % n for f in range(n)]
+        for frame in frames:
+            key = self._key(state.manche, _turned_losses(state.manche_losses, frame))
+            p = self.model.index.get(_turned_position(start, frame))
+            if key in self.manches and p is not None:
+                return key, p, frame
+        raise InvalidPosition(f"the solved game holds no position like this round's start: {start}")
+
+    def round_play(self, state: State) -> RoundPlay:
+        """The solved round being played in ``state`` (the last few solved are kept)."""
+        key, p, _ = self.locate(state)
+        return self.round_of(key, p)
+
+    def round_of(self, key: tuple[int, Losses], p: int) -> RoundPlay:
+        """The round at position ``p`` of manche ``key``, solved with its strategies."""
+        found = self._plays.pop((key, p), None)
+        if found is None:
+            found = round_at(self.model, p, self.manches[key].values, keep=True)
+            found.leader = [c.astype(np.int8) for c in found.leader]  # keeps are 0 to 27, STOP -1
+            found.followers = {
+                limit: [[c.astype(np.int8) for c in by_r] for by_r in places]
+                for limit, places in found.followers.items()
+            }
+            if len(self._plays) >= KEPT_ROUNDS:
+                del self._plays[next(iter(self._plays))]
+        self._plays[(key, p)] = found  # the most recent last
+        return found
+
+    def action(self, state: State) -> Action:
+        """The solved choice of the player throwing in ``state``: stop, or the dice to keep."""
+        r = state.round
+        if r is None or r.tie is not None or state.to_move is None:
+            raise InvalidPosition("no player is choosing whether to throw again")
+        play = self.round_play(state)
+        rules = self.rules
+        charge = state.phase is Phase.CHARGE
+        most = rules.throws_allowed(charge)
+        mover = len(r.done)
+        limit = min(most, r.limit) if mover and rules.leader_limit and r.limit is not None else most
+        remaining = limit - r.throws
+        result = INDEX[Result.of(r.dice)]
+        if mover == 0:
+            choice = int(play.leader[remaining][0, result])
+        else:
+            shape = shape_of(rules, len(r.order))
+            summary = INDEX[r.done[0].result]
+            for i, done in enumerate(r.done[1:]):
+                summary = int(shape.steps[i][summary, INDEX[done.result]])
+            choice = int(play.followers[limit][mover - 1][remaining][summary, result])
+        return Stop() if choice == STOP else Throw(KEEPS[choice])
+
+    # -- what the solution says --------------------------------------------------------------
+
+    def first_leaders(self) -> FloatArray:
+        """The chance of each seat leading the first round."""
+        n = self.players
+        leaders: FloatArray = np.full(n, 1 / n)  # a draw where every seat throws the same: fair
+        if self.rules.first_player == "first_seat":
+            leaders = np.zeros(n)
+            leaders[0] = 1.0
+        return leaders
+
+    def start_values(self) -> FloatArray:
+        """[seat]: minus each seat's expected share of the loss, from the start of the game."""
+        start = self.manches[self._key(1, (0,) * self.players)].values[self.model.index[self.model.start]]
+        found: FloatArray = sum(p * turned(start, s) for s, p in enumerate(self.first_leaders()))
+        return found
+
+    def outcomes(self, leaders: FloatArray | None = None) -> dict[tuple[int, ...], float]:
+        """The chance of each set of losers of the whole game, from its start.
+
+        ``leaders``: the chance of each seat leading the first round (by default
+        as the rules choose the first player).
+        """
+        found: dict[tuple[int, ...], float] = {}
+        start = self.model.index[self.model.start]
+        # (manche, losses by seat, who leads it) -> chance
+        states: dict[tuple[int, Losses, int], float] = {}
+        for s, p in enumerate(self.first_leaders() if leaders is None else leaders):
+            if p:
+                states[(1, (0,) * self.players, s)] = p
+        while states:
+            following: dict[tuple[int, Losses, int], float] = {}
+            for (manche, losses, leader), p in states.items():
+                frame = _turned_losses(losses, leader)
+                ends = self.manches[self._key(manche, frame)].ends[start]  # [loser, espagnole], turned
+                for loser in range(self.players):
+                    for espagnole in (False, True):
+                        q = float(ends[loser, int(espagnole)])
+                        if not q:
+                            continue
+                        seat = (loser + leader) % self.players
+                        losers = game_losers(self.rules, losses, manche, seat, espagnole)
+                        if losers:
+                            found[losers] = found.get(losers, 0.0) + p * q
+                            continue
+                        after = list(losses)
+                        after[seat] += 1
+                        key = (manche + 1, tuple(after), seat)
+                        following[key] = following.get(key, 0.0) + p * q
+            states = following
+        return found
+
+    def values_table(self) -> list[dict[str, Any]]:
+        """Every solved manche's positions with what each is worth to each seat (``421 solve --json``).
+
+        Seats are turned so that the manche's first leader is seat 0; ``lost``
+        is the manches each seat lost before (``manche`` null where fiches de
+        manche end the game whatever the manche's number).
+        """
+        found = []
+        for (manche, losses), solution in self.manches.items():
+            rows = [
+                {
+                    "phase": "charge" if pos.charge else "decharge",
+                    "pot": pos.pot,
+                    "tokens": list(pos.tokens),
+                    "active": list(pos.active),
+                    "leader": pos.leader,
+                    "share": [-float(v) for v in solution.values[p]],
+                    "lose_manche": [float(x) for x in solution.ends[p].sum(axis=1)],
+                }
+                for p, pos in enumerate(self.model.positions)
+            ]
+            number = None if self.rules.fiches_de_manche else manche
+            found.append({"manche": number, "lost": list(losses), "positions": rows})
+        return found
+
+    def summary(self) -> dict[str, Any]:
+        """Each seat's chances from the start: of losing (alone or sharing), and the shared loss.
+
+        ``lose`` is by seat at the table (seat 0 first, the first player chosen
+        as the rules say); ``lose_by_position`` by place from the first round's
+        leader, who is then seat 0.
+        """
+        n = self.players
+        outcomes = self.outcomes()
+        lose = [float(sum(p for losers, p in outcomes.items() if s in losers)) for s in range(n)]
+        alone = [float(outcomes.get((s,), 0.0)) for s in range(n)]
+        shared = float(sum(p for losers, p in outcomes.items() if len(losers) > 1))
+        first = np.eye(n)[0]
+        led = self.outcomes(first)
+        by_position = [float(sum(p for losers, p in led.items() if s in losers)) for s in range(n)]
+        charge, decharge = self.model.counts()
+        return {
+            "rules": self.rules.name,
+            "players": n,
+            "method": "max^n over the game",
+            "lose": lose,
+            "lose_alone": alone,
+            "shared": shared,
+            "share": [-float(v) for v in self.start_values()],
+            "lose_by_position": by_position,
+            "lose_alone_by_position": [float(led.get((s,), 0.0)) for s in range(n)],
+            "first_player_advantage": round(float(np.mean(by_position[1:]) - by_position[0]), 12) + 0.0,
+            "first_player_drawn": self.rules.first_player != "first_seat",
+            "positions": {"charge": charge, "decharge": decharge, "manches": len(self.manches)},
+            "sweeps": [m.sweeps for m in self.manches.values()],
+            "linear_gap": float(max(m.linear_gap for m in self.manches.values())),
+            "residual": float(max(m.residual for m in self.manches.values())),
+            "converged": all(m.converged for m in self.manches.values()),
+            "seconds": self.seconds,
+        }
+
+
+# -- kept on disk ---------------------------------------------------------------------------------
+
+
+def cache_path(rules: Ruleset, players: int, folder: Path) -> Path:
+    key = json.dumps({"format": FORMAT, "players": players, "options": rules.options()}, sort_keys=True)
+    return folder / f"game-maxn-{players}-{hashlib.sha256(key.encode()).hexdigest()[:20]}.npz"
+
+
+def solve_cached(
+    rules: Ruleset, players: int, progress: Progress | None = None, folder: Path | None = None
+) -> tuple[GameMaxn, bool]:
+    """The solved game of ``rules`` for ``players``, and whether it came from the disk cache.
+
+    Processes that ask for the same game together solve it once: the others
+    wait for the first one's results.
+    """
+    where = folder or data_dir() / "solver"
+    where.mkdir(parents=True, exist_ok=True)
+    path = cache_path(rules, players, where)
+    game = GameMaxn(rules, players)
+    if _load(game, path):
+        return game, True
+    with _locked(path):
+        if _load(game, path):
+            return game, True
+        game.solve(progress)
+        _save(game, path)
+    return game, False
+
+
+def load_cached(rules: Ruleset, players: int, folder: Path | None = None) -> GameMaxn | None:
+    """The solved game from the disk cache, or None if it is not there (nothing is solved)."""
+    game = GameMaxn(rules, players)
+    return game if _load(game, cache_path(rules, players, folder or data_dir() / "solver")) else None
+
+
+def _load(game: GameMaxn, path: Path) -> bool:
+    if not path.exists():
+        return False
+    with np.load(path) as data:
+        for i, key in enumerate(data["keys"]):
+            solution = MancheSolution(data[f"values_{i}"], data[f"ends_{i}"])
+            change, gap, residual, converged = (float(x) for x in data["checks"][i])
+            solution.sweeps, solution.change, solution.linear_gap = int(data["sweeps"][i]), change, gap
+            solution.residual, solution.converged = residual, bool(converged)
+            game.manches[(int(key[0]), tuple(int(x) for x in key[1:]))] = solution
+        game.seconds = float(data["seconds"])
+    return True
+
+
+def store(game: GameMaxn, folder: Path | None = None) -> Path:
+    """Keep a game solved elsewhere (a benchmark's timed solve) in the disk cache."""
+    where = folder or data_dir() / "solver"
+    where.mkdir(parents=True, exist_ok=True)
+    path = cache_path(game.rules, game.players, where)
+    with _locked(path):
+        _save(game, path)
+    return path
+
+
+def _save(game: GameMaxn, path: Path) -> None:
+    keys = list(game.manches)
+    arrays: dict[str, Any] = {
+        "keys": np.array([[m, *losses] for m, losses in keys], dtype=np.intp),
+        "sweeps": np.array([game.manches[k].sweeps for k in keys]),
+        "checks": np.array(
+            [[s.change, s.linear_gap, s.residual, s.converged] for s in (game.manches[k] for k in keys)]
+        ),
+        "seconds": np.array(game.seconds),
+    }
+    for i, k in enumerate(keys):
+        arrays[f"values_{i}"] = game.manches[k].values
+        arrays[f"ends_{i}"] = game.manches[k].ends
+    tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")  # runs started together do not collide
+    np.savez(tmp, **arrays)
+    tmp.replace(path)
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold a lock beside ``path`` (where the system has them: elsewhere, no wait)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    with open(path.with_suffix(".lock"), "w", encoding="ascii") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)

@@ -1,0 +1,185 @@
+"""The turns of the players after the leader, for every summary at once (:mod:`.game_maxn`).
+
+A follower's turn, given what each final result is worth to every seat
+(``later[next summary, seat]`` and ``step[summary, result]``), is solved for
+the mover's own seat by backward induction over the throws left, and played
+forward to the chance of each final result. A turn of ``throws`` throws
+holds the turns of fewer: the mover's choices with ``r`` throws left are
+the same whatever the limit (the values of stopping do not depend on it), so
+one solve gives every limit.
+
+Ties within EPS: stop rather than throw, then the first keep of
+KEEP_CHOICES (more dice first), as :mod:`.rounds` plays.
+
+Compiled with numba when it is installed (the ``sim`` extra): the keeps'
+values are then sums over the few results each keep can lead to. Without
+numba the same turns are solved with numpy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .rounds import EPS, FRESH, KEEP_CHOICES, STOP
+from .tables import TRANSITIONS, FloatArray
+
+IntArray = npt.NDArray[np.intp]
+Turns = tuple[FloatArray, FloatArray, IntArray]  # out[limit - 1], final[limit - 1], choices[r]
+
+CHOICES_COUNT = np.array([len(set(row)) for row in KEEP_CHOICES.tolist()], dtype=np.intp)  # per result
+_NONZERO = [np.flatnonzero(row) for row in TRANSITIONS]
+_T_START = np.cumsum([0] + [len(nz) for nz in _NONZERO]).astype(np.intp)
+_T_RESULT = np.concatenate(_NONZERO).astype(np.intp)
+_T_CHANCE = np.concatenate([TRANSITIONS[k, nz] for k, nz in enumerate(_NONZERO)])
+# Each keep's row of TRANSITIONS: where it leads (from T_START[keep] to T_START[keep + 1]), with what chance.
+# The fast simulator's optimal bot reads them too, to choose as these loops do (py421.sim.fast.maxn).
+SPARSE = (_T_START, _T_RESULT, _T_CHANCE)
+assert STOP == -1  # the compiled loops write -1 for STOP
+
+
+def follower_turns(later: FloatArray, step: IntArray, mover: int, throws: int) -> Turns:
+    """Solve a follower's turn of up to ``throws`` throws in every summary.
+
+    Returns ``out[limit - 1, summary, seat]``: every seat's value when the
+    mover has ``limit`` throws (rows from 2 up are filled: one throw is
+    handled by the caller); ``final[limit - 1, summary, result]``: the chance
+    of ending on each result; ``choices[r, summary, result]``: STOP or a keep.
+    """
+    kernel = _kernel()
+    if kernel is not None:
+        found: Turns = kernel(later, step, mover, throws, KEEP_CHOICES, CHOICES_COUNT, *SPARSE, FRESH, EPS)
+        return found
+    return _numpy_turns(later, step, mover, throws)
+
+
+def _numpy_turns(later: FloatArray, step: IntArray, mover: int, throws: int) -> Turns:
+    contexts, results = step.shape
+    gathered = later[step]  # [summary, result, seat]
+    stops = gathered[..., mover]
+    own = stops
+    choices = np.full((throws, contexts, results), STOP, np.intp)
+    columns = np.arange(results)
+    for r in range(1, throws):
+        candidates = (own @ TRANSITIONS.T)[:, KEEP_CHOICES]  # [summary, result, choice]
+        best = candidates.max(axis=-1)
+        first = np.argmax(candidates >= best[..., None] - EPS, axis=-1)
+        stop = stops >= best - EPS
+        own = np.where(stop, stops, best)
+        choices[r] = np.where(stop, STOP, KEEP_CHOICES[columns, first])
+    keeps = TRANSITIONS.shape[0]
+    rows = np.arange(contexts)[:, None] * keeps
+    final = np.zeros((throws, contexts, results))
+    out = np.zeros((throws, contexts, later.shape[1]))
+    for limit in range(2, throws + 1):
+        holding = np.tile(FRESH, (contexts, 1))
+        for used in range(1, limit + 1):
+            r = limit - used
+            if r == 0:
+                final[limit - 1] += holding
+                break
+            stop = choices[r] == STOP
+            final[limit - 1] += np.where(stop, holding, 0.0)
+            flat = (rows + np.where(stop, 0, choices[r])).ravel()
+            mass = np.bincount(flat, np.where(stop, 0.0, holding).ravel(), minlength=contexts * keeps)
+            holding = mass.reshape(contexts, keeps) @ TRANSITIONS
+        out[limit - 1] = np.einsum("cr,crs->cs", final[limit - 1], gathered)
+    return out, final, choices
+
+
+_compiled: list[Any] = []
+
+
+def _kernel() -> Any:
+    """The compiled turns, or None without numba."""
+    if not _compiled:
+        try:
+            from numba import njit
+        except ImportError:
+            _compiled.append(None)
+        else:
+            _compiled.append(njit(cache=True)(_loops))
+    return _compiled[0]
+
+
+def _loops(
+    later: Any,
+    step: Any,
+    mover: int,
+    throws: int,
+    keep_choices: Any,
+    choices_count: Any,
+    t_start: Any,
+    t_result: Any,
+    t_chance: Any,
+    fresh: Any,
+    eps: float,
+) -> Any:  # pragma: no cover - compiled by numba; the same turns as _numpy_turns
+    contexts, results = step.shape
+    seats = later.shape[1]
+    keeps = len(t_start) - 1
+    out = np.zeros((throws, contexts, seats))
+    final = np.zeros((throws, contexts, results))
+    choices = np.full((throws, contexts, results), -1, np.intp)
+    stops = np.empty(results)
+    own = np.empty(results)
+    nxt = np.empty(results)
+    cont = np.empty(keeps)
+    holding = np.empty(results)
+    mass = np.empty(keeps)
+    for c in range(contexts):
+        for res in range(results):
+            stops[res] = later[step[c, res], mover]
+            own[res] = stops[res]
+        for r in range(1, throws):
+            for k in range(keeps):
+                total = 0.0
+                for j in range(t_start[k], t_start[k + 1]):
+                    total += t_chance[j] * own[t_result[j]]
+                cont[k] = total
+            for res in range(results):
+                best = cont[keep_choices[res, 0]]
+                for j in range(1, choices_count[res]):
+                    best = max(best, cont[keep_choices[res, j]])
+                if stops[res] >= best - eps:
+                    nxt[res] = stops[res]
+                else:
+                    nxt[res] = best
+                    for j in range(choices_count[res]):
+                        if cont[keep_choices[res, j]] >= best - eps:
+                            choices[r, c, res] = keep_choices[res, j]
+                            break
+            for res in range(results):
+                own[res] = nxt[res]
+        for limit in range(2, throws + 1):
+            for res in range(results):
+                holding[res] = fresh[res]
+            for used in range(1, limit + 1):
+                r = limit - used
+                if r == 0:
+                    for res in range(results):
+                        final[limit - 1, c, res] += holding[res]
+                    break
+                for k in range(keeps):
+                    mass[k] = 0.0
+                for res in range(results):
+                    choice = choices[r, c, res]
+                    if choice < 0:
+                        final[limit - 1, c, res] += holding[res]
+                    else:
+                        mass[choice] += holding[res]
+                for res in range(results):
+                    holding[res] = 0.0
+                for k in range(keeps):
+                    if mass[k] != 0.0:
+                        for j in range(t_start[k], t_start[k + 1]):
+                            holding[t_result[j]] += mass[k] * t_chance[j]
+            for res in range(results):
+                p = final[limit - 1, c, res]
+                if p != 0.0:
+                    row = step[c, res]
+                    for s in range(seats):
+                        out[limit - 1, c, s] += p * later[row, s]
+    return out, final, choices
