@@ -273,3 +273,292 @@ def test_players_given_as_one_text_are_refused_in_french() -> None:
     assert (
         error_text("fr", refused.value) == "les joueurs doivent être une liste de noms, et non un seul texte"
     )
+
+
+def usage_errors(*args: str) -> tuple[str, str]:
+    """A command line click refuses with its usage, in English and in French."""
+    said = []
+    for lang in ("en", "fr"):
+        result = CliRunner().invoke(main, [*args, "--lang", lang], env={"LANG": "C"}, prog_name="421")
+        assert result.exit_code == 2, (args, result.output)
+        said.append(result.output)
+    english, french = said
+    assert english.startswith("Usage: 421 "), english
+    assert french.startswith("Utilisation : 421 "), french
+    assert leftovers(french) == [], french
+    return english, french
+
+
+ADVISE = ("advise", "642", "--throws-left", "1")
+
+
+@pytest.mark.parametrize(
+    ("args", "english", "french"),
+    [
+        (
+            ["--tokens", "5,6"],
+            "--tokens is not read by the objective coup-sec, which reads no context of the round; "
+            "--tokens is read by --objective game (docs/strategy.md lists what each objective reads)",
+            "--tokens n'est pas lu par l'objectif coup-sec, qui ne lit aucun contexte du tour ; "
+            "--tokens est lu par --objective game (docs/strategy.md dit ce que lit chaque objectif)",
+        ),
+        (
+            ["--players", "3"],
+            "--players is not read by the objective coup-sec, which reads no context of the round; "
+            "--players is read by --objective loser, tokens or game",
+            "--players n'est pas lu par l'objectif coup-sec, qui ne lit aucun contexte du tour ; "
+            "--players est lu par --objective loser, tokens ou game",
+        ),
+        (
+            ["--stake", "3", "--objective", "tokens"],
+            "--stake is not read by the objective tokens, which reads --players, --before, --limit, --phase, "
+            "--pot; --stake is read by --objective game",
+            "--stake n'est pas lu par l'objectif tokens, qui lit --players, --before, --limit, --phase, "
+            "--pot ; --stake est lu par --objective game",
+        ),
+        (
+            ["--objective", "target"],
+            "--objective target needs --target RESULT",
+            "--objective target demande --target RÉSULTAT",
+        ),
+        (
+            ["--objective", "game", "--tokens", "5"],
+            "Invalid value: expected two counts like 5,6 (yours, then the other's), not '5'",
+            "valeur non valable : deux nombres de jetons attendus, comme 5,6 (les vôtres, puis ceux "
+            "de l'autre), et non '5'",
+        ),
+        (
+            ["--objective", "game", "--players", "3", "--tokens", "5,6"],
+            "Invalid value: expected 3 counts like 4,4,3 (yours, then clockwise), not '5,6'",
+            "valeur non valable : 3 nombres de jetons attendus, comme 4,4,3 (les vôtres, puis dans le "
+            "sens des aiguilles d'une montre), et non '5,6'",
+        ),
+    ],
+)
+def test_advise_refuses_a_wrong_context_in_french(args: list[str], english: str, french: str) -> None:
+    said_en, said_fr = usage_errors(*ADVISE, *args)
+    assert f"\nError: {english}" in said_en
+    assert f"\nErreur : {french}" in said_fr
+
+
+def test_solve_refuses_a_number_of_players_in_french() -> None:
+    english, french = usage_errors("solve", "--rules", "tim", "--players", "3")
+    assert english.endswith("\nError: tim is played by 2 players, not 3\n"), english
+    assert french.endswith("\nErreur : tim se joue à 2 joueurs, pas 3\n"), french
+    english, french = usage_errors("solve", "--rules", "engranjeu-21", "--players", "9")
+    assert english.endswith("\nError: engranjeu-21 is played by 2 to 8 players, not 9\n"), english
+    assert french.endswith("\nErreur : engranjeu-21 se joue à 2 à 8 joueurs, pas 9\n"), french
+
+
+def solver_refusals(*args: str) -> tuple[str, str]:
+    """A question the solvers refuse, as the command line says it in English and in French."""
+    said = []
+    for lang in ("en", "fr"):
+        result = CliRunner().invoke(main, [*args, "--lang", lang], env={"LANG": "C"})
+        assert result.exit_code == 2, (args, lang, result.output)
+        said.append(result.output)
+    english, french = said
+    assert leftovers(french) == [], french
+    return english, french
+
+
+TURN = ("advise", "642", "--objective", "loser")
+TOKENS = ("advise", "642", "--throws-left", "0", "--objective", "tokens")
+GAME = ("advise", "642", "--throws-left", "0", "--objective", "game")
+GAME_3 = (*GAME, "--players", "3")
+CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
+
+
+@pytest.mark.parametrize(
+    ("args", "english", "french"),
+    [
+        (
+            [*TURN, "--throws-left", "2", "--before", "653", "--limit", "1"],
+            "a turn has at most 1 throw here: no throw can be left, not 2",
+            "un coup se joue ici en 1 lancer au plus : il ne peut rester aucun lancer, pas 2",
+        ),
+        (
+            [*TURN, "--throws-left", "2", "--before", "653", "--limit", "2"],
+            "a turn has at most 2 throws here: 0 to 1 left, not 2",
+            "un coup se joue ici en 2 lancers au plus : il en reste 0 à 1, pas 2",
+        ),
+        (
+            [*TURN, "--throws-left", "0", "--players", "2", "--before", "653,221"],
+            "2 result(s) already final need a round of more players than that, 2 or more; not 2",
+            "2 résultat(s) déjà acquis demandent un tour de plus de joueurs que cela, "
+            "et ces règles se jouent à au moins 2 joueurs ; pas 2",
+        ),
+        (
+            [*TURN, "--throws-left", "0", "--rules", "engranjeu-21", "--players", "9"],
+            "0 result(s) already final need a round of more players than that, 2 to 8; not 9",
+            "0 résultat(s) déjà acquis demandent un tour de plus de joueurs que cela, "
+            "et ces règles se jouent à 2 à 8 joueurs ; pas 9",
+        ),
+        (
+            [*TURN, "--throws-left", "0", "--phase", "charge", "--before", "653", "--limit", "3"],
+            "the leader's limit is 1 to 1 throws here, not 3",
+            "celui qui entame n'a ici qu'un lancer : sa limite ne peut pas être 3",
+        ),
+        (
+            [*TURN, "--throws-left", "0", "--set", "decharge_throws=2", "--before", "653", "--limit", "3"],
+            "the leader's limit is 1 to 2 throws here, not 3",
+            "la limite de celui qui entame va ici de 1 à 2 lancers, pas 3",
+        ),
+        (
+            [*TURN, "--throws-left", "0", "--players", "9"],
+            "the round solver (bot:optimal, advice for three or more) plays 2 to 8 players, not 9; "
+            "bot:heuristic and bot:random play at any table",
+            "le solveur des tours (bot:optimal, conseils à trois joueurs ou plus) prend de 2 à 8 joueurs, "
+            "pas 9 ; bot:heuristic et bot:random jouent à toute table",
+        ),
+        (
+            [*TOKENS, "--phase", "charge", "--rules", "lyonnaise-21"],
+            "cannot solve lyonnaise-21's rounds for tokens: with accumulated stakes the charge's tokens "
+            "are not modelled: use the loser objective",
+            "impossible de résoudre les tours de lyonnaise-21 pour l'objectif tokens : avec des mises "
+            "cumulées, les jetons de la charge ne sont pas modélisés : prenez l'objectif loser",
+        ),
+        (
+            [*GAME, "--set", "manches=2", "--set", "queue_de_la_vache=true"],
+            "the two-player solver cannot solve classic-11: « queue de la vache » carries debts into the "
+            "next manche: a manche is more than lost or won",
+            "le solveur à deux joueurs ne peut pas résoudre classic-11 : « queue de la vache » reporte des "
+            "dettes sur la manche suivante : une manche n'est plus seulement perdue ou gagnée",
+        ),
+        (
+            [*GAME, "--set", "manches=2", "--set", "espagnole=loses_game"],
+            "the two-player solver cannot solve classic-11: l'Espagnole loses the whole game, so a manche "
+            "can be lost in two ways worth different things",
+            "le solveur à deux joueurs ne peut pas résoudre classic-11 : l'Espagnole fait perdre toute la "
+            "partie, donc une manche peut se perdre de deux façons qui ne valent pas la même chose",
+        ),
+        (
+            [*GAME, "--tokens", "5,5"],
+            "tokens 5,5 and pot 0 do not make a position of 11 tokens "
+            "(0 or more each in the charge, 1 or more in the décharge)",
+            "les jetons 5,5 et le pot 0 ne font pas une position à 11 jetons "
+            "(au moins 0 chacun dans la charge, au moins 1 dans la décharge)",
+        ),
+        (
+            [*GAME_3, "--tokens", "4,4,4"],
+            "tokens 4,4,4 and pot 0 do not make a position of 3 players and 11 tokens "
+            "(3 counts, 0 or more each in the charge)",
+            "les jetons 4,4,4 et le pot 0 ne font pas une position à 3 joueurs et 11 jetons "
+            "(3 nombres, au moins 0 chacun dans la charge)",
+        ),
+        (
+            [*GAME_3, "--tokens", "4,7,0", "--before", "653,221"],
+            "2 result(s) already final need more players in the round than the 2 holding tokens",
+            "2 résultat(s) déjà acquis demandent plus de joueurs dans le tour que les 2 qui ont des jetons",
+        ),
+        (
+            [*GAME_3, "--rules", "tim"],
+            "the game-level solver cannot solve tim for 3: tim is not played by 3",
+            f"{CANNOT_3} tim à 3 : tim ne se joue pas à 3",
+        ),
+        (
+            [*GAME, "--players", "5"],
+            "the game-level solver cannot solve classic-11 for 5: the game-level solver seats 2 to 4 "
+            "players, not 5",
+            f"{CANNOT_3} classic-11 à 5 : le solveur de la partie entière prend de 2 à 4 joueurs, pas 5",
+        ),
+        (
+            [*GAME_3, "--rules", "lyonnaise-21"],
+            "the game-level solver cannot solve lyonnaise-21 for 3: accumulated stakes make the amount "
+            "depend on every throw of the round, not only the results",
+            f"{CANNOT_3} lyonnaise-21 à 3 : avec des mises cumulées, le montant dépend de chaque lancer "
+            "du tour, et pas seulement des résultats",
+        ),
+        (
+            [*GAME_3, "--rules", "engranjeu-21"],
+            "the game-level solver cannot solve engranjeu-21 for 3: « qui barre démarre » compares throw "
+            "counts and lets « main chaude » choose the stake",
+            f"{CANNOT_3} engranjeu-21 à 3 : « qui barre démarre » compare les nombres de lancers et "
+            "laisse « main chaude » choisir la mise",
+        ),
+        (
+            [*GAME_3, "--set", "nenette_last_wins=true"],
+            "the game-level solver cannot solve classic-11 for 3: the later nénette winning makes "
+            "tie-breaks depend on the throwing order",
+            f"{CANNOT_3} classic-11 à 3 : si la dernière nénette gagne, les départages dépendent de "
+            "l'ordre de jeu",
+        ),
+        (
+            [*GAME_3, "--set", "manches=2", "--set", "queue_de_la_vache=true"],
+            "the game-level solver cannot solve classic-11 for 3: « queue de la vache » carries debts into "
+            "the next manche",
+            f"{CANNOT_3} classic-11 à 3 : « queue de la vache » reporte des dettes sur la manche suivante",
+        ),
+        (
+            [*GAME_3, "--set", "must_throw_on=true"],
+            "the game-level solver cannot solve classic-11 for 3: players who must throw on are not "
+            "modelled (the round solvers let every player stop)",
+            f"{CANNOT_3} classic-11 à 3 : les joueurs qui doivent relancer ne sont pas modélisés "
+            "(les solveurs des tours laissent chacun s'arrêter)",
+        ),
+        (
+            [*GAME, "--players", "4", "--rules", "comptoir-21"],
+            "the game-level solver cannot solve comptoir-21 for 4: its décharge would have about 8,096 "
+            "positions of 4 players, more than the 2,000 the solver takes on (solving would take hours)",
+            f"{CANNOT_3} comptoir-21 à 4 : sa décharge aurait environ 8096 positions à 4 joueurs, "
+            "plus que les 2000 que prend le solveur (la résolution prendrait des heures)",
+        ),
+        (
+            # the charge ends when the pot is empty: the solved game (a pot of 1, in a second) never has one
+            [*GAME_3, "--set", "pot=1", "--phase", "charge", "--pot", "0", "--tokens", "1,0,0"],
+            "no position of the solved game has these tokens (1, 0, 0), pot 0 and leader: "
+            "the game never reaches it",
+            "aucune position de la partie résolue n'a ces jetons (1, 0, 0), ce pot (0) et celui qui "
+            "entame : la partie n'y arrive jamais",
+        ),
+        (
+            ["solve", "--set", "manches=2", "--set", "queue_de_la_vache=true"],
+            "the two-player solver cannot solve classic-11: « queue de la vache » carries debts into the "
+            "next manche: a manche is more than lost or won",
+            "le solveur à deux joueurs ne peut pas résoudre classic-11 : « queue de la vache » reporte des "
+            "dettes sur la manche suivante : une manche n'est plus seulement perdue ou gagnée",
+        ),
+        (
+            ["solve", "--players", "9"],
+            "the round solver (bot:optimal, advice for three or more) plays 2 to 8 players, not 9; "
+            "bot:heuristic and bot:random play at any table",
+            "le solveur des tours (bot:optimal, conseils à trois joueurs ou plus) prend de 2 à 8 joueurs, "
+            "pas 9 ; bot:heuristic et bot:random jouent à toute table",
+        ),
+    ],
+)
+def test_a_question_the_solvers_cannot_answer_is_refused_in_french(
+    args: list[str], english: str, french: str
+) -> None:
+    said_en, said_fr = solver_refusals(*args)
+    assert said_en == f"Error: {english}\n"
+    assert said_fr == f"Erreur : {french}\n"
+
+
+def test_the_two_player_solvers_other_refusals_are_worded_in_french() -> None:
+    """What the command line never asks (it seats two players first), asked of the solvers directly."""
+    from py421.core.dice import Result
+    from py421.core.errors import InvalidPosition, InvalidRuleset
+    from py421.core.rules import Ruleset
+    from py421.i18n import error_text
+    from py421.solver.advice import RoundContext, advise_game
+    from py421.solver.heads_up import HeadsUp
+
+    with pytest.raises(InvalidPosition) as refused:
+        advise_game(Ruleset.preset("classic-11"), Result.parse("642"), 0, RoundContext(3))
+    with pytest.raises(InvalidRuleset) as unseated:
+        HeadsUp(Ruleset.preset("classic-11").with_options(min_players=3))
+    for error, english, french in (
+        (
+            refused.value,
+            "the chance of losing the manche is solved for two players, not a round of 3",
+            "la chance de perdre la manche est résolue pour deux joueurs, pas pour un tour à 3",
+        ),
+        (
+            unseated.value,
+            "the two-player solver cannot solve classic-11: classic-11 is not played by two",
+            "le solveur à deux joueurs ne peut pas résoudre classic-11 : classic-11 ne se joue pas à deux",
+        ),
+    ):
+        assert str(error) == error_text("en", error) == english
+        assert error_text("fr", error) == french

@@ -307,6 +307,83 @@ def test_the_optimal_bot_is_solved_before_play_with_its_progress(capsys):
     assert capsys.readouterr().err == ""  # read back from the disk
 
 
+@pytest.fixture
+def fresh_memory(monkeypatch):
+    """No whole game of three or four kept in this process: each comes from the data folder or is solved."""
+    from py421.solver import solutions
+
+    monkeypatch.setattr(solutions, "_GAMES", {})
+    return lambda: monkeypatch.setattr(solutions, "_GAMES", {})
+
+
+def test_the_optimal_bot_of_three_says_how_far_the_whole_game_is_solved(capsys, fresh_memory):
+    from py421.cli.common import prepare_optimal
+
+    rules = Ruleset.preset("classic-11").with_settings(["pot=3"])  # a small game: solved in a second
+    prepare_optimal(rules, 3)
+    # Off a terminal (a log, a pipe): a plain line as each stage of each manche begins.
+    assert capsys.readouterr().err.splitlines() == [
+        "  bot:optimal: solving the whole game: manche 1 of 2, the décharge: pass 1 (once per machine)",
+        "  bot:optimal: solving the whole game: manche 1 of 2, the charge: pot 1 of 3 (once per machine)",
+        "  bot:optimal: solving the whole game: manche 2 of 2, the décharge: pass 1 (once per machine)",
+        "  bot:optimal: solving the whole game: manche 2 of 2, the charge: pot 1 of 3 (once per machine)",
+    ]
+    fresh_memory()
+    prepare_optimal(rules, 3)
+    assert capsys.readouterr().err == ""  # read back from the disk
+
+
+def test_play_says_in_french_how_far_the_whole_game_is_solved(fresh_memory):
+    args = [
+        "play",
+        "--plain",
+        "--players",
+        "bot:optimal,bot:random,bot:random",
+        "--seed",
+        "1",
+        "--lang",
+        "fr",
+    ]
+    small = ["--set", "pot=2", "--set", "manches=1"]
+    result = run_cli(*args, *small, input="")
+    assert result.exit_code == 0, result.output
+    whole = "  bot:optimal : résolution de la partie entière : manche 1 sur 1"
+    assert result.stderr.splitlines() == [
+        f"{whole}, la décharge : passe 1 (une fois par machine)",
+        f"{whole}, la charge : pot 1 sur 2 (une fois par machine)",
+    ]
+    assert "fin de la partie" in result.stdout
+    fresh_memory()
+    again = run_cli(*args, *small, input="")
+    assert again.exit_code == 0, again.output
+    assert again.stderr == ""  # solved once per machine
+
+
+def test_simulate_says_how_far_the_whole_game_is_solved_first(fresh_memory):
+    pytest.importorskip("numba")
+    args = [
+        "simulate",
+        "--players",
+        "bot:optimal,bot:heuristic,bot:heuristic",
+        "--games",
+        "20",
+        "--workers",
+        "1",
+    ]
+    small = ["--set", "pot=2", "--set", "manches=1"]
+    result = run_cli(*args, *small)
+    assert result.exit_code == 0, result.output
+    said = [line for line in result.stderr.splitlines() if "whole game" in line]
+    assert said == [
+        "  the optimal bot: solving the whole game: manche 1 of 1, the décharge: pass 1 (once per machine)",
+        "  the optimal bot: solving the whole game: manche 1 of 1, the charge: pot 1 of 2 (once per machine)",
+    ]
+    fresh_memory()
+    assert "whole game" not in run_cli(*args, *small, "--lang", "fr").stderr
+    fresh_memory()
+    assert run_cli(*args, "--set", "pot=3", "--set", "manches=1", "--json").stderr == ""
+
+
 def test_solve_says_how_far_it_is_in_plain_lines_off_a_terminal():
     result = run_cli("solve", "--rules", "tim")
     assert result.exit_code == 0, result.output

@@ -83,6 +83,15 @@ def test_every_key_core_raises_is_in_the_catalog() -> None:
     assert sorted(keys - EN.keys()) == []
 
 
+def test_every_key_the_solvers_raise_is_in_the_catalog() -> None:
+    """The solvers' refusals (421 advise, 421 solve) are worded in every language too."""
+    keys = set()
+    for path in (CORE.parent / "solver").glob("*.py"):
+        keys |= set(re.findall(r'"(solver\.[\w.]+)"', path.read_text(encoding="utf-8")))
+    assert len(keys) > 20
+    assert sorted(keys - EN.keys()) == []
+
+
 def a_decision() -> Session:
     session = Session(Ruleset.preset("tim"), parse_seats(["Ana", "Bob"]), seed="x")
     while not session.human_to_move():

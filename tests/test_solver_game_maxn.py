@@ -234,7 +234,7 @@ def test_a_cached_solve_is_the_fresh_one(tmp_path):
 def test_rules_outside_the_model_are_refused(preset, players, why):
     rules = Ruleset.preset(preset)
     reason = unsupported(rules, players)
-    assert reason is not None and why in reason
+    assert reason is not None and why in str(reason)
     with pytest.raises((InvalidRuleset, InvalidPlayers), match=why):
         GameMaxn(rules, players)
 

@@ -180,26 +180,51 @@ def solving(rules: Ruleset, stage: str, step: int, lang: str = "en") -> str:
     return tr(lang, "cli.solving.decharge", step=step)
 
 
+def game_solving(
+    say: Callable[[str, str], None], lang: str = "en", worded: Callable[[str], str] = str
+) -> Callable[[str, int, int], None]:
+    """How far the whole game of three or four players is solved, told to ``say`` of :func:`stages`.
+
+    The solver's ``progress`` (:data:`py421.solver.game_maxn.Progress`): each manche's décharge
+    pass by pass, then its charge pot by pot; ``worded`` says whose solve it is.
+    """
+    manches = [1, 1]  # the manche being solved, of how many
+
+    def progress(stage: str, step: int, total: int) -> None:
+        if stage == "manche":
+            manches[:] = [step, total]
+            return
+        number, of = manches
+        text = tr(lang, f"cli.solving.game.{stage}", manche=number, manches=of, step=step, pot=total)
+        say(worded(text), f"{number}-{stage}")
+
+    return progress
+
+
 def prepare_optimal(rules: Ruleset, players: int, lang: str = "en") -> None:
     """Solve what bot:optimal plays before the game starts, saying how far it is on the error stream.
 
     A two-player ruleset is solved once per machine and kept (from about a second for
-    classic-11 to about 40 s for vache-41 on two cores); rounds of more players take seconds.
+    classic-11 to about 40 s for vache-41 on two cores), and so is the whole game of three
+    or four players (about 30 s for three players of classic-11, 15 min for four); rounds
+    of more players take seconds.
     """
-    from ..players.optimal import prepare, whole_game
+    from ..players.optimal import game_level, prepare, whole_game
     from ..solver.solutions import solve_cached
+
+    def once(text: str) -> str:
+        return tr(lang, "cli.once", what=tr(lang, "cli.optimal", what=text))
 
     if whole_game(rules, players):
         with stages() as say:
-            solve_cached(
-                rules,
-                lambda stage, step: say(
-                    tr(lang, "cli.once", what=f"bot:optimal: {solving(rules, stage, step, lang)}"), stage
-                ),
-            )
+            solve_cached(rules, lambda stage, step: say(once(solving(rules, stage, step, lang)), stage))
         prepare(rules, players)  # read back from the disk
         return
-    with status(tr(lang, "cli.solving.rounds")):
+    if game_level(rules, players):
+        with stages() as say:
+            prepare(rules, players, game_solving(say, lang, once))
+        return
+    with status(tr(lang, "cli.optimal", what=tr(lang, "cli.solving.rounds"))):
         prepare(rules, players)
 
 

@@ -11,7 +11,7 @@ import click
 from ..core.rules import Ruleset, preset_names
 from ..extras import require
 from ..i18n import tr
-from .common import SAY_OPTION, Command, progress_bar, solving, stages, status, with_rules
+from .common import SAY_OPTION, Command, game_solving, progress_bar, solving, stages, status, with_rules
 
 
 @click.command(cls=Command)
@@ -36,12 +36,13 @@ def simulate(
     require("sim", "421 simulate")
     if scheduler is not None:
         require("dask", "421 simulate --scheduler")
-    from ..players.optimal import whole_game
+    from ..players.optimal import game_level, whole_game
     from ..sim.simulate import Simulation, Summary, default_workers, parse_players, run, summary_text, warm_up
 
     sim = Simulation(rules, parse_players(players), games, seed)
-    if "optimal" in sim.levels and whole_game(rules, len(sim.levels)):
-        _prepare_optimal(rules, as_json, workers or default_workers(), lang)
+    seated = len(sim.levels)
+    if "optimal" in sim.levels and (whole_game(rules, seated) or game_level(rules, seated)):
+        _prepare_optimal(rules, seated, as_json, workers or default_workers(), lang)
     workers = workers or min(default_workers(), sim.batch_count)
     # The kernel is compiled once per machine (about 20 s): before the timer, so games/s is the speed.
     started = time.perf_counter()
@@ -106,10 +107,11 @@ def report(
     click.echo(tr(lang, "cli.report", page=page))
 
 
-def _prepare_optimal(rules: Ruleset, quiet: bool, workers: int, lang: str) -> None:
-    """Solve the two-player game and build the bot's tables (or load them) before the workers need them."""
+def _prepare_optimal(rules: Ruleset, players: int, quiet: bool, workers: int, lang: str) -> None:
+    """Solve the game (or load it) before the workers need it; at two players, build the bot's tables too."""
+    from ..players.optimal import game_level
     from ..sim.fast.bot_tables import build_tables
-    from ..solver.solutions import solve_cached
+    from ..solver.solutions import solve_cached, solved_game
 
     with stages() as shown:
 
@@ -117,6 +119,11 @@ def _prepare_optimal(rules: Ruleset, quiet: bool, workers: int, lang: str) -> No
             if not quiet:
                 shown(tr(lang, "cli.once", what=text), stage)
 
+        if game_level(rules, players):  # three or four: the whole game, which each process reads
+            solved_game(
+                rules, players, game_solving(say, lang, lambda text: tr(lang, "cli.sim.optimal", what=text))
+            )
+            return
         solve_cached(
             rules,
             lambda stage, step: say(

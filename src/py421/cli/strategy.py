@@ -9,9 +9,10 @@ import click
 from click.core import ParameterSource
 
 from ..core.dice import Result, format_dice
+from ..core.engine import players_refused
 from ..core.rules import Ruleset
-from ..i18n import num, tr
-from .common import SAY_OPTION, Command, solving, stages, with_rules
+from ..i18n import error_text, num, tr
+from .common import SAY_OPTION, Command, game_solving, solving, stages, with_rules
 
 # What `421 advise` can maximise; loser and tokens are the round solver's objectives.
 Goal = Literal["target", "coup-sec", "loser", "tokens", "game"]
@@ -28,7 +29,7 @@ READS: dict[Goal, tuple[str, ...]] = {
 }
 
 
-def _check_context(chosen: Goal) -> None:
+def _check_context(chosen: Goal, lang: str) -> None:
     """Refuse an option of the context that the chosen objective does not read."""
     ctx = click.get_current_context()
     given = READS["game"]
@@ -39,11 +40,11 @@ def _check_context(chosen: Goal) -> None:
     name = ignored[0]
     flag = f"--{name}"
     *others, last = [g for g in get_args(Goal) if name in READS[g]]
-    readers = f"{', '.join(others)} or {last}" if others else last
-    reads = ", ".join(f"--{n}" for n in READS[chosen]) or "no context of the round"
+    readers = tr(lang, "cli.or", others=", ".join(others), last=last) if others else last
+    reads = ", ".join(f"--{n}" for n in READS[chosen])
+    which = tr(lang, "cli.advise.reads", reads=reads) if reads else tr(lang, "cli.advise.reads_nothing")
     raise click.UsageError(
-        f"{flag} is not read by the objective {chosen}, which reads {reads}; "
-        f"{flag} is read by --objective {readers} (docs/strategy.md lists what each objective reads)"
+        tr(lang, "cli.advise.unread", flag=flag, chosen=chosen, which=which, readers=readers)
     )
 
 
@@ -73,7 +74,7 @@ def _finals(text: str | None) -> tuple[Result, ...]:
     return tuple(Result.parse(part) for part in text.replace(";", ",").split(",") if part.strip())
 
 
-def _counts(text: str | None, players: int | None) -> tuple[int, ...] | None:
+def _counts(text: str | None, players: int | None, lang: str) -> tuple[int, ...] | None:
     """Every player's tokens, yours first: two counts, or as many as --players says (or 3 or 4 given)."""
     if text is None:
         return None
@@ -81,11 +82,9 @@ def _counts(text: str | None, players: int | None) -> tuple[int, ...] | None:
     wanted = players or (len(parts) if len(parts) in (3, 4) else 2)
     if len(parts) != wanted or not all(p.strip().isdigit() for p in parts):
         if wanted == 2:
-            raise click.BadParameter(f"expected two counts like 5,6 (yours, then the other's), not {text!r}")
+            raise click.BadParameter(tr(lang, "cli.advise.tokens_two", text=repr(text)))
         example = ",".join(["4", "4", "3", "0"][:wanted])
-        raise click.BadParameter(
-            f"expected {wanted} counts like {example} (yours, then clockwise), not {text!r}"
-        )
+        raise click.BadParameter(tr(lang, "cli.advise.tokens", n=wanted, example=example, text=repr(text)))
     return tuple(int(p) for p in parts)
 
 
@@ -126,10 +125,10 @@ def advise(
     goal = Result.parse(target) if target is not None else None
     chosen: Goal = objective or ("target" if goal is not None else "coup-sec")
     if chosen == "target" and goal is None:
-        raise click.UsageError("--objective target needs --target RESULT")
-    _check_context(chosen)
+        raise click.UsageError(tr(lang, "cli.advise.needs_target"))
+    _check_context(chosen, lang)
     finals = _finals(before)
-    counts = _counts(tokens, players)
+    counts = _counts(tokens, players, lang)
     context = solver.RoundContext(
         players or (len(counts) if counts else max(2, len(finals) + 1)),
         finals,
@@ -202,7 +201,7 @@ def solve(rules: Ruleset, players: int, as_json: bool, lang: str) -> None:
     from ..solver.solutions import solve_cached
 
     if not rules.seats(players):
-        raise click.UsageError(f"{rules.name} is played by {rules.players_range} players, not {players}")
+        raise click.UsageError(error_text(lang, players_refused(rules, players)))
     if players != 2:
         from ..solver.game_maxn import unsupported
         from ..solver.rounds import rounds_summary, rounds_text
@@ -249,20 +248,11 @@ def _solve_game(rules: Ruleset, players: int, as_json: bool, lang: str) -> None:
     """Three or four players: each seat's chance of losing the whole game, solved by max^n."""
     from ..solver.game_maxn import solve_cached
 
-    manches = [1, 1]  # the manche being solved, of how many
-
-    def progress(stage: str, step: int, total: int) -> None:
-        if stage == "manche":
-            manches[:] = [step, total]
-            return
-        if as_json:
-            return
-        number, of = manches
-        text = tr(lang, f"cli.solving.game.{stage}", manche=number, manches=of, step=step, pot=total)
-        say(text, f"{number}-{stage}")
+    def quiet(text: str, stage: str) -> None:
+        """With --json, nothing but the data."""
 
     with stages() as say:
-        game, cached = solve_cached(rules, players, progress)
+        game, cached = solve_cached(rules, players, game_solving(quiet if as_json else say, lang))
     data = game.summary() | {"cached": cached}
     if as_json:
         from ..solver.rounds import rounds_summary

@@ -85,13 +85,7 @@ def check_players(rules: Ruleset, players: Sequence[str]) -> tuple[str, ...]:
         raise InvalidPlayers(Message("players.one_text", "players must be a list of names, not one text"))
     names = tuple(str(p).strip() for p in players)
     if not rules.seats(len(names)):
-        raise InvalidPlayers(
-            Message(
-                "players.count",
-                f"{rules.name} is played by {rules.players_range} players, not {len(names)}",
-                {"rules": rules.name, "range": _players_range(rules), "n": len(names)},
-            )
-        )
+        raise InvalidPlayers(players_refused(rules, len(names)))
     for name in names:
         check_name(name)
     folded = [n.casefold() for n in names]
@@ -107,7 +101,16 @@ def check_players(rules: Ruleset, players: Sequence[str]) -> tuple[str, ...]:
     return names
 
 
-def _players_range(rules: Ruleset) -> Message:
+def players_refused(rules: Ruleset, n: int) -> Message:
+    """Why ``rules`` cannot seat ``n`` players: how many may play."""
+    return Message(
+        "players.count",
+        f"{rules.name} is played by {rules.players_range} players, not {n}",
+        {"rules": rules.name, "range": players_range(rules), "n": n},
+    )
+
+
+def players_range(rules: Ruleset) -> Message:
     """How many may play, as :attr:`Ruleset.players_range` words it, in the reader's language."""
     low, high = rules.min_players, rules.max_players
     if not high:

@@ -14,7 +14,7 @@ for that objective, not for the whole game.
 from __future__ import annotations
 
 from ..core.actions import Action, ChooseStake, Stake, Stop, Throw
-from ..core.engine import est_amount, throws_allowed
+from ..core.engine import est_amount, players_refused, throws_allowed
 from ..core.errors import InvalidPlayers
 from ..core.rules import Ruleset
 from ..core.state import Phase, State
@@ -48,7 +48,7 @@ def prepare(
     was solved on this machine before, else round by round.
     """
     if not rules.seats(players):
-        raise InvalidPlayers(f"{rules.name} is played by {rules.players_range} players, not {players}")
+        raise InvalidPlayers(players_refused(rules, players))
     check_optimal(rules, players)
     if whole_game(rules, players):
         return solved(rules)

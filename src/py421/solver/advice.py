@@ -31,10 +31,11 @@ import numpy as np
 
 from ..core.combos import CombinationTable
 from ..core.dice import Result
-from ..core.errors import InvalidPosition, InvalidRuleset
+from ..core.engine import players_range
+from ..core.errors import InvalidPosition, InvalidRuleset, Message
 from ..core.rules import Ruleset
 from . import game_maxn
-from .heads_up import unsupported
+from .heads_up import cannot_solve, unsupported
 from .rounds import Objective, solve_round
 from .tables import INDEX, KEEP_INDEX, RESULTS, TRANSITIONS, FloatArray
 from .turn import Option, StakedValues, TurnValues, beats_target, options, solve, staked_options
@@ -65,9 +66,19 @@ def _values(table: CombinationTable, target: Result | None, throws: int) -> Turn
 def _check(throws_left: int, most: int = 3) -> None:
     if not 0 <= throws_left < most:
         if most == 1:
-            raise InvalidPosition(f"a turn has at most 1 throw here: no throw can be left, not {throws_left}")
+            raise InvalidPosition(
+                Message(
+                    "solver.throws_left_one",
+                    f"a turn has at most 1 throw here: no throw can be left, not {throws_left}",
+                    {"n": throws_left},
+                )
+            )
         raise InvalidPosition(
-            f"a turn has at most {most} throws here: 0 to {most - 1} left, not {throws_left}"
+            Message(
+                "solver.throws_left",
+                f"a turn has at most {most} throws here: 0 to {most - 1} left, not {throws_left}",
+                {"most": most, "last": most - 1, "n": throws_left},
+            )
         )
 
 
@@ -96,12 +107,22 @@ class RoundContext:
         most = rules.throws_allowed(self.charge)
         if not rules.seats(self.players) or len(self.before) >= self.players:
             raise InvalidPosition(
-                f"{len(self.before)} result(s) already final need a round of more players than that, "
-                f"{rules.players_range}; not {self.players}"
+                Message(
+                    "solver.round_players",
+                    f"{len(self.before)} result(s) already final need a round of more players than that, "
+                    f"{rules.players_range}; not {self.players}",
+                    {"done": len(self.before), "range": players_range(rules), "n": self.players},
+                )
             )
         limit = most if not self.before or not rules.leader_limit else (self.limit or most)
         if not 1 <= limit <= most:
-            raise InvalidPosition(f"the leader's limit is 1 to {most} throws here, not {limit}")
+            raise InvalidPosition(
+                Message(
+                    "solver.leader_limit_one" if most == 1 else "solver.leader_limit",
+                    f"the leader's limit is 1 to {most} throws here, not {limit}",
+                    {"most": most, "limit": limit},
+                )
+            )
         _check(throws_left, limit)
         return limit
 
@@ -127,10 +148,15 @@ def advise_game(rules: Ruleset, dice: Result, throws_left: int, context: RoundCo
     context.check(rules, throws_left)
     why = unsupported(rules)
     if why:
-        raise InvalidRuleset(f"the two-player solver cannot solve {rules.name}: {why}")
+        raise InvalidRuleset(cannot_solve(rules, why))
     if context.players != 2:
         raise InvalidPosition(
-            f"the chance of losing the manche is solved for two players, not a round of {context.players}"
+            Message(
+                "solver.two_players.round",
+                "the chance of losing the manche is solved for two players, "
+                f"not a round of {context.players}",
+                {"n": context.players},
+            )
         )
     start = rules.initial_tokens  # each player's own tokens at the start of a manche
     total = rules.pot + 2 * start
@@ -138,8 +164,12 @@ def advise_game(rules: Ruleset, dice: Result, throws_left: int, context: RoundCo
     mine, other = context.tokens or ((start, start) if context.charge else (total // 2, total - total // 2))
     if mine + other + pot != total or min(mine, other) < (start if context.charge else 1):
         raise InvalidPosition(
-            f"tokens {mine},{other} and pot {pot} do not make a position of {total} tokens "
-            f"({start} or more each in the charge, 1 or more in the décharge)"
+            Message(
+                "solver.two_players.tokens",
+                f"tokens {mine},{other} and pot {pot} do not make a position of {total} tokens "
+                f"({start} or more each in the charge, 1 or more in the décharge)",
+                {"mine": mine, "other": other, "pot": pot, "total": total, "start": start},
+            )
         )
     leader = 0 if not context.before else 1  # the mover is seat 0
     leader_values, follower_values = solved(rules).position(context.charge, pot, mine, leader)
@@ -175,15 +205,23 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
     if len(tokens) != n or sum(tokens) + pot != total or min(tokens) < (start if context.charge else 0):
         counts = ",".join(map(str, tokens))
         raise InvalidPosition(
-            f"tokens {counts} and pot {pot} do not make a position of {n} players and {total} tokens "
-            f"({n} counts, {start} or more each in the charge)"
+            Message(
+                "solver.game.tokens",
+                f"tokens {counts} and pot {pot} do not make a position of {n} players and {total} tokens "
+                f"({n} counts, {start} or more each in the charge)",
+                {"counts": counts, "pot": pot, "n": n, "total": total, "start": start},
+            )
         )
     active = tuple(context.charge or not rules.withdraw_at_zero or t > 0 for t in tokens)
     behind = [s for s in (0, *range(n - 1, 0, -1)) if active[s]]  # the mover, then counter-clockwise
     if not active[0] or len(context.before) >= len(behind):
         raise InvalidPosition(
-            f"{len(context.before)} result(s) already final need more players in the round than the "
-            f"{len(behind)} holding tokens"
+            Message(
+                "solver.game.holding",
+                f"{len(context.before)} result(s) already final need more players in the round than the "
+                f"{len(behind)} holding tokens",
+                {"done": len(context.before), "holding": len(behind)},
+            )
         )
     where = game_maxn.Position(context.charge, pot, tuple(tokens), active, behind[len(context.before)])
     game = solved_game(rules, n)

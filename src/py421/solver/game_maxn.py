@@ -71,7 +71,7 @@ import numpy.typing as npt
 
 from ..core.actions import Action, Stop, Throw
 from ..core.dice import Result
-from ..core.errors import InvalidPlayers, InvalidPosition, InvalidRuleset
+from ..core.errors import InvalidPlayers, InvalidPosition, InvalidRuleset, Message
 from ..core.rules import Ruleset
 from ..core.state import Phase, State
 from ..paths import data_dir
@@ -96,28 +96,49 @@ KEPT_ROUNDS = 16  # solved rounds kept for play: a round of four holds megabytes
 Progress = Callable[[str, int, int], None]
 
 
-def unsupported(rules: Ruleset, players: int) -> str | None:
-    """Why the game-level solver cannot solve these rules for ``players``, or None."""
+def unsupported(rules: Ruleset, players: int) -> Message | None:
+    """Why the game-level solver cannot solve these rules for ``players`` (``str()``: in English), or None."""
     if not rules.seats(players):
-        return f"{rules.name} is not played by {players}"
+        return Message(
+            "solver.game.seats",
+            f"{rules.name} is not played by {players}",
+            {"rules": rules.name, "n": players},
+        )
     if not 2 <= players <= MOST_PLAYERS:
-        return f"the game-level solver seats 2 to {MOST_PLAYERS} players, not {players}"
+        return Message(
+            "solver.game.players",
+            f"the game-level solver seats 2 to {MOST_PLAYERS} players, not {players}",
+            {"most": MOST_PLAYERS, "n": players},
+        )
     if rules.accumulated_stakes:
-        return "accumulated stakes make the amount depend on every throw of the round, not only the results"
+        return Message(
+            "solver.game.accumulated",
+            "accumulated stakes make the amount depend on every throw of the round, not only the results",
+        )
     if rules.tie_break == "qui_barre_demarre":
-        return "« qui barre démarre » compares throw counts and lets « main chaude » choose the stake"
+        return Message(
+            "solver.game.qui_barre",
+            "« qui barre démarre » compares throw counts and lets « main chaude » choose the stake",
+        )
     if rules.nenette_last_wins:
-        return "the later nénette winning makes tie-breaks depend on the throwing order"
+        return Message(
+            "solver.game.nenette", "the later nénette winning makes tie-breaks depend on the throwing order"
+        )
     if rules.queue_de_la_vache:
-        return "« queue de la vache » carries debts into the next manche"
+        return Message("solver.game.queue", "« queue de la vache » carries debts into the next manche")
     if rules.must_throw_on:
-        return "players who must throw on are not modelled (the round solvers let every player stop)"
+        return Message(
+            "solver.game.must_throw_on",
+            "players who must throw on are not modelled (the round solvers let every player stop)",
+        )
     total = rules.pot + players * rules.initial_tokens
     decharge = math.comb(total + players - 1, players - 1) * players
     if decharge > MOST_DECHARGE[players]:
-        return (
+        return Message(
+            "solver.game.too_big",
             f"its décharge would have about {decharge:,} positions of {players} players, more than the "
-            f"{MOST_DECHARGE[players]:,} the solver takes on (solving would take hours)"
+            f"{MOST_DECHARGE[players]:,} the solver takes on (solving would take hours)",
+            {"positions": decharge, "n": players, "most": MOST_DECHARGE[players]},
         )
     return None
 
@@ -127,7 +148,13 @@ def check(rules: Ruleset, players: int) -> None:
     if why:
         seated = rules.seats(players) and 2 <= players <= MOST_PLAYERS
         error = InvalidRuleset if seated else InvalidPlayers
-        raise error(f"the game-level solver cannot solve {rules.name} for {players}: {why}")
+        raise error(
+            Message(
+                "solver.game.cannot",
+                f"the game-level solver cannot solve {rules.name} for {players}: {why}",
+                {"rules": rules.name, "n": players, "why": why},
+            )
+        )
 
 
 # -- the shape of a round: summaries of the results already final -----------------------------
@@ -858,9 +885,14 @@ class GameMaxn:
             p = self.model.index.get(_turned_position(start, frame))
             if p is not None:
                 return key, p, frame
+        tokens = ", ".join(map(str, start.tokens))
         raise InvalidPosition(
-            f"no position of the solved game has these tokens ({', '.join(map(str, start.tokens))}), "
-            f"pot {start.pot} and leader: the game never reaches it"
+            Message(
+                "solver.game.unreached",
+                f"no position of the solved game has these tokens ({tokens}), "
+                f"pot {start.pot} and leader: the game never reaches it",
+                {"tokens": tokens, "pot": start.pot},
+            )
         )
 
     def locate(self, state: State) -> tuple[tuple[int, Losses], int, int]:

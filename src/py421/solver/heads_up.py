@@ -27,7 +27,7 @@ import numpy.typing as npt
 
 from ..core.actions import Stake
 from ..core.combos import NENETTE
-from ..core.errors import InvalidRuleset
+from ..core.errors import InvalidRuleset, Message
 from ..core.rules import Ruleset
 from .amounts import base_amounts, settled_amounts, token_values
 from .tables import INDEX, KEEP_INDEX, RESULTS, TRANSITIONS, FloatArray
@@ -39,8 +39,8 @@ IntArray = npt.NDArray[np.intp]
 BoolArray = npt.NDArray[np.bool_]
 
 
-def unsupported(rules: Ruleset) -> str | None:
-    """Why the two-player solver cannot solve these rules, or None.
+def unsupported(rules: Ruleset) -> Message | None:
+    """Why the two-player solver cannot solve these rules (``str()``: in English), or None.
 
     The solver values one manche, which two players play for its only two
     outcomes: one loses it or the other does. Rules where a manche ends in
@@ -48,13 +48,30 @@ def unsupported(rules: Ruleset) -> str | None:
     not a contest of one manche at a time (docs/strategy.md).
     """
     if not rules.seats(2):
-        return f"{rules.name} is not played by two"
+        return Message(
+            "solver.two_players.seats", f"{rules.name} is not played by two", {"rules": rules.name}
+        )
     several = rules.manches > 1 or rules.fiches_de_manche > 0
     if rules.queue_de_la_vache:
-        return "« queue de la vache » carries debts into the next manche: a manche is more than lost or won"
+        return Message(
+            "solver.two_players.queue",
+            "« queue de la vache » carries debts into the next manche: a manche is more than lost or won",
+        )
     if several and rules.espagnole == "loses_game" and not rules.initial_tokens:  # else it cannot happen
-        return "l'Espagnole loses the whole game, so a manche can be lost in two ways worth different things"
+        return Message(
+            "solver.two_players.espagnole",
+            "l'Espagnole loses the whole game, so a manche can be lost in two ways worth different things",
+        )
     return None
+
+
+def cannot_solve(rules: Ruleset, why: Message) -> Message:
+    """The two-player solver's refusal of ``rules``, for the reason :func:`unsupported` gives."""
+    return Message(
+        "solver.two_players.cannot",
+        f"the two-player solver cannot solve {rules.name}: {why}",
+        {"rules": rules.name, "why": why},
+    )
 
 
 @dataclass(frozen=True)
@@ -123,7 +140,7 @@ class HeadsUp:
     def __post_init__(self) -> None:
         why = unsupported(self.rules)
         if why:
-            raise InvalidRuleset(f"the two-player solver cannot solve {self.rules.name}: {why}")
+            raise InvalidRuleset(cannot_solve(self.rules, why))
         self.total = self.rules.pot + 2 * self.rules.initial_tokens  # every token of the manche
 
     # -- the round -------------------------------------------------------------

@@ -40,7 +40,7 @@ import numpy.typing as npt
 
 from ..core.combos import NENETTE
 from ..core.dice import Result
-from ..core.errors import InvalidPlayers, InvalidRuleset
+from ..core.errors import InvalidPlayers, InvalidRuleset, Message
 from ..core.rules import Ruleset
 from ..i18n import num, tr
 from .amounts import base_amounts, settled_amounts, token_values
@@ -70,8 +70,12 @@ def check_round_players(players: int) -> None:
     """Refuse a round the solver cannot hold, naming the limit."""
     if not 2 <= players <= MAX_ROUND_PLAYERS:
         raise InvalidPlayers(
-            f"the round solver (bot:optimal, advice for three or more) plays 2 to {MAX_ROUND_PLAYERS} "
-            f"players, not {players}; bot:heuristic and bot:random play at any table"
+            Message(
+                "solver.rounds.players",
+                f"the round solver (bot:optimal, advice for three or more) plays 2 to {MAX_ROUND_PLAYERS} "
+                f"players, not {players}; bot:heuristic and bot:random play at any table",
+                {"most": MAX_ROUND_PLAYERS, "n": players},
+            )
         )
 
 
@@ -159,9 +163,12 @@ def comparison_of(rules: Ruleset) -> Comparison:
     return Comparison(tuple(table.strength(r) for r in RESULTS), rules.nenette_last_wins)
 
 
-def unsupported(rules: Ruleset, charge: bool, objective: Objective) -> str | None:
+def unsupported(rules: Ruleset, charge: bool, objective: Objective) -> Message | None:
     if objective == "tokens" and charge and rules.accumulated_stakes:
-        return "with accumulated stakes the charge's tokens are not modelled: use the loser objective"
+        return Message(
+            "solver.rounds.accumulated",
+            "with accumulated stakes the charge's tokens are not modelled: use the loser objective",
+        )
     return None
 
 
@@ -351,7 +358,13 @@ def solve_round(
     check_round_players(players)
     why = unsupported(rules, charge, objective)
     if why:
-        raise InvalidRuleset(f"cannot solve {rules.name}'s rounds for {objective}: {why}")
+        raise InvalidRuleset(
+            Message(
+                "solver.rounds.cannot",
+                f"cannot solve {rules.name}'s rounds for {objective}: {why}",
+                {"rules": rules.name, "objective": objective, "why": why},
+            )
+        )
     comparison = comparison_of(rules)
     st = stages(comparison, players)
     most = rules.throws_allowed(charge)
