@@ -148,7 +148,7 @@ def test_bots_only_game_finishes_and_prints_the_outcome(private_home, players):
         ("7", "a die shows 1 to 6, not 7"),
         ("keep 9", "a die shows 1 to 6"),
         ("keep 5555", "at most 3 dice, got 4"),
-        ("dance", "not an action; accepted:"),
+        ("dance", "'dance' is not a choice here; possible: stop, throw, keep"),
     ],
 )
 def test_plain_play_refuses_bad_answers_and_asks_again(answer, message):
@@ -359,3 +359,21 @@ def test_line_mode_shows_tokens_and_pot_after_each_round_and_on_resume():
     first = resumed.output.splitlines()[:2]
     assert first[0].startswith("resuming the saved game")
     assert first[1] == "  pot 0 · Alice 2 · Random 1 9 · manche 1, décharge"
+
+
+@pytest.mark.parametrize("answer", ["tout relancer", "s'arrêter", "throw", "stop"])
+def test_line_mode_takes_the_actions_as_its_help_words_them_in_either_language(answer):
+    result = run_cli(
+        "play", "--lang", "fr", "--players", "Alice,bot:random", "--seed", "7", input=answer + "\n" * 2000
+    )
+    assert result.exit_code == 0
+    assert "fin de la partie" in result.output
+    assert "n'est pas" not in result.output and "accepted" not in result.output
+
+
+def test_line_mode_says_in_french_what_it_takes_when_an_answer_is_not_a_choice():
+    result = run_cli(
+        "play", "--lang", "fr", "--players", "Alice,bot:random", "--seed", "7", input="danse\n" + "\n" * 2000
+    )
+    assert "'danse' n'est pas un choix ici ; possible :" in result.output
+    assert "garder" in result.output and "accepted" not in result.output

@@ -442,9 +442,9 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
         (
             [*GAME_3, "--tokens", "4,4,4"],
             "tokens 4,4,4 and pot 0 do not make a position of 3 players and 11 tokens "
-            "(3 counts, 0 or more each in the charge)",
+            "(3 counts that add up to 11 with the pot, 0 or more each in the charge)",
             "les jetons 4,4,4 et le pot 0 ne font pas une position à 3 joueurs et 11 jetons "
-            "(3 nombres, au moins 0 chacun dans la charge)",
+            "(3 nombres qui font 11 avec le pot, au moins 0 chacun dans la charge)",
         ),
         (
             [*GAME_3, "--tokens", "4,7,0", "--before", "653,221"],
@@ -562,3 +562,10 @@ def test_the_two_player_solvers_other_refusals_are_worded_in_french() -> None:
     ):
         assert str(error) == error_text("en", error) == english
         assert error_text("fr", error) == french
+
+
+def test_simulate_refuses_a_person_in_french() -> None:
+    result = CliRunner().invoke(main, ["simulate", "--lang", "fr", "--players", "bot:optimal,Ana"])
+    assert result.exit_code != 0
+    assert "'Ana' ne peut pas jouer dans une simulation ; possible : bot:random" in result.output
+    assert "cannot play" not in result.output

@@ -19,6 +19,7 @@ from py421.core.events import (
     WentOut,
 )
 from py421.core.state import Phase
+from py421.text import describe
 
 from .helpers import of_type, run, table
 
@@ -324,3 +325,11 @@ def test_without_withdrawal_players_at_zero_play_the_decharge():
     events = run(game, "421 | stop | 653 | 652")  # A wins holding nothing: A leaves
     assert of_type(events, Gave) == [Gave(0, 2, 0, 8)]
     assert of_type(events, WentOut) == [WentOut((0,))]
+
+
+def test_a_tie_replayed_again_is_no_main_chaude_where_the_rules_have_none():
+    game = table("classic-11")
+    run(game, "221 | 221")  # a rampot
+    events = run(game, "543 | 543")  # tied again: a rampot again, not « main chaude »
+    assert of_type(events, TieDeclared) == [TieDeclared((0, 1), "worst")]
+    assert "main chaude" not in describe(events[-1], game.players, "en")

@@ -490,7 +490,7 @@ def _next_tie_step(
         group, about = best, "best"
     seats = _tie_order(rules, r.order, group)
     again = previous is not None and set(group) <= set(previous.draw.seats)
-    ev.append(TieDeclared(seats, about, main_chaude=again))
+    ev.append(TieDeclared(seats, about, main_chaude=again and rules.main_chaude))
     tie = Tie(
         worst=worst,
         best=best,

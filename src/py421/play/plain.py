@@ -12,9 +12,9 @@ from collections.abc import Callable
 from ..core.actions import Action, ChooseStake, Stake, Stop, Throw, parse_action
 from ..core.dice import format_dice, parse_dice
 from ..core.engine import throws_allowed
-from ..core.errors import Py421Error
+from ..core.errors import InvalidNotation, Py421Error
 from ..core.events import MancheLost, RoundDecided
-from ..i18n import actions_text, error_text, tr
+from ..i18n import CATALOGS, actions_text, error_text, tr
 from ..text import describe, outcome_text, standings
 from .session import Session
 
@@ -42,7 +42,27 @@ def read_choice(text: str) -> Action:
         return Throw()
     if answer[:1].isdigit():
         return Throw(parse_dice(answer, what="kept dice"))
-    return parse_action(answer)
+    return _as_worded(answer) or parse_action(answer)
+
+
+def _as_worded(answer: str) -> Action | None:
+    """An action typed as the help words it, in either language (« garder 5 », « tout relancer »)."""
+    whole: tuple[tuple[str, Action], ...] = (
+        ("action.stop", Stop()),
+        ("action.throw", Throw()),
+        ("action.bon", Throw(bon=True)),
+        ("action.est", ChooseStake("est")),
+        ("action.vient", ChooseStake("vient")),
+    )
+    for catalog in CATALOGS.values():
+        for key, action in whole:
+            if answer == catalog[key].lower():
+                return action
+        for key, bon in (("action.keep", False), ("action.bon_keep", True)):
+            prefix = catalog[key].split("{kept}")[0].lower()
+            if answer.startswith(prefix) and answer != prefix.strip():
+                return Throw(parse_dice(answer[len(prefix) :], what="kept dice"), bon=bon)
+    return None
 
 
 def run_plain(
@@ -105,6 +125,13 @@ def _ask_human(session: Session, seat: int, lang: str, out: Out, ask: Ask) -> Ac
         try:
             action = read_choice(answer)
             state.apply(action)  # raises with the reason if it is not allowed
+        except InvalidNotation as exc:
+            if exc.message is None or exc.message.key != "notation.not_action":
+                out(f"  {error_text(lang, exc)}")
+            else:  # what this prompt takes, in the player's words
+                legal = actions_text(lang, state.legal_actions())
+                out("  " + tr(lang, "prompt.not_choice", text=answer.strip(), legal=legal))
+            continue
         except Py421Error as exc:
             out(f"  {error_text(lang, exc)}")
             continue

@@ -208,7 +208,7 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
             Message(
                 "solver.game.tokens",
                 f"tokens {counts} and pot {pot} do not make a position of {n} players and {total} tokens "
-                f"({n} counts, {start} or more each in the charge)",
+                f"({n} counts that add up to {total} with the pot, {start} or more each in the charge)",
                 {"counts": counts, "pot": pot, "n": n, "total": total, "start": start},
             )
         )

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...core import engine
-from ...core.errors import InvalidPlayers
+from ...core.errors import InvalidPlayers, Message
 from ...core.rules import Ruleset
 from ...players import BOTS
 from ...players.optimal import check_optimal, game_level, whole_game
@@ -35,9 +35,8 @@ def parse_players(text: str | Sequence[str]) -> tuple[str, ...]:
     for item in items:
         level = item.removeprefix("bot:")
         if level not in KINDS:
-            raise InvalidPlayers(
-                f"{item!r} cannot play in a simulation; accepted: {accepted}, separated by commas"
-            )
+            said = f"{item!r} cannot play in a simulation; accepted: {accepted}, separated by commas"
+            raise InvalidPlayers(Message("sim.cannot_play", said, {"item": repr(item), "accepted": accepted}))
         levels.append(level)
     return tuple(levels)
 
@@ -46,7 +45,8 @@ def check_players(rules: Ruleset, levels: Sequence[str]) -> None:
     """As many seats as the rules allow (the engine's own check) and the simulator holds."""
     engine.check_players(rules, [f"P{s}" for s in range(len(levels))])
     if len(levels) > k.MAX_SEATS:
-        raise InvalidPlayers(f"the simulator seats at most {k.MAX_SEATS} players, not {len(levels)}")
+        said = f"the simulator seats at most {k.MAX_SEATS} players, not {len(levels)}"
+        raise InvalidPlayers(Message("sim.most_seats", said, {"most": k.MAX_SEATS, "n": len(levels)}))
     if any(level.startswith("optimal") for level in levels):
         check_optimal(rules, len(levels))
 
