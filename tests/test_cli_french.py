@@ -135,3 +135,12 @@ def test_help_lists_every_command() -> None:
     for name, command in main.commands.items():
         assert isinstance(command, click.Command)
         assert name in result.output
+
+
+def test_the_end_of_a_game_is_written_with_french_typography(private_home):
+    result = CliRunner().invoke(
+        main,
+        ["play", "--lang", "fr", "--players", "bot:random,bot:heuristic", "--seed", "1", "--set", "pot=3"],
+    )
+    line = next(x for x in result.output.splitlines() if x.startswith("manches perdues"))
+    assert re.fullmatch(r"manches perdues : manche 1 : \S+ \d ; manche 2 : \S+ \d", line), line

@@ -456,3 +456,9 @@ def test_no_page_tells_to_install_a_published_extra():
     for page in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
         text = page.read_text(encoding="utf-8")
         assert "py421[" not in text, page.name
+
+
+def test_solve_names_the_options_set_on_a_preset(private_home):
+    result = CliRunner().invoke(main, ["solve", "--players", "3", "--set", "pot=3", "--lang", "en"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("classic-11 (pot=3), 3 players")

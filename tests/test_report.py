@@ -77,6 +77,7 @@ def test_the_report_speaks_french(tmp_path, monkeypatch):
     assert "<th>règles</th>" in page and "<th>duel : le premier joueur gagne</th>" in page
     assert "Deux joueurs ; x11 et brelans s'intercalent" in page  # the preset's description
     assert re.search(r"<td>\d+,\d\d %</td>", page)  # French numbers
+    assert re.search(r"<td>421 : \d+,\d\d % / ", page)  # the French space before the colon
     assert "% des lancers" in drawn and "avantage du premier joueur" in " ".join(drawn)
     assert leftovers(result.output + page + "\n".join(drawn)) == []
     for english in ("what the numbers say", "first player", "throws", "preset", "against"):

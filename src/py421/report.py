@@ -232,7 +232,7 @@ def _page(facts: Sequence[PresetFacts], summary: str, sections: Sequence[dict[st
         solved = f.solved
         advantage = num(lang, f.equal["first_player"]["advantage"] * 100, "+.2f")
         rows.append(
-            f"<tr><td>{e(f.rules.name)}</td><td>{e(str(t.order[0]))}: {best}</td>"
+            f"<tr><td>{e(f.rules.name)}</td><td>{say('best', result=t.order[0], odds=best)}</td>"
             f"<td>{_pct(lang, f.duel)}</td>"
             f"<td>{_pct(lang, solved['first']) if solved else say('not_solved')}</td>"
             f"<td>{_pct(lang, solved['other']) if solved else ''}</td>"

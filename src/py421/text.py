@@ -109,10 +109,10 @@ def outcome_text(state: State, lang: str = "en") -> str:
     p = state.players
     lines = [tr(lang, f"outcome.{out.kind}", who=names(out.losers, p))]
     if out.winners:
-        ranked = "; ".join(names(group, p) for group in out.winners)
+        ranked = tr(lang, "list.semicolon").join(names(group, p) for group in out.winners)
         lines.append(tr(lang, "outcome.winners", who=ranked))
     if len(out.manche_losers) > 1 or state.rules.manches > 1:
-        each = "; ".join(
+        each = tr(lang, "list.semicolon").join(
             tr(lang, "outcome.manche", n=i, who=p[s]) for i, s in enumerate(out.manche_losers, 1)
         )
         lines.append(tr(lang, "outcome.manches", who=each))

@@ -44,6 +44,20 @@ def resolve_rules(spec: str, settings: tuple[str, ...] = (), param_hint: str = "
 SET_OPTION = click.option("--set", "settings", multiple=True, metavar="OPTION=VALUE")
 
 
+def rules_name(rules: Ruleset) -> str:
+    """The rules' name as the output shows it: a preset with its options changed by ``--set`` named
+    with them (``classic-11 (pot=3)``), so a number is never read as the preset's own."""
+    if rules.name not in preset_names():
+        return rules.name
+    own = Ruleset.preset(rules.name).options()
+    changed = [f"{k}={_shown(v)}" for k, v in rules.options().items() if own[k] != v]
+    return f"{rules.name} ({', '.join(changed)})" if changed else rules.name
+
+
+def _shown(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
 def with_rules(command: Callable[..., Any]) -> Callable[..., Any]:
     """Add --rules and --set to a command, which receives the resolved ``rules``."""
 

@@ -12,7 +12,7 @@ from ..core.dice import Result, format_dice
 from ..core.engine import players_refused
 from ..core.rules import Ruleset
 from ..i18n import error_text, num, tr
-from .common import SAY_OPTION, Command, game_solving, solving, stages, with_rules
+from .common import SAY_OPTION, Command, game_solving, rules_name, solving, stages, with_rules
 
 # What `421 advise` can maximise; loser and tokens are the round solver's objectives.
 Goal = Literal["target", "coup-sec", "loser", "tokens", "game"]
@@ -65,7 +65,9 @@ def odds(target: str, rules: Ruleset, throws: int, as_json: bool, lang: str) -> 
         return
     s = "s" * (throws > 1)
     p_text = num(lang, float(p), ".6f")
-    click.echo(tr(lang, "cli.odds", target=result, throws=throws, s=s, rules=rules.name, p=p_text, exact=p))
+    click.echo(
+        tr(lang, "cli.odds", target=result, throws=throws, s=s, rules=rules_name(rules), p=p_text, exact=p)
+    )
 
 
 def _finals(text: str | None) -> tuple[Result, ...]:
@@ -162,7 +164,7 @@ def advise(
         else tr(lang, "cli.objective.game_share" if shares else f"cli.objective.{chosen}")
     )
     s = "s" * (throws_left > 1 if lang == "fr" else throws_left != 1)
-    click.echo(tr(lang, "cli.advise", held=held, n=throws_left, s=s, rules=rules.name, objective=aim))
+    click.echo(tr(lang, "cli.advise", held=held, n=throws_left, s=s, rules=rules_name(rules), objective=aim))
     for o in result.options:
         if o.stop:
             what = tr(lang, "cli.advise.stop", held=held)
@@ -188,7 +190,7 @@ def duel(rules: Ruleset, ties: str, as_json: bool, lang: str) -> None:
         return
     first, second = num(lang, result.first_wins, ".4%"), num(lang, 1 - result.first_wins, ".4%")
     how = tr(lang, "cli.duel.half" if ties == "half" else "cli.duel.rampot")
-    click.echo(tr(lang, "cli.duel", rules=rules.name, ties=how, first=first, second=second))
+    click.echo(tr(lang, "cli.duel", rules=rules_name(rules), ties=how, first=first, second=second))
 
 
 @click.command(cls=Command)
@@ -233,7 +235,7 @@ def solve(rules: Ruleset, players: int, as_json: bool, lang: str) -> None:
     if as_json:
         click.echo(json.dumps(data, indent=2))
         return
-    click.echo(tr(lang, "cli.solve", rules=rules.name))
+    click.echo(tr(lang, "cli.solve", rules=rules_name(rules)))
     click.echo(tr(lang, "cli.solve.manche", p=num(lang, w, ".6%")))
     first, other = num(lang, outcome.lose[0], ".6%"), num(lang, outcome.lose[1], ".6%")
     click.echo(tr(lang, "cli.solve.lose", first=first, other=other))
@@ -260,7 +262,7 @@ def _solve_game(rules: Ruleset, players: int, as_json: bool, lang: str) -> None:
         rounds = rounds_summary(rules, players)["rounds"]  # each round on its own, as it was played before
         click.echo(json.dumps(data | {"values": game.values_table(), "rounds": rounds}, indent=2))
         return
-    click.echo(tr(lang, "game.head", rules=rules.name, players=players))
+    click.echo(tr(lang, "game.head", rules=rules_name(rules), players=players))
     by_place = " / ".join(num(lang, p, ".4%") for p in data["lose_by_position"])
     click.echo(tr(lang, "game.lose", p=by_place))
     if data["shared"]:

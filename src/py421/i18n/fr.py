@@ -64,6 +64,7 @@ MESSAGES: dict[str, str] = {
     "prompt.not_choice": "'{text}' n'est pas un choix ici ; possible : {legal} (ou des chiffres à garder, 0 pour tout relancer, Entrée pour s'arrêter)",
     "sim.cannot_play": "{item} ne peut pas jouer dans une simulation ; possible : {accepted}, séparés par des virgules",
     "sim.most_seats": "le simulateur accueille au plus {most} joueurs, pas {n}",
+    "list.semicolon": " ; ",  # the French space before « ; »
     "prompt.help": "  des chiffres gardent ces dés et relancent les autres (ex. 42), 0 relance les trois, Entrée s'arrête ; « bon 42 » annonce le bon. Possible : {legal}",
     "your_turn": "— {who}, à vous —",
     "input_ended": "l'entrée s'est terminée avant la partie ; elle est sauvegardée : 421 play --resume",
@@ -163,6 +164,7 @@ MESSAGES: dict[str, str] = {
     "report.plot.first.y": "points de pourcentage",
     "report.plot.first.title": "avantage du premier joueur, bot:heuristic contre bot:heuristic (intervalle à 95 %)",
     "report.page.title": "421 : ce que disent les nombres",
+    "report.page.best": "{result} : {odds}",
     "report.page.note": "Valeurs exactes des solveurs de py421 ; valeurs simulées sur {games} parties par confrontation (graine {seed}), les places entamant la première à tour de rôle.",
     "report.page.col.preset": "règles",
     "report.page.col.best": "le meilleur résultat en 1 / 2 / 3 lancers",
