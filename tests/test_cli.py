@@ -377,3 +377,12 @@ def test_line_mode_says_in_french_what_it_takes_when_an_answer_is_not_a_choice()
     )
     assert "'danse' n'est pas un choix ici ; possible :" in result.output
     assert "garder" in result.output and "accepted" not in result.output
+
+
+def test_a_game_resumed_in_another_language_speaks_it_from_the_first_line():
+    interrupted = run_cli("play", "--lang", "fr", "--players", "Alice,bot:random", "--seed", "7", input="")
+    assert interrupted.exit_code == 1
+    resumed = run_cli("play", "--resume", "--lang", "en", input="\n" * 2000)
+    assert resumed.exit_code == 0, resumed.output
+    assert resumed.output.startswith("resuming the saved game (classic-11: Alice, Random 1")
+    assert "reprise" not in resumed.output

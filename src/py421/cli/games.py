@@ -59,7 +59,12 @@ def play(
     store = _before_play(record_path)
     if resume:
         session, save_id, saved_lang = _resume(
-            "play", lang or spoken(), rules=rules if _rules_given() else None, seats=seats, seed=seed
+            "play",
+            lang or spoken(),
+            rules=rules if _rules_given() else None,
+            seats=seats,
+            seed=seed,
+            chosen=lang,
         )
         lang = lang or saved_lang
     else:
@@ -108,7 +113,7 @@ def table_command(
     store = _before_play(record_path)
     if resume:
         session, save_id, saved_lang = _resume(
-            "table", lang or spoken(), rules=rules if _rules_given() else None, seats=seats
+            "table", lang or spoken(), rules=rules if _rules_given() else None, seats=seats, chosen=lang
         )
         lang = lang or saved_lang
     else:
@@ -151,11 +156,18 @@ def _new_save_id() -> str:
 
 
 def _resume(
-    mode: str, asked: str, *, rules: Ruleset | None, seats: list[Seat] | None, seed: str | None = None
+    mode: str,
+    asked: str,
+    *,
+    rules: Ruleset | None,
+    seats: list[Seat] | None,
+    seed: str | None = None,
+    chosen: str | None = None,
 ) -> tuple[Session, str, str | None]:
     """The last saved game of ``mode``; what was given explicitly must agree with it.
 
-    ``asked`` is the language the command line asks for (or the locale's), until the save says its own.
+    ``chosen``: the language ``--lang`` gives, spoken from the first line; else the save's own,
+    else ``asked`` (the locale's).
     """
     from ..play.saves import latest_save, resume
 
@@ -166,7 +178,7 @@ def _resume(
     session = resume(save_id, data)
     _agree(session, rules, seats, seed)
     lang = data.get("lang")
-    shown = lang if isinstance(lang, str) else asked
+    shown = chosen or (lang if isinstance(lang, str) else asked)
     click.echo(
         tr(
             shown,
