@@ -386,3 +386,12 @@ def test_a_game_resumed_in_another_language_speaks_it_from_the_first_line():
     assert resumed.exit_code == 0, resumed.output
     assert resumed.output.startswith("resuming the saved game (classic-11: Alice, Random 1")
     assert "reprise" not in resumed.output
+
+
+def test_a_game_resumed_under_the_commands_language_option_speaks_it():
+    interrupted = run_cli("play", "--lang", "fr", "--players", "Alice,bot:random", "--seed", "7", input="")
+    assert interrupted.exit_code == 1
+    resumed = run_cli("--lang", "en", "play", "--resume", input="\n" * 2000)
+    assert resumed.exit_code == 0, resumed.output
+    assert resumed.output.startswith("resuming the saved game (classic-11: Alice, Random 1")
+    assert "fin de la partie" not in resumed.output and "game over" in resumed.output

@@ -16,8 +16,8 @@ from ..core.record import Record
 from ..core.rules import Ruleset, preset_names
 from ..i18n import LANGS, detect_lang, error_text, tr
 from ..play.session import Seat
+from .words import ASKED, Group, asked_lang, speaking, spoken
 from .words import Command as Command  # the commands' class, for the modules that define them
-from .words import Group, asked_lang, speaking, spoken
 
 
 def resolve_rules(spec: str, settings: tuple[str, ...] = (), param_hint: str = "'--rules'") -> Ruleset:
@@ -79,9 +79,13 @@ class Errors(Group):
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         line = kwargs.get("args", args[0] if args else None)
-        lang = asked_lang(sys.argv[1:] if line is None else list(line)) or detect_lang()
-        with speaking(self, lang):
-            return super().main(*args, **kwargs)
+        asked = asked_lang(sys.argv[1:] if line is None else list(line))
+        token = ASKED.set(asked)
+        try:
+            with speaking(self, asked or detect_lang()):
+                return super().main(*args, **kwargs)
+        finally:
+            ASKED.reset(token)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

@@ -30,7 +30,7 @@ from .common import (
     read_record,
     with_rules,
 )
-from .words import spoken
+from .words import ASKED, spoken
 
 if TYPE_CHECKING:
     from ..history import History  # the database library loads when a game is played or listed
@@ -64,9 +64,9 @@ def play(
             rules=rules if _rules_given() else None,
             seats=seats,
             seed=seed,
-            chosen=lang,
+            chosen=lang or ASKED.get(),
         )
-        lang = lang or saved_lang
+        lang = lang or ASKED.get() or saved_lang
     else:
         if seats is None:
             seats = parse_seats([default_player_name(lang or spoken()), "bot:heuristic", "bot:heuristic"])
@@ -113,9 +113,13 @@ def table_command(
     store = _before_play(record_path)
     if resume:
         session, save_id, saved_lang = _resume(
-            "table", lang or spoken(), rules=rules if _rules_given() else None, seats=seats, chosen=lang
+            "table",
+            lang or spoken(),
+            rules=rules if _rules_given() else None,
+            seats=seats,
+            chosen=lang or ASKED.get(),
         )
-        lang = lang or saved_lang
+        lang = lang or ASKED.get() or saved_lang
     else:
         assert seats is not None  # refused above when missing
         session = Session(rules, seats)

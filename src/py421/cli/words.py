@@ -27,6 +27,8 @@ from ..i18n import CATALOGS, EN, LANGS, detect_lang
 
 # The language of the command line under way; outside one, click speaks English as usual.
 SPOKEN: ContextVar[str | None] = ContextVar("py421_spoken", default=None)
+# The language --lang asks for anywhere on that line (None: none asked; the locale's is then spoken).
+ASKED: ContextVar[str | None] = ContextVar("py421_asked", default=None)
 
 # Click's English sentence -> the key that words it (click's "Error: {message}" is ours too).
 CLICK_KEYS: Mapping[str, str] = {
