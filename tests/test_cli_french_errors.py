@@ -569,3 +569,17 @@ def test_simulate_refuses_a_person_in_french() -> None:
     assert result.exit_code != 0
     assert "'Ana' ne peut pas jouer dans une simulation ; possible : bot:random" in result.output
     assert "cannot play" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en", "--limit is the throws the round's leader used, which bind the players after them"),
+        ("fr", "--limit est le nombre de lancers qu'a pris celui qui entame le tour"),
+    ],
+)
+def test_advise_refuses_a_leaders_limit_with_no_leader_before(lang: str, said: str) -> None:
+    args = ["advise", "642", "--throws-left", "1", "--objective", "loser", "--limit", "2", "--lang", lang]
+    result = CliRunner().invoke(main, args, env={"LANG": "C"})
+    assert result.exit_code == 2
+    assert said in result.output

@@ -129,6 +129,8 @@ def advise(
     if chosen == "target" and goal is None:
         raise click.UsageError(tr(lang, "cli.advise.needs_target"))
     _check_context(chosen, lang)
+    if limit is not None and not before:  # the leader sets the limit, bound by none
+        raise click.UsageError(tr(lang, "cli.advise.limit_alone"))
     finals = _finals(before)
     counts = _counts(tokens, players, lang)
     context = solver.RoundContext(

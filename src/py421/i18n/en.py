@@ -130,6 +130,7 @@ MESSAGES: dict[str, str] = {
     "cli.objective.loser": "P(not the round's loser)",
     "cli.objective.tokens": "expected tokens (taken: negative; given away: positive)",
     "cli.objective.game": "P(not losing the manche)",
+    "cli.advise.limit_alone": "--limit is the throws the round's leader used, which bind the players after them: give the leader's result with --before, or leave --limit out",
     "cli.advise.needs_target": "--objective target needs --target RESULT",
     "cli.advise.unread": "{flag} is not read by the objective {chosen}, {which}; {flag} is read by --objective {readers} (docs/strategy.md lists what each objective reads)",
     "cli.advise.reads": "which reads {reads}",
