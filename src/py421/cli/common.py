@@ -47,11 +47,10 @@ SET_OPTION = click.option("--set", "settings", multiple=True, metavar="OPTION=VA
 def rules_name(rules: Ruleset) -> str:
     """The rules' name as the output shows it: a preset with its options changed by ``--set`` named
     with them (``classic-11 (pot=3)``), so a number is never read as the preset's own."""
-    if rules.name not in preset_names():
+    changed = rules.changed_from_preset()
+    if not changed:
         return rules.name
-    own = Ruleset.preset(rules.name).options()
-    changed = [f"{k}={_shown(v)}" for k, v in rules.options().items() if own[k] != v]
-    return f"{rules.name} ({', '.join(changed)})" if changed else rules.name
+    return f"{rules.name} ({', '.join(f'{k}={_shown(v)}' for k, v in changed.items())})"
 
 
 def _shown(value: object) -> str:

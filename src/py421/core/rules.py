@@ -390,6 +390,17 @@ class Ruleset:
         """
         return self.tie_break == "qui_barre_demarre"
 
+    def changed_from_preset(self) -> dict[str, Any] | None:
+        """The options set on the preset this ruleset is named after; None if it is not one.
+
+        >>> Ruleset.preset("classic-11").with_options(pot=3).changed_from_preset()
+        {'pot': 3}
+        """
+        preset = _presets().get(self.name)
+        if preset is None or (self.description, self.source) != (preset.description, preset.source):
+            return None
+        return {k: v for k, v in self.options().items() if v != getattr(preset, k)}
+
     def __repr__(self) -> str:
         """Code that builds this ruleset again, naming only what differs from a preset or the defaults.
 
@@ -400,9 +411,8 @@ class Ruleset:
         >>> Ruleset(name="house", pot=15)
         Ruleset(name='house', pot=15)
         """
-        preset = _presets().get(self.name)
-        if preset is not None and (self.description, self.source) == (preset.description, preset.source):
-            changed = {k: v for k, v in self.options().items() if v != getattr(preset, k)}
+        changed = self.changed_from_preset()
+        if changed is not None:
             options = f".with_options({_arguments(changed)})" if changed else ""
             return f"Ruleset.preset({self.name!r}){options}"
         meta = {k: getattr(self, k) for k in ("name", "description", "source")}
