@@ -99,6 +99,9 @@ class Result:
     def of(cls, faces: Iterable[int]) -> Result:
         """The result of three faces in any order."""
         got = tuple(faces)
+        known = _RESULTS.get(got)  # one of the 216 orders of the 56 results: no new object
+        if known is not None:
+            return known
         if len(got) != DICE_PER_THROW:
             raise InvalidNotation(f"{format_dice(got)!r}: a result is three dice, got {len(got)}")
         return cls((got[0], got[1], got[2]))
@@ -134,6 +137,10 @@ ALL_RESULTS: tuple[Result, ...] = tuple(
 )
 """The 56 results, in descending numeric order (666 first, 111 last)."""
 
+_RESULTS: dict[tuple[int, ...], Result] = {
+    order: r for r in ALL_RESULTS for order in itertools.permutations(r.dice)
+}
+
 
 @cache
 def throw_outcomes(count: int) -> tuple[tuple[tuple[int, ...], Fraction], ...]:
@@ -153,6 +160,7 @@ def throw_outcomes(count: int) -> tuple[tuple[tuple[int, ...], Fraction], ...]:
     )
 
 
+@cache  # asked at every decision, of one of the few hands of three dice
 def sub_multisets(faces: tuple[int, ...], max_size: int = 2) -> tuple[tuple[int, ...], ...]:
     """The distinct sets of dice a player can keep from ``faces`` (descending).
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
+from functools import cache
 from typing import TYPE_CHECKING
 
 from .actions import Action, ChooseStake, ReportedTurn, Stop, Throw
@@ -211,10 +212,16 @@ def legal_actions(state: State) -> tuple[Action, ...]:
     assert r is not None
     if r.tie is not None:
         return (ChooseStake("est"), ChooseStake("vient"))
-    keeps = sub_multisets(r.dice)
-    actions: list[Action] = [Stop()] if may_stop(state) else []
+    bon = state.rules.le_bon and r.throws + 1 < throws_allowed(state)
+    return _choices(r.dice, may_stop(state), bon)
+
+
+@cache  # a decision's choices depend on the dice and two answers only: built once each
+def _choices(dice: tuple[int, ...], stop: bool, bon: bool) -> tuple[Action, ...]:
+    keeps = sub_multisets(dice)
+    actions: list[Action] = [Stop()] if stop else []
     actions += [Throw(k) for k in keeps]
-    if state.rules.le_bon and r.throws + 1 < throws_allowed(state):
+    if bon:
         actions += [Throw(k, bon=True) for k in keeps]
     return tuple(actions)
 

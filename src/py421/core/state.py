@@ -8,9 +8,10 @@ return the next one. Every state says whose step it is: a *chance* step
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Literal, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 
 from .actions import Action, ReportedTurn
 from .dice import Result
@@ -26,14 +27,27 @@ T = TypeVar("T")
 def evolve(obj: T, **changes: object) -> T:
     """``dataclasses.replace`` for these frozen, slotted states, which need none of its checks.
 
-    The engine makes several new states a step; this way costs a third less.
+    The engine makes several new states a step; each class gets a copying function of
+    its own, written out field by field, which costs a quarter of ``replace``.
     """
     cls = type(obj)
-    new = object.__new__(cls)
+    copier = _COPIERS.get(cls)
+    if copier is None:
+        copier = _COPIERS[cls] = _copier(cls)
+    return copier(obj, changes)  # type: ignore[no-any-return]
+
+
+_COPIERS: dict[type, Callable[[Any, dict[str, object]], Any]] = {}
+
+
+def _copier(cls: type) -> Callable[[Any, dict[str, object]], Any]:
     slots: tuple[str, ...] = cls.__slots__  # type: ignore[attr-defined]
-    for name in slots:
-        object.__setattr__(new, name, changes[name] if name in changes else getattr(obj, name))
-    return new
+    body = "".join(f"    _set(new, {n!r}, changes[{n!r}] if {n!r} in changes else obj.{n})\n" for n in slots)
+    source = f"def copy(obj, changes):\n    new = _new(cls)\n{body}    return new\n"
+    space: dict[str, Any] = {"_new": object.__new__, "_set": object.__setattr__, "cls": cls}
+    exec(source, space)  # the source is built from the class's own field names
+    copy: Callable[[Any, dict[str, object]], Any] = space["copy"]
+    return copy
 
 
 OutcomeKind = Literal["loser", "grand_perdant", "shared"]
