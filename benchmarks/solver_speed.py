@@ -1,6 +1,7 @@
 """Solver timings: a full two-player game solve, and one piece of advice.
 
-Run: .venv/bin/python benchmarks/solver_speed.py [--large-rounds | --game-maxn N [--preset P]]
+Run: .venv/bin/python benchmarks/solver_speed.py
+     [--large-rounds | --game-maxn N [--preset P] | --heads-up-game]
 Targets: the classic-11 game solve under 60 s and `advise` under 50 ms on 2 cores.
 ``--large-rounds`` only measures rounds of 4 to 8 players (time and peak memory), each in
 a process of its own: what sets the round solver's limit of eight players.
@@ -9,6 +10,8 @@ by max^n at the game level (time, peak memory, the solver's progress): targets u
 for three players and under 60 for four. The solve is kept in the data folder, then played by the
 fast simulator: bot:optimal in every seat against what the solver says (within 4 standard errors),
 against the heuristic bot, and against the optimal bot playing round by round as it did before.
+``--heads-up-game`` only measures two-player games whose manches carry over (« queue de la vache »,
+l'Espagnole losing the game), solved manche by manche.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from py421.sim.simulate import Simulation, Summary, run
 from py421.solver.advice import advise
 from py421.solver.game_maxn import GameMaxn, store
 from py421.solver.heads_up import HeadsUp, unsupported
+from py421.solver.heads_up_game import HeadsUpGame
 from py421.solver.rounds import solve_round
 
 
@@ -107,7 +111,30 @@ def game_play(rules: Ruleset, players: int, summary: dict[str, Any], games: int)
             )
 
 
+def heads_up_games() -> None:
+    """Two players where manches carry over: the manche played for itself, then each manche's charge
+    played for the game (``--heads-up-game`` runs only this)."""
+    print("two-player game solve where manches carry over (heads_up_game), peak memory so far:")
+    variants = [("classic-11", {"espagnole": "loses_game"}), ("vache-41", {"queue_de_la_vache": True})]
+    for name, options in variants:
+        rules = Ruleset.preset(name).with_options(**options)
+        start = time.perf_counter()
+        game = HeadsUpGame(rules).solve()
+        took = time.perf_counter() - start
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        said = ", ".join(f"{k}={v}" for k, v in options.items())
+        lose = game.outcome().lose
+        print(
+            f"  {name} {said}: {took:.2f} s, peak {peak:,.0f} MB ({1 + len(game.manches)} manches solved; "
+            f"lose {lose[0]:.4%} / {lose[1]:.4%})",
+            flush=True,
+        )
+
+
 def main() -> None:
+    if "--heads-up-game" in sys.argv:
+        heads_up_games()
+        return
     if "--large-rounds" in sys.argv:
         large_rounds()
         return
@@ -138,6 +165,8 @@ def main() -> None:
         took = time.perf_counter() - start
         said = ", ".join(f"{k}={v}" for k, v in options.items())
         print(f"  {name} {said}: {took:.2f} s  ({solver.iterations} décharge sweeps)")
+
+    heads_up_games()
 
     print("a round solved by max^n (tokens objective), every position:")
     for name in ("classic-11", "engranjeu-21"):

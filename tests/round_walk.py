@@ -11,6 +11,7 @@ of every round start equals this walk, the solver's values are the game's
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import replace
 
 from py421.core.dice import throw_outcomes
@@ -28,12 +29,13 @@ def round_start(state: State) -> bool:
     return state.draw is None and r is not None and not r.done and r.throws == 0 and r.tie is None
 
 
-def walk_key(state: State) -> str:
+def walk_key(state: State, debt_cap: int = 0) -> str:
     """The position's text; an accumulated stake at or above the pot takes the whole pot,
-    so those stakes are one position (the engine's stake grows with every replay)."""
+    so those stakes are one position (the engine's stake grows with every replay). With
+    « queue de la vache » what is owed counts up to ``debt_cap``: the stake up to the pot plus that."""
     r = state.round
-    if r is not None and r.stake > state.pot:
-        state = replace(state, round=replace(r, stake=state.pot))
+    if r is not None and r.stake > state.pot + debt_cap:
+        state = replace(state, round=replace(r, stake=state.pot + debt_cap))
     return position_text(state)
 
 
@@ -49,10 +51,25 @@ def solved_value(state: State, solver: HeadsUp) -> float:
     return float(solver.decharge[state.tokens[0], leader])
 
 
-def walk_round(start: State, solver: HeadsUp) -> tuple[float, int]:
-    """P(seat 0 loses) from ``start`` by the engine's round, and the states walked."""
-    assert start.rules.manches == 1 and not start.rules.fiches_de_manche, "the solver values one manche"
-    first = walk_key(start)
+def walk_round(
+    start: State, solver: HeadsUp | Callable[[State], float], debt_cap: int = 0
+) -> tuple[float, int]:
+    """P(seat 0 loses) from ``start`` by the engine's round, and the states walked.
+
+    ``solver`` values one manche; or a function gives seat 0's value of the
+    states after the round (seat 0 wants it low), with ``debt_cap`` as in
+    :func:`walk_key`.
+    """
+    after_round: Callable[[State], float]
+    if isinstance(solver, HeadsUp):
+        assert start.rules.manches == 1 and not start.rules.fiches_de_manche, "the solver values one manche"
+        manche = solver
+
+        def after_round(state: State) -> float:
+            return solved_value(state, manche)
+    else:
+        after_round = solver
+    first = walk_key(start, debt_cap)
     values: dict[str, float] = {}
     inner: dict[str, tuple[int | None, Children]] = {}
     stack = [(first, start)]
@@ -69,9 +86,9 @@ def walk_round(start: State, solver: HeadsUp) -> tuple[float, int]:
         children: Children = []
         for child, p in moves:
             if child.phase is Phase.OVER or round_start(child):  # the round is over: the solver's value
-                children.append((solved_value(child, solver), p))
+                children.append((after_round(child), p))
                 continue
-            child_key = walk_key(child)
+            child_key = walk_key(child, debt_cap)
             children.append((child_key, p))
             if child_key not in seen:
                 seen.add(child_key)

@@ -96,12 +96,16 @@ def commands(tmp_path: Path, port: int) -> dict[str, list[tuple[list[str], str |
                 ["play", "--plain", "--players", "bot:random,bot:heuristic", "--seed", "3", "--record", game],
                 None,
             ),
-            (["play", "--plain", "--players", "Ana,bot:random", "--seed", "5"], "9\n666\n?\nbon 4\n"),
+            (
+                ["play", "--plain", "--players", "Ana,bot:random", "--seed", "5"],
+                "9\n666\n?\nconseil\nbon 4\n",
+            ),
         ],
         "table": [(["table", "--players", "Ana,Bob"], "?\n7-1-1\n421/3\n654/2\nu\nu\nu\n")],
-        "history": [(["history"], None), (["history", "1"], None)],
+        "history": [(["history"], None), (["history", "1"], None), (["history", "1", "--analyse"], None)],
         "stats": [(["stats"], None)],
         "replay": [(["replay", game, "--log"], None)],
+        "analyse": [(["analyse", game, "--bots"], None), (["analyse", "1"], None)],
     }
 
 

@@ -419,20 +419,6 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
             "cumulées, les jetons de la charge ne sont pas modélisés : prenez l'objectif loser",
         ),
         (
-            [*GAME, "--set", "manches=2", "--set", "queue_de_la_vache=true"],
-            "the two-player solver cannot solve classic-11: « queue de la vache » carries debts into the "
-            "next manche: a manche is more than lost or won",
-            "le solveur à deux joueurs ne peut pas résoudre classic-11 : « queue de la vache » reporte des "
-            "dettes sur la manche suivante : une manche n'est plus seulement perdue ou gagnée",
-        ),
-        (
-            [*GAME, "--set", "manches=2", "--set", "espagnole=loses_game"],
-            "the two-player solver cannot solve classic-11: l'Espagnole loses the whole game, so a manche "
-            "can be lost in two ways worth different things",
-            "le solveur à deux joueurs ne peut pas résoudre classic-11 : l'Espagnole fait perdre toute la "
-            "partie, donc une manche peut se perdre de deux façons qui ne valent pas la même chose",
-        ),
-        (
             [*GAME, "--tokens", "5,5"],
             "tokens 5,5 and pot 0 do not make a position of 11 tokens "
             "(0 or more each in the charge, 1 or more in the décharge)",
@@ -510,13 +496,6 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
             "the game never reaches it",
             "aucune position de la partie résolue n'a ces jetons (1, 0, 0), ce pot (0) et celui qui "
             "entame : la partie n'y arrive jamais",
-        ),
-        (
-            ["solve", "--set", "manches=2", "--set", "queue_de_la_vache=true"],
-            "the two-player solver cannot solve classic-11: « queue de la vache » carries debts into the "
-            "next manche: a manche is more than lost or won",
-            "le solveur à deux joueurs ne peut pas résoudre classic-11 : « queue de la vache » reporte des "
-            "dettes sur la manche suivante : une manche n'est plus seulement perdue ou gagnée",
         ),
         (
             ["solve", "--players", "9"],

@@ -227,15 +227,19 @@ Options:
 HISTORY_HELP = """\
 Usage: main history [OPTIONS] [GAME_ID]
 
-  List finished games; with a number, replay that game step by step.
+  List finished games; with a number, replay that game step by step (and with
+  --analyse, value its decisions).
 
   Examples:
     421 history
     421 history 3 --lang fr
+    421 history 3 --analyse
 
 Options:
   --limit INTEGER RANGE  How many of the latest games to list.  [default: 20;
                          1<=x<=10000]
+  --analyse              With a game's number: its analysis after its replay, as
+                         421 analyse prints it.
   --lang [en|fr]         Language of the output (default: French where the
                          system locale is French).
   -h, --help             Show this message and exit.

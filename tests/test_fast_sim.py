@@ -274,6 +274,30 @@ def test_the_two_player_tables_are_built_once_and_loaded_by_every_process(tmp_pa
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    "options",
+    [
+        # « main chaude » on a stake the queue makes worth more than the pot; tables built on two
+        # processes, each manche's charge apart
+        {"pot": 6, "queue_de_la_vache": True, "tie_break": "qui_barre_demarre", "nenette_penalty": 3},
+        {"pot": 6, "queue_de_la_vache": True, "espagnole": "loses_game", "fiches_de_manche": 2, "manches": 1},
+    ],
+)
+def test_games_carried_over_play_the_same_in_the_kernel_and_the_engine(tmp_path, monkeypatch, options):
+    """Two-player games solved manche by manche (heads_up_game): the optimal seats choose in the
+    kernel what the engine's bot chooses, whose charge depends on the manches each seat lost."""
+    monkeypatch.setenv("PY421_HOME", str(tmp_path))
+    rules = Ruleset.preset("vache-41").with_options(**options)
+    build_tables(rules, workers=2)
+    rounds = 0
+    for levels in (("optimal", "heuristic"), ("optimal", "optimal")):
+        lineup = Lineup(rules, levels)
+        for g in range(30):
+            rounds += replay(lineup, KEY, g).rounds
+    assert rounds > 100
+
+
+@pytest.mark.slow
 def test_throwing_on_without_le_bon_plays_the_same_games_in_the_kernel_and_the_engine():
     """Seed 004's option: players behind throw on. Random and heuristic seats, two to four."""
     rules = Ruleset.preset("engranjeu-21").with_options(must_throw_on=True)

@@ -2,6 +2,7 @@
 
 import json
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -18,7 +19,12 @@ from py421.core.rules import Ruleset
 from py421.core.state import State
 from py421.play.session import Session, parse_seats
 from py421.players.optimal import OptimalBot
+from py421.sim.fast.policy import ROUNDS_LEVEL
+from py421.sim.simulate import Simulation, Summary
+from py421.sim.simulate import run as simulate
+from py421.solver.game_maxn import GameMaxn
 from py421.solver.heads_up import HeadsUp, game_outcome
+from py421.solver.heads_up_game import HeadsUpGame
 from py421.solver.solutions import solved
 
 from .helpers import heads_up_not_lost, play_until, run, simulated, wilson
@@ -109,11 +115,9 @@ def test_games_chain_manches():
 
 
 def test_unsupported_rules_are_named():
-    with pytest.raises(InvalidRuleset, match="« queue de la vache » carries debts into the next manche"):
-        HeadsUp(Ruleset.preset("vache-41").with_options(queue_de_la_vache=True))
-    with pytest.raises(InvalidRuleset, match="l'Espagnole loses the whole game"):
-        HeadsUp(Ruleset.preset("classic-11").with_options(espagnole="loses_game"))
-    assert HeadsUp(Ruleset.preset("engranjeu-21").with_options(espagnole="loses_game"))  # one manche
+    three = Ruleset.preset("classic-11").with_options(min_players=3, queue_de_la_vache=True)
+    with pytest.raises(InvalidRuleset, match="cannot solve classic-11: classic-11 is not played by two"):
+        HeadsUpGame(three)
     with pytest.raises(InvalidPlayers, match="tim is played by 2 players, not 3"):
         Session(Ruleset.preset("tim"), parse_seats(["A", "B", "bot:optimal"]))
 
@@ -132,9 +136,6 @@ def test_solve_on_the_command_line_uses_its_cache():
     assert (first["cached"], again["cached"]) == (False, True)
     assert first["manche_loss_first_leader"] == again["manche_loss_first_leader"]
     assert first["lose"]["first_leader"] + first["lose"]["other"] == pytest.approx(1)
-    refused = runner.invoke(main, ["solve", "--rules", "vache-41", "--set", "queue_de_la_vache=true"])
-    assert refused.exit_code == 2
-    assert "queue de la vache" in refused.output
 
 
 @pytest.mark.slow
@@ -251,3 +252,185 @@ def test_at_a_main_chaude_the_optimal_bot_takes_the_better_stake(preset, options
         assert value[picked.stake] == pytest.approx(min(value.values()), abs=1e-12)
         choices += abs(value["est"] - value["vient"]) > 1e-6
     assert choices >= 2  # the stake matters in these positions
+
+
+# -- games whose manches carry over: « queue de la vache », l'Espagnole losing the game ------
+
+# Two manches of coups secs: each round small enough to walk whole.
+CARRIED = {"manches": 2, "charge_throws": 1, "decharge_throws": 1, "le_bon": False}
+
+
+def carried(preset: str, **options: object) -> Ruleset:
+    return Ruleset.preset(preset).with_options(**(CARRIED | options))
+
+
+def walk_game_rounds(rules: Ruleset, starts: list[State], owed: int) -> int:
+    """Each round start walked through the engine, the states after it valued by the game solver:
+    the solver's value of the start, to 1e-12. ``owed``: debts the walk tells apart, beyond the
+    solver's own cap (what a debt is worth stops changing there: the engine says so here)."""
+    game = HeadsUpGame(rules).solve()
+    walked_states = 0
+    for start in starts:
+        walked, states = walk_round(start, game.state_value, owed)
+        expected = game.state_value(start)
+        where = f"manche {start.manche} {start.phase.value} pot {start.pot} {start.tokens} owed {start.debts}"
+        print(f"{where}: solver {expected:.15f}, engine {walked:.15f}")
+        assert walked == pytest.approx(expected, abs=1e-12)
+        walked_states += states
+    return walked_states
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("rules", "owed"),
+    [
+        # every tied loser takes (no replays): both can end the charge owing, the stake accumulating
+        (
+            carried("vache-41", pot=4, queue_de_la_vache=True, tied_losers_all_take=True, nenette_penalty=2),
+            12,
+        ),
+        # l'Espagnole loses the game; first to two fiches de manche, debts carried too
+        (carried("classic-11", pot=3, espagnole="loses_game", tied_losers_all_take=True), 0),
+        (
+            carried(
+                "tim",
+                pot=3,
+                manches=1,
+                queue_de_la_vache=True,
+                espagnole="loses_game",
+                tied_losers_all_take=True,
+            ),
+            9,
+        ),
+    ],
+)
+def test_every_charge_round_of_a_game_carried_over_equals_the_engines(rules, owed):
+    """Every charge round start random games reach, in every manche, walked through the engine."""
+    starts = [s for s in round_starts(rules, games=30, seed=3) if s.phase.value == "charge"]
+    assert len({s.manche for s in starts}) >= 2 and len(starts) >= 10
+    assert walk_game_rounds(rules, starts, owed) > 50 * len(starts)
+
+
+@pytest.mark.slow
+def test_a_decharge_played_owing_equals_the_engines_round():
+    """Rampot replays in a décharge whose end is worth the next manche started with a debt."""
+    rules = carried("classic-11", pot=3, queue_de_la_vache=True)
+    owing = [s for s in round_starts(rules, games=30, seed=3) if s.phase.value == "decharge" and any(s.debts)]
+    assert owing
+    assert walk_game_rounds(rules, owing[:1], 8) > 1000
+
+
+@pytest.mark.slow
+def test_at_a_main_chaude_owing_the_optimal_bot_takes_the_better_stake():
+    """« Main chaude » where the stake may pass the pot: « est » settles for the stake so far and the
+    next replay's value, leaving the loser owing up to a pot (what the last manche can take) or more,
+    « vient » for the next replay's value. Both walked."""
+    rules = carried("vache-41", pot=6, queue_de_la_vache=True, tie_break="qui_barre_demarre")
+    game = HeadsUpGame(rules).solve()
+    bot = OptimalBot()
+    choices = 0
+    for tied in ["421", "653", "221"]:
+        table = Game(rules, ["A", "B"])
+        run(table, f"653 | 642 | {tied} | {tied} | 642 | 642")
+        state = table.state
+        assert state.tokens == (0, 2) and state.pot == 4  # B took 2 and leads
+        assert deciding_seat(state) == 0  # the follower rethrows first and chooses
+        stakes = [a for a in legal_actions(state) if isinstance(a, ChooseStake)]
+        value = {a.stake: walk_round(apply_action(state, a), game.state_value, 9)[0] for a in stakes}
+        picked = bot.choose(state)
+        assert isinstance(picked, ChooseStake)
+        assert value[picked.stake] == pytest.approx(min(value.values()), abs=1e-12)
+        choices += abs(value["est"] - value["vient"]) > 1e-6
+    assert choices >= 2
+
+
+@pytest.mark.parametrize("options", [{"espagnole": "loses_game"}, {"espagnole": "loses_game", "manches": 3}])
+def test_the_game_solver_of_three_and_four_agrees_at_two_players(options):
+    """Where both solvers apply (l'Espagnole losing the game, no accumulated stakes), their games of
+    two agree: each seat's chance of losing and of a shared loss, to 1e-12."""
+    rules = Ruleset.preset("classic-11").with_options(pot=5, **options)
+    game = HeadsUpGame(rules).solve()
+    maxn = GameMaxn(rules, 2).solve().summary()
+    outcome = game.outcome()
+    assert outcome.lose == pytest.approx(tuple(maxn["lose"]), abs=1e-12)
+    assert outcome.shared == pytest.approx(maxn["shared"], abs=1e-12)
+
+
+def test_a_game_carried_over_on_the_command_line():
+    """``421 solve`` plays each manche for the game where debts carry over, and keeps it on disk."""
+    runner = CliRunner()
+    args = ["solve", "--rules", "classic-11", "--set", "queue_de_la_vache=true", "--set", "pot=6", "--json"]
+    first = json.loads(runner.invoke(main, args).output)
+    again = json.loads(runner.invoke(main, args).output)
+    assert (first["cached"], again["cached"]) == (False, True)
+    assert first["method"] == "the game, manche by manche" and first["manche_loss_first_leader"] is None
+    assert first["lose"] == again["lose"]
+    lose = first["lose"]["first_leader"] + first["lose"]["other"]
+    assert lose == pytest.approx(1 + first["shared"])  # a shared loss counts for both
+    assert first["share"]["first_leader"] + first["share"]["other"] == pytest.approx(1)
+    plain = json.loads(
+        runner.invoke(main, ["solve", "--rules", "classic-11", "--set", "pot=6", "--json"]).output
+    )
+    assert abs(plain["shared"] - first["shared"]) > 0.01  # a debt ties the manches together
+    text = runner.invoke(main, args[:-1]).output
+    assert "each manche played for the game" in text and "expected share of the game's loss" in text
+
+
+@pytest.mark.parametrize("options", [{"queue_de_la_vache": True}, {"espagnole": "loses_game"}])
+def test_bot_optimal_plays_the_game_carried_over_as_solved(options):
+    """200,000 games of ``classic-11`` in the fast simulator (first seats turning): bot:optimal in both
+    seats loses as often as the solver says, and against itself playing round by round (as it did
+    before these games were solved) it takes less than half the loss."""
+    rules = Ruleset.preset("classic-11").with_options(**options)
+    outcome = HeadsUpGame(rules).solve().outcome()
+    games = 200_000
+
+    def play(levels: tuple[str, ...]) -> dict[str, Any]:
+        sim = Simulation(rules, levels, games, seed=1)
+        return Summary(sim, simulate(sim, workers=1)).to_dict()
+
+    both = play(("optimal", "optimal"))
+    expected = sum(outcome.lose) / 2  # each seat leads first in half the games
+    for seat in both["seats"]:
+        se = math.sqrt(expected * (1 - expected) / games)
+        print(f"{options}: solved {expected:.4f}, played {seat['loss_rate']:.4f}")
+        assert abs(seat["loss_rate"] - expected) < 4 * se
+    shared = both["outcomes"]["shared"] / games
+    assert abs(shared - outcome.shared) < 4 * math.sqrt(outcome.shared * (1 - outcome.shared) / games)
+    against = play(("optimal", ROUNDS_LEVEL))
+    low, high = wilson(heads_up_not_lost(against, 0), games, z=2.576)  # 99 % interval
+    print(f"{options}: game level against round level, not lost {low:.4f}-{high:.4f}")
+    assert low > 0.5
+
+
+def test_advice_for_the_game_where_debts_carry_over():
+    """``421 advise --objective game`` at two players ranks choices by one minus the expected share of
+    the game's loss: in the décharge in the manche's own order, mapped; in the charge's last round,
+    where a stake above the pot is owed to the next manche, by values of their own."""
+    runner = CliRunner()
+    plain = ["advise", "642", "--throws-left", "1", "--objective", "game", "--rules", "classic-11", "--json"]
+    queue = [*plain, "--set", "queue_de_la_vache=true", "--set", "pot=6"]
+
+    def advice(args: list[str]) -> dict[str, Any]:
+        result = runner.invoke(main, args)
+        assert result.exit_code == 0, result.output
+        found: dict[str, Any] = json.loads(result.output)
+        return found
+
+    decharge = advice([*queue, "--before", "631", "--tokens", "2,4"])
+    manche = advice([*plain, "--set", "pot=6", "--before", "631", "--tokens", "2,4"])
+    assert decharge["objective"] == "1 - expected share of the game's loss"
+    assert [o["keep"] for o in decharge["options"]] == [o["keep"] for o in manche["options"]]
+    values = [o["value"] for o in decharge["options"]]
+    assert min(values) > 0 and max(values) < 1 and values != [o["value"] for o in manche["options"]]
+    # vache-41: three throws, every throw adding to the stake, 12 so far with a token left to take
+    charge = [*plain[:-2], "vache-41", "--set", "pot=6", "--phase", "charge", "--pot", "1"]
+    charge += ["--tokens", "2,3", "--before", "653", "--stake", "12", "--json"]
+    owed, taken = advice([*charge, "--set", "queue_de_la_vache=true"]), advice(charge)
+    assert owed["objective"] == "1 - expected share of the game's loss"
+    assert {o["keep"]: o["value"] for o in owed["options"]} != {
+        o["keep"]: o["value"] for o in taken["options"]
+    }
+    words = [arg for arg in queue if arg != "--json"]
+    text = runner.invoke(main, [*words, "--before", "631", "--tokens", "2,4"]).output
+    assert "expected share of the game's loss" in text

@@ -16,7 +16,7 @@ from py421.core import rules as rules_module
 from py421.core.actions import ChooseStake, ReportedTurn, Stop, Throw, parse_action
 from py421.core.combos import RANKINGS, Ranking
 from py421.core.dice import ALL_RESULTS, Result
-from py421.core.errors import InvalidParameter, InvalidPosition, InvalidRuleset, Py421Error
+from py421.core.errors import InvalidParameter, InvalidPosition, Py421Error
 from py421.core.rules import Ruleset, option_fields, preset_names
 from py421.solver.advice import RoundContext, advise, advise_game, advise_round
 
@@ -195,16 +195,6 @@ TABLE = Ruleset.preset("classic-11").table
             lambda: advise_game(Ruleset.preset("classic-11"), Result.parse("642"), 0, RoundContext(3)),
             InvalidPosition,
             "the chance of losing the manche is solved for two players, not a round of 3",
-        ),
-        (
-            lambda: advise_game(
-                Ruleset.preset("classic-11").with_options(manches=2, queue_de_la_vache=True),
-                Result.parse("642"),
-                0,
-                RoundContext(2),
-            ),
-            InvalidRuleset,
-            "the two-player solver cannot solve classic-11: « queue de la vache » carries debts",
         ),
     ],
 )

@@ -111,7 +111,8 @@ def _prepare_optimal(rules: Ruleset, players: int, quiet: bool, workers: int, la
     """Solve the game (or load it) before the workers need it; at two players, build the bot's tables too."""
     from ..players.optimal import game_level
     from ..sim.fast.bot_tables import build_tables
-    from ..solver.solutions import solve_cached, solved_game
+    from ..solver.heads_up_game import carries_over
+    from ..solver.solutions import solve_cached, solved_game, solved_heads_up_game
 
     with stages() as shown:
 
@@ -124,12 +125,17 @@ def _prepare_optimal(rules: Ruleset, players: int, quiet: bool, workers: int, la
                 rules, players, game_solving(say, lang, lambda text: tr(lang, "cli.sim.optimal", what=text))
             )
             return
-        solve_cached(
-            rules,
-            lambda stage, step: say(
-                tr(lang, "cli.sim.optimal", what=solving(rules, stage, step, lang)), stage
-            ),
-        )
+        if carries_over(rules):  # two players, the game manche by manche, which each process reads
+            solved_heads_up_game(
+                rules, game_solving(say, lang, lambda text: tr(lang, "cli.sim.optimal", what=text))
+            )
+        else:
+            solve_cached(
+                rules,
+                lambda stage, step: say(
+                    tr(lang, "cli.sim.optimal", what=solving(rules, stage, step, lang)), stage
+                ),
+            )
         build_tables(
             rules,
             workers,

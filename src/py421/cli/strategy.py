@@ -159,7 +159,10 @@ def advise(
         click.echo(json.dumps({"objective": result.objective, "options": rows}, indent=2))
         return
     # The solver names its objective in English for --json; the sentence names it in the reader's language.
-    shares = chosen == "game" and context.players > 2  # the whole game of three or four
+    from ..solver.heads_up_game import carries_over
+
+    # the whole game of three or four, or of two where manches carry over
+    shares = chosen == "game" and (context.players > 2 or carries_over(rules))
     aim = (
         tr(lang, f"cli.objective.{chosen}", target=goal)
         if chosen == "target"
@@ -217,6 +220,11 @@ def solve(rules: Ruleset, players: int, as_json: bool, lang: str) -> None:
         click.echo(json.dumps(data, indent=2) if as_json else rounds_text(data, lang))
         return
 
+    from ..solver.heads_up_game import carries_over
+
+    if carries_over(rules):
+        _solve_heads_up_game(rules, as_json, lang)
+        return
     with stages() as say:
         solved, cached = solve_cached(
             rules, lambda stage, step: None if as_json else say(solving(rules, stage, step, lang), stage)
@@ -244,6 +252,49 @@ def solve(rules: Ruleset, players: int, as_json: bool, lang: str) -> None:
     if outcome.shared:
         click.echo(tr(lang, "cli.solve.shared", p=num(lang, outcome.shared, ".6%")))
     click.echo(tr(lang, "cli.solve.advantage", p=num(lang, data["first_player_advantage"], "+.6%")))
+    if data["first_player_drawn"]:
+        click.echo(tr(lang, "cli.solve.drawn"))
+
+
+def _solve_heads_up_game(rules: Ruleset, as_json: bool, lang: str) -> None:
+    """Two players where manches carry over (« queue de la vache », l'Espagnole losing the game):
+    the whole game, each manche played for it."""
+    from ..solver.solutions import solve_game_cached
+
+    def quiet(text: str, stage: str) -> None:
+        """With --json, nothing but the data."""
+
+    with stages() as say:
+        game, cached = solve_game_cached(rules, game_solving(quiet if as_json else say, lang))
+    outcome = game.outcome()
+    share = float(game.value()[0])
+    data = {
+        "rules": rules.name,
+        "players": 2,
+        "method": "the game, manche by manche",
+        "manche_loss_first_leader": None,
+        "lose": {"first_leader": outcome.lose[0], "other": outcome.lose[1]},
+        "shared": outcome.shared,
+        "share": {"first_leader": share, "other": 1 - share},
+        "first_player_advantage": outcome.lose[1] - outcome.lose[0],
+        "first_player_drawn": rules.first_player != "first_seat",
+        "iterations": game.plain.iterations,
+        "manches_solved": 1 + len(game.manches),
+        "cached": cached,
+    }
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+        return
+    click.echo(tr(lang, "cli.solve", rules=rules_name(rules)))
+    click.echo(tr(lang, "cli.solve.whole"))
+    first, other = num(lang, outcome.lose[0], ".6%"), num(lang, outcome.lose[1], ".6%")
+    click.echo(tr(lang, "cli.solve.lose", first=first, other=other))
+    if outcome.shared:
+        click.echo(tr(lang, "cli.solve.shared", p=num(lang, outcome.shared, ".6%")))
+        first, other = num(lang, share, ".6%"), num(lang, 1 - share, ".6%")
+        click.echo(tr(lang, "cli.solve.share", first=first, other=other))
+    advantage = outcome.lose[1] - outcome.lose[0]
+    click.echo(tr(lang, "cli.solve.advantage", p=num(lang, advantage, "+.6%")))
     if data["first_player_drawn"]:
         click.echo(tr(lang, "cli.solve.drawn"))
 

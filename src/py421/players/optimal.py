@@ -1,7 +1,11 @@
 """The optimal bot.
 
 With two players it plays the solved game of :class:`py421.solver.heads_up.HeadsUp`:
-every decision lowers its exact chance of losing the manche. With three or
+every decision lowers its exact chance of losing the manche; where the end of
+a manche is worth more than who lost it (« queue de la vache », l'Espagnole
+losing the game), it plays the whole game manche by manche
+(:mod:`py421.solver.heads_up_game`), lowering its expected share of the
+game's loss. With three or
 four it plays the whole game solved by max^n (:mod:`py421.solver.game_maxn`):
 every decision lowers its expected share of the game's loss, anticipating
 that every other player does the same for themselves. Elsewhere (five
@@ -21,8 +25,16 @@ from ..core.state import Phase, State
 from ..solver import game_maxn
 from ..solver.game_maxn import GameMaxn
 from ..solver.heads_up import HeadsUp, unsupported
+from ..solver.heads_up_game import HeadsUpGame, carries_over
 from ..solver.rounds import STOP, RoundValues, check_round_players, round_for, vient_amount
-from ..solver.solutions import kept_game, solved, solved_game
+from ..solver.solutions import (
+    kept_game,
+    kept_heads_up_game,
+    manche_solution,
+    solved,
+    solved_game,
+    solved_heads_up_game,
+)
 from ..solver.tables import INDEX, KEEPS
 from ..solver.turn import Option, StakedValues, options, staked_options
 
@@ -39,19 +51,24 @@ def game_level(rules: Ruleset, players: int) -> bool:
 
 def prepare(
     rules: Ruleset, players: int, progress: game_maxn.Progress | None = None, *, solve_games: bool = True
-) -> HeadsUp | GameMaxn | None:
+) -> HeadsUp | HeadsUpGame | GameMaxn | None:
     """Solve a table for the optimal bot before play, or say clearly why it cannot play.
 
     Three- and four-player games are solved once per machine: from seconds to
     about fifteen minutes (four players of ``classic-11``), with ``progress``.
-    ``solve_games=False`` (a server): such a game is played whole only if it
-    was solved on this machine before, else round by round.
+    ``solve_games=False`` (a server): such a game, and a two-player game
+    where manches carry over, is played whole only if it was solved on this
+    machine before, else round by round.
     """
     if not rules.seats(players):
         raise InvalidPlayers(players_refused(rules, players))
     check_optimal(rules, players)
-    if whole_game(rules, players):
+    if whole_game(rules, players) and not carries_over(rules):
         return solved(rules)
+    if whole_game(rules, players):  # the game where manches carry over: seconds to minutes (vache-41)
+        game = solved_heads_up_game(rules, progress) if solve_games else kept_heads_up_game(rules)
+        if game is not None:
+            return game
     if game_level(rules, players):
         kept = solved_game(rules, players, progress) if solve_games else kept_game(rules, players)
         if kept is not None:
@@ -83,7 +100,10 @@ class OptimalBot:
     def choose(self, state: State) -> Action:
         players = len(state.players)
         if whole_game(state.rules, players):
-            return self._game(state)
+            rules = state.rules
+            if self.solve_games or not carries_over(rules) or kept_heads_up_game(rules) is not None:
+                return self._game(state)
+            return self._round(state)
         r = state.round
         if game_level(state.rules, players) and r is not None and r.tie is None:
             game = solved_game(state.rules, players) if self.solve_games else kept_game(state.rules, players)
@@ -107,16 +127,13 @@ class OptimalBot:
         return Stop() if keep == STOP else Throw(KEEPS[keep])
 
     def _game(self, state: State) -> Action:
-        solver = solved(state.rules)
+        solver = manche_solution(state.rules, (state.manche_losses[0], state.manche_losses[1]))
         r = state.round
         assert r is not None
         charge = state.phase is Phase.CHARGE
         leader = r.order[0]
-        if r.tie is not None:  # what « est » settles for, or the stake so far
-            amount = est_amount(state)
-            if charge and state.rules.accumulated_stakes:
-                amount = min(amount, state.pot)  # any stake from the pot up takes the whole pot
-            return ChooseStake(solver.stake(charge, state.pot, state.tokens[0], leader, amount))
+        if r.tie is not None:  # what « est » settles for, or the stake so far (the largest that matters)
+            return ChooseStake(solver.stake(charge, state.pot, state.tokens[0], leader, est_amount(state)))
         leader_values, follower_values = solver.position(charge, state.pot, state.tokens[0], leader)
         most = state.rules.throws_allowed(charge)
         row: int | None = None

@@ -16,6 +16,7 @@ import contextlib
 import logging
 import multiprocessing
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
@@ -82,10 +83,22 @@ def _serve(conn: Connection, memory_mb: int) -> None:
 
 
 class OptimalWorker:
-    """The server's side of the worker: one request at a time, each with a deadline."""
+    """The server's side of the worker: one request at a time, each with a deadline.
 
-    def __init__(self, budget: Budget | None = None) -> None:
+    ``serve`` is what the process runs (:func:`_serve`, the optimal bot's; the analyses have
+    their own, :mod:`.analysis`), called with its end of the pipe and ``budget.memory_mb``.
+    """
+
+    def __init__(
+        self,
+        budget: Budget | None = None,
+        *,
+        serve: Callable[[Connection, int], None] | None = None,
+        name: str = "py421-optimal",
+    ) -> None:
         self.budget = budget or Budget()
+        self._serve = serve or _serve
+        self._name = name
         self._lock = threading.Lock()  # one request in flight: the pipe is not shared
         self._process: Any = None
         self._conn: Connection | None = None
@@ -103,7 +116,7 @@ class OptimalWorker:
             context = multiprocessing.get_context("spawn")  # not a fork of the server's threads
             ours, theirs = context.Pipe()
             process = context.Process(
-                target=_serve, args=(theirs, self.budget.memory_mb), name="py421-optimal", daemon=True
+                target=self._serve, args=(theirs, self.budget.memory_mb), name=self._name, daemon=True
             )
             process.start()
             theirs.close()

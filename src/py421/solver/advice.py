@@ -17,8 +17,11 @@ play and the leader's limit (see :mod:`.rounds`):
 And one needs the whole position of the game:
 
 - ``game``: with two players the chance of not losing the manche
-  (:mod:`.heads_up`); with three or four, one minus the expected share of
-  the game's loss (a loss shared by ``k`` players costing each ``1/k``), every
+  (:mod:`.heads_up`), or where the end of a manche is worth more than who lost
+  it (« queue de la vache », l'Espagnole losing the game) one minus the
+  expected share of the game's loss (:mod:`.heads_up_game`, the first manche,
+  nothing owed); with three or four, one minus the expected share of the
+  game's loss (a loss shared by ``k`` players costing each ``1/k``), every
   player playing for their own share (:mod:`.game_maxn`, the first manche).
 """
 
@@ -36,9 +39,12 @@ from ..core.errors import InvalidPosition, InvalidRuleset, Message
 from ..core.rules import Ruleset
 from . import game_maxn
 from .heads_up import cannot_solve, unsupported
+from .heads_up_game import GameManche
 from .rounds import Objective, solve_round
 from .tables import INDEX, KEEP_INDEX, RESULTS, TRANSITIONS, FloatArray
 from .turn import Option, StakedValues, TurnValues, beats_target, options, solve, staked_options
+
+GAME_SHARE = "1 - expected share of the game's loss"
 
 
 def against_coup_sec(table: CombinationTable) -> FloatArray:
@@ -142,8 +148,10 @@ def advise_round(
 
 
 def advise_game(rules: Ruleset, dice: Result, throws_left: int, context: RoundContext) -> Advice:
-    """Two players: every choice by the exact chance of not losing the manche."""
-    from ..solver.solutions import solved
+    """Two players: every choice by the exact chance of not losing the manche, or where manches carry
+    over (:func:`.heads_up_game.carries_over`) by one minus the expected share of the game's loss, in
+    the first manche with nothing owed."""
+    from ..solver.solutions import manche_solution
 
     context.check(rules, throws_left)
     why = unsupported(rules)
@@ -172,7 +180,8 @@ def advise_game(rules: Ruleset, dice: Result, throws_left: int, context: RoundCo
             )
         )
     leader = 0 if not context.before else 1  # the mover is seat 0
-    leader_values, follower_values = solved(rules).position(context.charge, pot, mine, leader)
+    solver = manche_solution(rules)
+    leader_values, follower_values = solver.position(context.charge, pot, mine, leader)
     row: int | None = None
     values: TurnValues | StakedValues = leader_values
     if context.before:
@@ -182,6 +191,9 @@ def advise_game(rules: Ruleset, dice: Result, throws_left: int, context: RoundCo
         found = staked_options(values, dice.dice, throws_left, context.stake, row)
     else:
         found = options(values, dice.dice, throws_left, row)
+    if isinstance(solver, GameManche):
+        a, b = solver.own_scale(context.charge, 0)
+        return Advice(GAME_SHARE, [replace(o, value=a + b * o.value) for o in found])
     return Advice("P(not losing the manche)", found)
 
 
@@ -241,4 +253,4 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
     stops = game_maxn.stop_values(shape, payoff, seats, most, rules.leader_limit, place, summary, limit)
     values = solve(lambda remaining: stops[remaining], len(stops))
     found = [replace(o, value=1 + o.value) for o in options(values, dice.dice, throws_left)]
-    return Advice("1 - expected share of the game's loss", found)
+    return Advice(GAME_SHARE, found)

@@ -12,12 +12,15 @@ by less than ``1e-13``.
 
 Whole games are manches chained together: the loser of a manche leads the
 next, so the chance that the leader of a manche's first round loses it is
-all a game needs (see :func:`game_outcome`).
+all a game needs (see :func:`game_outcome`). Where the end of a manche is
+worth more than who lost it (« queue de la vache », l'Espagnole losing the
+game), a manche's charge is solved against what each end is worth to the
+game, its :class:`Ending` (see :mod:`.heads_up_game`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Protocol, TypeVar
@@ -31,38 +34,78 @@ from ..core.errors import InvalidRuleset, Message
 from ..core.rules import Ruleset
 from .amounts import base_amounts, settled_amounts, token_values
 from .tables import INDEX, KEEP_INDEX, RESULTS, TRANSITIONS, FloatArray
-from .turn import StakedValues, TurnValues, Utility, solve, solve_staked
+from .turn import (
+    StakedValues,
+    TurnValues,
+    Utility,
+    solve,
+    solve_following,
+    solve_staked,
+    solve_staked_following,
+)
 
 TOLERANCE = 1e-13
 STAKE_TIE = 1e-12  # « est » and « vient » closer than this are worth the same: « est »
 IntArray = npt.NDArray[np.intp]
 BoolArray = npt.NDArray[np.bool_]
+Debts = tuple[int, int]  # what each seat owes the next manche (« queue de la vache »)
+NO_DEBTS: Debts = (0, 0)
+# A value after a round: P(seat 0 loses the manche), or with an Ending [seat 0's expected share of
+# the game's loss, P(the game's loss is shared)] (the second only where the Ending tracks it).
+Value = float | FloatArray
+
+
+class Ending(Protocol):
+    """What each end of a manche is worth to the game, for a manche solved against it."""
+
+    @property
+    def debt_cap(self) -> int:
+        """The largest debt worth more than a smaller one (0 without « queue de la vache »)."""
+        ...
+
+    @property
+    def tracked(self) -> bool:
+        """Whether the chance of a shared loss is followed along (games where one can happen)."""
+        ...
+
+    def end(self, loser: int, espagnole: bool, debts: Debts) -> FloatArray:
+        """[seat 0's expected share of the game's loss, P(a shared loss)] once ``loser`` has lost the
+        manche (by l'Espagnole or not), ``debts`` owed to the next."""
+        ...
+
+
+class LostIsBetter(InvalidRuleset):
+    """Losing a manche would be worth more to its loser than winning it: the décharge, played for
+    the manche, would not be the game's (not met under the rules the tests solve)."""
 
 
 def unsupported(rules: Ruleset) -> Message | None:
     """Why the two-player solver cannot solve these rules (``str()``: in English), or None.
 
-    The solver values one manche, which two players play for its only two
-    outcomes: one loses it or the other does. Rules where a manche ends in
-    more ways than that, each worth something different in the game, are
-    not a contest of one manche at a time (docs/strategy.md).
+    Every ruleset two can play is solved: one manche played for itself here,
+    and where the end of a manche is worth more than who lost it, the whole
+    game manche by manche (:mod:`.heads_up_game`).
     """
     if not rules.seats(2):
         return Message(
             "solver.two_players.seats", f"{rules.name} is not played by two", {"rules": rules.name}
         )
-    several = rules.manches > 1 or rules.fiches_de_manche > 0
-    if rules.queue_de_la_vache:
-        return Message(
-            "solver.two_players.queue",
-            "« queue de la vache » carries debts into the next manche: a manche is more than lost or won",
-        )
-    if several and rules.espagnole == "loses_game" and not rules.initial_tokens:  # else it cannot happen
-        return Message(
-            "solver.two_players.espagnole",
-            "l'Espagnole loses the whole game, so a manche can be lost in two ways worth different things",
-        )
     return None
+
+
+def check_lost_is_worse(rules: Ruleset, lost: FloatArray, won: FloatArray) -> None:
+    """Refuse rules where losing a manche is worth more to seat 0 (``lost[0]``, its expected share
+    of the game's loss) than winning it (``won[0]``): the décharge is played for the manche."""
+    if lost[0] < won[0] - STAKE_TIE:
+        raise LostIsBetter(
+            Message(
+                "solver.two_players.lost_is_better",
+                f"under {rules.name} losing a manche can be worth more than winning it "
+                f"({lost[0]:.6f} against {won[0]:.6f}): the two-player solver plays the décharge "
+                "for the manche and cannot solve these rules",
+                {"rules": rules.name, "lost": f"{lost[0]:.6f}", "won": f"{won[0]:.6f}"},
+            )
+        )
 
 
 def cannot_solve(rules: Ruleset, why: Message) -> Message:
@@ -124,12 +167,17 @@ class HeadsUp:
 
     ``charge[pot][t0, leader]`` and ``decharge[t0, leader]`` are the chance
     that seat 0 loses the manche from the start of a round, seat 0 holding
-    ``t0`` tokens.
+    ``t0`` tokens. With an ``ending`` the charge is solved against it:
+    ``charge`` is seat 0's expected share of the game's loss and ``shared``
+    the chance that the loss is shared (where the ending tracks it), while the
+    décharge stays the manche's (see :meth:`decharge_start`).
     """
 
     rules: Ruleset
+    ending: Ending | None = None
     total: int = field(init=False)
     charge: dict[int, FloatArray] = field(default_factory=dict)
+    shared: dict[int, FloatArray] = field(default_factory=dict)
     decharge: FloatArray = field(default_factory=lambda: np.zeros(0))
     iterations: int = 0
     _positions: dict[
@@ -142,6 +190,13 @@ class HeadsUp:
         if why:
             raise InvalidRuleset(cannot_solve(self.rules, why))
         self.total = self.rules.pot + 2 * self.rules.initial_tokens  # every token of the manche
+        self.debt_cap = self.ending.debt_cap if self.ending is not None else 0
+        self.tracked = self.ending is not None and self.ending.tracked
+
+    def stake_cap(self, pot: int) -> int:
+        """The largest accumulated stake worth more than a smaller one with ``pot`` left: a loser
+        takes at most the pot, and owes at most ``debt_cap`` more (« queue de la vache »)."""
+        return pot + self.debt_cap
 
     # -- the round -------------------------------------------------------------
 
@@ -196,7 +251,9 @@ class HeadsUp:
             amount=base_amounts(rules, best, worst).ravel(),  # « vient »: the nénette penalty aside
         )
 
-    def _tie_values(self, after: FloatArray, chooser_is_zero: bool, accumulate: bool) -> TieValues:
+    def _tie_values(
+        self, after: FloatArray, chooser_is_zero: bool, accumulate: bool, chosen: BoolArray | None = None
+    ) -> TieValues:
         """What a tie is worth once replays decide it, by the amount it would settle for.
 
         ``after[who, amount]`` is P(seat 0 loses the manche) once the leader
@@ -205,7 +262,8 @@ class HeadsUp:
         follower) chooses « est » or « vient » before the next one; the choice
         comes back unchanged if that one ties too, so the better of the two
         answers every time. With ``accumulate`` every replay adds its best
-        value to the stake the round settles for.
+        value to the stake the round settles for. ``chosen`` imposes where
+        « vient » is played (another channel following the same choices).
         """
         rep = self._replays
         width = after.shape[1]
@@ -219,8 +277,10 @@ class HeadsUp:
         choose = self.rules.tie_break == "qui_barre_demarre"
         sign = -1.0 if chooser_is_zero else 1.0  # the chooser lowers or raises P(seat 0 loses)
 
-        def better(vient_value: FloatArray, est_value: FloatArray) -> BoolArray:
+        def better(vient_value: FloatArray, est_value: FloatArray, stake: int | None = None) -> BoolArray:
             """Where « vient » is worth more to the chooser; within 1e-12 « est » stays."""
+            if chosen is not None:
+                return chosen if stake is None else chosen[stake]
             found: BoolArray = choose & (sign * (vient_value - est_value) > STAKE_TIE)
             return found
 
@@ -239,7 +299,7 @@ class HeadsUp:
             rest = float(tied[moves] @ value[nxt[moves, stake]])
             est = (est_decided[stake] + rest) / (1 - stay)
             other = (vient + rest) / (1 - stay)
-            better_vient[stake] = better(np.array(other), np.array(est))
+            better_vient[stake] = better(np.array(other), np.array(est), stake)
             value[stake] = other if better_vient[stake] else est
         first_replay = est_decided + np.einsum("p,pa->a", tied, value[nxt])
         return TieValues(first=first_replay, fixed=fixed, vient=better_vient)
@@ -254,104 +314,180 @@ class HeadsUp:
         amounts = [st.amount for st in self._settlements.values()]
         return bool(min(int(a.min()) for a in amounts) == 0)
 
+    def _after(self, next_value: Callable[[int, int], Value], width: int) -> list[FloatArray]:
+        """``[who, amount]`` for each channel: what follows the round (see :data:`Value`)."""
+        found = np.array([[next_value(who, a) for a in range(width)] for who in range(3)], dtype=float)
+        return [found] if found.ndim == 2 else [found[..., c] for c in range(found.shape[-1])]
+
     def _staked_round(
-        self, leader: int, next_value: Callable[[int, int], float]
-    ) -> tuple[float, StakedValues, dict[int, StakedValues]]:
+        self, leader: int, next_value: Callable[[int, int], Value], pot: int
+    ) -> tuple[Value, StakedValues, dict[int, StakedValues]]:
         """A charge round where every throw adds to the stake (seed 001)."""
         rules = self.rules
-        cap = rules.pot
+        cap = self.stake_cap(pot)
         most = rules.charge_throws
         gains = token_values(rules)
-        after = np.array([[next_value(who, a) for a in range(cap + 1)] for who in range(3)])
-        ties = self._tie_values(after[:2], chooser_is_zero=leader == 1, accumulate=True)
-        if rules.tied_losers_all_take:  # no replay: both take the stake, or the penalty on nénette
-            ties = TieValues(first=after[2], fixed=after[2], vient=np.zeros(cap + 1, dtype=bool))
+        channels = self._after(next_value, cap + 1)
+        ties: list[TieValues] = []
+        for after in channels:
+            found = self._tie_values(
+                after[:2], leader == 1, accumulate=True, chosen=ties[0].vient if ties else None
+            )
+            if rules.tied_losers_all_take:  # no replay: both take the stake, or the penalty on nénette
+                found = TieValues(first=after[2], fixed=after[2], vient=np.zeros(cap + 1, dtype=bool))
+            ties.append(found)
         results = np.arange(len(RESULTS))
         nenette = results == INDEX[NENETTE]
         penalty = min(rules.nenette_penalty, cap)
 
-        def payoff(kl: int, kf: int) -> FloatArray:
-            """[leader's result, follower's result, stake] -> P(seat 0 loses the manche)."""
+        def settle(after: FloatArray, tie: TieValues, kl: int, kf: int) -> FloatArray:
+            """[leader's result, follower's result, stake] -> the channel's value."""
             st = self.settlement(kl, kf)
             lose = np.where(st.leader_loses[..., None], after[0][None, None, :], after[1][None, None, :])
-            settled: FloatArray = np.where(st.tie[..., None], ties.first[None, None, :], lose)
+            settled: FloatArray = np.where(st.tie[..., None], tie.first[None, None, :], lose)
             if rules.nenette_penalty:  # a loser holding nénette takes the penalty, whatever the stake
                 loser_nenette = np.where(st.leader_loses, nenette[:, None], nenette[None, :])
                 fixed = np.where(st.leader_loses, after[0][penalty], after[1][penalty])
-                fixed = np.where(st.tie, ties.fixed[penalty], fixed)
+                fixed = np.where(st.tie, tie.fixed[penalty], fixed)
                 settled = np.where(loser_nenette[..., None], fixed[..., None], settled)
             return settled
 
-        def solver(utility: Utility, throws: int) -> StakedValues:
-            return solve_staked(utility, throws, gains, cap)
+        def payoff(kl: int, kf: int) -> FloatArray:
+            if len(channels) == 1:
+                return settle(channels[0], ties[0], kl, kf)
+            return np.stack([settle(a, t, kl, kf) for a, t in zip(channels, ties, strict=True)])
 
-        leader_values, follower_values = _two_turns(leader, most, rules.leader_limit, payoff, solver)
-        value = float(_own(leader_values.start(most)[0], leader))  # the stake starts at 0
-        return value, leader_values, follower_values
+        def solver(utility: Utility, throws: int) -> StakedValues:
+            if len(channels) == 1:
+                return solve_staked(utility, throws, gains, cap)
+            return solve_staked_following(utility, throws, gains, cap)
+
+        tracked = len(channels) > 1
+        leader_values, follower_values = _two_turns(leader, most, rules.leader_limit, payoff, solver, tracked)
+        value = _own(leader_values.start(most)[..., 0], leader, tracked)  # the stake starts at 0
+        return _plain(value), leader_values, follower_values
 
     def round_value(
         self,
         charge: bool,
         leader: int,
-        next_value: Callable[[int, int], float],
-    ) -> tuple[float, TurnValues | StakedValues, dict[int, TurnValues] | dict[int, StakedValues]]:
+        next_value: Callable[[int, int], Value],
+        pot: int | None = None,
+    ) -> tuple[Value, TurnValues | StakedValues, dict[int, TurnValues] | dict[int, StakedValues]]:
         """The value of a round: ``next_value(loser, amount)`` values what follows it.
 
         ``loser`` is 0 for the leader, 1 for the follower, 2 for both (every tied
-        loser takes). Returns P(seat 0 loses the manche) and both players' values.
+        loser takes). Returns P(seat 0 loses the manche) and both players' values
+        (where ``next_value`` gives channels, each channel's value: see :data:`Value`).
+        ``pot``: what a charge round where stakes accumulate has left to take
+        (the whole pot if not said).
         """
         rules = self.rules
         if charge and rules.accumulated_stakes:
-            return self._staked_round(leader, next_value)
+            return self._staked_round(leader, next_value, rules.pot if pot is None else pot)
         most = rules.throws_allowed(charge)
         top = int(max(token_values(rules).max(), rules.nenette_penalty))
-        after = np.array([[next_value(who, a) for a in range(top + 1)] for who in range(3)])
+        channels = self._after(next_value, top + 1)
         both_take = charge and rules.tied_losers_all_take
-        ties = self._tie_values(after[:2], chooser_is_zero=leader == 1, accumulate=False)
+        ties: list[TieValues] = []
+        for after in channels:
+            chosen = ties[0].vient if ties else None
+            ties.append(self._tie_values(after[:2], leader == 1, accumulate=False, chosen=chosen))
 
-        def payoff(kl: int, kf: int) -> FloatArray:
-            """[leader's result, follower's result] -> P(seat 0 loses the manche)."""
+        def settle(after: FloatArray, tie: TieValues, kl: int, kf: int) -> FloatArray:
+            """[leader's result, follower's result] -> the channel's value."""
             st = self.settlement(kl, kf)
             values = np.where(st.leader_loses, after[0][st.amount], after[1][st.amount])
             if both_take:
                 tie_value = after[2][st.amount]
             else:
-                tie_value = ties.first[st.amount]
+                tie_value = tie.first[st.amount]
                 if rules.nenette_penalty:  # a tie on nénette pays the penalty whatever is chosen
-                    tie_value[INDEX[NENETTE], INDEX[NENETTE]] = ties.fixed[rules.nenette_penalty]
+                    tie_value[INDEX[NENETTE], INDEX[NENETTE]] = tie.fixed[rules.nenette_penalty]
             settled: FloatArray = np.where(st.tie, tie_value, values)
             return settled
 
-        leader_values, follower_values = _two_turns(leader, most, rules.leader_limit, payoff, solve)
-        value = float(_own(leader_values.start(most), leader))
-        return value, leader_values, follower_values
+        def payoff(kl: int, kf: int) -> FloatArray:
+            if len(channels) == 1:
+                return settle(channels[0], ties[0], kl, kf)
+            return np.stack([settle(a, t, kl, kf) for a, t in zip(channels, ties, strict=True)])
+
+        tracked = len(channels) > 1
+        solver = solve_following if tracked else solve
+        leader_values, follower_values = _two_turns(leader, most, rules.leader_limit, payoff, solver, tracked)
+        value = _own(leader_values.start(most), leader, tracked)
+        return _plain(value), leader_values, follower_values
 
     # -- positions -------------------------------------------------------------
 
-    def _charge_next(self, pot: int, t0: int, leader: int) -> Callable[[int, int], float]:
+    def _end(self, loser: int, espagnole: bool, debts: Debts, tracked: bool) -> Value:
+        """What the end of the manche is worth: P(seat 0 loses it), or the ending's value."""
+        if self.ending is None:
+            return 1.0 if loser == 0 else 0.0
+        found = self.ending.end(loser, espagnole, debts)
+        return found if tracked else float(found[0])
+
+    def decharge_ends(self, debts: Debts) -> tuple[FloatArray, FloatArray]:
+        """The ending's values when seat 0 or seat 1 loses the décharge, ``debts`` owed.
+
+        The décharge is played for the manche: its only outcomes are who loses
+        it, and both players rank them oppositely as long as losing is worth
+        more to seat 0 than winning (checked: :class:`LostIsBetter` otherwise).
+        Its value is then an affine map of the chance that seat 0 loses it.
+        """
+        assert self.ending is not None
+        lost, won = self.ending.end(0, False, debts), self.ending.end(1, False, debts)
+        check_lost_is_worse(self.rules, lost, won)
+        return lost, won
+
+    def decharge_start(self, loses: float, debts: Debts, tracked: bool = False) -> Value:
+        """What a décharge is worth when seat 0 loses it with the chance ``loses``, ``debts`` owed."""
+        if self.ending is None:
+            return loses
+        lost, won = self.decharge_ends(debts)
+        found: FloatArray = won + (lost - won) * loses
+        return found if tracked else float(found[0])
+
+    def charge_end(self, tokens: Sequence[int], leader: int, debts: Debts, tracked: bool = False) -> Value:
+        """The end of the charge, the last round's loser ``leader``: l'Espagnole or the décharge."""
+        rules = self.rules
+        # with two players, a player without tokens leaves the other holding them all, who
+        # loses the manche (l'Espagnole)
+        if 0 in tokens:
+            return self._end(0 if tokens[1] == 0 else 1, True, debts, tracked)
+        if rules.decharge_leader == "worst_coup_sec":  # a fair draw between the two
+            loses = float(self.decharge[tokens[0]].mean())
+        else:
+            nxt = leader
+            if rules.decharge_leader == "fewest_tokens" and tokens[0] != tokens[1]:
+                nxt = 0 if tokens[0] < tokens[1] else 1
+            loses = float(self.decharge[tokens[0], nxt])
+        return self.decharge_start(loses, debts, tracked)
+
+    def _charge_next(
+        self, pot: int, t0: int, leader: int, tracked: bool = False
+    ) -> Callable[[int, int], Value]:
         rules = self.rules
         follower = 1 - leader
+        queue = rules.queue_de_la_vache and self.ending is not None
 
-        def value(who: int, amount: int) -> float:
+        def value(who: int, amount: int) -> Value:
             tokens = [t0, self.total - pot - t0]
+            debts = [0, 0]
             left = pot
             losers = (leader, follower) if who == 2 else ((leader,) if who == 0 else (follower,))
             for seat in losers:
                 take = min(amount, left)
                 tokens[seat] += take
                 left -= take
+                debts[seat] += amount - take  # owed to the next manche, with « queue de la vache »
             nxt = losers[0]
             if left:
+                if tracked:
+                    return np.array([self.charge[left][tokens[0], nxt], self.shared[left][tokens[0], nxt]])
                 return float(self.charge[left][tokens[0], nxt])
-            # the end of the charge: with two players, a player without tokens leaves the
-            # other holding them all, who loses the manche (l'Espagnole)
-            if 0 in tokens:
-                return 1.0 if tokens[1] == 0 else 0.0
-            if rules.decharge_leader == "worst_coup_sec":  # a fair draw between the two
-                return float(self.decharge[tokens[0]].mean())
-            if rules.decharge_leader == "fewest_tokens" and tokens[0] != tokens[1]:
-                nxt = 0 if tokens[0] < tokens[1] else 1
-            return float(self.decharge[tokens[0], nxt])
+            owed = (min(debts[0], self.debt_cap), min(debts[1], self.debt_cap)) if queue else NO_DEBTS
+            return self.charge_end(tokens, nxt, owed, tracked)
 
         return value
 
@@ -371,6 +507,11 @@ class HeadsUp:
 
     def solve(self, progress: Callable[[str, int], None] | None = None) -> HeadsUp:
         """Solve every position: the décharge first, then the charge from small pots up."""
+        self.solve_decharge(progress)
+        return self.solve_charge(progress)
+
+    def solve_decharge(self, progress: Callable[[str, int], None] | None = None) -> HeadsUp:
+        """The décharge by value iteration, played for the manche."""
         total = self.total
         self.decharge = np.full((total + 1, 2), 0.5)
         inner = range(1, total)
@@ -379,6 +520,7 @@ class HeadsUp:
             for t0 in inner:
                 for leader in (0, 1):
                     v, _, _ = self.round_value(False, leader, self._decharge_next(t0, leader))
+                    assert isinstance(v, float)
                     change = max(change, abs(v - self.decharge[t0, leader]))
                     self.decharge[t0, leader] = v
             self.iterations += 1
@@ -386,18 +528,33 @@ class HeadsUp:
                 progress("decharge", self.iterations)
             if change < TOLERANCE:
                 break
+        return self
+
+    def solve_charge(self, progress: Callable[[str, int], None] | None = None) -> HeadsUp:
+        """The charge from small pots up, once the décharge is solved."""
+        total = self.total
+        tracked = self.tracked
         for pot in range(1, self.rules.pot + 1):
             level = np.full((total - pot + 1, 2), 0.5)
             self.charge[pot] = level
+            shared = self.shared[pot] = np.zeros_like(level) if tracked else level
             while True:  # a round worth 0 leaves the pot as it was: iterate then
                 change = 0.0
                 for t0 in range(total - pot + 1):
                     for leader in (0, 1):
-                        v, _, _ = self.round_value(True, leader, self._charge_next(pot, t0, leader))
+                        nxt = self._charge_next(pot, t0, leader, tracked)
+                        v, _, _ = self.round_value(True, leader, nxt, pot)
+                        if tracked:
+                            assert not isinstance(v, float)
+                            change = max(change, abs(v[1] - shared[t0, leader]))
+                            shared[t0, leader] = v[1]
+                            v = float(v[0])
                         change = max(change, abs(v - level[t0, leader]))
                         level[t0, leader] = v
                 if change < TOLERANCE or not self._free_rounds:
                     break
+            if not tracked:
+                del self.shared[pot]
             if progress:
                 progress("charge", pot)
         return self
@@ -419,7 +576,7 @@ class HeadsUp:
         found = self._positions.get(key)
         if found is None:
             nxt = self._charge_next(pot, t0, leader) if charge else self._decharge_next(t0, leader)
-            _, leader_values, follower_values = self.round_value(charge, leader, nxt)
+            _, leader_values, follower_values = self.round_value(charge, leader, nxt, pot)
             found = self._positions[key] = (leader_values, follower_values)
         return found
 
@@ -427,13 +584,14 @@ class HeadsUp:
         """« Main chaude »: where the follower plays « vient », by what « est » settles for.
 
         Indexed by the round's amount (0 to the largest value or penalty), or
-        in a charge where stakes accumulate, by the stake so far (0 to the pot:
-        any stake from the pot up takes the whole pot).
+        in a charge where stakes accumulate, by the stake so far (0 to
+        :meth:`stake_cap`: any stake from the pot up takes the whole pot, and
+        what it leaves owed counts up to ``debt_cap``).
         """
         nxt = self._charge_next(pot, t0, leader) if charge else self._decharge_next(t0, leader)
         accumulate = charge and self.rules.accumulated_stakes
         top = int(max(token_values(self.rules).max(), self.rules.nenette_penalty))
-        width = pot + 1 if accumulate else top + 1
+        width = self.stake_cap(pot) + 1 if accumulate else top + 1
         after = np.array([[nxt(who, a) for a in range(width)] for who in (0, 1)])
         return self._tie_values(after, chooser_is_zero=leader == 1, accumulate=accumulate).vient
 
@@ -443,9 +601,22 @@ class HeadsUp:
         return "vient" if choices[min(amount, len(choices) - 1)] else "est"
 
 
-def _own(values: FloatArray, seat: int) -> FloatArray:
-    """A seat's own objective from P(seat 0 loses the manche): not to lose it."""
-    return 1 - values if seat == 0 else values
+def _own(values: FloatArray, seat: int, tracked: bool = False) -> FloatArray:
+    """A seat's own objective from P(seat 0 loses the manche): not to lose it.
+
+    ``tracked``: channels first; only the first is the objective, the others follow.
+    """
+    if not tracked:
+        return 1 - values if seat == 0 else values
+    own = values.copy()
+    if seat == 0:
+        own[0] = 1 - values[0]
+    return own
+
+
+def _plain(value: FloatArray) -> Value:
+    """A round's value: a float, or its channels."""
+    return float(value) if value.ndim == 0 else value
 
 
 class _Solved(Protocol):
@@ -461,22 +632,23 @@ def _two_turns(
     leader_limit: bool,
     payoff: Callable[[int, int], FloatArray],
     solver: Callable[[Utility, int], V],
+    tracked: bool = False,
 ) -> tuple[V, dict[int, V]]:
     """The round's two turns: the follower best-responds, the leader anticipates.
 
     ``payoff(leader_throws, follower_throws)`` gives P(seat 0 loses the manche)
-    for every pair of final results.
+    for every pair of final results (``tracked``: channels first, see :data:`Value`).
     """
     follower = 1 - leader
     follower_values: dict[int, V] = {}
     leader_utility: dict[int, FloatArray] = {}
     for kl in range(1, most + 1):
         limit = kl if leader_limit else most
-        tables = {r: _own(payoff(kl, limit - r), follower) for r in range(limit)}
+        tables = {r: _own(payoff(kl, limit - r), follower, tracked) for r in range(limit)}
         values = solver(lambda r, t=tables: t[r], limit)  # type: ignore[misc]
         follower_values[kl] = values
-        seat0_loses = _own(values.start(limit), follower)
-        leader_utility[kl] = _own(seat0_loses, leader)
+        seat0_loses = _own(values.start(limit), follower, tracked)
+        leader_utility[kl] = _own(seat0_loses, leader, tracked)
     return solver(lambda r: leader_utility[most - r], most), follower_values
 
 

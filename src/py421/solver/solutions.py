@@ -1,6 +1,8 @@
 """Solved games kept on disk, so a ruleset is solved once per machine.
 
-Two players: :class:`.heads_up.HeadsUp`; three and four: :class:`.game_maxn.GameMaxn`.
+Two players: :class:`.heads_up.HeadsUp`, and where a manche's end is worth
+more than who lost it :class:`.heads_up_game.HeadsUpGame`; three and four:
+:class:`.game_maxn.GameMaxn`.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from ..paths import data_dir
 from . import game_maxn
 from .game_maxn import GameMaxn
 from .heads_up import HeadsUp
+from .heads_up_game import GameManche, HeadsUpGame, Lost, carries_over, manche_rules
 
 FORMAT = 3  # bump when the solver's results change meaning
 
@@ -58,6 +61,96 @@ def solve_cached(
 def solved(rules: Ruleset) -> HeadsUp:
     """The solved values of a ruleset: from the disk cache, or solved once and kept there."""
     return solve_cached(rules)[0]
+
+
+GAME_FORMAT = 1  # bump when the two-player game's results change meaning
+
+
+def game_cache_path(rules: Ruleset, folder: Path) -> Path:
+    key = json.dumps({"format": GAME_FORMAT, "options": rules.options()}, sort_keys=True)
+    return folder / f"heads-up-game-{hashlib.sha256(key.encode()).hexdigest()[:20]}.npz"
+
+
+def solve_game_cached(
+    rules: Ruleset,
+    progress: game_maxn.Progress | None = None,
+    folder: Path | None = None,
+) -> tuple[HeadsUpGame, bool]:
+    """The two-player game of ``rules`` where manches carry over, and whether it came from the cache.
+
+    The manche played for itself (its décharge is every manche's) is kept as
+    :func:`solve_cached` keeps it, shared with the rules without the options
+    that carry over; each manche's charge solved against the game is kept
+    beside it."""
+    where = folder or data_dir() / "solver"
+    where.mkdir(parents=True, exist_ok=True)
+    path = game_cache_path(rules, where)
+    game = HeadsUpGame(rules)
+    if path.exists() and cache_path(manche_rules(rules), where).exists():
+        return _load_game(game, path, where), True
+
+    def plain(stage: str, step: int) -> None:
+        if progress is not None:
+            progress(stage, step, rules.pot if stage == "charge" else 0)
+
+    cached_plain = cache_path(manche_rules(rules), where).exists()
+    if progress is not None and not cached_plain:
+        progress("manche", game.most_manches(), game.most_manches())
+    game.plain = solve_cached(manche_rules(rules), plain, where)[0]
+    if path.exists():
+        return _load_game(game, path, where), cached_plain
+    game.solve(progress)
+    arrays: dict[str, Any] = {}
+    for (a, b), solver in game.manches.items():
+        arrays |= {f"charge_{a}_{b}_{pot}": values for pot, values in solver.charge.items()}
+        arrays |= {f"shared_{a}_{b}_{pot}": values for pot, values in solver.shared.items()}
+    tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
+    np.savez(tmp, **arrays)
+    tmp.replace(path)
+    return game, False
+
+
+def _load_game(game: HeadsUpGame, path: Path, where: Path) -> HeadsUpGame:
+    """The manche played for itself, and each manche's charge solved against the game, from the disk."""
+    if not game.plain.charge:
+        game.plain = solve_cached(manche_rules(game.rules), None, where)[0]  # read, not solved
+    with np.load(path) as data:
+        for name in data.files:
+            kind, a, b, pot = name.split("_")
+            lost = (int(a), int(b))
+            if lost not in game.manches:
+                game.manches[lost] = game.context_solver(lost)
+            getattr(game.manches[lost], kind)[int(pot)] = data[name]
+    return game
+
+
+def kept_heads_up_game(rules: Ruleset) -> HeadsUpGame | None:
+    """The two-player game where manches carry over if it was solved on this machine before, else None
+    (nothing is solved: for a server, whose budget of time a solve may exceed)."""
+    where = data_dir() / "solver"
+    if not (game_cache_path(rules, where).exists() and cache_path(manche_rules(rules), where).exists()):
+        return None
+    return solved_heads_up_game(rules)
+
+
+_HEADS_UP_GAMES: dict[Ruleset, HeadsUpGame] = {}
+
+
+def solved_heads_up_game(rules: Ruleset, progress: game_maxn.Progress | None = None) -> HeadsUpGame:
+    """The two-player game where manches carry over: from the disk cache, or solved once and kept there
+    (the solve's ``progress`` is only shown when it is not cached)."""
+    found = _HEADS_UP_GAMES.get(rules)
+    if found is None:
+        found = _HEADS_UP_GAMES[rules] = solve_game_cached(rules, progress)[0]
+    return found
+
+
+def manche_solution(rules: Ruleset, lost: Lost = (0, 0)) -> HeadsUp | GameManche:
+    """What two players play in the manche after ``lost`` manches lost by seat 0 and seat 1: the
+    manche played for itself, or where manches carry over, played for the game."""
+    if carries_over(rules):
+        return solved_heads_up_game(rules).manche(lost)
+    return solved(rules)
 
 
 _GAMES: dict[tuple[Ruleset, int], GameMaxn] = {}

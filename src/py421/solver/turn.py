@@ -61,6 +61,32 @@ def solve(utility: Utility, throws: int) -> TurnValues:
     return TurnValues(tuple(values), utility)
 
 
+# The keeps each result allows, more dice first, padded with the last: the bot's order between
+# keeps worth the same (as :data:`.rounds.KEEP_CHOICES`).
+_PREFERRED = np.array(
+    [ks + [ks[-1]] * (7 - len(ks)) for ks in (sorted(k, key=lambda i: -len(KEEPS[i])) for k in KEEPS_OF)],
+    dtype=np.intp,
+)
+
+
+def solve_following(utility: Utility, throws: int) -> TurnValues:
+    """:func:`solve` for the channel ``utility(r)[0]``; the others follow its choices.
+
+    Every array has the channels first. Channel 0 is the player's own value,
+    solved as :func:`solve` does (the same floats); the other channels are
+    what the same choices are worth in other terms (a chance of some outcome,
+    say). Between equal choices: stop, then keep more dice, as the bot does.
+    """
+    values = [utility(0)]
+    for remaining in range(1, throws):
+        choices = (values[-1] @ TRANSITIONS.T)[..., _PREFERRED]  # (channels, ..., 56, 7)
+        best = choices[0].argmax(axis=-1)[None, ..., None]
+        kept = np.take_along_axis(choices, np.broadcast_to(best, (*choices.shape[:-1], 1)), axis=-1)[..., 0]
+        stop = utility(remaining)
+        values.append(np.where(stop[0] >= kept[0], stop, kept))
+    return TurnValues(tuple(values), utility)
+
+
 def beats_target(table: CombinationTable, target: Result) -> FloatArray:
     """1 for every result strictly better than ``target``, else 0."""
     bar = table.strength(target)
@@ -156,6 +182,23 @@ def solve_staked(utility: Utility, throws: int, gains: npt.NDArray[np.intp], cap
         cont = solved.keep_values(remaining)  # (..., 28, cap+1)
         best_keep = cont[..., KEEP_GRID, :].max(axis=-2)  # (..., 56, cap+1)
         values = (*solved.values, np.maximum(utility(remaining), best_keep))
+        solved = StakedValues(values, utility, gains, cap)
+    return solved
+
+
+def solve_staked_following(
+    utility: Utility, throws: int, gains: npt.NDArray[np.intp], cap: int
+) -> StakedValues:
+    """:func:`solve_staked` for channel 0; the other channels follow its choices (see
+    :func:`solve_following`)."""
+    solved = StakedValues((utility(0),), utility, gains, cap)
+    for remaining in range(1, throws):
+        choices = solved.keep_values(remaining)[..., _PREFERRED, :]  # (channels, ..., 56, 7, stake)
+        best = choices[0].argmax(axis=-2)[None, ..., None, :]
+        shape = (*choices.shape[:-2], 1, choices.shape[-1])
+        kept = np.take_along_axis(choices, np.broadcast_to(best, shape), axis=-2)[..., 0, :]
+        stop = utility(remaining)
+        values = (*solved.values, np.where(stop[0] >= kept[0], stop, kept))
         solved = StakedValues(values, utility, gains, cap)
     return solved
 

@@ -23,7 +23,7 @@ from ...solver.solutions import cache_path
 from .optimal import OptimalPositions
 from .policy import HEADER
 
-FORMAT = 2  # bump when the tables' layout or meaning changes
+FORMAT = 3  # bump when the tables' layout or meaning changes
 Progress = Callable[[int, int], None]
 
 

@@ -312,7 +312,14 @@ def _bot_choice(
         round_key = (st[S_COUNT], st[S_CHARGE], st[S_POT])
         return round_choice(index, actions, round_key, place, row, result, allowed, allowed - throws)
     if kind == OPTIMAL:
-        position = (st[S_CHARGE], st[S_POT], se[SE_TOKENS, 0], se[SE_ORDER, 0])
+        position = (
+            st[S_CHARGE],
+            st[S_POT],
+            se[SE_TOKENS, 0],
+            se[SE_ORDER, 0],
+            se[SE_LOSSES, 0],
+            se[SE_LOSSES, 1],
+        )
         leader_turn = (se[SE_FINALS, 0], se[SE_USED, 0])
         return optimal_choice(
             index, actions, position, place, leader_turn, result, throws, allowed, st[S_STAKE]
@@ -365,9 +372,10 @@ def _choose_stake(
     amount = _est_amount(st, rules, tab, se)
     if index[H_MODE] == MODE_ROUNDS:
         return VIENT if round_stake(index, min(amount, AMOUNTS - 1), taker) else EST
-    if rules[R_ACCUMULATED] == 1 and st[S_CHARGE] == 1:
-        amount = min(amount, st[S_POT])  # any stake from the pot up takes the whole pot
-    vient = optimal_stake(index, actions, st[S_CHARGE], st[S_POT], se[SE_TOKENS, 0], se[SE_ORDER, 0], amount)
+    lost = (se[SE_LOSSES, 0], se[SE_LOSSES, 1])
+    vient = optimal_stake(
+        index, actions, st[S_CHARGE], st[S_POT], se[SE_TOKENS, 0], se[SE_ORDER, 0], lost, amount
+    )
     return VIENT if vient else EST
 
 

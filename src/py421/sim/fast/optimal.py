@@ -3,9 +3,10 @@
 For two players the optimal bot plays the solved game
 (:class:`py421.solver.heads_up.HeadsUp`): at the start of each round, the
 position (phase, pot, seat 0's tokens, leader) gives both players' turn
-values. :class:`OptimalPositions` turns the values of a position into
-decisions (stop, or which dice to keep, for every result, throws left and
-stake) the first time a game reaches it.
+values; where manches carry over (:mod:`py421.solver.heads_up_game`) a
+charge's also depend on the manches each seat lost. :class:`OptimalPositions`
+turns the values of a position into decisions (stop, or which dice to keep,
+for every result, throws left and stake) the first time a game reaches it.
 
 For three or four players the bot plays the whole game solved by max^n
 (:mod:`py421.solver.game_maxn`): :class:`MaxnTables` keeps, for each round
@@ -29,6 +30,8 @@ from ...core.rules import MAX_THROWS, Ruleset
 from ...players.optimal import game_level, whole_game
 from ...solver.game_maxn import Losses, Position, shape_of
 from ...solver.game_maxn_turns import CHOICES_COUNT, SPARSE
+from ...solver.heads_up import HeadsUp
+from ...solver.heads_up_game import GameManche, carries_over
 from ...solver.rounds import (
     FRESH,
     KEEP_CHOICES,
@@ -39,7 +42,7 @@ from ...solver.rounds import (
     stages,
     vient_amount,
 )
-from ...solver.solutions import solved, solved_game
+from ...solver.solutions import manche_solution, solved, solved_game, solved_heads_up_game
 from ...solver.tables import KEEPS, RESULTS
 from ...solver.turn import StakedValues, TurnValues
 from . import maxn as m
@@ -114,12 +117,18 @@ class OptimalPositions(DecisionTables):
             raise InvalidRuleset(
                 f"the optimal bot's tables are built for two-player games the solver covers, not {rules.name}"
             )
-        self.solver = solved(rules)
+        self.solver = solved(rules) if not carries_over(rules) else solved_heads_up_game(rules).plain
         total = self.solver.total
-        self.stake_size = max(AMOUNTS, rules.pot + 1)  # « main chaude » by amount, or by stake
+        # the charge of each manche is told apart by the manches lost, l0 * base + l1
+        self.base = max(rules.manches, rules.fiches_de_manche) if carries_over(rules) else 0
+        most_owed = 0
+        if carries_over(rules) and rules.queue_de_la_vache:
+            most_owed = solved_heads_up_game(rules).following((0, 0)) * rules.pot
+        self.stake_size = max(AMOUNTS, rules.pot + most_owed + 1)  # « main chaude » by amount, or by stake
         self.total = total
-        self.positions = position_code(total, 1, total, total, 1) + 1
-        index = np.full(HEADER + 2 * self.positions, -1, dtype=np.int64)
+        self.positions = position_code(total, 1, total, total, 1, max(self.base**2 - 1, 0)) + 1
+        index = np.full(HEADER + 2 * self.positions + 1, -1, dtype=np.int64)
+        index[-1] = self.base
         index[H_TOTAL] = total
         index[H_MISSING] = -1
         index[H_MODE] = MODE_GAME
@@ -128,20 +137,28 @@ class OptimalPositions(DecisionTables):
     def build(self, code: int) -> None:
         rest, leader = divmod(code, 2)
         rest, t0 = divmod(rest, self.total + 1)
-        charge, pot = divmod(rest, self.total + 1)
-        block, width = self._block(bool(charge), pot, t0, leader)
+        rest, pot = divmod(rest, self.total + 1)
+        lost, charge = divmod(rest, 2)
+        block, width = self._block(bool(charge), pot, t0, leader, lost)
         self.index[HEADER + code] = self._add(block)
         self.index[HEADER + self.positions + code] = width
         self.built += 1
 
     def codes(self) -> list[int]:
-        """Every position of a manche."""
+        """Every position of a manche (of each manche where a charge is played for the game)."""
         found = []
+        lost_codes = [0]
+        if self.base:
+            game = solved_heads_up_game(self.rules)
+            lost_codes = [a * self.base + b for a, b in game.contexts()]
         for charge in (False, True):
-            for pot in range(1, self.rules.pot + 1) if charge else (0,):
-                t0_range = range(self.total - pot + 1) if charge else range(1, self.total)
-                for t0 in t0_range:
-                    found += [position_code(self.total, charge, pot, t0, leader) for leader in (0, 1)]
+            for lost in lost_codes if charge else [0]:
+                for pot in range(1, self.rules.pot + 1) if charge else (0,):
+                    t0_range = range(self.total - pot + 1) if charge else range(1, self.total)
+                    for t0 in t0_range:
+                        found += [
+                            position_code(self.total, charge, pot, t0, leader, lost) for leader in (0, 1)
+                        ]
         return found
 
     def merge(self, index: npt.NDArray[np.int64], actions: I8) -> None:
@@ -159,15 +176,20 @@ class OptimalPositions(DecisionTables):
         n = len(RESULTS)
         return (2 * n + 3 * 2 * n * n) * width + self.stake_size
 
-    def _block(self, charge: bool, pot: int, t0: int, leader: int) -> tuple[npt.NDArray[np.int8], int]:
+    def _block(
+        self, charge: bool, pot: int, t0: int, leader: int, lost: int = 0
+    ) -> tuple[npt.NDArray[np.int8], int]:
         rules = self.rules
-        leader_values, follower_values = self.solver.position(charge, pot, t0, leader)
+        solver: HeadsUp | GameManche = self.solver
+        if self.base:
+            solver = manche_solution(rules, divmod(lost, self.base))
+        leader_values, follower_values = solver.position(charge, pot, t0, leader)
         most = rules.throws_allowed(charge)
         staked = isinstance(leader_values, StakedValues)
         width = 1
         if isinstance(leader_values, StakedValues):
-            # stakes at or above the pot all take the whole pot: one column serves them
-            width = min(pot, leader_values.cap) + 1
+            # stakes from the largest that matters up (the pot, and what can be owed) are one column
+            width = leader_values.cap + 1
 
         def table(values: TurnValues | StakedValues, remaining: int) -> npt.NDArray[np.int8]:
             stop, keeps = values.utility(remaining), values.keep_values(remaining)
@@ -187,7 +209,7 @@ class OptimalPositions(DecisionTables):
         stake = np.zeros(self.stake_size, dtype=np.int8)
         if rules.tie_break == "qui_barre_demarre":
             # by what « est » settles for: an amount, or with accumulated stakes the stake so far
-            choices = self.solver.stakes(charge, pot, t0, leader)
+            choices = solver.stakes(charge, pot, t0, leader)
             stake[: len(choices)] = choices
         return np.concatenate([lead.ravel(), follow.ravel(), stake]), width
 

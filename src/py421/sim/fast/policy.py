@@ -46,7 +46,10 @@ def heuristic_tables(rules: Ruleset) -> tuple[I64, I64, I64]:
 #
 # MODE_GAME, the solved two-player game: for every position of a manche
 # (phase, pot, seat 0's tokens, leader) the place of its block of decisions in
-# ``actions``, or -1 while it is not built, then the block's stake width.
+# ``actions``, or -1 while it is not built, then the block's stake width, and
+# last the base of the manches lost: where manches carry over (« queue de la
+# vache », l'Espagnole losing the game) a charge is played for the game, so
+# its positions are told apart by the manches each seat lost (0: not so).
 # A block holds the leader's decisions [throws left - 1][result][stake], the
 # follower's [leader's throws - 1][throws left - 1][leader's result][result][stake]
 # and the « main chaude » choice [amount] (1: « vient »). ``stake`` is the stake
@@ -81,21 +84,30 @@ ROUNDS_HEADER = HEADER + 5
 DIR_WIDTH = 1 + MAX_ROUND_PLAYERS * (MAX_THROWS + 1)
 
 
-def position_code(total: int, charge: bool | int, pot: int, t0: int, leader: int) -> int:
-    return int(((int(charge) * (total + 1) + pot) * (total + 1) + t0) * 2 + leader)
+def position_code(total: int, charge: bool | int, pot: int, t0: int, leader: int, lost: int = 0) -> int:
+    """A position's number; ``lost``: the manches lost (``l0 * base + l1``) in a charge played for
+    the game, else 0."""
+    return int((((lost * 2 + int(charge)) * (total + 1) + pot) * (total + 1) + t0) * 2 + leader)
 
 
 @njit(cache=True, inline="always")
-def _code(index: npt.NDArray[np.int64], charge: int, pot: int, t0: int, leader: int) -> int:
+def _positions(index: npt.NDArray[np.int64]) -> int:
+    return (index.size - HEADER - 1) // 2
+
+
+@njit(cache=True, inline="always")
+def _code(index: npt.NDArray[np.int64], charge: int, pot: int, t0: int, leader: int, l0: int, l1: int) -> int:
     total = index[H_TOTAL]
-    return int(((charge * (total + 1) + pot) * (total + 1) + t0) * 2 + leader)
+    base = index[index.size - 1]
+    lost = l0 * base + l1 if base > 0 and charge == 1 else 0
+    return int((((lost * 2 + charge) * (total + 1) + pot) * (total + 1) + t0) * 2 + leader)
 
 
 @njit(cache=True)
 def optimal_choice(
     index: npt.NDArray[np.int64],
     actions: npt.NDArray[np.int8],
-    position: tuple[int, int, int, int],
+    position: tuple[int, int, int, int, int, int],
     place: int,
     leader_turn: tuple[int, int],
     result: int,
@@ -105,13 +117,14 @@ def optimal_choice(
 ) -> int:
     """The optimal bot's decision (kernel.STOP is -1, else a keep index).
 
-    ``position``: charge (1 or 0), pot, seat 0's tokens, leader; ``leader_turn``:
-    the leader's final result and throws, for the other player.
+    ``position``: charge (1 or 0), pot, seat 0's tokens, leader, the manches
+    seat 0 and seat 1 lost; ``leader_turn``: the leader's final result and
+    throws, for the other player.
     """
-    charge, pot, t0, leader = position
+    charge, pot, t0, leader, l0, l1 = position
     lead_result, lead_throws = leader_turn
-    code = _code(index, charge, pot, t0, leader)
-    positions = (index.size - HEADER) // 2
+    code = _code(index, charge, pot, t0, leader, l0, l1)
+    positions = _positions(index)
     start = index[HEADER + code]
     if start < 0:
         index[H_MISSING] = code
@@ -134,16 +147,23 @@ def optimal_stake(
     pot: int,
     t0: int,
     leader: int,
+    lost: tuple[int, int],
     amount: int,
 ) -> bool:
-    """Whether the optimal bot plays « pour ce qui vient »."""
-    code = _code(index, charge, pot, t0, leader)
-    positions = (index.size - HEADER) // 2
+    """Whether the optimal bot plays « pour ce qui vient ».
+
+    ``amount``: what « est » settles for, or where stakes accumulate the stake
+    so far (the block's stake width says up to where it matters).
+    """
+    code = _code(index, charge, pot, t0, leader, lost[0], lost[1])
+    positions = _positions(index)
     start = index[HEADER + code]
     if start < 0:
         index[H_MISSING] = code
         return False
     width = index[HEADER + positions + code]
+    if width > 1:  # a stake so far: any larger than the widest that matters is worth the same
+        amount = min(amount, width - 1)
     base = start + (2 + 6 * RESULTS_N) * RESULTS_N * width
     return bool(actions[base + amount])
 
@@ -190,5 +210,5 @@ def round_stake(index: npt.NDArray[np.int64], amount: int, taker: bool) -> bool:
 
 def no_positions() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int8]]:
     """The index and actions of a table with no optimal bot."""
-    index = np.array([0, -1, MODE_GAME], dtype=np.int64)
+    index = np.array([0, -1, MODE_GAME, 0], dtype=np.int64)
     return index, np.zeros(1, dtype=np.int8)
