@@ -18,17 +18,15 @@ from __future__ import annotations
 import argparse
 from collections import defaultdict
 from collections.abc import Sequence
-from functools import cache
 
 import gymnasium
 import numpy as np
 import numpy.typing as npt
 
 import py421.envs  # noqa: F401 - registers py421/Turn-v0
-from py421.core.dice import ALL_RESULTS, Result
+from py421.core.dice import Result
 from py421.core.rules import Ruleset
-from py421.envs.gym_turn import optimal_value
-from py421.solver.tables import INDEX, KEEP_INDEX, RESULTS, TRANSITIONS
+from py421.envs.gym_turn import optimal_value, policy_value
 
 Key = tuple[int, ...]
 QTable = dict[Key, npt.NDArray[np.float64]]
@@ -55,29 +53,14 @@ def train(env: gymnasium.Env[npt.NDArray[np.int64], np.int64], episodes: int, se
     return dict(q)
 
 
-def kept(dice: Sequence[int], action: int) -> tuple[int, ...]:
-    return tuple(face for i, face in enumerate(dice) if not action >> i & 1)
-
-
 def greedy_value(q: QTable, rules: Ruleset, target: Result | None, throws: int) -> float:
     """The exact chance that the greedy policy of ``q`` beats the target (states never seen: stop)."""
-    if target is None:  # the target is a fresh throw: average over it
-        return sum(float(t.probability) * greedy_value(q, rules, t, throws) for t in ALL_RESULTS)
-    table = rules.table
 
-    @cache
-    def value(result: Result, used: int) -> float:
-        win = float(table.beats(result, target))
-        if used == throws:
-            return win
-        scores = q.get((*result.dice, used, throws, *target.dice))
-        action = int(np.argmax(scores)) if scores is not None else 0
-        if action == 0:
-            return win
-        row = TRANSITIONS[KEEP_INDEX[kept(result.dice, action)]]
-        return sum(float(row[INDEX[r]]) * value(r, used + 1) for r in RESULTS if row[INDEX[r]])
+    def greedy(observation: npt.NDArray[np.int64]) -> int:
+        scores = q.get(tuple(int(x) for x in observation))
+        return int(np.argmax(scores)) if scores is not None else 0
 
-    return sum(float(r.probability) * value(r, 1) for r in ALL_RESULTS)
+    return policy_value(greedy, rules, target, throws)
 
 
 def main(argv: Sequence[str] | None = None) -> float:

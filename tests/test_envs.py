@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test  # type: ignore[import-untyped]
+from pettingzoo.test import api_test, render_test, seed_test, state_test  # type: ignore[import-untyped]
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel  # type: ignore[import-untyped]
 
 from py421.core.actions import ChooseStake, Stop, Throw
 from py421.core.dice import Result
@@ -21,6 +22,7 @@ from py421.core.rules import Ruleset, preset_names
 from py421.envs import ObservationEncoder, action_mask, decode, encode, pettingzoo_env
 from py421.envs.gym_game import GameEnv
 from py421.envs.observation import NUM_ACTIONS, legal_indices
+from py421.envs.picture import PIP_AREA, pip_pixels
 
 from .helpers import doc_table_rows, run, table
 
@@ -58,6 +60,61 @@ def test_pettingzoo_api_test_passes_without_other_warnings(preset, players):
 @pytest.mark.parametrize(("preset", "players"), TABLES[::2])
 def test_pettingzoo_seed_test_passes(preset, players):
     seed_test(lambda: pettingzoo_env(preset, players), num_cycles=1000)
+
+
+@pytest.mark.parametrize(("preset", "players"), [("classic-11", 3), ("engranjeu-21", 2)])
+def test_pettingzoo_state_test_passes(preset, players):
+    """state_test samples actions without the mask: an illegal one ends the game, as in
+    PettingZoo's board games; the parallel form is PettingZoo's own for turn-based games."""
+    env = pettingzoo_env(preset, players, seed=3, illegal_reward=-1)
+    parallel = turn_based_aec_to_parallel(pettingzoo_env(preset, players, seed=3))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        state_test(env, parallel, num_cycles=200)
+    assert [str(w.message) for w in caught] == []
+    assert parallel.state_space.contains(parallel.state())
+
+
+def test_an_illegal_action_ends_the_game_when_a_reward_is_set_for_it():
+    env = pettingzoo_env("classic-11", 3, seed=1, illegal_reward=-2)
+    env.reset()
+    agent = env.agent_selection
+    assert env.observe(agent)["action_mask"][15] == 0
+    env.step(15)  # a stake outside a « main chaude »
+    assert all(env.terminations.values())
+    assert env.rewards == {a: (-2.0 if a == agent else 0.0) for a in env.possible_agents}
+
+
+def test_pettingzoo_render_test_passes_in_every_mode(capsys):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        render_test(lambda render_mode: pettingzoo_env("lyonnaise-21", 3, seed=4, render_mode=render_mode))
+    assert [str(w.message) for w in caught] == []
+    assert "player_" in capsys.readouterr().out  # "human" printed the table
+
+
+def test_rgb_array_draws_the_dice_on_the_table():
+    """Every die on the table is drawn with its pips: the dice in hand and the results of
+    the turns already played in the round; the frame keeps its size all game long."""
+    env = pettingzoo_env("classic-11", 3, seed=6, render_mode="rgb_array")
+    env.reset()
+    sizes = set()
+    for _ in range(12):
+        frame = env.render()
+        sizes.add(frame.shape)
+        r = env.unwrapped.game.state.round
+        shown = sum(r.dice) + sum(sum(t.result.dice) for t in r.done)
+        assert pip_pixels(frame) == shown * PIP_AREA
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[-1]))
+    assert len(sizes) == 1 and frame.dtype == np.uint8 and frame.shape[2] == 3
+
+
+def test_an_unknown_render_mode_warns_and_renders_nothing():
+    with pytest.warns(UserWarning, match=r"render_mode='rgb_array_list' is not offered, so nothing is"):
+        env = pettingzoo_env("classic-11", 2, seed=0, render_mode="rgb_array_list")
+    env.reset()
+    with pytest.warns(UserWarning, match=r"render\(\) needs a render_mode \(ansi \| human \| rgb_array\)"):
+        assert env.render() is None
 
 
 # -- the same games as the engine --------------------------------------------
@@ -211,7 +268,7 @@ def test_illegal_and_unknown_actions_say_what_is_accepted():
         ({"num_players": "3"}, InvalidPlayers, "num_players is a whole number of players, not '3'"),
         ({"pots": 21}, InvalidRuleset, "unknown option 'pots' \\(did you mean 'pot'\\?\\); accepted: "),
         ({"reward": "chips"}, ValueError, "reward='chips' is not accepted; reward takes tokens | game"),
-        ({"render_mode": "rgb_array"}, ValueError, "render_mode takes ansi | human"),
+        ({"illegal_reward": "-1"}, ValueError, "illegal_reward='-1' is not accepted; give a number, or None"),
         ({"first_seat": 4}, InvalidPlayers, "first seat 4 does not exist; seats are 0 to 2"),
     ],
 )

@@ -135,6 +135,108 @@ def test_openspiel_choices_replay_through_the_engine():
         assert spiel.state == engine
 
 
+# -- games without a decision, and OpenSpiel's learning loop ------------------------------
+
+
+def throws_of_a_game_without_decision(rules, players, seed):
+    """The chance outcomes of the first game, thrown with ``seed``, that ends before anyone decides."""
+    rng = np.random.default_rng(seed)
+    while True:
+        state, outcomes = new_game(rules, seat_names(players)), []
+        while (request := state.chance) is not None:
+            faces = tuple(int(f) for f in rng.integers(1, 7, size=request.count))
+            outcomes.append(outcome_for(request.kept, faces))
+            state = state.apply_dice(faces)
+        if state.is_over:
+            return outcomes
+
+
+@pytest.mark.parametrize(("preset", "players"), [("classic-11", 2), ("engranjeu-21", 3)])
+def test_skip_no_decision_starts_a_game_over_before_any_decision_again(preset, players):
+    outcomes = throws_of_a_game_without_decision(Ruleset.preset(preset), players, seed=1)
+    plain, skipping = load(preset, players), load(preset, players, skip_no_decision=True)
+    ended, again = plain.new_initial_state(), skipping.new_initial_state()
+    for outcome in outcomes:
+        ended.apply_action(outcome)
+        again.apply_action(outcome)
+    assert ended.is_terminal()
+    assert again.state == skipping.new_initial_state().state and again.skipped_games == 1
+    assert again.history() == outcomes  # the skipped game stays in the history
+    restored = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(skipping, again))[1]
+    assert restored.state == again.state and restored.skipped_games == 1
+
+
+@pytest.mark.parametrize(("preset", "players"), [("classic-11", 2), ("engranjeu-21", 3)])
+def test_openspiel_random_simulations_pass_when_skipping(preset, players):
+    pyspiel.random_sim_test(load(preset, players, "pot:5", skip_no_decision=True), 5, True, False)
+
+
+def test_rules_without_any_decision_are_an_error_when_skipping():
+    game = load(options="pot:1;manches:1;charge_throws:1;le_bon:false", skip_no_decision=True)
+    with pytest.raises(InvalidRuleset, match="200 games in a row ended before anyone had a decision to take"):
+        pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False)
+
+
+class Scripted:
+    """OpenSpiel's chance sampler with the first outcomes given."""
+
+    def __init__(self, outcomes, seed):
+        self.pending = list(outcomes)
+        self.rng = np.random.RandomState(seed)
+
+    def __call__(self, state):
+        if self.pending:
+            return self.pending.pop(0)
+        outcomes, probabilities = zip(*state.chance_outcomes(), strict=True)
+        return self.rng.choice(outcomes, p=probabilities)
+
+
+def test_rl_environment_starts_on_a_decision_only_when_skipping():
+    """rl_environment throws the dice of reset() until a decision or the end, and calls
+    what it reached the first step: without the parameter, a game that ends in the coups
+    secs gives a first step that is over, with no player to index the legal actions by."""
+    rl_environment = pytest.importorskip("open_spiel.python.rl_environment")
+    outcomes = throws_of_a_game_without_decision(Ruleset.preset("classic-11"), 2, seed=2)
+    first = rl_environment.Environment(load(), chance_event_sampler=Scripted(outcomes, 0)).reset()
+    assert first.first() and first.observations["current_player"] == pyspiel.PlayerId.TERMINAL
+    assert first.observations["legal_actions"] == [[], []]
+    skipping = load(skip_no_decision=True)
+    env = rl_environment.Environment(skipping, chance_event_sampler=Scripted(outcomes, 0))
+    first = env.reset()
+    player = first.observations["current_player"]
+    assert player in (0, 1) and first.observations["legal_actions"][player]
+    assert env.get_state.skipped_games == 1
+
+
+def test_tabular_q_learning_runs_openspiels_loop_for_hundreds_of_episodes():
+    """OpenSpiel's own loop (its tic_tac_toe_qlearner example) over 300 games with five
+    tokens in the pot, where one game in ten ends in the coups secs."""
+    rl_environment = pytest.importorskip("open_spiel.python.rl_environment")
+    tabular_qlearner = pytest.importorskip("open_spiel.python.algorithms.tabular_qlearner")
+    env = rl_environment.Environment(load(options="pot:5", skip_no_decision=True), seed=3)
+    agents = [
+        tabular_qlearner.QLearner(player_id=p, num_actions=env.action_spec()["num_actions"]) for p in (0, 1)
+    ]
+    skipped, decisions = 0, 0
+    for _ in range(300):
+        time_step = env.reset()
+        acted = set()
+        while not time_step.last():
+            player = time_step.observations["current_player"]
+            acted.add(player)
+            time_step = env.step([agents[player].step(time_step).action])
+            decisions += 1
+        # The example steps every agent here; QLearner then keeps the end as its last step
+        # when its player had no decision at all (rare: the other player's stop ended the
+        # game), and fails on the next reset: only the agents that played learn from the end.
+        for player in acted:
+            agents[player].step(time_step)
+        skipped += env.get_state.skipped_games
+        assert sorted(time_step.rewards) in ([-1.0, 1.0], [0.0, 0.0])
+    assert skipped > 10  # games over before any decision came up and were played again
+    assert decisions > 1000 and all(len(agent._q_values) > 100 for agent in agents)
+
+
 # -- chance ----------------------------------------------------------------------
 
 
@@ -203,7 +305,8 @@ def test_bad_parameters_say_what_is_accepted(params, error, message):
 
 
 def test_openspiel_itself_names_unknown_parameters_and_wrong_types():
-    with pytest.raises(pyspiel.SpielError, match="Available parameters are: options, players, preset"):
+    available = "Available parameters are: options, players, preset, skip_no_decision"
+    with pytest.raises(pyspiel.SpielError, match=available):
         pyspiel.load_game("python_421(seats=2)")
     with pytest.raises(pyspiel.SpielError, match="Expected type: kInt"):
         pyspiel.load_game("python_421(players=two)")

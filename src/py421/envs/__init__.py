@@ -34,7 +34,7 @@ def pettingzoo_env(
     """The PettingZoo AEC environment of a whole game (see ``docs/rl.md``).
 
     ``options`` are the environment's (``render_mode``, ``reward``,
-    ``first_seat``) and the ruleset's options (``pot=21``...).
+    ``first_seat``, ``illegal_reward``) and the ruleset's options (``pot=21``...).
     """
     require("pettingzoo")
     from .aec import env

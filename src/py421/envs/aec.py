@@ -19,13 +19,15 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped]  # pettingzoo ship
 from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from ..core.engine import new_game
-from ..core.errors import IllegalAction, InvalidPlayers
+from ..core.errors import IllegalAction, InvalidParameter, InvalidPlayers
 from ..core.events import Event
 from ..core.game import Game
 from ..core.rules import Ruleset
 from .observation import NUM_ACTIONS, FloatArray, MaskArray, ObservationEncoder, action_mask, decode
+from .picture import Image, table_picture
 from .play import (
     RENDER_MODES,
+    RENDER_OFF,
     SKIPPED_GAMES,
     check_render_mode,
     check_reward,
@@ -69,6 +71,8 @@ class Py421Env(AECEnv):  # type: ignore[misc]  # AECEnv is untyped
         self.render_mode = check_render_mode(render_mode)
         self.reward = check_reward(reward)
         self.encoder = ObservationEncoder(self.rules, num_players)
+        # state() is a seat's vector from seat 0: the same bounds
+        self.state_space = spaces.Box(self.encoder.low, self.encoder.high, dtype=np.float32)
         self._spaces = {
             agent: (
                 spaces.Dict(
@@ -174,10 +178,12 @@ class Py421Env(AECEnv):  # type: ignore[misc]  # AECEnv is untyped
         """The whole table (every die is public): what ``player_0`` sees."""
         return self.encoder.encode(self.game.state, 0)
 
-    def render(self) -> str | None:
+    def render(self) -> str | Image | None:
         if self.render_mode is None:
-            gymnasium.logger.warn("render() needs render_mode='ansi' or 'human' when the env is made")
+            gymnasium.logger.warn(RENDER_OFF)
             return None
+        if self.render_mode == "rgb_array":
+            return table_picture(self.game.state)
         text = table_text(self.game.state, self._unshown)
         self._unshown = []
         if self.render_mode == "human":
@@ -190,7 +196,26 @@ class Py421Env(AECEnv):  # type: ignore[misc]  # AECEnv is untyped
 
 
 def env(
-    rules: str | Ruleset = "classic-11", num_players: int = 3, seed: int | None = None, **options: Any
+    rules: str | Ruleset = "classic-11",
+    num_players: int = 3,
+    seed: int | None = None,
+    *,
+    illegal_reward: float | None = None,
+    **options: Any,
 ) -> Any:
-    """:class:`Py421Env` with PettingZoo's checks of the calling order."""
-    return wrappers.OrderEnforcingWrapper(Py421Env(rules, num_players, seed, **options))
+    """:class:`Py421Env` with PettingZoo's checks of the calling order.
+
+    By default an illegal action raises :class:`IllegalAction`. With a number
+    for ``illegal_reward``, it ends the game instead and the agent that played
+    it earns that reward, the others 0 (PettingZoo's ``TerminateIllegalWrapper``,
+    as its board games do): tools that sample actions without the mask, such as
+    ``pettingzoo.test.state_test``, can then play.
+    """
+    game: Any = Py421Env(rules, num_players, seed, **options)
+    if illegal_reward is not None:
+        if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, int | float):
+            raise InvalidParameter(
+                f"illegal_reward={illegal_reward!r} is not accepted; give a number, or None to raise"
+            )
+        game = wrappers.TerminateIllegalWrapper(game, illegal_reward=float(illegal_reward))
+    return wrappers.OrderEnforcingWrapper(game)

@@ -1,9 +1,12 @@
 """``py421/Game-v0``: a whole game, one learning seat against bots.
 
 The other seats are :mod:`py421.players` bots (``random``, ``heuristic``,
-``optimal``); the dice and the bots' random choices come from the seed. A
-step is one decision of the learning seat; everything up to its next
-decision (throws, the bots' turns, whole rounds) is played in between.
+``optimal``), :class:`~py421.players.Player` objects, or policies: callables
+``(observation, mask) -> action`` that see the table as the learning seat
+would from their seat, so a policy can play itself. The dice and the bots'
+random choices come from the seed. A step is one decision of the learning
+seat; everything up to its next decision (throws, the other seats' turns,
+whole rounds) is played in between.
 
 Observation: the learning seat's vector of :class:`.observation.ObservationEncoder`.
 Action (``Discrete(8)``): the rethrow bits of :mod:`.observation`, legal at
@@ -12,12 +15,14 @@ stake decision of a « main chaude » (``stake_choice`` is 1), 0 plays
 « pour ce qui est » and any other action « pour ce qui vient ». « Le bon » is
 not offered: it never gains anything (the PettingZoo environment has it).
 Rewards are those of :mod:`.play` for the learning seat.
+:meth:`GameEnv.action_masks` marks the actions legal now (all eight at a
+decision), as sb3-contrib's MaskablePPO asks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, SupportsFloat
+from collections.abc import Callable, Sequence
+from typing import Any, SupportsFloat, TypeGuard, cast
 
 import gymnasium
 import numpy as np
@@ -25,15 +30,18 @@ from gymnasium import spaces
 
 from ..core.actions import Action, ChooseStake
 from ..core.engine import new_game
-from ..core.errors import InvalidPlayers
+from ..core.errors import IllegalAction, InvalidPlayers
 from ..core.events import Event
 from ..core.game import Game
 from ..core.rules import Ruleset
+from ..core.state import State
 from ..players import BOTS, Player, make_bot
-from .gym_turn import check_gym_action
-from .observation import GYM_ACTIONS, FloatArray, ObservationEncoder, decode
+from .gym_turn import check_gym_action, policy_action
+from .observation import GYM_ACTIONS, FloatArray, MaskArray, ObservationEncoder, decode, legal_indices
+from .picture import Image, table_picture
 from .play import (
     RENDER_MODES,
+    RENDER_OFF,
     SKIPPED_GAMES,
     RenderMode,
     check_render_mode,
@@ -45,19 +53,53 @@ from .play import (
 )
 from .render import table_text
 
+Policy = Callable[[FloatArray, MaskArray], object]
+"""An opponent that plays like the learner: its seat's observation and mask in, an action 0 to 7 out."""
+Opponent = str | Player | Policy
+OPPONENTS = f"a bot level ({' | '.join(BOTS)}), a Player or a policy (observation, mask) -> action"
 
-def check_opponents(opponents: str | Sequence[str], others: int) -> tuple[str, ...]:
-    """One bot level per other seat: a single name is used for every one."""
-    accepted = " | ".join(BOTS)
-    if not isinstance(opponents, str | Sequence):
-        raise InvalidPlayers(f"opponents is a bot level or a list of them ({accepted}), not {opponents!r}")
-    names = (opponents,) * others if isinstance(opponents, str) else tuple(opponents)
-    if len(names) != others:
-        raise InvalidPlayers(f"give one opponent for each of the {others} other seats, not {len(names)}")
-    for name in names:
-        if name not in BOTS:
-            raise InvalidPlayers(f"opponent {name!r} is not a bot level; accepted: {accepted}")
-    return names
+
+def is_player(opponent: object) -> TypeGuard[Player]:
+    return callable(getattr(opponent, "choose", None))
+
+
+def check_opponents(opponents: Opponent | Sequence[Opponent], others: int) -> tuple[Opponent, ...]:
+    """One opponent per other seat: a single one (not a list) plays every other seat."""
+    if isinstance(opponents, str) or is_player(opponents) or callable(opponents):
+        chosen: tuple[Opponent, ...] = (opponents,) * others
+    elif isinstance(opponents, Sequence):
+        chosen = tuple(opponents)
+    else:
+        raise InvalidPlayers(f"opponents is {OPPONENTS}, or a list of one per other seat; not {opponents!r}")
+    if len(chosen) != others:
+        raise InvalidPlayers(f"give one opponent for each of the {others} other seats, not {len(chosen)}")
+    for opponent in chosen:
+        if isinstance(opponent, str) and opponent not in BOTS:
+            raise InvalidPlayers(f"opponent {opponent!r} is not a bot level; accepted: {' | '.join(BOTS)}")
+        if not isinstance(opponent, str) and not (is_player(opponent) or callable(opponent)):
+            raise InvalidPlayers(f"opponent {opponent!r} is not accepted; an opponent is {OPPONENTS}")
+    return chosen
+
+
+def gym_mask(state: State) -> MaskArray:
+    """1 for each of the eight Game-v0 actions legal for the deciding seat now."""
+    mask = np.zeros(GYM_ACTIONS, dtype=np.int8)
+    r = state.round
+    if state.to_move is None:
+        return mask
+    if r is not None and r.tie is not None:  # « main chaude »: 0 est, the others vient
+        mask[:] = 1
+    else:
+        mask[[i for i in legal_indices(state) if i < GYM_ACTIONS]] = 1
+    return mask
+
+
+def gym_move(state: State, index: int) -> Action:
+    """The engine's move for a Game-v0 action of the deciding seat."""
+    r = state.round
+    if r is not None and r.tie is not None:  # « main chaude »: the only other decision
+        return ChooseStake("est" if index == 0 else "vient")
+    return decode(state, index)
 
 
 class GameEnv(gymnasium.Env[FloatArray, np.int64]):
@@ -70,7 +112,7 @@ class GameEnv(gymnasium.Env[FloatArray, np.int64]):
         self,
         rules: str | Ruleset = "classic-11",
         num_players: int = 2,
-        opponents: str | Sequence[str] = "heuristic",
+        opponents: Opponent | Sequence[Opponent] = "heuristic",
         seat: int = 0,
         reward: str = "tokens",
         render_mode: str | None = None,
@@ -85,7 +127,7 @@ class GameEnv(gymnasium.Env[FloatArray, np.int64]):
             raise InvalidPlayers(f"seat={seat!r} does not exist; seats are 0 to {num_players - 1}")
         self.seat = seat
         self.opponents = check_opponents(opponents, num_players - 1)
-        if "optimal" in self.opponents:
+        if any(opponent == "optimal" for opponent in self.opponents if isinstance(opponent, str)):
             from ..players.optimal import prepare
 
             prepare(self.rules, num_players)  # solved once, before the first game
@@ -95,7 +137,7 @@ class GameEnv(gymnasium.Env[FloatArray, np.int64]):
         self.observation_space = spaces.Box(self.encoder.low, self.encoder.high, dtype=np.float32)
         self.action_space = spaces.Discrete(GYM_ACTIONS)
         self.game = Game(self.rules, self.names)
-        self._bots: dict[int, Player] = {}
+        self._others: dict[int, Callable[[State], Action]] = {}
         self._unpaid: list[Event] = []
         self._unshown: list[Event] = []
 
@@ -106,9 +148,10 @@ class GameEnv(gymnasium.Env[FloatArray, np.int64]):
         for _ in range(SKIPPED_GAMES):
             self.game = Game(self.rules, self.names)
             others = [s for s in range(len(self.names)) if s != self.seat]
-            bot_seed = str(self.np_random.integers(2**63))
-            self._bots = {
-                s: make_bot(level, f"{bot_seed}:{s}") for s, level in zip(others, self.opponents, strict=True)
+            bot_seed = str(self.np_random.integers(2**63))  # drawn whatever the opponents: same dice
+            self._others = {
+                s: self._chooser(opponent, s, f"{bot_seed}:{s}")
+                for s, opponent in zip(others, self.opponents, strict=True)
             }
             self._unpaid, self._unshown = [], list(self.game.state.events)
             self._play_until_decision()
@@ -125,13 +168,7 @@ class GameEnv(gymnasium.Env[FloatArray, np.int64]):
         state = self.game.state
         if state.to_move != self.seat:
             raise gymnasium.error.ResetNeeded("the game is over or not started: call reset() first")
-        r = state.round
-        move: Action
-        if r is not None and r.tie is not None:  # « main chaude »: the only other decision
-            move = ChooseStake("est" if index == 0 else "vient")
-        else:
-            move = decode(state, index)
-        self._record(self.game.act(move).events)
+        self._record(self.game.act(gym_move(state, index)).events)
         self._play_until_decision()
         earned = rewards(
             self._unpaid,
@@ -154,16 +191,41 @@ class GameEnv(gymnasium.Env[FloatArray, np.int64]):
                 return
             else:
                 assert state.to_move is not None
-                self._record(self.game.act(self._bots[state.to_move].choose(state)).events)
+                self._record(self.game.act(self._others[state.to_move](state)).events)
+
+    def _chooser(self, opponent: Opponent, seat: int, seed: str) -> Callable[[State], Action]:
+        """How the opponent at ``seat`` chooses: a bot seeded anew each game, a Player, a policy."""
+        if isinstance(opponent, str):
+            return make_bot(opponent, seed).choose
+        if is_player(opponent):
+            return opponent.choose
+        policy = cast(Policy, opponent)  # check_opponents let only callables through
+
+        def choose(state: State) -> Action:
+            answer = policy(self.encoder.encode(state, seat), gym_mask(state))
+            index = policy_action(answer, f"the policy playing seat {seat}")
+            try:
+                return gym_move(state, index)
+            except IllegalAction as exc:
+                raise IllegalAction(f"the policy playing seat {seat}: {exc}") from None
+
+        return choose
+
+    def action_masks(self) -> MaskArray:
+        """The learning seat's legal actions now, 1 each (all 0 once the game is over)."""
+        state = self.game.state
+        return gym_mask(state) if state.to_move == self.seat else np.zeros(GYM_ACTIONS, dtype=np.int8)
 
     def _record(self, events: tuple[Event, ...]) -> None:
         self._unpaid.extend(events)
         self._unshown.extend(events)
 
-    def render(self) -> str | None:
+    def render(self) -> str | Image | None:
         if self.render_mode is None:
-            gymnasium.logger.warn("render() needs render_mode='ansi' or 'human' when the env is made")
+            gymnasium.logger.warn(RENDER_OFF)
             return None
+        if self.render_mode == "rgb_array":
+            return table_picture(self.game.state)
         text = table_text(self.game.state, self._unshown, gym=True)
         self._unshown = []
         if self.render_mode == "human":

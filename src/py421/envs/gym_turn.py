@@ -16,6 +16,7 @@ it never helps a single turn.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, SupportsFloat
 
@@ -31,11 +32,15 @@ from ..core.events import TurnEnded
 from ..core.rules import Ruleset
 from ..core.state import Phase, Round, State
 from ..solver.advice import advise
-from ..solver.turn import odds
+from ..solver.tables import KEEP_INDEX, RESULTS, TRANSITIONS
+from ..solver.turn import beats_target, odds
 from .observation import GYM_ACTIONS, decode
-from .play import RENDER_MODES, RenderMode, check_render_mode, faces, make_rules
+from .picture import Image, turn_picture
+from .play import RENDER_MODES, RENDER_OFF, RenderMode, check_render_mode, faces, make_rules
 
 IntArray = npt.NDArray[np.int64]
+TurnPolicy = Callable[[IntArray], object]
+"""A Turn-v0 policy: an observation in, an action 0 to 7 out."""
 PLAYER = 0  # the player's seat in the round the turn is played in
 
 
@@ -46,6 +51,22 @@ def check_gym_action(action: object, env: str) -> int:
             f"not {action!r}"
         )
     return int(action)
+
+
+def policy_action(answer: object, who: str) -> int:
+    """What a policy returned, as an action 0 to 7.
+
+    Model libraries answer with numpy: a scalar, or an array of one action
+    (stable-baselines3's ``predict`` gives an array of shape ``()``).
+    """
+    if isinstance(answer, np.ndarray) and answer.size == 1 and answer.dtype.kind in "iu":
+        answer = answer.item()
+    if isinstance(answer, bool) or not isinstance(answer, int | np.integer) or not 0 <= answer < GYM_ACTIONS:
+        raise IllegalAction(
+            f"{who} returned {answer!r}; a policy returns an action 0 to 7 "
+            "(0 stops; bit i throws die i again, highest die first)"
+        )
+    return int(answer)
 
 
 def turn_rules(rules: Ruleset, throws: int) -> Ruleset:
@@ -100,6 +121,47 @@ def optimal_value(rules: Ruleset, target: Result | None, throws: int) -> float:
     return sum(float(r.probability) * odds(rules.table, r, throws) for r in ALL_RESULTS)
 
 
+def policy_value(
+    policy: TurnPolicy,
+    rules: str | Ruleset = "classic-11",
+    target: Result | str | int | None = None,
+    throws: int = 3,
+) -> float:
+    """The exact expected reward of ``policy`` on Turn-v0: P(its turn ends better than the target).
+
+    ``policy`` is any callable from an observation of Turn-v0 (a numpy array,
+    as ``step`` returns it) to an action 0 to 7: a Q-table's greedy choice, a
+    network, a rule of thumb. It is asked once for every decision it can
+    face (each result in hand after each throw but the last), and its answers
+    are weighed by the dice's exact probabilities, by backward induction:
+    nothing is sampled. Its value is at most :func:`optimal_value`, which
+    :func:`solver_action` reaches. Without a target, the average over the
+    target's throw of three dice, as Turn-v0 draws it.
+    """
+    table = make_rules(rules, {}).table
+    turns = check_throws(throws)
+    fixed = target if isinstance(target, Result) else check_target(target)
+    targets = [(1.0, fixed)] if fixed is not None else [(float(t.probability), t) for t in RESULTS]
+    total = 0.0
+    for weight, goal in targets:
+        win = beats_target(table, goal)
+        value = win  # after the last throw the result stands
+        for used in range(turns - 1, 0, -1):  # the decisions after throw ``used``
+            after = TRANSITIONS @ value  # keeping each of the 28 keeps, then throwing
+            chosen = np.empty_like(win)
+            for i, result in enumerate(RESULTS):
+                observation = np.array([*result.dice, used, turns, *goal.dice], dtype=np.int64)
+                action = policy_action(policy(observation), "the policy")
+                chosen[i] = win[i] if action == 0 else after[KEEP_INDEX[_kept(result.dice, action)]]
+            value = chosen
+        total += weight * float(TRANSITIONS[KEEP_INDEX[()]] @ value)
+    return total
+
+
+def _kept(dice: tuple[int, ...], bits: int) -> tuple[int, ...]:
+    return tuple(face for i, face in enumerate(dice) if not bits >> i & 1)
+
+
 def solver_action(rules: Ruleset, observation: IntArray) -> int:
     """The solver's best action for an observation of Turn-v0 (ties: stop, then keep more)."""
     dice = tuple(int(f) for f in observation[:3])
@@ -146,6 +208,10 @@ class TurnEnv(gymnasium.Env[IntArray, np.int64]):
     def optimal_value(self) -> float:
         """The solver's value of this environment: the best expected reward per episode."""
         return optimal_value(self.rules, self.target, self.throws)
+
+    def policy_value(self, policy: TurnPolicy) -> float:
+        """The exact expected reward of ``policy`` in this environment (see :func:`policy_value`)."""
+        return policy_value(policy, self.rules, self.target, self.throws)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -196,11 +262,17 @@ class TurnEnv(gymnasium.Env[IntArray, np.int64]):
             dice, allowed = result.dice, self.throws
         return np.array([*dice, throws, allowed, *target.dice], dtype=np.int64)
 
-    def render(self) -> str | None:
+    def render(self) -> str | Image | None:
         if self.render_mode is None:
-            gymnasium.logger.warn("render() needs render_mode='ansi' or 'human' when the env is made")
+            gymnasium.logger.warn(RENDER_OFF)
             return None
         obs = self._observation()
+        if self.render_mode == "rgb_array":
+            target = self._current_target
+            assert target is not None
+            won = None if self._final is None else self.rules.table.beats(self._final[0], target)
+            hand, goal = [int(f) for f in obs[:3]], [int(f) for f in obs[5:8]]
+            return turn_picture(hand, int(obs[3]), int(obs[4]), goal, won)
         text = f"target {format_dice(obs[5:8])}: {format_dice(obs[:3])} after throw {obs[3]} of {obs[4]}"
         if self.render_mode == "human":
             print(text)
@@ -208,4 +280,4 @@ class TurnEnv(gymnasium.Env[IntArray, np.int64]):
         return text
 
 
-__all__ = ["TurnEnv", "optimal_value", "solver_action"]
+__all__ = ["TurnEnv", "TurnPolicy", "optimal_value", "policy_value", "solver_action"]

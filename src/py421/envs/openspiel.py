@@ -44,11 +44,17 @@ from .observation import (
     legal_indices,
     meaning,
 )
+from .play import SKIPPED_GAMES, nothing_to_decide
 
 NAME = "python_421"
-PARAMETERS: dict[str, str | int] = {"preset": "classic-11", "players": 2, "options": ""}
-"""Every parameter with its default; ``options`` is ``OPTION:VALUE`` pairs joined by ``;``."""
+SKIP = "skip_no_decision"
+PARAMETERS: dict[str, str | int | bool] = {"preset": "classic-11", "players": 2, "options": "", SKIP: False}
+"""Every parameter with its default; ``options`` is ``OPTION:VALUE`` pairs joined by ``;``.
 
+``skip_no_decision``: a game over before anyone decides starts again from the
+beginning, within the same chance sequence, so every game has a decision
+(see docs/openspiel.md: what that does to the games' distribution).
+"""
 OPTIONS_HELP = "OPTION:VALUE pairs separated by ';', for example pot:5;charge_throws:2"
 
 # -- actions and chance outcomes ----------------------------------------------
@@ -230,6 +236,9 @@ class Game421(pyspiel.Game):  # type: ignore[misc]
         super().__init__(GAME_TYPE, info, given)
         self.rules = rules
         self.names = names
+        self.skip_no_decision = given[SKIP]
+        if not isinstance(self.skip_no_decision, bool):
+            raise InvalidParameter(f"{SKIP}={self.skip_no_decision!r}: give true or false")
         self._initial = new_game(rules, names)
 
     def new_initial_state(self) -> State421:
@@ -270,6 +279,10 @@ class State421(pyspiel.State):  # type: ignore[misc]
     def __init__(self, game: Game421, state: State) -> None:
         super().__init__(game)
         self._held = _Shared(state)
+        self._skip = game.skip_no_decision
+        self._restart = state
+        self._decided = False  # a seat has decided in this game
+        self._skipped = 0
 
     @property
     def state(self) -> State:
@@ -278,6 +291,11 @@ class State421(pyspiel.State):  # type: ignore[misc]
     @state.setter
     def state(self, state: State) -> None:
         self._held = _Shared(state)
+
+    @property
+    def skipped_games(self) -> int:
+        """Games over before any decision that ``skip_no_decision`` started again, so far."""
+        return self._skipped
 
     def current_player(self) -> int:
         s = self.state
@@ -298,13 +316,20 @@ class State421(pyspiel.State):  # type: ignore[misc]
     def _apply_action(self, action: int) -> None:
         request = self.state.chance
         if request is not None:
-            self.state = self.state.apply_dice(faces_of(action, request))
+            after = self.state.apply_dice(faces_of(action, request))
+            if after.is_over and self._skip and not self._decided:
+                self._skipped += 1
+                if self._skipped == SKIPPED_GAMES:  # in a row: the rules leave no decision
+                    raise nothing_to_decide(after.rules, "anyone")
+                after = self._restart  # this throw starts the next game's chance sequence
+            self.state = after
             return
         legal = moves(self.state)
         if action not in legal:
             accepted = ", ".join(f"{i} ({a})" for i, a in sorted(legal.items())) or "none: no decision is due"
             raise IllegalAction(f"action {action} is not listed now; accepted: {accepted}")
         self.state = self.state.apply(legal[action])
+        self._decided = True
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -347,10 +372,19 @@ class TableObserver:
 pyspiel.register_game(GAME_TYPE, Game421)
 
 
-def load(preset: str = "classic-11", players: int = 2, options: Sequence[str] | str = "") -> Any:
+def load(
+    preset: str = "classic-11",
+    players: int = 2,
+    options: Sequence[str] | str = "",
+    *,
+    skip_no_decision: bool = False,
+) -> Any:
     """The OpenSpiel game for a preset, a number of players and options.
 
-    ``options`` is the parameter's text or a list of ``OPTION:VALUE``.
+    ``options`` is the parameter's text or a list of ``OPTION:VALUE``;
+    ``skip_no_decision`` is the parameter of that name (see :data:`PARAMETERS`).
     """
     text = options if isinstance(options, str) else ";".join(options)
-    return pyspiel.load_game(NAME, {"preset": preset, "players": players, "options": text})
+    return pyspiel.load_game(
+        NAME, {"preset": preset, "players": players, "options": text, SKIP: skip_no_decision}
+    )

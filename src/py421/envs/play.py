@@ -17,6 +17,7 @@ Rewards are read from the engine's events, never recomputed:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, get_args
 
@@ -31,8 +32,9 @@ Reward = Literal["tokens", "game"]
 REWARDS: tuple[Reward, ...] = get_args(Reward)
 # Games over before a decision are skipped; this many in a row means the rules leave none.
 SKIPPED_GAMES = 200
-RenderMode = Literal["ansi", "human"]
+RenderMode = Literal["ansi", "human", "rgb_array"]
 RENDER_MODES: tuple[RenderMode, ...] = get_args(RenderMode)
+RENDER_OFF = f"render() needs a render_mode ({' | '.join(RENDER_MODES)}) when the env is made"
 
 
 def make_rules(rules: str | Ruleset, options: Mapping[str, Any]) -> Ruleset:
@@ -44,15 +46,25 @@ def make_rules(rules: str | Ruleset, options: Mapping[str, Any]) -> Ruleset:
     return rules.with_options(**options) if options else rules
 
 
-def check_render_mode(mode: str | None) -> RenderMode | None:
+def check_render_mode(mode: object) -> RenderMode | None:
+    """A known mode, or None after a warning.
+
+    Tools pass modes of their own (stable-baselines3's ``make_vec_env`` asks
+    every environment for ``rgb_array``): an unknown one turns rendering off
+    instead of stopping the tool.
+    """
     if mode is None:
         return None
     for known in RENDER_MODES:
         if mode == known:
             return known
-    raise InvalidParameter(
-        f"render_mode={mode!r} is not accepted; render_mode takes {' | '.join(RENDER_MODES)}"
+    warnings.warn(
+        f"render_mode={mode!r} is not offered, so nothing is rendered; "
+        f"render_mode takes {' | '.join(RENDER_MODES)}",
+        UserWarning,
+        stacklevel=3,
     )
+    return None
 
 
 def check_reward(reward: str) -> Reward:

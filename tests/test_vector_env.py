@@ -1,0 +1,482 @@
+"""The vector environments against the engine's: same dice, same actions, the same games.
+
+Game-v0 and the PettingZoo game throw their dice from numpy; here they are
+given the kernel's counter-based dice instead (and the kernel's random bot's
+choices), game by game, so that the engine's environments and the vector
+environments play the same games. Every observation, mask, reward and end
+must then be identical.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+from hypothesis import assume, event, given, settings
+from hypothesis import strategies as st
+
+from py421.core.actions import Action
+from py421.core.errors import IllegalAction, InvalidParameter, InvalidPlayers, InvalidRuleset
+from py421.core.game import Game
+from py421.core.rules import Ruleset, option_fields, preset_names
+from py421.core.state import ChanceRequest, State
+from py421.envs import aec, gym_game
+from py421.envs.observation import ObservationEncoder, encode
+from py421.envs.play import rewards
+from py421.envs.vector import MultiAgentVector, VectorGameEnv, random_actions
+from py421.players import make_bot
+from py421.sim.fast.dice import CHOICE_STREAM, batch_key, below, face, game_key, random_bits, throw_code
+
+SEED = 2026
+
+
+@dataclass
+class Stream:
+    """The kernel's dice and random choices for the games of env ``env``, in the order they are asked."""
+
+    seed: int
+    env: int
+    game: int = -1
+    key: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.key = batch_key(self.seed, self.env)
+
+    def new_game(self) -> None:
+        self.game += 1
+        self.gkey = np.uint64(game_key(self.key, self.game))
+        self.dice = self.choices = 0
+
+    def throw(self, count: int) -> tuple[int, ...]:
+        code = throw_code(self.gkey, self.dice)
+        self.dice += 1
+        return tuple(face(code, i) for i in range(count))
+
+    def random_choice(self, state: State) -> Action:
+        """The kernel's random bot: uniform over the engine's legal actions, in their order."""
+        legal = state.legal_actions()
+        bits = np.uint64(random_bits(self.gkey, CHOICE_STREAM + self.choices))
+        self.choices += 1
+        return legal[below(bits, len(legal))]
+
+
+class Streams:
+    """The engine's environments take their dice and new games from the stream of the env being played."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, module: Any, seed: int, envs: int) -> None:
+        self.all = [Stream(seed, e) for e in range(envs)]
+        self.current = self.all[0]
+
+        def new_game(*args: Any, **kwargs: Any) -> Game:
+            self.current.new_game()
+            return Game(*args, **kwargs)
+
+        def throw(rng: np.random.Generator, request: ChanceRequest) -> tuple[int, ...]:
+            return self.current.throw(request.count)
+
+        monkeypatch.setattr(module, "Game", new_game)
+        monkeypatch.setattr(module, "throw", throw)
+
+    def use(self, env: int) -> None:
+        self.current = self.all[env]
+
+    def restart(self) -> None:
+        """Game 0 next: Game-v0 makes a game as it is built, before its first reset."""
+        for stream in self.all:
+            stream.game = -1
+
+
+class StreamBot:
+    """Game-v0's opponent that plays as the kernel's random bot."""
+
+    def __init__(self, streams: Streams) -> None:
+        self.streams = streams
+
+    def choose(self, state: State) -> Action:
+        return self.streams.current.random_choice(state)
+
+
+def pick(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A random legal action for each game."""
+    return np.asarray(np.argmax(masks * rng.random(masks.shape), axis=1), dtype=np.int64)
+
+
+def same(a: np.ndarray, b: np.ndarray, what: str, encoder: ObservationEncoder | None = None) -> None:
+    """Equal arrays; observations that differ are shown by segment."""
+    if encoder is not None and not np.array_equal(a, b):
+        parts = zip(encoder.split(a).items(), encoder.split(b).values(), strict=True)
+        what += ": " + "; ".join(f"{name} {x} != {y}" for (name, x), y in parts if not np.array_equal(x, y))
+    assert np.array_equal(a, b), f"{what}: {a} != {b}"
+
+
+# -- one learning seat: Game-v0 --------------------------------------------------
+
+
+class Played(NamedTuple):
+    ended: int  # games that ended
+    stakes: int  # stakes of a « main chaude » asked of the learning seat
+
+
+def play_like_game_v0(
+    monkeypatch: pytest.MonkeyPatch,
+    rules: Ruleset,
+    players: int,
+    seat: int,
+    opponents: list[str],
+    *,
+    envs: int = 3,
+    steps: int = 60,
+    reward: str = "tokens",
+    autoreset: AutoresetMode = AutoresetMode.SAME_STEP,
+) -> Played:
+    """Play the vector env and one Game-v0 per env side by side."""
+    streams = Streams(monkeypatch, gym_game, SEED, envs)
+    vec = VectorGameEnv(
+        envs, rules, players, opponents, seat, reward, actions="gym", autoreset_mode=autoreset, seed=SEED
+    )
+    others = [StreamBot(streams) if o == "random" else o for o in opponents]
+    singles = [gym_game.GameEnv(rules, players, others, seat, reward) for _ in range(envs)]
+    streams.restart()
+    try:
+        obs, _ = vec.reset()
+    except InvalidRuleset:
+        with pytest.raises(InvalidRuleset, match="nothing to decide"):
+            singles[0].reset(seed=0)
+        return Played(0, 0)
+    for e, single in enumerate(singles):
+        streams.use(e)
+        same(single.reset(seed=e)[0], obs[e], f"env {e}: first observation", vec.encoder)
+        same(single.action_masks(), vec.action_masks()[e], f"env {e}: first mask")
+    rng = np.random.default_rng(SEED)
+    ended = stakes = 0
+    stake_choice = vec.encoder.segments[
+        [seg.name for seg in vec.encoder.segments].index("stake_choice")
+    ].start
+    waiting = np.zeros(envs, dtype=bool)  # next-step autoreset: the game ended and the next starts now
+    for t in range(steps):
+        chosen = pick(vec.action_masks(), rng)
+        obs, earned, terminated, truncated, info = vec.step(chosen)
+        assert not truncated.any()
+        for e, single in enumerate(singles):
+            streams.use(e)
+            where = f"step {t}, env {e}"
+            if waiting[e]:
+                got, _ = single.reset()
+                assert earned[e] == 0.0 and not terminated[e]
+            else:
+                got, r, done, cut, _ = single.step(chosen[e])
+                assert (r, done, cut) == (earned[e], terminated[e], False), where
+                if done:
+                    ended += 1
+                    if autoreset == AutoresetMode.SAME_STEP:
+                        same(info["final_obs"][e], got, f"{where}: final observation", vec.encoder)
+                        got, _ = single.reset()
+            same(obs[e], got, f"{where}: observation", vec.encoder)
+            same(vec.action_masks()[e], single.action_masks(), f"{where}: mask")
+            stakes += int(got[stake_choice])
+        waiting = terminated.copy() if autoreset == AutoresetMode.NEXT_STEP else waiting
+    return Played(ended, stakes)
+
+
+@pytest.mark.parametrize("preset", preset_names())
+def test_every_preset_plays_as_game_v0(monkeypatch, preset):
+    rules = Ruleset.preset(preset)
+    players = 3 if rules.seats(3) else 2
+    opponents = ["heuristic", "random"][: players - 1]
+    assert play_like_game_v0(monkeypatch, rules, players, players - 1, opponents, steps=150).ended > 0
+
+
+@pytest.mark.parametrize(
+    ("preset", "players", "opponents"),
+    [("tim", 2, ["optimal"]), ("classic-11", 2, ["optimal"]), ("engranjeu-21", 2, ["optimal"])],
+)
+def test_the_optimal_bot_plays_as_in_game_v0(monkeypatch, preset, players, opponents):
+    """Its tables are built as games reach new positions: steps that reach one are played again."""
+    rules = Ruleset.preset(preset)
+    assert play_like_game_v0(monkeypatch, rules, players, 0, opponents, steps=60).ended > 0
+
+
+def test_next_step_autoreset_and_game_rewards_play_as_game_v0(monkeypatch):
+    rules = Ruleset.preset("classic-11")
+    played = play_like_game_v0(
+        monkeypatch, rules, 2, 0, ["random"], reward="game", autoreset=AutoresetMode.NEXT_STEP, steps=80
+    )
+    assert played.ended > 0
+
+
+def test_game_v0s_stake_actions_play_as_game_v0(monkeypatch):
+    """« Main chaude » in Game-v0's eight actions: 0 « est », the others « vient »."""
+    rules = Ruleset.preset("engranjeu-21")
+    assert play_like_game_v0(monkeypatch, rules, 2, 0, ["random"], envs=24, steps=150).stakes > 0
+
+
+# -- every seat, and « le bon » and « main chaude »: the PettingZoo game ------------------
+
+
+def play_like_pettingzoo(
+    monkeypatch: pytest.MonkeyPatch,
+    rules: Ruleset,
+    players: int,
+    bots: dict[int, str],
+    *,
+    envs: int = 3,
+    steps: int = 60,
+    first_seat: int = 0,
+) -> int:
+    """The multi-agent vector env beside one PettingZoo game per env; the test plays ``bots`` there.
+
+    Rewards of the PettingZoo game are summed over the bots' steps from the
+    engine's events, in their order, as the vector env sums them.
+    """
+    streams = Streams(monkeypatch, aec, SEED, envs)
+    vec = MultiAgentVector(envs, rules, players, bots=bots, first_seat=first_seat, seed=SEED)
+    games = [aec.Py421Env(rules, players, first_seat=first_seat) for _ in range(envs)]
+    engine_bots = {seat: make_bot(level, "") for seat, level in bots.items() if level != "random"}
+    total = rules.pot + rules.initial_tokens * players
+    paid_from = [1] * envs  # the engine's states whose events the next step pays
+
+    def bots_play(e: int) -> bool:
+        """Play the bots' seats of game ``e``; False if the game ended before an agent decided."""
+        env = games[e]
+        while not env.game.state.is_over and env.game.state.to_move in bots:
+            state = env.game.state
+            seat = state.to_move
+            assert seat is not None
+            move = (
+                streams.current.random_choice(state)
+                if bots[seat] == "random"
+                else engine_bots[seat].choose(state)
+            )
+            env.step(encode(state, move))
+        return not env.game.state.is_over
+
+    def start(e: int) -> None:
+        """A new game in which an agent decides (the vector env skips the others)."""
+        env = games[e]
+        env.reset(seed=e)
+        while not bots_play(e):
+            env.reset()
+        paid_from[e] = 1
+
+    def check(e: int, got: Any, where: str) -> None:
+        env = games[e]
+        for seat, agent in enumerate(env.possible_agents):
+            seen = env.observe(agent)
+            same(
+                got.observations[e, seat], seen["observation"], f"{where}: {agent}'s observation", vec.encoder
+            )
+            same(got.masks[e, seat], seen["action_mask"], f"{where}: {agent}'s mask")
+        assert got.to_move[e] == (-1 if env.game.state.is_over else env.game.state.to_move), where
+
+    try:
+        got = vec.reset()
+    except InvalidRuleset:
+        return 0
+    for e in range(envs):
+        streams.use(e)
+        start(e)
+        check(e, got, f"env {e}, reset")
+    rng = np.random.default_rng(SEED)
+    ended = 0
+    for t in range(steps):
+        chosen = pick(vec.action_masks(), rng)
+        got = vec.step(chosen)
+        for e in range(envs):
+            streams.use(e)
+            env = games[e]
+            where = f"step {t}, env {e}"
+            env.step(int(chosen[e]))
+            bots_play(e)
+            states = env.game.states
+            events = [event for state in states[paid_from[e] :] for event in state.events]
+            paid_from[e] = len(states)
+            expected = rewards(events, players=players, manche_tokens=total, reward="tokens")
+            same(got.rewards[e], np.array(expected), f"{where}: rewards")
+            if not bots:
+                same(got.rewards[e], np.array([env.rewards[a] for a in env.possible_agents]), where)
+            assert got.terminated[e] == env.game.state.is_over, where
+            if got.terminated[e]:
+                ended += 1
+                assert got.final_observations is not None
+                row = int(np.flatnonzero(np.flatnonzero(got.terminated | got.truncated) == e)[0])
+                for seat, agent in enumerate(env.possible_agents):
+                    seen = env.observe(agent)["observation"]
+                    same(got.final_observations[row, seat], seen, where, vec.encoder)
+                start(e)
+            check(e, got, where)
+    return ended
+
+
+@pytest.mark.parametrize("preset", preset_names())
+def test_every_preset_plays_as_the_pettingzoo_game(monkeypatch, preset):
+    rules = Ruleset.preset(preset)
+    players = 3 if rules.seats(3) else 2
+    steps = 400 if rules.pot > 21 else 150  # games of 41 tokens are long
+    assert play_like_pettingzoo(monkeypatch, rules, players, {}, steps=steps) > 0
+
+
+@pytest.mark.parametrize("preset", ["engranjeu-21", "classic-11", "kytionnaire"])
+def test_agents_beside_bots_play_as_the_pettingzoo_game(monkeypatch, preset):
+    rules = Ruleset.preset(preset)
+    bots = {1: "heuristic", 2: "random"}
+    assert play_like_pettingzoo(monkeypatch, rules, 4, bots, steps=60, first_seat=2) > 0
+
+
+def test_the_stake_of_a_main_chaude_is_an_action(monkeypatch):
+    """« Main chaude » is rare: many games of engranjeu-21 until some agent chooses a stake."""
+    rules = Ruleset.preset("engranjeu-21").with_options(tie_break="qui_barre_demarre")
+    vec = MultiAgentVector(256, rules, 2, seed=3)
+    rng = np.random.default_rng(0)
+    got = vec.reset()
+    for _ in range(400):
+        masks = vec.action_masks()
+        if masks[:, 15:].any():
+            break
+        got = vec.step(pick(masks, rng))
+    e = int(np.flatnonzero(vec.action_masks()[:, 15])[0])
+    assert vec.action_masks()[e].tolist() == [0] * 15 + [1, 1]
+    seat = got.to_move[e]
+    split = vec.encoder.split(got.observations[e, seat])
+    assert split["stake_choice"][0] == 1 and split["tie_replays"][0] >= 2
+
+
+# -- any options ---------------------------------------------------------------------
+
+
+def _option_values(name: str) -> st.SearchStrategy[object]:
+    f = next(f for f in option_fields() if f.name == name)
+    if f.metadata["choices"]:
+        return st.sampled_from(f.metadata["choices"])
+    if f.type in ("bool", bool):
+        return st.booleans()
+    low = f.metadata["low"]
+    return st.integers(low, min(f.metadata["high"], low + 4))
+
+
+VARIED = [f.name for f in option_fields() if f.name not in ("min_players", "max_players")]
+
+
+@settings(max_examples=40)
+@given(
+    preset=st.sampled_from(preset_names()),
+    changes=st.dictionaries(st.sampled_from(VARIED), st.none(), max_size=6).flatmap(
+        lambda d: st.fixed_dictionaries({name: _option_values(name) for name in d})
+    ),
+    players=st.integers(2, 4),
+    self_play=st.booleans(),
+)
+def test_any_options_play_as_the_engines_environments(preset, changes, players, self_play):
+    try:
+        rules = Ruleset.preset(preset).with_options(**changes)
+    except InvalidRuleset:
+        assume(False)
+    players = max(rules.min_players, min(players, rules.max_players or players))
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        if self_play:
+            ended = play_like_pettingzoo(monkeypatch, rules, players, {}, envs=2, steps=40)
+        else:
+            opponents = ["random", "heuristic", "random"][: players - 1]
+            ended = play_like_game_v0(monkeypatch, rules, players, 0, opponents, envs=2, steps=40).ended
+    event(f"games ended: {min(ended, 3)}{'+' if ended >= 3 else ''}")
+
+
+def test_random_actions_draw_every_legal_action_and_only_those():
+    masks = np.zeros((3000, 17), dtype=bool)
+    masks[:, [0, 4, 16]] = True
+    masks[-1] = False
+    drawn = random_actions(masks, np.random.default_rng(5))
+    assert sorted(set(drawn[:-1].tolist())) == [0, 4, 16] and drawn[-1] == 0
+    assert min(np.bincount(drawn[:-1])[[0, 4, 16]]) > 900  # about 1,000 each
+    with pytest.raises(
+        InvalidParameter, match=r"masks are one row of actions per game, not an array of shape \(17,\)"
+    ):
+        random_actions(masks[0], np.random.default_rng(5))
+
+
+# -- threads, and Gymnasium's tools ---------------------------------------------------
+
+
+def test_threads_play_the_same_games():
+    def run(threads: int) -> list[np.ndarray[Any, Any]]:
+        vec = MultiAgentVector(50, "engranjeu-21", 3, bots={2: "random"}, seed=4, threads=threads)
+        rng = np.random.default_rng(0)
+        seen: list[np.ndarray[Any, Any]] = [vec.reset().observations]
+        for _ in range(30):
+            got = vec.step(pick(vec.action_masks(), rng))
+            seen += [got.observations, got.rewards, got.masks]
+        vec.close()
+        return seen
+
+    one, two = run(1), run(2)
+    assert all(np.array_equal(a, b) for a, b in zip(one, two, strict=True))
+
+
+def test_gymnasiums_episode_statistics_count_the_games():
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+    vec = VectorGameEnv(16, "classic-11", opponents="random", seed=2)
+    env = RecordEpisodeStatistics(vec)
+    env.reset()
+    rng = np.random.default_rng(0)
+    lengths = []
+    for _ in range(60):
+        _, _, terminated, _, info = env.step(pick(vec.action_masks(), rng))
+        if terminated.any():
+            lengths += list(info["episode"]["l"][info["_episode"]])
+    assert lengths and min(lengths) >= 1
+    assert vec.action_masks().shape == (16, 17) and env.observation_space.shape == (16, vec.encoder.size)
+
+
+def test_a_seed_gives_the_same_games_and_none_plays_on():
+    first = VectorGameEnv(8, "lyonnaise-21", seed=11)
+    again = VectorGameEnv(8, "lyonnaise-21")
+    same(first.reset()[0], again.reset(seed=11)[0], "same seed")
+    assert not np.array_equal(first.reset()[0], again.reset(seed=12)[0])
+
+
+def test_rules_that_leave_nothing_to_decide_are_refused():
+    rules = Ruleset.preset("classic-11").with_options(decharge_throws=1, le_bon=False)
+    with pytest.raises(InvalidRuleset, match="games in a row ended before the learning seat had a decision"):
+        VectorGameEnv(4, rules, seed=0).reset()
+
+
+# -- bad input -------------------------------------------------------------------------
+
+
+def test_bad_arguments_say_what_is_accepted():
+    with pytest.raises(
+        InvalidPlayers, match=r"bot 'clever' is not accepted; .* random \| heuristic \| optimal"
+    ):
+        VectorGameEnv(2, "classic-11", 2, opponents="clever")
+    with pytest.raises(InvalidPlayers, match="bot:optimal does not play under must_throw_on"):
+        VectorGameEnv(2, "classic-11", 2, opponents="optimal", must_throw_on=True)
+    with pytest.raises(InvalidPlayers, match="one opponent for each of the 2 other seats"):
+        VectorGameEnv(2, "classic-11", 3, opponents=["random"])
+    with pytest.raises(InvalidPlayers, match="tim is played by 2 players, not 3"):
+        VectorGameEnv(2, "tim", 3)
+    with pytest.raises(InvalidParameter, match=r"actions='some' is not accepted; actions takes all"):
+        VectorGameEnv(2, actions="some")
+    with pytest.raises(InvalidParameter, match=r"num_envs is a whole number from 1, not 0"):
+        VectorGameEnv(0)
+    with pytest.raises(InvalidParameter, match=r"autoreset_mode=.* is not offered; accepted: AutoresetMode"):
+        VectorGameEnv(2, autoreset_mode=AutoresetMode.DISABLED)
+    with pytest.raises(InvalidRuleset, match="unknown option 'pots'"):
+        MultiAgentVector(2, pots=3)
+    with pytest.raises(InvalidPlayers, match="bots hold every seat"):
+        MultiAgentVector(2, bots={0: "random", 1: "heuristic"})
+
+
+def test_an_illegal_action_names_the_game_and_the_accepted_ones():
+    vec = VectorGameEnv(4, "classic-11", seed=1)
+    vec.reset()
+    chosen = np.argmax(vec.action_masks(), axis=1)
+    chosen[2] = 15
+    with pytest.raises(
+        IllegalAction, match=r"game 2, seat 0: action 15 \(stake est\) is not allowed now; accepted: "
+    ):
+        vec.step(chosen)
+    with pytest.raises(IllegalAction, match="step\\(\\) takes one action per game: 4 whole numbers 0 to 16"):
+        vec.step(np.array([0, 1]))
