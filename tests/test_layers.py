@@ -23,7 +23,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("solver",),
     ("players",),
     ("sim",),
-    ("text", "history"),
+    ("text", "history", "analysis"),
     ("play",),
     ("report", "envs", "tui", "server"),
     ("cli",),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import click
 
+from .analysis import analyse
 from .common import SAY_OPTION, Errors
 from .games import history, play, replay, stats, table_command
 from .online import serve, verify
@@ -25,6 +26,6 @@ def main(lang: str) -> None:
 
 for command in (
     rules, compare, odds, advise, duel, solve, simulate, report,
-    serve, verify, play, table_command, history, stats, replay,
+    serve, verify, play, table_command, history, stats, replay, analyse,
 ):  # fmt: skip
     main.add_command(command)

@@ -15,6 +15,8 @@ from ..core.errors import InvalidPlayers, Message, Py421Error
 from ..core.record import Record
 from ..core.rules import Ruleset, preset_names
 from ..i18n import LANGS, detect_lang, error_text, tr
+from ..play.coach import game_solving as game_solving  # the commands' progress, in words
+from ..play.coach import solving as solving
 from ..play.session import Seat
 from .words import ASKED, Group, asked_lang, speaking, spoken
 from .words import Command as Command  # the commands' class, for the modules that define them
@@ -190,54 +192,28 @@ def status(text: str) -> Iterator[None]:
         yield
 
 
-def solving(rules: Ruleset, stage: str, step: int, lang: str = "en") -> str:
-    """How far the two-player solver is: the décharge's passes, then the charge pot by pot."""
-    if stage == "charge":
-        return tr(lang, "cli.solving.charge", step=step, pot=rules.pot)
-    return tr(lang, "cli.solving.decharge", step=step)
-
-
-def game_solving(
-    say: Callable[[str, str], None], lang: str = "en", worded: Callable[[str], str] = str
-) -> Callable[[str, int, int], None]:
-    """How far the whole game of three or four players is solved, told to ``say`` of :func:`stages`.
-
-    The solver's ``progress`` (:data:`py421.solver.game_maxn.Progress`): each manche's décharge
-    pass by pass, then its charge pot by pot; ``worded`` says whose solve it is.
-    """
-    manches = [1, 1]  # the manche being solved, of how many
-
-    def progress(stage: str, step: int, total: int) -> None:
-        if stage == "manche":
-            manches[:] = [step, total]
-            return
-        number, of = manches
-        text = tr(lang, f"cli.solving.game.{stage}", manche=number, manches=of, step=step, pot=total)
-        say(worded(text), f"{number}-{stage}")
-
-    return progress
-
-
 def prepare_optimal(rules: Ruleset, players: int, lang: str = "en") -> None:
     """Solve what bot:optimal plays before the game starts, saying how far it is on the error stream.
 
     A two-player ruleset is solved once per machine and kept (from about a second for
-    classic-11 to about 40 s for vache-41 on two cores), and so is the whole game of three
+    classic-11 to about 40 s for vache-41 on two cores, 5 to 7 min with « queue de la
+    vache », each manche played for the game), and so is the whole game of three
     or four players (about 30 s for three players of classic-11, 15 min for four); rounds
     of more players take seconds.
     """
     from ..players.optimal import game_level, prepare, whole_game
+    from ..solver.heads_up_game import carries_over
     from ..solver.solutions import solve_cached
 
     def once(text: str) -> str:
         return tr(lang, "cli.once", what=tr(lang, "cli.optimal", what=text))
 
-    if whole_game(rules, players):
+    if whole_game(rules, players) and not carries_over(rules):
         with stages() as say:
             solve_cached(rules, lambda stage, step: say(once(solving(rules, stage, step, lang)), stage))
         prepare(rules, players)  # read back from the disk
         return
-    if game_level(rules, players):
+    if whole_game(rules, players) or game_level(rules, players):
         with stages() as say:
             prepare(rules, players, game_solving(say, lang, once))
         return

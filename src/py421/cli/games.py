@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 @LANG_OPTION
 @click.option("--bot-delay", type=click.FloatRange(0, 10), default=0.6, show_default=True)
 @click.option("--plain", is_flag=True)
+@click.option("--hints", is_flag=True)
 @click.option("--resume", is_flag=True)
 @click.option("--record", "record_path", type=click.Path(dir_okay=False, path_type=Path))
 def play(
@@ -52,6 +53,7 @@ def play(
     lang: str | None,
     bot_delay: float,
     plain: bool,
+    hints: bool,
     resume: bool,
     record_path: Path | None,
 ) -> None:
@@ -82,7 +84,13 @@ def play(
         pause = (lambda: time.sleep(bot_delay)) if interactive else (lambda: None)
         _run_lines(
             lambda: run_plain(
-                session, lang=language, out=click.echo, ask=_ask_fresh, on_step=on_step, pause=pause
+                session,
+                lang=language,
+                out=click.echo,
+                ask=_ask_fresh,
+                on_step=on_step,
+                pause=pause,
+                hints=hints,
             ),
             "play",
             language,
@@ -90,7 +98,7 @@ def play(
     else:
         from ..tui.app import PlayApp
 
-        PlayApp(session, lang=language, bot_delay=bot_delay, on_step=on_step).run()
+        PlayApp(session, lang=language, bot_delay=bot_delay, on_step=on_step, hints=hints).run()
     _finish(store, session, save_id, "play", record_path, language)
 
 
@@ -323,10 +331,13 @@ def stats(as_json: bool, lang: str) -> None:
 @click.command(cls=Command)
 @click.argument("game_id", type=int, required=False)
 @click.option("--limit", type=click.IntRange(1, 10_000), default=20, show_default=True)
+@click.option("--analyse", is_flag=True)
 @SAY_OPTION
-def history(game_id: int | None, limit: int, lang: str) -> None:
+def history(game_id: int | None, limit: int, analyse: bool, lang: str) -> None:
     from ..history import History
 
+    if analyse and game_id is None:
+        raise click.UsageError(tr(lang, "cli.history.analyse_needs"))
     store = History()
     if game_id is None:
         rows = store.games(limit)
@@ -338,6 +349,11 @@ def history(game_id: int | None, limit: int, lang: str) -> None:
         return
     record = store.record(game_id)
     _print_replay(record, lang)
+    if analyse:
+        from .analysis import show_analysis
+
+        click.echo()
+        show_analysis(record, lang)
 
 
 def _print_replay(record: Record, lang: str) -> None:

@@ -7,6 +7,7 @@ explained and asked again.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from ..core.actions import Action, ChooseStake, Stake, Stop, Throw, parse_action
@@ -14,8 +15,10 @@ from ..core.dice import format_dice, parse_dice
 from ..core.engine import throws_allowed
 from ..core.errors import InvalidNotation, Py421Error
 from ..core.events import MancheLost, RoundDecided
+from ..core.state import State
 from ..i18n import CATALOGS, actions_text, error_text, tr
 from ..text import describe, outcome_text, standings
+from .coach import Coach, hints_on, said_once
 from .session import Session
 
 Out = Callable[[str], None]
@@ -23,6 +26,7 @@ Ask = Callable[[str], str | None]
 
 
 HELP = ("?", "help", "aide")
+HINT = ("h", "hint", "conseil")  # as at the scorekeeper's table
 # « Main chaude »: the same words in either language, as said at the table.
 STAKES: dict[str, Stake] = {"e": "est", "est": "est", "v": "vient", "vient": "vient"}
 
@@ -73,9 +77,17 @@ def run_plain(
     ask: Ask,
     on_step: Callable[[Session], None] = lambda s: None,
     pause: Callable[[], None] = lambda: None,
+    hints: bool = False,
 ) -> None:
-    """Play ``session`` to its end; ``pause`` runs before each bot or dice step."""
+    """Play ``session`` to its end; ``pause`` runs before each bot or dice step.
+
+    ``hints``: a hint between several people too (one person against bots has it anyway).
+    """
     names = session.game.players
+    hint: Callable[[State], str] | None = None
+    if hints_on(session, hints):
+        # a solve's stages are said once in the game
+        hint = functools.partial(Coach(session, lang).hint, say=said_once(out))
     if not session.game.steps:
         out(tr(lang, "table", rules=session.rules.name, players=", ".join(names)))
         for event in session.state.events:
@@ -92,7 +104,7 @@ def run_plain(
             if len(session.humans) > 1 and human != announced:
                 out(tr(lang, "your_turn", who=names[human]))
             announced = human
-            state = session.act(_ask_human(session, human, lang, out, ask))
+            state = session.act(_ask_human(session, human, lang, out, ask, hint))
         for event in state.events:
             out(describe(event, names, lang))
         if not state.is_over and any(isinstance(e, RoundDecided | MancheLost) for e in state.events):
@@ -101,7 +113,9 @@ def run_plain(
     out(outcome_text(session.state, lang))
 
 
-def _ask_human(session: Session, seat: int, lang: str, out: Out, ask: Ask) -> Action:
+def _ask_human(
+    session: Session, seat: int, lang: str, out: Out, ask: Ask, hint: Callable[[State], str] | None
+) -> Action:
     state = session.state
     r = state.round
     assert r is not None
@@ -115,12 +129,22 @@ def _ask_human(session: Session, seat: int, lang: str, out: Out, ask: Ask) -> Ac
         answer = ask(prompt)
         if answer is None:
             raise InputEnded
-        if answer.strip().lower() in HELP:
+        command = answer.strip().lower()
+        if command in HELP:
             if r.tie is not None:
                 out(tr(lang, "prompt.stake_help"))
             else:
                 legal = actions_text(lang, state.legal_actions())
                 out(tr(lang, "prompt.help", legal=legal))
+            if hint is not None:
+                out(tr(lang, "prompt.hint_help"))
+            continue
+        if command in HINT:
+            if hint is None:
+                out("  " + tr(lang, "coach.off"))
+            else:
+                for line in hint(state).splitlines():
+                    out(f"  {line}")
             continue
         try:
             action = read_choice(answer)

@@ -16,11 +16,10 @@ from ..core.errors import Py421Error
 from ..core.state import Phase, State
 from ..i18n import error_text, tr
 from ..text import describe, outcome_text, standings
-from .plain import HELP, STAKES, Ask, InputEnded, Out
+from .plain import HELP, HINT, STAKES, Ask, InputEnded, Out
 from .session import Session
 
 UNDO = ("u", "undo", "annuler")
-HINT = ("h", "hint", "conseil")
 
 
 def hint(state: State, lang: str) -> list[str]:

@@ -12,6 +12,8 @@ only the keys these rules use.
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import ClassVar
@@ -47,9 +49,10 @@ from ..core.events import (
 )
 from ..core.state import Round, State
 from ..i18n import error_text, tr
+from ..play.coach import Coach, Say, hints_on
 from ..play.session import Session
 from ..text import describe, limit_call, names, outcome_text
-from .screens import EndScreen, HelpScreen
+from .screens import CoachScreen, EndScreen, HelpScreen
 from .strings import ui
 from .widgets import Die, KeysLine, join, kept_slots, place, players_table, status_lines, turn_info
 
@@ -68,8 +71,9 @@ _STYLES: dict[type, str] = {
     GameOver: "bold red",
 }
 
-# The actions that play the game: the only ones check_action may refuse.
+# The actions that play the game, and those that value it: the only ones check_action may refuse.
 GAME_ACTIONS = frozenset({"throw", "stop", "bon", "toggle_die", "stake"})
+CHECKED_ACTIONS = GAME_ACTIONS | {"hint", "analysis"}
 
 # The keys line, in order: the keys as shown, the action they run, the label's key in the catalog (tui.*).
 KEYS_LINE = (
@@ -78,6 +82,8 @@ KEYS_LINE = (
     ("s", "stop", "keys.stop"),
     ("b", "bon", "keys.bon"),
     ("e/v", "stake", "keys.stake"),
+    ("i", "hint", "keys.hint"),
+    ("a", "analysis", "keys.analysis"),
     ("?", "help", "keys.help"),
     ("q", "quit_game", "keys.quit"),
 )
@@ -130,6 +136,8 @@ class PlayApp(App[None]):
         Binding("3", "toggle_die(2)", show=False),
         Binding("e", "stake('est')", show=False),
         Binding("v", "stake('vient')", show=False),
+        Binding("i", "hint", show=False),
+        Binding("a", "analysis", show=False),
         Binding("question_mark,h", "help", show=False),
         Binding("pageup", "log_page(-1)", show=False),
         Binding("pagedown", "log_page(1)", show=False),
@@ -145,10 +153,14 @@ class PlayApp(App[None]):
         bot_delay: float = 0.6,
         on_step: Callable[[Session], None] | None = None,
         on_finish: Callable[[Session], None] | None = None,
+        hints: bool = False,
     ) -> None:
+        """``hints``: the hint key between several people too (one person against bots has it anyway)."""
         super().__init__()
         self.session = session
         self.lang = lang
+        self.hints = hints_on(session, hints)
+        self.coach = Coach(session, lang)
         self.bot_delay = bot_delay
         self._on_step = on_step
         self._on_finish = on_finish
@@ -170,7 +182,7 @@ class PlayApp(App[None]):
         for binding in self.BINDINGS:
             if isinstance(binding, Binding):
                 name = parse_action(binding.action)[1]
-                if name in GAME_ACTIONS:
+                if name in CHECKED_ACTIONS:
                     for key in binding.key.split(","):
                         self._key_actions.setdefault(key.strip(), []).append(name)
 
@@ -356,11 +368,18 @@ class PlayApp(App[None]):
         return tuple(dice[i] for i in sorted(self._kept) if i < len(dice))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Hide the keys these rules never use (False); grey out those of no use now (None)."""
-        if action not in GAME_ACTIONS:
+        """Hide the keys these rules never use (False); grey out those of no use now (None).
+
+        The hint's key and the analysis's are shown only while they can be used (the keys line
+        has no room for them dimmed): a hint at a person's decision, where hints are on; the
+        analysis once the game is over.
+        """
+        if action not in CHECKED_ACTIONS:
             return True
         if self._never(action) is not None:
             return False
+        if action in ("hint", "analysis"):
+            return self._refusal(action) is None
         return True if self._refusal(action) is None else None
 
     def _never(self, action: str) -> str | None:
@@ -370,6 +389,9 @@ class PlayApp(App[None]):
             return ui(self.lang, "why.bon.rules", rules=rules.name)
         if action == "stake" and not rules.main_chaude:
             return ui(self.lang, "why.stake.rules", rules=rules.name)
+        if action == "hint" and not self.hints:
+            off = tr(self.lang, "coach.off")
+            return off[:1].upper() + off[1:]
         return None
 
     def _refusal(self, action: str) -> str | None:
@@ -378,8 +400,12 @@ class PlayApp(App[None]):
         if never is not None:
             return never
         session, state, lang = self.session, self.session.state, self.lang
+        if action == "analysis":
+            return None if state.is_over else ui(lang, "why.analysis.now")
         if state.is_over:
             return ui(lang, "why.over")
+        if action == "hint":
+            return None if session.human_to_move() is not None else ui(lang, "why.hint.now")
         r = state.round
         staking = session.human_to_move() is not None and r is not None and r.tie is not None
         if action == "stake":
@@ -458,7 +484,49 @@ class PlayApp(App[None]):
         self._refresh()
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen(self.session.rules, self.lang))
+        self.push_screen(HelpScreen(self.session.rules, self.lang, self.hints))
+
+    def action_hint(self) -> None:
+        """The choices of the decision awaited, ranked by their values."""
+        if self._refusal("hint") is not None:
+            return
+        state = self.session.state
+        self._coach_page(ui(self.lang, "coach.hint"), lambda say: self.coach.hint(state, say))
+
+    def action_analysis(self) -> None:
+        """The finished game's analysis: each person's summary, their decisions costliest first."""
+        if self._refusal("analysis") is not None:
+            return
+        self._coach_page(ui(self.lang, "coach.analysis"), self.coach.analysis)
+
+    def _coach_page(self, heading: str, work: Callable[[Say], str]) -> None:
+        """A page that shows how far ``work`` is, then what it found.
+
+        ``work`` runs in a thread of its own, so the screen goes on while a ruleset is solved;
+        it is a daemon, so that leaving does not wait for a long solve. How far a solve is goes
+        to whichever such page is open: one opened again while the first one's solve runs waits
+        for it, and says how far it is.
+        """
+        page = CoachScreen(heading, self.lang)
+        self.push_screen(page)
+
+        def later(call: Callable[[str], None], text: str) -> None:
+            with contextlib.suppress(RuntimeError):  # the app has closed meanwhile: nobody to see it
+                self.call_from_thread(call, text)
+
+        def run() -> None:
+            try:
+                found = work(lambda text, stage: later(self._solving, text))
+            except Exception as exc:  # a page that would wait forever: say what went wrong
+                found = ui(self.lang, "coach.failed", reason=exc)
+            later(page.show, found)
+
+        threading.Thread(target=run, name="py421-coach", daemon=True).start()
+
+    def _solving(self, text: str) -> None:
+        page = self.screen
+        if isinstance(page, CoachScreen) and not page.done:
+            page.progress(text)
 
     def action_log_page(self, direction: int) -> None:
         log = self.query_one(GameLog)

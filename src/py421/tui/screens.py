@@ -1,4 +1,4 @@
-"""The help page (the preset's rules in words) and the end screen."""
+"""The help page (the preset's rules in words), the end screen, and the page of a hint or an analysis."""
 
 from __future__ import annotations
 
@@ -17,18 +17,21 @@ from .strings import ui
 RANKING_SHOWN = 16
 
 
-def keys_text(rules: Ruleset, lang: str) -> str:
-    """The keys, naming « le bon » and the stake keys only where these rules play them."""
+def keys_text(rules: Ruleset, lang: str, hints: bool = False) -> str:
+    """The keys, naming « le bon » and the stake keys only where these rules play them, the hint's
+    only where hints are on."""
     names = ["keep", "throw", "stop"]
     if rules.le_bon:
         names.append("bon")
     if rules.main_chaude:
         names.append("stake")
-    names += ["help", "quit"]
+    if hints:
+        names.append("hint")
+    names += ["analysis", "help", "quit"]
     return ui(lang, "help.keys", keys=" · ".join(ui(lang, f"help.key.{name}") for name in names))
 
 
-def rules_text(rules: Ruleset, lang: str) -> str:
+def rules_text(rules: Ruleset, lang: str, hints: bool = False) -> str:
     """The preset in words: name, description, source, what differs, the top of the ranking."""
     lines = [ui(lang, "help.title", name=rules.name)]
     if rules.description:
@@ -59,7 +62,7 @@ def rules_text(rules: Ruleset, lang: str) -> str:
     lines += ["", ui(lang, "help.ranking")]
     for start in range(0, len(top), 8):
         lines.append("  " + " · ".join(top[start : start + 8]))
-    lines += ["", keys_text(rules, lang), "", ui(lang, "help.close")]
+    lines += ["", keys_text(rules, lang, hints), "", ui(lang, "help.close")]
     return "\n".join(lines)
 
 
@@ -82,9 +85,9 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,question_mark,h,enter", "close", show=False),
     ]
 
-    def __init__(self, rules: Ruleset, lang: str) -> None:
+    def __init__(self, rules: Ruleset, lang: str, hints: bool = False) -> None:
         super().__init__()
-        self.text = rules_text(rules, lang)
+        self.text = rules_text(rules, lang, hints)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
@@ -115,6 +118,7 @@ class EndScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q,enter", "quit_app", show=False),
         Binding("escape", "close", show=False),
+        Binding("a", "app.analysis", show=False),
     ]
 
     def __init__(self, outcome: str, lang: str) -> None:
@@ -130,6 +134,78 @@ class EndScreen(ModalScreen[None]):
 
     def action_quit_app(self) -> None:
         self.app.exit()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class CoachScreen(ModalScreen[None]):
+    """A hint or the game's analysis: how far the values are worked out, then the text.
+
+    The values are worked out in a thread (a ruleset solved for the first time
+    takes from a second to minutes), which tells this page how far it is
+    (:meth:`progress`) and then what to show (:meth:`show`); closing the page
+    before leaves the solve to finish for the next time.
+    """
+
+    DEFAULT_CSS = """
+    CoachScreen { align: center middle; }
+    CoachScreen > VerticalScroll {
+        width: 90%;
+        max-width: 110;
+        height: auto;
+        max-height: 90%;
+        border: thick $accent;
+        background: $surface;
+        padding: 0 1;
+    }
+    #coach-title { text-style: bold; }
+    #coach-progress { color: $foreground 70%; }
+    #coach-keys { color: $foreground 60%; margin-top: 1; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,enter,i,a", "close", show=False),  # i and a: the keys that open it
+    ]
+
+    def __init__(self, heading: str, lang: str) -> None:
+        super().__init__()
+        self.heading = heading
+        self.lang = lang
+        self.text = ""  # what was worked out, once it is
+        self.said: list[str] = []  # the progress shown, in order
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static(self.heading, markup=False, id="coach-title")
+            yield Static(ui(self.lang, "coach.working"), markup=False, id="coach-progress")
+            yield Static("", markup=False, id="coach-text")
+            yield Static(ui(self.lang, "coach.close"), markup=False, id="coach-keys")
+
+    def on_mount(self) -> None:
+        self.query_one(VerticalScroll).focus()  # the arrows and Page Up / Down scroll it
+        self._draw()
+
+    @property
+    def done(self) -> bool:
+        return bool(self.text)
+
+    def progress(self, text: str) -> None:
+        self.said.append(text)
+        self._draw()
+
+    def show(self, text: str) -> None:
+        self.text = text
+        self._draw()
+
+    def _draw(self) -> None:
+        """Show where the work is; before the page is mounted (the thread can be quicker), nothing
+        is there to update yet, and mounting draws it."""
+        for progress in self.query("#coach-progress").results(Static):
+            progress.display = not self.done
+            progress.update(self.said[-1] if self.said else ui(self.lang, "coach.working"))
+        for found in self.query("#coach-text").results(Static):
+            found.update(self.text)
 
     def action_close(self) -> None:
         self.dismiss(None)

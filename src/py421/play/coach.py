@@ -1,0 +1,154 @@
+"""What a game is worth while it is played and after: hints, the analysis, the solve before them.
+
+The values are those of :mod:`py421.analysis`; here is what every interface
+shares around them: whether hints are on at a table, and solving what they
+need first, saying how far it is (a two-player ruleset is solved once per
+machine in about a second; the whole game of three players in about half a
+minute).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ..core.errors import Py421Error
+from ..core.rules import Ruleset
+from ..core.state import State
+from ..i18n import error_text, tr
+from .session import Session
+
+if TYPE_CHECKING:  # numpy and the solvers load when a hint or an analysis is asked for
+    from ..analysis import Adviser, Method
+
+# How far a solve is: ``say(text, stage)``, each stage's text said as it changes (cli.common.stages).
+Say = Callable[[str, str], None]
+
+
+def hints_on(session: Session, asked: bool = False) -> bool:
+    """Hints help the one person playing against bots; between several people only when asked for
+    (``421 play --hints``): each sees the ranking of the others' choices too."""
+    return asked or len(session.humans) <= 1
+
+
+def solving(rules: Ruleset, stage: str, step: int, lang: str = "en") -> str:
+    """How far the two-player solver is: the décharge's passes, then the charge pot by pot."""
+    if stage == "charge":
+        return tr(lang, "cli.solving.charge", step=step, pot=rules.pot)
+    return tr(lang, "cli.solving.decharge", step=step)
+
+
+def game_solving(
+    say: Say, lang: str = "en", worded: Callable[[str], str] = str
+) -> Callable[[str, int, int], None]:
+    """How far the whole game of three or four players is solved, told to ``say``.
+
+    The solver's ``progress`` (:data:`py421.solver.game_maxn.Progress`): each manche's décharge
+    pass by pass, then its charge pot by pot; ``worded`` says whose solve it is.
+    """
+    manches = [1, 1]  # the manche being solved, of how many
+
+    def progress(stage: str, step: int, total: int) -> None:
+        if stage == "manche":
+            manches[:] = [step, total]
+            return
+        number, of = manches
+        text = tr(lang, f"cli.solving.game.{stage}", manche=number, manches=of, step=step, pot=total)
+        say(worded(text), f"{number}-{stage}")
+
+    return progress
+
+
+def prepare(rules: Ruleset, players: int, lang: str, say: Say, worded: Callable[[str], str] = str) -> Method:
+    """Solve what valuing the decisions of this table needs, telling ``say`` how far it is (nothing
+    is said when it is on the disk already), and return how they are valued.
+
+    Refuses a table no solver covers, with the reason (:func:`py421.analysis.method_for`). The
+    ``rounds`` method solves each round as the game reaches it: nothing to do here.
+    """
+    from ..analysis import method_for
+
+    method = method_for(rules, players)
+    if method == "heads_up":
+        from ..solver.solutions import solve_cached
+
+        solve_cached(rules, lambda stage, step: say(worded(solving(rules, stage, step, lang)), stage))
+    elif method == "game":
+        from ..solver.solutions import solved_game
+
+        solved_game(rules, players, game_solving(say, lang, worded))
+    return method
+
+
+def said_once(out: Callable[[str], None]) -> Say:
+    """A :data:`Say` for text lines: each stage in one line, as it begins."""
+    begun: set[str] = set()
+
+    def say(text: str, stage: str) -> None:
+        if stage not in begun:
+            begun.add(stage)
+            out(f"  {text}")
+
+    return say
+
+
+class Coach:
+    """Hints during a session's game and its analysis after, in words; solved on the first asked for.
+
+    Safe to ask from a thread (the full-screen game asks from one, so that the
+    screen goes on while the solve runs): one solve at a time, made once.
+    A table no solver covers gets the reason instead of the values.
+    """
+
+    def __init__(self, session: Session, lang: str) -> None:
+        self.session = session
+        self.lang = lang
+        self._lock = threading.Lock()
+        self._adviser: Adviser | None = None
+        self._analysis: tuple[int, str] | None = None  # after how many steps, the text
+
+    def _prepared(self, say: Say) -> Adviser:
+        with self._lock:
+            if self._adviser is None:
+                from ..analysis import Adviser
+
+                rules, players = self.session.rules, len(self.session.seats)
+                prepare(rules, players, self.lang, say, lambda text: tr(self.lang, "cli.once", what=text))
+                self._adviser = Adviser(rules, players)
+            return self._adviser
+
+    def hint(self, state: State, say: Say) -> str:
+        """The choices of the decision awaited at ``state``, ranked, with their values."""
+        from ..analysis import hint_text
+
+        try:
+            adviser = self._prepared(say)
+            if adviser.method == "rounds":
+                say(tr(self.lang, "cli.solving.rounds"), "rounds")
+            return hint_text(adviser.hint(state), adviser.method, adviser.players, self.lang)
+        except Py421Error as exc:
+            return _sentence(error_text(self.lang, exc))
+
+    def analysis(self, say: Say) -> str:
+        """The finished game's analysis (the people's decisions; everyone's at a table of bots)."""
+        from ..analysis import analyse, review_text
+
+        steps = len(self.session.game.steps)
+        if self._analysis is None or self._analysis[0] != steps:
+            try:
+                adviser = self._prepared(say)
+                if adviser.method == "rounds":
+                    say(tr(self.lang, "cli.solving.rounds"), "rounds")
+                session = self.session
+                seats = session.humans or range(len(session.seats))
+                found = analyse(session.game.record(), seats=seats)
+            except Py421Error as exc:
+                return _sentence(error_text(self.lang, exc))
+            self._analysis = steps, review_text(found, self.lang)
+        return self._analysis[1]
+
+
+def _sentence(text: str) -> str:
+    """A refusal worded to follow « Error: », as a sentence of its own."""
+    return text[:1].upper() + text[1:]
