@@ -15,9 +15,13 @@ its own line.
 
 With --processes N (PostgreSQL only) N servers share the database; table i is
 created through process i mod N and its player's WebSocket goes to process
-(i div 2) mod N, so half the tables are played through a process that does not
-own them. On PostgreSQL the servers use a fresh database of their own beside
-the one given (its name with ``_load``), dropped and made again at each run.
+(i div 2) mod N: half the tables are made through a process their player does
+not play through (the table then moves to the player's process). On
+PostgreSQL the servers use a fresh database of their own beside the one given
+(its name with ``_load``), dropped and made again at each run.
+
+With --server-cpu C the server runs on CPU C alone and the load client on the
+others: the server's "one core" exactly.
 
 It prints the client's actions and the actions of every player the server
 played (the client's and its own bots', counted in the database), with the
@@ -25,6 +29,7 @@ server's CPU time per action.
 
 Run: .venv/bin/python benchmarks/server_load.py [--tables 200] [--seconds 20]
      [--bot-delay 0.6] [--think S] [--db URL] [--spectators 300] [--processes N]
+     [--server-cpu C]
 Target: p99 under 50 ms at 200 tables on the 2-core machine.
 """
 
@@ -263,6 +268,11 @@ def main() -> None:
     parser.add_argument("--db", help="the server's database URL (default: SQLite in a temporary folder)")
     parser.add_argument("--spectators", type=int, default=0, help="spectators watching one more table")
     parser.add_argument("--processes", type=int, default=1, help="servers on the database (PostgreSQL)")
+    parser.add_argument(
+        "--server-cpu",
+        type=int,
+        help="run the server (each process) on this one CPU and the load client on the others",
+    )
     parser.add_argument("--watch", help=argparse.SUPPRESS)  # the spectators' own process
     args = parser.parse_args()
     if args.watch:
@@ -289,6 +299,11 @@ def main() -> None:
             bases.append(f"http://127.0.0.1:{port}")
         try:
             pids = [s.pid for s in servers]
+            if args.server_cpu is not None:  # "one core": nothing else runs on the server's
+                others = os.sched_getaffinity(0) - {args.server_cpu}
+                for pid in pids:
+                    os.sched_setaffinity(pid, {args.server_cpu})
+                os.sched_setaffinity(0, others)
             db = args.db or f"sqlite:///{Path(tmp) / 'server0' / 's.db'}"
             uvloop.run(run(args.tables, args.seconds, think, bases, pids, args.spectators, db))
         finally:

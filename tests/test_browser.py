@@ -215,3 +215,56 @@ def test_the_scorekeeper_sets_up_with_the_seat_editor_reports_undoes_and_speaks_
     expect(seats).to_have_count(2)
     expect(page.get_by_test_id("remove-seat-1")).to_be_disabled()  # two players at least
     assert errors == []
+
+
+def test_a_game_with_hints_then_its_analysis_on_a_small_phone(server: str, browser: Browser) -> None:
+    """Hints on the player's turn; at the end the analysis: a decision tapped shows its choices ranked."""
+    context = browser.new_context(viewport={"width": 360, "height": 740}, locale="en-GB")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(server + "/")
+    page.get_by_test_id("player-name").fill("Alice")
+    page.get_by_test_id("preset").select_option("classic-11")
+    page.get_by_test_id("remove-seat-2").click()  # Alice and one bot: the two-player game, solved exactly
+    page.get_by_test_id("hints").check()
+    page.get_by_test_id("create-table").click()
+    expect(page.get_by_test_id("hints-on")).to_be_visible()  # everyone sees hints are on
+    page.get_by_test_id("start-button").click()
+    hinted = False
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and not page.get_by_test_id("outcome").is_visible():
+        if page.get_by_test_id("your-turn").is_visible():
+            if not hinted:
+                ranking = page.get_by_test_id("hints").get_by_test_id("ranking")
+                expect(ranking.locator("li").first).to_be_visible()
+                shot(page, "hints")
+                hinted = True
+            take_a_turn(page)
+        time.sleep(0.05)
+    assert hinted
+    page.get_by_test_id("analysis-link").click()
+    chips = page.locator("[data-testid^=decision-]")
+    expect(chips.first).to_be_visible(timeout=60_000)  # the game's rules are solved already
+    expect(page.get_by_test_id("summaries")).to_contain_text("Alice:")
+    costly = page.locator(".chip:not([data-level='0'])")
+    chip = costly.first if costly.count() else chips.first  # always stopping costs somewhere, as a rule
+    chip.click()
+    detail = page.get_by_test_id("decision")
+    expect(detail).to_be_visible()
+    rows = detail.get_by_test_id("ranking").locator("li")
+    assert rows.count() >= 2
+    expect(detail.locator(".is-chosen")).to_have_count(1)
+    expect(detail.get_by_test_id("decision-dice").locator("svg")).to_have_count(3)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360  # nothing spills sideways
+    page.evaluate("window.scrollTo(0, 0)")  # the top bar, sticky, at the top of the long picture
+    shot(page, "analysis-phone")  # docs/analysis-phone.png is one of these
+    page.get_by_test_id("lang-toggle").click()
+    expect(page.get_by_test_id("timeline")).to_contain_text("La partie, décision par décision")
+    page.get_by_test_id("lang-toggle").click()
+    page.get_by_test_id("analysis-bots").click()  # the bot's decisions too
+    expect(page.get_by_test_id("summaries")).to_contain_text("Heuristic 1:")
+    page.goto(server + "/")  # the history links every finished game to its analysis
+    page.locator("[data-testid^=game-analysis-]").first.click()
+    expect(page.locator("[data-testid^=decision-]").first).to_be_visible(timeout=60_000)
+    assert errors == []

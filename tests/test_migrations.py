@@ -219,8 +219,13 @@ def test_a_history_file_that_is_no_database_is_refused_by_name():
 def test_a_server_database_from_a_later_py421_is_refused(tmp_path):
     engine = database.make_engine(f"sqlite:///{tmp_path}/server.sqlite3")
     database.migrate(engine)
+    head = ScriptDirectory.from_config(config()).get_revision("0001@head")
+    assert head is not None
     with engine.begin() as conn:
-        conn.execute(text("UPDATE alembic_version SET version_num = '9999' WHERE version_num = '0001'"))
+        conn.execute(
+            text("UPDATE alembic_version SET version_num = '9999' WHERE version_num = :head"),
+            {"head": head.revision},
+        )
     with pytest.raises(database.DatabaseError, match=r"server\.sqlite3 was written by a newer py421"):
         database.migrate(engine)
     engine.dispose()

@@ -544,3 +544,17 @@ def test_health_says_what_the_process_holds(client):
     health = client.get("/healthz").json()
     assert health["ok"] is True and health["tables"] >= 1 and health["owned"] >= 1
     assert created["code"] in client.app.state.hub.owned()
+
+
+def test_a_new_table_never_takes_a_code_the_database_already_holds(tmp_path: Path) -> None:
+    """Codes are drawn at random: one drawn again (a finished table's, not in memory) is not reused."""
+    with serving(f"sqlite:///{tmp_path}/s.db") as client:
+        hub = client.app.state.hub  # type: ignore[attr-defined]
+        seats = [SeatRow(0, "human", None, "Old", None)]
+        hub.store.create(TableRow("OLDTB", now(), "play", {}, "over", "s", "h", 0, 0, None, None, seats, []))
+        drawn = iter(["OLDTB", "NEWTB"])
+        hub._new_code = lambda: next(drawn)
+        created = create(client)
+        assert created["code"] == "NEWTB"
+        old = hub.store.load("OLDTB")
+        assert old.status == "over" and old.seats[0].name == "Old"  # left as it was

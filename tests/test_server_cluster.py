@@ -257,3 +257,45 @@ def test_a_process_never_takes_over_a_table_it_is_claiming_itself() -> None:
             await cluster.close()
 
     assert asyncio.run(claim_and_scan()) == []
+
+
+def _owner_wait(hub: Any, code: str, seconds: float = 10) -> bool:
+    deadline = time.monotonic() + seconds
+    while code not in hub.owned() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return code in hub.owned()
+
+
+def test_a_table_moves_to_the_process_its_players_play_through(tmp_path: Path) -> None:
+    """Behind a load balancer a table is made through one process and played through another: it
+    moves to the process its seated player is connected to, so their moves are not forwarded; a
+    table whose players are connected to both processes stays where it is."""
+    assert POSTGRES is not None
+    db = fresh_postgres(POSTGRES)
+    limits = Limits(messages_per_second=1000)
+    with (
+        TestClient(create_app(db, bot_delay=0, limits=limits)) as a,
+        TestClient(create_app(db, bot_delay=0, limits=limits)) as b,
+    ):
+        hub_a, hub_b = a.app.state.hub, b.app.state.hub  # type: ignore[attr-defined]
+        created = create(a, seats=["human", "bot:heuristic"])
+        code, token = created["code"], created["token"]
+        assert code in hub_a.owned()
+        with b.websocket_connect(f"/ws/{code}?token={token}") as ws:
+            first = ws.receive_json()
+            assert _owner_wait(hub_b, code), "the table did not follow its player"
+            assert code not in hub_a.owned()
+            start(a, code, token)  # through the process it left: passed on to its new owner
+            assert play_to_the_end(ws, first=first)["table"]["status"] == "over"
+            assert code in hub_b.owned() and code not in hub_a.owned()
+
+        two = create(a, seats=["human", "human"])
+        code2 = two["code"]
+        joined = b.post(f"/api/tables/{code2}/join", json={"name": "Bob"})
+        assert joined.status_code == 200, joined.text
+        with (
+            a.websocket_connect(f"/ws/{code2}?token={two['token']}"),
+            b.websocket_connect(f"/ws/{code2}?token={joined.json()['token']}"),
+        ):
+            time.sleep(1)
+            assert code2 in hub_a.owned() and code2 not in hub_b.owned()  # Alice plays through A

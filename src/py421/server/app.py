@@ -32,8 +32,10 @@ from ..core.errors import Py421Error
 from ..core.rules import Ruleset, preset_names
 from ..history import History
 from . import protocol as p
+from .analysis import Analyst
 from .cluster import Cluster, Solo
 from .database import Store, make_engine, migrate, single_process
+from .hints import Hints
 from .limits import Limits
 from .optimal import Budget, OptimalWorker
 from .table import Connection, Table, TableError
@@ -94,6 +96,8 @@ def create_app(
         optimal=OptimalWorker(budget),
         cluster=cluster,
     )
+    analyst = Analyst(budget)  # its worker starts at the first analysis or table with hints
+    hints = Hints(analyst)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -108,6 +112,7 @@ def create_app(
         gc.set_threshold(700, 10, 100)
         yield
         hub.close()  # every step is already written: stopping loses nothing
+        analyst.close()
         await cluster.close()  # its tables' locks go: the other processes take them over
         hub.store.close()
         engine.dispose()
@@ -116,6 +121,7 @@ def create_app(
 
     app = FastAPI(title="py421 tables", lifespan=lifespan)
     app.state.hub = hub
+    app.state.hints = hints
     app.add_middleware(BodyLimit, most=limits.body_bytes)
 
     def refusal(error: p.ErrorCode, message: str, status: int) -> JSONResponse:
@@ -144,8 +150,10 @@ def create_app(
 
     @app.get("/", include_in_schema=False)
     @app.get("/t/{code}", include_in_schema=False)
+    @app.get("/t/{code}/analysis", include_in_schema=False)
+    @app.get("/games/{game_id}/analysis", include_in_schema=False)
     @app.get("/scorekeeper", include_in_schema=False)
-    async def page(code: str | None = None) -> FileResponse:
+    async def page(code: str | None = None, game_id: str | None = None) -> FileResponse:
         return FileResponse(STATIC / "index.html")
 
     app.mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static")
@@ -173,8 +181,25 @@ def create_app(
     @app.post("/api/tables", response_model=p.Created, responses=responses)
     async def create(request: Request) -> dict[str, Any]:
         body = await _read(request, p.CreateTable)
+        if body.hints:
+            await _prepare_hints(body)
         table, token = await hub.create(body, _address(request))
+        hints.watch(table)
         return {"code": table.code, "seat": 0, "token": token, "seed_hash": table.seed_hash}
+
+    async def _prepare_hints(body: p.CreateTable) -> None:
+        """Hints are for tables played online, under rules the analysis covers, solved within the budget
+        (the table is refused otherwise, before anything is kept)."""
+        if body.mode != "play":
+            raise TableError(
+                "malformed", "hints: for tables played online; a scorekeeper's turns are typed whole"
+            )
+        try:
+            rules = Ruleset.preset(body.rules).with_settings(body.settings)
+        except Py421Error:
+            return  # the table is refused for its rules, as any other
+        if rules.seats(len(body.seats)) and len(body.seats) <= limits.seats:
+            await analyst.prepare(rules, len(body.seats))
 
     @app.get("/api/tables/{code}", response_model=p.TablePublic, responses=responses)
     async def show(code: str) -> dict[str, Any]:
@@ -192,7 +217,10 @@ def create_app(
 
     @app.post("/api/tables/{code}/rematch", response_model=p.Rematch, responses=responses)
     async def rematch(code: str, authorization: str | None = Header(None)) -> dict[str, Any]:
-        return {"code": await hub.rematch(code, _bearer(authorization))}
+        new = await hub.rematch(code, _bearer(authorization))
+        if new in hub.tables:
+            hints.watch(hub.tables[new])  # the rematch has the hints of its game
+        return {"code": new}
 
     @app.get("/healthz", response_model=p.Health)
     async def healthz() -> dict[str, Any]:
@@ -207,6 +235,17 @@ def create_app(
     async def record(code: str) -> dict[str, Any]:
         return hub.record(code)
 
+    @app.get("/api/tables/{code}/analysis", responses=responses)
+    async def table_analysis(code: str, bots: bool = False) -> dict[str, Any]:
+        """Every decision of the finished game valued (docs/analysis.md); like the record, once it is over."""
+        try:
+            found = hub.record(code)
+        except TableError as e:
+            if e.error != "not_over":
+                raise
+            raise TableError("not_over", "a game is analysed once it is over", 409) from e
+        return await analyst.analyse(found, bots)
+
     # -- history -----------------------------------------------------------------
 
     @app.get("/api/games", response_model=list[p.GameSummary])
@@ -220,6 +259,14 @@ def create_app(
             return hub.history.record(game_id).to_dict()
         except Exception as e:
             raise TableError("no_game", f"there is no game number {game_id}", 404) from e
+
+    @app.get("/api/games/{game_id}/analysis", responses=responses)
+    async def game_analysis(game_id: int, bots: bool = False) -> dict[str, Any]:
+        try:
+            found = await asyncio.to_thread(hub.history.record, game_id)
+        except Py421Error as e:
+            raise TableError("no_game", f"there is no game number {game_id}", 404) from e
+        return await analyst.analyse(found.to_dict(), bots)
 
     @app.get("/api/leaderboard", response_model=list[p.PlayerStats], responses=responses)
     async def leaderboard(rules: str = "classic-11") -> list[dict[str, Any]]:
@@ -259,6 +306,7 @@ def create_app(
     async def _session(ws: WebSocket, code: str, token: str | None, lang: str, address: str) -> None:
         try:
             table = hub.get(code)
+            hints.watch(table)
             conn = Connection(
                 ws.send_text,
                 table.seat_of(token),

@@ -9,6 +9,12 @@ Nothing here is a new kind of server: PostgreSQL itself carries it all.
   closes that connection, and PostgreSQL frees its locks at once; every other
   process looks for tables without an owner every ``scan_seconds`` and claims
   them, reading them back from the database.
+- **Tables follow their players.** A seated player who connects to a process
+  that does not own their table asks the owner to give it up; the owner does
+  when none of the table's players is connected to it, between two steps
+  (under the table's lock, every write committed), and the asking process
+  claims it. Behind a load balancer a table is thus played where its
+  players' WebSockets are, and their moves are not passed on.
 - **Changes go through the owner.** A request to change a table this process
   does not own is sent on the channel ``py421_requests``; the owner applies it
   and answers on the asking process's own channel.
@@ -30,6 +36,7 @@ import logging
 import os
 import secrets
 import socket
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
@@ -37,6 +44,12 @@ log = logging.getLogger(__name__)
 
 CHANGES = "py421_changes"
 REQUESTS = "py421_requests"
+MOVED_WAIT = 0.2  # seconds a request answered "moved" waits for its new owner's answer
+GIVEN_SECONDS = 10.0  # a table given to another process is left out of this one's scans this long
+
+
+class Moved(Exception):
+    """The table changed owner while a request waited for it: ask again, of its new owner."""
 
 
 class Member(Protocol):
@@ -57,6 +70,9 @@ class Solo:
     me = "solo"
     several = False
 
+    def __init__(self) -> None:
+        self.asking: set[str] = set()  # tables this process asked their owner for
+
     async def start(self, member: Member) -> None:
         pass
 
@@ -66,10 +82,14 @@ class Solo:
     def owns(self, code: str) -> bool:
         return True
 
+    def given(self, code: str) -> bool:
+        """Whether this process gave the table to another a moment ago."""
+        return False
+
     async def claim(self, code: str) -> bool:
         return True
 
-    async def release(self, code: str) -> None:
+    async def release(self, code: str, *, given: bool = False) -> None:
         pass
 
     async def request(self, code: str, kind: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -82,13 +102,16 @@ class Cluster(Solo):
     several = True
 
     def __init__(self, url: str, *, scan_seconds: float = 2.0, answer_seconds: float = 3.0) -> None:
+        super().__init__()
         self.url = url.replace("postgresql+psycopg://", "postgresql://")
         self.me = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
         self.inbox = "py421_r_" + secrets.token_hex(8)  # this process's answers come here
         self.scan_seconds, self.answer_seconds = scan_seconds, answer_seconds
         self.owned: set[str] = set()
+        self._given: dict[str, float] = {}  # tables given to another process, and when
         self._locks: Any = None  # the connection holding this process's advisory locks
         self._listen: Any = None
+        self._notes: Any = None  # requests and answers leave by this one, not to wait behind claims
         self._lock_use = asyncio.Lock()  # one statement at a time on the locks' connection
         self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
         # Requests and answers to send: those that come while one statement is on its way
@@ -106,6 +129,7 @@ class Cluster(Solo):
         self._member = member
         self._locks = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
         self._listen = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+        self._notes = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
         for channel in (CHANGES, REQUESTS, self.inbox):
             await self._listen.execute(f"LISTEN {channel}")
         self._spawn(self._hear())
@@ -114,7 +138,7 @@ class Cluster(Solo):
     async def close(self) -> None:
         for task in list(self._tasks):
             task.cancel()
-        for conn in (self._listen, self._locks):
+        for conn in (self._listen, self._locks, self._notes):
             if conn is not None:
                 with contextlib.suppress(Exception):
                     await conn.close()
@@ -155,6 +179,9 @@ class Cluster(Solo):
     def owns(self, code: str) -> bool:
         return code in self.owned
 
+    def given(self, code: str) -> bool:
+        return time.monotonic() - self._given.get(code, -GIVEN_SECONDS) < GIVEN_SECONDS
+
     async def claim(self, code: str) -> bool:
         if code in self.owned:
             return True
@@ -164,9 +191,13 @@ class Cluster(Solo):
             return True
         return False
 
-    async def release(self, code: str) -> None:
+    async def release(self, code: str, *, given: bool = False) -> None:
+        """Stop owning a table; ``given``: to a process that takes it at once, which this one's
+        scans must not race for."""
         if code in self.owned:
             self.owned.discard(code)
+            if given:
+                self._given[code] = time.monotonic()
             with contextlib.suppress(Exception):
                 await self._locking("SELECT pg_advisory_unlock(hashtextextended(%s, 421))", (code,))
 
@@ -176,11 +207,18 @@ class Cluster(Solo):
             "WITH free AS MATERIALIZED (SELECT code FROM online_tables "
             "WHERE status <> 'over' AND NOT (code = ANY(%s))) "
             "SELECT code FROM free WHERE pg_try_advisory_lock(hashtextextended(code, 421)) ORDER BY code",
-            lambda: (list(self.owned),),  # a lock is taken again by its holder: leave out its own
+            self._not_mine,
         )
         found = [str(r[0]) for r in rows]
         self.owned.update(found)
         return found
+
+    def _not_mine(self) -> tuple[list[str]]:
+        """What a scan leaves out: the tables held here (a lock is taken again by its holder)
+        and those just given to another process."""
+        recent = time.monotonic() - GIVEN_SECONDS
+        self._given = {code: t for code, t in self._given.items() if t > recent}
+        return ([*self.owned, *self._given],)
 
     async def _scan_forever(self) -> None:
         while True:
@@ -190,7 +228,8 @@ class Cluster(Solo):
                 log.exception("the scan for tables without an owner failed; trying again")
                 found = []
             for code in found:
-                log.warning("table %s had no owner: this process (%s) takes it over", code, self.me)
+                if code not in self.asking:  # else it was being given to this process
+                    log.warning("table %s had no owner: this process (%s) takes it over", code, self.me)
                 assert self._member is not None
                 try:
                     await self._member.adopt(code)
@@ -224,10 +263,7 @@ class Cluster(Solo):
             while self._outbox:
                 batch, self._outbox = self._outbox, []
                 try:
-                    await self._locking(
-                        "SELECT pg_notify(c, p) FROM unnest(%s::text[], %s::text[]) AS note(c, p)",
-                        ([c for c, _, _ in batch], [p for _, p, _ in batch]),
-                    )
+                    await self._send_notes([c for c, _, _ in batch], [p for _, p, _ in batch])
                 except Exception as e:
                     for *_, sent in batch:
                         if not sent.done():
@@ -238,6 +274,20 @@ class Cluster(Solo):
                             sent.set_result(None)
         finally:
             self._sending = None
+
+    async def _send_notes(self, channels: list[str], payloads: list[str]) -> None:
+        try:
+            await self._notes.execute(
+                "SELECT pg_notify(c, p) FROM unnest(%s::text[], %s::text[]) AS note(c, p)",
+                (channels, payloads),
+            )
+        except Exception:  # a lost connection: the next batch goes through a new one
+            import psycopg
+
+            with contextlib.suppress(Exception):
+                await self._notes.close()
+            self._notes = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+            raise
 
     async def _hear(self) -> None:
         async for note in self._listen.notifies():
@@ -250,10 +300,18 @@ class Cluster(Solo):
                     request = json.loads(note.payload)
                     if request["code"] in self.owned:
                         self._spawn(self._answer(request))
+                    elif self.given(request["code"]):  # on its way to another process: ask again
+                        self._spawn(
+                            self._notify(request["to"], json.dumps({"id": request["id"], "moved": True}))
+                        )
                 else:
                     answer = json.loads(note.payload)
                     future = self._waiting.get(answer.pop("id"))
-                    if future is not None and not future.done():
+                    if future is None or future.done():
+                        continue
+                    if "moved" in answer:  # its new owner may have had the request too: wait for it
+                        asyncio.get_running_loop().call_later(MOVED_WAIT, _settle, future, answer)
+                    else:
                         future.set_result(answer)
             except Exception:
                 log.exception("a notification could not be read: %.200s", note.payload)
@@ -265,11 +323,18 @@ class Cluster(Solo):
             answer = {
                 "result": await self._member.serve_request(request["code"], request["kind"], request["args"])
             }
+        except Moved:
+            answer = {"moved": True}
         except Exception as e:  # the refusal goes back as it would have to a local client
             error, message, status, words = _refusal(e)
             answer = {"error": error, "message": message, "status": status, "words": words}
         answer["id"] = request["id"]
         await self._notify(request["to"], json.dumps(answer))
+
+
+def _settle(future: asyncio.Future[dict[str, Any]], answer: dict[str, Any]) -> None:
+    if not future.done():
+        future.set_result(answer)
 
 
 def _refusal(e: Exception) -> tuple[str, str, int, dict[str, str]]:

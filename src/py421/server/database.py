@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
+    Boolean,
     Column,
     ForeignKey,
     Integer,
@@ -28,6 +29,7 @@ from sqlalchemy import (
     create_engine,
     delete,
     event,
+    false,
     select,
     text,
 )
@@ -53,6 +55,7 @@ online_tables = Table(
     Column("first_seat", Integer, nullable=False),
     Column("rematch", String(8)),
     Column("game_id", Integer),  # in the history, once over
+    Column("hints", Boolean, nullable=False, server_default=false()),  # its players see their choices ranked
 )
 
 online_seats = Table(
@@ -168,6 +171,7 @@ class TableRow:
     game_id: int | None
     seats: list[SeatRow]
     steps: list[Step]
+    hints: bool = False
 
 
 @dataclass(frozen=True)
@@ -239,6 +243,7 @@ class Store:
                     seed_hash=row.seed_hash,
                     timeout=row.timeout,
                     first_seat=row.first_seat,
+                    hints=row.hints,
                 )
             )
             conn.execute(
@@ -388,6 +393,7 @@ class Store:
                 t["game_id"],
                 [SeatRow(s["seat"], s["kind"], s["bot"], s["name"], s["token_hash"]) for s in seats],
                 [Step(s["seat"], s["kind"], s["text"]) for s in steps],
+                bool(t["hints"]),
             )
 
     def unfinished(self) -> list[str]:

@@ -37,6 +37,9 @@ ErrorCode = Literal[
     "bad_rules",
     "bad_seats",
     "optimal_too_costly",
+    "no_analysis",
+    "analysis_too_costly",
+    "analysis_busy",
     "not_creator",
     "not_started",
     "over",
@@ -93,6 +96,9 @@ class CreateTable(Strict):
     name: Name | None = Field(None, description="play: the creator's name")
     players: list[Name] | None = Field(None, max_length=64, description="scorekeeper: every name, in order")
     timeout: int = Field(60, description="seconds a person has to act before a bot stands in (0: none)")
+    hints: bool = Field(
+        False, description="play: each player is sent their choices ranked on their turn (everyone sees it)"
+    )
 
 
 class JoinTable(Strict):
@@ -150,6 +156,7 @@ class TablePublic(Strict):
     seed: str | None = Field(description="revealed once the game is over")
     version: int = Field(description="steps played: send it back with every move")
     rematch: str | None
+    hints: bool = Field(False, description="created with hints: each player sees their choices ranked")
 
 
 GameSummary = GameRow  # a finished game, as GET /api/games lists them
@@ -328,8 +335,29 @@ class Pong(Strict):
     type: Literal["pong"]
 
 
-OUTBOUND: TypeAdapter[TableMessage | ErrorMessage | Pong] = TypeAdapter(
-    Annotated[TableMessage | ErrorMessage | Pong, Field(discriminator="type")]
+class HintChoice(Strict):
+    action: str = Field(description="a legal move in the record's notation (`keep 41`, `stop`…)")
+    value: float = Field(description="its value to the player, as the analysis's (`method`)")
+
+
+class HintsMessage(Strict):
+    """At a table with hints, to the connections of the person to move only, after the table message."""
+
+    type: Literal["hints"]
+    version: int = Field(description="the table's version these hints are for")
+    seat: int
+    method: Literal["heads_up", "game", "rounds"] = Field(
+        description="what the values are, as in the analysis"
+    )
+    kind: Literal["turn", "stake"]
+    dice: str = Field(description="the dice held (a stake: the result that tied)")
+    throws_left: int
+    before: list[str] = Field(description="the results already final in the round, leader first")
+    choices: list[HintChoice] = Field(description="every legal move, best first (none: not valued)")
+
+
+OUTBOUND: TypeAdapter[TableMessage | ErrorMessage | Pong | HintsMessage] = TypeAdapter(
+    Annotated[TableMessage | ErrorMessage | Pong | HintsMessage, Field(discriminator="type")]
 )
 
 # -- the tables of docs/online.md ----------------------------------------------------------
@@ -349,6 +377,8 @@ DOCUMENTED: tuple[type[BaseModel], ...] = (
     TableMessage,
     ErrorMessage,
     Pong,
+    HintsMessage,
+    HintChoice,
     TablePublic,
     SeatPublic,
     View,
@@ -409,6 +439,8 @@ def typescript() -> str:
     """
     import json
 
+    from ..analysis import Analysis  # the page's analysis is that module's JSON, typed from its dataclasses
+
     named: dict[str, tuple[TypeAdapter[Any], str]] = {
         "ErrorCode": (TypeAdapter(ErrorCode), "Why a request or a message was refused."),
         "ErrorBody": (TypeAdapter(ErrorBody), ""),
@@ -423,6 +455,10 @@ def typescript() -> str:
         "PlayerStats": (TypeAdapter(PlayerStats), ""),
         "Inbound": (INBOUND, "What a client sends over the WebSocket."),
         "Outbound": (OUTBOUND, "What the server sends over the WebSocket."),
+        "Analysis": (
+            TypeAdapter(Analysis),
+            "`GET /api/tables/{code}/analysis`, `GET /api/games/{id}/analysis`.",
+        ),
     }
     schemas = {name: adapter.json_schema() for name, (adapter, _) in named.items()}
     literals = {tuple(s["enum"]): name for name, s in schemas.items() if set(s) <= {"enum", "type"}}

@@ -188,6 +188,9 @@ class Table:
     events: list[Event] = field(default_factory=list)
     timer: asyncio.Task[None] | None = None
     _log: dict[str, list[str]] = field(default_factory=dict)
+    hints: bool = False  # created with hints: the player to move sees their choices ranked
+    # Told after every broadcast, where hints are on (:mod:`.hints`); None, it costs nothing.
+    on_change: Callable[[Table], None] | None = None
 
     @property
     def game(self) -> Game | None:
@@ -238,6 +241,7 @@ class Table:
             "seed": self.seed if self.status == "over" else None,
             "version": self.version,
             "rematch": self.rematch,
+            "hints": self.hints,
         }
 
     def log(self, lang: str) -> list[str]:
@@ -304,3 +308,5 @@ class Table:
                 }
                 text = texts[key] = dumps(message)
             conn.offer(text)
+        if self.on_change is not None:
+            self.on_change(self)

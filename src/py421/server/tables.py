@@ -21,11 +21,12 @@ import re
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from functools import partial
 from typing import Any, Literal
 
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from ..core.actions import Action, ChooseStake, Stop, Throw, parse_action
 from ..core.errors import Py421Error
@@ -35,7 +36,7 @@ from ..history import History
 from ..play.session import Seat as SessionSeat
 from ..play.session import Session
 from ..players import BOTS, Player, bot_name, make_bot, parse_bot
-from .cluster import Solo
+from .cluster import Moved, Solo
 from .database import Store, TableRow, now
 from .limits import AddressBook, Limits
 from .optimal import OptimalWorker, TooCostly
@@ -64,6 +65,7 @@ class Hub:
     ) -> None:
         self.store = store
         self.writer = Writer(store)  # every write of play goes through it, off the event loop
+        self._readers = ThreadPoolExecutor(2, thread_name_prefix="py421-reader")  # news read back
         self.seeds = seeds  # tests fix the dice; otherwise every table draws a secret seed
         self.history = history
         self.bot_delay = bot_delay
@@ -73,6 +75,7 @@ class Hub:
         self.cluster = cluster or Solo()
         self.tables: dict[str, Table] = {}
         self._elsewhere: dict[str, float] = {}  # tables last found owned by another process, and when
+        self._taking: dict[str, asyncio.Future[bool]] = {}  # claims under way
         self.tasks: set[asyncio.Task[None]] = set()
 
     # -- creating and loading ------------------------------------------------
@@ -80,8 +83,24 @@ class Hub:
     def _new_code(self) -> str:
         while True:
             code = "".join(secrets.choice(CODE_LETTERS) for _ in range(5))
-            if code not in self.tables and not self.store.exists(code):
+            if code not in self.tables:
                 return code
+
+    async def _store_new(self, table: Table) -> None:
+        """Write a new table under a code nobody has: a code the database already holds (one in
+        about eight million) fails the write, and another is drawn."""
+        for _ in range(5):
+            await self.cluster.claim(table.code)  # before it exists: no other process takes it meanwhile
+            try:
+                await self.writer.call(self.store.create, self._row(table))
+                return
+            except IntegrityError:
+                await self.cluster.release(table.code)
+                table.code = self._new_code()
+            except Exception:
+                await self.cluster.release(table.code)
+                raise
+        raise TableError("internal", "no free table code was found; try again", 503)
 
     async def create(self, request: CreateTable, address: str = "") -> tuple[Table, str]:
         """A new table; returns it and the creator's token. Nothing is kept if any check fails."""
@@ -120,17 +139,12 @@ class Hub:
         seed = self._seed()
         table = Table(
             self._new_code(), request.mode, rules, seats, seed, hashlib.sha256(seed.encode()).hexdigest(),
-            request.timeout, created=time.time(),
+            request.timeout, created=time.time(), hints=request.hints,
         )  # fmt: skip
         if request.mode == "scorekeeper":
             table.status = "playing"
             table.session = self._session(table)  # checks the names with the engine, before writing
-        await self.cluster.claim(table.code)  # before it exists: no other process takes it meanwhile
-        try:
-            await self.writer.call(self.store.create, self._row(table))
-        except Exception:
-            await self.cluster.release(table.code)
-            raise
+        await self._store_new(table)
         self.tables[table.code] = table
         if table.session is not None:
             table.events = list(table.session.state.events)
@@ -154,7 +168,7 @@ class Hub:
     def _row(self, t: Table) -> TableRow:
         return TableRow(
             t.code, now(), t.mode, t.rules.to_dict(), t.status, t.seed, t.seed_hash, int(t.timeout),
-            t.first_seat, t.rematch, None, [s.row() for s in t.seats], [],
+            t.first_seat, t.rematch, None, [s.row() for s in t.seats], [], t.hints,
         )  # fmt: skip
 
     def _session(self, table: Table, game: Game | None = None) -> Session:
@@ -196,7 +210,7 @@ class Hub:
         table = Table(
             row.code, "scorekeeper" if row.mode == "scorekeeper" else "play", rules, seats, row.seed,
             row.seed_hash, row.timeout, status, row.first_seat, row.rematch, row.game_id,
-            created=_timestamp(row.created_at),
+            created=_timestamp(row.created_at), hints=row.hints,
         )  # fmt: skip
         if table.status != "waiting":
             table.session = self._session(table)
@@ -252,12 +266,20 @@ class Hub:
         """Whether this process owns the table now, taking it if nobody does.
 
         A table found owned elsewhere is not tried again for a moment: its requests go
-        straight to its owner (one that stops answering makes it tried at once).
+        straight to its owner (one that stops answering makes it tried at once). A table
+        this process has just given away is left to the process it was given to.
         """
         if self.cluster.owns(code):
             return True
-        if time.monotonic() - self._elsewhere.get(code, -60.0) < 5:
+        if self.cluster.given(code) or time.monotonic() - self._elsewhere.get(code, -60.0) < 5:
             return False
+        taking = self._taking.get(code)
+        if taking is None:  # one claim at a time: the table is read once, its bots started once
+            taking = self._taking[code] = asyncio.ensure_future(self._take(code))
+            taking.add_done_callback(lambda _: self._taking.pop(code, None))
+        return await asyncio.shield(taking)
+
+    async def _take(self, code: str) -> bool:
         if await self.cluster.claim(code):
             self._elsewhere.pop(code, None)
             await self.adopt(code)
@@ -269,16 +291,28 @@ class Hub:
         """Make a change here if this process owns the table, else ask its owner.
 
         An owner that does not answer may have died: the next try finds the table free
-        (and takes it) or finds its new owner.
+        (and takes it) or finds its new owner. A table on its way from one process to
+        another is asked for again a moment later.
         """
         code = _checked(code)
-        for _ in range(3):
+        silent = 0
+        for attempt in range(30):
             if await self._owned(code):
-                return await self.serve_request(code, kind, args)
+                try:
+                    return await self.serve_request(code, kind, args)
+                except Moved:  # given away while the request waited for the table
+                    continue
             try:
                 answer = await self.cluster.request(code, kind, args)
             except TimeoutError:
+                silent += 1
+                if silent == 3:
+                    break
                 self._elsewhere.pop(code, None)  # its owner may be gone: try to take it
+                continue
+            if "moved" in answer:  # being given to another process: ask again, of the new owner
+                self._elsewhere.pop(code, None)
+                await asyncio.sleep(0.02 * (attempt + 1))
                 continue
             if "error" in answer:
                 raise TableError(answer["error"], answer["message"], answer["status"], answer.get("words"))
@@ -305,8 +339,8 @@ class Hub:
             await self._undo(table, args["seat"], args["version"])
         elif kind == "rematch":
             return {"code": (await self._rematch(table, args["token"])).code}
-        elif kind == "here":
-            await self._here(table, args["seat"])
+        elif kind == "give":
+            return {"given": await self._give(table, args["seat"])}
         return {}
 
     async def join(self, code: str, name: str) -> tuple[str, int, str]:
@@ -331,12 +365,27 @@ class Hub:
         result = await self._change(code, "rematch", {"token": token})
         return str(result["code"])
 
-    async def _here(self, table: Table, seat: int) -> None:
-        """A person connected to another process: their seat is theirs again."""
+    async def _give(self, table: Table, seat: int) -> bool:
+        """A player of ``seat`` connected to another process, which asks for the table: it is
+        given up if none of its players is connected here (else it stays, not to go back and
+        forth). Under the lock, so between two steps and with every step written."""
         async with table.lock:
+            self._owning(table)
             if 0 <= seat < len(table.seats) and table.seats[seat].away:
                 table.seats[seat].away = False
                 table.broadcast()
+            if table.status == "over" or any(c.seat is not None for c in table.connections):
+                return False
+            if table.timer is not None:
+                table.timer.cancel()
+            await self.cluster.release(table.code, given=True)  # bots and timers stop: they check
+            self._forget_if_done(table)
+            return True
+
+    def _owning(self, table: Table) -> None:
+        """Under the table's lock, before changing it: still this process's, or :class:`Moved`."""
+        if not self.cluster.owns(table.code):
+            raise Moved(table.code)
 
     # -- news from other processes ---------------------------------------------------------
 
@@ -358,7 +407,7 @@ class Hub:
                 table.broadcast()
                 return
             since = max(0, table.version - 1)  # the last step known here, to check it is still there
-            row = self.store.load(code, since)
+            row = await self._read(code, since)
             if row is None:  # expired: nobody started it
                 for conn in list(table.connections):
                     conn.close_after("no_table", "this table is closed")
@@ -377,13 +426,18 @@ class Hub:
                 return
         else:
             async with table.lock:  # read under the lock: a step being written is then in the row
-                row = self.store.load(code)
+                since = max(0, table.version - 1)  # what this copy has not seen yet, and its last step
+                row = await self._read(code, since)
                 if row is None:
                     return
-                self._refresh(table, row)
+                self._refresh(table, row, since)
                 table.broadcast()
         if table.status == "playing" and table.mode == "play":
             self.spawn(self.advance(table))
+
+    async def _read(self, code: str, since: int = 0) -> TableRow | None:
+        """:meth:`Store.load` in a thread: the event loop goes on meanwhile."""
+        return await asyncio.get_running_loop().run_in_executor(self._readers, self.store.load, code, since)
 
     def owned(self) -> list[str]:
         return [code for code in self.tables if self.cluster.owns(code)]
@@ -439,6 +493,7 @@ class Hub:
     async def _join(self, table: Table, name: object) -> tuple[int, str]:
         clean = clean_name(name)
         async with table.lock:  # two people joining at once are given two seats
+            self._owning(table)
             return await self._sit(table, clean)
 
     async def _sit(self, table: Table, clean: str) -> tuple[int, str]:
@@ -465,6 +520,7 @@ class Hub:
     async def _start(self, table: Table, token: str | None) -> None:
         self.creator(table, token)
         async with table.lock:
+            self._owning(table)
             if table.status != "waiting":
                 raise TableError("not_waiting", f"the game is already {table.status}", 409)
             seats = [s.copy() for s in table.seats]
@@ -507,7 +563,7 @@ class Hub:
                 seat.connected += 1
                 seat.away = False  # coming back hands the seat back
                 if not self.cluster.owns(table.code):
-                    self.spawn(self._tell_owner_here(table.code, conn.seat))
+                    self.spawn(self._come_here(table.code, conn.seat))
             if table.code not in self.tables:
                 self.tables[table.code] = table  # a finished table watched stays until nobody watches
             if conn.seat is None:
@@ -524,9 +580,20 @@ class Hub:
                     table.broadcast()
                 self._forget_if_done(table)
 
-    async def _tell_owner_here(self, code: str, seat: int) -> None:
+    async def _come_here(self, code: str, seat: int) -> None:
+        """A seated player connected here to a table owned elsewhere: their seat is theirs again,
+        and the table comes here if its owner has none of its players."""
         with contextlib.suppress(TableError, TimeoutError):
-            await self._change(code, "here", {"seat": seat})
+            if await self._owned(code):
+                return  # nobody held it: it is here now
+            self.cluster.asking.add(code)
+            try:
+                answer = await self.cluster.request(code, "give", {"seat": seat})
+                if answer.get("result", {}).get("given"):
+                    self._elsewhere.pop(code, None)
+                    await self._owned(code)
+            finally:
+                self.cluster.asking.discard(code)
 
     def _forget_if_done(self, table: Table) -> None:
         """A table nobody here watches leaves memory if it is finished, or owned by another process:
@@ -547,6 +614,7 @@ class Hub:
     async def _act(self, table: Table, seat: int | None, version: int, move: str | ActionMove) -> None:
         """A player's action, from their own seat only."""
         async with table.lock:
+            self._owning(table)
             session = self._playing(table, seat, version)
             if table.mode != "play":
                 raise TableError("unknown_type", "a scorekeeper table takes 'report' and 'undo'")
@@ -561,6 +629,7 @@ class Hub:
     async def _report(self, table: Table, seat: int | None, version: int, text: str) -> None:
         """Scorekeeper: the creator reports what the real dice showed."""
         async with table.lock:
+            self._owning(table)
             session = self._playing(table, seat, version)
             game = session.game
             if table.mode != "scorekeeper":
@@ -580,6 +649,7 @@ class Hub:
     async def _undo(self, table: Table, seat: int | None, version: int) -> None:
         """Scorekeeper: take the last entry back, even the one that ended the game."""
         async with table.lock:
+            self._owning(table)
             session = self._playing(table, seat, version, over_ok=True)
             game = session.game
             if table.mode != "scorekeeper" or seat != 0:
@@ -618,6 +688,7 @@ class Hub:
         """Apply one step, then the server's dice it calls for; write them all in one
         transaction (with the history row if the game ends), then tell everyone.
         A failed write takes every one of them back."""
+        self._owning(table)  # every step is written by the table's owner only
         session = table.session
         assert session is not None
         game = session.game
@@ -672,6 +743,8 @@ class Hub:
                 step = session.state.steps
             await asyncio.sleep(self.bot_delay)
             async with table.lock:
+                if not self.cluster.owns(table.code):
+                    return  # given to another process meanwhile
                 if table.session is not session or session.state.steps != step or table.status != "playing":
                     continue  # someone else moved meanwhile, or the table was read again
                 if session.waiting(table.away) != "bot":
@@ -748,11 +821,15 @@ class Hub:
             task.cancel()
         self.optimal.close()
         self.writer.close()
+        for _ in range(2):  # each reading thread closes its connection
+            self._readers.submit(self.store.close)
+        self._readers.shutdown(wait=True)
 
     # -- after the game ------------------------------------------------------------
 
     async def _rematch(self, table: Table, token: str | None) -> Table:
         self.creator(table, token)
+        self._owning(table)
         if table.status != "over":
             raise TableError("not_over", "a rematch is offered once the game is over", 409)
         if table.rematch:
@@ -764,10 +841,9 @@ class Hub:
                 s.name = None  # named again when the rematch starts
         new = Table(
             self._new_code(), table.mode, table.rules, seats, seed, hashlib.sha256(seed.encode()).hexdigest(),
-            table.timeout, created=time.time(),
+            table.timeout, created=time.time(), hints=table.hints,
         )  # fmt: skip
-        await self.cluster.claim(new.code)
-        await self.writer.call(self.store.create, self._row(new))
+        await self._store_new(new)
         await self.writer.call(self.store.set_table, table.code, rematch=new.code)
         self.tables[new.code] = new
         table.rematch = new.code

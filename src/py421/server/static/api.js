@@ -3,8 +3,8 @@
  */
 
 /**
- * @import { CreateTable, Created, ErrorDetail, GameSummary, JoinTable, Joined, PlayerStats, Preset,
- *   Rematch, TablePublic } from "./protocol"
+ * @import { Analysis, CreateTable, Created, ErrorDetail, GameSummary, JoinTable, Joined, PlayerStats,
+ *   Preset, Rematch, TablePublic } from "./protocol"
  */
 import { errorText, t } from "./i18n.js";
 
@@ -126,6 +126,23 @@ export const rematchTable = (code, token) =>
  * @returns {Promise<GameSummary[]>}
  */
 export const finishedGames = (limit) => call("GET", `/api/games?limit=${limit}`);
+
+/**
+ * A finished table's analysis (the first of a ruleset solves it: seconds).
+ * @param {string} code
+ * @param {boolean} bots whether the bots' decisions are analysed too
+ * @returns {Promise<Analysis>}
+ */
+export const tableAnalysis = (code, bots) =>
+  call("GET", `/api/tables/${encodeURIComponent(code)}/analysis${bots ? "?bots=true" : ""}`);
+
+/**
+ * The analysis of a game of the history.
+ * @param {number} id
+ * @param {boolean} bots
+ * @returns {Promise<Analysis>}
+ */
+export const gameAnalysis = (id, bots) => call("GET", `/api/games/${id}/analysis${bots ? "?bots=true" : ""}`);
 
 /**
  * @param {string} rules

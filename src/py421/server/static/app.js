@@ -11,10 +11,13 @@
  *   seats.js        the rules' select and the seat-list editor, for both set-ups
  *   lobby.js        create or join a table; finished games and the leaderboard
  *   scorekeeper.js  set up the scorekeeper of a real table
- *   table.js        a table: the WebSocket, the moves, the reports
+ *   table.js        a table: the WebSocket, the moves, the reports, the hints
+ *   analysis.js     a finished game's analysis: the timeline, each decision's choices
+ *   values.js       choices and their values in words (hints and analyses)
  *   dice.js         dice drawn in SVG
  */
 
+import { analysisPage } from "./analysis.js";
 import { byId, hideError } from "./dom.js";
 import { lang, switchLang, t } from "./i18n.js";
 import { lobbyPage } from "./lobby.js";
@@ -27,8 +30,12 @@ function route() {
   hideError();
   const path = location.pathname;
   const table = path.match(/^\/t\/([^/]+)\/?$/);
+  const analysis = path.match(/^\/t\/([^/]+)\/analysis\/?$/);
+  const game = path.match(/^\/games\/(\d+)\/analysis\/?$/);
   document.documentElement.lang = lang;
   if (table) tablePage(decodeURIComponent(table[1]));
+  else if (analysis) analysisPage({ table: decodeURIComponent(analysis[1]) });
+  else if (game) analysisPage({ game: Number(game[1]) });
   else if (/^\/scorekeeper\/?$/.test(path)) scorekeeperPage();
   else lobbyPage();
   applyChrome();

@@ -75,6 +75,7 @@ export function lobbyPage() {
         inputmode: "numeric",
         value: "60",
       });
+      const hints = h("input", { type: "checkbox", id: "hints", testid: "hints" });
       const create = h("button", {
         type: "submit",
         class: "btn btn-primary btn-wide",
@@ -111,6 +112,7 @@ export function lobbyPage() {
         name,
         h("label", { for: "timeout", text: t("timeout") }),
         timeout,
+        h("label", { class: "check", for: "hints" }, hints, h("span", { text: t("hints_option") })),
         create,
       );
 
@@ -131,6 +133,7 @@ export function lobbyPage() {
           seats: seats.values().map((k) => (k === "you" ? "human" : k)),
           name: player,
           timeout: Number.parseInt(timeout.value, 10) || 0,
+          hints: hints.checked,
         };
         create.disabled = true;
         try {
@@ -231,7 +234,7 @@ function joinByCode() {
 }
 
 /**
- * The finished games, shown compactly; each links to its record.
+ * The finished games, shown compactly; each links to its record and its analysis.
  * @param {GameSummary[]} rows
  */
 function gamesList(rows) {
@@ -246,6 +249,8 @@ function gamesList(rows) {
         "li",
         {},
         h("a", { href: `/api/games/${g.id}/record`, title: t("record"), text: title || `#${g.id}` }),
+        " · ",
+        h("a", { href: `/games/${g.id}/analysis`, "data-link": true, testid: `game-analysis-${g.id}`, text: t("analysis") }),
         g.losers.length
           ? h("span", { class: "muted", text: ` — ${t("lost_by", { who: g.losers.join(", ") })}` })
           : null,

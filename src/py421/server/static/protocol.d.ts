@@ -19,6 +19,9 @@ export type ErrorCode =
   | "bad_rules"
   | "bad_seats"
   | "optimal_too_costly"
+  | "no_analysis"
+  | "analysis_too_costly"
+  | "analysis_busy"
   | "not_creator"
   | "not_started"
   | "over"
@@ -70,6 +73,8 @@ export interface CreateTable {
   players?: string[] | null;
   /** seconds a person has to act before a bot stands in (0: none) */
   timeout?: number;
+  /** play: each player is sent their choices ranked on their turn (everyone sees it) */
+  hints?: boolean;
 }
 
 export interface Created {
@@ -114,6 +119,8 @@ export interface TablePublic {
   /** steps played: send it back with every move */
   version: number;
   rematch: string | null;
+  /** created with hints: each player sees their choices ranked */
+  hints?: boolean;
 }
 
 export interface SeatPublic {
@@ -181,7 +188,7 @@ export interface Undo {
 }
 
 /** What the server sends over the WebSocket. */
-export type Outbound = TableMessage | ErrorMessage | Pong;
+export type Outbound = TableMessage | ErrorMessage | Pong | HintsMessage;
 
 export interface DrawView {
   purpose: string;
@@ -195,6 +202,31 @@ export interface ErrorMessage {
   message: string;
   /** the message's language: the connection's for a refusal of the rules, else English */
   lang?: "en" | "fr";
+}
+
+export interface HintChoice {
+  /** a legal move in the record's notation (`keep 41`, `stop`…) */
+  action: string;
+  /** its value to the player, as the analysis's (`method`) */
+  value: number;
+}
+
+/** At a table with hints, to the connections of the person to move only, after the table message. */
+export interface HintsMessage {
+  type: "hints";
+  /** the table's version these hints are for */
+  version: number;
+  seat: number;
+  /** what the values are, as in the analysis */
+  method: "heads_up" | "game" | "rounds";
+  kind: "turn" | "stake";
+  /** the dice held (a stake: the result that tied) */
+  dice: string;
+  throws_left: number;
+  /** the results already final in the round, leader first */
+  before: string[];
+  /** every legal move, best first (none: not valued) */
+  choices: HintChoice[];
 }
 
 /** One move the seat may make now; send `text` (or this object) back as the action. */
@@ -292,4 +324,57 @@ export interface Waiting {
   dice?: number | null;
   kept?: string | null;
   purpose?: string | null;
+}
+
+/** `GET /api/tables/{code}/analysis`, `GET /api/games/{id}/analysis`. */
+export interface Analysis {
+  rules: string;
+  players: string[];
+  method: "heads_up" | "game" | "rounds";
+  objective: string;
+  bots: boolean;
+  accurate_within: number;
+  decisions: Decision[];
+  summaries: PlayerSummary[];
+}
+
+/** A legal action, as records write it, and its value to the mover. */
+export interface Choice {
+  action: string;
+  value: number;
+}
+
+/** One decision: where it was taken, the choice made, the best one and every legal choice ranked. `kind` is `turn` (stop, or which dice to keep, « le bon » included) or `stake` (« main chaude »); `dice` the dice held (a stake: the result that tied); `before` the results already final in the round, leader first. */
+export interface Decision {
+  step: number;
+  seat: number;
+  player: string;
+  bot: boolean;
+  manche: number;
+  phase: string;
+  pot: number;
+  tokens: number[];
+  kind: "turn" | "stake";
+  dice: string;
+  throws_left: number;
+  before: string[];
+  chosen: string;
+  chosen_value: number;
+  best: string;
+  best_value: number;
+  cost: number;
+  choices: Choice[];
+}
+
+/** One player's decisions in short: how many, how many accurate, their cost, the worst. */
+export interface PlayerSummary {
+  seat: number;
+  player: string;
+  bot: boolean;
+  decisions: number;
+  accurate: number;
+  accuracy: number | null;
+  cost: number;
+  mistakes: number[];
+  unvalued: number;
 }

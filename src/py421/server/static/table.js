@@ -4,7 +4,7 @@
  */
 
 /**
- * @import { Inbound, LegalAction, Outbound, TablePublic, View, SeatPublic } from "./protocol"
+ * @import { HintsMessage, Inbound, LegalAction, Outbound, TablePublic, View, SeatPublic } from "./protocol"
  * @import { HeldSeat } from "./saved.js"
  */
 import { ApiError, NAME_MAX, getTable, joinTable, nameProblem, refusal, rematchTable, startTable } from "./api.js";
@@ -13,6 +13,7 @@ import { app, append, fill, h, hideError, show, showError } from "./dom.js";
 import { errorText, lang, t } from "./i18n.js";
 import { navigate, whenLeaving } from "./router.js";
 import { lastName, loadSeat, rememberName, saveSeat } from "./saved.js";
+import { rankedChoices } from "./values.js";
 
 const LOG_LINES = 50; // as many as the server sends a new connection
 
@@ -37,6 +38,7 @@ const LOG_LINES = 50; // as many as the server sends a new connection
  * @property {number | null} reportSentAt
  * @property {boolean | undefined} rematchAtLoad whether the rematch already existed when we arrived
  * @property {boolean} wasMyTurn
+ * @property {HintsMessage | null} hint the last hints sent to this seat (a table with hints)
  */
 
 /** @param {string} code */
@@ -62,11 +64,13 @@ export function tablePage(code) {
     reportSentAt: null,
     rematchAtLoad: undefined,
     wasMyTurn: false,
+    hint: null,
   };
   const url = `${location.origin}/t/${encodeURIComponent(code)}`;
 
   // --- persistent parts: built once, so typed text and focus survive updates
   const status = h("span", { class: "status", testid: "status", "data-status": "waiting" });
+  const hintsTag = h("span", { class: "tag tag-hints", testid: "hints-on", hidden: true, text: t("hints_on") });
   const conn = h("span", { class: "conn", testid: "connection" });
   const copyBtn = h("button", { type: "button", class: "btn btn-small", testid: "copy-link", text: t("copy"), onclick: copyLink });
   const shareLink = h("a", { href: url, class: "share-link", id: "share-link", testid: "share-link", text: url });
@@ -132,6 +136,7 @@ export function tablePage(code) {
   const stakeQ = h("p", { class: "hint center", hidden: true, text: t("stake_q") });
   const actionHint = h("p", { class: "action-hint", testid: "action-hint", role: "status", hidden: true });
   const actions = h("div", { class: "actions", testid: "actions", hidden: true }, stakeQ, h("div", { class: "action-row" }, actThrow, actBon, actStop, actEst, actVient), actionHint);
+  const hintsBox = h("section", { class: "hints", testid: "hints", hidden: true, "aria-live": "polite" });
 
   const reportInput = h("input", {
     id: "report-input",
@@ -162,7 +167,7 @@ export function tablePage(code) {
   const outcome = h("section", { class: "card outcome", testid: "outcome", hidden: true });
   const fair = h("section", { class: "card fair", testid: "fair" });
   const log = h("ol", { class: "log", id: "log", testid: "log", "aria-live": "polite" });
-  const felt = h("section", { class: "felt", hidden: true }, info, turnLine, yourTurn, dice, keepHint, actions, roundBox);
+  const felt = h("section", { class: "felt", hidden: true }, info, turnLine, yourTurn, dice, keepHint, actions, hintsBox, roundBox);
   const logCard = h("section", { class: "card" }, h("h2", { text: t("log") }), log);
 
   fill(
@@ -171,7 +176,7 @@ export function tablePage(code) {
       "section",
       { class: "table-head" },
       h("div", { class: "row spread" }, h("h1", { text: t("table_code", { code }) }), conn),
-      status,
+      h("div", { class: "row" }, status, hintsTag),
     ),
     share,
     joinForm,
@@ -346,6 +351,9 @@ export function tablePage(code) {
       noteRematchAtLoad();
       renderAll();
       followRematch();
+    } else if (msg.type === "hints") {
+      T.hint = msg;
+      renderHints();
     } else if (msg.type === "error") {
       T.busy = false;
       T.reportSentAt = null;
@@ -812,6 +820,26 @@ export function tablePage(code) {
     for (const b of [actThrow, actBon, actStop, actEst, actVient]) b.disabled = T.busy || offline;
     if (!mine) actionHint.hidden = true;
     renderDiceState();
+    renderHints();
+  }
+
+  /** At a table with hints: the player to move's choices, ranked by the solver (sent to that seat only). */
+  function renderHints() {
+    const on = Boolean(T.table && T.table.hints);
+    show(hintsTag, on);
+    const mine = on && Boolean(T.view && T.view.your_turn) && !isScorekeeper();
+    show(hintsBox, mine);
+    if (!mine) return;
+    const hint = T.hint && T.hint.version === T.version ? T.hint : null;
+    fill(
+      hintsBox,
+      h("h3", { text: t("hints_title") }),
+      !hint
+        ? h("p", { class: "muted", testid: "hints-wait", text: t("hints_wait") })
+        : hint.choices.length
+          ? rankedChoices(hint.choices)
+          : h("p", { class: "muted", text: t("hints_unvalued") }),
+    );
   }
 
   function renderRound() {
@@ -885,6 +913,15 @@ export function tablePage(code) {
       outcome,
       h("h2", { text: t("outcome") }),
       lines.map((line, i) => h("p", { class: i === 0 ? "outcome-main" : "", text: line })),
+      T.table && T.table.status === "over" && !isScorekeeper()
+        ? h("a", {
+            href: `/t/${encodeURIComponent(code)}/analysis`,
+            "data-link": true,
+            class: "btn btn-primary btn-wide",
+            testid: "analysis-link",
+            text: t("analysis_link"),
+          })
+        : null,
     );
   }
 

@@ -1,0 +1,185 @@
+"""Analyses of finished games and hints at tables, worked out in a process of their own.
+
+A game is valued by :func:`py421.analysis.analyse` and a decision in play by
+:class:`py421.analysis.Adviser`, as ``421 analyse`` and ``421 play`` do; but a
+ruleset seen for the first time is solved first, which takes seconds and
+memory. So the server never does it itself: a worker process (the optimal
+bot's kind, :class:`.optimal.OptimalWorker`, with the same budget of time and
+memory, started at the first request) does, one request at a time, called
+from a thread of its own so that neither the event loop nor the threads of
+play wait on it. An analysis that does not come back within the budget is
+refused (``analysis_too_costly``) and the worker started again; a finished
+game's analysis never changes, so each is worked out once and kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from multiprocessing.connection import Connection
+from typing import Any, TypeVar
+
+from ..core.errors import Py421Error
+from ..core.rules import Ruleset
+from ..core.state import State
+from .optimal import Budget, OptimalWorker, TooCostly, _limit_memory
+from .table import TableError
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+KEPT = 64  # finished games' analyses kept in memory (a few tens of KB each)
+WAITING = 8  # analyses that may wait for the worker; more are refused (analysis_busy)
+
+
+def _serve(conn: Connection, memory_mb: int) -> None:
+    """The worker: answers ("prepare", rules, players), ("analyse", record, bots) and ("hint", state)."""
+    from dataclasses import asdict
+
+    from ..analysis import Adviser, analyse, method_for
+    from ..core.record import Record
+    from ..i18n import LANGS, error_text
+    from ..solver.solutions import kept_game
+
+    _limit_memory(memory_mb)
+    advisers: dict[tuple[Ruleset, int], Adviser] = {}
+
+    def check(rules: Ruleset, players: int) -> None:
+        """A whole game of three or four is solved in minutes: only one solved here before is used."""
+        if method_for(rules, players) == "game" and kept_game(rules, players) is None:
+            raise _Unsolved(rules.name, players)
+
+    def adviser(rules: Ruleset, players: int) -> Adviser:
+        found = advisers.get((rules, players))
+        if found is None:
+            check(rules, players)
+            found = advisers[(rules, players)] = Adviser(rules, players)
+        return found
+
+    while True:
+        try:
+            request = conn.recv()
+        except (EOFError, OSError):
+            return
+        kind = request[0]
+        try:
+            if kind == "prepare":
+                adviser(request[1], request[2])
+                conn.send(("ok", None))
+            elif kind == "analyse":
+                record = Record.from_dict(request[1])
+                check(record.rules, len(record.players))
+                conn.send(("ok", analyse(record, bots=request[2]).to_dict()))
+            else:
+                state: State = request[1]
+                advice = adviser(state.rules, len(state.players))
+                conn.send(("ok", {"method": advice.method, **asdict(advice.hint(state))}))
+        except MemoryError:
+            conn.send(("memory", None))
+            return  # start again with empty caches
+        except _Unsolved as e:
+            conn.send(("unsolved", (e.rules, e.players)))
+        except Py421Error as e:
+            conn.send(("refused", (str(e), {lang: error_text(lang, e) for lang in LANGS})))
+
+
+class _Unsolved(Exception):
+    def __init__(self, rules: str, players: int) -> None:
+        super().__init__(rules, players)
+        self.rules, self.players = rules, players
+
+
+class Analyst:
+    """The server's analyses and hints: each request in the worker, from one thread of its own."""
+
+    def __init__(self, budget: Budget | None = None) -> None:
+        self.worker = OptimalWorker(budget, serve=_serve, name="py421-analysis")
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="py421-analysis")
+        self._kept: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._asked: dict[str, asyncio.Future[dict[str, Any]]] = {}  # analyses under way, or waiting
+
+    @property
+    def started(self) -> bool:
+        """Whether the worker process was ever needed (tables without hints never start it)."""
+        return self.worker._process is not None
+
+    async def _run(self, call: Callable[[], T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._thread, call)
+
+    def close(self) -> None:
+        self.worker.close()
+        self._thread.shutdown(wait=False, cancel_futures=True)
+
+    # -- requests ---------------------------------------------------------------------------
+
+    async def analyse(self, record: dict[str, Any], bots: bool) -> dict[str, Any]:
+        """The analysis of a finished game's record (:meth:`py421.analysis.Analysis.to_dict`)."""
+        key = hashlib.sha256(json.dumps([record, bots], sort_keys=True).encode()).hexdigest()
+        found = self._kept.get(key)
+        if found is not None:
+            self._kept.move_to_end(key)
+            return found
+        task = self._asked.get(key)
+        if task is None:  # the same game asked for again meanwhile waits for the same answer
+            if len(self._asked) >= WAITING:
+                raise TableError(
+                    "analysis_busy", "the server is analysing other games; try again in a minute", 503
+                )
+            task = self._asked[key] = asyncio.ensure_future(self._work_out(key, record, bots))
+            task.add_done_callback(lambda _: self._asked.pop(key, None))
+        return await asyncio.shield(task)
+
+    async def _work_out(self, key: str, record: dict[str, Any], bots: bool) -> dict[str, Any]:
+        answer: dict[str, Any] = await self._run(partial(self._ask, ("analyse", record, bots)))
+        self._kept[key] = answer
+        if len(self._kept) > KEPT:
+            self._kept.popitem(last=False)
+        return answer
+
+    async def prepare(self, rules: Ruleset, players: int) -> None:
+        """Solve a table's rules for its hints, or refuse them (``no_analysis``, ``analysis_too_costly``)."""
+        await self._run(partial(self._ask, ("prepare", rules, players)))
+
+    async def hint(self, state: State) -> dict[str, Any] | None:
+        """The ranked choices of the player to move, or None if the worker cannot give them in time."""
+        try:
+            status, answer = await self._run(
+                partial(self.worker._call, ("hint", state), self.worker.budget.decision_seconds, cancel=False)
+            )
+        except TooCostly:  # the server is stopping
+            return None
+        if status != "ok":
+            log.warning("no hint for %s (%s)", state.players[state.to_move or 0], status)
+            return None
+        found: dict[str, Any] = answer
+        return found
+
+    def _ask(self, request: tuple[Any, ...]) -> Any:
+        """One request in the worker, killed past the budget; every failure a :class:`TableError`."""
+        budget = self.worker.budget
+        try:
+            status, answer = self.worker._call(request, budget.seconds, cancel=True)
+        except TooCostly as e:  # the server is stopping
+            raise TableError("analysis_busy", str(e), 503) from e
+        if status == "ok":
+            return answer
+        if status == "refused":
+            message, words = answer
+            raise TableError("no_analysis", message, 422, words)
+        if status == "unsolved":
+            rules, players = answer
+            raise TableError(
+                "analysis_too_costly",
+                f"the whole game of {players} players of {rules} is not solved on this server (that takes "
+                f"minutes); run '421 solve --players {players} --rules {rules}' once as the server's user",
+                503,
+            )
+        limit = f"{budget.seconds:g} s" if status == "timeout" else f"{budget.memory_mb} MB"
+        raise TableError(
+            "analysis_too_costly", f"solving these rules takes more than {limit} (the server's budget)", 503
+        )

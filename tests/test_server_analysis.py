@@ -1,0 +1,218 @@
+"""The server's analyses of finished games, and hints at the tables created with them."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from py421.analysis import analyse
+from py421.core.chance import SeededDice
+from py421.core.record import Record
+from py421.core.rules import Ruleset
+from py421.players import make_bot
+from py421.server.app import create_app
+from py421.server.limits import Limits
+from py421.server.optimal import Budget
+from py421.sim.loop import play_out
+
+from .server_helpers import create, database_urls, play_to_the_end, serving, start
+from .test_analysis import BLUNDER, BLUNDER_STEP, scripted, solver_cost
+
+URLS = database_urls(Path("/tmp"))
+CLASSIC = {"rules": "classic-11"}  # solved in about a second: the first analysis does not wait long
+
+
+@pytest.fixture(params=URLS)
+def client(request, tmp_path):
+    url = (
+        request.param.replace("/tmp/", f"{tmp_path}/")
+        if request.param.startswith("sqlite")
+        else request.param
+    )
+    with serving(url) as c:
+        yield c
+
+
+@pytest.fixture
+def quick(tmp_path):
+    """One server on SQLite, which takes the moves of two players and a spectator as fast as a test
+    sends them (what is stored is the business of the tests above, on both databases)."""
+    seeds = (f"test-table-{i}" for i in itertools.count())
+    app = create_app(
+        f"sqlite:///{tmp_path}/s.db", bot_delay=0, seeds=seeds, limits=Limits(messages_per_second=1000)
+    )
+    with TestClient(app) as client:
+        yield client
+
+
+def refusal(answer: Any) -> tuple[int, str, str]:
+    detail = answer.json()["detail"]
+    return answer.status_code, detail["error"], detail["message"]
+
+
+def test_a_finished_game_is_analysed_as_421_analyse_does_and_an_unfinished_one_is_refused(client):
+    created = create(client, **CLASSIC)
+    code, token = created["code"], created["token"]
+    assert refusal(client.get(f"/api/tables/{code}/analysis")) == (
+        409,
+        "not_over",
+        "a game is analysed once it is over",
+    )
+    with client.websocket_connect(f"/ws/{code}?token={token}") as ws:
+        ws.receive_json()
+        start(client, code, token)
+        assert refusal(client.get(f"/api/tables/{code}/analysis"))[:2] == (409, "not_over")
+        play_to_the_end(ws)  # every message a table message: no hints at a table without them
+    hints = client.app.state.hints
+    assert not client.get(f"/api/tables/{code}").json()["hints"]
+    assert not hints.analyst.started  # a game without hints costs no analysis
+
+    answer = client.get(f"/api/tables/{code}/analysis")
+    assert answer.status_code == 200, answer.text
+    found = answer.json()
+    record = Record.from_dict(client.get(f"/api/tables/{code}/record").json())
+    assert found == analyse(record).to_dict()  # the JSON of 421 analyse --json, as it is
+    assert found["method"] == "heads_up" and found["decisions"]
+    assert {d["player"] for d in found["decisions"]} == {"Alice"}
+    with_bots = client.get(f"/api/tables/{code}/analysis", params={"bots": "true"}).json()
+    assert with_bots == analyse(record, bots=True).to_dict()
+    assert {d["player"] for d in with_bots["decisions"]} == {"Alice", "Heuristic 1"}
+
+    game_id = client.get("/api/games").json()[0]["id"]
+    assert client.get(f"/api/games/{game_id}/analysis").json() == found
+    assert refusal(client.get("/api/games/999999/analysis"))[:2] == (404, "no_game")
+    assert refusal(client.get("/api/tables/ZZZZZ/analysis"))[:2] == (404, "no_table")
+
+
+def test_a_known_blunder_of_the_history_is_flagged_with_the_solver_s_cost(quick):
+    """Stopping on 221 with a throw left against 654: the cost 421 advise gives that position."""
+    rules = Ruleset.preset("classic-11")
+    game = scripted(rules, ["Ana", "Bob"], BLUNDER)
+    play_out(game, [make_bot("heuristic", "a"), make_bot("heuristic", "b")], SeededDice(7))
+    game_id = quick.app.state.hub.history.add(game, source="play")
+
+    found = quick.get(f"/api/games/{game_id}/analysis").json()
+    (blunder,) = [d for d in found["decisions"] if d["step"] == BLUNDER_STEP]
+    cost, stop_value = solver_cost()
+    assert (blunder["player"], blunder["dice"], blunder["before"]) == ("Bob", "221", ["654"])
+    assert (blunder["chosen"], blunder["best"]) == ("stop", "keep 21")
+    assert blunder["cost"] == pytest.approx(cost, abs=1e-12)
+    assert blunder["chosen_value"] == pytest.approx(stop_value, abs=1e-12)
+
+
+def read_until(ws: Any, wanted: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The first message ``wanted`` accepts, and every message read before it."""
+    seen: list[dict[str, Any]] = []
+    while True:
+        message: dict[str, Any] = ws.receive_json()
+        if wanted(message):
+            return message, seen
+        seen.append(message)
+
+
+def table_at(ws: Any, version: int) -> dict[str, Any]:
+    """The table message of ``version``; every message before it a table message too: no hints."""
+    message, seen = read_until(ws, lambda m: m["type"] == "table" and m["version"] == version)
+    assert [m["type"] for m in seen if m["type"] != "table"] == []
+    return message
+
+
+def test_hints_go_to_the_player_to_move_only_and_rank_as_the_analysis(quick):
+    client = quick
+    created = create(client, **CLASSIC, seats=["human", "human"], hints=True)
+    code, alice = created["code"], created["token"]
+    bob = client.post(f"/api/tables/{code}/join", json={"name": "Bob"}).json()["token"]
+    assert client.get(f"/api/tables/{code}").json()["hints"] is True  # everyone sees they are on
+    rng = random.Random(3)
+    hinted: dict[int, list[dict[str, Any]]] = {}  # version -> the choices sent
+    with (
+        client.websocket_connect(f"/ws/{code}?token={alice}") as a,
+        client.websocket_connect(f"/ws/{code}?token={bob}") as b,
+        client.websocket_connect(f"/ws/{code}") as watcher,
+    ):
+        start(client, code, alice)
+        sockets = (a, b)
+        while True:
+            table, seen = read_until(a, lambda m: m["type"] == "table" and m["view"] is not None)
+            assert [m for m in seen if m["type"] != "table"] == []
+            view, version = table["view"], table["version"]
+            assert table["table"]["hints"] is True
+            if view["outcome"] is not None:
+                break
+            waiting = view["waiting_for"]
+            if waiting is None or waiting["step"] != "decision":
+                continue
+            mover = waiting["seat"]
+            for ws in (b, watcher):  # the same message; any hints sent to them before it would show
+                message = table_at(ws, version)
+                if ws is sockets[mover]:
+                    view = message["view"]
+            hint, before = read_until(sockets[mover], lambda m: m["type"] == "hints")
+            assert before == []
+            assert (hint["version"], hint["seat"]) == (version, mover) and view["your_turn"]
+            values = [c["value"] for c in hint["choices"]]
+            assert values == sorted(values, reverse=True)
+            assert {c["action"] for c in hint["choices"]} == {x["text"] for x in view["legal_actions"]}
+            hinted[version] = hint["choices"]
+            move = rng.choice(view["legal_actions"])["text"]
+            sockets[mover].send_json({"type": "act", "version": version, "action": move})
+        for ws in (b, watcher):  # nobody was sent a hint for another's decision
+            assert table_at(ws, version)["view"]["outcome"] is not None
+    assert len(hinted) > 5
+    found = client.get(f"/api/tables/{code}/analysis").json()
+    decisions = {d["step"]: d["choices"] for d in found["decisions"]}
+    assert decisions == {version + 1: choices for version, choices in hinted.items()}
+
+
+@pytest.mark.parametrize(
+    ("request_", "expected"),
+    [
+        (
+            {"mode": "scorekeeper", "players": ["Ann", "Bob"]},
+            (400, "malformed", "hints: for tables played online"),
+        ),
+        ({"settings": ["must_throw_on=true"]}, (422, "no_analysis", "cannot be analysed")),
+        ({"seats": ["human", "bot:heuristic", "bot:heuristic"]}, (503, "analysis_too_costly", "421 solve")),
+    ],
+    ids=["scorekeeper", "rules-no-solver-covers", "whole-game-of-three-not-solved-here"],
+)
+def test_a_table_with_hints_the_server_cannot_give_is_refused_saying_why(quick, request_, expected):
+    client = quick
+    body = {
+        "rules": "classic-11",
+        "seats": ["human", "bot:heuristic"],
+        "name": "Alice",
+        "hints": True,
+    } | request_
+    answer = client.post("/api/tables", json=body)
+    status, error, message = refusal(answer)
+    assert (status, error) == expected[:2] and expected[2] in message
+    assert not client.app.state.hub.tables  # nothing kept
+
+
+def test_rules_that_take_longer_than_the_budget_to_solve_are_refused_and_the_server_goes_on(tmp_path):
+    app = create_app(f"sqlite:///{tmp_path}/s.db", bot_delay=0, budget=Budget(seconds=0.5))
+    with TestClient(app) as client:
+        body = {"rules": "classic-11", "seats": ["human", "bot:heuristic"], "name": "Alice", "hints": True}
+        status, error, message = refusal(client.post("/api/tables", json=body))
+        assert (status, error) == (503, "analysis_too_costly") and "more than 0.5 s" in message
+        assert client.post("/api/tables", json=body | {"hints": False}).status_code == 200
+
+
+def test_a_table_keeps_its_hints_when_the_server_restarts(tmp_path):
+    url = f"sqlite:///{tmp_path}/s.db"
+    body = {"rules": "classic-11", "seats": ["human", "bot:heuristic"], "name": "Alice", "hints": True}
+    with TestClient(create_app(url, bot_delay=0)) as before:
+        created = before.post("/api/tables", json=body).json()
+    code, token = created["code"], created["token"]
+    with TestClient(create_app(url, bot_delay=0)) as after:
+        assert after.get(f"/api/tables/{code}").json()["hints"] is True
+        with after.websocket_connect(f"/ws/{code}?token={token}") as ws:
+            start(after, code, token)
+            hint, _ = read_until(ws, lambda m: m["type"] == "hints")
+            assert hint["seat"] == 0 and hint["choices"]
