@@ -111,6 +111,20 @@ def test_the_optimal_bot_makes_no_mistake(tmp_path):
     assert text.count("(100.0%), total cost 0.00 points") == 2
 
 
+@pytest.mark.parametrize(
+    "settings", [["queue_de_la_vache=true", "manches=3"], ["espagnole=loses_game", "manches=3"]]
+)
+def test_where_manches_carry_over_two_players_are_valued_by_the_whole_game(tmp_path, settings):
+    """What bot:optimal plays there: each choice for the game, not for the round or the manche."""
+    rules = CLASSIC.with_settings(settings)
+    record = write(tmp_path, play(rules, ["bot:optimal", "bot:optimal"], "5"))
+    data = json.loads(run("analyse", record, "--bots", "--json").stdout)
+    assert data["objective"] == "1 - expected share of the game's loss"
+    assert len(data["decisions"]) > 5
+    assert all(d["chosen"] == d["best"] for d in data["decisions"])
+    assert [(s["accuracy"], s["cost"]) for s in data["summaries"]] == [(1.0, 0.0)] * 2
+
+
 def test_the_bots_decisions_only_with_bots(tmp_path):
     record = write(tmp_path, play(CLASSIC, ["Ana", "bot:optimal"], "4"))
     alone = json.loads(run("analyse", record, "--json").stdout)

@@ -7,9 +7,11 @@ possible after it:
 
 - two players (:mod:`.solver.heads_up`): the mover's exact chance of not
   losing the manche;
-- three or four (or two, where that solver does not apply) with the whole
-  game solved by max^n (:mod:`.solver.game_maxn`): one minus the mover's
-  expected share of the game's loss;
+- two players where manches carry over (« queue de la vache », l'Espagnole
+  losing the game), the game solved manche by manche
+  (:mod:`.solver.heads_up_game`); three or four (or two, where neither
+  applies) with the whole game solved by max^n (:mod:`.solver.game_maxn`):
+  one minus the mover's expected share of the game's loss;
 - elsewhere, each round by max^n (:mod:`.solver.rounds`): the mover's chance
   of not losing the round. The stake of « main chaude » changes nothing to
   that chance, so those choices are left unvalued there.
@@ -154,9 +156,9 @@ def method_for(rules: Ruleset, players: int) -> Method:
         )
         raise InvalidRuleset(_cannot(rules, players, why))
     # where manches carry over (« queue de la vache », l'Espagnole losing the game) the manche played for
-    # itself is not the game: those are valued as below
-    if players == 2 and heads_up.unsupported(rules) is None and not carries_over(rules):
-        return "heads_up"
+    # itself is not the game: two players are valued by the game solved manche by manche
+    if players == 2 and heads_up.unsupported(rules) is None:
+        return "game" if carries_over(rules) else "heads_up"
     if game_maxn.unsupported(rules, players) is None:
         return "game"
     if 2 <= players <= MAX_ROUND_PLAYERS:
@@ -379,6 +381,38 @@ class _Game:
         return None  # « main chaude » is not played where the whole game is solved
 
 
+class _HeadsUpGame:
+    """Two players where manches carry over: the game solved manche by manche (what
+    :class:`.players.optimal.OptimalBot` plays there), as one minus the mover's expected share of its loss."""
+
+    def __init__(self, rules: Ruleset) -> None:
+        from .solver.solutions import solved_heads_up_game
+
+        self.game = solved_heads_up_game(rules)
+
+    def turn(self, state: State) -> _Turn:
+        r = state.round
+        assert r is not None and state.to_move is not None
+        charge = state.phase is Phase.CHARGE
+        manche = self.game.manche((state.manche_losses[0], state.manche_losses[1]))
+        leader_values, follower_values = manche.position(charge, state.pot, state.tokens[0], r.order[0])
+        left = throws_allowed(state) - r.throws
+        if r.done:
+            turn = _of_turn(follower_values[r.done[0].throws], left, INDEX[r.done[0].result], r.stake)
+        else:
+            turn = _of_turn(leader_values, left, None, r.stake)
+        # the manche's own values, in the game's terms (an affine map: the order of the choices stays)
+        a, b = manche.own_scale(charge, state.to_move, (state.debts[0], state.debts[1]))
+        return _Turn(
+            a + b * turn.stop,
+            None if turn.keep is None else a + b * turn.keep,
+            None if turn.bon is None else a + b * turn.bon,
+        )
+
+    def stakes(self, state: State) -> None:
+        return None  # « main chaude » is valued for the manche only: left unvalued here
+
+
 class _Rounds:
     """Each round by max^n, for the chance of not losing it (:mod:`.solver.rounds`)."""
 
@@ -426,7 +460,7 @@ def values_for(method: Method, rules: Ruleset, players: int) -> _Values:
     if method == "heads_up":
         return _HeadsUp(rules)
     if method == "game":
-        return _Game(rules, players)
+        return _HeadsUpGame(rules) if players == 2 and carries_over(rules) else _Game(rules, players)
     return _Rounds(rules)
 
 

@@ -74,6 +74,10 @@ def prepare(rules: Ruleset, players: int, lang: str, say: Say, worded: Callable[
         from ..solver.solutions import solve_cached
 
         solve_cached(rules, lambda stage, step: say(worded(solving(rules, stage, step, lang)), stage))
+    elif method == "game" and players == 2:  # manches carry over: the game solved manche by manche
+        from ..solver.solutions import solved_heads_up_game
+
+        solved_heads_up_game(rules, game_solving(say, lang, worded))
     elif method == "game":
         from ..solver.solutions import solved_game
 
