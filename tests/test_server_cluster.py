@@ -266,6 +266,25 @@ def _owner_wait(hub: Any, code: str, seconds: float = 10) -> bool:
     return code in hub.owned()
 
 
+def test_a_table_given_by_an_owner_too_busy_to_answer_in_time_is_taken_at_once(tmp_path: Path) -> None:
+    """Under load the owner's answer to "give" may come after the asker stopped waiting: the table it
+    gave must not stay without an owner until a scan finds it (its players would wait that long)."""
+    assert POSTGRES is not None
+    db = fresh_postgres(POSTGRES)
+    with TestClient(create_app(db, bot_delay=0)) as a, TestClient(create_app(db, bot_delay=0)) as b:
+        hub_a, hub_b = a.app.state.hub, b.app.state.hub  # type: ignore[attr-defined]
+        for hub in (hub_a, hub_b):
+            hub.cluster.scan_seconds = 3600  # after the scan under way: no scan takes the table
+        time.sleep(2.5)
+        hub_b.cluster.answer_seconds = 0.001  # every answer comes too late for B
+        created = create(a, seats=["human", "bot:heuristic"])
+        code, token = created["code"], created["token"]
+        with b.websocket_connect(f"/ws/{code}?token={token}") as ws:
+            ws.receive_json()
+            assert _owner_wait(hub_b, code, seconds=3), "the table was left without an owner"
+            assert code not in hub_a.owned()
+
+
 def test_a_table_moves_to_the_process_its_players_play_through(tmp_path: Path) -> None:
     """Behind a load balancer a table is made through one process and played through another: it
     moves to the process its seated player is connected to, so their moves are not forwarded; a

@@ -588,10 +588,20 @@ class Hub:
                 return  # nobody held it: it is here now
             self.cluster.asking.add(code)
             try:
-                answer = await self.cluster.request(code, "give", {"seat": seat})
-                if answer.get("result", {}).get("given"):
+                try:
+                    answer = await self.cluster.request(code, "give", {"seat": seat})
+                except TimeoutError:
+                    answer = {"result": {"given": None}}  # a busy owner may give it all the same, later
+                given = answer.get("result", {}).get("given", False)
+                if given is False:
+                    return  # kept by its owner, or refused
+                # given, or perhaps given after the wait: a claim is one statement, and a table given
+                # must not stay without an owner until a scan finds it
+                for pause in (0.0, 0.2, 1.0, 3.0):
+                    await asyncio.sleep(pause)
                     self._elsewhere.pop(code, None)
-                    await self._owned(code)
+                    if await self._owned(code) or given:
+                        return
             finally:
                 self.cluster.asking.discard(code)
 
