@@ -16,7 +16,7 @@ from py421.core.errors import InvalidParameter, InvalidPlayers, InvalidRuleset, 
 from py421.core.rules import Ruleset, option_fields, preset_names
 from py421.sim.fast import kernel as k
 from py421.sim.fast.bot_tables import build_tables
-from py421.sim.fast.dice import batch_key
+from py421.sim.fast.dice import CHOICE_STREAM, MIXED_COUNTERS, batch_key, dice_block, game_key, random_bits
 from py421.sim.fast.lineup import Lineup, parse_players
 from py421.sim.fast.optimal import OptimalPositions
 from py421.sim.fast.policy import HEADER, ROUNDS_LEVEL
@@ -86,6 +86,36 @@ def test_any_options_play_the_same_games_in_the_kernel_and_the_engine(preset, ch
     lineup = Lineup(rules, ("random", "heuristic", "random", "heuristic", "random")[:players])
     for g in range(4):
         replay(lineup, KEY, g)
+
+
+_MASK = (1 << 64) - 1
+
+
+def _splitmix(x: int) -> int:
+    """splitmix64's finaliser on Python integers, written apart from the kernel's."""
+    x = (x + 0x9E3779B97F4A7C15) & _MASK
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK
+    return x ^ (x >> 31)
+
+
+def test_the_dice_are_the_hash_of_the_games_key_and_the_throws_counter():
+    """The counters' hashes looked up in a table give the dice the hash gives, past the table's end too.
+
+    Were they to differ, a seed would no longer give the games it gave, nor the engine's
+    (``simulate.engine_game`` takes its dice from the same functions).
+    """
+    key = batch_key(2026, 3)
+    games, throws = 3, MIXED_COUNTERS.size + 40
+    block = dice_block(key, 5, games, throws)  # the kernel's compiled path
+    for g in range(games):
+        gkey = _splitmix(int(key[0]) ^ _splitmix((int(key[1]) + (5 + g) * 0x9E3779B97F4A7C15) & _MASK))
+        assert int(game_key(key, 5 + g)) == gkey
+        for c in range(throws):
+            code = ((_splitmix(gkey ^ _splitmix(c)) >> 11) * 216) >> 53
+            assert tuple(block[g, c]) == (code // 36 + 1, code // 6 % 6 + 1, code % 6 + 1)
+        for c in (0, MIXED_COUNTERS.size - 1, MIXED_COUNTERS.size, CHOICE_STREAM + 7):  # a bot's choices
+            assert int(random_bits(np.uint64(gkey), c)) == _splitmix(gkey ^ _splitmix(c))
 
 
 def test_a_difference_from_the_engine_is_reported(monkeypatch):

@@ -19,7 +19,7 @@ from ...core.rules import (
 )
 from ...solver.tables import KEEPS, KEEPS_OF, RESULTS
 from . import kernel as k
-from .dice import RESULT_OF_FACES
+from .dice import RESULT_OF_FACES, faces_code
 from .policy import heuristic_tables
 
 C = TypeVar("C", bound=str)
@@ -93,6 +93,7 @@ def tables(rules: Ruleset) -> k.I64:
         tab[k.TB_KEEP_LEN, i] = len(kept)
         for j, die in enumerate(kept):
             tab[k.TB_KEEP_DICE + j, i] = die
+        tab[k.TB_KEEP_CODE, i] = faces_code(*kept, *(1,) * (3 - len(kept)))
     heuristic = heuristic_tables(rules)
     for row, values in zip(
         (k.TB_HEURISTIC_KEEP, k.TB_HEURISTIC_LEAD, k.TB_HEURISTIC_ALWAYS), heuristic, strict=True

@@ -57,9 +57,24 @@ def game_key(key: npt.NDArray[np.uint64], game: int) -> np.uint64:
     return _splitmix(key[0] ^ _splitmix(key[1] + U64(game) * _GOLDEN))
 
 
-@njit(cache=True)
+def _mixed_counters(size: int) -> npt.NDArray[np.uint64]:
+    """``_splitmix(c)`` for ``c`` from 0 to ``size - 1``: numpy's uint64 arithmetic wraps as the hash does."""
+    x = np.arange(size, dtype=np.uint64) + _GOLDEN
+    x = (x ^ (x >> U64(30))) * _MIX1
+    x = (x ^ (x >> U64(27))) * _MIX2
+    return x ^ (x >> U64(31))
+
+
+# The counters' own hash, the same in every game: a game's first throws look it up and hash once,
+# not twice. 1,024 counters (8 kB) cover all but the longest games' dice.
+MIXED_COUNTERS: npt.NDArray[np.uint64] = _mixed_counters(1024)
+
+
+@njit(cache=True, inline="always")
 def random_bits(gkey: np.uint64, counter: int) -> np.uint64:
     """64 random bits, the ``counter``-th draw of a game."""
+    if counter < MIXED_COUNTERS.size:  # counters are never negative
+        return _splitmix(gkey ^ MIXED_COUNTERS[counter])
     return _splitmix(gkey ^ _splitmix(U64(counter)))
 
 

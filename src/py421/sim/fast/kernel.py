@@ -12,8 +12,14 @@ into ``KEEPS``. A decision is :data:`STOP`, a keep index, a keep index plus
 « main chaude ».
 
 Every array a game reads or writes is passed whole, with named rows or places
-(``TB_*``, ``SE_*``, ``R_*``, ``S_*``, ``C_*``): a call that passes many arrays
-costs a reference count on each, which would be most of the time spent.
+(``TB_*``, ``SE_*``, ``R_*``, ``S_*``, ``C_*``). numba counts the references
+to an array each time a function is handed it, inlined or not: an atomic
+increment and decrement, which with a dozen arrays handed down to every round
+took most of a game's time. So the loop over a batch's games
+(:func:`_play_games`, the one compiled call a batch makes) takes its arrays
+without their owner (:mod:`.unowned`): nothing is counted below it. The
+round, the draws and the game are inlined into it, and a game takes no view
+of an array (rows are read and written in loops).
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ from .policy import (
     round_choice,
     round_stake,
 )
+from .unowned import unowned
 
 I64 = npt.NDArray[np.int64]
 I8 = npt.NDArray[np.int8]
@@ -92,7 +99,8 @@ TB_KEEPS_COUNT = 13  # [result]
 TB_HEURISTIC_KEEP = 14  # [result] the heuristic bot's keep
 TB_HEURISTIC_LEAD = 15  # [result] 1: the heuristic bot stops on it as leader
 TB_HEURISTIC_ALWAYS = 16  # [result] 1: 421 and 111, where it always stops
-TB_ROWS = 17
+TB_KEEP_CODE = 17  # [keep] the faces code of the dice kept, followed by faces of 1 (see dice.faces_code)
+TB_ROWS = 18
 TB_WIDTH = 216
 
 # -- a game's running numbers: places in the ``st`` array -----------------------
@@ -188,21 +196,21 @@ def _trace(trace: I64, st: I64, size: int, a: int, b: int, c: int, d: int, e: in
 
 @njit(cache=True, inline="always")
 def _throw(gkey: np.uint64, st: I64, tab: I64, kept: int, trace: I64, counts: I64) -> int:
-    """Throw the dice not in keep ``kept``: the result, counted (and traced)."""
-    code = throw_code(gkey, st[S_THROWS])
+    """Throw the dice not in keep ``kept``: the result, counted (and traced).
+
+    A throw code is the faces code of its three dice (see :func:`.dice.face`), so the dice
+    thrown are its first ``3 - n`` faces, ``code // 6**n``, after the ``n`` dice kept: one
+    look-up, with no face worked out and no branch on the dice kept.
+    """
+    code = int(np.int64(throw_code(gkey, st[S_THROWS])))  # 0 to 215, signed as the indices it joins
     st[S_THROWS] += 1
     n = tab[TB_KEEP_LEN, kept]
-    if n == 0:
-        a, b, c = face(code, 0), face(code, 1), face(code, 2)
-    elif n == 1:
-        a, b, c = tab[TB_KEEP_DICE, kept], face(code, 0), face(code, 1)
-    else:
-        a, b, c = tab[TB_KEEP_DICE, kept], tab[TB_KEEP_DICE + 1, kept], face(code, 0)
+    thrown = code if n == 0 else (code // 6 if n == 1 else code // 36)
     if trace.size:
         f1 = face(code, 1) if n < 2 else 0
         f2 = face(code, 2) if n < 1 else 0
         _trace(trace, st, 5, T_THROW, 3 - n, face(code, 0), f1, f2)
-    result = tab[TB_OF_FACES, (a - 1) * 36 + (b - 1) * 6 + c - 1]
+    result = tab[TB_OF_FACES, tab[TB_KEEP_CODE, kept] + thrown]
     counts[C_RESULTS + result] += 1
     return int(result)
 
@@ -500,7 +508,7 @@ def _first(se: I64, count: int, mask: int) -> int:
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _round(
     gkey: np.uint64,
     st: I64,
@@ -519,11 +527,12 @@ def _round(
     n = kinds.size
     charge = st[S_CHARGE] == 1
     count = 0
-    for i in range(n):
-        s = (st[S_LEADER] + i) % n
+    s = st[S_LEADER]
+    for _ in range(n):  # from the leader, clockwise (no modulo: a division is the slowest instruction here)
         if se[SE_ACTIVE, s]:
             se[SE_ORDER, count] = s
             count += 1
+        s = s + 1 if s + 1 < n else 0
     st[S_LEADER] = se[SE_ORDER, 0]
     st[S_COUNT] = count
     st[S_STAKE] = 0
@@ -698,7 +707,7 @@ def _settle(
 # -- draws, manches, the game --------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _draw(
     gkey: np.uint64,
     st: I64,
@@ -726,7 +735,9 @@ def _draw(
             else:
                 strength = tab[TB_STRENGTH, _throw(gkey, st, tab, 0, trace, counts)]
                 se[SE_KEYS, i] = strength if purpose == 1 else -strength
-        top = se[SE_KEYS, :members].max()
+        top = se[SE_KEYS, 0]
+        for i in range(1, members):
+            top = max(top, se[SE_KEYS, i])
         kept = 0
         for i in range(members):
             if se[SE_KEYS, i] == top:
@@ -739,22 +750,25 @@ def _draw(
 
 @njit(cache=True, inline="always")
 def _holder_of_all(st: I64, se: I64) -> int:
-    total = st[S_POT] + se[SE_TOKENS].sum()
+    total = st[S_POT]
+    for s in range(se.shape[1]):
+        total += se[SE_TOKENS, s]
     for s in range(se.shape[1]):
         if se[SE_TOKENS, s] == total:
             return s
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _decharge_leader(gkey: np.uint64, st: I64, rules: I64, tab: I64, se: I64, trace: I64, counts: I64) -> int:
     n = se.shape[1]
     count = 0
-    for i in range(n):  # from the last round's loser (or the next seat still in)
-        s = (st[S_LEADER] + i) % n
+    s = st[S_LEADER]
+    for _ in range(n):  # from the last round's loser (or the next seat still in)
         if se[SE_ACTIVE, s]:
             se[SE_SEATS, count] = s
             count += 1
+        s = s + 1 if s + 1 < n else 0
     rule = rules[R_DECHARGE_LEADER]
     if rule == LEAD_WORST_COUP_SEC:
         return _draw(gkey, st, rules, tab, se, count, 2, trace, counts)
@@ -767,7 +781,7 @@ def _decharge_leader(gkey: np.uint64, st: I64, rules: I64, tab: I64, se: I64, tr
     return int(se[SE_SEATS, 0])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_game(
     key: npt.NDArray[np.uint64],
     game: int,
@@ -791,17 +805,27 @@ def play_game(
     """
     n = kinds.size
     gkey = game_key(key, game)
-    gc[:] = 0
-    st[:] = 0
+    for s in range(n):  # only these places of gc are written during a game
+        gc[C_TAKEN + s] = 0
+        gc[C_GIVEN + s] = 0
+        gc[C_RECEIVED + s] = 0
+    for r in range(C_MANCHES - C_RESULTS):
+        gc[C_RESULTS + r] = 0
+    for i in range(S_SIZE):
+        st[i] = 0
     st[S_MANCHE] = 1
     st[S_POT] = rules[R_POT]
-    se[:] = 0
-    se[SE_TOKENS] = rules[R_INITIAL]
-    se[SE_ACTIVE] = 1
+    for row in range(SE_ROWS):
+        for s in range(n):
+            se[row, s] = 0
+    for s in range(n):
+        se[SE_TOKENS, s] = rules[R_INITIAL]
+        se[SE_ACTIVE, s] = 1
     leader = game % n
     if rules[R_FIRST_PLAYER] != FIRST_SEAT:
         for i in range(n):
-            se[SE_SEATS, i] = (leader + i) % n
+            s = leader + i
+            se[SE_SEATS, i] = s if s < n else s - n
         purpose = 0 if rules[R_FIRST_PLAYER] == LOWEST_DIE else 1
         leader = _draw(gkey, st, rules, tab, se, n, purpose, trace, gc)
     st[S_FIRST_LEADER] = leader
@@ -809,35 +833,45 @@ def play_game(
         st[S_CHARGE] = 1
         st[S_LEADER] = leader
         st[S_MANCHE_LEADER] = leader
-        for i in range(n):  # debts from the last manche are paid first (queue de la vache)
-            s = (leader + i) % n
+        s = leader
+        for _ in range(n):  # debts from the last manche are paid first (queue de la vache)
             pay = min(se[SE_DEBTS, s], st[S_POT])
             st[S_POT] -= pay
             se[SE_TOKENS, s] += pay
             se[SE_DEBTS, s] -= pay
-        while st[S_POT] > 0 and st[S_ROUNDS] < MAX_ROUNDS:
-            _round(gkey, st, rules, tab, se, kinds, index, actions, rindex, ractions, trace, gc)
-        if rules[R_WITHDRAW] == 1:  # those holding no token leave the manche, as one group
-            out = False
-            for s in range(n):
-                if se[SE_ACTIVE, s] and se[SE_TOKENS, s] == 0:
-                    if not out:
-                        st[S_OUT_GROUPS] += 1
-                        out = True
-                    se[SE_ACTIVE, s] = 0
-                    se[SE_OUT, s] = st[S_OUT_GROUPS]
-        holder = _holder_of_all(st, se)
-        espagnole = holder >= 0
-        if not espagnole:
-            st[S_CHARGE] = 0
-            st[S_LEADER] = _decharge_leader(gkey, st, rules, tab, se, trace, gc)
-            while holder < 0 and st[S_ROUNDS] < MAX_ROUNDS:
-                winner = _round(gkey, st, rules, tab, se, kinds, index, actions, rindex, ractions, trace, gc)
+            s = s + 1 if s + 1 < n else 0
+        espagnole = False
+        holder = -1
+        # The charge's rounds, then the décharge's, with one place that plays a round: the
+        # round is inlined, and a second copy would double the time numba takes to compile.
+        while True:
+            if st[S_CHARGE] == 1 and (st[S_POT] <= 0 or st[S_ROUNDS] >= MAX_ROUNDS):  # the charge is over
+                if rules[R_WITHDRAW] == 1:  # those holding no token leave the manche, as one group
+                    out = False
+                    for s in range(n):
+                        if se[SE_ACTIVE, s] and se[SE_TOKENS, s] == 0:
+                            if not out:
+                                st[S_OUT_GROUPS] += 1
+                                out = True
+                            se[SE_ACTIVE, s] = 0
+                            se[SE_OUT, s] = st[S_OUT_GROUPS]
+                holder = _holder_of_all(st, se)
+                espagnole = holder >= 0
+                if espagnole:
+                    break
+                st[S_CHARGE] = 0
+                st[S_LEADER] = _decharge_leader(gkey, st, rules, tab, se, trace, gc)
+                if st[S_ROUNDS] >= MAX_ROUNDS:
+                    break
+            winner = _round(gkey, st, rules, tab, se, kinds, index, actions, rindex, ractions, trace, gc)
+            if st[S_CHARGE] == 0:
                 if se[SE_ACTIVE, winner] and se[SE_TOKENS, winner] == 0:  # only giving empties a hand here
                     se[SE_ACTIVE, winner] = 0
                     st[S_OUT_GROUPS] += 1
                     se[SE_OUT, winner] = st[S_OUT_GROUPS]
                 holder = _holder_of_all(st, se)
+                if holder >= 0 or st[S_ROUNDS] >= MAX_ROUNDS:
+                    break
         if st[S_ROUNDS] >= MAX_ROUNDS:
             if index[H_MISSING] < 0 and rindex[H_MISSING] < 0:
                 counts[C_UNFINISHED] += 1
@@ -852,7 +886,9 @@ def play_game(
             if se[SE_LOSSES, holder] >= rules[R_FICHES]:
                 losers = 1 << holder
         elif st[S_MANCHE] >= rules[R_MANCHES]:
-            most = se[SE_LOSSES].max()
+            most = se[SE_LOSSES, 0]
+            for s in range(1, n):
+                most = max(most, se[SE_LOSSES, s])
             for s in range(n):
                 if se[SE_LOSSES, s] == most:
                     losers |= 1 << s
@@ -860,14 +896,20 @@ def play_game(
             break
         st[S_MANCHE] += 1
         st[S_POT] = rules[R_POT]
-        se[SE_TOKENS] = rules[R_INITIAL]
-        se[SE_ACTIVE] = 1
-        se[SE_OUT] = 0
+        for s in range(n):
+            se[SE_TOKENS, s] = rules[R_INITIAL]
+            se[SE_ACTIVE, s] = 1
+            se[SE_OUT, s] = 0
         st[S_OUT_GROUPS] = 0
         leader = holder
     if index[H_MISSING] >= 0 or rindex[H_MISSING] >= 0:
         return
-    counts[C_TAKEN:C_MANCHES] += gc[C_TAKEN:C_MANCHES]
+    for s in range(n):
+        counts[C_TAKEN + s] += gc[C_TAKEN + s]
+        counts[C_GIVEN + s] += gc[C_GIVEN + s]
+        counts[C_RECEIVED + s] += gc[C_RECEIVED + s]
+    for r in range(C_MANCHES - C_RESULTS):
+        counts[C_RESULTS + r] += gc[C_RESULTS + r]
     kind = 0
     if _bits(losers) > 1:
         kind = 2
@@ -886,6 +928,48 @@ def play_game(
     counts[C_THROWS + min(st[S_THROWS], THROW_BINS - 1)] += 1
     if trace.size:
         _trace(trace, st, 3, T_END, losers, kind, 0, 0)
+
+
+@njit(cache=True)
+def _play_games(
+    key: npt.NDArray[np.uint64],
+    first_game: int,
+    games: int,
+    rules: I64,
+    tab: I64,
+    kinds: I64,
+    index: I64,
+    actions: I8,
+    rindex: I64,
+    ractions: I8,
+    st: I64,
+    se: I64,
+    trace: I64,
+    gc: I64,
+    counts: I64,
+) -> int:
+    """Games ``first_game`` onwards, one after the other: the only compiled call, whole games inlined.
+
+    The caller holds every array for the whole call: no reference counts below (see :mod:`.unowned`).
+    """
+    key = unowned(key)
+    rules = unowned(rules)
+    tab = unowned(tab)
+    kinds = unowned(kinds)
+    index = unowned(index)
+    actions = unowned(actions)
+    rindex = unowned(rindex)
+    ractions = unowned(ractions)
+    st = unowned(st)
+    se = unowned(se)
+    trace = unowned(trace)
+    gc = unowned(gc)
+    counts = unowned(counts)
+    for g in range(first_game, first_game + games):
+        play_game(key, g, rules, tab, kinds, index, actions, rindex, ractions, st, se, trace, gc, counts)
+        if index[H_MISSING] >= 0 or rindex[H_MISSING] >= 0:
+            return g - first_game
+    return games
 
 
 @njit(cache=True)
@@ -916,11 +1000,9 @@ def play_batch(
     position that is not built yet (its code is then in ``index`` or ``rindex``).
     """
     st, se, trace, gc = _game_arrays(kinds.size, 0)
-    for g in range(first_game, first_game + games):
-        play_game(key, g, rules, tab, kinds, index, actions, rindex, ractions, st, se, trace, gc, counts)
-        if index[H_MISSING] >= 0 or rindex[H_MISSING] >= 0:
-            return g - first_game
-    return games
+    return _play_games(
+        key, first_game, games, rules, tab, kinds, index, actions, rindex, ractions, st, se, trace, gc, counts
+    )
 
 
 @njit(cache=True)
@@ -939,7 +1021,7 @@ def trace_game(
     """One game written down (read by :mod:`.replay`), and the group each seat got out with."""
     st, se, trace, gc = _game_arrays(kinds.size, size)
     counts = np.zeros(C_SIZE, dtype=np.int64)
-    play_game(key, game, rules, tab, kinds, index, actions, rindex, ractions, st, se, trace, gc, counts)
+    _play_games(key, game, 1, rules, tab, kinds, index, actions, rindex, ractions, st, se, trace, gc, counts)
     if st[S_TRACE] > size:
         raise ValueError("the trace is too small for this game")
     return trace[: st[S_TRACE]].copy(), se[SE_OUT].copy()

@@ -24,14 +24,9 @@ module, or Game-v0's eight) and the rewards of ``py421.envs.play``.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import numpy.typing as npt
 from numba import njit
-from numba.core import types
-from numba.extending import intrinsic
-from numba.np import arrayobj
 
 from . import kernel as k
 from .dice import game_key
@@ -49,6 +44,7 @@ from .kernel import (
     _settle,
     _throw,
 )
+from .unowned import unowned
 
 I64 = npt.NDArray[np.int64]
 I8 = npt.NDArray[np.int8]
@@ -183,43 +179,6 @@ E_ILLEGAL_GAME = 0  # the first game whose action is not allowed (-1: none)
 E_ILLEGAL_ACTION = 1
 E_NOTHING_GAME = 2  # a game that found SKIPPED_GAMES games in a row without a decision (-1: none)
 E_SIZE = 3
-
-
-# -- arrays without reference counts ------------------------------------------------
-
-
-_make_array: Any = arrayobj.make_array  # numba's own helpers, untyped
-_populate_array: Any = arrayobj.populate_array
-
-
-def _unowned_impl(typingctx: Any, array: Any) -> Any:
-    """The same array without its reference count: numba then skips the atomic increments.
-
-    Every array a compiled function passes on, and every view it makes, costs
-    an atomic increment and decrement of its owner's count; in the steps these
-    are half of the time. The arrays stepped belong to the caller, which holds
-    them for the whole call, so the views made here need no count.
-    """
-    if not isinstance(array, types.Array):
-        return None
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        given = _make_array(array)(context, builder, args[0])
-        out = _make_array(array)(context, builder)
-        _populate_array(
-            out,
-            data=given.data,
-            shape=given.shape,
-            strides=given.strides,
-            itemsize=given.itemsize,
-            meminfo=None,
-        )
-        return out._getvalue()
-
-    return array(array), codegen
-
-
-_unowned: Any = intrinsic(_unowned_impl)
 
 
 # -- one game, until it waits ------------------------------------------------------
@@ -949,32 +908,32 @@ def step(
     ``counts`` (kernel.C_SIZE: what the kernel counts as it plays, unread) and
     ``before`` (twice the seats: the tokens and debts before a round is settled).
     """
-    # the caller holds every array for the whole call: no reference counts below (see _unowned)
-    keys = _unowned(keys)
-    gkeys = _unowned(gkeys)
-    st = _unowned(st)
-    se = _unowned(se)
-    vs = _unowned(vs)
-    rules = _unowned(rules)
-    tab = _unowned(tab)
-    kinds = _unowned(kinds)
-    index = _unowned(index)
-    actions = _unowned(actions)
-    rindex = _unowned(rindex)
-    ractions = _unowned(ractions)
-    moves = _unowned(moves)
-    conf = _unowned(conf)
-    viewers = _unowned(viewers)
-    chosen = _unowned(chosen)
-    acc = _unowned(acc)
-    obs = _unowned(obs)
-    masks = _unowned(masks)
-    rewards = _unowned(rewards)
-    ended = _unowned(ended)
-    final_obs = _unowned(final_obs)
-    report = _unowned(report)
-    counts = _unowned(counts)
-    before = _unowned(before)
+    # the caller holds every array for the whole call: no reference counts below (see .unowned)
+    keys = unowned(keys)
+    gkeys = unowned(gkeys)
+    st = unowned(st)
+    se = unowned(se)
+    vs = unowned(vs)
+    rules = unowned(rules)
+    tab = unowned(tab)
+    kinds = unowned(kinds)
+    index = unowned(index)
+    actions = unowned(actions)
+    rindex = unowned(rindex)
+    ractions = unowned(ractions)
+    moves = unowned(moves)
+    conf = unowned(conf)
+    viewers = unowned(viewers)
+    chosen = unowned(chosen)
+    acc = unowned(acc)
+    obs = unowned(obs)
+    masks = unowned(masks)
+    rewards = unowned(rewards)
+    ended = unowned(ended)
+    final_obs = unowned(final_obs)
+    report = unowned(report)
+    counts = unowned(counts)
+    before = unowned(before)
     for e in range(first, last):
         if not _step_game(
             e, keys, gkeys, st, se, vs, rules, tab, kinds, index, actions, rindex, ractions, moves, conf,
