@@ -56,3 +56,14 @@ def test_young_cyclic_garbage_is_freed_as_before() -> None:
             gc.unfreeze()
 
     assert asyncio.run(scenario())
+
+
+def test_a_stopped_server_leaves_the_collector_as_it_found_it() -> None:
+    async def scenario() -> int:
+        keeper = asyncio.ensure_future(keep_collections_short(freeze_seconds=0.01))
+        await asyncio.sleep(0.05)
+        keeper.cancel()
+        await asyncio.gather(keeper, return_exceptions=True)
+        return gc.get_freeze_count()
+
+    assert asyncio.run(scenario()) == 0

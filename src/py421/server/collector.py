@@ -22,10 +22,13 @@ async def keep_collections_short(freeze_seconds: float = 1.0, full_seconds: floa
     """Run for the server's life (a task of its own)."""
     gc.freeze()  # what start-up made (modules, rules, migrations) lives as long as the server
     last_full = time.monotonic()
-    while True:
-        await asyncio.sleep(freeze_seconds)
-        if time.monotonic() - last_full >= full_seconds:
-            gc.unfreeze()
-            gc.collect()
-            last_full = time.monotonic()
-        gc.freeze()
+    try:
+        while True:
+            await asyncio.sleep(freeze_seconds)
+            if time.monotonic() - last_full >= full_seconds:
+                gc.unfreeze()
+                gc.collect()
+                last_full = time.monotonic()
+            gc.freeze()
+    finally:  # the server stops, the process may go on (tests, an embedding program): collect as usual
+        gc.unfreeze()
