@@ -240,6 +240,9 @@ def test_a_process_never_takes_over_a_table_it_is_claiming_itself() -> None:
         async def caught_up(self, code: str, news: dict[str, Any] | None = None) -> None:
             pass
 
+        def holds_copy(self, code: str) -> bool:
+            return False
+
         async def adopt(self, code: str) -> None:
             pass
 

@@ -59,6 +59,10 @@ class Member(Protocol):
 
     async def caught_up(self, code: str, news: dict[str, Any] | None = None) -> None: ...
 
+    def holds_copy(self, code: str) -> bool:
+        """Whether this process keeps the table in memory (only then is its news of use here)."""
+        ...
+
     async def adopt(self, code: str) -> None: ...
 
     def disown_all(self) -> None: ...
@@ -294,8 +298,10 @@ class Cluster(Solo):
             try:
                 if note.channel == CHANGES:
                     news = json.loads(note.payload)
-                    if news["by"] != self.me and self._member is not None:
-                        self._spawn(self._member.caught_up(news["code"], news))
+                    member = self._member
+                    # every process hears every change: a task only where a copy is kept
+                    if news["by"] != self.me and member is not None and member.holds_copy(news["code"]):
+                        self._spawn(member.caught_up(news["code"], news))
                 elif note.channel == REQUESTS:
                     request = json.loads(note.payload)
                     if request["code"] in self.owned:

@@ -389,6 +389,9 @@ class Hub:
 
     # -- news from other processes ---------------------------------------------------------
 
+    def holds_copy(self, code: str) -> bool:
+        return code in self.tables
+
     async def caught_up(self, code: str, news: dict[str, Any] | None = None) -> None:
         """Another process changed a table: bring this process's copy up to the database's.
 
