@@ -183,10 +183,14 @@ def own_database(url: str) -> str:
     base, _, name = url.rpartition("/")
     own = f"{name}_load"
     admin = sqlalchemy.create_engine(url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(sqlalchemy.text(f'DROP DATABASE IF EXISTS "{own}"'))
-        conn.execute(sqlalchemy.text(f'CREATE DATABASE "{own}"'))
-    admin.dispose()
+    try:
+        with admin.connect() as conn:
+            conn.execute(sqlalchemy.text(f'DROP DATABASE IF EXISTS "{own}"'))
+            conn.execute(sqlalchemy.text(f'CREATE DATABASE "{own}"'))
+    except sqlalchemy.exc.OperationalError as e:
+        sys.exit(f"--db {url}: cannot make the benchmark's database {own!r} there: {e.orig}")
+    finally:
+        admin.dispose()
     return f"{base}/{own}"
 
 
