@@ -66,21 +66,21 @@ def rules_text(rules: Ruleset, lang: str, hints: bool = False) -> str:
     return "\n".join(lines)
 
 
+def panel_css(screen: str) -> str:
+    """A page over the table: a framed panel in the middle, scrolled when long."""
+    return (
+        f"{screen} {{ align: center middle; }}\n"
+        f"{screen} > VerticalScroll {{\n"
+        "    width: 90%; max-width: 110; height: auto; max-height: 90%;\n"
+        "    border: thick $accent; background: $surface; padding: 0 1;\n"
+        "}\n"
+    )
+
+
 class HelpScreen(ModalScreen[None]):
     """The rules of the game being played, over the table."""
 
-    DEFAULT_CSS = """
-    HelpScreen { align: center middle; }
-    HelpScreen > VerticalScroll {
-        width: 90%;
-        max-width: 110;
-        height: auto;
-        max-height: 90%;
-        border: thick $accent;
-        background: $surface;
-        padding: 0 1;
-    }
-    """
+    DEFAULT_CSS = panel_css("HelpScreen")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark,h,enter", "close", show=False),
     ]
@@ -148,21 +148,14 @@ class CoachScreen(ModalScreen[None]):
     before leaves the solve to finish for the next time.
     """
 
-    DEFAULT_CSS = """
-    CoachScreen { align: center middle; }
-    CoachScreen > VerticalScroll {
-        width: 90%;
-        max-width: 110;
-        height: auto;
-        max-height: 90%;
-        border: thick $accent;
-        background: $surface;
-        padding: 0 1;
-    }
+    DEFAULT_CSS = (
+        panel_css("CoachScreen")
+        + """
     #coach-title { text-style: bold; }
     #coach-progress { color: $foreground 70%; }
     #coach-keys { color: $foreground 60%; margin-top: 1; }
     """
+    )
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,enter,i,a", "close", show=False),  # i and a: the keys that open it
