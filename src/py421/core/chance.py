@@ -13,7 +13,6 @@ throw.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import secrets
 from collections.abc import Iterable
@@ -40,14 +39,18 @@ def faces_for(seed: str, step: int, count: int) -> tuple[int, ...]:
     >>> faces_for("example", 0, 3)
     (4, 1, 3)
     """
+    if count <= 0:
+        return ()
     faces: list[int] = []
+    key = seed.encode()
     block = 0
-    while len(faces) < count:
-        message = f"{step}:{block}".encode()
-        digest = hmac.new(seed.encode(), message, hashlib.sha256).digest()
-        faces += [b % 6 + 1 for b in digest if b < 252]
+    while True:
+        for b in hmac.digest(key, f"{step}:{block}".encode(), "sha256"):
+            if b < 252:
+                faces.append(b % 6 + 1)
+                if len(faces) == count:
+                    return tuple(faces)
         block += 1
-    return tuple(faces[:count])
 
 
 class SeededDice:

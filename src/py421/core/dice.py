@@ -74,7 +74,16 @@ def parse_dice(text: str, *, count: int | None = None, what: str = "dice") -> tu
 
 def format_dice(faces: Iterable[int]) -> str:
     """Faces as players write them: descending digits, ``""`` for no dice."""
-    return "".join(str(f) for f in sorted(faces, reverse=True))
+    key = faces if isinstance(faces, tuple) else tuple(faces)
+    text = _WRITTEN.get(key)
+    if text is None:
+        text = "".join(str(f) for f in sorted(key, reverse=True))
+        if len(_WRITTEN) < 4096:  # every throw of up to three dice, several times over
+            _WRITTEN[key] = text
+    return text
+
+
+_WRITTEN: dict[tuple[int, ...], str] = {}  # a game writes the same few dozen throws again and again
 
 
 @dataclass(frozen=True, slots=True, order=False)
