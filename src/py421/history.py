@@ -78,6 +78,10 @@ game_players = Table(
     Column("tokens_taken", Integer, nullable=False),
 )
 
+# Made once: a server adds a game every few hundred milliseconds.
+_ADD_GAME = games.insert()
+_ADD_PLAYERS = game_players.insert()
+
 
 class HistoryError(Py421Error):
     """The history's database cannot be used: which one, and why."""
@@ -209,21 +213,22 @@ class History:
         bots = bots or {}
         names = list(game.players)
         result = conn.execute(
-            games.insert().values(
-                finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
-                rules=game.rules.name,
-                players=json.dumps(names, ensure_ascii=False),
-                losers=json.dumps([names[s] for s in outcome.losers], ensure_ascii=False),
-                kind=outcome.kind,
-                source=source,
-                record=game.record().to_json(),
-            )
+            _ADD_GAME,
+            {
+                "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+                "rules": game.rules.name,
+                "players": json.dumps(names, ensure_ascii=False),
+                "losers": json.dumps([names[s] for s in outcome.losers], ensure_ascii=False),
+                "kind": outcome.kind,
+                "source": source,
+                "record": game.record().to_json(indent=None),  # read back by programs only
+            },
         )
         key = result.inserted_primary_key
         assert key is not None
         game_id = int(key[0])
         conn.execute(
-            game_players.insert(),
+            _ADD_PLAYERS,
             [
                 {
                     "game_id": game_id,
