@@ -26,12 +26,12 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    bindparam,
     create_engine,
     delete,
     event,
     false,
     select,
-    text,
 )
 from sqlalchemy.engine import Connection, Engine
 
@@ -77,6 +77,50 @@ online_steps = Table(
     Column("seat", Integer, nullable=False),
     Column("kind", String(8), nullable=False),
     Column("text", String(64), nullable=False),
+)
+
+
+# The statements of every game, made once: building one costs more than SQLite takes to run it.
+_ADD_TABLE = online_tables.insert()
+_ADD_SEATS = online_seats.insert()
+
+
+def _add_steps(conn: Connection, rows: Sequence[tuple[str, int, int, str, str]]) -> None:
+    """The steps of every move, straight to the driver (a third of what SQLAlchemy's statement
+    costs): SQLite's runs a statement a row in C; PostgreSQL's takes them all as five arrays in one
+    statement, where a statement a row would cost psycopg's adapting of each in Python."""
+    cursor = conn.connection.cursor()
+    if conn.dialect.name == "sqlite":
+        cursor.executemany(
+            "INSERT INTO online_steps (code, n, seat, kind, text) VALUES (?, ?, ?, ?, ?)", rows
+        )
+        return
+    cursor.execute(
+        "INSERT INTO online_steps (code, n, seat, kind, text) "
+        "SELECT * FROM unnest(%s::text[], %s::int[], %s::int[], %s::text[], %s::text[])",
+        [list(column) for column in zip(*rows, strict=True)],
+    )
+
+
+_START = (
+    online_tables.update()
+    .where(online_tables.c.code == bindparam("the_code"), online_tables.c.status == "waiting")
+    .values(status="playing")
+)
+_SEAT_AT_START = (
+    online_seats.update()
+    .where(online_seats.c.code == bindparam("the_code"), online_seats.c.seat == bindparam("the_seat"))
+    .values(
+        kind=bindparam("the_kind"),
+        bot=bindparam("the_bot"),
+        name=bindparam("the_name"),
+        token_hash=bindparam("the_token_hash"),
+    )
+)
+_OVER = (
+    online_tables.update()
+    .where(online_tables.c.code == bindparam("the_code"))
+    .values(status="over", game_id=bindparam("the_game_id"))
 )
 
 
@@ -218,10 +262,15 @@ class Store:
         if self.announce is None or not news:
             return
         texts = [json.dumps({**n, "by": self.announce}) for n in news]
-        conn.execute(
-            text("SELECT pg_notify('py421_changes', m) FROM unnest(CAST(:ms AS text[])) AS news(m)"),
-            {"ms": texts},
+        # straight to the driver: its rows (one per notice) are not read
+        conn.connection.cursor().execute(
+            "SELECT pg_notify('py421_changes', m) FROM unnest(%s::text[]) AS news(m)", (texts,)
         )
+
+    def checkpoint(self) -> None:
+        """SQLite: copy what the WAL holds into the database file, without stopping the writes."""
+        with self.begin() as conn:
+            conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
 
     def close(self) -> None:
         """Close this thread's connection."""
@@ -233,23 +282,21 @@ class Store:
     def create(self, row: TableRow) -> None:
         with self.begin() as conn:
             conn.execute(
-                online_tables.insert().values(
-                    code=row.code,
-                    created_at=row.created_at,
-                    mode=row.mode,
-                    rules=json.dumps(row.rules),
-                    status=row.status,
-                    seed=row.seed,
-                    seed_hash=row.seed_hash,
-                    timeout=row.timeout,
-                    first_seat=row.first_seat,
-                    hints=row.hints,
-                )
+                _ADD_TABLE,
+                {
+                    "code": row.code,
+                    "created_at": row.created_at,
+                    "mode": row.mode,
+                    "rules": json.dumps(row.rules),
+                    "status": row.status,
+                    "seed": row.seed,
+                    "seed_hash": row.seed_hash,
+                    "timeout": row.timeout,
+                    "first_seat": row.first_seat,
+                    "hints": row.hints,
+                },
             )
-            conn.execute(
-                online_seats.insert(),
-                [{"code": row.code, **vars(s)} for s in row.seats],
-            )
+            conn.execute(_ADD_SEATS, [{"code": row.code, **vars(s)} for s in row.seats])
             self._tell(conn, row.code)
 
     def exists(self, code: str) -> bool:
@@ -277,21 +324,23 @@ class Store:
     def start(self, code: str, seats: Sequence[SeatRow]) -> bool:
         """The seats as the game starts and the status "playing", in one transaction;
         False (and nothing written) if the table was no longer waiting."""
-        c = online_seats.c
         with self.begin() as conn:
-            done = conn.execute(
-                online_tables.update()
-                .where(online_tables.c.code == code, online_tables.c.status == "waiting")
-                .values(status="playing")
-            )
-            if not done.rowcount:
+            if not conn.execute(_START, {"the_code": code}).rowcount:
                 return False
-            for seat in seats:
-                conn.execute(
-                    online_seats.update()
-                    .where(c.code == code, c.seat == seat.seat)
-                    .values(kind=seat.kind, bot=seat.bot, name=seat.name, token_hash=seat.token_hash)
-                )
+            conn.execute(
+                _SEAT_AT_START,
+                [
+                    {
+                        "the_code": code,
+                        "the_seat": seat.seat,
+                        "the_kind": seat.kind,
+                        "the_bot": seat.bot,
+                        "the_name": seat.name,
+                        "the_token_hash": seat.token_hash,
+                    }
+                    for seat in seats
+                ],
+            )
             self._tell(conn, code)
             return True
 
@@ -315,14 +364,11 @@ class Store:
         """The new steps of several tables in one transaction (see :meth:`add_steps`): all are
         written or none. Returns each finished game's number in the history, or None."""
         with self.begin() as conn:
-            conn.execute(
-                online_steps.insert(),
-                [
-                    {"code": w.code, "n": w.first + i, "seat": s.seat, "kind": s.kind, "text": s.text}
-                    for w in writes
-                    for i, s in enumerate(w.steps)
-                ],
-            )
+            rows = [
+                (w.code, w.first + i, s.seat, s.kind, s.text) for w in writes for i, s in enumerate(w.steps)
+            ]
+            if rows:
+                _add_steps(conn, rows)
             numbers: list[int | None] = []
             news = []
             for w in writes:
@@ -332,11 +378,7 @@ class Store:
                     continue
                 news.append(_news(w.code))  # the game is over: the others read it all
                 game_id = w.finish(conn)
-                conn.execute(
-                    online_tables.update()
-                    .where(online_tables.c.code == w.code)
-                    .values(status="over", game_id=game_id)
-                )
+                conn.execute(_OVER, {"the_code": w.code, "the_game_id": game_id})
                 numbers.append(game_id)
             self._tell_all(conn, news)
             return numbers

@@ -64,7 +64,7 @@ class Hub:
         cluster: Solo | None = None,
     ) -> None:
         self.store = store
-        self.writer = Writer(store)  # every write of play goes through it, off the event loop
+        self.writer = Writer(store)  # every write of play goes through it (server/writer.py)
         self._readers = ThreadPoolExecutor(2, thread_name_prefix="py421-reader")  # news read back
         self.seeds = seeds  # tests fix the dice; otherwise every table draws a secret seed
         self.history = history

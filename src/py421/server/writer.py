@@ -1,21 +1,32 @@
-"""The server's writes to its database, made in a thread of their own.
+"""The server's writes to its database, made where they cost the event loop least.
 
-A commit waits on the disk or on PostgreSQL; made in the event loop it would
-stop every table meanwhile. Here each write runs in one thread, in the order
-asked, and the steps of every table that arrive while a transaction is being
-written go together into the next one (a group commit): under load one
-commit carries the steps of dozens of tables, and the loop never waits.
-
-A transaction of several tables that fails is tried again table by table, so
+PostgreSQL: a commit waits on the database server; made in the event loop it
+would stop every table meanwhile. Each write runs in one thread of its own, in
+the order asked, and the steps of every table that arrive while a transaction
+is being written go together into the next one (a group commit): under load
+one commit carries the steps of dozens of tables, and the loop never waits. A
+transaction of several tables that fails is tried again table by table, so
 that one table's failure (its game refused by the history, say) takes back
 that table's steps only.
+
+SQLite: a commit waits for nothing. In WAL mode with ``synchronous=NORMAL`` it
+only appends to the WAL file, which the system keeps in memory. So each write
+is made at once on the event loop, without the hops to a thread and back that
+every waiting table would pay in latency (and a thread that fights the loop
+for the interpreter). What waits on the disk is the checkpoint, which copies
+the WAL into the database and syncs both: SQLite makes one in the commit that
+finds the WAL past 1,000 pages, and the WAL then starts again from its
+beginning. The writer's thread copies the WAL every few commits beforehand,
+so that the commit which checkpoints finds little left to copy.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from typing import TypeVar
 
@@ -26,70 +37,112 @@ from ..core.game import Step
 from .database import NewSteps, Store
 
 T = TypeVar("T")
+Batch = list[tuple[NewSteps, "asyncio.Future[int | None]"]]
+# each write: the game number it returned, or the error it met
+Outcomes = list[tuple["asyncio.Future[int | None]", int | BaseException | None]]
 BATCH = 400  # tables a transaction carries at most: a long one would delay the first of them
+CHECKPOINT_EVERY = 50  # SQLite: commits between two checkpoints in the thread (each adds 2 or 3 pages)
+
+log = logging.getLogger("py421.server")
 
 
 class Writer:
-    """Runs a store's writes in one thread of its own; steps of many tables are committed together."""
+    """Makes a store's writes: on PostgreSQL in a thread, many tables' steps committed together;
+    on SQLite at once, with the checkpoints in a thread."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
+        self.at_once = store.engine.dialect.name == "sqlite"
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="py421-writer")
-        self._waiting: list[tuple[NewSteps, asyncio.Future[int | None]]] = []
-        self._flushing: asyncio.Task[None] | None = None  # the task writing, while there is one
+        self._lock = threading.Lock()  # the event loop adds to what waits, the thread takes it
+        self._waiting: Batch = []
+        self._writing = False  # the thread is writing what waits (and will see what is added)
+        self._commits = 0  # SQLite: commits since the last checkpoint was asked for
+        self._checkpoint: Future[None] | None = None
 
     async def call(self, write: Callable[..., T], *args: object, **kwargs: object) -> T:
-        """``write(*args, **kwargs)`` in the writer's thread, after every write asked before it."""
+        """``write(*args, **kwargs)``, after every write asked before it."""
+        if self.at_once:
+            return self._now(partial(write, *args, **kwargs))
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._thread, partial(write, *args, **kwargs))
 
     async def add_steps(
         self, code: str, first: int, steps: Sequence[Step], finish: Callable[[Connection], int] | None = None
     ) -> int | None:
-        """:meth:`Store.add_steps`, committed with the other tables' steps that wait with it."""
-        done: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
-        self._waiting.append((NewSteps(code, first, steps, finish), done))
-        if self._flushing is None:
-            self._flushing = asyncio.ensure_future(self._flush())
+        """:meth:`Store.add_steps`, on PostgreSQL committed with the other tables' steps that wait
+        with it."""
+        if self.at_once:
+            return self._now(partial(self.store.add_steps, code, first, steps, finish))
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[int | None] = loop.create_future()
+        with self._lock:
+            self._waiting.append((NewSteps(code, first, steps, finish), done))
+            start = not self._writing
+            self._writing = True
+        if start:
+            self._thread.submit(self._write_waiting, loop)
         return await done
 
-    async def _flush(self) -> None:
-        """Write what waits, a transaction at a time, until nothing does."""
+    def _now(self, write: Callable[[], T]) -> T:
+        """A write made at once (SQLite), and a checkpoint asked of the thread now and then."""
         try:
-            while self._waiting:
-                batch, self._waiting = self._waiting[:BATCH], self._waiting[BATCH:]
-                try:
-                    numbers = await self.call(self.store.add_many, [w for w, _ in batch])
-                except Exception as e:
-                    if len(batch) == 1 or not isinstance(e, SQLAlchemyError):
-                        _tell(batch, e)
-                        continue
-                    await self._one_by_one(batch)
-                    continue
-                for (_, done), number in zip(batch, numbers, strict=True):
-                    if not done.done():
-                        done.set_result(number)
+            return write()
         finally:
-            self._flushing = None
+            self._commits += 1
+            if self._commits >= CHECKPOINT_EVERY and (self._checkpoint is None or self._checkpoint.done()):
+                self._commits = 0
+                self._checkpoint = self._thread.submit(self._checkpoint_now)
 
-    async def _one_by_one(self, batch: list[tuple[NewSteps, asyncio.Future[int | None]]]) -> None:
-        for write, done in batch:
-            try:
-                number = (await self.call(self.store.add_many, [write]))[0]
-            except Exception as e:
-                _tell([(write, done)], e)
+    def _checkpoint_now(self) -> None:
+        try:
+            self.store.checkpoint()
+        except SQLAlchemyError as e:  # the next one, or SQLite's own, copies what this one did not
+            log.warning("the database's checkpoint failed: %s", e)
+
+    def _write_waiting(self, loop: asyncio.AbstractEventLoop) -> None:
+        """In the thread: write what waits, a transaction at a time, until nothing does. Each
+        transaction's waiting tables are told in one call into the event loop."""
+        while True:
+            with self._lock:
+                batch, self._waiting = self._waiting[:BATCH], self._waiting[BATCH:]
+                if not batch:
+                    self._writing = False
+                    return
+            loop.call_soon_threadsafe(_settle, self._write(batch))
+
+    def _write(self, batch: Batch) -> Outcomes:
+        """Each write's game number, or its error: a failed transaction of several tables is tried
+        again table by table."""
+        try:
+            numbers: list[int | BaseException | None] = list(self.store.add_many([w for w, _ in batch]))
+        except Exception as e:
+            if len(batch) == 1 or not isinstance(e, SQLAlchemyError):
+                numbers = [e] * len(batch)
             else:
-                if not done.done():
-                    done.set_result(number)
+                numbers = []
+                for write, _ in batch:
+                    try:
+                        numbers.append(self.store.add_many([write])[0])
+                    except Exception as one:
+                        numbers.append(one)
+        return [(done, number) for (_, done), number in zip(batch, numbers, strict=True)]
 
     def close(self) -> None:
-        """Finish the writes asked for, then close the writer's connection."""
+        """Finish the writes asked for (on SQLite, a last checkpoint), then close the connections."""
+        if self.at_once:
+            self._thread.submit(self._checkpoint_now)
+            self.store.close()  # the event loop's connection
         self._thread.submit(self.store.close)
         self._thread.shutdown(wait=True)
 
 
-def _tell(batch: list[tuple[NewSteps, asyncio.Future[int | None]]], error: Exception) -> None:
-    """The writes of ``batch`` failed with ``error``: whoever waits on them is told."""
-    for _, done in batch:
-        if not done.done():
-            done.set_exception(error)
+def _settle(results: Outcomes) -> None:
+    """In the event loop: tell whoever waits on each write how it went."""
+    for done, outcome in results:
+        if done.done():
+            continue
+        if isinstance(outcome, BaseException):
+            done.set_exception(outcome)
+        else:
+            done.set_result(outcome)
