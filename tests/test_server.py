@@ -402,6 +402,37 @@ async def test_a_connection_that_does_not_read_is_dropped_and_holds_up_nobody():
         w.cancel()
 
 
+@pytest.mark.asyncio
+async def test_a_message_leaves_at_once_when_nothing_waits_before_it_and_messages_keep_their_order():
+    got: list[int] = []
+    reading = asyncio.Event()
+    reading.set()
+
+    async def client(message: str) -> None:
+        await reading.wait()
+        got.append(json.loads(message)["n"])
+
+    conn = Connection(client, None, "en", queue=8)
+    writer = asyncio.create_task(conn.write())
+    await asyncio.sleep(0)  # the connection's task waits for messages
+    conn.offer('{"n": 0}')
+    assert got == [0]  # sent before offer returned, not at the event loop's next turn
+    reading.clear()  # the client stops reading for a moment: the next send has to wait
+    for n in (1, 2, 3):
+        conn.offer(f'{{"n": {n}}}')
+    await asyncio.sleep(0.05)
+    assert got == [0]
+    reading.set()
+    for _ in range(100):
+        await asyncio.sleep(0.01)
+        if len(got) == 4:
+            break
+    assert got == [0, 1, 2, 3] and not conn.dropped.is_set()
+    conn.offer('{"n": 4}')
+    assert got == [0, 1, 2, 3, 4]  # nothing waits any more: at once again
+    writer.cancel()
+
+
 # -- check, commit, then change memory -----------------------------------------------------
 
 

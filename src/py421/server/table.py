@@ -10,11 +10,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
+
+import orjson
 
 from ..core.engine import check_name
 from ..core.errors import Py421Error
@@ -97,9 +98,14 @@ class Seat:
 class Connection:
     """One WebSocket: its seat, its language, and the messages waiting for it (JSON text).
 
-    :meth:`offer` never waits: a message that finds the queue full drops the
-    connection (``dropped`` is set), and so does one the client does not take
-    within ``send_seconds``. The page reconnects and gets the whole table again.
+    :meth:`offer` never waits. When nothing is queued, a message is sent at
+    once: the socket nearly always takes it without waiting, and the table's
+    players then get it in the same turn of the event loop rather than in the
+    next one. Otherwise, and when the socket does make it wait, messages queue
+    for the connection's own task. A message that finds the queue full drops
+    the connection (``dropped`` is set), and so does one the client does not
+    take within ``send_seconds``. The page reconnects and gets the whole table
+    again.
     """
 
     def __init__(
@@ -118,14 +124,48 @@ class Connection:
         self.send_seconds = send_seconds
         self.dropped = asyncio.Event()
         self.why: ErrorCode | None = None
+        self._idle = False  # the connection's task waits on an empty queue
+        self._rest: asyncio.Future[None] | None = None  # a send begun at once that had to wait
 
     def offer(self, text: str) -> None:
-        """Queue one message, already JSON; a full queue drops the connection."""
+        """Send one message, already JSON, or queue it; a full queue drops the connection."""
         if self.dropped.is_set():
+            return
+        if self._idle and _in_event_loop():
+            self._send_at_once(text)
             return
         try:
             self.queue.put_nowait(text)
         except asyncio.QueueFull:
+            self.drop("slow_client")
+
+    def _send_at_once(self, text: str) -> None:
+        """Run the send until it would wait; what is left of it, if anything, goes on in a task
+        (after which the connection's task sends what queued meanwhile)."""
+        sending = self.send(text).__await__()
+        try:
+            waiting_on = next(sending)
+        except StopIteration:
+            return  # sent: the usual case
+        except Exception:  # a closed socket
+            self.drop("slow_client")
+            return
+        self._idle = False
+        self._rest = asyncio.ensure_future(self._finish(sending, waiting_on))
+
+    async def _finish(self, sending: Generator[Any, None, None], waiting_on: Any) -> None:
+        try:
+            async with asyncio.timeout(self.send_seconds):
+                while True:
+                    if isinstance(waiting_on, asyncio.Future):
+                        await asyncio.wait([waiting_on])  # its outcome is the send's to read
+                    else:
+                        await asyncio.sleep(0)
+                    waiting_on = sending.send(None)
+        except StopIteration:
+            return
+        except (TimeoutError, Exception):  # a client that does not read, or a closed socket
+            sending.close()
             self.drop("slow_client")
 
     def error(self, error: ErrorCode, message: str, lang: str = "en") -> None:
@@ -138,13 +178,21 @@ class Connection:
     def close_after(self, error: ErrorCode, message: str) -> None:
         """Send an error after what is queued, then close."""
         self.error(error, message)
+        self._idle = False  # the close goes after the error, whichever way that went
         with contextlib.suppress(asyncio.QueueFull):
             self.queue.put_nowait(_Close(error))
 
     async def write(self) -> None:
         """Send what is queued, in order, until dropped; the connection's own task."""
         while not self.dropped.is_set():
+            self._idle = self.queue.empty() and (self._rest is None or self._rest.done())
             item = await self.queue.get()
+            self._idle = False
+            if self._rest is not None:
+                await self._rest  # a message sent at once before this one: it ends first
+                self._rest = None
+                if self.dropped.is_set():
+                    return
             if isinstance(item, _Close):
                 self.drop(item.why)
                 return
@@ -156,6 +204,15 @@ class Connection:
                 return
 
 
+def _in_event_loop() -> bool:
+    """Called from the event loop (and not from a test's own thread, say)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
 @dataclass(frozen=True)
 class _Close:
     """Queued after a last message: the writer closes the connection there."""
@@ -164,8 +221,9 @@ class _Close:
 
 
 def dumps(message: dict[str, Any]) -> str:
-    """A message as the server sends it: compact JSON, names and French as they are."""
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    """A message as the server sends it: compact JSON, names and French as they are (orjson:
+    a server writes one for every change of every table)."""
+    return orjson.dumps(message).decode()
 
 
 @dataclass
