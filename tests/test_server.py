@@ -348,7 +348,7 @@ async def test_a_connection_that_breaks_while_the_server_sends_ends_quietly(tmp_
     await asyncio.wait_for(app(scope, incoming.get, send), 10)
     assert sent[:2] == ["websocket.accept", "websocket.send"]
     assert table.connections == [] and table.seats[0].connected == 0
-    app.state.hub.close()
+    await app.state.hub.close()
 
 
 def test_a_table_that_cannot_be_resumed_does_not_keep_the_server_down(tmp_path, caplog):

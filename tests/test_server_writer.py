@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 from py421.core.game import Step
 from py421.server.database import NewSteps, SeatRow, Store, TableRow, make_engine, migrate, now
@@ -48,30 +48,54 @@ def test_steps_of_tables_that_wait_together_are_committed_together(store: Store)
         pytest.skip("SQLite commits each table's steps at once")
     writer = Writer(store)
     transactions: list[list[str]] = []
-    add_many = store.add_many
-    writing, go_on = threading.Event(), threading.Event()
+    add_steps_piped = store.add_steps_piped
 
-    def counted(writes: Sequence[NewSteps]) -> list[int | None]:
+    async def counted(conn: Any, writes: Sequence[NewSteps]) -> None:
         transactions.append([w.code for w in writes])
-        writing.set()
-        go_on.wait(10)  # the first transaction takes its time: the others wait meanwhile
-        return add_many(writes)
+        if len(transactions) == 1:
+            await go_on[0].wait()  # the first transaction takes its time: the others wait meanwhile
+        await add_steps_piped(conn, writes)
 
-    store.add_many = counted  # type: ignore[method-assign]
+    store.add_steps_piped = counted  # type: ignore[method-assign]
+
+    go_on: list[asyncio.Event] = []
 
     async def play() -> None:
+        go_on.append(asyncio.Event())
         first = asyncio.ensure_future(writer.add_steps("AAAAA", 0, THROW))
-        await asyncio.to_thread(writing.wait, 10)
+        await asyncio.sleep(0.05)
         others = asyncio.gather(*(writer.add_steps(code, 0, THROW) for code in ("BBBBB", "CCCCC")))
         await asyncio.sleep(0.05)
-        go_on.set()
+        go_on[0].set()
         await asyncio.gather(first, others)
         await writer.add_steps("AAAAA", 2, THROW)
+        await writer.aclose()
 
     asyncio.run(play())
-    writer.close()
     assert transactions == [["AAAAA"], ["BBBBB", "CCCCC"], ["AAAAA"]]
     assert [len(row(store, code).steps) for code in ("AAAAA", "BBBBB", "CCCCC")] == [4, 2, 2]
+
+
+def test_one_table_whose_steps_are_refused_in_a_shared_transaction_takes_back_only_its_own(
+    store: Store,
+) -> None:
+    writer = Writer(store)
+
+    async def play() -> tuple[Any, ...]:
+        await writer.add_steps("AAAAA", 0, THROW)
+        results = await asyncio.gather(
+            writer.add_steps("AAAAA", 0, THROW),  # steps 0 and 1 again: the database refuses them
+            writer.add_steps("BBBBB", 0, THROW),
+            writer.add_steps("CCCCC", 0, THROW),
+            return_exceptions=True,
+        )
+        await writer.aclose()
+        return tuple(results)
+
+    results = asyncio.run(play())
+    assert isinstance(results[0], SQLAlchemyError)  # the table takes its steps back (Hub._commit)
+    assert results[1] is None and results[2] is None
+    assert [len(row(store, code).steps) for code in ("AAAAA", "BBBBB", "CCCCC")] == [2, 2, 2]
 
 
 def test_one_table_failing_in_a_shared_transaction_takes_back_only_its_own_steps(store: Store) -> None:
@@ -160,3 +184,25 @@ def test_sqlite_commits_at_once_on_the_event_loop_and_checkpoints_in_the_thread(
     # Without checkpoints the WAL would hold every one of the 6,000 commits (55 MB); SQLite's
     # own starts it again past 1,000 pages (4 MB).
     assert largest < 12_000_000, f"the WAL grew to {largest} bytes"
+
+
+def test_a_lost_postgresql_connection_fails_one_write_and_the_next_connects_again(store: Store) -> None:
+    if store.engine.dialect.name != "postgresql":
+        pytest.skip("SQLite's writes have no connection to lose")
+    writer = Writer(store)
+
+    async def play() -> tuple[Any, ...]:
+        await writer.add_steps("AAAAA", 0, THROW)
+        pids = [conn.info.backend_pid for conn in writer._conns if conn is not None]
+        with store.begin() as conn:  # the database server ends the writer's connections
+            for pid in pids:
+                conn.exec_driver_sql(f"SELECT pg_terminate_backend({int(pid)})")
+        lost = await asyncio.gather(writer.add_steps("AAAAA", 2, THROW), return_exceptions=True)
+        again = await writer.add_steps("AAAAA", 2, THROW)
+        await writer.aclose()
+        return lost[0], again
+
+    lost, again = asyncio.run(play())
+    assert isinstance(lost, SQLAlchemyError)  # the table takes these steps back; the player sends again
+    assert again is None
+    assert len(row(store, "AAAAA").steps) == 4

@@ -106,7 +106,7 @@ def create_app(
         hub.spawn(hub.housekeeping())
         hub.spawn(keep_collections_short())
         yield
-        hub.close()  # every step is already written: stopping loses nothing
+        await hub.close()  # every step is already written: stopping loses nothing
         analyst.close()
         await cluster.close()  # its tables' locks go: the other processes take them over
         hub.store.close()

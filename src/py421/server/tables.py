@@ -829,11 +829,11 @@ class Hub:
             except SQLAlchemyError as e:  # the database is away: try again next time
                 log.warning("waiting tables were not expired: %s", e)
 
-    def close(self) -> None:
+    async def close(self) -> None:
         for task in list(self.tasks):
             task.cancel()
         self.optimal.close()
-        self.writer.close()
+        await self.writer.aclose()
         for _ in range(2):  # each reading thread closes its connection
             self._readers.submit(self.store.close)
         self._readers.shutdown(wait=True)

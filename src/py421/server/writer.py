@@ -1,13 +1,17 @@
 """The server's writes to its database, made where they cost the event loop least.
 
-PostgreSQL: a commit waits on the database server; made in the event loop it
-would stop every table meanwhile. Each write runs in one thread of its own, in
-the order asked, and the steps of every table that arrive while a transaction
-is being written go together into the next one (a group commit): under load
-one commit carries the steps of dozens of tables, and the loop never waits. A
-transaction of several tables that fails is tried again table by table, so
-that one table's failure (its game refused by the history, say) takes back
-that table's steps only.
+PostgreSQL: a commit waits on the database server, and the event loop must
+not. The steps of games that go on, nearly every write, are written from the
+event loop on a psycopg connection of its own, without waiting for it: each
+transaction (the steps, their news to the other processes and the commit)
+leaves in one round trip (a pipeline), and the steps of every table that
+arrive while one is on its way go together into the next (a group commit).
+The other writes (a game's end with its history, a new table, a join…) run
+in a thread, in the order asked, since they go through SQLAlchemy's
+synchronous connections. A table's writes never overlap (each waits for the
+one before), so two ways never reorder them. A transaction of several tables
+that fails is tried again table by table, so that one table's failure takes
+back that table's steps only.
 
 SQLite: a commit waits for nothing. In WAL mode with ``synchronous=NORMAL`` it
 only appends to the WAL file, which the system keeps in memory. So each write
@@ -28,10 +32,10 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from ..core.game import Step
 from .database import NewSteps, Store
@@ -41,14 +45,15 @@ Batch = list[tuple[NewSteps, "asyncio.Future[int | None]"]]
 # each write: the game number it returned, or the error it met
 Outcomes = list[tuple["asyncio.Future[int | None]", int | BaseException | None]]
 BATCH = 400  # tables a transaction carries at most: a long one would delay the first of them
+PIPES = 3  # PostgreSQL: transactions of steps on their way at once, each on a connection of its own
 CHECKPOINT_EVERY = 50  # SQLite: commits between two checkpoints in the thread (each adds 2 or 3 pages)
 
 log = logging.getLogger("py421.server")
 
 
 class Writer:
-    """Makes a store's writes: on PostgreSQL in a thread, many tables' steps committed together;
-    on SQLite at once, with the checkpoints in a thread."""
+    """Makes a store's writes: on PostgreSQL many tables' steps committed together, from the event
+    loop, and the rest in a thread; on SQLite at once, with the checkpoints in a thread."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -59,6 +64,13 @@ class Writer:
         self._writing = False  # the thread is writing what waits (and will see what is added)
         self._commits = 0  # SQLite: commits since the last checkpoint was asked for
         self._checkpoint: Future[None] | None = None
+        # PostgreSQL: the steps of games that go on are written from the event loop itself
+        self.piped = store.engine.dialect.name == "postgresql"
+        self._piped: Batch = []
+        # Each of PIPES connections writes one transaction at a time; they are made when first needed.
+        self._conns: list[Any] = [None] * PIPES
+        self._free = list(range(PIPES))  # connections with no transaction on its way
+        self._pipes: set[asyncio.Task[None]] = set()
 
     async def call(self, write: Callable[..., T], *args: object, **kwargs: object) -> T:
         """``write(*args, **kwargs)``, after every write asked before it."""
@@ -76,6 +88,13 @@ class Writer:
             return self._now(partial(self.store.add_steps, code, first, steps, finish))
         loop = asyncio.get_running_loop()
         done: asyncio.Future[int | None] = loop.create_future()
+        if self.piped and finish is None:
+            self._piped.append((NewSteps(code, first, steps), done))
+            if self._free:
+                pipe = asyncio.ensure_future(self._pipe(self._free.pop()))
+                self._pipes.add(pipe)
+                pipe.add_done_callback(self._pipes.discard)
+            return await done
         with self._lock:
             self._waiting.append((NewSteps(code, first, steps, finish), done))
             start = not self._writing
@@ -83,6 +102,45 @@ class Writer:
         if start:
             self._thread.submit(self._write_waiting, loop)
         return await done
+
+    async def _pipe(self, slot: int) -> None:
+        """PostgreSQL, in the event loop: write the steps that wait, a transaction at a time on
+        connection ``slot`` (each one round trip, awaited without a thread), until none do."""
+        try:
+            while self._piped:
+                batch, self._piped = self._piped[:BATCH], self._piped[BATCH:]
+                try:
+                    await self._piped_write(slot, [w for w, _ in batch])
+                except Exception as e:
+                    if len(batch) == 1:
+                        _settle([(batch[0][1], e)])
+                        continue
+                    for write, done in batch:  # table by table: one's failure is its own
+                        try:
+                            await self._piped_write(slot, [write])
+                        except Exception as one:
+                            _settle([(done, one)])
+                        else:
+                            _settle([(done, None)])
+                    continue
+                _settle([(done, None) for _, done in batch])
+        finally:
+            self._free.append(slot)
+
+    async def _piped_write(self, slot: int, writes: list[NewSteps]) -> None:
+        import psycopg
+
+        try:
+            if self._conns[slot] is None or self._conns[slot].closed:
+                url = self.store.engine.url.set(drivername="postgresql")
+                self._conns[slot] = await psycopg.AsyncConnection.connect(
+                    url.render_as_string(hide_password=False), autocommit=True
+                )
+            await self.store.add_steps_piped(self._conns[slot], writes)
+        except psycopg.Error as e:  # as SQLAlchemy's errors are: the table takes its steps back
+            if self._conns[slot] is not None and self._conns[slot].broken:
+                self._conns[slot] = None  # the next write connects again
+            raise DBAPIError("the steps of tables in play", None, e) from e
 
     def _now(self, write: Callable[[], T]) -> T:
         """A write made at once (SQLite), and a checkpoint asked of the thread now and then."""
@@ -127,6 +185,14 @@ class Writer:
                     except Exception as one:
                         numbers.append(one)
         return [(done, number) for (_, done), number in zip(batch, numbers, strict=True)]
+
+    async def aclose(self) -> None:
+        """Close the event loop's own connection (PostgreSQL), then :meth:`close`."""
+        for slot, conn in enumerate(self._conns):
+            if conn is not None:
+                await conn.close()
+                self._conns[slot] = None
+        self.close()
 
     def close(self) -> None:
         """Finish the writes asked for (on SQLite, a last checkpoint), then close the connections."""
