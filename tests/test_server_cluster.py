@@ -220,34 +220,41 @@ def test_a_table_that_cannot_be_read_does_not_keep_the_others_from_being_taken_o
     assert "AAAAA" in caplog.text and "could not be read" in caplog.text
 
 
-def test_a_process_never_takes_over_a_table_it_is_claiming_itself() -> None:
-    """Its scan, queued behind its own claim of a new table, must not count that table as ownerless
-    (the table would be read back from the database and played twice)."""
+class Nobody:
+    """A process's tables, as far as its cluster asks: none here."""
+
+    async def serve_request(self, code: str, kind: str, args: dict[str, Any]) -> dict[str, Any]:
+        return {}
+
+    async def caught_up(self, code: str, news: dict[str, Any] | None = None) -> None:
+        pass
+
+    def holds_copy(self, code: str) -> bool:
+        return False
+
+    async def adopt(self, code: str) -> None:
+        pass
+
+    def disown_all(self) -> None:
+        pass
+
+
+def _ownerless_table(code: str) -> str:
+    """A fresh database holding one table in play that no process owns; its URL."""
     assert POSTGRES is not None
     db = fresh_postgres(POSTGRES)
     engine = make_engine(db)
     migrate(engine)
     seats = [SeatRow(0, "human", None, "Ann", None)]
-    Store(engine).create(
-        TableRow("NEWTB", now(), "play", {}, "playing", "s", "h", 0, 0, None, None, seats, [])
-    )
+    Store(engine).create(TableRow(code, now(), "play", {}, "playing", "s", "h", 0, 0, None, None, seats, []))
     engine.dispose()
+    return db
 
-    class Nobody:
-        async def serve_request(self, code: str, kind: str, args: dict[str, Any]) -> dict[str, Any]:
-            return {}
 
-        async def caught_up(self, code: str, news: dict[str, Any] | None = None) -> None:
-            pass
-
-        def holds_copy(self, code: str) -> bool:
-            return False
-
-        async def adopt(self, code: str) -> None:
-            pass
-
-        def disown_all(self) -> None:
-            pass
+def test_a_process_never_takes_over_a_table_it_is_claiming_itself() -> None:
+    """Its scan, queued behind its own claim of a new table, must not count that table as ownerless
+    (the table would be read back from the database and played twice)."""
+    db = _ownerless_table("NEWTB")
 
     async def claim_and_scan() -> list[str]:
         cluster = Cluster(db, scan_seconds=3600)
@@ -260,6 +267,26 @@ def test_a_process_never_takes_over_a_table_it_is_claiming_itself() -> None:
             await cluster.close()
 
     assert asyncio.run(claim_and_scan()) == []
+
+
+def test_a_process_leaves_to_its_player_the_table_it_is_asking_for() -> None:
+    """A table given to this process because one of its players connected here is claimed by the
+    connection that asked for it: the process's scan, running meanwhile, must not take it over (and
+    read it back and play it a second time, logging a table without an owner that had one)."""
+    db = _ownerless_table("ASKED")
+
+    async def ask_and_scan() -> list[str]:
+        cluster = Cluster(db, scan_seconds=3600)
+        await cluster.start(Nobody())
+        try:
+            cluster.asking.add("ASKED")  # its owner has just given it: the asker's claim is on its way
+            found = await cluster.scan()
+            cluster.asking.discard("ASKED")
+            return found
+        finally:
+            await cluster.close()
+
+    assert asyncio.run(ask_and_scan()) == []
 
 
 def _owner_wait(hub: Any, code: str, seconds: float = 10) -> bool:

@@ -218,11 +218,12 @@ class Cluster(Solo):
         return found
 
     def _not_mine(self) -> tuple[list[str]]:
-        """What a scan leaves out: the tables held here (a lock is taken again by its holder)
-        and those just given to another process."""
+        """What a scan leaves out: the tables held here (a lock is taken again by its holder),
+        those just given to another process, and those asked of their owner for a player connected
+        here (the connection that asked claims it; if it gives up, the next scan finds it)."""
         recent = time.monotonic() - GIVEN_SECONDS
         self._given = {code: t for code, t in self._given.items() if t > recent}
-        return ([*self.owned, *self._given],)
+        return ([*self.owned, *self._given, *self.asking],)
 
     async def _scan_forever(self) -> None:
         while True:
@@ -232,8 +233,7 @@ class Cluster(Solo):
                 log.exception("the scan for tables without an owner failed; trying again")
                 found = []
             for code in found:
-                if code not in self.asking:  # else it was being given to this process
-                    log.warning("table %s had no owner: this process (%s) takes it over", code, self.me)
+                log.warning("table %s had no owner: this process (%s) takes it over", code, self.me)
                 assert self._member is not None
                 try:
                     await self._member.adopt(code)
