@@ -9,11 +9,13 @@ from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
 from sqlalchemy.exc import OperationalError
 
+from py421 import history
 from py421.cli import main
 from py421.core.record import Record
 from py421.server import protocol as p
@@ -461,16 +463,22 @@ def test_a_failed_last_write_leaves_the_game_playing_and_a_retry_records_it_once
     body = {"mode": "scorekeeper", "rules": "classic-11", "players": ["Ann", "Bob"]}
     created = client.post("/api/tables", json=body).json()
     code, token = created["code"], created["token"]
-    real_add = hub.history.add
+    real_insert, real_end = history.insert_game, hub.store.end_game_piped
     fail = {"on": True}
 
-    def crash(*args, **kwargs):
+    def crash(*args, **kwargs):  # SQLite: the history row is written, then the server "dies"
         if fail["on"]:
-            real_add(*args, **kwargs)  # written, then the server "dies" before the commit
+            real_insert(*args, **kwargs)
             raise OperationalError("INSERT", {}, Exception("the process died here"))
-        return real_add(*args, **kwargs)
+        return real_insert(*args, **kwargs)
 
-    monkeypatch.setattr(hub.history, "add", crash)
+    async def lost(*args, **kwargs):  # PostgreSQL: the one statement of the game's end is lost
+        if fail["on"]:
+            raise psycopg.OperationalError("the connection was lost")
+        return await real_end(*args, **kwargs)
+
+    monkeypatch.setattr("py421.server.database.insert_game", crash)  # as the server's writes call it
+    monkeypatch.setattr(hub.store, "end_game_piped", lost)
     with client.websocket_connect(f"/ws/{code}?token={token}") as ws:
         first = receive_table(ws)
         with pytest.raises(AssertionError, match="the move could not be saved; send it again"):

@@ -10,9 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from sqlalchemy import select
+from sqlalchemy.exc import SQLAlchemyError
 
-from py421.core.game import Step
+from py421.core.game import Game, Step
+from py421.core.rules import Ruleset
+from py421.history import History, game_players, game_rows, games
+from py421.play.session import Session, parse_seats
 from py421.server.database import NewSteps, SeatRow, Store, TableRow, make_engine, migrate, now
 from py421.server.writer import Writer
 
@@ -98,26 +102,73 @@ def test_one_table_whose_steps_are_refused_in_a_shared_transaction_takes_back_on
     assert [len(row(store, code).steps) for code in ("AAAAA", "BBBBB", "CCCCC")] == [2, 2, 2]
 
 
+def finished_game() -> Game:
+    session = Session(Ruleset.preset("classic-11"), parse_seats(["bot:heuristic", "bot:heuristic"]), seed=7)
+    while session.waiting() in ("dice", "bot"):
+        session.step()
+    assert session.game.state.is_over
+    return session.game
+
+
 def test_one_table_failing_in_a_shared_transaction_takes_back_only_its_own_steps(store: Store) -> None:
     writer = Writer(store)
-
-    def refused(conn: Any) -> int:
-        raise OperationalError("INSERT", {}, Exception("the history refused this game"))
+    game = finished_game()
+    refused = game_rows(game, source="online")
+    refused.game["kind"] = None  # the history refuses this game
 
     async def play() -> tuple[Any, ...]:
-        return await asyncio.gather(
+        results = await asyncio.gather(
             writer.add_steps("AAAAA", 0, THROW),
-            writer.add_steps("BBBBB", 0, THROW, refused),
+            writer.add_steps("BBBBB", 0, game.steps, refused),
             writer.add_steps("CCCCC", 0, THROW),
             return_exceptions=True,
         )
+        await writer.aclose()
+        return tuple(results)
 
     results = asyncio.run(play())
-    writer.close()
     assert results[0] is None and results[2] is None
-    assert isinstance(results[1], OperationalError)
+    assert isinstance(results[1], SQLAlchemyError)
     assert [len(row(store, code).steps) for code in ("AAAAA", "BBBBB", "CCCCC")] == [2, 0, 2]
     assert row(store, "BBBBB").status == "playing"
+    assert History(engine=store.engine).games() == []
+
+
+def test_a_game_that_ends_is_written_whole_and_its_history_as_the_history_writes_it(store: Store) -> None:
+    """The end of a game in one write: its last steps, its row and its players' in the history and
+    the table over; on PostgreSQL that is one statement of its own, held here to History.add."""
+    game = finished_game()
+    bots = {0: "heuristic", 1: "heuristic"}
+    writer = Writer(store)
+
+    async def play() -> int | None:
+        number = await writer.add_steps("AAAAA", 0, game.steps, game_rows(game, bots=bots, source="online"))
+        await writer.aclose()
+        return number
+
+    number = asyncio.run(play())
+    assert number is not None
+    history = History(engine=store.engine)
+    by_history = history.add(game, bots=bots, source="online")
+    table = row(store, "AAAAA")
+    assert table.status == "over" and table.game_id == number and len(table.steps) == len(game.steps)
+    assert history.record(number).to_dict() == history.record(by_history).to_dict()
+    with store.begin() as conn:
+        players = [
+            conn.execute(
+                select(game_players).where(game_players.c.game_id == n).order_by(game_players.c.seat)
+            )
+            .mappings()
+            .all()
+            for n in (number, by_history)
+        ]
+        rows = [
+            conn.execute(select(games).where(games.c.id == n)).mappings().one() for n in (number, by_history)
+        ]
+    assert [{**p, "game_id": 0} for p in players[0]] == [{**p, "game_id": 0} for p in players[1]]
+    assert [{**r, "id": 0, "finished_at": ""} for r in rows[0:1]] == [
+        {**r, "id": 0, "finished_at": ""} for r in rows[1:2]
+    ]
 
 
 def test_writes_run_off_the_event_loop_in_the_order_asked(store: Store) -> None:

@@ -83,6 +83,57 @@ _ADD_GAME = games.insert()
 _ADD_PLAYERS = game_players.insert()
 
 
+@dataclass(frozen=True)
+class GameRows:
+    """A finished game as the history keeps it: its row and its players' (whose ``game_id`` is the
+    game's number, given when it is stored)."""
+
+    game: dict[str, Any]
+    players: list[dict[str, Any]]
+
+
+def game_rows(game: Game, *, bots: Mapping[int, str] | None = None, source: str = "play") -> GameRows:
+    """What the history stores of a finished game."""
+    outcome = game.state.outcome
+    if outcome is None:
+        raise InvalidRecord(Message("history.finished_only", "only finished games go into the history"))
+    bots = bots or {}
+    names = list(game.players)
+    return GameRows(
+        {
+            "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "rules": game.rules.name,
+            "players": json.dumps(names, ensure_ascii=False),
+            "losers": json.dumps([names[s] for s in outcome.losers], ensure_ascii=False),
+            "kind": outcome.kind,
+            "source": source,
+            "record": game.record().to_json(indent=None),  # read back by programs only
+        },
+        [
+            {
+                "seat": p.seat,
+                "name": p.name,
+                "bot": bots.get(p.seat),
+                "lost": p.lost,
+                "rounds_lost": p.rounds_lost,
+                "throws_421": p.throws_421,
+                "nenettes": p.nenettes,
+                "tokens_taken": p.tokens_taken,
+            }
+            for p in game_stats(game)
+        ],
+    )
+
+
+def insert_game(conn: Connection, rows: GameRows) -> int:
+    """Store a finished game's rows in ``conn``'s transaction; returns the game's number."""
+    key = conn.execute(_ADD_GAME, rows.game).inserted_primary_key
+    assert key is not None
+    game_id = int(key[0])
+    conn.execute(_ADD_PLAYERS, [{"game_id": game_id, **p} for p in rows.players])
+    return game_id
+
+
 class HistoryError(Py421Error):
     """The history's database cannot be used: which one, and why."""
 
@@ -204,47 +255,11 @@ class History:
         conn: Connection | None = None,
     ) -> int:
         """Store a finished game; returns its number. ``conn``: inside that transaction."""
+        rows = game_rows(game, bots=bots, source=source)
         if conn is None:
             with self._begin() as own:
-                return self.add(game, bots=bots, source=source, conn=own)
-        outcome = game.state.outcome
-        if outcome is None:
-            raise InvalidRecord(Message("history.finished_only", "only finished games go into the history"))
-        bots = bots or {}
-        names = list(game.players)
-        result = conn.execute(
-            _ADD_GAME,
-            {
-                "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
-                "rules": game.rules.name,
-                "players": json.dumps(names, ensure_ascii=False),
-                "losers": json.dumps([names[s] for s in outcome.losers], ensure_ascii=False),
-                "kind": outcome.kind,
-                "source": source,
-                "record": game.record().to_json(indent=None),  # read back by programs only
-            },
-        )
-        key = result.inserted_primary_key
-        assert key is not None
-        game_id = int(key[0])
-        conn.execute(
-            _ADD_PLAYERS,
-            [
-                {
-                    "game_id": game_id,
-                    "seat": p.seat,
-                    "name": p.name,
-                    "bot": bots.get(p.seat),
-                    "lost": p.lost,
-                    "rounds_lost": p.rounds_lost,
-                    "throws_421": p.throws_421,
-                    "nenettes": p.nenettes,
-                    "tokens_taken": p.tokens_taken,
-                }
-                for p in game_stats(game)
-            ],
-        )
-        return game_id
+                return insert_game(own, rows)
+        return insert_game(conn, rows)
 
     def remove(self, game_id: int, conn: Connection) -> None:
         """Take a game out of the history (a scorekeeper's last entry undone), in ``conn``."""

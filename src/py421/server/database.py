@@ -39,7 +39,7 @@ from sqlalchemy.exc import DBAPIError
 
 from ..core.errors import Py421Error
 from ..core.game import Step
-from ..history import upgrade
+from ..history import GameRows, game_players, games, insert_game, upgrade
 
 metadata = MetaData()
 
@@ -96,6 +96,30 @@ _INSERT_STEPS_JSON = (
 _NOTIFY = "SELECT pg_notify('py421_changes', m) FROM json_array_elements_text(%s::json) AS news(m)"
 
 
+def _columns_of(table: Table, alias: str, leave_out: str = "") -> tuple[str, str]:
+    names = [c.name for c in table.columns if c.name != leave_out]
+    return ", ".join(names), ", ".join(f"{alias}.{n}" for n in names)
+
+
+def _end_game_sql() -> str:
+    """PostgreSQL: a game's last steps and its end in one statement, whose parts all see the game's
+    new number; JSON rows are read by the tables' own row types, so the columns are named once."""
+    game_cols, game_values = _columns_of(games, "g", leave_out="id")
+    player_cols, player_values = _columns_of(game_players, "p", leave_out="game_id")
+    return (
+        f"WITH game AS (INSERT INTO games ({game_cols}) "
+        f"SELECT {game_values} FROM json_populate_record(NULL::games, %s::json) AS g RETURNING id), "
+        f"players AS (INSERT INTO game_players (game_id, {player_cols}) "
+        f"SELECT game.id, {player_values} "
+        "FROM game, json_populate_recordset(NULL::game_players, %s::json) AS p), "
+        f"written AS ({_INSERT_STEPS_JSON}), "
+        "over AS (UPDATE online_tables SET status = 'over', game_id = game.id FROM game "
+        "WHERE online_tables.code = %s) "
+        "SELECT game.id, (SELECT count(pg_notify('py421_changes', m)) "
+        "FROM json_array_elements_text(%s::json) AS news(m)) FROM game"
+    )
+
+
 def _step_rows(writes: Sequence[NewSteps]) -> list[tuple[str, int, int, str, str]]:
     return [(w.code, w.first + i, s.seat, s.kind, s.text) for w in writes for i, s in enumerate(w.steps)]
 
@@ -105,6 +129,7 @@ def _steps_json(rows: Sequence[tuple[str, int, int, str, str]]) -> str:
 
 
 _STEP_FIELDS = ("code", "n", "seat", "kind", "text")
+_END_GAME = _end_game_sql()
 
 
 def _add_steps(conn: Connection, rows: Sequence[tuple[str, int, int, str, str]]) -> None:
@@ -252,13 +277,13 @@ class TableRow:
 
 @dataclass(frozen=True)
 class NewSteps:
-    """Steps ``first``, ``first + 1``… of table ``code``; ``finish`` writes the finished game
-    into the history and returns its number."""
+    """Steps ``first``, ``first + 1``… of table ``code``; ``finish``: the game they end, as the
+    history keeps it."""
 
     code: str
     first: int
     steps: Sequence[Step]
-    finish: Callable[[Connection], int] | None = None
+    finish: GameRows | None = None
 
 
 class Store:
@@ -309,6 +334,24 @@ class Store:
             return
         texts = self._texts([_news(w.code, w.first, w.steps) for w in writes])
         await conn.execute(f"WITH written AS ({_INSERT_STEPS_JSON}) {_NOTIFY}", (steps, texts))
+
+    async def end_game_piped(self, conn: Any, write: NewSteps) -> int:
+        """PostgreSQL: the last steps of a game, the game into the history, the table over and the
+        news, in one statement as :meth:`add_steps_piped`; returns the game's number."""
+        assert write.finish is not None
+        texts = self._texts([_news(write.code)]) if self.announce is not None else "[]"
+        cursor = await conn.execute(
+            _END_GAME,
+            (
+                orjson.dumps(write.finish.game).decode(),
+                orjson.dumps(write.finish.players).decode(),
+                _steps_json(_step_rows([write])),
+                write.code,
+                texts,
+            ),
+        )
+        row = await cursor.fetchone()
+        return int(row[0])
 
     def checkpoint(self) -> None:
         """SQLite: copy what the WAL holds into the database file, without stopping the writes."""
@@ -393,12 +436,12 @@ class Store:
             self._tell(conn, code)
 
     def add_steps(
-        self, code: str, first: int, steps: Sequence[Step], finish: Callable[[Connection], int] | None = None
+        self, code: str, first: int, steps: Sequence[Step], finish: GameRows | None = None
     ) -> int | None:
         """Steps ``first``, ``first + 1``… of a table, in one transaction.
 
-        ``finish`` (the game is over) writes the game into the history in that same
-        transaction; the table is then marked over with the game's number, returned.
+        ``finish`` (the game is over) goes into the history in that same transaction;
+        the table is then marked over with the game's number, returned.
         A crash leaves a table either playing without these steps or over with all of them.
         """
         return self.add_many([NewSteps(code, first, steps, finish)])[0]
@@ -418,7 +461,7 @@ class Store:
                     numbers.append(None)
                     continue
                 news.append(_news(w.code))  # the game is over: the others read it all
-                game_id = w.finish(conn)
+                game_id = insert_game(conn, w.finish)
                 conn.execute(_OVER, {"the_code": w.code, "the_game_id": game_id})
                 numbers.append(game_id)
             self._tell_all(conn, news)

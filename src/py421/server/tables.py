@@ -32,7 +32,7 @@ from ..core.actions import Action, ChooseStake, Stop, Throw, parse_action
 from ..core.errors import Py421Error
 from ..core.game import Game, Step
 from ..core.rules import Ruleset
-from ..history import History
+from ..history import History, game_rows
 from ..play.session import Seat as SessionSeat
 from ..play.session import Session
 from ..players import BOTS, Player, bot_name, make_bot, parse_bot
@@ -718,9 +718,7 @@ class Hub:
         finish = None
         if game.state.is_over:
             bots = {s.seat: s.bot or "heuristic" for s in table.seats if s.kind == "bot"}
-
-            def finish(conn: Any) -> int:
-                return self.history.add(game, bots=bots, source="online", conn=conn)
+            finish = game_rows(game, bots=bots, source="online")
 
         try:
             game_id = await self.writer.add_steps(table.code, before, new, finish)

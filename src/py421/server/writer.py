@@ -1,17 +1,18 @@
 """The server's writes to its database, made where they cost the event loop least.
 
 PostgreSQL: a commit waits on the database server, and the event loop must
-not. The steps of games that go on, nearly every write, are written from the
-event loop on a psycopg connection of its own, without waiting for it: each
-transaction (the steps, their news to the other processes and the commit)
-leaves in one round trip (a pipeline), and the steps of every table that
-arrive while one is on its way go together into the next (a group commit).
-The other writes (a game's end with its history, a new table, a join…) run
-in a thread, in the order asked, since they go through SQLAlchemy's
-synchronous connections. A table's writes never overlap (each waits for the
-one before), so two ways never reorder them. A transaction of several tables
+not. The steps of games in play, nearly every write, are written from the
+event loop on psycopg connections of its own (up to three at once), without
+waiting for them: the steps of every table that arrive while a statement is
+on its way go together into the next (a group commit), with their news to
+the other processes, in one statement that is its own transaction (one round
+trip); a game that ends takes one statement of its own, its last steps with
+its history rows and the table marked over. A statement of several tables
 that fails is tried again table by table, so that one table's failure takes
-back that table's steps only.
+back that table's steps only. The other writes (a new table, a join, a
+start…) go through SQLAlchemy's synchronous connections in a thread, in the
+order asked. A table's writes never overlap (each waits for the one before),
+so the two ways never reorder them.
 
 SQLite: a commit waits for nothing. In WAL mode with ``synchronous=NORMAL`` it
 only appends to the WAL file, which the system keeps in memory. So each write
@@ -29,15 +30,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from typing import Any, TypeVar
 
-from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from ..core.game import Step
+from ..history import GameRows
 from .database import NewSteps, Store
 
 T = TypeVar("T")
@@ -80,7 +81,7 @@ class Writer:
         return await loop.run_in_executor(self._thread, partial(write, *args, **kwargs))
 
     async def add_steps(
-        self, code: str, first: int, steps: Sequence[Step], finish: Callable[[Connection], int] | None = None
+        self, code: str, first: int, steps: Sequence[Step], finish: GameRows | None = None
     ) -> int | None:
         """:meth:`Store.add_steps`, on PostgreSQL committed with the other tables' steps that wait
         with it."""
@@ -88,8 +89,8 @@ class Writer:
             return self._now(partial(self.store.add_steps, code, first, steps, finish))
         loop = asyncio.get_running_loop()
         done: asyncio.Future[int | None] = loop.create_future()
-        if self.piped and finish is None:
-            self._piped.append((NewSteps(code, first, steps), done))
+        if self.piped:
+            self._piped.append((NewSteps(code, first, steps, finish), done))
             if self._free:
                 pipe = asyncio.ensure_future(self._pipe(self._free.pop()))
                 self._pipes.add(pipe)
@@ -104,30 +105,46 @@ class Writer:
         return await done
 
     async def _pipe(self, slot: int) -> None:
-        """PostgreSQL, in the event loop: write the steps that wait, a transaction at a time on
-        connection ``slot`` (each one round trip, awaited without a thread), until none do."""
+        """PostgreSQL, in the event loop: write what waits on connection ``slot``, a statement at a
+        time (one round trip each, awaited without a thread), until nothing does. The steps of games
+        that go on share one statement; a game that ends takes one of its own."""
         try:
             while self._piped:
                 batch, self._piped = self._piped[:BATCH], self._piped[BATCH:]
-                try:
-                    await self._piped_write(slot, [w for w, _ in batch])
-                except Exception as e:
-                    if len(batch) == 1:
-                        _settle([(batch[0][1], e)])
-                        continue
-                    for write, done in batch:  # table by table: one's failure is its own
+                going_on = [(w, done) for w, done in batch if w.finish is None]
+                if going_on:
+                    await self._pipe_going_on(slot, going_on)
+                for write, done in batch:
+                    if write.finish is not None:
                         try:
-                            await self._piped_write(slot, [write])
-                        except Exception as one:
-                            _settle([(done, one)])
+                            number = await self._on_pipe(slot, self.store.end_game_piped, write)
+                        except Exception as e:
+                            _settle([(done, e)])
                         else:
-                            _settle([(done, None)])
-                    continue
-                _settle([(done, None) for _, done in batch])
+                            _settle([(done, number)])
         finally:
             self._free.append(slot)
 
-    async def _piped_write(self, slot: int, writes: list[NewSteps]) -> None:
+    async def _pipe_going_on(self, slot: int, batch: Batch) -> None:
+        try:
+            await self._on_pipe(slot, self.store.add_steps_piped, [w for w, _ in batch])
+        except Exception as e:
+            if len(batch) == 1:
+                _settle([(batch[0][1], e)])
+                return
+            for write, done in batch:  # table by table: one's failure is its own
+                try:
+                    await self._on_pipe(slot, self.store.add_steps_piped, [write])
+                except Exception as one:
+                    _settle([(done, one)])
+                else:
+                    _settle([(done, None)])
+            return
+        _settle([(done, None) for _, done in batch])
+
+    async def _on_pipe(self, slot: int, write: Callable[[Any, Any], Awaitable[T]], what: Any) -> T:
+        """``write(connection, what)`` on connection ``slot``, made if needed; psycopg's errors raised
+        as SQLAlchemy's are, which the table catches to take its steps back."""
         import psycopg
 
         try:
@@ -136,8 +153,8 @@ class Writer:
                 self._conns[slot] = await psycopg.AsyncConnection.connect(
                     url.render_as_string(hide_password=False), autocommit=True
                 )
-            await self.store.add_steps_piped(self._conns[slot], writes)
-        except psycopg.Error as e:  # as SQLAlchemy's errors are: the table takes its steps back
+            return await write(self._conns[slot], what)
+        except psycopg.Error as e:
             if self._conns[slot] is not None and self._conns[slot].broken:
                 self._conns[slot] = None  # the next write connects again
             raise DBAPIError("the steps of tables in play", None, e) from e
