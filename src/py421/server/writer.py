@@ -46,7 +46,7 @@ Batch = list[tuple[NewSteps, "asyncio.Future[int | None]"]]
 # each write: the game number it returned, or the error it met
 Outcomes = list[tuple["asyncio.Future[int | None]", int | BaseException | None]]
 BATCH = 400  # tables a transaction carries at most: a long one would delay the first of them
-PIPES = 3  # PostgreSQL: transactions of steps on their way at once, each on a connection of its own
+PIPES = 8  # PostgreSQL: transactions of steps on their way at once, each on a connection of its own
 CHECKPOINT_EVERY = 50  # SQLite: commits between two checkpoints in the thread (each adds 2 or 3 pages)
 
 log = logging.getLogger("py421.server")
