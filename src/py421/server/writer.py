@@ -2,7 +2,7 @@
 
 PostgreSQL: a commit waits on the database server, and the event loop must
 not. The steps of games in play, nearly every write, are written from the
-event loop on psycopg connections of its own (up to three at once), without
+event loop on psycopg connections of its own (up to eight at once), without
 waiting for them: the steps of every table that arrive while a statement is
 on its way go together into the next (a group commit), with their news to
 the other processes, in one statement that is its own transaction (one round
@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
@@ -45,7 +44,7 @@ T = TypeVar("T")
 Batch = list[tuple[NewSteps, "asyncio.Future[int | None]"]]
 # each write: the game number it returned, or the error it met
 Outcomes = list[tuple["asyncio.Future[int | None]", int | BaseException | None]]
-BATCH = 400  # tables a transaction carries at most: a long one would delay the first of them
+BATCH = 400  # tables a statement carries at most: a long one would delay the first of them
 PIPES = 8  # PostgreSQL: transactions of steps on their way at once, each on a connection of its own
 CHECKPOINT_EVERY = 50  # SQLite: commits between two checkpoints in the thread (each adds 2 or 3 pages)
 
@@ -60,13 +59,9 @@ class Writer:
         self.store = store
         self.at_once = store.engine.dialect.name == "sqlite"
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="py421-writer")
-        self._lock = threading.Lock()  # the event loop adds to what waits, the thread takes it
-        self._waiting: Batch = []
-        self._writing = False  # the thread is writing what waits (and will see what is added)
         self._commits = 0  # SQLite: commits since the last checkpoint was asked for
         self._checkpoint: Future[None] | None = None
-        # PostgreSQL: the steps of games that go on are written from the event loop itself
-        self.piped = store.engine.dialect.name == "postgresql"
+        # PostgreSQL: the steps of games in play are written from the event loop itself
         self._piped: Batch = []
         # Each of PIPES connections writes one transaction at a time; they are made when first needed.
         self._conns: list[Any] = [None] * PIPES
@@ -87,21 +82,12 @@ class Writer:
         with it."""
         if self.at_once:
             return self._now(partial(self.store.add_steps, code, first, steps, finish))
-        loop = asyncio.get_running_loop()
-        done: asyncio.Future[int | None] = loop.create_future()
-        if self.piped:
-            self._piped.append((NewSteps(code, first, steps, finish), done))
-            if self._free:
-                pipe = asyncio.ensure_future(self._pipe(self._free.pop()))
-                self._pipes.add(pipe)
-                pipe.add_done_callback(self._pipes.discard)
-            return await done
-        with self._lock:
-            self._waiting.append((NewSteps(code, first, steps, finish), done))
-            start = not self._writing
-            self._writing = True
-        if start:
-            self._thread.submit(self._write_waiting, loop)
+        done: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
+        self._piped.append((NewSteps(code, first, steps, finish), done))
+        if self._free:
+            pipe = asyncio.ensure_future(self._pipe(self._free.pop()))
+            self._pipes.add(pipe)
+            pipe.add_done_callback(self._pipes.discard)
         return await done
 
     async def _pipe(self, slot: int) -> None:
@@ -174,34 +160,6 @@ class Writer:
             self.store.checkpoint()
         except SQLAlchemyError as e:  # the next one, or SQLite's own, copies what this one did not
             log.warning("the database's checkpoint failed: %s", e)
-
-    def _write_waiting(self, loop: asyncio.AbstractEventLoop) -> None:
-        """In the thread: write what waits, a transaction at a time, until nothing does. Each
-        transaction's waiting tables are told in one call into the event loop."""
-        while True:
-            with self._lock:
-                batch, self._waiting = self._waiting[:BATCH], self._waiting[BATCH:]
-                if not batch:
-                    self._writing = False
-                    return
-            loop.call_soon_threadsafe(_settle, self._write(batch))
-
-    def _write(self, batch: Batch) -> Outcomes:
-        """Each write's game number, or its error: a failed transaction of several tables is tried
-        again table by table."""
-        try:
-            numbers: list[int | BaseException | None] = list(self.store.add_many([w for w, _ in batch]))
-        except Exception as e:
-            if len(batch) == 1 or not isinstance(e, SQLAlchemyError):
-                numbers = [e] * len(batch)
-            else:
-                numbers = []
-                for write, _ in batch:
-                    try:
-                        numbers.append(self.store.add_many([write])[0])
-                    except Exception as one:
-                        numbers.append(one)
-        return [(done, number) for (_, done), number in zip(batch, numbers, strict=True)]
 
     async def aclose(self) -> None:
         """Close the event loop's own connection (PostgreSQL), then :meth:`close`."""
