@@ -289,6 +289,73 @@ def test_a_process_leaves_to_its_player_the_table_it_is_asking_for() -> None:
     assert asyncio.run(ask_and_scan()) == []
 
 
+def test_many_tables_claimed_and_freed_at_once_share_the_round_trips_to_the_database() -> None:
+    """A busy process claims a lock for every new table and frees one for every finished table: asked
+    together, they go together, in the order asked, rather than waiting in line for the locks'
+    connection one round trip each."""
+    db = _ownerless_table("FIRST")
+    codes = [f"T{i:04d}" for i in range(60)]
+
+    async def claim_and_free() -> tuple[list[bool], int, list[bool]]:
+        cluster = Cluster(db, scan_seconds=3600)
+        await cluster.start(Nobody())
+        statements = 0
+        locking = cluster._locking
+
+        async def counted(sql: str, params: Any) -> list[tuple[Any, ...]]:
+            nonlocal statements
+            statements += 1
+            return await locking(sql, params)
+
+        cluster._locking = counted  # type: ignore[method-assign]
+        try:
+            claimed = await asyncio.gather(*(cluster.claim(code) for code in codes))
+            await asyncio.gather(*(cluster.release(code) for code in codes[:30]))
+            other = Cluster(db, scan_seconds=3600)  # another process: what is free, it may take
+            await other.start(Nobody())
+            try:
+                taken = await asyncio.gather(*(other.claim(code) for code in codes))
+            finally:
+                await other.close()
+            return claimed, statements, taken
+        finally:
+            await cluster.close()
+
+    claimed, statements, taken = asyncio.run(claim_and_free())
+    assert all(claimed)
+    assert statements <= 4  # 60 claims and 30 releases: a round trip each would be 90
+    assert taken == [True] * 30 + [False] * 30  # what was freed is free, the rest still held
+
+
+def test_a_scan_does_not_take_again_a_table_whose_release_waits_to_be_sent() -> None:
+    """A lock this process holds is granted to it again: a scan that runs while the table's release
+    waits its turn must leave the table alone, or the lock, taken twice, stays held once freed."""
+    db = _ownerless_table("FREED")
+
+    async def release_behind_a_scan() -> tuple[list[str], bool]:
+        cluster = Cluster(db, scan_seconds=3600)
+        other = Cluster(db, scan_seconds=3600)
+        await cluster.start(Nobody())
+        await other.start(Nobody())
+        try:
+            assert await cluster.claim("FREED")
+            async with cluster._lock_use:  # a statement is on its way: the scan and the release wait
+                scan = asyncio.ensure_future(cluster.scan())
+                await asyncio.sleep(0.05)
+                release = asyncio.ensure_future(cluster.release("FREED"))
+                await asyncio.sleep(0.05)
+            found = await scan
+            await release
+            return found, await other.claim("FREED")
+        finally:
+            await other.close()
+            await cluster.close()
+
+    found, taken_elsewhere = asyncio.run(release_behind_a_scan())
+    assert found == []
+    assert taken_elsewhere  # freed for good: another process may take it
+
+
 def _owner_wait(hub: Any, code: str, seconds: float = 10) -> bool:
     deadline = time.monotonic() + seconds
     while code not in hub.owned() and time.monotonic() < deadline:

@@ -117,6 +117,8 @@ class Cluster(Solo):
         self._listen: Any = None
         self._notes: Any = None  # requests and answers leave by this one, not to wait behind claims
         self._lock_use = asyncio.Lock()  # one statement at a time on the locks' connection
+        self._lock_ops: list[tuple[str, str, asyncio.Future[bool]]] = []  # claims and releases asked
+        self._locking_ops: asyncio.Task[None] | None = None  # the task sending them, while there is one
         self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
         # Requests and answers to send: those that come while one statement is on its way
         # leave together in the next, so a busy process does not queue a round trip for each.
@@ -189,11 +191,47 @@ class Cluster(Solo):
     async def claim(self, code: str) -> bool:
         if code in self.owned:
             return True
-        rows = await self._locking("SELECT pg_try_advisory_lock(hashtextextended(%s, 421))", (code,))
-        if rows and rows[0][0]:
-            self.owned.add(code)
-            return True
-        return False
+        return await self._lock_op("claim", code)
+
+    async def _lock_op(self, op: str, code: str) -> bool:
+        """Take ("claim") or free ("release") one table's lock. The claims and releases asked while a
+        statement is on its way go together in the next one, in the order asked: one round trip for
+        dozens of new and finished tables, where a round trip each made a busy process's tables wait
+        seconds in line for the locks' connection."""
+        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._lock_ops.append((op, code, done))
+        if self._locking_ops is None:
+            self._locking_ops = asyncio.ensure_future(self._run_lock_ops())
+        return await done
+
+    async def _run_lock_ops(self) -> None:
+        try:
+            while self._lock_ops:
+                batch = self._lock_ops[:]  # left in sight of the scans until its statement is done
+                try:
+                    rows = await self._locking(
+                        "SELECT CASE WHEN op = 'claim' "
+                        "THEN pg_try_advisory_lock(hashtextextended(code, 421)) "
+                        "ELSE pg_advisory_unlock(hashtextextended(code, 421)) END "
+                        "FROM unnest(%s::text[], %s::text[]) WITH ORDINALITY AS o(op, code, i) ORDER BY i",
+                        ([op for op, _, _ in batch], [code for _, code, _ in batch]),
+                    )
+                except Exception as e:
+                    self._lock_ops = self._lock_ops[len(batch) :]
+                    for *_, done in batch:
+                        if not done.done():
+                            done.set_exception(e)
+                    continue
+                self._lock_ops = self._lock_ops[len(batch) :]
+                for (op, code, done), (ok,) in zip(batch, rows, strict=True):
+                    if op == "claim" and ok:
+                        # owned from this moment, before the next statement on the locks' connection
+                        # runs (a scan must leave it out: a lock taken twice needs freeing twice)
+                        self.owned.add(code)
+                    if not done.done():
+                        done.set_result(bool(ok))
+        finally:
+            self._locking_ops = None
 
     async def release(self, code: str, *, given: bool = False) -> None:
         """Stop owning a table; ``given``: to a process that takes it at once, which this one's
@@ -203,7 +241,7 @@ class Cluster(Solo):
             if given:
                 self._given[code] = time.monotonic()
             with contextlib.suppress(Exception):
-                await self._locking("SELECT pg_advisory_unlock(hashtextextended(%s, 421))", (code,))
+                await self._lock_op("release", code)
 
     async def scan(self) -> list[str]:
         """Claim every unfinished table nobody owns (its process died); returns their codes."""
@@ -219,11 +257,14 @@ class Cluster(Solo):
 
     def _not_mine(self) -> tuple[list[str]]:
         """What a scan leaves out: the tables held here (a lock is taken again by its holder),
-        those just given to another process, and those asked of their owner for a player connected
+        those just given to another process, those asked of their owner for a player connected
         here (the connection that asked claims it; if it gives up, the next scan finds it)."""
         recent = time.monotonic() - GIVEN_SECONDS
         self._given = {code: t for code, t in self._given.items() if t > recent}
-        return ([*self.owned, *self._given, *self.asking],)
+        # and those whose claim or release waits to be sent: a lock this process holds is granted
+        # to it again, and one taken twice needs freeing twice
+        pending = [code for _, code, _ in self._lock_ops]
+        return ([*self.owned, *self._given, *self.asking, *pending],)
 
     async def _scan_forever(self) -> None:
         while True:
