@@ -203,17 +203,17 @@ def test_sqlite_commits_at_once_on_the_event_loop_and_checkpoints_in_the_thread(
     writer = Writer(store)
     loop_thread = threading.current_thread().name
     threads: dict[str, set[str]] = {"commits": set(), "checkpoints": set()}
-    add_many, checkpoint = store.add_many, store.checkpoint
+    add_steps, checkpoint = store.add_steps, store.checkpoint
 
-    def noted_add(writes: Sequence[NewSteps]) -> list[int | None]:
+    def noted_add(*args: Any) -> int | None:
         threads["commits"].add(threading.current_thread().name)
-        return add_many(writes)
+        return add_steps(*args)
 
     def noted_checkpoint() -> None:
         threads["checkpoints"].add(threading.current_thread().name)
         checkpoint()
 
-    store.add_many = noted_add  # type: ignore[method-assign]
+    store.add_steps = noted_add  # type: ignore[method-assign,assignment]
     store.checkpoint = noted_checkpoint  # type: ignore[method-assign]
     wal = tmp_path / "s.db-wal"
     largest = 0

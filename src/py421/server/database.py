@@ -312,13 +312,8 @@ class Store:
     ) -> None:
         """The news of a change, sent with the commit: the code, who made it, and new steps if that
         is all that changed (the others then need not read the database)."""
-        self._tell_all(conn, [_news(code, first, steps)])
-
-    def _tell_all(self, conn: Connection, news: Sequence[dict[str, Any]]) -> None:
-        """Several changes' news, in one statement."""
-        if self.announce is None or not news:
-            return
-        _straight(conn, _NOTIFY, (self._texts(news),))  # its rows (one per notice) are not read
+        if self.announce is not None:
+            _straight(conn, _NOTIFY, (self._texts([_news(code, first, steps)]),))
 
     def _texts(self, news: Sequence[dict[str, Any]]) -> str:
         """The notices, as one JSON array of their texts."""
@@ -438,34 +433,24 @@ class Store:
     def add_steps(
         self, code: str, first: int, steps: Sequence[Step], finish: GameRows | None = None
     ) -> int | None:
-        """Steps ``first``, ``first + 1``… of a table, in one transaction.
+        """Steps ``first``, ``first + 1``… of a table, in one transaction (the server's writes on
+        SQLite; on PostgreSQL it sends :meth:`add_steps_piped` and :meth:`end_game_piped`).
 
         ``finish`` (the game is over) goes into the history in that same transaction;
         the table is then marked over with the game's number, returned.
         A crash leaves a table either playing without these steps or over with all of them.
         """
-        return self.add_many([NewSteps(code, first, steps, finish)])[0]
-
-    def add_many(self, writes: Sequence[NewSteps]) -> list[int | None]:
-        """The new steps of several tables in one transaction (see :meth:`add_steps`): all are
-        written or none. Returns each finished game's number in the history, or None."""
         with self.begin() as conn:
-            rows = _step_rows(writes)
+            rows = _step_rows([NewSteps(code, first, steps)])
             if rows:
                 _add_steps(conn, rows)
-            numbers: list[int | None] = []
-            news = []
-            for w in writes:
-                if w.finish is None:
-                    news.append(_news(w.code, w.first, w.steps))
-                    numbers.append(None)
-                    continue
-                news.append(_news(w.code))  # the game is over: the others read it all
-                game_id = insert_game(conn, w.finish)
-                conn.execute(_OVER, {"the_code": w.code, "the_game_id": game_id})
-                numbers.append(game_id)
-            self._tell_all(conn, news)
-            return numbers
+            if finish is None:
+                self._tell(conn, code, first, steps)
+                return None
+            game_id = insert_game(conn, finish)
+            conn.execute(_OVER, {"the_code": code, "the_game_id": game_id})
+            self._tell(conn, code)  # the game is over: the others read it all
+            return game_id
 
     def remove_steps_from(
         self, code: str, n: int, reopen: Callable[[Connection], None] | None = None
