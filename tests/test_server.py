@@ -9,7 +9,6 @@ from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
@@ -463,7 +462,7 @@ def test_a_failed_last_write_leaves_the_game_playing_and_a_retry_records_it_once
     body = {"mode": "scorekeeper", "rules": "classic-11", "players": ["Ann", "Bob"]}
     created = client.post("/api/tables", json=body).json()
     code, token = created["code"], created["token"]
-    real_insert, real_end = history.insert_game, hub.store.end_game_piped
+    real_insert, real_end = history.insert_game, hub.store.end_game_statement
     fail = {"on": True}
 
     def crash(*args, **kwargs):  # SQLite: the history row is written, then the server "dies"
@@ -472,13 +471,13 @@ def test_a_failed_last_write_leaves_the_game_playing_and_a_retry_records_it_once
             raise OperationalError("INSERT", {}, Exception("the process died here"))
         return real_insert(*args, **kwargs)
 
-    async def lost(*args, **kwargs):  # PostgreSQL: the one statement of the game's end is lost
+    def lost(*args, **kwargs):  # PostgreSQL: the one statement of the game's end fails in the database
         if fail["on"]:
-            raise psycopg.OperationalError("the connection was lost")
-        return await real_end(*args, **kwargs)
+            return b"SELECT 1 / 0", []
+        return real_end(*args, **kwargs)
 
     monkeypatch.setattr("py421.server.database.insert_game", crash)  # as the server's writes call it
-    monkeypatch.setattr(hub.store, "end_game_piped", lost)
+    monkeypatch.setattr(hub.store, "end_game_statement", lost)
     with client.websocket_connect(f"/ws/{code}?token={token}") as ws:
         first = receive_table(ws)
         with pytest.raises(AssertionError, match="the move could not be saved; send it again"):

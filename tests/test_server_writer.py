@@ -4,8 +4,9 @@ on SQLite each at once, with the checkpoints in a thread; a failure kept to its 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from py421.core.game import Game, Step
 from py421.core.rules import Ruleset
 from py421.history import History, game_players, game_rows, games
 from py421.play.session import Session, parse_seats
-from py421.server.database import NewSteps, SeatRow, Store, TableRow, make_engine, migrate, now
+from py421.server.database import NewSteps, SeatRow, Statement, Store, TableRow, make_engine, migrate, now
 from py421.server.writer import Writer
 
 from .server_helpers import database_urls, fresh_postgres
@@ -47,59 +48,114 @@ def row(store: Store, code: str) -> TableRow:
     return found
 
 
+@contextlib.contextmanager
+def steps_held(store: Store) -> Iterator[Callable[[], None]]:
+    """PostgreSQL: the steps' table locked by another connection, so that writes wait in the
+    database until the function given is called."""
+    conn = store.engine.connect()
+    transaction = conn.begin()
+    conn.exec_driver_sql("LOCK TABLE online_steps IN SHARE MODE")  # an insert waits for it
+    try:
+        yield transaction.commit
+    finally:
+        if transaction.is_active:
+            transaction.commit()
+        conn.close()
+
+
+def counting_statements(store: Store) -> list[list[str]]:
+    """The tables of each statement of steps the store makes, in order."""
+    statements: list[list[str]] = []
+    steps_statement = store.steps_statement
+
+    def counted(writes: Sequence[NewSteps]) -> Statement:
+        statements.append([w.code for w in writes])
+        return steps_statement(writes)
+
+    store.steps_statement = counted  # type: ignore[method-assign]
+    return statements
+
+
 def test_steps_of_tables_that_wait_together_are_committed_together(store: Store) -> None:
     if store.engine.dialect.name == "sqlite":
         pytest.skip("SQLite commits each table's steps at once")
-    writer = Writer(store)
-    transactions: list[list[str]] = []
-    add_steps_piped = store.add_steps_piped
-
-    async def counted(conn: Any, writes: Sequence[NewSteps]) -> None:
-        transactions.append([w.code for w in writes])
-        if len(transactions) == 1:
-            await go_on[0].wait()  # the first transaction takes its time: the others wait meanwhile
-        await add_steps_piped(conn, writes)
-
-    store.add_steps_piped = counted  # type: ignore[method-assign]
-
-    go_on: list[asyncio.Event] = []
+    writer = Writer(store, pipes=1)
+    statements = counting_statements(store)
 
     async def play() -> None:
-        go_on.append(asyncio.Event())
-        first = asyncio.ensure_future(writer.add_steps("AAAAA", 0, THROW))
-        await asyncio.sleep(0.05)
-        others = asyncio.gather(*(writer.add_steps(code, 0, THROW) for code in ("BBBBB", "CCCCC")))
-        await asyncio.sleep(0.05)
-        go_on[0].set()
-        await asyncio.gather(first, others)
+        with steps_held(store) as release:
+            first = asyncio.ensure_future(writer.add_steps("AAAAA", 0, THROW))
+            await asyncio.sleep(0.05)  # sent, and waiting in the database
+            others = asyncio.gather(*(writer.add_steps(code, 0, THROW) for code in ("BBBBB", "CCCCC")))
+            await asyncio.sleep(0.05)
+            assert not first.done()
+            release()
+            await asyncio.gather(first, others)
         await writer.add_steps("AAAAA", 2, THROW)
         await writer.aclose()
 
     asyncio.run(play())
-    assert transactions == [["AAAAA"], ["BBBBB", "CCCCC"], ["AAAAA"]]
+    assert statements == [["AAAAA"], ["BBBBB", "CCCCC"], ["AAAAA"]]
     assert [len(row(store, code).steps) for code in ("AAAAA", "BBBBB", "CCCCC")] == [4, 2, 2]
+
+
+def test_postgresql_sends_the_steps_at_once_and_tells_the_table_from_the_answer_s_own_callback(
+    store: Store,
+) -> None:
+    """No turn of the event loop between a move and its statement, nor between the database's answer
+    and the table hearing it: a busy server's turns take milliseconds each."""
+    if store.engine.dialect.name != "postgresql":
+        pytest.skip("SQLite writes at once, in the call")
+    writer = Writer(store)
+    heard: list[asyncio.Task[Any] | None] = []
+
+    async def play() -> None:
+        await writer.add_steps("AAAAA", 0, THROW)  # the connection is made
+        step = writer.add_steps("AAAAA", 2, THROW, written=lambda _: heard.append(asyncio.current_task()))
+        waiting = step.__await__()
+        answer = waiting.send(None)  # the call runs until it waits for the answer
+        assert [pipe.writes is not None for pipe in writer._open] == [True]  # already sent
+        while not answer.done():
+            await asyncio.sleep(0.001)
+        with pytest.raises(StopIteration):
+            waiting.send(None)
+        await writer.aclose()
+
+    asyncio.run(play())
+    assert heard == [None]  # told by the reader callback itself, not by a task woken later
+    assert len(row(store, "AAAAA").steps) == 4
 
 
 def test_one_table_whose_steps_are_refused_in_a_shared_transaction_takes_back_only_its_own(
     store: Store,
 ) -> None:
-    writer = Writer(store)
+    writer = Writer(store, pipes=1)
+    statements = counting_statements(store)
+    postgresql = store.engine.dialect.name == "postgresql"
 
     async def play() -> tuple[Any, ...]:
         await writer.add_steps("AAAAA", 0, THROW)
-        results = await asyncio.gather(
-            writer.add_steps("AAAAA", 0, THROW),  # steps 0 and 1 again: the database refuses them
-            writer.add_steps("BBBBB", 0, THROW),
-            writer.add_steps("CCCCC", 0, THROW),
-            return_exceptions=True,
-        )
+        with steps_held(store) if postgresql else contextlib.nullcontext(lambda: None) as release:
+            blocker = asyncio.ensure_future(writer.add_steps("CCCCC", 0, THROW))  # the connection is busy
+            await asyncio.sleep(0.05)
+            together = asyncio.gather(
+                writer.add_steps("AAAAA", 0, THROW),  # steps 0 and 1 again: the database refuses them
+                writer.add_steps("BBBBB", 0, THROW),
+                return_exceptions=True,
+            )
+            release()
+            results = await together
+            await blocker
         await writer.aclose()
         return tuple(results)
 
     results = asyncio.run(play())
     assert isinstance(results[0], SQLAlchemyError)  # the table takes its steps back (Hub._commit)
-    assert results[1] is None and results[2] is None
+    assert results[1] is None
     assert [len(row(store, code).steps) for code in ("AAAAA", "BBBBB", "CCCCC")] == [2, 2, 2]
+    if postgresql:
+        # they shared a statement, which the database refused; then each went alone
+        assert statements == [["AAAAA"], ["CCCCC"], ["AAAAA", "BBBBB"], ["AAAAA"], ["BBBBB"]]
 
 
 def finished_game() -> Game:
@@ -244,7 +300,7 @@ def test_a_lost_postgresql_connection_fails_one_write_and_the_next_connects_agai
 
     async def play() -> tuple[Any, ...]:
         await writer.add_steps("AAAAA", 0, THROW)
-        pids = [conn.info.backend_pid for conn in writer._conns if conn is not None]
+        pids = [pipe.pg.backend_pid for pipe in writer._open]
         with store.begin() as conn:  # the database server ends the writer's connections
             for pid in pids:
                 conn.exec_driver_sql(f"SELECT pg_terminate_backend({int(pid)})")

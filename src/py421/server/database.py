@@ -129,7 +129,20 @@ def _steps_json(rows: Sequence[tuple[str, int, int, str, str]]) -> str:
 
 
 _STEP_FIELDS = ("code", "n", "seat", "kind", "text")
-_END_GAME = _end_game_sql()
+
+
+def _numbered(sql: str) -> bytes:
+    """A statement with psycopg's placeholders (``%s``) as the database numbers them (``$1``…), to
+    be sent without psycopg (server/writer.py)."""
+    parts = sql.split("%s")
+    return "".join(f"{part}${i}" for i, part in enumerate(parts[:-1], start=1)).encode() + parts[-1].encode()
+
+
+# A statement numbered for the database, and its parameters as text.
+Statement = tuple[bytes, list[bytes]]
+_INSERT_STEPS_NUMBERED = _numbered(_INSERT_STEPS_JSON)
+_INSERT_STEPS_NEWS_NUMBERED = _numbered(f"WITH written AS ({_INSERT_STEPS_JSON}) {_NOTIFY}")
+_END_GAME_NUMBERED = _numbered(_end_game_sql())
 
 
 def _add_steps(conn: Connection, rows: Sequence[tuple[str, int, int, str, str]]) -> None:
@@ -319,34 +332,29 @@ class Store:
         """The notices, as one JSON array of their texts."""
         return orjson.dumps([orjson.dumps({**n, "by": self.announce}).decode() for n in news]).decode()
 
-    async def add_steps_piped(self, conn: Any, writes: Sequence[NewSteps]) -> None:
-        """PostgreSQL: the steps of several tables, none of which ends its game, written with their
-        news in one statement (its own transaction) on an asynchronous psycopg connection in
-        autocommit: one round trip, and nothing written if anything fails."""
+    def steps_statement(self, writes: Sequence[NewSteps]) -> Statement:
+        """PostgreSQL: the steps of several tables, none of which ends its game, with their news, as
+        one statement (its own transaction in autocommit): one round trip, and nothing written if
+        anything fails."""
         steps = _steps_json(_step_rows(writes))
         if self.announce is None:
-            await conn.execute(_INSERT_STEPS_JSON, (steps,))
-            return
+            return _INSERT_STEPS_NUMBERED, [steps.encode()]
         texts = self._texts([_news(w.code, w.first, w.steps) for w in writes])
-        await conn.execute(f"WITH written AS ({_INSERT_STEPS_JSON}) {_NOTIFY}", (steps, texts))
+        return _INSERT_STEPS_NEWS_NUMBERED, [steps.encode(), texts.encode()]
 
-    async def end_game_piped(self, conn: Any, write: NewSteps) -> int:
+    def end_game_statement(self, write: NewSteps) -> Statement:
         """PostgreSQL: the last steps of a game, the game into the history, the table over and the
-        news, in one statement as :meth:`add_steps_piped`; returns the game's number."""
+        news, as one statement as :meth:`steps_statement`; its one value is the game's number."""
         assert write.finish is not None
         texts = self._texts([_news(write.code)]) if self.announce is not None else "[]"
-        cursor = await conn.execute(
-            _END_GAME,
-            (
-                orjson.dumps(write.finish.game).decode(),
-                orjson.dumps(write.finish.players).decode(),
-                _steps_json(_step_rows([write])),
-                write.code,
-                texts,
-            ),
+        params = (
+            orjson.dumps(write.finish.game).decode(),
+            orjson.dumps(write.finish.players).decode(),
+            _steps_json(_step_rows([write])),
+            write.code,
+            texts,
         )
-        row = await cursor.fetchone()
-        return int(row[0])
+        return _END_GAME_NUMBERED, [p.encode() for p in params]
 
     def checkpoint(self) -> None:
         """SQLite: copy what the WAL holds into the database file, without stopping the writes."""
@@ -434,7 +442,7 @@ class Store:
         self, code: str, first: int, steps: Sequence[Step], finish: GameRows | None = None
     ) -> int | None:
         """Steps ``first``, ``first + 1``… of a table, in one transaction (the server's writes on
-        SQLite; on PostgreSQL it sends :meth:`add_steps_piped` and :meth:`end_game_piped`).
+        SQLite; on PostgreSQL it sends :meth:`steps_statement` and :meth:`end_game_statement`).
 
         ``finish`` (the game is over) goes into the history in that same transaction;
         the table is then marked over with the game's number, returned.

@@ -720,18 +720,20 @@ class Hub:
             bots = {s.seat: s.bot or "heuristic" for s in table.seats if s.kind == "bot"}
             finish = game_rows(game, bots=bots, source="online")
 
+        def written(game_id: int | None) -> None:  # told the moment the write is committed
+            for state in states:
+                table.events.extend(state.events)
+            if game.state.is_over:
+                table.status, table.game_id = "over", game_id
+            table.broadcast()
+            self._forget_if_done(table)
+
         try:
-            game_id = await self.writer.add_steps(table.code, before, new, finish)
+            await self.writer.add_steps(table.code, before, new, finish, written)
         except SQLAlchemyError:
             for _ in new:
                 game.undo()
             raise
-        for state in states:
-            table.events.extend(state.events)
-        if game.state.is_over:
-            table.status, table.game_id = "over", game_id
-        table.broadcast()
-        self._forget_if_done(table)
 
     async def advance(self, table: Table) -> None:
         """Throw the server's dice and play the bots' (and away players') moves."""

@@ -1,18 +1,23 @@
 """The server's writes to its database, made where they cost the event loop least.
 
 PostgreSQL: a commit waits on the database server, and the event loop must
-not. The steps of games in play, nearly every write, are written from the
-event loop on psycopg connections of its own (up to eight at once), without
-waiting for them: the steps of every table that arrive while a statement is
-on its way go together into the next (a group commit), with their news to
-the other processes, in one statement that is its own transaction (one round
-trip); a game that ends takes one statement of its own, its last steps with
-its history rows and the table marked over. A statement of several tables
-that fails is tried again table by table, so that one table's failure takes
-back that table's steps only. The other writes (a new table, a join, a
-start…) go through SQLAlchemy's synchronous connections in a thread, in the
-order asked. A table's writes never overlap (each waits for the one before),
-so the two ways never reorder them.
+not. The steps of games in play, nearly every write, are sent from the event
+loop on connections of the writer's own (up to eight), each carrying one
+statement at a time: a write is sent the moment it is asked if a connection
+is free, and the answer is read by the loop's reader callback, which tells
+the table at once (its new state goes out to the players in that same
+callback). Every hop through the loop's queue of ready tasks would cost a
+busy server a turn of the loop, a few milliseconds under load, so the path
+has none. While every connection is busy, the steps of the tables that wait
+go together into the next statement (a group commit), with their news to the
+other processes; a statement is its own transaction (autocommit). A game
+that ends takes a statement of its own, its last steps with its history rows
+and the table marked over. A statement of several tables that the database
+refuses is sent again table by table, so that one table's failure takes back
+that table's steps only. The other writes (a new table, a join, a start…) go
+through SQLAlchemy's synchronous connections in a thread, in the order asked.
+A table's writes never overlap (each waits for the one before), so the two
+ways never reorder them.
 
 SQLite: a commit waits for nothing. In WAL mode with ``synchronous=NORMAL`` it
 only appends to the WAL file, which the system keeps in memory. So each write
@@ -29,44 +34,59 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections import deque
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from functools import partial
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from ..core.game import Step
 from ..history import GameRows
-from .database import NewSteps, Store
+from .database import NewSteps, Statement, Store
+
+if TYPE_CHECKING:
+    import psycopg
 
 T = TypeVar("T")
-Batch = list[tuple[NewSteps, "asyncio.Future[int | None]"]]
-# each write: the game number it returned, or the error it met
-Outcomes = list[tuple["asyncio.Future[int | None]", int | BaseException | None]]
+Written = Callable[[int | None], None]
 BATCH = 400  # tables a statement carries at most: a long one would delay the first of them
-PIPES = 8  # PostgreSQL: transactions of steps on their way at once, each on a connection of its own
+PIPES = 8  # PostgreSQL: statements of steps on their way at once, each on a connection of its own
 CHECKPOINT_EVERY = 50  # SQLite: commits between two checkpoints in the thread (each adds 2 or 3 pages)
 
 log = logging.getLogger("py421.server")
 
 
-class Writer:
-    """Makes a store's writes: on PostgreSQL many tables' steps committed together, from the event
-    loop, and the rest in a thread; on SQLite at once, with the checkpoints in a thread."""
+@dataclass(eq=False)
+class _Write:
+    """A table's steps waiting to be written, and who waits on them."""
 
-    def __init__(self, store: Store) -> None:
+    steps: NewSteps
+    done: asyncio.Future[int | None]
+    written: Written | None
+    alone: bool = False  # in a statement of its own: the database refused one it shared
+
+
+class Writer:
+    """Makes a store's writes: on PostgreSQL the steps of games in play from the event loop, many
+    tables' together when they wait, and the rest in a thread; on SQLite at once, with the
+    checkpoints in a thread."""
+
+    def __init__(self, store: Store, pipes: int = PIPES) -> None:
         self.store = store
         self.at_once = store.engine.dialect.name == "sqlite"
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="py421-writer")
         self._commits = 0  # SQLite: commits since the last checkpoint was asked for
         self._checkpoint: Future[None] | None = None
-        # PostgreSQL: the steps of games in play are written from the event loop itself
-        self._piped: Batch = []
-        # Each of PIPES connections writes one transaction at a time; they are made when first needed.
-        self._conns: list[Any] = [None] * PIPES
-        self._free = list(range(PIPES))  # connections with no transaction on its way
-        self._pipes: set[asyncio.Task[None]] = set()
+        # PostgreSQL: the steps that wait for a connection, the connections and those with nothing on
+        # their way; connections are made when first needed, and again when one is lost.
+        self._waiting: deque[_Write] = deque()
+        self._pipes = pipes
+        self._open: list[_Pipe] = []
+        self._free: list[_Pipe] = []
+        self._connecting: set[asyncio.Task[None]] = set()
 
     async def call(self, write: Callable[..., T], *args: object, **kwargs: object) -> T:
         """``write(*args, **kwargs)``, after every write asked before it."""
@@ -76,74 +96,129 @@ class Writer:
         return await loop.run_in_executor(self._thread, partial(write, *args, **kwargs))
 
     async def add_steps(
-        self, code: str, first: int, steps: Sequence[Step], finish: GameRows | None = None
+        self,
+        code: str,
+        first: int,
+        steps: Sequence[Step],
+        finish: GameRows | None = None,
+        written: Written | None = None,
     ) -> int | None:
         """:meth:`Store.add_steps`, on PostgreSQL committed with the other tables' steps that wait
-        with it."""
+        with it. ``written(number)`` is called the moment the write is known to be committed,
+        before anything else runs (on PostgreSQL, from the callback that reads the answer); a
+        write that fails raises here and does not call it."""
         if self.at_once:
-            return self._now(partial(self.store.add_steps, code, first, steps, finish))
+            number = self._now(partial(self.store.add_steps, code, first, steps, finish))
+            if written is not None:
+                written(number)
+            return number
         done: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
-        self._piped.append((NewSteps(code, first, steps, finish), done))
-        if self._free:
-            pipe = asyncio.ensure_future(self._pipe(self._free.pop()))
-            self._pipes.add(pipe)
-            pipe.add_done_callback(self._pipes.discard)
+        self._waiting.append(_Write(NewSteps(code, first, steps, finish), done, written))
+        self._send()
         return await done
 
-    async def _pipe(self, slot: int) -> None:
-        """PostgreSQL, in the event loop: write what waits on connection ``slot``, a statement at a
-        time (one round trip each, awaited without a thread), until nothing does. The steps of games
-        that go on share one statement; a game that ends takes one of its own."""
-        try:
-            while self._piped:
-                batch, self._piped = self._piped[:BATCH], self._piped[BATCH:]
-                going_on = [(w, done) for w, done in batch if w.finish is None]
-                if going_on:
-                    await self._pipe_going_on(slot, going_on)
-                for write, done in batch:
-                    if write.finish is not None:
-                        try:
-                            number = await self._on_pipe(slot, self.store.end_game_piped, write)
-                        except Exception as e:
-                            _settle([(done, e)])
-                        else:
-                            _settle([(done, number)])
-        finally:
-            self._free.append(slot)
-
-    async def _pipe_going_on(self, slot: int, batch: Batch) -> None:
-        try:
-            await self._on_pipe(slot, self.store.add_steps_piped, [w for w, _ in batch])
-        except Exception as e:
-            if len(batch) == 1:
-                _settle([(batch[0][1], e)])
-                return
-            for write, done in batch:  # table by table: one's failure is its own
-                try:
-                    await self._on_pipe(slot, self.store.add_steps_piped, [write])
-                except Exception as one:
-                    _settle([(done, one)])
+    def _send(self) -> None:
+        """PostgreSQL: send what waits on the free connections, and make one more if all are busy."""
+        while self._waiting and self._free:
+            pipe = self._free.pop()
+            writes = self._next_statement()
+            try:
+                if writes[0].steps.finish is not None:
+                    statement = self.store.end_game_statement(writes[0].steps)
                 else:
-                    _settle([(done, None)])
-            return
-        _settle([(done, None) for _, done in batch])
+                    statement = self.store.steps_statement([w.steps for w in writes])
+            except Exception as e:  # nothing was sent: these writes fail, the connection serves on
+                self._free.append(pipe)
+                self._settle(writes, e)
+                continue
+            if not pipe.send(statement, writes):  # lost before it was sent: the writes go on another
+                self._open.remove(pipe)
+                self._waiting.extendleft(reversed(writes))
+        if self._waiting and len(self._open) + len(self._connecting) < self._pipes:
+            task = asyncio.ensure_future(self._connect())
+            self._connecting.add(task)
+            task.add_done_callback(self._connecting.discard)
 
-    async def _on_pipe(self, slot: int, write: Callable[[Any, Any], Awaitable[T]], what: Any) -> T:
-        """``write(connection, what)`` on connection ``slot``, made if needed; psycopg's errors raised
-        as SQLAlchemy's are, which the table catches to take its steps back."""
+    def _next_statement(self) -> list[_Write]:
+        """The writes of the next statement: a game that ends or a write refused in company, alone;
+        otherwise the steps of up to :data:`BATCH` tables that go on, in the order asked."""
+        first = self._waiting[0]
+        if first.alone or first.steps.finish is not None:
+            return [self._waiting.popleft()]
+        writes: list[_Write] = []
+        kept: list[_Write] = []
+        while self._waiting and len(writes) < BATCH:
+            write = self._waiting.popleft()
+            (kept if write.alone or write.steps.finish is not None else writes).append(write)
+        self._waiting.extendleft(reversed(kept))
+        return writes
+
+    async def _connect(self) -> None:
         import psycopg
 
+        url = self.store.engine.url.set(drivername="postgresql")
         try:
-            if self._conns[slot] is None or self._conns[slot].closed:
-                url = self.store.engine.url.set(drivername="postgresql")
-                self._conns[slot] = await psycopg.AsyncConnection.connect(
-                    url.render_as_string(hide_password=False), autocommit=True
-                )
-            return await write(self._conns[slot], what)
+            conn = await psycopg.AsyncConnection.connect(
+                url.render_as_string(hide_password=False), autocommit=True
+            )
         except psycopg.Error as e:
-            if self._conns[slot] is not None and self._conns[slot].broken:
-                self._conns[slot] = None  # the next write connects again
-            raise DBAPIError("the steps of tables in play", None, e) from e
+            log.warning("a connection for the steps of tables in play failed: %s", e)
+            if not self._open:  # nothing else will send them
+                waiting, self._waiting = list(self._waiting), deque()
+                self._settle(waiting, e)
+            return
+        pipe = _Pipe(conn, self._answered)
+        self._open.append(pipe)
+        self._free.append(pipe)
+        self._send()
+
+    def _answered(self, pipe: _Pipe, writes: list[_Write], outcome: Any) -> None:
+        """From a connection's reader callback: the answer to a statement (libpq's result), or the
+        error it met (the connection then lost or not)."""
+        if not pipe.lost:
+            self._free.append(pipe)
+        else:
+            self._open.remove(pipe)
+            if pipe in self._free:  # it had nothing on its way
+                self._free.remove(pipe)
+        if isinstance(outcome, Exception) and len(writes) > 1 and not pipe.lost:
+            for write in writes:  # table by table: one's failure is its own
+                write.alone = True
+            self._waiting.extendleft(reversed(writes))
+        elif isinstance(outcome, Exception):
+            self._settle(writes, outcome)
+        elif writes[0].steps.finish is not None:  # the one value of the game's end: its number
+            try:
+                number = int(outcome.get_value(0, 0))
+            except Exception as e:
+                self._settle(writes, e)
+            else:
+                self._settle(writes, number)
+        else:
+            self._settle(writes, None)
+        self._send()
+
+    @staticmethod
+    def _settle(writes: list[_Write], outcome: int | BaseException | None) -> None:
+        """Tell each table how its write went: first the table itself (``written``), then whoever
+        awaits it."""
+        for write in writes:
+            if isinstance(outcome, BaseException):
+                error = outcome
+                if not isinstance(error, SQLAlchemyError):  # what the table catches to take its steps back
+                    error = DBAPIError("the steps of tables in play", None, error)
+                if not write.done.done():
+                    write.done.set_exception(error)
+                continue
+            try:
+                if write.written is not None:
+                    write.written(outcome)
+            except Exception as e:
+                if not write.done.done():
+                    write.done.set_exception(e)
+                continue
+            if not write.done.done():
+                write.done.set_result(outcome)
 
     def _now(self, write: Callable[[], T]) -> T:
         """A write made at once (SQLite), and a checkpoint asked of the thread now and then."""
@@ -162,11 +237,12 @@ class Writer:
             log.warning("the database's checkpoint failed: %s", e)
 
     async def aclose(self) -> None:
-        """Close the event loop's own connection (PostgreSQL), then :meth:`close`."""
-        for slot, conn in enumerate(self._conns):
-            if conn is not None:
-                await conn.close()
-                self._conns[slot] = None
+        """Close the event loop's own connections (PostgreSQL), then :meth:`close`."""
+        for task in list(self._connecting):
+            task.cancel()
+        for pipe in self._open:
+            await pipe.close()
+        self._open, self._free = [], []
         self.close()
 
     def close(self) -> None:
@@ -178,12 +254,83 @@ class Writer:
         self._thread.shutdown(wait=True)
 
 
-def _settle(results: Outcomes) -> None:
-    """In the event loop: tell whoever waits on each write how it went."""
-    for done, outcome in results:
-        if done.done():
-            continue
-        if isinstance(outcome, BaseException):
-            done.set_exception(outcome)
-        else:
-            done.set_result(outcome)
+class _Pipe:
+    """One PostgreSQL connection of the writer's, one statement at a time, spoken to through libpq
+    itself (psycopg's ``pgconn``): the statement is sent the moment it is given, and the event loop
+    calls :meth:`_readable` when the answer arrives, which hands it to the writer there and then.
+    (psycopg's own asynchronous calls would take three turns of the loop more.)"""
+
+    def __init__(self, conn: psycopg.AsyncConnection[Any], answered: Callable[..., None]) -> None:
+        self.conn = conn
+        self.pg = conn.pgconn
+        self.pg.nonblocking = 1
+        self.fd = self.pg.socket
+        self.answered = answered
+        self.lost = False
+        self.writes: list[_Write] | None = None  # those of the statement on its way
+        self._result: Any = None
+        self._loop = asyncio.get_running_loop()
+        self._loop.add_reader(self.fd, self._readable)
+
+    def send(self, statement: Statement, writes: list[_Write]) -> bool:
+        """Send a statement; False if the connection was lost before it could be (nothing of it
+        reached the database)."""
+        import psycopg
+
+        sql, params = statement
+        try:
+            self.pg.send_query_params(sql, params)
+            if self.pg.flush():  # the socket took part of it: the rest when it takes more
+                self._loop.add_writer(self.fd, self._flush)
+        except psycopg.OperationalError:
+            self._close_lost()
+            return False
+        self.writes = writes
+        return True
+
+    def _flush(self) -> None:
+        import psycopg
+
+        try:
+            if not self.pg.flush():
+                self._loop.remove_writer(self.fd)
+        except psycopg.OperationalError as e:
+            self._fail(e)
+
+    def _readable(self) -> None:
+        import psycopg
+        from psycopg import pq
+        from psycopg.errors import error_from_result
+
+        try:
+            self.pg.consume_input()
+            while self.writes is not None and not self.pg.is_busy():
+                result = self.pg.get_result()
+                if result is None:  # the statement's answer is complete
+                    writes, self.writes, outcome, self._result = self.writes, None, self._result, None
+                    if outcome is not None and outcome.status == pq.ExecStatus.FATAL_ERROR:
+                        outcome = error_from_result(outcome, encoding=self.conn.info.encoding)
+                    self.answered(self, writes, outcome)
+                    return
+                self._result = result
+        except psycopg.OperationalError as e:
+            self._fail(e)
+
+    def _fail(self, error: Exception) -> None:
+        """The connection was lost: the statement on its way fails (whether the database committed it
+        is unknown: the table takes its steps back, as after any failed write)."""
+        self._close_lost()
+        writes, self.writes = self.writes, None
+        self.answered(self, writes or [], error)
+
+    def _close_lost(self) -> None:
+        self.lost = True
+        self._loop.remove_reader(self.fd)
+        self._loop.remove_writer(self.fd)
+        self.pg.finish()
+
+    async def close(self) -> None:
+        if not self.lost:
+            self._loop.remove_reader(self.fd)
+            self._loop.remove_writer(self.fd)
+        await self.conn.close()
