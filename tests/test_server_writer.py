@@ -293,6 +293,27 @@ def test_sqlite_commits_at_once_on_the_event_loop_and_checkpoints_in_the_thread(
     assert largest < 12_000_000, f"the WAL grew to {largest} bytes"
 
 
+def test_an_answer_the_writer_cannot_read_fails_the_write_and_leaves_no_table_waiting(store: Store) -> None:
+    if store.engine.dialect.name != "postgresql":
+        pytest.skip("SQLite's writes are read in the call")
+    writer = Writer(store)
+    game = finished_game()
+    store.end_game_statement = lambda write: (b"SELECT 'no number'", [])  # type: ignore[method-assign]
+
+    async def play() -> tuple[Any, ...]:
+        ended = await asyncio.gather(
+            asyncio.wait_for(writer.add_steps("AAAAA", 0, game.steps, game_rows(game, source="online")), 10),
+            return_exceptions=True,
+        )
+        after = await writer.add_steps("BBBBB", 0, THROW)  # the writer goes on
+        await writer.aclose()
+        return ended[0], after
+
+    ended, after = asyncio.run(play())
+    assert isinstance(ended, SQLAlchemyError)  # not a wait without end: the table takes its steps back
+    assert after is None and len(row(store, "BBBBB").steps) == 2
+
+
 def test_a_lost_postgresql_connection_fails_one_write_and_the_next_connects_again(store: Store) -> None:
     if store.engine.dialect.name != "postgresql":
         pytest.skip("SQLite's writes have no connection to lose")

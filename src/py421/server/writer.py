@@ -131,9 +131,15 @@ class Writer:
                 self._free.append(pipe)
                 self._settle(writes, e)
                 continue
-            if not pipe.send(statement, writes):  # lost before it was sent: the writes go on another
-                self._open.remove(pipe)
-                self._waiting.extendleft(reversed(writes))
+            try:
+                pipe.send(statement, writes)
+            except Exception as e:
+                if pipe.lost:  # before anything reached the database: the writes go on another
+                    self._open.remove(pipe)
+                    self._waiting.extendleft(reversed(writes))
+                else:
+                    self._free.append(pipe)
+                    self._settle(writes, e)
         if self._waiting and len(self._open) + len(self._connecting) < self._pipes:
             task = asyncio.ensure_future(self._connect())
             self._connecting.add(task)
@@ -272,9 +278,9 @@ class _Pipe:
         self._loop = asyncio.get_running_loop()
         self._loop.add_reader(self.fd, self._readable)
 
-    def send(self, statement: Statement, writes: list[_Write]) -> bool:
-        """Send a statement; False if the connection was lost before it could be (nothing of it
-        reached the database)."""
+    def send(self, statement: Statement, writes: list[_Write]) -> None:
+        """Send a statement; if the connection is found lost meanwhile, :attr:`lost` is set and
+        psycopg's error raised (nothing of the statement reached the database)."""
         import psycopg
 
         sql, params = statement
@@ -284,21 +290,19 @@ class _Pipe:
                 self._loop.add_writer(self.fd, self._flush)
         except psycopg.OperationalError:
             self._close_lost()
-            return False
+            raise
         self.writes = writes
-        return True
 
     def _flush(self) -> None:
-        import psycopg
-
+        if self.lost:
+            return
         try:
             if not self.pg.flush():
                 self._loop.remove_writer(self.fd)
-        except psycopg.OperationalError as e:
+        except Exception as e:  # lost: nothing may wait for an answer that will not come
             self._fail(e)
 
     def _readable(self) -> None:
-        import psycopg
         from psycopg import pq
         from psycopg.errors import error_from_result
 
@@ -313,8 +317,10 @@ class _Pipe:
                     self.answered(self, writes, outcome)
                     return
                 self._result = result
-        except psycopg.OperationalError as e:
-            self._fail(e)
+        except Exception as e:  # the connection lost, or its answer unreadable: its writes fail
+            if not self.lost:
+                log.warning("a connection for the steps of tables in play failed: %s", e)
+                self._fail(e)
 
     def _fail(self, error: Exception) -> None:
         """The connection was lost: the statement on its way fails (whether the database committed it
