@@ -3,22 +3,21 @@
 PostgreSQL: a commit waits on the database server, and the event loop must
 not. The steps of games in play, nearly every write, are sent from the event
 loop on connections of the writer's own (up to eight), each carrying one
-statement at a time. The writes asked during one turn of the loop go
-together at the next (a group commit, with their news to the other
-processes), on a free connection, or on the first to be free again with the
-writes that waited meanwhile. The answer is read by the loop's reader
-callback, which tells each table there and then: its new state goes out to
-the players from that callback. Under load each turn of the loop costs
-milliseconds, and psycopg's own asynchronous calls would add three between a
-move and its answer (a task to start, a future to wake it, another for the
-table); this way there is one. A statement is its own transaction
-(autocommit). A game that ends takes a statement of its own, its last steps
-with its history rows and the table marked over. A statement of several
-tables that the database refuses is sent again table by table, so that one
-table's failure takes back that table's steps only. The other writes (a new
-table, a join, a start…) go through SQLAlchemy's synchronous connections in
-a thread, in the order asked. A table's writes never overlap (each waits for
-the one before), so the two ways never reorder them.
+statement at a time: a write is sent the moment it is asked if a connection
+is free, and the answer is read by the loop's reader callback, which tells
+the table at once (its new state goes out to the players in that same
+callback). Every hop through the loop's queue of ready tasks would cost a
+busy server a turn of the loop, a few milliseconds under load, so the path
+has none. While every connection is busy, the steps of the tables that wait
+go together into the next statement (a group commit), with their news to the
+other processes; a statement is its own transaction (autocommit). A game
+that ends takes a statement of its own, its last steps with its history rows
+and the table marked over. A statement of several tables that the database
+refuses is sent again table by table, so that one table's failure takes back
+that table's steps only. The other writes (a new table, a join, a start…) go
+through SQLAlchemy's synchronous connections in a thread, in the order asked.
+A table's writes never overlap (each waits for the one before), so the two
+ways never reorder them.
 
 SQLite: a commit waits for nothing. In WAL mode with ``synchronous=NORMAL`` it
 only appends to the WAL file, which the system keeps in memory. So each write
@@ -88,7 +87,6 @@ class Writer:
         self._open: list[_Pipe] = []
         self._free: list[_Pipe] = []
         self._connecting: set[asyncio.Task[None]] = set()
-        self._soon = False  # a call to _send is on its way
 
     async def call(self, write: Callable[..., T], *args: object, **kwargs: object) -> T:
         """``write(*args, **kwargs)``, after every write asked before it."""
@@ -116,14 +114,8 @@ class Writer:
             return number
         done: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
         self._waiting.append(_Write(NewSteps(code, first, steps, finish), done, written))
-        if not self._soon:  # the writes of this turn of the loop go together at the next
-            self._soon = True
-            asyncio.get_running_loop().call_soon(self._send_soon)
-        return await done
-
-    def _send_soon(self) -> None:
-        self._soon = False
         self._send()
+        return await done
 
     def _send(self) -> None:
         """PostgreSQL: send what waits on the free connections, and make one more if all are busy."""
@@ -270,8 +262,9 @@ class Writer:
 
 class _Pipe:
     """One PostgreSQL connection of the writer's, one statement at a time, spoken to through libpq
-    itself (psycopg's ``pgconn``): the statement is sent when given, and the event loop calls
-    :meth:`_readable` when the answer arrives, which hands it to the writer there and then."""
+    itself (psycopg's ``pgconn``): the statement is sent the moment it is given, and the event loop
+    calls :meth:`_readable` when the answer arrives, which hands it to the writer there and then.
+    (psycopg's own asynchronous calls would take three turns of the loop more.)"""
 
     def __init__(self, conn: psycopg.AsyncConnection[Any], answered: Callable[..., None]) -> None:
         self.conn = conn
