@@ -268,8 +268,11 @@ class _Pipe:
 
     def __init__(self, conn: psycopg.AsyncConnection[Any], answered: Callable[..., None]) -> None:
         self.conn = conn
+        from psycopg import pq
+
         self.pg = conn.pgconn
         self.pg.nonblocking = 1
+        self._failed = pq.ExecStatus.FATAL_ERROR
         self.fd = self.pg.socket
         self.answered = answered
         self.lost = False
@@ -303,16 +306,15 @@ class _Pipe:
             self._fail(e)
 
     def _readable(self) -> None:
-        from psycopg import pq
-        from psycopg.errors import error_from_result
-
         try:
             self.pg.consume_input()
             while self.writes is not None and not self.pg.is_busy():
                 result = self.pg.get_result()
                 if result is None:  # the statement's answer is complete
                     writes, self.writes, outcome, self._result = self.writes, None, self._result, None
-                    if outcome is not None and outcome.status == pq.ExecStatus.FATAL_ERROR:
+                    if outcome is not None and outcome.status == self._failed:
+                        from psycopg.errors import error_from_result
+
                         outcome = error_from_result(outcome, encoding=self.conn.info.encoding)
                     self.answered(self, writes, outcome)
                     return
