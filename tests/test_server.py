@@ -496,6 +496,40 @@ def test_a_failed_last_write_leaves_the_game_playing_and_a_retry_records_it_once
     assert hub.store.load(code).status == "over"
 
 
+def test_a_write_whose_answer_is_lost_after_it_committed_leaves_the_table_as_the_database_has_it(
+    client, monkeypatch
+):
+    """The connection drops after the database committed a move: the move was refused to the player,
+    but the table must follow the database, not refuse every move after it as a duplicate."""
+    hub = client.app.state.hub
+    body = {"mode": "scorekeeper", "rules": "classic-11", "players": ["Ann", "Bob"]}
+    created = client.post("/api/tables", json=body).json()
+    code, token = created["code"], created["token"]
+    add_steps = hub.writer.add_steps
+    lose = {"next": True}
+
+    async def committed_then_lost(code, first, steps, finish=None, written=None):
+        number = await add_steps(code, first, steps, finish)
+        if lose.pop("next", False):
+            raise OperationalError("the answer", {}, Exception("the connection was lost"))
+        if written is not None:
+            written(number)
+        return number
+
+    monkeypatch.setattr(hub.writer, "add_steps", committed_then_lost)
+    with client.websocket_connect(f"/ws/{code}?token={token}") as ws:
+        first = receive_table(ws)
+        refused = error_of(ws, {"type": "report", "version": first["version"], "turn": "421"})
+        assert refused["error"] == "internal"
+        assert len(hub.store.load(code).steps) == first["version"] + 1  # committed all the same
+        # the player (or the page, on the table it is sent) goes on from the database's version
+        ws.send_json({"type": "report", "version": first["version"] + 1, "turn": "221"})
+        while (after := ws.receive_json())["type"] == "table" and after["version"] == first["version"] + 1:
+            pass  # the table read again, with the move that was committed
+    assert after["type"] == "table", after
+    assert after["version"] == first["version"] + 2 == len(hub.store.load(code).steps)
+
+
 def test_undo_after_the_end_takes_the_game_out_of_the_history(client):
     body = {"mode": "scorekeeper", "rules": "classic-11", "players": ["Ann", "Bob"]}
     created = client.post("/api/tables", json=body).json()

@@ -733,7 +733,22 @@ class Hub:
         except SQLAlchemyError:
             for _ in new:
                 game.undo()
+            await self._as_written(table)
             raise
+
+    async def _as_written(self, table: Table) -> None:
+        """After a failed write, the table as the database has it: a connection lost after the
+        commit fails a write that is there all the same, and the next steps would be refused."""
+        since = max(0, table.version - 1)
+        try:
+            row = await self._read(table.code, since)
+        except SQLAlchemyError as e:  # the database is away: the next write will tell
+            log.warning("table %s could not be read again after a failed write: %s", table.code, e)
+            return
+        if row is not None and len(row.steps) + since != table.version:
+            log.warning("table %s: a write reported as failed was committed; read again", table.code)
+            self._refresh(table, row, since)
+            table.broadcast()
 
     async def advance(self, table: Table) -> None:
         """Throw the server's dice and play the bots' (and away players') moves."""
