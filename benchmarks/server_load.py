@@ -70,6 +70,15 @@ class Tally:
         self.games = 0
         self.errors: dict[str, int] = {}
 
+    def failed(self, error: Exception) -> None:
+        """Count an error by its kind; an HTTP error by its status, method and the last part of its
+        path, which say which request the server refused."""
+        kind = type(error).__name__
+        if isinstance(error, httpx.HTTPStatusError):
+            path = error.request.url.path.rsplit("/", 1)[-1]
+            kind = f"HTTP {error.response.status_code} ({error.request.method} …/{path})"
+        self.errors[kind] = self.errors.get(kind, 0) + 1
+
 
 async def own_lag(lags: list[float], until: float) -> None:
     """How late the load client's own event loop runs a timer: a late client adds to every
@@ -93,8 +102,7 @@ async def client(
             play_at = str(https[(number // 2) % n].base_url)
             await one_game(https[number % n], f"P{number}", rng, until, think, tally, play_at=play_at)
         except (OSError, httpx.HTTPError, WebSocketException, KeyError) as e:
-            kind = type(e).__name__
-            tally.errors[kind] = tally.errors.get(kind, 0) + 1
+            tally.failed(e)
             await asyncio.sleep(1)
         except TimeoutError:
             tally.errors["no news for 60 s"] = tally.errors.get("no news for 60 s", 0) + 1
@@ -111,7 +119,9 @@ async def one_game(
     play_at: str | None = None,
 ) -> None:
     body = {"seats": ["human", "bot:heuristic"], "name": name, "timeout": 0}
-    created = (await http.post("/api/tables", json=body)).json()
+    response = await http.post("/api/tables", json=body)
+    response.raise_for_status()
+    created = response.json()
     code, token = created["code"], created["token"]
     base = (play_at or str(http.base_url)).replace("http", "ws")
     ws_url = f"{base}/ws/{code}?token={token}"
@@ -156,8 +166,7 @@ async def watched(http: httpx.AsyncClient, spectators: int, until: float, think:
         try:
             await one_game(http, "Watched", rng, until, think, tally, spectators)
         except (OSError, httpx.HTTPError, WebSocketException, KeyError) as e:
-            kind = type(e).__name__
-            tally.errors[kind] = tally.errors.get(kind, 0) + 1
+            tally.failed(e)
             await asyncio.sleep(1)
 
 
