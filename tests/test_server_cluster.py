@@ -382,6 +382,32 @@ def test_a_table_given_by_an_owner_too_busy_to_answer_in_time_is_taken_at_once(t
             assert code not in hub_a.owned()
 
 
+def test_a_change_asked_again_of_a_slow_owner_is_made_once_and_answered(tmp_path: Path) -> None:
+    """Under load the owner answers after the asker stopped waiting, and the asker asks again: the
+    start it made must not then be refused as "already started" (409), nor made twice."""
+    assert POSTGRES is not None
+    db = fresh_postgres(POSTGRES)
+    with TestClient(create_app(db, bot_delay=0)) as a, TestClient(create_app(db, bot_delay=0)) as b:
+        hub_a, hub_b = a.app.state.hub, b.app.state.hub  # type: ignore[attr-defined]
+        created = create(a, seats=["human", "bot:heuristic"])
+        code, token = created["code"], created["token"]
+        assert code in hub_a.owned()
+        serve, served = hub_a.serve_request, []
+
+        async def slow(code: str, kind: str, args: dict[str, Any]) -> dict[str, Any]:
+            served.append(kind)
+            await asyncio.sleep(0.5)  # longer than B waits for an answer
+            answer: dict[str, Any] = await serve(code, kind, args)
+            return answer
+
+        hub_a.serve_request = slow
+        hub_b.cluster.answer_seconds = 0.3
+        started = b.post(f"/api/tables/{code}/start", headers={"Authorization": f"Bearer {token}"})
+        assert started.status_code == 200, started.text
+        assert served == ["start"]  # asked twice, made once
+        assert a.get(f"/api/tables/{code}").json()["status"] == "playing"
+
+
 def test_a_table_moves_to_the_process_its_players_play_through(tmp_path: Path) -> None:
     """Behind a load balancer a table is made through one process and played through another: it
     moves to the process its seated player is connected to, so their moves are not forwarded; a

@@ -45,6 +45,8 @@ log = logging.getLogger(__name__)
 CHANGES = "py421_changes"
 REQUESTS = "py421_requests"
 MOVED_WAIT = 0.2  # seconds a request answered "moved" waits for its new owner's answer
+SERVED_SECONDS = 60.0  # a request served is remembered this long, to answer it again if asked again
+SERVED_KEPT = 1000  # requests remembered before the old ones are forgotten
 GIVEN_SECONDS = 10.0  # a table given to another process is left out of this one's scans this long
 
 
@@ -96,7 +98,9 @@ class Solo:
     async def release(self, code: str, *, given: bool = False) -> None:
         pass
 
-    async def request(self, code: str, kind: str, args: dict[str, Any]) -> dict[str, Any]:
+    async def request(
+        self, code: str, kind: str, args: dict[str, Any], ident: str | None = None
+    ) -> dict[str, Any]:
         raise AssertionError("one process owns every table")
 
 
@@ -120,6 +124,9 @@ class Cluster(Solo):
         self._lock_ops: list[tuple[str, str, asyncio.Future[bool]]] = []  # claims and releases asked
         self._locking_ops: asyncio.Task[None] | None = None  # the task sending them, while there is one
         self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        # Requests served here, by id, with their answer once made: a request asked again (its
+        # asker stopped waiting) is made once, and answered again with the same answer.
+        self._served: dict[str, tuple[float, str | None]] = {}
         # Requests and answers to send: those that come while one statement is on its way
         # leave together in the next, so a busy process does not queue a round trip for each.
         self._outbox: list[tuple[str, str, asyncio.Future[None]]] = []
@@ -284,9 +291,12 @@ class Cluster(Solo):
 
     # -- requests to the owner ----------------------------------------------------------
 
-    async def request(self, code: str, kind: str, args: dict[str, Any]) -> dict[str, Any]:
-        """Ask the owner of ``code`` to make a change; its answer, or its refusal as an ``error``."""
-        ident = secrets.token_hex(8)
+    async def request(
+        self, code: str, kind: str, args: dict[str, Any], ident: str | None = None
+    ) -> dict[str, Any]:
+        """Ask the owner of ``code`` to make a change; its answer, or its refusal as an ``error``.
+        A request asked again with the same ``ident`` is made once by the owner that had it."""
+        ident = ident or secrets.token_hex(8)
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiting[ident] = future
         payload = json.dumps({"id": ident, "to": self.inbox, "code": code, "kind": kind, "args": args})
@@ -346,7 +356,13 @@ class Cluster(Solo):
                 elif note.channel == REQUESTS:
                     request = json.loads(note.payload)
                     if request["code"] in self.owned:
-                        self._spawn(self._answer(request))
+                        served = self._served.get(request["id"])
+                        if served is None:
+                            self._served[request["id"]] = (time.monotonic(), None)
+                            self._spawn(self._answer(request))
+                        elif served[1] is not None:  # asked again: its answer came too late
+                            self._spawn(self._notify(request["to"], served[1]))
+                        # else: still being made; the answer goes to the same process
                     elif self.given(request["code"]):  # on its way to another process: ask again
                         self._spawn(
                             self._notify(request["to"], json.dumps({"id": request["id"], "moved": True}))
@@ -376,7 +392,12 @@ class Cluster(Solo):
             error, message, status, words = _refusal(e)
             answer = {"error": error, "message": message, "status": status, "words": words}
         answer["id"] = request["id"]
-        await self._notify(request["to"], json.dumps(answer))
+        text = json.dumps(answer)
+        now = time.monotonic()
+        if len(self._served) > SERVED_KEPT:  # the oldest are long answered
+            self._served = {k: v for k, v in self._served.items() if now - v[0] < SERVED_SECONDS}
+        self._served[request["id"]] = (now, text)
+        await self._notify(request["to"], text)
 
 
 def _settle(future: asyncio.Future[dict[str, Any]], answer: dict[str, Any]) -> None:
