@@ -46,7 +46,6 @@ CHANGES = "py421_changes"
 REQUESTS = "py421_requests"
 MOVED_WAIT = 0.2  # seconds a request answered "moved" waits for its new owner's answer
 SERVED_SECONDS = 60.0  # a request served is remembered this long, to answer it again if asked again
-SERVED_KEPT = 1000  # requests remembered before the old ones are forgotten
 GIVEN_SECONDS = 10.0  # a table given to another process is left out of this one's scans this long
 
 
@@ -127,6 +126,7 @@ class Cluster(Solo):
         # Requests served here, by id, with their answer once made: a request asked again (its
         # asker stopped waiting) is made once, and answered again with the same answer.
         self._served: dict[str, tuple[float, str | None]] = {}
+        self._pruned = time.monotonic()
         # Requests and answers to send: those that come while one statement is on its way
         # leave together in the next, so a busy process does not queue a round trip for each.
         self._outbox: list[tuple[str, str, asyncio.Future[None]]] = []
@@ -394,9 +394,13 @@ class Cluster(Solo):
         answer["id"] = request["id"]
         text = json.dumps(answer)
         now = time.monotonic()
-        if len(self._served) > SERVED_KEPT:  # the oldest are long answered
+        if now - self._pruned > SERVED_SECONDS:  # forget the requests long answered
+            self._pruned = now
             self._served = {k: v for k, v in self._served.items() if now - v[0] < SERVED_SECONDS}
-        self._served[request["id"]] = (now, text)
+        if "moved" in answer:  # nothing was made: asked again, it is served afresh
+            self._served.pop(request["id"], None)
+        else:
+            self._served[request["id"]] = (now, text)
         await self._notify(request["to"], text)
 
 
