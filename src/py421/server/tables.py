@@ -410,15 +410,10 @@ class Hub:
                     table.events.extend(game.state.events)
                 table.broadcast()
                 return
-            since = max(0, table.version - 1)  # the last step known here, to check it is still there
-            row = await self._read(code, since)
-            if row is None:  # expired: nobody started it
+            if not await self._read_again(table):  # expired: nobody started it
                 for conn in list(table.connections):
                     conn.close_after("no_table", "this table is closed")
                 self.tables.pop(code, None)
-                return
-            self._refresh(table, row, since)
-            table.broadcast()
 
     async def adopt(self, code: str) -> None:
         """This process now owns a table (its owner died): read it again and play it on."""
@@ -430,14 +425,23 @@ class Hub:
                 return
         else:
             async with table.lock:  # read under the lock: a step being written is then in the row
-                since = max(0, table.version - 1)  # what this copy has not seen yet, and its last step
-                row = await self._read(code, since)
-                if row is None:
+                if not await self._read_again(table):
                     return
-                self._refresh(table, row, since)
-                table.broadcast()
         if table.status == "playing" and table.mode == "play":
             self.spawn(self.advance(table))
+
+    async def _read_again(self, table: Table, *, if_changed: bool = False) -> bool:
+        """Bring a copy up to the database (the steps after its last one, and that one to check it
+        is still there) and show it; False if the table is no longer in the database.
+        ``if_changed``: shown only if the database has a different number of steps."""
+        since = max(0, table.version - 1)
+        row = await self._read(table.code, since)
+        if row is None:
+            return False
+        if not if_changed or len(row.steps) + since != table.version:
+            self._refresh(table, row, since)
+            table.broadcast()
+        return True
 
     async def _read(self, code: str, since: int = 0) -> TableRow | None:
         """:meth:`Store.load` in a thread: the event loop goes on meanwhile."""
@@ -740,16 +744,14 @@ class Hub:
     async def _as_written(self, table: Table) -> None:
         """After a failed write, the table as the database has it: a connection lost after the
         commit fails a write that is there all the same, and the next steps would be refused."""
-        since = max(0, table.version - 1)
+        version = table.version
         try:
-            row = await self._read(table.code, since)
+            await self._read_again(table, if_changed=True)
         except SQLAlchemyError as e:  # the database is away: the next write will tell
             log.warning("table %s could not be read again after a failed write: %s", table.code, e)
             return
-        if row is not None and len(row.steps) + since != table.version:
+        if table.version != version:
             log.warning("table %s: a write reported as failed was committed; read again", table.code)
-            self._refresh(table, row, since)
-            table.broadcast()
 
     async def advance(self, table: Table) -> None:
         """Throw the server's dice and play the bots' (and away players') moves."""
