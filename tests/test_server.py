@@ -569,10 +569,10 @@ def test_a_start_the_engine_refuses_leaves_the_table_waiting(client, monkeypatch
     client.post(f"/api/tables/{code}/join", json={"name": "Bob"})
     hub = client.app.state.hub
 
-    def down(*args: Any) -> bool:
+    async def down(*args: Any) -> bool:
         raise OperationalError("UPDATE", {}, Exception("the database is down"))
 
-    monkeypatch.setattr(hub.store, "start", down)
+    monkeypatch.setattr(hub.writer, "start", down)
     quiet = TestClient(client.app, raise_server_exceptions=False)
     response = quiet.post(f"/api/tables/{code}/start", headers={"Authorization": f"Bearer {token}"})
     assert response.status_code == 500 and response.json()["detail"]["error"] == "internal"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import select
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from py421.core.game import Game, Step
 from py421.core.rules import Ruleset
@@ -334,3 +335,75 @@ def test_a_lost_postgresql_connection_fails_one_write_and_the_next_connects_agai
     assert isinstance(lost, SQLAlchemyError)  # the table takes these steps back; the player sends again
     assert again is None
     assert len(row(store, "AAAAA").steps) == 4
+
+
+def new_table(code: str) -> TableRow:
+    seats = [SeatRow(0, "human", None, "Ann", "hash-of-ann"), SeatRow(1, "bot", "heuristic", None, None)]
+    return TableRow(
+        code, now(), "play", {"preset": "classic-11"}, "waiting", "s", "h", 60, 1, None, None, seats, [], True
+    )
+
+
+def test_a_new_table_and_its_start_are_written_whole_and_once(store: Store) -> None:
+    """A table is created with its seats, or not at all (a code taken already: IntegrityError, as the
+    hub expects to draw another); it starts once, with its seats as the game has them."""
+    writer = Writer(store)
+    at_start = [
+        SeatRow(0, "human", None, "Ann", "hash-of-ann"),
+        SeatRow(1, "bot", "heuristic", "Heuristic 1", None),
+    ]
+
+    async def play() -> tuple[Any, ...]:
+        await writer.create(new_table("DDDDD"))
+        taken = await asyncio.gather(writer.create(new_table("AAAAA")), return_exceptions=True)
+        first = await writer.start("DDDDD", at_start)
+        again = await writer.start("DDDDD", at_start)
+        await writer.aclose()
+        return taken[0], first, again
+
+    taken, first, again = asyncio.run(play())
+    assert isinstance(taken, IntegrityError)
+    assert row(store, "AAAAA").status == "playing" and row(store, "AAAAA").mode == "play"  # untouched
+    assert (first, again) == (True, False)
+    made = row(store, "DDDDD")
+    assert (made.status, made.rules, made.timeout, made.first_seat, made.hints) == (
+        "playing",
+        {"preset": "classic-11"},
+        60,
+        1,
+        True,
+    )
+    assert made.seats == at_start
+
+
+def test_postgresql_sends_a_new_table_and_its_start_from_the_event_loop_with_their_news(store: Store) -> None:
+    """No thread: each is one statement sent at once, and the other processes hear of each once."""
+    if store.engine.dialect.name != "postgresql":
+        pytest.skip("SQLite writes at once, in the call")
+    import psycopg
+
+    store.announce = "me"
+    writer = Writer(store)
+    url = store.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+    listener = psycopg.connect(url, autocommit=True)
+    listener.execute("LISTEN py421_changes")
+
+    async def play() -> None:
+        await writer.add_steps("AAAAA", 0, THROW)  # the connection is made
+        for call in (writer.create(new_table("DDDDD")), writer.start("DDDDD", new_table("DDDDD").seats)):
+            waiting = call.__await__()
+            answer = waiting.send(None)  # the call runs until it waits for the answer
+            assert [pipe.writes is not None for pipe in writer._open] == [True]  # already sent
+            while not answer.done():
+                await asyncio.sleep(0.001)
+            with contextlib.suppress(StopIteration):
+                waiting.send(None)
+        await writer.aclose()
+
+    asyncio.run(play())
+    writer._thread.shutdown()
+    heard = [json.loads(n.payload) for n in listener.notifies(timeout=1, stop_after=3)]
+    listener.close()
+    assert [n["code"] for n in heard] == ["AAAAA", "DDDDD", "DDDDD"]
+    assert all(n["by"] == "me" for n in heard)
+    assert row(store, "DDDDD").status == "playing"

@@ -138,11 +138,38 @@ def _numbered(sql: str) -> bytes:
     return "".join(f"{part}${i}" for i, part in enumerate(parts[:-1], start=1)).encode() + parts[-1].encode()
 
 
+def _create_sql() -> str:
+    """PostgreSQL: a new table and its seats, and the news; its one value is the count of notices."""
+    table_cols, table_values = _columns_of(online_tables, "t")
+    seat_cols, seat_values = _columns_of(online_seats, "s")
+    return (
+        f"WITH made AS (INSERT INTO online_tables ({table_cols}) "
+        f"SELECT {table_values} FROM json_populate_record(NULL::online_tables, %s::json) AS t), "
+        f"seated AS (INSERT INTO online_seats ({seat_cols}) "
+        f"SELECT {seat_values} FROM json_populate_recordset(NULL::online_seats, %s::json) AS s) "
+        "SELECT count(pg_notify('py421_changes', m)) FROM json_array_elements_text(%s::json) AS news(m)"
+    )
+
+
+# PostgreSQL: the seats as the game starts and the status "playing", if the table still waits; its
+# one value is 1 if it started, else 0 (and nothing is written nor told).
+_START_SQL = (
+    "WITH started AS (UPDATE online_tables SET status = 'playing' "
+    "WHERE code = %s AND status = 'waiting' RETURNING code), "
+    "seated AS (UPDATE online_seats AS o SET kind = s.kind, bot = s.bot, name = s.name, "
+    "token_hash = s.token_hash FROM started, json_populate_recordset(NULL::online_seats, %s::json) AS s "
+    "WHERE o.code = started.code AND o.seat = s.seat) "
+    "SELECT count(*), (SELECT count(pg_notify('py421_changes', m)) "
+    "FROM json_array_elements_text(%s::json) AS news(m) WHERE EXISTS (SELECT FROM started)) FROM started"
+)
+
 # A statement numbered for the database, and its parameters as text.
 Statement = tuple[bytes, list[bytes]]
 _INSERT_STEPS_NUMBERED = _numbered(_INSERT_STEPS_JSON)
 _INSERT_STEPS_NEWS_NUMBERED = _numbered(f"WITH written AS ({_INSERT_STEPS_JSON}) {_NOTIFY}")
 _END_GAME_NUMBERED = _numbered(_end_game_sql())
+_CREATE_NUMBERED = _numbered(_create_sql())
+_START_NUMBERED = _numbered(_START_SQL)
 
 
 def _add_steps(conn: Connection, rows: Sequence[tuple[str, int, int, str, str]]) -> None:
@@ -329,7 +356,9 @@ class Store:
             _straight(conn, _NOTIFY, (self._texts([_news(code, first, steps)]),))
 
     def _texts(self, news: Sequence[dict[str, Any]]) -> str:
-        """The notices, as one JSON array of their texts."""
+        """The notices, as one JSON array of their texts (none when nobody is told)."""
+        if self.announce is None:
+            return "[]"
         return orjson.dumps([orjson.dumps({**n, "by": self.announce}).decode() for n in news]).decode()
 
     def steps_statement(self, writes: Sequence[NewSteps]) -> Statement:
@@ -346,7 +375,7 @@ class Store:
         """PostgreSQL: the last steps of a game, the game into the history, the table over and the
         news, as one statement as :meth:`steps_statement`; its one value is the game's number."""
         assert write.finish is not None
-        texts = self._texts([_news(write.code)]) if self.announce is not None else "[]"
+        texts = self._texts([_news(write.code)])
         params = (
             orjson.dumps(write.finish.game).decode(),
             orjson.dumps(write.finish.players).decode(),
@@ -355,6 +384,19 @@ class Store:
             texts,
         )
         return _END_GAME_NUMBERED, [p.encode() for p in params]
+
+    def create_statement(self, row: TableRow) -> Statement:
+        """PostgreSQL: :meth:`create` as one statement (a code taken already fails it whole)."""
+        table = {k: v for k, v in vars(row).items() if k not in ("seats", "steps")}
+        table["rules"] = json.dumps(row.rules)
+        seats = [{"code": row.code, **vars(s)} for s in row.seats]
+        params = (orjson.dumps(table), orjson.dumps(seats), self._texts([_news(row.code)]).encode())
+        return _CREATE_NUMBERED, list(params)
+
+    def start_statement(self, code: str, seats: Sequence[SeatRow]) -> Statement:
+        """PostgreSQL: :meth:`start` as one statement; its value is 1 if the table started, else 0."""
+        rows = orjson.dumps([{"code": code, **vars(s)} for s in seats])
+        return _START_NUMBERED, [code.encode(), rows, self._texts([_news(code)]).encode()]
 
     def checkpoint(self) -> None:
         """SQLite: copy what the WAL holds into the database file, without stopping the writes."""

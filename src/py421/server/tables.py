@@ -92,7 +92,7 @@ class Hub:
         for _ in range(5):
             await self.cluster.claim(table.code)  # before it exists: no other process takes it meanwhile
             try:
-                await self.writer.call(self.store.create, self._row(table))
+                await self.writer.create(self._row(table))
                 return
             except IntegrityError:
                 await self.cluster.release(table.code)
@@ -544,7 +544,7 @@ class Hub:
                 table.code, table.mode, table.rules, seats, table.seed, table.seed_hash, table.timeout
             )
             session = self._session(trial)  # the engine checks every name before anything is written
-            if not await self.writer.call(self.store.start, table.code, [s.row() for s in seats]):
+            if not await self.writer.start(table.code, [s.row() for s in seats]):
                 raise TableError("not_waiting", "the game has already started", 409)
             table.seats, table.session, table.status = seats, session, "playing"
             table.events = list(session.state.events)

@@ -12,12 +12,12 @@ has none. While every connection is busy, the steps of the tables that wait
 go together into the next statement (a group commit), with their news to the
 other processes; a statement is its own transaction (autocommit). A game
 that ends takes a statement of its own, its last steps with its history rows
-and the table marked over. A statement of several tables that the database
-refuses is sent again table by table, so that one table's failure takes back
-that table's steps only. The other writes (a new table, a join, a start…) go
-through SQLAlchemy's synchronous connections in a thread, in the order asked.
-A table's writes never overlap (each waits for the one before), so the two
-ways never reorder them.
+and the table marked over, and so do a new table and a start (one a game,
+each). A statement of several tables that the database refuses is sent again
+table by table, so that one table's failure takes back that table's steps
+only. The rarer writes (a join, an undo…) go through SQLAlchemy's synchronous
+connections in a thread, in the order asked. A table's writes never overlap
+(each waits for the one before), so the two ways never reorder them.
 
 SQLite: a commit waits for nothing. In WAL mode with ``synchronous=NORMAL`` it
 only appends to the WAL file, which the system keeps in memory. So each write
@@ -41,11 +41,11 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
 
 from ..core.game import Step
 from ..history import GameRows
-from .database import NewSteps, Statement, Store
+from .database import NewSteps, SeatRow, Statement, Store, TableRow
 
 if TYPE_CHECKING:
     import psycopg
@@ -61,12 +61,19 @@ log = logging.getLogger("py421.server")
 
 @dataclass(eq=False)
 class _Write:
-    """A table's steps waiting to be written, and who waits on them."""
+    """A table's steps waiting to be written, or another write made as one statement of its own,
+    and who waits on them."""
 
-    steps: NewSteps
+    steps: NewSteps | None
     done: asyncio.Future[int | None]
     written: Written | None
     alone: bool = False  # in a statement of its own: the database refused one it shared
+    statement: Statement | None = None  # not steps: the store's statement, whose one value is answered
+
+    @property
+    def single(self) -> bool:
+        """Sent in a statement of its own."""
+        return self.alone or self.steps is None or self.steps.finish is not None
 
 
 class Writer:
@@ -117,16 +124,32 @@ class Writer:
         self._send()
         return await done
 
+    async def create(self, row: TableRow) -> None:
+        """:meth:`Store.create`; on PostgreSQL one statement sent from the event loop."""
+        if not self.at_once:
+            await self._statement(self.store.create_statement(row))
+        else:
+            self._now(partial(self.store.create, row))
+
+    async def start(self, code: str, seats: Sequence[SeatRow]) -> bool:
+        """:meth:`Store.start`; on PostgreSQL one statement sent from the event loop."""
+        if self.at_once:
+            return self._now(partial(self.store.start, code, seats))
+        return bool(await self._statement(self.store.start_statement(code, seats)))
+
+    async def _statement(self, statement: Statement) -> int | None:
+        done: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
+        self._waiting.append(_Write(None, done, None, statement=statement))
+        self._send()
+        return await done
+
     def _send(self) -> None:
         """PostgreSQL: send what waits on the free connections, and make one more if all are busy."""
         while self._waiting and self._free:
             pipe = self._free.pop()
             writes = self._next_statement()
             try:
-                if writes[0].steps.finish is not None:
-                    statement = self.store.end_game_statement(writes[0].steps)
-                else:
-                    statement = self.store.steps_statement([w.steps for w in writes])
+                statement = self._statement_of(writes)
             except Exception as e:  # nothing was sent: these writes fail, the connection serves on
                 self._free.append(pipe)
                 self._settle(writes, e)
@@ -146,18 +169,27 @@ class Writer:
             task.add_done_callback(self._connecting.discard)
 
     def _next_statement(self) -> list[_Write]:
-        """The writes of the next statement: a game that ends or a write refused in company, alone;
-        otherwise the steps of up to :data:`BATCH` tables that go on, in the order asked."""
-        first = self._waiting[0]
-        if first.alone or first.steps.finish is not None:
+        """The writes of the next statement: a game that ends, a write that is not steps or one
+        refused in company, alone; otherwise the steps of up to :data:`BATCH` tables that go on, in
+        the order asked."""
+        if self._waiting[0].single:
             return [self._waiting.popleft()]
         writes: list[_Write] = []
         kept: list[_Write] = []
         while self._waiting and len(writes) < BATCH:
             write = self._waiting.popleft()
-            (kept if write.alone or write.steps.finish is not None else writes).append(write)
+            (kept if write.single else writes).append(write)
         self._waiting.extendleft(reversed(kept))
         return writes
+
+    def _statement_of(self, writes: list[_Write]) -> Statement:
+        first = writes[0]
+        if first.statement is not None:
+            return first.statement
+        assert first.steps is not None
+        if first.steps.finish is not None:
+            return self.store.end_game_statement(first.steps)
+        return self.store.steps_statement([w.steps for w in writes if w.steps is not None])
 
     async def _connect(self) -> None:
         import psycopg
@@ -193,7 +225,8 @@ class Writer:
             self._waiting.extendleft(reversed(writes))
         elif isinstance(outcome, Exception):
             self._settle(writes, outcome)
-        elif writes[0].steps.finish is not None:  # the one value of the game's end: its number
+        elif writes[0].steps is None or writes[0].steps.finish is not None:
+            # the one value: a game's number, or what another statement answers
             try:
                 number = int(outcome.get_value(0, 0))
             except Exception as e:
@@ -211,8 +244,10 @@ class Writer:
         for write in writes:
             if isinstance(outcome, BaseException):
                 error = outcome
-                if not isinstance(error, SQLAlchemyError):  # what the table catches to take its steps back
-                    error = DBAPIError("the steps of tables in play", None, error)
+                if (getattr(error, "sqlstate", None) or "").startswith("23"):  # a code taken already, say
+                    error = IntegrityError("a write of the server's", None, error)
+                elif not isinstance(error, SQLAlchemyError):  # what the table catches to take its steps back
+                    error = DBAPIError("a write of the server's", None, error)
                 if not write.done.done():
                     write.done.set_exception(error)
                 continue
