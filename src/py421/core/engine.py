@@ -163,6 +163,21 @@ def check_name(name: str, most: int = MAX_NAME) -> str:
 
 def chance_request(state: State) -> ChanceRequest | None:
     """The dice needed now, or None when a player decides or the game is over."""
+    global _last_request
+    last = _last_request
+    if last[0] is state:
+        return last[1]
+    request = _chance_request(state)
+    _last_request = (state, request)
+    return request
+
+
+# The last state asked about and its answer: a throw asks of its state four times (who waits,
+# which dice, the throw, the check), and a state never changes.
+_last_request: tuple[State | None, ChanceRequest | None] = (None, None)
+
+
+def _chance_request(state: State) -> ChanceRequest | None:
     if state.phase is Phase.OVER:
         return None
     if state.draw is not None:
