@@ -24,7 +24,7 @@ from .core.events import (
     WentOut,
 )
 from .core.state import State
-from .i18n import tr
+from .i18n import CATALOGS, EN, tr
 
 
 def names(seats: Sequence[int], players: Sequence[str]) -> str:
@@ -36,18 +36,22 @@ def limit_call(throws: int, lang: str = "en") -> str:
     return tr(lang, f"call.{throws}")
 
 
+_WHERE = {"turn": "thrown.turn", "tie": "thrown.tie"}
+
+
 def describe(event: Event, players: Sequence[str], lang: str = "en") -> str:
     """One line for one event."""
     p = players
+    words = CATALOGS.get(lang, EN)
 
-    def t(key: str, **fields: object) -> str:
-        return tr(lang, key, **fields)
+    def t(key: str, **fields: object) -> str:  # tr, without a call more: a server words every event
+        return words[key].format(**fields)
 
     match event:
         case Thrown(seat=seat, kept=kept, faces=faces, result=result, throw=n, purpose=purpose):
             shown = str(result) if result is not None else format_dice(faces)
             keep = t("thrown.keep", kept=format_dice(kept)) if kept else ""
-            where = {"turn": "thrown.turn", "tie": "thrown.tie"}.get(purpose, "thrown.draw")
+            where = _WHERE.get(purpose, "thrown.draw")
             return t("thrown", who=p[seat], keep=keep, dice=shown, where=t(where, n=n))
         case TurnEnded(seat=seat, result=result, throws=n, bon=bon):
             bon_text = t("turn_ended.bon") if bon else ""
