@@ -238,6 +238,9 @@ class Nobody:
     def disown_all(self) -> None:
         pass
 
+    def copies(self) -> list[str]:
+        return []
+
 
 def _ownerless_table(code: str) -> str:
     """A fresh database holding one table in play that no process owns; its URL."""
@@ -354,6 +357,54 @@ def test_a_scan_does_not_take_again_a_table_whose_release_waits_to_be_sent() -> 
     found, taken_elsewhere = asyncio.run(release_behind_a_scan())
     assert found == []
     assert taken_elsewhere  # freed for good: another process may take it
+
+
+class Keeping(Nobody):
+    """A process keeping a copy of one table that another process owns, and what it hears of it."""
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+        self.heard: list[dict[str, Any] | None] = []
+
+    async def caught_up(self, code: str, news: dict[str, Any] | None = None) -> None:
+        self.heard.append(news)
+
+    def holds_copy(self, code: str) -> bool:
+        return code == self.code
+
+    def copies(self) -> list[str]:
+        return [self.code]
+
+
+def test_a_process_whose_listening_connection_is_lost_listens_again_and_reads_its_copies_again() -> None:
+    """The connection that hears the other processes' news and requests is lost (the database
+    restarted, a proxy cut it): the process listens again, reads again every table it keeps a copy of
+    (their news of the meantime are lost), and hears the next news."""
+    db = _ownerless_table("HELD1")
+    url = db.replace("postgresql+psycopg://", "postgresql://")
+
+    async def lose_the_listener() -> list[dict[str, Any] | None]:
+        import psycopg
+
+        member = Keeping("HELD1")
+        cluster = Cluster(db, scan_seconds=3600)
+        await cluster.start(member)
+        other = await psycopg.AsyncConnection.connect(url, autocommit=True)
+        try:
+            await other.execute("SELECT pg_terminate_backend(%s)", (cluster._listen.pgconn.backend_pid,))
+            deadline = time.monotonic() + 10
+            while None not in member.heard and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            news = json.dumps({"code": "HELD1", "by": "another process"})
+            await other.execute("SELECT pg_notify('py421_changes', %s)", (news,))
+            while len(member.heard) < 2 and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            return member.heard
+        finally:
+            await other.close()
+            await cluster.close()
+
+    assert asyncio.run(lose_the_listener()) == [None, {"code": "HELD1", "by": "another process"}]
 
 
 def _owner_wait(hub: Any, code: str, seconds: float = 10) -> bool:

@@ -64,6 +64,10 @@ class Member(Protocol):
         """Whether this process keeps the table in memory (only then is its news of use here)."""
         ...
 
+    def copies(self) -> list[str]:
+        """The tables this process keeps in memory."""
+        ...
+
     async def adopt(self, code: str) -> None: ...
 
     def disown_all(self) -> None: ...
@@ -141,10 +145,8 @@ class Cluster(Solo):
 
         self._member = member
         self._locks = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
-        self._listen = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+        self._listen = await self._listening()
         self._notes = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
-        for channel in (CHANGES, REQUESTS, self.inbox):
-            await self._listen.execute(f"LISTEN {channel}")
         self._spawn(self._hear())
         self._spawn(self._scan_forever())
 
@@ -344,40 +346,72 @@ class Cluster(Solo):
             self._notes = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
             raise
 
+    async def _listening(self) -> Any:
+        """A connection listening to the news, the requests and this process's answers."""
+        import psycopg
+
+        conn = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+        for channel in (CHANGES, REQUESTS, self.inbox):
+            await conn.execute(f"LISTEN {channel}")
+        return conn
+
     async def _hear(self) -> None:
-        async for note in self._listen.notifies():
+        """Hear the other processes for the server's life. If the connection is lost (the database
+        restarted, a proxy cut it), listen again, and read again every table kept here: their news
+        of the meantime are lost. (Requests of the meantime are asked again by their askers.)"""
+        while True:
             try:
-                if note.channel == CHANGES:
-                    news = json.loads(note.payload)
-                    member = self._member
-                    # every process hears every change: a task only where a copy is kept
-                    if news["by"] != self.me and member is not None and member.holds_copy(news["code"]):
-                        self._spawn(member.caught_up(news["code"], news))
-                elif note.channel == REQUESTS:
-                    request = json.loads(note.payload)
-                    if request["code"] in self.owned:
-                        served = self._served.get(request["id"])
-                        if served is None:
-                            self._served[request["id"]] = (time.monotonic(), None)
-                            self._spawn(self._answer(request))
-                        elif served[1] is not None:  # asked again: its answer came too late
-                            self._spawn(self._notify(request["to"], served[1]))
-                        # else: still being made; the answer goes to the same process
-                    elif self.given(request["code"]):  # on its way to another process: ask again
-                        self._spawn(
-                            self._notify(request["to"], json.dumps({"id": request["id"], "moved": True}))
-                        )
+                async for note in self._listen.notifies():
+                    self._heard(note.channel, note.payload)
+            except Exception as e:
+                log.warning(
+                    "the connection listening to the other processes is lost (%s); listening again", e
+                )
+            with contextlib.suppress(Exception):
+                await self._listen.close()
+            while True:
+                try:
+                    self._listen = await self._listening()
+                    break
+                except Exception as e:
+                    log.warning("listening to the other processes again failed (%s); trying again", e)
+                    await asyncio.sleep(1)
+            member = self._member
+            if member is not None:
+                for code in member.copies():
+                    self._spawn(member.caught_up(code))
+
+    def _heard(self, channel: str, payload: str) -> None:
+        try:
+            if channel == CHANGES:
+                news = json.loads(payload)
+                member = self._member
+                # every process hears every change: a task only where a copy is kept
+                if news["by"] != self.me and member is not None and member.holds_copy(news["code"]):
+                    self._spawn(member.caught_up(news["code"], news))
+            elif channel == REQUESTS:
+                request = json.loads(payload)
+                if request["code"] in self.owned:
+                    served = self._served.get(request["id"])
+                    if served is None:
+                        self._served[request["id"]] = (time.monotonic(), None)
+                        self._spawn(self._answer(request))
+                    elif served[1] is not None:  # asked again: its answer came too late
+                        self._spawn(self._notify(request["to"], served[1]))
+                    # else: still being made; the answer goes to the same process
+                elif self.given(request["code"]):  # on its way to another process: ask again
+                    self._spawn(self._notify(request["to"], json.dumps({"id": request["id"], "moved": True})))
+            else:
+                answer = json.loads(payload)
+                future = self._waiting.get(answer.pop("id"))
+                if future is None or future.done():
+                    return
+                if "moved" in answer:  # its new owner may have had the request too: wait for it
+                    asyncio.get_running_loop().call_later(MOVED_WAIT, _settle, future, answer)
                 else:
-                    answer = json.loads(note.payload)
-                    future = self._waiting.get(answer.pop("id"))
-                    if future is None or future.done():
-                        continue
-                    if "moved" in answer:  # its new owner may have had the request too: wait for it
-                        asyncio.get_running_loop().call_later(MOVED_WAIT, _settle, future, answer)
-                    else:
-                        future.set_result(answer)
-            except Exception:
-                log.exception("a notification could not be read: %.200s", note.payload)
+                    future.set_result(answer)
+        except Exception:
+            log.exception("a notification could not be read: %.200s", payload)
 
     async def _answer(self, request: dict[str, Any]) -> None:
         assert self._member is not None

@@ -393,6 +393,9 @@ class Hub:
     def holds_copy(self, code: str) -> bool:
         return code in self.tables
 
+    def copies(self) -> list[str]:
+        return list(self.tables)
+
     async def caught_up(self, code: str, news: dict[str, Any] | None = None) -> None:
         """Another process changed a table: bring this process's copy up to the database's.
 
