@@ -126,10 +126,10 @@ class Writer:
 
     async def create(self, row: TableRow) -> None:
         """:meth:`Store.create`; on PostgreSQL one statement sent from the event loop."""
-        if not self.at_once:
-            await self._statement(self.store.create_statement(row))
-        else:
+        if self.at_once:
             self._now(partial(self.store.create, row))
+        else:
+            await self._statement(self.store.create_statement(row))
 
     async def start(self, code: str, seats: Sequence[SeatRow]) -> bool:
         """:meth:`Store.start`; on PostgreSQL one statement sent from the event loop."""
