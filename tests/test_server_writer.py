@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import json
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +100,18 @@ def test_steps_of_tables_that_wait_together_are_committed_together(store: Store)
     assert [len(row(store, code).steps) for code in ("AAAAA", "BBBBB", "CCCCC")] == [4, 2, 2]
 
 
+async def sent_at_once(writer: Writer, call: Coroutine[Any, Any, Any]) -> None:
+    """Run a write until it first waits: its statement must be on its way by then (no turn of the
+    event loop before it is sent); then let it finish."""
+    waiting = call.__await__()
+    answer = waiting.send(None)  # the call runs until it waits for the answer
+    assert [pipe.writes is not None for pipe in writer._open] == [True]  # already sent
+    while not answer.done():
+        await asyncio.sleep(0.001)
+    with pytest.raises(StopIteration):
+        waiting.send(None)
+
+
 def test_postgresql_sends_the_steps_at_once_and_tells_the_table_from_the_answer_s_own_callback(
     store: Store,
 ) -> None:
@@ -112,14 +124,10 @@ def test_postgresql_sends_the_steps_at_once_and_tells_the_table_from_the_answer_
 
     async def play() -> None:
         await writer.add_steps("AAAAA", 0, THROW)  # the connection is made
-        step = writer.add_steps("AAAAA", 2, THROW, written=lambda _: heard.append(asyncio.current_task()))
-        waiting = step.__await__()
-        answer = waiting.send(None)  # the call runs until it waits for the answer
-        assert [pipe.writes is not None for pipe in writer._open] == [True]  # already sent
-        while not answer.done():
-            await asyncio.sleep(0.001)
-        with pytest.raises(StopIteration):
-            waiting.send(None)
+        await sent_at_once(
+            writer,
+            writer.add_steps("AAAAA", 2, THROW, written=lambda _: heard.append(asyncio.current_task())),
+        )
         await writer.aclose()
 
     asyncio.run(play())
@@ -390,14 +398,8 @@ def test_postgresql_sends_a_new_table_and_its_start_from_the_event_loop_with_the
 
     async def play() -> None:
         await writer.add_steps("AAAAA", 0, THROW)  # the connection is made
-        for call in (writer.create(new_table("DDDDD")), writer.start("DDDDD", new_table("DDDDD").seats)):
-            waiting = call.__await__()
-            answer = waiting.send(None)  # the call runs until it waits for the answer
-            assert [pipe.writes is not None for pipe in writer._open] == [True]  # already sent
-            while not answer.done():
-                await asyncio.sleep(0.001)
-            with contextlib.suppress(StopIteration):
-                waiting.send(None)
+        await sent_at_once(writer, writer.create(new_table("DDDDD")))
+        await sent_at_once(writer, writer.start("DDDDD", new_table("DDDDD").seats))
         await writer.aclose()
 
     asyncio.run(play())
