@@ -119,10 +119,7 @@ class Writer:
             if written is not None:
                 written(number)
             return number
-        done: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
-        self._waiting.append(_Write(NewSteps(code, first, steps, finish), done, written))
-        self._send()
-        return await done
+        return await self._queue(NewSteps(code, first, steps, finish), written)
 
     async def create(self, row: TableRow) -> None:
         """:meth:`Store.create`; on PostgreSQL one statement sent from the event loop."""
@@ -138,8 +135,14 @@ class Writer:
         return bool(await self._statement(self.store.start_statement(code, seats)))
 
     async def _statement(self, statement: Statement) -> int | None:
+        return await self._queue(None, None, statement)
+
+    async def _queue(
+        self, steps: NewSteps | None, written: Written | None, statement: Statement | None = None
+    ) -> int | None:
+        """PostgreSQL: a write waits its turn for a connection; its outcome."""
         done: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
-        self._waiting.append(_Write(None, done, None, statement=statement))
+        self._waiting.append(_Write(steps, done, written, statement=statement))
         self._send()
         return await done
 
