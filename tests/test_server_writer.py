@@ -84,20 +84,22 @@ def test_steps_of_tables_that_wait_together_are_committed_together(store: Store)
     statements = counting_statements(store)
 
     async def play() -> None:
+        # The connection made first: it prepares its statements, which the lock below would hold up.
+        await writer.add_steps("AAAAA", 0, THROW)
         with steps_held(store) as release:
-            first = asyncio.ensure_future(writer.add_steps("AAAAA", 0, THROW))
+            first = asyncio.ensure_future(writer.add_steps("AAAAA", 2, THROW))
             await asyncio.sleep(0.05)  # sent, and waiting in the database
             others = asyncio.gather(*(writer.add_steps(code, 0, THROW) for code in ("BBBBB", "CCCCC")))
             await asyncio.sleep(0.05)
             assert not first.done()
             release()
             await asyncio.gather(first, others)
-        await writer.add_steps("AAAAA", 2, THROW)
+        await writer.add_steps("AAAAA", 4, THROW)
         await writer.aclose()
 
     asyncio.run(play())
-    assert statements == [["AAAAA"], ["BBBBB", "CCCCC"], ["AAAAA"]]
-    assert [len(row(store, code).steps) for code in ("AAAAA", "BBBBB", "CCCCC")] == [4, 2, 2]
+    assert statements == [["AAAAA"], ["AAAAA"], ["BBBBB", "CCCCC"], ["AAAAA"]]
+    assert [len(row(store, code).steps) for code in ("AAAAA", "BBBBB", "CCCCC")] == [6, 2, 2]
 
 
 async def sent_at_once(writer: Writer, call: Coroutine[Any, Any, Any]) -> None:
@@ -133,6 +135,31 @@ def test_postgresql_sends_the_steps_at_once_and_tells_the_table_from_the_answer_
     asyncio.run(play())
     assert heard == [None]  # told by the reader callback itself, not by a task woken later
     assert len(row(store, "AAAAA").steps) == 4
+
+
+def test_postgresql_parses_each_statement_once_a_connection_not_at_every_write(store: Store) -> None:
+    """The writer's statements are prepared when its connection is made: a write is only bound and
+    run, the database's parsing and planning saved (the most of its work for a write of steps)."""
+    if store.engine.dialect.name != "postgresql":
+        pytest.skip("SQLite writes at once, in the call")
+    writer = Writer(store, pipes=1)
+    runs: dict[str, int] = {}
+
+    async def play() -> None:
+        for first in range(0, 10, 2):
+            await writer.add_steps("AAAAA", first, THROW)
+        [pipe] = writer._open
+        pipe.pg.nonblocking = 0  # asked in passing, while nothing is on its way
+        result = pipe.pg.exec_(b"SELECT statement, generic_plans + custom_plans FROM pg_prepared_statements")
+        for i in range(result.ntuples):
+            text, count = (result.get_value(i, j) or b"" for j in (0, 1))
+            if b"INSERT INTO online_steps" in text and b"games" not in text:
+                runs[text.decode()] = int(count)
+        await writer.aclose()
+
+    asyncio.run(play())
+    assert sorted(runs.values()) == [0, 5]  # one of the two kinds of steps (with news or without) ran 5 times
+    assert len(row(store, "AAAAA").steps) == 10
 
 
 def test_one_table_whose_steps_are_refused_in_a_shared_transaction_takes_back_only_its_own(

@@ -170,6 +170,15 @@ _INSERT_STEPS_NEWS_NUMBERED = _numbered(f"WITH written AS ({_INSERT_STEPS_JSON})
 _END_GAME_NUMBERED = _numbered(_end_game_sql())
 _CREATE_NUMBERED = _numbered(_create_sql())
 _START_NUMBERED = _numbered(_START_SQL)
+# PostgreSQL: the statements the writer sends on its own connections, prepared once on each, so that
+# the database parses and plans them once rather than at every write.
+PREPARED = (
+    _INSERT_STEPS_NUMBERED,
+    _INSERT_STEPS_NEWS_NUMBERED,
+    _END_GAME_NUMBERED,
+    _CREATE_NUMBERED,
+    _START_NUMBERED,
+)
 
 
 def _add_steps(conn: Connection, rows: Sequence[tuple[str, int, int, str, str]]) -> None:

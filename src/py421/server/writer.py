@@ -10,7 +10,8 @@ callback). Every hop through the loop's queue of ready tasks would cost a
 busy server a turn of the loop, a few milliseconds under load, so the path
 has none. While every connection is busy, the steps of the tables that wait
 go together into the next statement (a group commit), with their news to the
-other processes; a statement is its own transaction (autocommit). A game
+other processes; a statement is its own transaction (autocommit), prepared
+once a connection (the database then only binds and runs it). A game
 that ends takes a statement of its own, its last steps with its history rows
 and the table marked over, and so do a new table and a start (one a game,
 each). A statement of several tables that the database refuses is sent again
@@ -45,7 +46,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
 
 from ..core.game import Step
 from ..history import GameRows
-from .database import NewSteps, SeatRow, Statement, Store, TableRow
+from .database import PREPARED, NewSteps, SeatRow, Statement, Store, TableRow
 
 if TYPE_CHECKING:
     import psycopg
@@ -57,6 +58,8 @@ PIPES = 8  # PostgreSQL: statements of steps on their way at once, each on a con
 CHECKPOINT_EVERY = 50  # SQLite: commits between two checkpoints in the thread (each adds 2 or 3 pages)
 
 log = logging.getLogger("py421.server")
+# PostgreSQL: the name each statement is prepared under on the writer's connections.
+_NAMES = {sql: b"py421_%d" % i for i, sql in enumerate(PREPARED)}
 
 
 @dataclass(eq=False)
@@ -198,11 +201,16 @@ class Writer:
         import psycopg
 
         url = self.store.engine.url.set(drivername="postgresql")
+        conn: psycopg.AsyncConnection[Any] | None = None
         try:
             conn = await psycopg.AsyncConnection.connect(
                 url.render_as_string(hide_password=False), autocommit=True
             )
+            for sql, name in _NAMES.items():
+                await conn.execute(b"PREPARE " + name + b" AS " + sql)
         except psycopg.Error as e:
+            if conn is not None:
+                await conn.close()
             log.warning("a connection for the steps of tables in play failed: %s", e)
             if not self._open:  # nothing else will send them
                 waiting, self._waiting = list(self._waiting), deque()
@@ -326,7 +334,7 @@ class _Pipe:
 
         sql, params = statement
         try:
-            self.pg.send_query_params(sql, params)
+            self.pg.send_query_prepared(_NAMES[sql], params)
             if self.pg.flush():  # the socket took part of it: the rest when it takes more
                 self._loop.add_writer(self.fd, self._flush)
         except psycopg.OperationalError:
