@@ -23,6 +23,8 @@ from py421.sim.loop import play_out
 from .server_helpers import create, database_urls, play_to_the_end, serving, start
 from .test_analysis import BLUNDER, BLUNDER_STEP, scripted, solver_cost
 
+# Each test takes a second or two; one that waits for a message that never comes fails in a minute.
+pytestmark = pytest.mark.timeout(60)
 URLS = database_urls(Path("/tmp"))
 CLASSIC = {"rules": "classic-11"}  # solved in about a second: the first analysis does not wait long
 
@@ -216,3 +218,28 @@ def test_a_table_keeps_its_hints_when_the_server_restarts(tmp_path):
             start(after, code, token)
             hint, _ = read_until(ws, lambda m: m["type"] == "hints")
             assert hint["seat"] == 0 and hint["choices"]
+
+
+def test_a_hint_the_worker_could_not_give_in_time_comes_when_it_can(quick):
+    """The analysis worker still busy with a decision given up on (or slow to load the solution)
+    when a person is to move: their hints come a moment later, not only after the next move."""
+    worker = quick.app.state.hints.analyst.worker
+    call = worker._call
+    refused: list[Any] = []
+
+    def busy_once(request: tuple[Any, ...], seconds: float, *, cancel: bool) -> tuple[str, Any]:
+        if request[0] == "hint" and not refused:
+            refused.append(request)
+            return ("busy", None)
+        answer: tuple[str, Any] = call(request, seconds, cancel=cancel)
+        return answer
+
+    worker._call = busy_once
+    created = create(quick, **CLASSIC, seats=["human", "bot:heuristic"], hints=True)
+    code, alice = created["code"], created["token"]
+    with quick.websocket_connect(f"/ws/{code}?token={alice}") as ws:
+        start(quick, code, alice)
+        table, _ = read_until(ws, lambda m: m["type"] == "table" and (m["view"] or {}).get("your_turn"))
+        hint, before = read_until(ws, lambda m: m["type"] == "hints")
+    assert refused  # the first answer was "busy"
+    assert hint["version"] == table["version"] and before == []  # the same decision, nothing moved

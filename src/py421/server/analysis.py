@@ -148,19 +148,21 @@ class Analyst:
         """Solve a table's rules for its hints, or refuse them (``no_analysis``, ``analysis_too_costly``)."""
         await self._run(partial(self._ask, ("prepare", rules, players)))
 
-    async def hint(self, state: State) -> dict[str, Any] | None:
-        """The ranked choices of the player to move, or None if the worker cannot give them in time."""
+    @property
+    def closed(self) -> bool:
+        """The server is stopping: no hint will come any more."""
+        return self.worker._closed
+
+    async def hint(self, state: State) -> tuple[str, dict[str, Any] | None]:
+        """The ranked choices of the player to move: ``("ok", hint)``, or why there are none now
+        (``"busy"``: still on a decision given up on, ``"timeout"``, ``"closed"``…)."""
         try:
             status, answer = await self._run(
                 partial(self.worker._call, ("hint", state), self.worker.budget.decision_seconds, cancel=False)
             )
         except TooCostly:  # the server is stopping
-            return None
-        if status != "ok":
-            log.warning("no hint for %s (%s)", state.players[state.to_move or 0], status)
-            return None
-        found: dict[str, Any] = answer
-        return found
+            return "closed", None
+        return status, answer if status == "ok" else None
 
     def _ask(self, request: tuple[Any, ...]) -> Any:
         """One request in the worker, killed past the budget; every failure a :class:`TableError`."""

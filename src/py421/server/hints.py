@@ -19,6 +19,7 @@ from .analysis import Analyst
 from .table import Connection, Table, dumps
 
 log = logging.getLogger(__name__)
+RETRY_SECONDS = 1.0  # between two asks for hints the worker could not give in time
 
 
 class Hints:
@@ -62,12 +63,22 @@ class Hints:
     async def _ask(self, table: Table, version: int) -> None:
         session = table.session
         assert session is not None
+        seat = session.state.to_move
         try:
-            hint = await self.analyst.hint(session.state)
+            status, hint = await self.analyst.hint(session.state)
+            if hint is None:
+                log.warning("no hint for %s yet (%s)", session.state.players[seat or 0], status)
+            # None in time (the worker still on a decision given up on, or loading a solution): asked
+            # again while the same person is to move and watching; the player waits for them.
+            while hint is None and not self.analyst.closed:
+                await asyncio.sleep(RETRY_SECONDS)
+                if not self._still(table, session, version, seat):
+                    return
+                status, hint = await self.analyst.hint(session.state)
         finally:
             self._asking.discard((table.code, version))
-        if hint is None or table.session is not session or table.version != version:
-            return  # none in time (the next change asks again), or the table moved on meanwhile
+        if hint is None or not self._still(table, session, version, seat):
+            return  # the server stops, or the table moved on meanwhile
         message = {
             "type": "hints",
             "version": version,
@@ -83,6 +94,15 @@ class Hints:
         self._last[table.code] = (version, text)
         mine = [c for c in table.connections if c.seat == hint["seat"]]
         self._send(table, mine, version, text)
+
+    @staticmethod
+    def _still(table: Table, session: object, version: int, seat: int | None) -> bool:
+        """The table as it was when its hints were asked, and the player to move still connected."""
+        return (
+            table.session is session
+            and table.version == version
+            and any(c.seat == seat for c in table.connections)
+        )
 
     def _send(self, table: Table, connections: list[Connection], version: int, text: str) -> None:
         for conn in connections:
