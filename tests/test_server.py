@@ -630,3 +630,28 @@ def test_a_new_table_never_takes_a_code_the_database_already_holds(tmp_path: Pat
         assert created["code"] == "NEWTB"
         old = hub.store.load("OLDTB")
         assert old.status == "over" and old.seats[0].name == "Old"  # left as it was
+
+
+def test_a_join_asked_again_of_the_table_s_new_owner_gives_the_same_seat_and_token(tmp_path: Path) -> None:
+    """The process that owned the table made the join, then died before answering: the process the
+    person asked through asks the table's new owner again, which must give that person their seat
+    (not refuse their name as taken, nor give a second seat)."""
+    with serving(f"sqlite:///{tmp_path}/s.db") as client:
+        app: Any = client.app
+        hub = app.state.hub
+        code = create(client, seats=["human", "human", "human"])["code"]
+        asked: list[dict[str, Any]] = []
+        change = hub._change
+
+        async def recorded(code: str, kind: str, args: dict[str, Any]) -> dict[str, Any]:
+            asked.append(args)
+            answer: dict[str, Any] = await change(code, kind, args)
+            return answer
+
+        hub._change = recorded
+        first = client.post(f"/api/tables/{code}/join", json={"name": "Bob"}).json()
+        assert client.portal is not None
+        again = client.portal.call(hub.serve_request, code, "join", asked[0])
+        assert (again["seat"], again["token"]) == (first["seat"], first["token"])
+        seats = client.get(f"/api/tables/{code}").json()["seats"]
+        assert [(s["name"], s["taken"]) for s in seats] == [("Alice", True), ("Bob", True), (None, False)]

@@ -325,7 +325,9 @@ class Hub:
         """One change of a table this process owns, asked here or by another process."""
         table = self.get(code)
         if kind == "join":
-            seat, token = await self._join(table, args["name"])
+            # a process of an earlier version (a rolling restart) sends no token: drawn here, as it was
+            token = args.get("token") or secrets.token_urlsafe(24)
+            seat, token = await self._join(table, args["name"], str(token))
             return {"seat": seat, "token": token}
         if kind == "start":
             await self._start(table, args["token"])
@@ -345,7 +347,9 @@ class Hub:
         return {}
 
     async def join(self, code: str, name: str) -> tuple[str, int, str]:
-        result = await self._change(code, "join", {"name": name})
+        # The token is drawn here, once: asked again of another owner, the join finds its seat.
+        token = secrets.token_urlsafe(24)
+        result = await self._change(code, "join", {"name": name, "token": token})
         return _checked(code), result["seat"], result["token"]
 
     async def start(self, code: str, token: str | None) -> dict[str, Any]:
@@ -501,13 +505,18 @@ class Hub:
 
     # -- seats -----------------------------------------------------------------
 
-    async def _join(self, table: Table, name: object) -> tuple[int, str]:
+    async def _join(self, table: Table, name: object, token: str) -> tuple[int, str]:
         clean = clean_name(name)
         async with table.lock:  # two people joining at once are given two seats
             self._owning(table)
-            return await self._sit(table, clean)
+            return await self._sit(table, clean, token)
 
-    async def _sit(self, table: Table, clean: str) -> tuple[int, str]:
+    async def _sit(self, table: Table, clean: str, token: str) -> tuple[int, str]:
+        """A seat for ``clean``, held by ``token``; the same seat if ``token`` holds one already (the
+        join asked again: its first owner made it and died before answering)."""
+        mine = table.seat_of(token)
+        if mine is not None:
+            return mine, token
         if table.mode != "play" or table.status != "waiting":
             raise TableError("not_waiting", "this table is not waiting for players; watch it instead", 409)
         free = next((s for s in table.seats if s.kind == "human" and s.token_hash is None), None)
@@ -515,7 +524,6 @@ class Hub:
             raise TableError("full", "every seat is taken; watch the table instead", 409)
         if any(s.name is not None and s.name.casefold() == clean.casefold() for s in table.seats):
             raise TableError("name_taken", f"{clean!r} already sits at this table; choose another name", 409)
-        token = secrets.token_urlsafe(24)
         taken = free.copy()
         taken.name, taken.token_hash = clean, hash_token(token)
         if not await self.writer.call(self.store.take_seat, table.code, taken.row()):  # memory follows
