@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from py421.core.chance import SeededDice
 from py421.core.record import Record
 from py421.core.rules import Ruleset
 from py421.players import make_bot
+from py421.server import hints as hints_module
 from py421.server.app import create_app
 from py421.server.limits import Limits
 from py421.server.optimal import Budget
@@ -243,3 +245,31 @@ def test_a_hint_the_worker_could_not_give_in_time_comes_when_it_can(quick):
         hint, before = read_until(ws, lambda m: m["type"] == "hints")
     assert refused  # the first answer was "busy"
     assert hint["version"] == table["version"] and before == []  # the same decision, nothing moved
+
+
+def test_hints_the_worker_fails_on_each_time_are_asked_for_a_few_times_only(quick, monkeypatch):
+    """A hint that takes the worker longer than its budget every time is not asked for again and
+    again while the player thinks: each ask holds the worker (and every other table's hints)."""
+    monkeypatch.setattr(hints_module, "RETRY_SECONDS", 0.05)
+    worker = quick.app.state.hints.analyst.worker
+    call = worker._call
+    asked: list[Any] = []
+
+    def too_long(request: tuple[Any, ...], seconds: float, *, cancel: bool) -> tuple[str, Any]:
+        if request[0] == "hint":
+            asked.append(request)
+            return ("timeout", None)
+        answer: tuple[str, Any] = call(request, seconds, cancel=cancel)
+        return answer
+
+    worker._call = too_long
+    created = create(quick, **CLASSIC, seats=["human", "bot:heuristic"], hints=True)
+    code, alice = created["code"], created["token"]
+    with quick.websocket_connect(f"/ws/{code}?token={alice}") as ws:
+        start(quick, code, alice)
+        read_until(ws, lambda m: m["type"] == "table" and (m["view"] or {}).get("your_turn"))
+        deadline = time.monotonic() + 30
+        while len(asked) < hints_module.TRIES and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.5)  # ten more pauses between asks: none is made
+    assert len(asked) == hints_module.TRIES

@@ -20,6 +20,7 @@ from .table import Connection, Table, dumps
 
 log = logging.getLogger(__name__)
 RETRY_SECONDS = 1.0  # between two asks for hints the worker could not give in time
+TRIES = 3  # asks for the same hints that the worker answers other than "busy", at most
 
 
 class Hints:
@@ -66,15 +67,18 @@ class Hints:
         seat = session.state.to_move
         try:
             status, hint = await self.analyst.hint(session.state)
-            if hint is None:
-                log.warning("no hint for %s yet (%s)", session.state.players[seat or 0], status)
             # None in time (the worker still on a decision given up on, or loading a solution): asked
-            # again while the same person is to move and watching; the player waits for them.
-            while hint is None and not self.analyst.closed:
+            # again while the same person is to move and watching; the player waits for them. A
+            # busy worker costs nothing to ask; one that failed on this very hint is asked a few times.
+            failed = int(status != "busy")
+            while hint is None and not self.analyst.closed and failed < TRIES:
                 await asyncio.sleep(RETRY_SECONDS)
                 if not self._still(table, session, version, seat):
                     return
                 status, hint = await self.analyst.hint(session.state)
+                failed += status != "busy"
+            if hint is None and not self.analyst.closed:
+                log.warning("no hint for %s (%s)", session.state.players[seat or 0], status)
         finally:
             self._asking.discard((table.code, version))
         if hint is None or not self._still(table, session, version, seat):
