@@ -25,7 +25,7 @@ others: the server's "one core" exactly.
 
 It prints the client's actions and the actions of every player the server
 played (the client's and its own bots', counted in the database), with the
-server's CPU time per action; the latency over the whole run, once every table
+server's CPU time per action (and PostgreSQL's CPU, when it runs here); the latency over the whole run, once every table
 is open, and for the actions that ended a game; and how late the load client's
 own event loop ran its timers (a late client adds to every latency it
 measures; its collector is kept from pausing it as the server's is).
@@ -206,6 +206,28 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def database_cpu(db: str) -> dict[int, float]:
+    """PostgreSQL running on this machine: the CPU time so far of each of its processes (none for
+    SQLite, which runs in the server, nor for a database elsewhere). A process that ends during the
+    run is not counted: the servers' connections last the whole run."""
+    if not db.startswith("postgres"):
+        return {}
+    engine = sqlalchemy.create_engine(db)
+    try:
+        with engine.connect() as conn:
+            pids = [int(pid) for (pid,) in conn.execute(sqlalchemy.text("SELECT pid FROM pg_stat_activity"))]
+    finally:
+        engine.dispose()
+    found = {}
+    for pid in pids:
+        try:
+            if Path(f"/proc/{pid}/comm").read_text().strip() == "postgres":
+                found[pid] = cpu_seconds(pid)
+        except OSError:  # gone, or another machine's
+            pass
+    return found
+
+
 def own_database(url: str) -> str:
     """An empty PostgreSQL database of the benchmark's own beside the one given (``NAME_load``):
     tables left by earlier runs would be taken over by the servers and skew the numbers."""
@@ -249,6 +271,7 @@ async def run(
     start = time.monotonic()
     cpu_server = sum(cpu_seconds(pid) for pid in server_pids)
     cpu_client = cpu_seconds(os.getpid())
+    cpu_database = database_cpu(db)
     # One HTTP client per server for every table: making one is slow enough to stall the others.
     limits = httpx.Limits(max_connections=None, max_keepalive_connections=tables + 1)
     https = [httpx.AsyncClient(base_url=base, timeout=30, limits=limits) for base in bases]
@@ -265,6 +288,7 @@ async def run(
     wall = time.monotonic() - start
     server_share = (sum(cpu_seconds(pid) for pid in server_pids) - cpu_server) / wall
     client_share = (cpu_seconds(os.getpid()) - cpu_client) / wall
+    database_share = sum(t - cpu_database.get(pid, 0.0) for pid, t in database_cpu(db).items()) / wall
     lat = sorted(tally.latencies)
     written = steps_written(db) - before
     moves = written["action"]
@@ -286,7 +310,8 @@ async def run(
         watched_lat = percentiles(sorted(seen.latencies))
         print(f"the table {spectators} spectators watched: {len(seen.latencies)} actions, {watched_lat}")
     servers = "server" if len(server_pids) == 1 else f"{len(server_pids)} servers together"
-    print(f"CPU: {servers} {server_share:.0%} of a core, load client {client_share:.0%}")
+    database = f", PostgreSQL {database_share:.0%}" if database_share else ""
+    print(f"CPU: {servers} {server_share:.0%} of a core, load client {client_share:.0%}{database}")
     if moves:
         print(f"server CPU per action of any player: {server_share * wall / moves * 1000:.2f} ms")
     errors = collections.Counter(tally.errors) + collections.Counter(seen.errors)
