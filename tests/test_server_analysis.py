@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -222,28 +223,37 @@ def test_a_table_keeps_its_hints_when_the_server_restarts(tmp_path):
             assert hint["seat"] == 0 and hint["choices"]
 
 
-def test_a_hint_the_worker_could_not_give_in_time_comes_when_it_can(quick):
-    """The analysis worker still busy with a decision given up on (or slow to load the solution)
-    when a person is to move: their hints come a moment later, not only after the next move."""
-    worker = quick.app.state.hints.analyst.worker
+def hints_asked(client: TestClient, failing: Callable[[int], str | None]) -> list[Any]:
+    """The hints asked of the analysis worker from now on; ask ``n`` (from 0) answered at once
+    with the status ``failing(n)`` instead (``"busy"``, ``"timeout"``…) unless that is None."""
+    worker = client.app.state.hints.analyst.worker  # type: ignore[attr-defined]
     call = worker._call
-    refused: list[Any] = []
+    asked: list[Any] = []
 
-    def busy_once(request: tuple[Any, ...], seconds: float, *, cancel: bool) -> tuple[str, Any]:
-        if request[0] == "hint" and not refused:
-            refused.append(request)
-            return ("busy", None)
+    def answering(request: tuple[Any, ...], seconds: float, *, cancel: bool) -> tuple[str, Any]:
+        if request[0] == "hint":
+            asked.append(request)
+            status = failing(len(asked) - 1)
+            if status is not None:
+                return (status, None)
         answer: tuple[str, Any] = call(request, seconds, cancel=cancel)
         return answer
 
-    worker._call = busy_once
+    worker._call = answering
+    return asked
+
+
+def test_a_hint_the_worker_could_not_give_in_time_comes_when_it_can(quick):
+    """The analysis worker still busy with a decision given up on (or slow to load the solution)
+    when a person is to move: their hints come a moment later, not only after the next move."""
+    asked = hints_asked(quick, lambda n: "busy" if n == 0 else None)
     created = create(quick, **CLASSIC, seats=["human", "bot:heuristic"], hints=True)
     code, alice = created["code"], created["token"]
     with quick.websocket_connect(f"/ws/{code}?token={alice}") as ws:
         start(quick, code, alice)
         table, _ = read_until(ws, lambda m: m["type"] == "table" and (m["view"] or {}).get("your_turn"))
         hint, before = read_until(ws, lambda m: m["type"] == "hints")
-    assert refused  # the first answer was "busy"
+    assert len(asked) == 2  # the first answer was "busy"
     assert hint["version"] == table["version"] and before == []  # the same decision, nothing moved
 
 
@@ -251,18 +261,7 @@ def test_hints_the_worker_fails_on_each_time_are_asked_for_a_few_times_only(quic
     """A hint that takes the worker longer than its budget every time is not asked for again and
     again while the player thinks: each ask holds the worker (and every other table's hints)."""
     monkeypatch.setattr(hints_module, "RETRY_SECONDS", 0.05)
-    worker = quick.app.state.hints.analyst.worker
-    call = worker._call
-    asked: list[Any] = []
-
-    def too_long(request: tuple[Any, ...], seconds: float, *, cancel: bool) -> tuple[str, Any]:
-        if request[0] == "hint":
-            asked.append(request)
-            return ("timeout", None)
-        answer: tuple[str, Any] = call(request, seconds, cancel=cancel)
-        return answer
-
-    worker._call = too_long
+    asked = hints_asked(quick, lambda n: "timeout")
     created = create(quick, **CLASSIC, seats=["human", "bot:heuristic"], hints=True)
     code, alice = created["code"], created["token"]
     with quick.websocket_connect(f"/ws/{code}?token={alice}") as ws:
