@@ -20,8 +20,9 @@ not play through (the table then moves to the player's process). On
 PostgreSQL the servers use a fresh database of their own beside the one given
 (its name with ``_load``), dropped and made again at each run.
 
-With --server-cpu C the server runs on CPU C alone and the load client on the
-others: the server's "one core" exactly.
+With --server-cpu C the server runs on CPU C only and the load client on the
+others: the server's "one core". PostgreSQL, a server of its own, runs where
+the system puts it, on any CPU.
 
 It prints the client's actions and the actions of every player the server
 played (the client's and its own bots', counted in the database), with the
