@@ -19,6 +19,8 @@ from py421.core.record import Record
 from py421.core.rules import Ruleset
 from py421.i18n import tr
 
+from .server_process import free_port
+
 
 def run_cli(*args: str, input: str | None = None) -> Any:
     return CliRunner().invoke(main, list(args), input=input)
@@ -259,6 +261,40 @@ def test_serve_on_a_busy_port_says_so_in_one_line():
         result = run_cli("serve", "--port", str(port))
     assert result.exit_code == 2
     assert result.output == f"Error: port {port} on 127.0.0.1 is already in use; choose another with --port\n"
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        (
+            "postgresql://postgres@127.0.0.1:5543x/db",
+            "the database URL cannot be read; accepted: sqlite:///FILE",
+        ),
+        ("sqlite:/tmp/x.sqlite3", "the database URL cannot be read; accepted: sqlite:///FILE"),
+        ("sqlite://server.sqlite3", "'sqlite://server.sqlite3' names a host: a SQLite URL is sqlite:///FILE"),
+        ("sqlite://", "sqlite:// keeps the tables in memory, lost at the end: give sqlite:///FILE"),
+    ],
+)
+def test_serve_on_a_database_url_it_cannot_use_says_what_is_accepted_in_one_line(url: str, said: str) -> None:
+    pytest.importorskip("uvicorn")
+    result = run_cli("serve", "--port", str(free_port()), "--db", url)
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(f"Error: {said}") and result.output.count("\n") == 1, result.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["serve", "--bot-delay", "nan"],
+        ["serve", "--messages-per-second", "inf"],
+        ["serve", "--optimal-seconds", "nan"],
+        ["play", "--bot-delay", "nan"],
+    ],
+)
+def test_a_decimal_option_that_is_no_number_is_refused(args: list[str]) -> None:
+    result = run_cli(*args)
+    assert result.exit_code == 2, result.output
+    assert f"{args[-1]} is not in the range" in result.output
 
 
 # -- time -------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from py421.core.record import Record
 from py421.server import protocol as p
 from py421.server.app import create_app
 from py421.server.database import SeatRow, Store, TableRow, make_engine, now
+from py421.server.limits import AddressBook, Limits
 from py421.server.protocol import CreateTable
 from py421.server.table import Connection
 from py421.server.verify import verify
@@ -210,6 +211,50 @@ def test_too_many_messages_are_rate_limited(client):
         answers = [ws.receive_json() for _ in range(40)]
     assert any(a.get("error") == "rate_limited" for a in answers)
     assert sum(a["type"] == "pong" for a in answers) >= 20
+
+
+def test_a_spent_message_budget_is_not_refilled_by_closing_and_opening_a_connection(client):
+    code = create(client)["code"]
+    answers = []
+    for _ in range(4):  # a flooder that reconnects after each burst
+        with client.websocket_connect(f"/ws/{code}") as ws:
+            receive_table(ws)
+            for _ in range(20):
+                ws.send_json({"type": "ping"})
+            answers += [ws.receive_json() for _ in range(20)]
+    # the budget is 20 at once and 10 a second: four bursts in well under a second are not 80 pongs
+    assert sum(a["type"] == "pong" for a in answers) < 40
+    assert answers[-1].get("error") == "rate_limited"
+
+
+def test_an_address_s_message_budget_is_forgotten_once_it_is_whole_again():
+    book = AddressBook(Limits(messages_per_second=10))
+    assert book.open("a")
+    assert sum(book.message("a", now=0.0) for _ in range(25)) == 20
+    book.close("a")
+    book.forget_idle(now=0.5)  # 5 of the 20 back: still remembered
+    assert book.open("a") and not book.message("a", now=0.05)
+    book.close("a")
+    book.forget_idle(now=2.5)
+    assert "a" not in book.buckets
+
+
+@pytest.mark.timeout(60)  # a connection dropped unanswered would wait for ever
+def test_a_message_the_server_fails_on_is_answered_and_the_connection_goes_on(client):
+    code = create(client)["code"]
+    hub = client.app.state.hub
+
+    async def broken(*args: Any) -> None:
+        raise RuntimeError("a fault of the server's")
+
+    hub.act = broken
+    with client.websocket_connect(f"/ws/{code}") as ws:
+        receive_table(ws)
+        ws.send_json({"type": "act", "version": 0, "action": "stop"})
+        answer = ws.receive_json()
+        assert answer["type"] == "error" and answer["error"] == "internal", answer
+        ws.send_json({"type": "ping"})
+        assert ws.receive_json()["type"] == "pong"
 
 
 def test_http_refusals_say_what_is_accepted(client):

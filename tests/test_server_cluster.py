@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -407,6 +408,21 @@ def test_a_process_whose_listening_connection_is_lost_listens_again_and_reads_it
     assert asyncio.run(lose_the_listener()) == [None, {"code": "HELD1", "by": "another process"}]
 
 
+@contextlib.contextmanager
+def two_processes(
+    a: Limits | None = None, b: Limits | None = None
+) -> Iterator[tuple[TestClient, TestClient]]:
+    """Two server processes (two apps, in this one) on a fresh PostgreSQL database."""
+    assert POSTGRES is not None
+    db = fresh_postgres(POSTGRES)
+    a = a or Limits()
+    with (
+        TestClient(create_app(db, bot_delay=0, limits=a)) as first,
+        TestClient(create_app(db, bot_delay=0, limits=b or a)) as second,
+    ):
+        yield first, second
+
+
 def _owner_wait(hub: Any, code: str, seconds: float = 10) -> bool:
     deadline = time.monotonic() + seconds
     while code not in hub.owned() and time.monotonic() < deadline:
@@ -417,9 +433,7 @@ def _owner_wait(hub: Any, code: str, seconds: float = 10) -> bool:
 def test_a_table_given_by_an_owner_too_busy_to_answer_in_time_is_taken_at_once(tmp_path: Path) -> None:
     """Under load the owner's answer to "give" may come after the asker stopped waiting: the table it
     gave must not stay without an owner until a scan finds it (its players would wait that long)."""
-    assert POSTGRES is not None
-    db = fresh_postgres(POSTGRES)
-    with TestClient(create_app(db, bot_delay=0)) as a, TestClient(create_app(db, bot_delay=0)) as b:
+    with two_processes() as (a, b):
         hub_a, hub_b = a.app.state.hub, b.app.state.hub  # type: ignore[attr-defined]
         for hub in (hub_a, hub_b):
             hub.cluster.scan_seconds = 3600  # after the scan under way: no scan takes the table
@@ -436,9 +450,7 @@ def test_a_table_given_by_an_owner_too_busy_to_answer_in_time_is_taken_at_once(t
 def test_a_change_asked_again_of_a_slow_owner_is_made_once_and_answered(tmp_path: Path) -> None:
     """Under load the owner answers after the asker stopped waiting, and the asker asks again: the
     start it made must not then be refused as "already started" (409), nor made twice."""
-    assert POSTGRES is not None
-    db = fresh_postgres(POSTGRES)
-    with TestClient(create_app(db, bot_delay=0)) as a, TestClient(create_app(db, bot_delay=0)) as b:
+    with two_processes() as (a, b):
         hub_a, hub_b = a.app.state.hub, b.app.state.hub  # type: ignore[attr-defined]
         created = create(a, seats=["human", "bot:heuristic"])
         code, token = created["code"], created["token"]
@@ -463,13 +475,7 @@ def test_a_table_moves_to_the_process_its_players_play_through(tmp_path: Path) -
     """Behind a load balancer a table is made through one process and played through another: it
     moves to the process its seated player is connected to, so their moves are not forwarded; a
     table whose players are connected to both processes stays where it is."""
-    assert POSTGRES is not None
-    db = fresh_postgres(POSTGRES)
-    limits = Limits(messages_per_second=1000)
-    with (
-        TestClient(create_app(db, bot_delay=0, limits=limits)) as a,
-        TestClient(create_app(db, bot_delay=0, limits=limits)) as b,
-    ):
+    with two_processes(Limits(messages_per_second=1000)) as (a, b):
         hub_a, hub_b = a.app.state.hub, b.app.state.hub  # type: ignore[attr-defined]
         created = create(a, seats=["human", "bot:heuristic"])
         code, token = created["code"], created["token"]
@@ -492,3 +498,85 @@ def test_a_table_moves_to_the_process_its_players_play_through(tmp_path: Path) -
         ):
             time.sleep(1)
             assert code2 in hub_a.owned() and code2 not in hub_b.owned()  # Alice plays through A
+
+
+def test_a_table_its_player_takes_from_process_to_process_and_back_has_an_owner_at_once(
+    tmp_path: Path,
+) -> None:
+    """A reloading phone behind a load balancer reaches one process, then another, then the first
+    again: each time the table must come to it, not be left without an owner (nobody plays its bots
+    nor answers its moves) until the processes stop leaving out of their scans what they gave."""
+    with two_processes() as (a, b):
+        hub_a, hub_b = a.app.state.hub, b.app.state.hub  # type: ignore[attr-defined]
+        created = create(a, seats=["human", "bot:heuristic"])
+        code, token = created["code"], created["token"]
+        for there, hub in ((b, hub_b), (a, hub_a), (b, hub_b)):
+            with there.websocket_connect(f"/ws/{code}?token={token}") as ws:
+                ws.receive_json()
+                assert _owner_wait(hub, code, seconds=3), "the table was left without an owner"
+
+
+def test_a_huge_token_sent_through_another_process_is_refused_as_by_the_owner(tmp_path: Path) -> None:
+    with two_processes() as (a, b):
+        code = create(a, seats=["human", "bot:heuristic"])["code"]
+        huge = {"Authorization": "Bearer " + "x" * 9000}
+        for there in (a, b):
+            for action in ("start", "rematch"):
+                refused = there.post(f"/api/tables/{code}/{action}", headers=huge)
+                assert refused.status_code == 403, refused.text
+                assert refused.json()["detail"]["error"] == "not_creator"
+
+
+@pytest.mark.timeout(60)  # a dropped socket left unanswered would wait for ever
+def test_a_move_passed_on_when_the_connection_for_requests_fails_is_still_answered(tmp_path: Path) -> None:
+    """The connection that carries requests to the other processes is lost (the database restarted,
+    a proxy cut it) as a player's move is passed on: the move is asked again through a new one, and
+    the player's WebSocket stays open."""
+    import psycopg
+
+    with two_processes(Limits(messages_per_second=1000)) as (a, b):
+        hub_b = b.app.state.hub  # type: ignore[attr-defined]
+        created = create(a, seats=["human", "human"])
+        code = created["code"]
+        joined = b.post(f"/api/tables/{code}/join", json={"name": "Bob"})
+        assert joined.status_code == 200, joined.text
+        with (
+            a.websocket_connect(f"/ws/{code}?token={created['token']}") as alice,
+            b.websocket_connect(f"/ws/{code}?token={joined.json()['token']}") as bob,
+        ):
+            alice.receive_json()
+            bob.receive_json()
+            time.sleep(1)  # Bob's process has asked for the table, and been told Alice keeps it
+            send = hub_b.cluster._send_notes
+            lost: list[list[str]] = []
+
+            async def lost_once(channels: list[str], payloads: list[str]) -> None:
+                if not lost:
+                    lost.append(channels)
+                    raise psycopg.OperationalError("server closed the connection unexpectedly")
+                await send(channels, payloads)
+
+            hub_b.cluster._send_notes = lost_once
+            bob.send_json({"type": "act", "version": 0, "action": "stop"})
+            answer = bob.receive_json()
+            while answer["type"] != "error":
+                answer = bob.receive_json()
+            assert lost and answer["error"] == "not_started", answer
+            bob.send_json({"type": "ping"})
+            assert bob.receive_json()["type"] == "pong"
+
+
+def test_a_table_shown_or_refused_by_a_process_that_does_not_own_it_is_not_kept_there(tmp_path: Path) -> None:
+    """A table in play kept by a process that does not own it is read again at each of its steps
+    and counts against that process's tables: one a client only looked at must not stay."""
+    with two_processes(Limits(), Limits(spectators=0)) as (a, b):
+        hub_b = b.app.state.hub  # type: ignore[attr-defined]
+        created = create(a, seats=["human", "bot:heuristic"])
+        code = created["code"]
+        start(a, code, created["token"])
+        shown = b.get(f"/api/tables/{code}")
+        assert shown.status_code == 200 and shown.json()["status"] == "playing"
+        assert code not in hub_b.tables
+        with b.websocket_connect(f"/ws/{code}") as ws:
+            assert ws.receive_json()["error"] == "too_many_spectators"
+        assert code not in hub_b.tables

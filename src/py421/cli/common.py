@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -14,12 +15,24 @@ import click
 from ..core.errors import InvalidPlayers, Message, Py421Error
 from ..core.record import Record
 from ..core.rules import Ruleset, preset_names
-from ..i18n import LANGS, detect_lang, error_text, tr
+from ..i18n import EN, LANGS, detect_lang, error_text, tr
 from ..play.coach import game_solving as game_solving  # the commands' progress, in words
 from ..play.coach import solving as solving
 from ..play.session import Seat
-from .words import ASKED, Group, asked_lang, speaking, spoken
+from .words import ASKED, Group, asked_lang, click_text, speaking, spoken
 from .words import Command as Command  # the commands' class, for the modules that define them
+
+
+class Finite(click.FloatRange):
+    """A decimal option in a range, and a number: ``nan`` passes every comparison of a range, and
+    ``inf`` one without an end (a rate without a cap, a delay that never ends)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            said = click_text(spoken(), EN["click.not_in_range"])
+            self.fail(said.format(value=value, range=self._describe_range()), param, ctx)
+        return number
 
 
 def resolve_rules(spec: str, settings: tuple[str, ...] = (), param_hint: str = "'--rules'") -> Ruleset:

@@ -25,6 +25,7 @@ from .common import (
     LANG_OPTION,
     SAY_OPTION,
     Command,
+    Finite,
     people_seats,
     prepare_optimal,
     read_record,
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 @click.option("--players", default=None)
 @click.option("--seed", default=None)
 @LANG_OPTION
-@click.option("--bot-delay", type=click.FloatRange(0, 10), default=0.6, show_default=True)
+@click.option("--bot-delay", type=Finite(0, 10), default=0.6, show_default=True)
 @click.option("--plain", is_flag=True)
 @click.option("--hints", is_flag=True)
 @click.option("--resume", is_flag=True)

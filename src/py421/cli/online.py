@@ -11,7 +11,7 @@ import click
 
 from ..extras import require
 from ..i18n import tr
-from .common import SAY_OPTION, Command, read_record
+from .common import SAY_OPTION, Command, Finite, read_record
 
 # The caps of `421 serve`: option, field of Limits, accepted values (docs/online.md lists them; each
 # option's help is the catalog's cli.opt.serve.<its name>).
@@ -22,8 +22,8 @@ SERVE_LIMITS: list[tuple[str, str, click.ParamType[Any]]] = [
     ("--max-tables-per-minute", "tables_per_minute", click.IntRange(1)),
     ("--max-tables", "live_tables", click.IntRange(1)),
     ("--waiting-minutes", "waiting_minutes", click.IntRange(1)),
-    ("--messages-per-second", "messages_per_second", click.FloatRange(1)),
-    ("--optimal-seconds", "seconds", click.FloatRange(1)),
+    ("--messages-per-second", "messages_per_second", Finite(1)),
+    ("--optimal-seconds", "seconds", Finite(1)),
     ("--optimal-memory", "memory_mb", click.IntRange(256)),
 ]
 
@@ -45,7 +45,7 @@ def _limit_options(command: Callable[..., None]) -> Callable[..., None]:
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=click.IntRange(1, 65535), default=8421, show_default=True)
 @click.option("--db", "db_url", default=None, envvar="PY421_DB")
-@click.option("--bot-delay", type=click.FloatRange(0, 10), default=0.6, show_default=True)
+@click.option("--bot-delay", type=Finite(0, 10), default=0.6, show_default=True)
 @_limit_options
 @SAY_OPTION
 def serve(

@@ -354,6 +354,9 @@ def create_app(
             except SQLAlchemyError:  # nothing was kept: the move can be sent again
                 log.exception("table %s: a move could not be saved", table.code)
                 conn.error("internal", "the move could not be saved; send it again")
+            except Exception:  # a fault of the server's: said, and the connection goes on
+                log.exception("table %s: a message failed", table.code)
+                conn.error("internal", "the server failed on this message; it is logged; send it again")
 
     return app
 
@@ -422,9 +425,15 @@ def _address(request: Request) -> str:
     return request.client.host if request.client else ""
 
 
+TOKEN_MOST = 64  # the server's tokens are 32 characters: a longer one is nobody's
+
+
 def _bearer(header: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer`` header; one that cannot be a seat's is no token
+    (it would be refused all the same, and it is not worth passing to another process)."""
     if header and header.lower().startswith("bearer "):
-        return header[7:].strip()
+        token = header[7:].strip()
+        return token if len(token) <= TOKEN_MOST else None
     return None
 
 

@@ -47,6 +47,11 @@ REQUESTS = "py421_requests"
 MOVED_WAIT = 0.2  # seconds a request answered "moved" waits for its new owner's answer
 SERVED_SECONDS = 60.0  # a request served is remembered this long, to answer it again if asked again
 GIVEN_SECONDS = 10.0  # a table given to another process is left out of this one's scans this long
+NOTE_BYTES = 7999  # PostgreSQL refuses a notification's payload of 8,000 bytes or more
+
+
+class TooLong(ValueError):
+    """A request too long to pass to another process; nothing was sent."""
 
 
 class Moved(Exception):
@@ -195,6 +200,9 @@ class Cluster(Solo):
         return code in self.owned
 
     def given(self, code: str) -> bool:
+        # a table asked back for a player connected here is this process's to take again
+        if code in self.asking:
+            return False
         return time.monotonic() - self._given.get(code, -GIVEN_SECONDS) < GIVEN_SECONDS
 
     async def claim(self, code: str) -> bool:
@@ -297,13 +305,22 @@ class Cluster(Solo):
         self, code: str, kind: str, args: dict[str, Any], ident: str | None = None
     ) -> dict[str, Any]:
         """Ask the owner of ``code`` to make a change; its answer, or its refusal as an ``error``.
-        A request asked again with the same ``ident`` is made once by the owner that had it."""
+        A request asked again with the same ``ident`` is made once by the owner that had it.
+
+        :class:`TooLong` if the request cannot be passed on; ``TimeoutError`` if no answer came,
+        or if the request could not be sent (the connection for them was lost): ask again.
+        """
         ident = ident or secrets.token_hex(8)
+        payload = json.dumps({"id": ident, "to": self.inbox, "code": code, "kind": kind, "args": args})
+        if len(payload.encode()) > NOTE_BYTES:
+            raise TooLong(f"a request passed to another process is at most {NOTE_BYTES} bytes")
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiting[ident] = future
-        payload = json.dumps({"id": ident, "to": self.inbox, "code": code, "kind": kind, "args": args})
         try:
-            await self._notify(REQUESTS, payload)
+            try:
+                await self._notify(REQUESTS, payload)
+            except Exception as e:  # only this batch is lost: the next goes through a new connection
+                raise TimeoutError(f"the request could not be sent ({e})") from e
             return await asyncio.wait_for(future, self.answer_seconds)
         finally:
             self._waiting.pop(ident, None)
@@ -427,6 +444,9 @@ class Cluster(Solo):
             answer = {"error": error, "message": message, "status": status, "words": words}
         answer["id"] = request["id"]
         text = json.dumps(answer)
+        if len(text.encode()) > NOTE_BYTES:  # it would fail the other answers sent with it
+            log.error("the answer to a %s request is too long to send: %.200s", request["kind"], text)
+            text = json.dumps({"id": request["id"], **_internal()})
         now = time.monotonic()
         if now - self._pruned > SERVED_SECONDS:  # forget the requests long answered
             self._pruned = now
@@ -449,4 +469,10 @@ def _refusal(e: Exception) -> tuple[str, str, int, dict[str, str]]:
     if isinstance(e, TableError):
         return e.error, e.message, e.status, e.words
     log.exception("a request from another process failed")
-    return "internal", "the server that holds this table failed on the request; try again", 500, {}
+    internal = _internal()
+    return internal["error"], internal["message"], internal["status"], internal["words"]
+
+
+def _internal() -> dict[str, Any]:
+    message = "the server that holds this table failed on the request; try again"
+    return {"error": "internal", "message": message, "status": 500, "words": {}}

@@ -34,8 +34,8 @@ from sqlalchemy import (
     false,
     select,
 )
-from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError
 
 from ..core.errors import Py421Error
 from ..core.game import Step
@@ -249,10 +249,24 @@ def make_engine(url: str) -> Engine:
             f"unsupported database {url.split(':')[0]!r}; accepted: sqlite:///FILE, postgresql://…"
         )
     try:
+        parsed = make_url(url)
+        if parsed.drivername == "sqlite" and parsed.host:
+            raise DatabaseError(
+                f"{url!r} names a host: a SQLite URL is sqlite:///FILE (three slashes, four before /)"
+            )
+        if parsed.drivername == "sqlite" and parsed.database in (None, "", ":memory:"):
+            raise DatabaseError("sqlite:// keeps the tables in memory, lost at the end: give sqlite:///FILE")
         # A database server may have dropped an idle connection; a file cannot.
-        engine = create_engine(url, pool_pre_ping=url.startswith("postgresql"))
+        engine = create_engine(parsed, pool_pre_ping=url.startswith("postgresql"))
     except ModuleNotFoundError as e:
         raise DatabaseError(f"{e}; for PostgreSQL: pip install '.[postgres]' in the py421 folder") from e
+    except (ArgumentError, ValueError) as e:  # a port that is no number, a slash too few…
+        # not shown again: it may hold a password
+        raise DatabaseError(
+            "the database URL cannot be read; accepted: sqlite:///FILE, "
+            "postgresql://USER:PASSWORD@HOST:PORT/NAME (PORT a number; @ : / in a password "
+            "written %40 %3A %2F)"
+        ) from e
     if url.startswith("sqlite"):
         event.listen(engine, "connect", _sqlite_pragmas)
     return engine

@@ -35,8 +35,9 @@ class _Bucket:
 class AddressBook:
     """Per-address counts: open connections, a message budget, tables created lately.
 
-    Entries that hold nothing are forgotten, so the book grows only with the
-    addresses connected or active in the last minute.
+    Entries that hold nothing are forgotten (a message budget once whole again),
+    so the book grows only with the addresses connected or active in the last
+    minute.
     """
 
     limits: Limits
@@ -56,9 +57,8 @@ class AddressBook:
         n = self.connections.get(address, 0) - 1
         if n > 0:
             self.connections[address] = n
-        else:
+        else:  # the message budget stays until it is whole again: reconnecting must not refill it
             self.connections.pop(address, None)
-            self.buckets.pop(address, None)
 
     def message(self, address: str, now: float | None = None) -> bool:
         """Spend one message of the address's budget; False when it is spent."""
@@ -86,5 +86,13 @@ class AddressBook:
 
     def forget_idle(self, now: float | None = None) -> None:
         now = time.monotonic() if now is None else now
+        rate = self.limits.messages_per_second
+        whole = [
+            a
+            for a, b in self.buckets.items()
+            if a not in self.connections and b.tokens + (now - b.last) * rate >= 2 * rate
+        ]
+        for address in whole:
+            del self.buckets[address]
         for address in [a for a, r in self.created.items() if not r or now - r[-1] >= 60]:
             del self.created[address]

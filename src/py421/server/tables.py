@@ -36,7 +36,7 @@ from ..history import History, game_rows
 from ..play.session import Seat as SessionSeat
 from ..play.session import Session
 from ..players import BOTS, Player, bot_name, make_bot, parse_bot
-from .cluster import Moved, Solo
+from .cluster import Moved, Solo, TooLong
 from .database import Store, TableRow, now
 from .limits import AddressBook, Limits
 from .optimal import OptimalWorker, TooCostly
@@ -193,7 +193,8 @@ class Hub:
     def load(self, code: str, *, keep: bool = True) -> Table | None:
         """A table, from memory or rebuilt from the database by replaying its steps.
 
-        ``keep=False``: a finished table read only to be shown is not kept in memory.
+        ``keep=False``: a table read only to be shown is not kept in memory, unless it is in play
+        and this process owns it (it plays it on).
         """
         table = self.tables.get(code)
         if table is not None:
@@ -219,7 +220,7 @@ class Hub:
             for step in row.steps:
                 game.apply_step(step)
                 table.events.extend(game.state.events)
-        if keep or table.status != "over":
+        if keep or (table.status != "over" and self.cluster.owns(code)):
             self.tables[code] = table
         return table
 
@@ -305,6 +306,8 @@ class Hub:
                     continue
             try:
                 answer = await self.cluster.request(code, kind, args, ident)
+            except TooLong as e:
+                raise TableError("too_large", str(e), 413) from e
             except TimeoutError:
                 silent += 1
                 if silent == 3:
@@ -571,6 +574,7 @@ class Hub:
         written (a commit waits on the database with the lock held)."""
         async with table.lock:
             if conn.seat is None and table.spectators() >= self.limits.spectators:
+                self._forget_if_done(table)  # read for this connection only
                 raise TableError(
                     "too_many_spectators",
                     f"this table has its {self.limits.spectators} spectators; try later",
