@@ -257,6 +257,22 @@ def test_a_message_the_server_fails_on_is_answered_and_the_connection_goes_on(cl
         assert ws.receive_json()["type"] == "pong"
 
 
+def test_a_request_while_the_database_is_away_is_told_so_with_503_and_logged_in_one_line(client, caplog):
+    hub = client.app.state.hub
+
+    async def away(*args: Any) -> None:
+        raise OperationalError("INSERT …", {}, Exception("connection refused"))
+
+    hub.create = away
+    refused = client.post("/api/tables", json={"name": "Ann"})
+    assert refused.status_code == 503
+    assert refused.json()["detail"] == {
+        "error": "internal",
+        "message": "the database does not answer; try again in a moment",
+    }
+    assert "Traceback" not in caplog.text and "the database does not answer" in caplog.text
+
+
 def test_http_refusals_say_what_is_accepted(client):
     def refused(path: str, body: Any, status: int, error: str, says: str, token: str | None = None) -> None:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
@@ -620,7 +636,7 @@ def test_a_start_the_engine_refuses_leaves_the_table_waiting(client, monkeypatch
     monkeypatch.setattr(hub.writer, "start", down)
     quiet = TestClient(client.app, raise_server_exceptions=False)
     response = quiet.post(f"/api/tables/{code}/start", headers={"Authorization": f"Bearer {token}"})
-    assert response.status_code == 500 and response.json()["detail"]["error"] == "internal"
+    assert response.status_code == 503 and response.json()["detail"]["error"] == "internal"
     table = hub.get(code)
     assert table.status == "waiting" and table.session is None
     assert [s.kind for s in table.seats] == ["human", "human"]

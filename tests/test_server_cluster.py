@@ -580,3 +580,37 @@ def test_a_table_shown_or_refused_by_a_process_that_does_not_own_it_is_not_kept_
         with b.websocket_connect(f"/ws/{code}") as ws:
             assert ws.receive_json()["error"] == "too_many_spectators"
         assert code not in hub_b.tables
+
+
+def test_a_process_whose_database_is_away_says_so_in_a_line_a_scan_not_in_tracebacks(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """While the database is away every scan (each two seconds) fails: the operator reads why, once
+    a line, not a traceback each time; the process takes its tables again once it is back."""
+    db = _ownerless_table("AWAY1")
+
+    async def away_and_back() -> list[str]:
+        cluster = Cluster(db, scan_seconds=3600)
+        await cluster.start(Nobody())
+        try:
+            url, cluster.url = cluster.url, "postgresql://postgres@127.0.0.1:1/none"  # nothing there
+            await cluster._locks.close()  # the database went away
+            for _ in range(2):
+                with contextlib.suppress(Exception):
+                    await cluster.scan()
+            cluster.url = url  # back
+            await cluster._locks.close()
+            with contextlib.suppress(Exception):
+                await cluster.scan()  # finds its connection lost, makes another
+            for _ in range(50):  # the lost connections' locks are freed as their sessions end
+                if await cluster.scan() or cluster.owns("AWAY1"):
+                    break
+                await asyncio.sleep(0.1)
+            return sorted(cluster.owned)
+        finally:
+            await cluster.close()
+
+    with caplog.at_level("WARNING"):
+        assert asyncio.run(away_and_back()) == ["AWAY1"]
+    assert "Traceback" not in caplog.text
+    assert caplog.text.count("the connection holding the tables' locks is lost") == 1  # not at each scan

@@ -22,7 +22,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ValidationError
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -135,6 +135,20 @@ def create_app(
         if exc.status_code == 404:
             return refusal("not_found", f"nothing at {request.url.path}", 404)
         return refusal("malformed", str(exc.detail), exc.status_code)
+
+    async def database_away(request: Request, exc: Exception) -> JSONResponse:
+        # one line, not a traceback a request: while it is away every request meets it
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        log.warning(
+            "request %s %s: the database does not answer (%s)", request.method, request.url.path, first
+        )
+        return refusal("internal", "the database does not answer; try again in a moment", 503)
+
+    app.add_exception_handler(OperationalError, database_away)
+    if db_url.startswith("postgres"):  # the processes' own connections (locks, requests) are psycopg's
+        import psycopg
+
+        app.add_exception_handler(psycopg.OperationalError, database_away)
 
     @app.exception_handler(Exception)
     async def failed(request: Request, exc: Exception) -> JSONResponse:

@@ -126,6 +126,7 @@ class Cluster(Solo):
         self.owned: set[str] = set()
         self._given: dict[str, float] = {}  # tables given to another process, and when
         self._locks: Any = None  # the connection holding this process's advisory locks
+        self._locks_lost = False  # and it is lost, and not made again yet (the database is away)
         self._listen: Any = None
         self._notes: Any = None  # requests and answers leave by this one, not to wait behind claims
         self._lock_use = asyncio.Lock()  # one statement at a time on the locks' connection
@@ -182,8 +183,13 @@ class Cluster(Solo):
                 cursor = await self._locks.execute(sql, params() if callable(params) else params)
                 rows: list[tuple[Any, ...]] = await cursor.fetchall() if cursor.description else []
                 return rows
-            except Exception:
-                log.exception("the connection holding the tables' locks is lost: this process owns none now")
+            except Exception as e:
+                if not self._locks_lost:  # said once, not at each scan while the database is away
+                    self._locks_lost = True
+                    log.warning(
+                        "the connection holding the tables' locks is lost (%s): this process owns none now",
+                        _first_line(e),
+                    )
                 self.owned.clear()
                 if self._member is not None:
                     self._member.disown_all()
@@ -192,6 +198,7 @@ class Cluster(Solo):
                 import psycopg
 
                 self._locks = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+                self._locks_lost = False
                 raise
 
     # -- ownership ----------------------------------------------------------------------
@@ -287,8 +294,8 @@ class Cluster(Solo):
         while True:
             try:
                 found = await self.scan()
-            except Exception:
-                log.exception("the scan for tables without an owner failed; trying again")
+            except Exception as e:  # the database is away: a line, not a traceback, every scan
+                log.warning("the scan for tables without an owner failed (%s); trying again", _first_line(e))
                 found = []
             for code in found:
                 log.warning("table %s had no owner: this process (%s) takes it over", code, self.me)
@@ -456,6 +463,11 @@ class Cluster(Solo):
         else:
             self._served[request["id"]] = (now, text)
         await self._notify(request["to"], text)
+
+
+def _first_line(e: Exception) -> str:
+    said = str(e).strip()
+    return said.splitlines()[0] if said else type(e).__name__
 
 
 def _settle(future: asyncio.Future[dict[str, Any]], answer: dict[str, Any]) -> None:
