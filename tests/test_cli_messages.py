@@ -263,6 +263,18 @@ def test_serve_on_a_busy_port_says_so_in_one_line():
     assert result.output == f"Error: port {port} on 127.0.0.1 is already in use; choose another with --port\n"
 
 
+@pytest.mark.parametrize(("host", "shown"), [("127.0.0.1", "127.0.0.1"), ("::1", "[::1]")])
+def test_serve_announces_an_address_a_browser_opens(
+    host: str, shown: str, tmp_path: Path, monkeypatch: Any
+) -> None:
+    uvicorn = pytest.importorskip("uvicorn")
+    monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: None)  # announced, not served
+    port = free_port()
+    result = run_cli("serve", "--host", host, "--port", str(port), "--db", f"sqlite:///{tmp_path}/s.db")
+    assert result.exit_code == 0, result.output
+    assert f"py421 tables on http://{shown}:{port} (database: " in result.output
+
+
 @pytest.mark.parametrize(
     ("url", "said"),
     [

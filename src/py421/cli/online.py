@@ -80,7 +80,8 @@ def serve(
     url = db_url or f"sqlite:///{data_dir() / 'server.sqlite3'}"
     budget = Budget(seconds=optimal_seconds, memory_mb=optimal_memory)
     app = create_app(url, bot_delay=bot_delay, limits=Limits(**limits), budget=budget)
-    click.echo(tr(lang, "cli.serve", host=host, port=port, database=url.split("@")[-1]), err=True)
+    shown = f"[{host}]" if ":" in host else host  # an IPv6 address is bracketed in a URL
+    click.echo(tr(lang, "cli.serve", host=shown, port=port, database=url.split("@")[-1]), err=True)
     # Views are small JSON: compressing each one costs more CPU than it saves on loopback or Wi-Fi.
     # A stop (Ctrl-C, SIGTERM) waits at most 5 s for open connections: every step is already saved.
     uvicorn.run(
