@@ -32,7 +32,7 @@ from ..core.rules import Ruleset, preset_names
 from ..history import History
 from . import protocol as p
 from .analysis import Analyst
-from .cluster import Cluster, Solo
+from .cluster import Cluster, Solo, first_line
 from .collector import keep_collections_short
 from .database import Store, make_engine, migrate, single_process
 from .hints import Hints
@@ -138,10 +138,8 @@ def create_app(
 
     async def database_away(request: Request, exc: Exception) -> JSONResponse:
         # one line, not a traceback a request: while it is away every request meets it
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        log.warning(
-            "request %s %s: the database does not answer (%s)", request.method, request.url.path, first
-        )
+        why = first_line(exc)
+        log.warning("request %s %s: the database does not answer (%s)", request.method, request.url.path, why)
         return refusal("internal", "the database does not answer; try again in a moment", 503)
 
     app.add_exception_handler(OperationalError, database_away)

@@ -188,7 +188,7 @@ class Cluster(Solo):
                     self._locks_lost = True
                     log.warning(
                         "the connection holding the tables' locks is lost (%s): this process owns none now",
-                        _first_line(e),
+                        first_line(e),
                     )
                 self.owned.clear()
                 if self._member is not None:
@@ -295,7 +295,7 @@ class Cluster(Solo):
             try:
                 found = await self.scan()
             except Exception as e:  # the database is away: a line, not a traceback, every scan
-                log.warning("the scan for tables without an owner failed (%s); trying again", _first_line(e))
+                log.warning("the scan for tables without an owner failed (%s); trying again", first_line(e))
                 found = []
             for code in found:
                 log.warning("table %s had no owner: this process (%s) takes it over", code, self.me)
@@ -465,7 +465,8 @@ class Cluster(Solo):
         await self._notify(request["to"], text)
 
 
-def _first_line(e: Exception) -> str:
+def first_line(e: Exception) -> str:
+    """An error in one line, for a log that must not fill with tracebacks."""
     said = str(e).strip()
     return said.splitlines()[0] if said else type(e).__name__
 

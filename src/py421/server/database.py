@@ -250,11 +250,12 @@ def make_engine(url: str) -> Engine:
         )
     try:
         parsed = make_url(url)
-        if parsed.drivername == "sqlite" and parsed.host:
+        sqlite = parsed.get_backend_name() == "sqlite"
+        if sqlite and parsed.host:
             raise DatabaseError(
                 f"{url!r} names a host: a SQLite URL is sqlite:///FILE (three slashes, four before /)"
             )
-        if parsed.drivername == "sqlite" and parsed.database in (None, "", ":memory:"):
+        if sqlite and parsed.database in (None, "", ":memory:"):
             raise DatabaseError("sqlite:// keeps the tables in memory, lost at the end: give sqlite:///FILE")
         # A database server may have dropped an idle connection; a file cannot.
         engine = create_engine(parsed, pool_pre_ping=url.startswith("postgresql"))
