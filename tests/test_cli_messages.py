@@ -17,7 +17,7 @@ from py421.cli import main
 from py421.core.errors import IllegalAction, InvalidPlayers, InvalidPosition, InvalidRecord, InvalidRuleset
 from py421.core.record import Record
 from py421.core.rules import Ruleset
-from py421.i18n import tr
+from py421.i18n import error_text, tr
 
 from .server_process import free_port
 
@@ -292,6 +292,41 @@ def test_serve_on_a_database_url_it_cannot_use_says_what_is_accepted_in_one_line
     result = run_cli("serve", "--port", str(free_port()), "--db", url)
     assert result.exit_code == 2, result.output
     assert result.output.startswith(f"Error: {said}") and result.output.count("\n") == 1, result.output
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("mysql://db", "base de données 'mysql' non prise en charge ; acceptées : sqlite:///FICHIER"),
+        (
+            "postgresql://postgres@127.0.0.1:5543x/db",
+            "l'URL de la base de données est illisible ; acceptées : sqlite:///FICHIER",
+        ),
+        ("sqlite://server.sqlite3", "'sqlite://server.sqlite3' nomme un hôte : une URL SQLite s'écrit"),
+        ("sqlite://", "sqlite:// garde les tables en mémoire, perdues à la fin : donnez sqlite:///FICHIER"),
+    ],
+)
+def test_serve_in_french_says_in_french_what_database_url_it_accepts(url: str, said: str) -> None:
+    pytest.importorskip("uvicorn")
+    result = run_cli("serve", "--lang", "fr", "--port", str(free_port()), "--db", url)
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(f"Erreur : {said}") and result.output.count("\n") == 1, result.output
+
+
+def test_a_second_serve_on_one_sqlite_file_is_refused_in_the_user_s_language(tmp_path: Path) -> None:
+    pytest.importorskip("sqlalchemy")
+    from py421.server.database import DatabaseError, make_engine, single_process
+
+    engine = make_engine(f"sqlite:///{tmp_path}/shared.db")
+    held = single_process(engine)
+    try:
+        with pytest.raises(DatabaseError) as refused:
+            single_process(engine)
+    finally:
+        held.close()
+    said = error_text("fr", refused.value)
+    assert said.startswith("un autre 421 serve utilise déjà ") and "une même base PostgreSQL" in said, said
+    assert str(refused.value).startswith("another 421 serve already uses "), refused.value
 
 
 @pytest.mark.parametrize(

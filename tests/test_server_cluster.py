@@ -283,14 +283,44 @@ def test_a_process_leaves_to_its_player_the_table_it_is_asking_for() -> None:
         cluster = Cluster(db, scan_seconds=3600)
         await cluster.start(Nobody())
         try:
-            cluster.asking.add("ASKED")  # its owner has just given it: the asker's claim is on its way
-            found = await cluster.scan()
-            cluster.asking.discard("ASKED")
-            return found
+            with cluster.asking_for("ASKED"):  # its owner has just given it: the asker's claim is on its way
+                return await cluster.scan()
         finally:
             await cluster.close()
 
     assert asyncio.run(ask_and_scan()) == []
+
+
+def test_a_process_that_gave_a_table_and_asks_it_back_sends_its_requests_on() -> None:
+    """A player with tabs on two processes: the owner gives the table to one while the other asks for
+    it too. A move heard by the process that just gave it (and asks it back) must be answered "moved"
+    at once, to be asked again of the new owner: answered by nobody, it waited 3 s in play."""
+    db = _ownerless_table("GIVEN")
+
+    async def give_and_ask() -> tuple[dict[str, Any], float]:
+        import psycopg
+
+        giver, asker = Cluster(db, scan_seconds=3600), Cluster(db, scan_seconds=3600)
+        await giver.start(Nobody())
+        await asker.start(Nobody())
+        third = await psycopg.AsyncConnection.connect(giver.url, autocommit=True)
+        try:
+            assert await giver.claim("GIVEN")
+            await giver.release("GIVEN", given=True)
+            # to a third process, which has the lock but has not yet heard that it has
+            await third.execute("SELECT pg_advisory_lock(hashtextextended('GIVEN', 421))")
+            with giver.asking_for("GIVEN"):  # and one of its players connects here: it asks it back
+                began = time.monotonic()
+                answer = await asker.request("GIVEN", "act", {"seat": 0, "version": 1, "move": "throw"})
+                return answer, time.monotonic() - began
+        finally:
+            await third.close()
+            await asker.close()
+            await giver.close()
+
+    answer, waited = asyncio.run(give_and_ask())
+    assert answer == {"moved": True}
+    assert waited < 1.5, f"the request waited {waited:.1f} s for an answer"
 
 
 def test_many_tables_claimed_and_freed_at_once_share_the_round_trips_to_the_database() -> None:
@@ -514,6 +544,59 @@ def test_a_table_its_player_takes_from_process_to_process_and_back_has_an_owner_
             with there.websocket_connect(f"/ws/{code}?token={token}") as ws:
                 ws.receive_json()
                 assert _owner_wait(hub, code, seconds=3), "the table was left without an owner"
+
+
+def test_a_table_asked_back_for_two_connections_at_once_is_taken_when_given(tmp_path: Path) -> None:
+    """Two tabs of a player (or two players) connect to the process that gave their table away a
+    moment ago: one ask is answered "moved" (the table was on its way), the other "given". The
+    process must take it: when the first ask ended it forgot it was asking, so the second took the
+    table for one it had given away, and nobody played it until the 10 s of a gift were over."""
+    with two_processes() as (a, b):
+        hub_a, hub_b = a.app.state.hub, b.app.state.hub  # type: ignore[attr-defined]
+        created = create(b, seats=["human", "human"])
+        code, token = created["code"], created["token"]
+        with a.websocket_connect(f"/ws/{code}?token={token}") as ws:
+            ws.receive_json()
+            assert _owner_wait(hub_a, code), "the table did not follow its player"  # B gave it to A
+        asked = hub_b.cluster.request
+
+        async def first_moved_then_given(
+            code: str, kind: str, args: dict[str, Any], ident: str | None = None
+        ) -> dict[str, Any]:
+            if args["seat"] == 0:
+                await asyncio.sleep(0.1)
+                return {"moved": True}
+            await asyncio.sleep(0.3)  # answered after the first ask is over
+            answer: dict[str, Any] = await asked(code, kind, args, ident)
+            return answer
+
+        hub_b.cluster.request = first_moved_then_given
+
+        async def two_tabs() -> None:
+            await asyncio.gather(hub_b._come_here(code, 0), hub_b._come_here(code, 1))
+
+        assert b.portal is not None
+        b.portal.call(two_tabs)
+        assert code not in hub_a.owned()
+        assert _owner_wait(hub_b, code, seconds=1), "the table was left without an owner"
+
+
+def test_tables_in_play_follow_their_players_past_the_process_s_cap_on_tables(tmp_path: Path) -> None:
+    """``--max-tables`` refuses new tables; a game already going on that comes to a process (its
+    player connects there) is taken all the same, not left stranded."""
+    with two_processes(Limits(), Limits(live_tables=1)) as (a, b):
+        hub_b = b.app.state.hub  # type: ignore[attr-defined]
+        codes = []
+        for _ in range(2):
+            created = create(a, seats=["human", "bot:heuristic"])
+            start(a, created["code"], created["token"])
+            codes.append((created["code"], created["token"]))
+        for code, token in codes:
+            with b.websocket_connect(f"/ws/{code}?token={token}") as ws:
+                ws.receive_json()
+                assert _owner_wait(hub_b, code), "the table did not follow its player"
+        refused = b.post("/api/tables", json={"seats": ["human", "bot:heuristic"], "name": "Zoé"})
+        assert refused.status_code == 503 and "all the tables it can hold" in refused.text, refused.text
 
 
 def test_a_huge_token_sent_through_another_process_is_refused_as_by_the_owner(tmp_path: Path) -> None:

@@ -37,7 +37,8 @@ import os
 import secrets
 import socket
 import time
-from collections.abc import Awaitable, Callable
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, Protocol
 
 log = logging.getLogger(__name__)
@@ -85,10 +86,23 @@ class Solo:
     several = False
 
     def __init__(self) -> None:
-        self.asking: set[str] = set()  # tables this process asked their owner for
+        # tables this process asks their owner for, and how many of its connections ask at once
+        self.asking: Counter[str] = Counter()
 
     async def start(self, member: Member) -> None:
         pass
+
+    @contextlib.contextmanager
+    def asking_for(self, code: str) -> Iterator[None]:
+        """While a connection here asks the owner for its table: until the last one is done, the
+        table is this process's to take even if it gave it away a moment ago."""
+        self.asking[code] += 1
+        try:
+            yield
+        finally:
+            self.asking[code] -= 1
+            if self.asking[code] <= 0:
+                del self.asking[code]
 
     async def close(self) -> None:
         pass
@@ -208,8 +222,9 @@ class Cluster(Solo):
 
     def given(self, code: str) -> bool:
         # a table asked back for a player connected here is this process's to take again
-        if code in self.asking:
-            return False
+        return code not in self.asking and self._gave(code)
+
+    def _gave(self, code: str) -> bool:
         return time.monotonic() - self._given.get(code, -GIVEN_SECONDS) < GIVEN_SECONDS
 
     async def claim(self, code: str) -> bool:
@@ -423,7 +438,8 @@ class Cluster(Solo):
                     elif served[1] is not None:  # asked again: its answer came too late
                         self._spawn(self._notify(request["to"], served[1]))
                     # else: still being made; the answer goes to the same process
-                elif self.given(request["code"]):  # on its way to another process: ask again
+                elif self._gave(request["code"]):  # on its way to another process (even if asked back
+                    # for a player here: its new owner may not know yet that it owns it): ask again
                     self._spawn(self._notify(request["to"], json.dumps({"id": request["id"], "moved": True})))
             else:
                 answer = json.loads(payload)

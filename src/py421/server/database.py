@@ -37,7 +37,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
 
-from ..core.errors import Py421Error
+from ..core.errors import Message, Py421Error
 from ..core.game import Step
 from ..history import GameRows, game_players, games, insert_game, upgrade
 
@@ -245,28 +245,51 @@ def normalize_url(url: str) -> str:
 def make_engine(url: str) -> Engine:
     url = normalize_url(url)
     if not url.startswith(("sqlite", "postgresql")):
+        kind = url.split(":")[0]
         raise DatabaseError(
-            f"unsupported database {url.split(':')[0]!r}; accepted: sqlite:///FILE, postgresql://…"
+            Message(
+                "db.unsupported",
+                f"unsupported database {kind!r}; accepted: sqlite:///FILE, postgresql://…",
+                {"kind": repr(kind)},
+            )
         )
     try:
         parsed = make_url(url)
         sqlite = parsed.get_backend_name() == "sqlite"
         if sqlite and parsed.host:
             raise DatabaseError(
-                f"{url!r} names a host: a SQLite URL is sqlite:///FILE (three slashes, four before /)"
+                Message(
+                    "db.sqlite_host",
+                    f"{url!r} names a host: a SQLite URL is sqlite:///FILE (three slashes, four before /)",
+                    {"url": repr(url)},
+                )
             )
         if sqlite and parsed.database in (None, "", ":memory:"):
-            raise DatabaseError("sqlite:// keeps the tables in memory, lost at the end: give sqlite:///FILE")
+            raise DatabaseError(
+                Message(
+                    "db.sqlite_memory",
+                    "sqlite:// keeps the tables in memory, lost at the end: give sqlite:///FILE",
+                )
+            )
         # A database server may have dropped an idle connection; a file cannot.
         engine = create_engine(parsed, pool_pre_ping=url.startswith("postgresql"))
     except ModuleNotFoundError as e:
-        raise DatabaseError(f"{e}; for PostgreSQL: pip install '.[postgres]' in the py421 folder") from e
+        raise DatabaseError(
+            Message(
+                "db.missing_module",
+                f"{e}; for PostgreSQL: pip install '.[postgres]' in the py421 folder",
+                {"reason": str(e)},
+            )
+        ) from e
     except (ArgumentError, ValueError) as e:  # a port that is no number, a slash too few…
         # not shown again: it may hold a password
         raise DatabaseError(
-            "the database URL cannot be read; accepted: sqlite:///FILE, "
-            "postgresql://USER:PASSWORD@HOST:PORT/NAME (PORT a number; @ : / in a password "
-            "written %40 %3A %2F)"
+            Message(
+                "db.unreadable_url",
+                "the database URL cannot be read; accepted: sqlite:///FILE, "
+                "postgresql://USER:PASSWORD@HOST:PORT/NAME (PORT a number; @ : / in a password "
+                "written %40 %3A %2F)",
+            )
         ) from e
     if url.startswith("sqlite"):
         event.listen(engine, "connect", _sqlite_pragmas)
@@ -287,8 +310,12 @@ def single_process(engine: Engine) -> Any:
     except OSError:
         lock.close()
         raise DatabaseError(
-            f"another 421 serve already uses {path}: SQLite serves one process; "
-            "for several, give them one PostgreSQL database (a postgresql:// URL, docs/deploy.md)"
+            Message(
+                "db.second_process",
+                f"another 421 serve already uses {path}: SQLite serves one process; "
+                "for several, give them one PostgreSQL database (a postgresql:// URL, docs/deploy.md)",
+                {"path": path},
+            )
         ) from None
     return lock
 

@@ -609,8 +609,7 @@ class Hub:
         with contextlib.suppress(TableError, TimeoutError):
             if await self._owned(code):
                 return  # nobody held it: it is here now
-            self.cluster.asking.add(code)
-            try:
+            with self.cluster.asking_for(code):
                 try:
                     answer = await self.cluster.request(code, "give", {"seat": seat})
                 except TimeoutError:
@@ -625,8 +624,6 @@ class Hub:
                     self._elsewhere.pop(code, None)
                     if await self._owned(code) or given:
                         return
-            finally:
-                self.cluster.asking.discard(code)
 
     def _forget_if_done(self, table: Table) -> None:
         """A table nobody here watches leaves memory if it is finished, or owned by another process:
