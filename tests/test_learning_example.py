@@ -46,8 +46,10 @@ def test_a_tiny_run_saves_the_policy_the_curve_and_the_evaluation(run):
     out, report = run
     table, meta = lv.QTable.load(out / "policy.npz")
     assert meta["rules"] == RULES and meta["players"] == 2
-    assert table.size > 1000  # positions met in two seconds of games
-    assert table.visits.sum() > 100_000
+    # what was trained is what is saved: every decision counted once (how many depends on the
+    # machine's speed in the two seconds, so no number of them is asserted)
+    assert table.visits.sum() == report["decisions"] > 0
+    assert table.size > 100  # positions met
     with open(out / "curve.csv") as f:
         curve = list(csv.DictReader(f))
     assert len(curve) >= 3
