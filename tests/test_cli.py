@@ -3,6 +3,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from importlib.metadata import version
 
 import pytest
@@ -177,6 +178,11 @@ def test_an_unknown_bot_or_an_empty_name_is_refused():
     assert "unknown bot 'bot:genius'; accepted: bot:random, bot:heuristic, bot:optimal" in result.output
     result = run_cli("play", "--players", "Alice,,bot:random")
     assert "a player's name cannot be empty" in result.output
+
+
+def test_input_that_ends_early_is_said_in_french():
+    ended = run_cli("play", "--players", "Alice,bot:random", "--seed", "7", "--lang", "fr", input="")
+    assert "l'entrée s'est terminée avant la fin de la partie ; elle est sauvegardée" in ended.output
 
 
 def test_plain_play_stops_cleanly_when_input_ends_and_resumes():
@@ -395,3 +401,22 @@ def test_a_game_resumed_under_the_commands_language_option_speaks_it():
     assert resumed.exit_code == 0, resumed.output
     assert resumed.output.startswith("resuming the saved game (classic-11: Alice, Random 1")
     assert "fin de la partie" not in resumed.output and "game over" in resumed.output
+
+
+def test_ctrl_c_while_solving_says_aborted_in_a_line(private_home):
+    """The solver spends its time in compiled loops: Ctrl-C there came out as a 60-line SystemError."""
+    pytest.importorskip("numba")
+    env = {**os.environ, "PY421_HOME": str(private_home), "LANG": "C.UTF-8"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "py421", "--lang", "fr", "solve", "--players", "4"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    time.sleep(6)  # well into the solver's loops (which take a minute from a fresh home)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert "Traceback" not in err and "Error" not in err, err[-2000:]
+    assert err.rstrip().endswith("Abandon !"), err[-500:]
+    assert proc.returncode == 1

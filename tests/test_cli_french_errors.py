@@ -144,6 +144,7 @@ def test_a_broken_record_is_explained_in_french(tmp_path: Path) -> None:
     assert "l'étape 1 ('7') ne se rejoue pas : " in replayed({**record, "steps": steps})
     ending = replayed({**record, "final": {"over": False}})
     assert "la partie rejouée ne finit pas comme dans l'enregistrement (" in ending
+    assert "over : enregistré False, rejoué " in ending
 
 
 def test_a_misshapen_record_is_explained_in_french(tmp_path: Path) -> None:
@@ -173,6 +174,19 @@ def test_a_misshapen_record_is_explained_in_french(tmp_path: Path) -> None:
         in replayed({**record, "first_seat": "Ana"})
     )
     assert """la fin de l'enregistrement ("final") doit être un objet""" in replayed({**record, "final": 3})
+    assert """les informations de l'enregistrement ("meta") doivent être un objet""" in replayed(
+        {**record, "meta": "x"}
+    )
+    assert "la place 9 n'existe pas ; les places vont de 0 à 1" in replayed({**record, "first_seat": 9})
+
+    def verified(data: object) -> str:
+        path = tmp_path / "broken.json"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        return french_error("verify", str(path))
+
+    assert """les informations de l'enregistrement ("meta") doivent être un objet""" in verified(
+        {**record, "meta": "x"}
+    )
     step = {"seat": 0, "throw": "421"}
     assert """l'étape 1 doit être {"seat": N, "dice": "421"}""" in replayed({**record, "steps": [step]})
     first = record["steps"][0]
@@ -562,3 +576,27 @@ def test_advise_refuses_a_leaders_limit_with_no_leader_before(lang: str, said: s
     result = CliRunner().invoke(main, args, env={"LANG": "C"})
     assert result.exit_code == 2
     assert said in result.output
+
+
+@pytest.mark.parametrize("command", ["history", "analyse"])
+def test_a_game_number_too_big_for_the_history_is_no_game_of_it(command: str) -> None:
+    number = "9" * 23  # more than a 64-bit integer: the database could not even look it up
+    assert f"il n'y a pas de partie numéro {number} dans l'historique" in french_error(command, number)
+
+
+def test_a_report_folder_that_cannot_be_written_is_refused_before_any_game(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    taken = tmp_path / "notes.txt"
+    taken.write_text("mes notes", encoding="utf-8")
+    out = taken / "report"  # a folder cannot be made in a file (nor on a read-only disk)
+    error = french_error("report", "--rules", "tim", "--games", "100", "--out", str(out))
+    assert f"impossible d'écrire le rapport dans {out} : " in error, error
+    assert "choisissez un dossier où vous pouvez écrire" in error, error
+    assert taken.read_text(encoding="utf-8") == "mes notes"
+
+
+def test_a_dask_scheduler_out_of_reach_is_said_in_french() -> None:
+    pytest.importorskip("distributed")
+    error = french_error("simulate", "--games", "5", "--scheduler", "x")  # no port: refused at once
+    assert "impossible de joindre un ordonnanceur Dask à 'x' (" in error, error
+    assert "donnez son adresse, comme tcp://hôte:8786" in error, error

@@ -285,8 +285,10 @@ class History:
         ]
 
     def record(self, game_id: int) -> Record:
-        with self._begin() as conn:
-            text = conn.execute(select(games.c.record).where(games.c.id == game_id)).scalar()
+        text = None
+        if 0 < game_id < 2**63:  # beyond, no database can hold it (nor look it up)
+            with self._begin() as conn:
+                text = conn.execute(select(games.c.record).where(games.c.id == game_id)).scalar()
         if text is None:
             raise InvalidRecord(
                 Message(

@@ -117,6 +117,25 @@ def check_new_file(path: Path, what: str | Message) -> None:
     )
 
 
+def make_out_folder(folder: Path, what: str | Message) -> None:
+    """Make the folder ``what`` (e.g. "the report") is written to, and check it takes files, before any
+    work: a read-only disk found after minutes of games would lose them."""
+    where = Message("path.out_folder", f"cannot write {what} in {folder}", {"what": what, "folder": folder})
+    advice = Message("path.advice.out", "choose a folder you can write in")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise UnusablePath(
+            Message(
+                "path.unwritable",
+                f"{where}: {reason}; {advice}",
+                {"where": where, "reason": reason, "advice": advice},
+            )
+        ) from None
+    _check_writable(folder, where, advice)
+
+
 def _check_writable(folder: Path, where: Message, advice: Message | None = None) -> None:
     # Permissions alone do not tell: root ignores them, and a read-only mount or an
     # immutable folder refuses everyone. Making (and removing) a file does tell.

@@ -108,6 +108,10 @@ class Errors(Group):
             lang = ctx.meta.get(LANG_KEY) or spoken()
             click.echo(tr(lang, "cli.error", message=error_text(lang, exc)), err=True)
             ctx.exit(2)
+        except SystemError as exc:
+            if _interrupted(exc):  # Ctrl-C in a compiled (numba) loop comes out wrapped in this
+                raise KeyboardInterrupt from None  # said by click, in the command's language
+            raise
         except click.ClickException as exc:
             if isinstance(exc, click.UsageError):
                 raise  # click's usage lines, worded in the command line's language (words.py)
@@ -115,6 +119,15 @@ class Errors(Group):
             lang = ctx.meta.get(LANG_KEY) or spoken()
             click.echo(tr(lang, "cli.error", message=exc.format_message()), err=True)
             ctx.exit(exc.exit_code)
+
+
+def _interrupted(exc: BaseException) -> bool:
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 # Where a command leaves the language it speaks, so that its errors are worded in it too.

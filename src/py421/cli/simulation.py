@@ -8,9 +8,11 @@ from pathlib import Path
 
 import click
 
+from ..core.errors import Message
 from ..core.rules import Ruleset, preset_names
 from ..extras import require
 from ..i18n import tr
+from ..paths import make_out_folder
 from .common import SAY_OPTION, Command, game_solving, progress_bar, solving, stages, status, with_rules
 
 
@@ -81,6 +83,7 @@ def report(
     from ..report import build_report, report_steps
     from ..sim.simulate import default_workers
 
+    make_out_folder(out, Message("path.report", "the report"))
     chosen = [Ruleset.preset(name) for name in presets or preset_names()]
     with progress_bar(report_steps(chosen), tr(lang, "cli.report.progress")) as bar:
         steps = 0

@@ -57,7 +57,13 @@ def new_game(rules: Ruleset, players: Sequence[str], *, first_seat: int = 0) -> 
     names = check_players(rules, players)
     n = len(names)
     if not 0 <= first_seat < n:
-        raise InvalidPlayers(f"first seat {first_seat} does not exist; seats are 0 to {n - 1}")
+        raise InvalidPlayers(
+            Message(
+                "players.no_first_seat",
+                f"first seat {first_seat} does not exist; seats are 0 to {n - 1}",
+                {"seat": first_seat, "last": n - 1},
+            )
+        )
     state = State(
         rules=rules,
         players=names,

@@ -159,6 +159,8 @@ class Record:
         if final is not None and not isinstance(final, dict):
             raise InvalidRecord(Message("record.final_type", "'final' must be an object"))
         meta = data.get("meta", {})
+        if not isinstance(meta, dict):
+            raise InvalidRecord(Message("record.meta_type", "'meta' must be an object"))
         return Record(rules, tuple(players), first_seat, tuple(steps), meta, expected=final)
 
     def replay(self) -> State:
@@ -198,14 +200,18 @@ class Record:
                 diff = [
                     k for k in sorted(set(got) | set(self.expected)) if got.get(k) != self.expected.get(k)
                 ]
-                details = "; ".join(
-                    f"{k}: recorded {self.expected.get(k)!r}, replayed {got.get(k)!r}" for k in diff
+                details = tuple(
+                    Message(
+                        "record.difference",
+                        f"{k}: recorded {self.expected.get(k)!r}, replayed {got.get(k)!r}",
+                        {"field": k, "recorded": repr(self.expected.get(k)), "replayed": repr(got.get(k))},
+                    )
+                    for k in diff
                 )
+                text = "; ".join(str(d) for d in details)
                 raise InvalidRecord(
                     Message(
-                        "record.final",
-                        f"the replay does not end as recorded ({details})",
-                        {"details": details},
+                        "record.final", f"the replay does not end as recorded ({text})", {"details": details}
                     )
                 )
         return final

@@ -93,6 +93,8 @@ def _localised(lang: str, value: object) -> object:
         return action_text(lang, value)
     if isinstance(value, tuple) and all(isinstance(a, Throw | Stop | ChooseStake) for a in value):
         return actions_text(lang, value)
+    if isinstance(value, tuple) and all(isinstance(m, Message) for m in value):
+        return tr(lang, "list.semicolon").join(error_text(lang, m) for m in value)
     return value
 
 

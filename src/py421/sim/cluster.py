@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..core.errors import Py421Error
+from ..core.errors import Message, Py421Error
 from .fast import kernel as k
 
 if TYPE_CHECKING:
@@ -26,7 +26,10 @@ def run_on_dask(
         from distributed import Client, as_completed
     except ImportError:
         raise Py421Error(
-            "a Dask cluster needs Dask, py421's dask extra: pip install '.[dask]' in the py421 folder"
+            Message(
+                "sim.no_dask",
+                "a Dask cluster needs Dask, py421's dask extra: pip install '.[dask]' in the py421 folder",
+            )
         ) from None
     from .simulate import play_batch
 
@@ -35,7 +38,11 @@ def run_on_dask(
         client = Client(address, timeout=timeout)  # type: ignore[no-untyped-call]
     except (OSError, ValueError) as exc:
         raise Py421Error(
-            f"cannot reach a Dask scheduler at {address!r} ({exc}); give its address, like tcp://host:8786"
+            Message(
+                "sim.no_scheduler",
+                f"cannot reach a Dask scheduler at {address!r} ({exc}); give its address, like tcp://host:8786",
+                {"address": repr(address), "reason": str(exc)},
+            )
         ) from None
     with client:
         batches = list(sim.batches())
