@@ -10,6 +10,7 @@ must then be identical.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -162,13 +163,7 @@ def play_like_game_v0(
             done = True
         else:
             _, _, done, _, _ = single.step(np.int64(action))
-        if not done:
-            return False
-        try:
-            single.reset()  # skips the games without a decision, up to SKIPPED_GAMES of them
-        except InvalidRuleset:
-            return True
-        return False
+        return bool(done) and finds_nothing_to_decide(single.reset)
 
     for e, single in enumerate(singles):
         streams.use(e)
@@ -209,6 +204,15 @@ def play_like_game_v0(
             stakes += int(got[stake_choice])
         waiting = terminated.copy() if autoreset == AutoresetMode.NEXT_STEP else waiting
     return Played(ended, stakes)
+
+
+def finds_nothing_to_decide(reset: Callable[[], object]) -> bool:
+    """Whether a new game's start skips SKIPPED_GAMES games without a decision and gives up."""
+    try:
+        reset()
+    except InvalidRuleset:
+        return True
+    return False
 
 
 @pytest.mark.parametrize("preset", preset_names())
@@ -288,13 +292,7 @@ def play_like_pettingzoo(
         streams.use(e)
         env = games[e]
         env.step(action)
-        if bots_play(e):
-            return False
-        try:
-            env.reset()  # skips the games without a decision, up to SKIPPED_GAMES of them
-        except InvalidRuleset:
-            return True
-        return False
+        return not bots_play(e) and finds_nothing_to_decide(env.reset)
 
     def start(e: int) -> None:
         """A new game in which an agent decides (the vector env skips the others)."""

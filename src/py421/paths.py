@@ -125,14 +125,7 @@ def make_out_folder(folder: Path, what: str | Message) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise UnusablePath(
-            Message(
-                "path.unwritable",
-                f"{where}: {reason}; {advice}",
-                {"where": where, "reason": reason, "advice": advice},
-            )
-        ) from None
+        raise _unwritable(where, exc, advice) from None
     _check_writable(folder, where, advice)
 
 
@@ -151,12 +144,16 @@ def _check_writable(folder: Path, where: Message, advice: Message | None = None)
         with tempfile.TemporaryFile(dir=folder, prefix=".py421-"):
             pass
     except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise UnusablePath(
-            Message(
-                "path.unwritable",
-                f"{where}: {reason}; {advice}",
-                {"where": where, "reason": reason, "advice": advice},
-            )
-        ) from None
+        raise _unwritable(where, exc, advice) from None
     _written.add(folder)
+
+
+def _unwritable(where: Message, exc: OSError, advice: Message) -> UnusablePath:
+    reason = exc.strerror or str(exc)
+    return UnusablePath(
+        Message(
+            "path.unwritable",
+            f"{where}: {reason}; {advice}",
+            {"where": where, "reason": reason, "advice": advice},
+        )
+    )
