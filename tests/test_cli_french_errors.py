@@ -187,6 +187,11 @@ def test_a_misshapen_record_is_explained_in_french(tmp_path: Path) -> None:
     assert """les informations de l'enregistrement ("meta") doivent être un objet""" in verified(
         {**record, "meta": "x"}
     )
+    path = tmp_path / "seed_only.json"
+    path.write_text(json.dumps({**record, "meta": {"seed": "abc"}}), encoding="utf-8")
+    unverified = CliRunner().invoke(main, ["verify", str(path), "--lang", "fr"])
+    assert unverified.exit_code == 1
+    assert "l'enregistrement ne porte pas à la fois une graine et son empreinte" in unverified.output
     step = {"seat": 0, "throw": "421"}
     assert """l'étape 1 doit être {"seat": N, "dice": "421"}""" in replayed({**record, "steps": [step]})
     first = record["steps"][0]
@@ -600,3 +605,15 @@ def test_a_dask_scheduler_out_of_reach_is_said_in_french() -> None:
     error = french_error("simulate", "--games", "5", "--scheduler", "x")  # no port: refused at once
     assert "impossible de joindre un ordonnanceur Dask à 'x' (" in error, error
     assert "donnez son adresse, comme tcp://hôte:8786" in error, error
+
+
+def test_a_rules_name_that_is_no_preset_says_whether_the_file_is_missing_or_a_folder(tmp_path: Path) -> None:
+    def said(name: str) -> str:
+        result = CliRunner().invoke(main, ["rules", "show", name, "--lang", "fr"], env={"LANG": "C"})
+        assert result.exit_code == 2, result.output
+        return result.output
+
+    assert "'mes-regles.toml' n'est ni des règles prédéfinies ni un fichier de règles (aucun fichier" in said(
+        "mes-regles.toml"
+    )
+    assert "(c'est un dossier)" in said(str(tmp_path))

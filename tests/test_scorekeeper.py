@@ -157,3 +157,15 @@ def test_a_hint_says_what_to_beat_and_the_exact_chance():
     decharge = table("classic-11", "A,B", "421", "653", "421", "221", "654/2", "h")
     assert "hint: not to lose, beat 654" in decharge.output
     assert "hint: to win the round, beat 654" in decharge.output
+
+
+def test_a_hint_in_french_is_whole_and_writes_its_numbers_the_french_way():
+    lines = "".join(f"{line}\n" for line in ("h", "421", "653", "421", "h"))
+    said = (
+        CliRunner()
+        .invoke(main, ["table", "--rules", "classic-11", "--players", "A,B", "--lang", "fr"], input=lines)
+        .output
+    )
+    assert "ses lancers seront la limite des autres. 421 en 1 lancer au plus : 2,8 %" in said
+    assert "pour ne pas perdre, battre 421 : 0,0 % en 1 lancer au plus, en jouant pour le battre" in said
+    assert "A n'en est pas le perdant 50,0 % du temps" in said

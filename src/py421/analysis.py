@@ -176,7 +176,7 @@ def method_for(rules: Ruleset, players: int) -> Method:
 def _cannot(rules: Ruleset, players: int, why: Message) -> Message:
     return Message(
         "analysis.cannot",
-        f"the games of {rules.name} at {players} cannot be analysed: {why}",
+        f"the games of {rules.name} with {players} players cannot be analysed: {why}",
         {"rules": rules.name, "n": players, "why": why},
     )
 

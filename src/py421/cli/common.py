@@ -46,7 +46,8 @@ def resolve_rules(spec: str, settings: tuple[str, ...] = (), param_hint: str = "
         path = Path(spec)
         if not path.is_file():
             presets = ", ".join(preset_names())
-            said = tr(spoken(), "cli.neither_rules", name=repr(spec), presets=presets)
+            why = tr(spoken(), "cli.rules_folder" if path.is_dir() else "cli.rules_missing")
+            said = tr(spoken(), "cli.neither_rules", name=repr(spec), why=why, presets=presets)
             raise click.BadParameter(said, param_hint=param_hint)
         try:
             base = Ruleset.from_text(path.read_text(encoding="utf-8"), filename=spec)

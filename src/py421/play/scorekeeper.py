@@ -14,7 +14,7 @@ from ..core.dice import Result
 from ..core.engine import throws_allowed
 from ..core.errors import Py421Error
 from ..core.state import Phase, State
-from ..i18n import error_text, tr
+from ..i18n import error_text, num, tr
 from ..text import describe, outcome_text, standings
 from .plain import HELP, HINT, STAKES, Ask, InputEnded, Out
 from .session import Session
@@ -36,7 +36,7 @@ def hint(state: State, lang: str) -> list[str]:
     plural = "s" * (allowed > 1)
 
     def chance(target: Result) -> str:
-        return f"{float(exact_odds(table, target, allowed)):.1%}"
+        return num(lang, float(exact_odds(table, target, allowed)), ".1%")
 
     who = state.players[request.seat]
     finals = [t.result for t in r.done]
@@ -44,7 +44,8 @@ def hint(state: State, lang: str) -> list[str]:
         optimal = tr(lang, "sk.hint.no_optimal", most=MAX_ROUND_PLAYERS, n=len(r.order))
     else:
         solved = solve_round(state.rules, len(r.order), state.phase is Phase.CHARGE, "loser")
-        optimal = tr(lang, "sk.hint.optimal", who=who, p=f"{solved.turn_start(finals, allowed, 'loser'):.1%}")
+        not_loser = solved.turn_start(finals, allowed, "loser")
+        optimal = tr(lang, "sk.hint.optimal", who=who, p=num(lang, not_loser, ".1%"))
     if not r.done:
         top = table.order[1]  # only 421 beats the second best result
         return [tr(lang, "sk.hint.lead", who=who, n=allowed, s=plural, p=chance(top)), optimal]
