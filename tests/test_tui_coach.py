@@ -178,7 +178,7 @@ async def test_rules_no_solver_covers_get_the_reason_not_a_crash() -> None:
         page = app.screen
         assert isinstance(page, CoachScreen)
         text = await wait_page(pilot, page)
-        assert text.startswith("The games of engranjeu-21 at 2 cannot be analysed: ")
+        assert text.startswith("The games of engranjeu-21 with 2 players cannot be analysed: ")
         assert "must throw on" in text
         await pilot.press("escape")
         assert not session.state.is_over and app.is_running
