@@ -153,10 +153,13 @@ def test_a_misshapen_record_is_explained_in_french(tmp_path: Path) -> None:
     assert played.exit_code == 0, played.output
     record = json.loads(game.read_text(encoding="utf-8"))
 
-    def replayed(data: object) -> str:
+    def broken(data: object) -> str:
         path = tmp_path / "broken.json"
         path.write_text(json.dumps(data), encoding="utf-8")
-        return french_error("replay", str(path))
+        return str(path)
+
+    def replayed(data: object) -> str:
+        return french_error("replay", broken(data))
 
     rules = replayed({**record, "rules": "tim"})
     assert (
@@ -179,17 +182,11 @@ def test_a_misshapen_record_is_explained_in_french(tmp_path: Path) -> None:
     )
     assert "la place 9 n'existe pas ; les places vont de 0 à 1" in replayed({**record, "first_seat": 9})
 
-    def verified(data: object) -> str:
-        path = tmp_path / "broken.json"
-        path.write_text(json.dumps(data), encoding="utf-8")
-        return french_error("verify", str(path))
-
-    assert """les informations de l'enregistrement ("meta") doivent être un objet""" in verified(
-        {**record, "meta": "x"}
+    assert """les informations de l'enregistrement ("meta") doivent être un objet""" in french_error(
+        "verify", broken({**record, "meta": "x"})
     )
-    path = tmp_path / "seed_only.json"
-    path.write_text(json.dumps({**record, "meta": {"seed": "abc"}}), encoding="utf-8")
-    unverified = CliRunner().invoke(main, ["verify", str(path), "--lang", "fr"])
+    seed_only = broken({**record, "meta": {"seed": "abc"}})
+    unverified = CliRunner().invoke(main, ["verify", seed_only, "--lang", "fr"])
     assert unverified.exit_code == 1
     assert "l'enregistrement ne porte pas à la fois une graine et son empreinte" in unverified.output
     step = {"seat": 0, "throw": "421"}
