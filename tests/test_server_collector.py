@@ -5,8 +5,17 @@ from __future__ import annotations
 import asyncio
 import gc
 import weakref
+from pathlib import Path
+from typing import Any
 
+import uvicorn
+from websockets.asyncio.client import connect
+
+from py421.server.app import create_app
 from py421.server.collector import keep_collections_short
+from py421.server.serving import uvicorn_options
+
+from .server_process import free_port
 
 
 class Node:
@@ -67,3 +76,38 @@ def test_a_stopped_server_leaves_the_collector_as_it_found_it() -> None:
         return gc.get_freeze_count()
 
     assert asyncio.run(scenario()) == 0
+
+
+def test_a_websocket_connection_is_freed_at_once_without_the_cyclic_collector(tmp_path: Path) -> None:
+    """uvicorn's HTTP protocol and its parser refer to each other; a connection upgraded to a
+    WebSocket kept both, and what they hold, until a collection walked them."""
+    made: list[weakref.ref[object]] = []
+    options = uvicorn_options()  # as 421 serve runs uvicorn
+
+    class Watched(options.pop("http")):  # type: ignore[misc]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            made.append(weakref.ref(self))
+
+    async def scenario() -> list[object]:
+        port = free_port()
+        app = create_app(f"sqlite:///{tmp_path}/s.db")
+        server = uvicorn.Server(uvicorn.Config(app, port=port, http=Watched, **options))
+        serving = asyncio.create_task(server.serve())
+        while not server.started:
+            await asyncio.sleep(0.01)
+        gc.disable()
+        try:
+            for _ in range(5):
+                async with connect(f"ws://127.0.0.1:{port}/ws/NOPE1") as ws:
+                    await ws.recv()  # no such table: refused, and closed
+            await asyncio.sleep(0.2)  # the server sees the connections close
+            return [ref() for ref in made if ref() is not None]
+        finally:
+            gc.enable()
+            server.should_exit = True
+            await serving
+
+    left = asyncio.run(scenario())
+    assert len(made) == 5  # each connection went through the protocol
+    assert left == []

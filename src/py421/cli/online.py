@@ -76,22 +76,14 @@ def serve(
         raise SystemExit(2)
     from ..server.limits import Limits
     from ..server.optimal import Budget
+    from ..server.serving import uvicorn_options
 
     url = db_url or f"sqlite:///{data_dir() / 'server.sqlite3'}"
     budget = Budget(seconds=optimal_seconds, memory_mb=optimal_memory)
     app = create_app(url, bot_delay=bot_delay, limits=Limits(**limits), budget=budget)
     shown = f"[{host}]" if ":" in host else host  # an IPv6 address is bracketed in a URL
     click.echo(tr(lang, "cli.serve", host=shown, port=port, database=url.split("@")[-1]), err=True)
-    # Views are small JSON: compressing each one costs more CPU than it saves on loopback or Wi-Fi.
-    # A stop (Ctrl-C, SIGTERM) waits at most 5 s for open connections: every step is already saved.
-    uvicorn.run(
-        app,
-        host=host,
-        port=port,
-        log_level="warning",
-        ws_per_message_deflate=False,
-        timeout_graceful_shutdown=5,
-    )
+    uvicorn.run(app, host=host, port=port, **uvicorn_options())
 
 
 @click.command(cls=Command)
