@@ -267,7 +267,9 @@ async def run(
     server_pids: list[int],
     spectators: int,
     db: str,
-) -> None:
+) -> tuple[float, float, float]:
+    """Play, print what was measured, and return when the load began, when every table was open
+    and when it ended (``time.monotonic()``)."""
     tally, seen = Tally(), Tally()
     before = steps_written(db)
     start = time.monotonic()
@@ -299,10 +301,10 @@ async def run(
         f"the server played {moves} actions of every player, the load client's and its own bots' "
         f"({moves / wall:.0f}/s), and {written['dice']} throws of dice ({written['dice'] / wall:.0f}/s)"
     )
+    # every table is open by then (they open 50 a second): the load as it stays
+    settled = start + min(seconds / 2, tables * 0.02 + 2)
     if lat:
         print(f"action latency: {percentiles(lat)}")
-        # every table is open by then (they open 50 a second): the load as it stays
-        settled = start + min(seconds / 2, tables * 0.02 + 2)
         steady = sorted(x for x, t in zip(tally.latencies, tally.when, strict=True) if t >= settled)
         print(f"  from {settled - start:.0f} s on, every table open: {percentiles(steady)}")
         print(f"  the {len(tally.ending)} that ended a game (and wrote it into the history): "
@@ -319,6 +321,41 @@ async def run(
     errors = collections.Counter(tally.errors) + collections.Counter(seen.errors)
     if errors:
         print("errors: " + ", ".join(f"{k} {v}" for k, v in sorted(errors.items())))
+    return start, settled, start + wall
+
+
+def serve_timing_collections(out: Path, argv: list[str]) -> None:
+    """A server's own process: ``421 serve argv``, writing the start and length of each of its garbage
+    collections to ``out``, a line each as it ends (uvicorn ends the process by the signal that
+    stopped it, so nothing can be written at the end)."""
+    lines = out.open("a", buffering=1)
+    began = 0.0
+
+    def timed(phase: str, info: dict[str, int]) -> None:
+        nonlocal began
+        if phase == "start":
+            began = time.monotonic()
+        else:
+            lines.write(f"{began} {time.monotonic() - began}\n")
+
+    gc.callbacks.append(timed)
+    from py421.cli import main as cli
+
+    sys.argv = ["421", *argv]
+    cli()
+
+
+def report_collections(files: list[Path], start: float, settled: float, end: float) -> None:
+    """How long the servers' garbage collections held their event loops while the tables played."""
+    pauses = [
+        tuple(map(float, line.split())) for f in files if f.exists() for line in f.read_text().splitlines()
+    ]
+    for label, since in (("while the tables played", start), ("once every table was open", settled)):
+        lengths = [length for at, length in pauses if since <= at <= end]
+        total = sum(lengths)
+        longest = max(lengths, default=0.0)
+        print(f"the server's garbage collections {label}: {len(lengths)}, {total:.2f} s in all, "
+              f"the longest {longest * 1000:.1f} ms")  # fmt: skip
 
 
 def percentiles(lat: list[float]) -> str:
@@ -344,6 +381,9 @@ def main() -> None:
         help="run the server (each process) on this one CPU and the load client on the others",
     )
     parser.add_argument("--watch", help=argparse.SUPPRESS)  # the spectators' own process
+    if sys.argv[1:2] == ["--time-collections"]:  # a server's own process: --time-collections FILE ARGS
+        serve_timing_collections(Path(sys.argv[2]), sys.argv[3:])
+        return
     args = parser.parse_args()
     if args.watch:
         uvloop.run(watch(args.watch, args.spectators))
@@ -363,9 +403,9 @@ def main() -> None:
             folder = Path(tmp) / f"server{i}"
             folder.mkdir()
             port = free_port()
-            servers.append(
-                start_server(folder, port, "--bot-delay", str(args.bot_delay), *lifted, db=args.db)
-            )
+            runner = (__file__, "--time-collections", str(folder / "collections.txt"))
+            options = ["--bot-delay", str(args.bot_delay), *lifted]
+            servers.append(start_server(folder, port, *options, db=args.db, runner=runner))
             bases.append(f"http://127.0.0.1:{port}")
         try:
             pids = [s.pid for s in servers]
@@ -375,12 +415,14 @@ def main() -> None:
                     os.sched_setaffinity(pid, {args.server_cpu})
                 os.sched_setaffinity(0, others)
             db = args.db or f"sqlite:///{Path(tmp) / 'server0' / 's.db'}"
-            uvloop.run(run(args.tables, args.seconds, think, bases, pids, args.spectators, db))
+            window = uvloop.run(run(args.tables, args.seconds, think, bases, pids, args.spectators, db))
         finally:
             for i, server in enumerate(servers):
                 server.terminate()
                 server.wait(30)
                 report_log((Path(tmp) / f"server{i}" / "server.log").read_text().splitlines())
+        timed = [Path(tmp) / f"server{i}" / "collections.txt" for i in range(len(servers))]
+        report_collections(timed, *window)
 
 
 def report_log(lines: list[str]) -> None:

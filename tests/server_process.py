@@ -29,12 +29,14 @@ def wait_for_port(port: int, proc: subprocess.Popen[bytes], log: Path, seconds: 
     raise RuntimeError(f"nothing listens on port {port}")
 
 
-def start_server(tmp: Path, port: int, *extra: str, db: str | None = None) -> subprocess.Popen[bytes]:
-    """``421 serve`` on ``port``, its database ``db`` or a SQLite file in ``tmp``."""
+def start_server(
+    tmp: Path, port: int, *extra: str, db: str | None = None, runner: tuple[str, ...] = ("-m", "py421")
+) -> subprocess.Popen[bytes]:
+    """``421 serve`` on ``port``, its database ``db`` or a SQLite file in ``tmp``; ``runner``, the
+    arguments of Python that run the ``421`` command."""
     command = [
         sys.executable,
-        "-m",
-        "py421",
+        *runner,
         "serve",
         "--port",
         str(port),
