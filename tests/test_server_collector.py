@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
+import json
 import weakref
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import httpx2 as httpx
 import uvicorn
+import uvloop
+from fastapi import FastAPI
 from websockets.asyncio.client import connect
 
 from py421.server.app import create_app
 from py421.server.collector import keep_collections_short
+from py421.server.limits import Limits
 from py421.server.serving import uvicorn_options
 
 from .server_process import free_port
@@ -105,36 +112,92 @@ def test_a_stopped_server_leaves_the_collector_as_it_found_it() -> None:
     assert asyncio.run(scenario()) == (0, before)
 
 
+@contextlib.asynccontextmanager
+async def serving(app: FastAPI, **options: Any) -> AsyncIterator[int]:
+    """``app`` served by uvicorn in this process and event loop, as 421 serve runs it; its port."""
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, port=port, **(uvicorn_options() | options)))
+    task = asyncio.create_task(server.serve())
+    while not server.started:
+        await asyncio.sleep(0.01)
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        await task
+
+
 def test_a_websocket_connection_is_freed_at_once_without_the_cyclic_collector(tmp_path: Path) -> None:
     """uvicorn's HTTP protocol and its parser refer to each other; a connection upgraded to a
     WebSocket kept both, and what they hold, until a collection walked them."""
     made: list[weakref.ref[object]] = []
-    options = uvicorn_options()  # as 421 serve runs uvicorn
 
-    class Watched(options.pop("http")):  # type: ignore[misc]
+    class Watched(uvicorn_options()["http"]):  # type: ignore[misc]
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             made.append(weakref.ref(self))
 
     async def scenario() -> list[object]:
-        port = free_port()
-        app = create_app(f"sqlite:///{tmp_path}/s.db")
-        server = uvicorn.Server(uvicorn.Config(app, port=port, http=Watched, **options))
-        serving = asyncio.create_task(server.serve())
-        while not server.started:
-            await asyncio.sleep(0.01)
-        gc.disable()
-        try:
-            for _ in range(5):
-                async with connect(f"ws://127.0.0.1:{port}/ws/NOPE1") as ws:
-                    await ws.recv()  # no such table: refused, and closed
-            await asyncio.sleep(0.2)  # the server sees the connections close
-            return [ref() for ref in made if ref() is not None]
-        finally:
-            gc.enable()
-            server.should_exit = True
-            await serving
+        async with serving(create_app(f"sqlite:///{tmp_path}/s.db"), http=Watched) as port:
+            gc.disable()
+            try:
+                for _ in range(5):
+                    async with connect(f"ws://127.0.0.1:{port}/ws/NOPE1") as ws:
+                        await ws.recv()  # no such table: refused, and closed
+                await asyncio.sleep(0.2)  # the server sees the connections close
+                return [ref() for ref in made if ref() is not None]
+            finally:
+                gc.enable()
 
     left = asyncio.run(scenario())
     assert len(made) == 5  # each connection went through the protocol
     assert left == []
+
+
+def test_tables_played_to_the_end_with_refusals_leave_no_cyclic_garbage(tmp_path: Path) -> None:
+    """The collector leaves the young objects alone, trusting play to make no reference cycles:
+    what one made would stay in memory until the full collection, ten minutes later."""
+
+    async def game(http: httpx.AsyncClient, port: int) -> None:
+        body = {"seats": ["human", "bot:heuristic"], "name": "Ann", "timeout": 0}
+        created = (await http.post("/api/tables", json=body)).json()
+        code, token = created["code"], created["token"]
+        assert (await http.get("/api/tables/NOPE1")).status_code == 404
+        assert (await http.post("/api/tables", content=b"{bad")).status_code == 400
+        async with connect(f"ws://127.0.0.1:{port}/ws/{code}?token={token}") as ws:
+            start = await http.post(f"/api/tables/{code}/start", headers={"Authorization": f"Bearer {token}"})
+            start.raise_for_status()
+            for refused in ("not json", '{"type": "nope"}', '{"type": "act", "version": 0, "action": "x"}'):
+                await ws.send(refused)
+            while True:
+                message = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                view = message.get("view")
+                if view is None:
+                    continue
+                if view["outcome"] is not None:
+                    break
+                if view["your_turn"]:
+                    action = view["legal_actions"][0]["text"]
+                    await ws.send(
+                        json.dumps({"type": "act", "version": message["version"], "action": action})
+                    )
+        async with connect(f"ws://127.0.0.1:{port}/ws/{code}") as watcher:
+            await watcher.recv()
+
+    async def scenario() -> list[str]:
+        app = create_app(f"sqlite:///{tmp_path}/s.db", bot_delay=0, limits=Limits(messages_per_second=1000))
+        async with serving(app) as port, httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
+            await game(http, port)  # what is made once (caches, prepared statements) is made
+            gc.collect()
+            gc.set_debug(gc.DEBUG_SAVEALL)  # what the collector finds is kept in gc.garbage
+            try:
+                for _ in range(3):
+                    await game(http, port)
+                await asyncio.sleep(0.2)
+                gc.collect()
+                return sorted({type(o).__module__ + "." + type(o).__qualname__ for o in gc.garbage})
+            finally:
+                gc.set_debug(0)
+                gc.garbage.clear()
+
+    assert uvloop.run(scenario()) == []  # the loop 421 serve runs on
