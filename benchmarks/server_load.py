@@ -30,7 +30,9 @@ server's CPU time per action (and PostgreSQL's CPU, when it runs here); the
 latency over the whole run, once every table is open, and for the actions
 that ended a game; and how late the load client's own event loop ran its
 timers (a late client adds to every latency it measures; its collector is
-kept from pausing it as the server's is).
+kept from pausing it as the server's is); and the servers' garbage
+collections (each server runs with a hook that writes them down), how many,
+how long in all and the longest.
 
 Run: .venv/bin/python benchmarks/server_load.py [--tables 200] [--seconds 20]
      [--bot-delay 0.6] [--think S] [--db URL] [--spectators 300] [--processes N]
