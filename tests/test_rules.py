@@ -112,6 +112,13 @@ def test_bad_ruleset_files_say_what_is_wrong(text, message):
         Ruleset.from_text(text)
 
 
+@pytest.mark.parametrize("text", ["[1, 2]", ' ["pot", 21]\n'])
+def test_a_json_file_that_is_no_object_is_told_so_not_given_a_toml_error(text):
+    with pytest.raises(InvalidRuleset, match=r"a ruleset is a table with the keys .*, not \[") as caught:
+        Ruleset.from_text(text, filename="house.json")
+    assert "TOML" not in str(caught.value)
+
+
 @pytest.mark.parametrize("name", preset_names())
 def test_main_chaude_is_said_by_the_rules(name):
     """« Main chaude » (a tie-break tied again asks for a stake) is a property of the ruleset."""

@@ -311,9 +311,10 @@ class Ruleset:
 
     @staticmethod
     def from_text(text: str, *, filename: str = "ruleset") -> Ruleset:
-        """Parse a ruleset file (TOML, or JSON when it starts with ``{``)."""
+        """Parse a ruleset file (TOML, or JSON when it starts with ``{`` or its name ends in ``.json``)."""
+        as_json = text.lstrip().startswith("{") or filename.lower().endswith(".json")
         try:
-            data = json.loads(text) if text.lstrip().startswith("{") else tomllib.loads(text)
+            data = json.loads(text) if as_json else tomllib.loads(text)
         except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
             raise InvalidRuleset(
                 Message(
