@@ -614,3 +614,24 @@ def test_a_rules_name_that_is_no_preset_says_whether_the_file_is_missing_or_a_fo
         "mes-regles.toml"
     )
     assert "(c'est un dossier)" in said(str(tmp_path))
+
+
+@pytest.mark.parametrize(
+    ("command", "what", "french"),
+    [
+        ("replay", "missing.json", "aucun fichier ni dossier de ce nom"),
+        ("replay", "latin1.json", "ce n'est pas du texte UTF-8"),
+        ("replay", "a_file/game.json", "une partie du chemin n'est pas un dossier"),
+        ("rules show", "latin1.json", "ce n'est pas du texte UTF-8"),
+    ],
+)
+def test_a_file_the_system_cannot_read_is_explained_in_french(
+    tmp_path: Path, command: str, what: str, french: str
+) -> None:
+    (tmp_path / "latin1.json").write_bytes('{"name": "partie à 2"}'.encode("latin-1"))
+    (tmp_path / "a_file").write_text("{}", encoding="utf-8")
+    args = [*command.split(), str(tmp_path / what), "--lang", "fr"]
+    result = CliRunner().invoke(main, args, env={"LANG": "C"})
+    assert result.exit_code == 2, result.output
+    assert french in result.output, result.output
+    assert leftovers(result.output) == [] and "Errno" not in result.output, result.output

@@ -67,11 +67,12 @@ def data_dir() -> Path:
         try:
             path.mkdir(parents=not override, exist_ok=True)
         except OSError as exc:
+            reason = system_reason(exc)
             raise UnusablePath(
                 Message(
                     "path.cannot_make",
-                    f"{named}, which cannot be made ({exc.strerror}): {elsewhere}",
-                    {"named": named, "reason": exc.strerror, "elsewhere": elsewhere},
+                    f"{named}, which cannot be made ({reason}): {elsewhere}",
+                    {"named": named, "reason": reason, "elsewhere": elsewhere},
                 )
             ) from None
     _check_writable(
@@ -148,8 +149,32 @@ def _check_writable(folder: Path, where: Message, advice: Message | None = None)
     _written.add(folder)
 
 
+# The system's refusals a user meets with files, each as a message every language words.
+_REASONS = {
+    errno.ENOENT: ("os.missing", "no such file or folder"),
+    errno.EISDIR: ("os.folder", "it is a folder, not a file"),
+    errno.ENOTDIR: ("os.not_folder", "a part of the path is not a folder"),
+    errno.EACCES: ("os.denied", "permission denied"),
+    errno.EPERM: ("os.denied", "permission denied"),
+    errno.EROFS: ("os.read_only", "the disk is read-only"),
+    errno.ENOSPC: ("os.full", "no space left on the disk"),
+}
+
+
+def system_reason(exc: OSError | UnicodeDecodeError) -> Message:
+    """Why a file could not be read or written, in words each language has (the system's own
+    words, untranslated, for a rarer refusal)."""
+    if isinstance(exc, UnicodeDecodeError):
+        return Message("os.not_utf8", "not UTF-8 text")
+    known = _REASONS.get(exc.errno or 0)
+    if known is not None:
+        return Message(*known)
+    said = exc.strerror or str(exc)
+    return Message("os.other", said, {"said": said})
+
+
 def _unwritable(where: Message, exc: OSError, advice: Message) -> UnusablePath:
-    reason = exc.strerror or str(exc)
+    reason = system_reason(exc)
     return UnusablePath(
         Message(
             "path.unwritable",

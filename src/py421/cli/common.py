@@ -16,6 +16,7 @@ from ..core.errors import InvalidPlayers, Message, Py421Error
 from ..core.record import Record
 from ..core.rules import Ruleset, preset_names
 from ..i18n import EN, LANGS, detect_lang, error_text, tr
+from ..paths import system_reason
 from ..play.coach import game_solving as game_solving  # the commands' progress, in words
 from ..play.coach import solving as solving
 from ..play.session import Seat
@@ -52,7 +53,7 @@ def resolve_rules(spec: str, settings: tuple[str, ...] = (), param_hint: str = "
         try:
             base = Ruleset.from_text(path.read_text(encoding="utf-8"), filename=spec)
         except (OSError, UnicodeDecodeError) as exc:
-            said = tr(spoken(), "cli.cannot_read", path=spec, reason=exc)
+            said = tr(spoken(), "cli.cannot_read", path=spec, reason=error_text(spoken(), system_reason(exc)))
             raise click.BadParameter(said, param_hint=param_hint) from None
     return base.with_settings(settings)
 
@@ -259,7 +260,7 @@ def read_record(path: Path, param_hint: str | None = None) -> Record:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        said = tr(spoken(), "cli.cannot_read", path=path, reason=exc)
+        said = tr(spoken(), "cli.cannot_read", path=path, reason=error_text(spoken(), system_reason(exc)))
         raise click.BadParameter(said, param_hint=param_hint) from None
     return Record.from_json(text)
 
