@@ -127,3 +127,16 @@ def test_numbers_read_the_french_way() -> None:
     assert num("fr", 0.602194, ".4%") == "60,2194 %"
     assert num("fr", 100_000, ",") == "100 000"
     assert num("en", 0.602194, ".4%") == "60.2194%"
+
+
+@pytest.mark.parametrize(
+    ("who", "said"),
+    [
+        ("Ana", "lancers d'Ana"),
+        ("Éloïse", "lancers d'Éloïse"),
+        ("Bob", "lancers de Bob"),
+        ("Hugo", "lancers de Hugo"),
+    ],
+)
+def test_french_elides_de_before_a_name_that_starts_with_a_vowel(who: str, said: str) -> None:
+    assert said in tr("fr", "refusal.each_throw", n=2, who=who)

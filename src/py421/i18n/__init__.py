@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import string
 from collections.abc import Iterable, Mapping
 
@@ -38,8 +39,23 @@ PAGE_SHARED = ("outcome.", "call.", "preset.", "action.", "analysis.")  # the an
 
 
 def tr(lang: str, key: str, **fields: object) -> str:
-    """The message ``key`` in ``lang`` (English for an unknown language), with its fields filled in."""
-    return CATALOGS.get(lang, EN)[key].format(**fields)
+    """The message ``key`` in ``lang`` (English for an unknown language), with its fields filled in.
+
+    In French « de » before a field that starts with a vowel is elided, as a reader expects:
+
+    >>> tr("fr", "tui.dice.of", who="Ana"), tr("fr", "tui.dice.of", who="Bob")
+    ("Dés d'Ana", 'Dés de Bob')
+    """
+    template = CATALOGS.get(lang, EN)[key]
+    if lang == "fr" and "de {" in template:
+        template = _DE_FIELD.sub(
+            lambda m: "d'" + m[1] if _VOWEL.match(str(fields.get(m[2], ""))) else m[0], template
+        )
+    return template.format(**fields)
+
+
+_DE_FIELD = re.compile(r"\bde (\{(\w+)\})")
+_VOWEL = re.compile(r"[aeiouyàâäéèêëîïôöûùœ]", re.IGNORECASE)  # not h: « de Hugo », « de Hélène » alike
 
 
 def num(lang: str, value: float, spec: str = "") -> str:
