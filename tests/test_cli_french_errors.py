@@ -248,7 +248,7 @@ def test_a_resume_with_other_settings_is_refused_in_french(tmp_path: Path) -> No
     assert "la partie sauvegardée se joue avec classic-11, pas tim" in french_error(
         "table", "--resume", "--rules", "tim"
     )
-    assert "la partie sauvegardée installe Ana, Bob, pas Ana, Carl" in french_error(
+    assert "la partie sauvegardée a pour joueurs Ana, Bob, pas Ana, Carl" in french_error(
         "table", "--resume", "--players", "Ana,Carl"
     )
 
@@ -269,7 +269,7 @@ def test_history_errors_are_explained_in_french(tmp_path: Path, monkeypatch: pyt
 
 def test_a_bot_at_a_real_table_is_refused_in_french() -> None:
     error = french_error("table", "--players", "Ana,bot:random")
-    assert "'bot:random' : le marqueur installe les personnes d'une vraie table" in error
+    assert "'bot:random' : le marqueur tient les comptes de personnes assises à une vraie table" in error
     assert "pour jouer contre des bots, utilisez 421 play --players" in error
     unnamed = CliRunner().invoke(main, ["table", "--lang", "fr"], env={"LANG": "C"})
     assert unnamed.exit_code == 2
