@@ -169,3 +169,12 @@ def test_a_hint_in_french_is_whole_and_writes_its_numbers_the_french_way():
     assert "ses lancers seront la limite des autres. 421 en 1 lancer au plus : 2,8 %" in said
     assert "pour ne pas perdre, battre 421 : 0,0 % en 1 lancer au plus, en jouant pour le battre" in said
     assert "A n'en est pas le perdant 50,0 % du temps" in said
+
+
+def test_the_help_says_how_to_type_every_throw_of_a_turn():
+    result = table("vache-41", "A,B", "?")
+    assert "every throw in order, separated by ; (123;221;421)" in result.output
+    french = CliRunner().invoke(
+        main, ["table", "--rules", "vache-41", "--players", "A,B", "--lang", "fr"], input="?\n"
+    )
+    assert "chaque lancer dans l'ordre, séparés par ; (123;221;421)" in french.output

@@ -94,7 +94,7 @@ MESSAGES: dict[str, str] = {
     "sk.draw_leader": "{who}, your coup sec for the décharge leader? (e.g. 653; u undo) ",
     "sk.stake": "{who}, « main chaude »: « est » or « vient »? (u undo) ",
     "sk.undone": "  undone: {step}",
-    "sk.help": "  type what the dice show: 421 or 4-2-1; add /2 or /3 for the throws used, « bon » after it if « le bon » was declared (555/2 bon); u takes back the last entry; h gives a hint",
+    "sk.help": "  type what the dice show: 421 or 4-2-1; add /2 or /3 for the throws used, « bon » after it if « le bon » was declared (555/2 bon); where every throw adds to the stake, every throw in order, separated by ; (123;221;421); u takes back the last entry; h gives a hint",
     "sk.standings": "  pot {pot} · {players} · manche {manche}, {phase}",
     "sk.out": "out",
     "sk.hint.lead": "  hint: {who} leads; the throws used will be the others' limit. 421 in up to {n} throw{s}: {p}",

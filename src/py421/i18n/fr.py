@@ -86,7 +86,7 @@ MESSAGES: dict[str, str] = {
     "sk.draw_leader": "{who}, votre coup sec pour l'entame de la décharge ? (ex. 653 ; u annuler) ",
     "sk.stake": "{who}, « main chaude » : « est » ou « vient » ? (u annuler) ",
     "sk.undone": "  annulé : {step}",
-    "sk.help": "  tapez ce que montrent les dés : 421 ou 4-2-1 ; ajoutez /2 ou /3 pour les lancers utilisés, « bon » après si « le bon » a été annoncé (555/2 bon) ; u reprend la dernière saisie ; h donne un conseil",
+    "sk.help": "  tapez ce que montrent les dés : 421 ou 4-2-1 ; ajoutez /2 ou /3 pour les lancers utilisés, « bon » après si « le bon » a été annoncé (555/2 bon) ; si chaque lancer s'ajoute à la mise, chaque lancer dans l'ordre, séparés par ; (123;221;421) ; u reprend la dernière saisie ; h donne un conseil",
     "sk.standings": "  pot {pot} · {players} · manche {manche}, {phase}",
     "sk.out": "sorti",
     "sk.hint.lead": "  conseil : {who} entame ; ses lancers seront la limite des autres. 421 en {n} lancer{s} au plus : {p}",
