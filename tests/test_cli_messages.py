@@ -285,6 +285,7 @@ def test_serve_announces_an_address_a_browser_opens(
         ("sqlite:/tmp/x.sqlite3", "the database URL cannot be read; accepted: sqlite:///FILE"),
         ("sqlite://server.sqlite3", "'sqlite://server.sqlite3' names a host: a SQLite URL is sqlite:///FILE"),
         ("sqlite://", "sqlite:// keeps the tables in memory, lost at the end: give sqlite:///FILE"),
+        ("", "--db is empty: give sqlite:///FILE or postgresql://…, or leave --db out for the SQLite file"),
     ],
 )
 def test_serve_on_a_database_url_it_cannot_use_says_what_is_accepted_in_one_line(url: str, said: str) -> None:

@@ -78,7 +78,7 @@ def serve(
     from ..server.optimal import Budget
     from ..server.serving import uvicorn_options
 
-    url = db_url or f"sqlite:///{data_dir() / 'server.sqlite3'}"
+    url = db_url if db_url is not None else f"sqlite:///{data_dir() / 'server.sqlite3'}"
     budget = Budget(seconds=optimal_seconds, memory_mb=optimal_memory)
     app = create_app(url, bot_delay=bot_delay, limits=Limits(**limits), budget=budget)
     shown = f"[{host}]" if ":" in host else host  # an IPv6 address is bracketed in a URL

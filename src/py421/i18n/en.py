@@ -500,6 +500,7 @@ MESSAGES: dict[str, str] = {
     "db.sqlite_host": "{url} names a host: a SQLite URL is sqlite:///FILE (three slashes, four before /)",
     "db.sqlite_memory": "sqlite:// keeps the tables in memory, lost at the end: give sqlite:///FILE",
     "db.missing_module": "{reason}; for PostgreSQL: pip install '.[postgres]' in the py421 folder",
+    "db.empty_url": "--db is empty: give sqlite:///FILE or postgresql://…, or leave --db out for the SQLite file in the data folder",
     "db.unreadable_url": "the database URL cannot be read; accepted: sqlite:///FILE, postgresql://USER:PASSWORD@HOST:PORT/NAME (PORT a number; @ : / in a password written %40 %3A %2F)",
     "db.second_process": "another 421 serve already uses {path}: SQLite serves one process; for several, give them one PostgreSQL database (a postgresql:// URL, docs/deploy.md)",
     "sim.no_dask": "a Dask cluster needs Dask, py421's dask extra: pip install '.[dask]' in the py421 folder",

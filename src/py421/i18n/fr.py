@@ -549,6 +549,7 @@ MESSAGES: dict[str, str] = {
     "db.sqlite_host": "{url} nomme un hôte : une URL SQLite s'écrit sqlite:///FICHIER (trois barres obliques, quatre devant /)",
     "db.sqlite_memory": "sqlite:// garde les tables en mémoire, perdues à la fin : donnez sqlite:///FICHIER",
     "db.missing_module": "{reason} ; pour PostgreSQL : pip install '.[postgres]' dans le dossier de py421",
+    "db.empty_url": "--db est vide : donnez sqlite:///FICHIER ou postgresql://…, ou omettez --db pour le fichier SQLite du dossier de données",
     "db.unreadable_url": "l'URL de la base de données est illisible ; acceptées : sqlite:///FICHIER, postgresql://UTILISATEUR:MOT_DE_PASSE@HÔTE:PORT/NOM (PORT un nombre ; @ : / dans un mot de passe s'écrivent %40 %3A %2F)",
     "db.second_process": "un autre 421 serve utilise déjà {path} : SQLite ne sert qu'un processus ; pour plusieurs, donnez-leur une même base PostgreSQL (une URL postgresql://, docs/deploy.md)",
     "sim.no_dask": "une grappe Dask demande Dask, l'extra dask de py421 : pip install '.[dask]' dans le dossier de py421",

@@ -243,6 +243,14 @@ def normalize_url(url: str) -> str:
 
 
 def make_engine(url: str) -> Engine:
+    if not url.strip():  # a --db "$VARIABLE" whose variable is unset: never a server on a file unasked
+        raise DatabaseError(
+            Message(
+                "db.empty_url",
+                "--db is empty: give sqlite:///FILE or postgresql://…, or leave --db out for the SQLite "
+                "file in the data folder",
+            )
+        )
     url = normalize_url(url)
     if not url.startswith(("sqlite", "postgresql")):
         kind = url.split(":")[0]
