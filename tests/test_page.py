@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
-from py421.i18n import page_module
+import pytest
+
+from py421.i18n import page_module, tr
 from py421.server.protocol import typescript
 
 from .server_helpers import serving
@@ -37,3 +42,21 @@ def test_every_module_is_served_as_javascript_and_preloaded(tmp_path: Path):
             assert "javascript" in answer.headers["content-type"], name
             imported = re.findall(r'^import\b[^;]*?from "\./([\w.]+)";', answer.text, flags=re.MULTILINE)
             assert set(imported) <= modules, name
+
+
+def test_the_page_elides_de_before_a_name_that_starts_with_a_vowel_as_the_terminal_does() -> None:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    script = (
+        "globalThis.navigator = { language: 'fr-FR' };"
+        f"const {{ t }} = await import({json.dumps((STATIC / 'i18n.js').as_uri())});"
+        "console.log(JSON.stringify(['Ana', 'Éloïse', 'Bob'].map((who) => t('turn.report', { who }))));"
+    )
+    said = subprocess.run(
+        [node, "--input-type=module", "-e", script], capture_output=True, text=True, check=True
+    )
+    assert json.loads(said.stdout) == [
+        tr("fr", "page.turn.report", who=who) for who in ("Ana", "Éloïse", "Bob")
+    ]
+    assert json.loads(said.stdout)[0] == "en attente du coup d'Ana"

@@ -21,6 +21,7 @@ import { safeGet, safeSet } from "./saved.js";
 const STRINGS = MESSAGES;
 
 const LANG_KEY = "py421:lang";
+const VOWEL = /^[aeiouyàâäéèêëîïôöûùœ]/i; // not h: « de Hugo »
 
 /** The language the page is shown in; switchLang() changes it. */
 export let lang = pickLang();
@@ -44,7 +45,11 @@ export function switchLang() {
  * @param {Record<string, string | number>} [fields]
  */
 export function t(key, fields = {}) {
-  const text = STRINGS[lang][key] ?? STRINGS.en[key] ?? key;
+  let text = STRINGS[lang][key] ?? STRINGS.en[key] ?? key;
+  if (lang === "fr") {
+    // « de » before a name that starts with a vowel is elided, as the terminal's words are.
+    text = text.replace(/\bde \{(\w+)\}/g, (whole, f) => (VOWEL.test(String(fields[f] ?? "")) ? `d'{${f}}` : whole));
+  }
   const n = fields.n;
   // French keeps 0 and 1 singular, English only 1.
   const s = typeof n === "number" && (lang === "fr" ? n > 1 : n !== 1) ? "s" : "";
