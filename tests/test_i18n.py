@@ -68,6 +68,13 @@ def test_the_language_comes_from_the_locale() -> None:
     assert detect_lang({}) == "en"
 
 
+def test_language_lists_the_languages_first_as_gettext_reads_it() -> None:
+    assert detect_lang({"LANG": "en_GB.UTF-8", "LANGUAGE": "fr:en"}) == "fr"
+    assert detect_lang({"LANG": "fr_FR.UTF-8", "LANGUAGE": "en_GB:fr"}) == "en"
+    assert detect_lang({"LANGUAGE": "fr"}) == "fr"
+    assert detect_lang({"LANG": "C.UTF-8", "LANGUAGE": "fr"}) == "en"  # the C locale has no translations
+
+
 def test_every_key_core_raises_is_in_the_catalog() -> None:
     """Core names its messages by key without importing the catalog: each key must be worded."""
     keys = set()

@@ -133,10 +133,14 @@ def page_module() -> str:
 
 
 def detect_lang(environ: Mapping[str, str] | None = None) -> str:
-    """French where the system locale is French, English elsewhere."""
+    """French where the system locale is French, English elsewhere.
+
+    As gettext reads them: the locale is the first of ``LC_ALL``, ``LC_MESSAGES`` and ``LANG``
+    that is set, and ``LANGUAGE`` (``fr:en``, languages by preference) comes before it unless the
+    locale is C, which has no translations.
+    """
     env = os.environ if environ is None else environ
-    for var in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
-        value = env.get(var, "")
-        if value:
-            return "fr" if value.lower().startswith("fr") else "en"
-    return "en"
+    locale = next((env[var] for var in ("LC_ALL", "LC_MESSAGES", "LANG") if env.get(var)), "")
+    in_c = locale.split(".")[0] in ("C", "POSIX")
+    chosen = env.get("LANGUAGE", "") if not in_c else ""
+    return "fr" if (chosen or locale).lower().startswith("fr") else "en"
