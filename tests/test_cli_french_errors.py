@@ -231,6 +231,10 @@ def test_a_broken_save_is_explained_in_french(tmp_path: Path, monkeypatch: pytes
     assert f"la partie sauvegardée {save} ne peut pas être reprise : elle ne peut pas être lue (" in error
     assert f"déplacez-la hors de {saves} pour reprendre la partie sauvegardée avant elle" in error
     assert "elle contient une liste JSON, et non une partie sauvegardée" in resumed("[]")
+    save.write_bytes(b"\xff\xfe{}")
+    assert "elle ne peut pas être lue (ce n'est pas du texte UTF-8)" in french_error(
+        "play", "--plain", "--resume"
+    )
     assert "ce n'est pas une partie py421 sauvegardée" in resumed('{"format": "x"}')
     assert "la version 9 des parties sauvegardées n'est pas prise en charge" in resumed(
         '{"format": "py421-save", "version": 9}'

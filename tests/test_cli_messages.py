@@ -546,3 +546,10 @@ def test_solve_names_the_options_set_on_a_preset(private_home):
     result = CliRunner().invoke(main, ["solve", "--players", "3", "--set", "pot=3", "--lang", "en"])
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("classic-11 (pot=3), 3 players")
+
+
+def test_serve_on_an_address_no_interface_has_says_so_in_french() -> None:
+    pytest.importorskip("uvicorn")
+    result = run_cli("--lang", "fr", "serve", "--host", "192.0.2.1", "--port", str(free_port()))
+    assert result.exit_code == 2, result.output
+    assert "aucune interface réseau de cette machine n'a cette adresse" in result.output, result.output

@@ -141,9 +141,15 @@ def test_numbers_read_the_french_way() -> None:
     [
         ("Ana", "lancers d'Ana"),
         ("Éloïse", "lancers d'Éloïse"),
+        ("Hugo", "lancers d'Hugo"),
+        ("Yves", "lancers d'Yves"),
+        ("Yasmine", "lancers de Yasmine"),
         ("Bob", "lancers de Bob"),
-        ("Hugo", "lancers de Hugo"),
     ],
 )
 def test_french_elides_de_before_a_name_that_starts_with_a_vowel(who: str, said: str) -> None:
     assert said in tr("fr", "refusal.each_throw", n=2, who=who)
+
+
+def test_french_elides_de_before_names_only() -> None:
+    assert "le port 8421 de example.org" in tr("fr", "cli.serve.in_use", port=8421, host="example.org")

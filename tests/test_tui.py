@@ -484,3 +484,23 @@ def test_no_throw_is_counted_before_the_first(lang: str) -> None:
                 ), info
         session.step()
     assert before and after
+
+
+@pytest.mark.asyncio
+async def test_a_save_that_fails_says_why_in_the_players_language_and_play_goes_on() -> None:
+    def full_disk(_: Session) -> None:
+        raise OSError(28, "No space left on device", "/home/ana/.local/share/py421/saves/x.json")
+
+    session = make_session(["Vous", "bot:heuristic"])
+    app = PlayApp(session, lang="fr", bot_delay=0, on_step=full_disk)
+    async with app.run_test() as pilot:
+        await wait_for_human(pilot, session)
+        await pilot.press("t" if session.human_to_throw() is not None else "s")
+        await pilot.pause()
+        said = [n.message for n in app._notifications]
+        where = "/home/ana/.local/share/py421/saves/x.json"
+        assert (
+            said
+            and said[-1] == f"Impossible de sauvegarder la partie : plus de place sur le disque ({where})"
+        )
+        assert len(session.game.steps) > 0

@@ -158,12 +158,13 @@ _REASONS = {
     errno.EPERM: ("os.denied", "permission denied"),
     errno.EROFS: ("os.read_only", "the disk is read-only"),
     errno.ENOSPC: ("os.full", "no space left on the disk"),
+    errno.EADDRNOTAVAIL: ("os.no_address", "no network interface of this machine has that address"),
 }
 
 
 def system_reason(exc: OSError | UnicodeDecodeError) -> Message:
-    """Why a file could not be read or written, in words each language has (the system's own
-    words, untranslated, for a rarer refusal)."""
+    """Why a file could not be read or written (or an address listened on), in words each language
+    has (the system's own words, untranslated, for a rarer refusal)."""
     if isinstance(exc, UnicodeDecodeError):
         return Message("os.not_utf8", "not UTF-8 text")
     known = _REASONS.get(exc.errno or 0)

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from ..extras import require
-from ..i18n import tr
+from ..i18n import error_text, tr
 from .common import SAY_OPTION, Command, Finite, read_record
 
 # The caps of `421 serve`: option, field of Limits, accepted values (docs/online.md lists them; each
@@ -63,7 +63,7 @@ def serve(
         require("postgres", "421 serve on PostgreSQL")
     import uvicorn
 
-    from ..paths import data_dir
+    from ..paths import data_dir, system_reason
     from ..server.app import bind_error, create_app
 
     problem = bind_error(host, port)
@@ -71,7 +71,7 @@ def serve(
         if problem.errno == errno.EADDRINUSE:
             click.echo(tr(lang, "cli.serve.in_use", port=port, host=host), err=True)
         else:
-            why = problem.strerror or problem
+            why = error_text(lang, system_reason(problem))
             click.echo(tr(lang, "cli.serve.cannot", host=host, port=port, problem=why), err=True)
         raise SystemExit(2)
     from ..server.limits import Limits

@@ -41,21 +41,21 @@ PAGE_SHARED = ("outcome.", "call.", "preset.", "action.", "analysis.")  # the an
 def tr(lang: str, key: str, **fields: object) -> str:
     """The message ``key`` in ``lang`` (English for an unknown language), with its fields filled in.
 
-    In French « de » before a field that starts with a vowel is elided, as a reader expects:
+    In French « de » before a name that starts with a vowel sound is elided:
 
     >>> tr("fr", "tui.dice.of", who="Ana"), tr("fr", "tui.dice.of", who="Bob")
     ("Dés d'Ana", 'Dés de Bob')
     """
     template = CATALOGS.get(lang, EN)[key]
-    if lang == "fr" and "de {" in template:
-        template = _DE_FIELD.sub(
-            lambda m: "d'" + m[1] if _VOWEL.match(str(fields.get(m[2], ""))) else m[0], template
-        )
+    if lang == "fr" and "de {who}" in template and _VOWEL_SOUND.match(str(fields.get("who", ""))):
+        template = _DE_WHO.sub("d'{who}", template)
     return template.format(**fields)
 
 
-_DE_FIELD = re.compile(r"\bde (\{(\w+)\})")
-_VOWEL = re.compile(r"[aeiouyàâäéèêëîïôöûùœ]", re.IGNORECASE)  # not h: « de Hugo », « de Hélène » alike
+# A vowel, or h (« d'Hugo »), or y before a consonant (« d'Yves », but « de Yasmine »). Only names
+# ({who}) are elided: a host or a folder is written as it is.
+_VOWEL_SOUND = re.compile(r"[aeiouàâäéèêëîïôöûùœh]|y[^aeiouy]", re.IGNORECASE)
+_DE_WHO = re.compile(r"\bde \{who\}")
 
 
 def num(lang: str, value: float, spec: str = "") -> str:

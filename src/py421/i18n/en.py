@@ -530,6 +530,7 @@ MESSAGES: dict[str, str] = {
     "os.denied": "permission denied",
     "os.read_only": "the disk is read-only",
     "os.full": "no space left on the disk",
+    "os.no_address": "no network interface of this machine has that address",
     "os.not_utf8": "not UTF-8 text",
     "os.other": "{said}",
     "path.unwritable": "{where}: {reason}; {advice}",

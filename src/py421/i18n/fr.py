@@ -579,6 +579,7 @@ MESSAGES: dict[str, str] = {
     "os.denied": "permission refusée",
     "os.read_only": "le disque est en lecture seule",
     "os.full": "plus de place sur le disque",
+    "os.no_address": "aucune interface réseau de cette machine n'a cette adresse",
     "os.not_utf8": "ce n'est pas du texte UTF-8",
     "os.other": "{said}",
     "path.unwritable": "{where} : {reason} ; {advice}",

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InvalidRecord, Message, Py421Error
-from ..paths import data_dir
+from ..paths import data_dir, system_reason
 from .session import Session
 
 SAVES_NAME = "saves"
@@ -47,8 +47,10 @@ def latest_save(mode: str) -> tuple[str, dict[str, Any]] | None:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            # JSON's own words name the line and column; the system's have a message of their own
+            reason = exc if isinstance(exc, json.JSONDecodeError) else system_reason(exc)
             raise _unusable(
-                path, Message("save.unreadable", f"it cannot be read ({exc})", {"reason": exc})
+                path, Message("save.unreadable", f"it cannot be read ({reason})", {"reason": reason})
             ) from None
         if not isinstance(data, dict):  # the newest save is not skipped in silence
             kind = "list" if isinstance(data, list) else "string" if isinstance(data, str) else "value"

@@ -49,6 +49,7 @@ from ..core.events import (
 )
 from ..core.state import Round, State
 from ..i18n import error_text, tr
+from ..paths import system_reason
 from ..play.coach import Coach, Say, hints_on
 from ..play.session import Session
 from ..text import describe, limit_call, names, outcome_text
@@ -275,8 +276,16 @@ class PlayApp(App[None]):
             try:
                 self._on_step(self.session)
             except Exception as exc:  # a failed save must not end the game being played
-                self.notify(ui(self.lang, "save_failed", reason=exc), severity="error")
+                self.notify(ui(self.lang, "save_failed", reason=self._why(exc)), severity="error")
         self._refresh()
+
+    def _why(self, exc: Exception) -> str:
+        """Why a save failed, in the player's language (the system's refusal too), with its file."""
+        if not isinstance(exc, OSError | UnicodeDecodeError):
+            return error_text(self.lang, exc)
+        why = error_text(self.lang, system_reason(exc))
+        filename = getattr(exc, "filename", None)
+        return f"{why} ({filename})" if filename else why
 
     def _finish(self) -> None:
         if self._finished:
@@ -287,7 +296,7 @@ class PlayApp(App[None]):
             try:
                 self._on_finish(self.session)
             except Exception as exc:  # the outcome is still shown; the save has it
-                self.notify(ui(self.lang, "save_failed", reason=exc), severity="error")
+                self.notify(ui(self.lang, "save_failed", reason=self._why(exc)), severity="error")
         self.push_screen(EndScreen(outcome_text(self.session.state, self.lang), self.lang))
 
     def _announce(self, seat: int) -> None:

@@ -21,7 +21,8 @@ import { safeGet, safeSet } from "./saved.js";
 const STRINGS = MESSAGES;
 
 const LANG_KEY = "py421:lang";
-const VOWEL = /^[aeiouyàâäéèêëîïôöûùœ]/i; // not h: « de Hugo »
+// A vowel, or h (« d'Hugo »), or y before a consonant (« d'Yves », but « de Yasmine »).
+const VOWEL_SOUND = /^(?:[aeiouàâäéèêëîïôöûùœh]|y[^aeiouy])/i;
 
 /** The language the page is shown in; switchLang() changes it. */
 export let lang = pickLang();
@@ -46,9 +47,8 @@ export function switchLang() {
  */
 export function t(key, fields = {}) {
   let text = STRINGS[lang][key] ?? STRINGS.en[key] ?? key;
-  if (lang === "fr") {
-    // « de » before a name that starts with a vowel is elided, as the terminal's words are.
-    text = text.replace(/\bde \{(\w+)\}/g, (whole, f) => (VOWEL.test(String(fields[f] ?? "")) ? `d'{${f}}` : whole));
+  if (lang === "fr" && VOWEL_SOUND.test(String(fields.who ?? ""))) {
+    text = text.replace(/\bde \{who\}/g, "d'{who}"); // « d'Ana », as the terminal's words are
   }
   const n = fields.n;
   // French keeps 0 and 1 singular, English only 1.
