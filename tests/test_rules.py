@@ -112,11 +112,12 @@ def test_bad_ruleset_files_say_what_is_wrong(text, message):
         Ruleset.from_text(text)
 
 
-@pytest.mark.parametrize("text", ["[1, 2]", ' ["pot", 21]\n'])
+@pytest.mark.parametrize("text", ["[1, 2]", ' ["pot", 21]\n', "null", "true"])
 def test_a_json_file_that_is_no_object_is_told_so_not_given_a_toml_error(text):
-    with pytest.raises(InvalidRuleset, match=r"a ruleset is a table with the keys .*, not \[") as caught:
+    with pytest.raises(InvalidRuleset, match=r"a ruleset is a table with the keys .*, not ") as caught:
         Ruleset.from_text(text, filename="house.json")
     assert "TOML" not in str(caught.value)
+    assert str(caught.value).endswith(f"not {json.dumps(json.loads(text))}")  # as the file spells it
 
 
 @pytest.mark.parametrize("name", preset_names())

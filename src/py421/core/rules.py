@@ -283,11 +283,14 @@ class Ruleset:
         allowed = {"base", "name", "description", "source", "options", "results", "seed_file"}
         keys = ", ".join(sorted(allowed))
         if not isinstance(data, Mapping):
+            # what a file holds, spelt as JSON spells it (null, true), not as Python does
+            plain = data is None or isinstance(data, list | str | int | float)
+            got = json.dumps(data) if plain else repr(data)
             raise InvalidRuleset(
                 Message(
                     "ruleset.not_a_table",
-                    f"a ruleset is a table with the keys {keys}, not {data!r}",
-                    {"accepted": keys, "got": repr(data)},
+                    f"a ruleset is a table with the keys {keys}, not {got}",
+                    {"accepted": keys, "got": got},
                 )
             )
         for key in data:
