@@ -191,7 +191,7 @@ def test_rules_given_as_a_preset_name_say_the_rules_are_an_object(tmp_path):
 
 def test_a_ruleset_that_is_no_table_is_refused_as_such():
     with pytest.raises(
-        InvalidRuleset, match=r"^a ruleset is a table with the keys base, description, .*, not \['pot'\]$"
+        InvalidRuleset, match=r'^a ruleset is a table with the keys base, description, .*, not \["pot"\]$'
     ):
         Ruleset.from_mapping(["pot"])  # type: ignore[arg-type]
 
