@@ -639,3 +639,21 @@ def test_a_file_the_system_cannot_read_is_explained_in_french(
     assert result.exit_code == 2, result.output
     assert french in result.output, result.output
     assert leftovers(result.output) == [] and "Errno" not in result.output, result.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["report", "--rules", "tim", "--games", "100", "--out", ""],
+        ["replay", ""],
+        ["verify", " "],
+        ["play", *BOTS, "--record", ""],
+    ],
+)
+def test_an_empty_file_or_folder_name_is_refused_not_read_as_the_current_folder(
+    args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    said = CliRunner().invoke(main, [*args, "--lang", "fr"], env={"LANG": "C"}).output
+    assert "un nom vide : donnez le nom d'un fichier ou d'un dossier" in said, said
+    assert list(tmp_path.iterdir()) == []  # nothing written here

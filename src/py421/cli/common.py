@@ -254,6 +254,16 @@ def argument_hint(name: str) -> str:
     return f"'{tr(spoken(), f'cli.metavar.{name}')}'"
 
 
+class NamedPath(click.Path):
+    """``click.Path`` that refuses an empty name (a ``"$VARIABLE"`` left unset), which a path would
+    read as the current folder: a report written there, or "it is a folder" for a record."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail(tr(spoken(), "cli.empty_path"), param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def read_record(path: Path, param_hint: str | None = None) -> Record:
     """The record in a file; a file that cannot be read is blamed on the argument that named it."""
     param_hint = param_hint or argument_hint("record_file")

@@ -26,6 +26,7 @@ from .common import (
     SAY_OPTION,
     Command,
     Finite,
+    NamedPath,
     people_seats,
     prepare_optimal,
     read_record,
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
 @click.option("--plain", is_flag=True)
 @click.option("--hints", is_flag=True)
 @click.option("--resume", is_flag=True)
-@click.option("--record", "record_path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--record", "record_path", type=NamedPath(dir_okay=False, path_type=Path))
 def play(
     rules: Ruleset,
     players: str | None,
@@ -108,7 +109,7 @@ def play(
 @click.option("--players", default=None)
 @LANG_OPTION
 @click.option("--resume", is_flag=True)
-@click.option("--record", "record_path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--record", "record_path", type=NamedPath(dir_okay=False, path_type=Path))
 def table_command(
     rules: Ruleset,
     players: str | None,
@@ -370,7 +371,7 @@ def _print_replay(record: Record, lang: str) -> None:
 
 
 @click.command(cls=Command)
-@click.argument("record_file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("record_file", type=NamedPath(dir_okay=False, path_type=Path))
 @click.option("--log", is_flag=True)
 @SAY_OPTION
 def replay(record_file: Path, log: bool, lang: str) -> None:

@@ -11,7 +11,7 @@ import click
 
 from ..extras import require
 from ..i18n import error_text, tr
-from .common import SAY_OPTION, Command, Finite, read_record
+from .common import SAY_OPTION, Command, Finite, NamedPath, read_record
 
 # The caps of `421 serve`: option, field of Limits, accepted values (docs/online.md lists them; each
 # option's help is the catalog's cli.opt.serve.<its name>).
@@ -87,7 +87,7 @@ def serve(
 
 
 @click.command(cls=Command)
-@click.argument("record_file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("record_file", type=NamedPath(dir_okay=False, path_type=Path))
 @SAY_OPTION
 def verify(record_file: Path, lang: str) -> None:
     from ..server.verify import verify as check

@@ -13,7 +13,17 @@ from ..core.rules import Ruleset, preset_names
 from ..extras import require
 from ..i18n import tr
 from ..paths import make_out_folder
-from .common import SAY_OPTION, Command, game_solving, progress_bar, solving, stages, status, with_rules
+from .common import (
+    SAY_OPTION,
+    Command,
+    NamedPath,
+    game_solving,
+    progress_bar,
+    solving,
+    stages,
+    status,
+    with_rules,
+)
 
 
 @click.command(cls=Command)
@@ -71,7 +81,7 @@ REPORT_GAMES = 10_000
 
 @click.command(cls=Command)
 @click.option("--rules", "presets", multiple=True, type=click.Choice(preset_names()))
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--out", type=NamedPath(file_okay=False, path_type=Path), required=True)
 @click.option("--games", type=click.IntRange(100), default=REPORT_GAMES, show_default=True)
 @click.option("--seed", type=click.IntRange(0), default=0, show_default=True)
 @click.option("--workers", type=click.IntRange(1), default=None)

@@ -265,6 +265,7 @@ MESSAGES: dict[str, str] = {
     "cli.neither_rules": "{name} is neither a preset nor a ruleset file ({why}); presets: {presets}",
     "cli.rules_missing": "no file of that name",
     "cli.rules_folder": "it is a folder",
+    "cli.empty_path": "an empty name: give the name of a file or a folder",
     "cli.cannot_read": "cannot read {path}: {reason}",
     "cli.report.progress": "report",
     "extra.missing": "{what} needs py421's '{extra}' extra ({missing} missing): pip install '.[{extra}]' in the py421 folder",

@@ -257,6 +257,7 @@ MESSAGES: dict[str, str] = {
     "cli.neither_rules": "{name} n'est ni des règles prédéfinies ni un fichier de règles ({why}) ; règles prédéfinies : {presets}",
     "cli.rules_missing": "aucun fichier de ce nom",
     "cli.rules_folder": "c'est un dossier",
+    "cli.empty_path": "un nom vide : donnez le nom d'un fichier ou d'un dossier",
     "cli.cannot_read": "impossible de lire {path} : {reason}",
     "cli.report.progress": "rapport",
     "extra.missing": "{what} demande l'extra '{extra}' de py421 ({missing} manquant) : pip install '.[{extra}]' dans le dossier de py421",
