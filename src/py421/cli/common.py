@@ -53,8 +53,7 @@ def resolve_rules(spec: str, settings: tuple[str, ...] = (), param_hint: str = "
         try:
             base = Ruleset.from_text(path.read_text(encoding="utf-8"), filename=spec)
         except (OSError, UnicodeDecodeError) as exc:
-            said = tr(spoken(), "cli.cannot_read", path=spec, reason=error_text(spoken(), system_reason(exc)))
-            raise click.BadParameter(said, param_hint=param_hint) from None
+            raise _unreadable(spec, exc, param_hint) from None
     return base.with_settings(settings)
 
 
@@ -264,14 +263,19 @@ class NamedPath(click.Path):
         return super().convert(value, param, ctx)
 
 
+def _unreadable(path: object, exc: OSError | UnicodeDecodeError, param_hint: str) -> click.BadParameter:
+    """A file that cannot be read, blamed on the argument that named it, why in the user's words."""
+    said = tr(spoken(), "cli.cannot_read", path=path, reason=error_text(spoken(), system_reason(exc)))
+    return click.BadParameter(said, param_hint=param_hint)
+
+
 def read_record(path: Path, param_hint: str | None = None) -> Record:
     """The record in a file; a file that cannot be read is blamed on the argument that named it."""
     param_hint = param_hint or argument_hint("record_file")
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        said = tr(spoken(), "cli.cannot_read", path=path, reason=error_text(spoken(), system_reason(exc)))
-        raise click.BadParameter(said, param_hint=param_hint) from None
+        raise _unreadable(path, exc, param_hint) from None
     return Record.from_json(text)
 
 
