@@ -57,6 +57,12 @@ def test_a_wrong_ruleset_is_explained_in_french(settings: list[str], french: str
     assert french in french_error(*args)
 
 
+def test_a_ruleset_file_with_a_typo_says_where_in_french(tmp_path: Path) -> None:
+    path = tmp_path / "mine.toml"
+    path.write_text('base = "classic-11"\n[options]\npot 21\n', encoding="utf-8")
+    assert "(ligne 3, colonne 5 : « = » est attendu après un nom)" in french_error("rules", "show", str(path))
+
+
 def test_an_unknown_preset_in_a_ruleset_file_is_explained_in_french(tmp_path: Path) -> None:
     path = tmp_path / "mine.toml"
     path.write_text('base = "nope"\n', encoding="utf-8")
@@ -126,7 +132,7 @@ def test_a_broken_record_is_explained_in_french(tmp_path: Path) -> None:
         path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
         return french_error("replay", str(path))
 
-    assert "ce n'est pas un enregistrement de partie en JSON" in replayed("{")
+    assert "ce n'est pas un enregistrement de partie en JSON : ligne 1, colonne 2 : un nom" in replayed("{")
     assert "ce n'est pas un enregistrement de partie py421" in replayed({"format": "other"})
     assert "la version 99 des enregistrements n'est pas prise en charge" in replayed(
         {**record, "version": 99}
@@ -228,7 +234,10 @@ def test_a_broken_save_is_explained_in_french(tmp_path: Path, monkeypatch: pytes
         return french_error("play", "--plain", "--resume")
 
     error = resumed("{")
-    assert f"la partie sauvegardée {save} ne peut pas être reprise : elle ne peut pas être lue (" in error
+    assert (
+        f"la partie sauvegardée {save} ne peut pas être reprise : elle ne peut pas être lue "
+        "(ligne 1, colonne 2 : un nom entre guillemets droits est attendu)"
+    ) in error
     assert f"déplacez-la hors de {saves} pour reprendre la partie sauvegardée avant elle" in error
     assert "elle contient une liste JSON, et non une partie sauvegardée" in resumed("[]")
     save.write_bytes(b"\xff\xfe{}")

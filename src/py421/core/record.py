@@ -16,6 +16,7 @@ from .errors import InvalidRecord, Message, Py421Error
 from .game import STEP_KINDS, Game, Step
 from .rules import Ruleset
 from .state import State
+from .syntax import syntax_reason
 
 FORMAT = "py421-record"
 VERSION = 1
@@ -79,8 +80,9 @@ class Record:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
+            reason = syntax_reason(exc)
             raise InvalidRecord(
-                Message("record.not_json", f"not a JSON game record: {exc}", {"reason": str(exc)})
+                Message("record.not_json", f"not a JSON game record: {reason}", {"reason": reason})
             ) from None
         return Record.from_dict(data)
 

@@ -26,6 +26,7 @@ from typing import Any, Literal, TypeVar, get_args
 
 from .combos import RANKINGS, CombinationTable, Ranking, build_table
 from .errors import InvalidRuleset, Message
+from .syntax import syntax_reason
 
 MAX_THROWS = 3
 
@@ -319,11 +320,12 @@ class Ruleset:
         try:
             data = json.loads(text) if as_json else tomllib.loads(text)
         except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+            reason = syntax_reason(exc)
             raise InvalidRuleset(
                 Message(
                     "ruleset.not_toml",
-                    f"{filename}: not a TOML or JSON ruleset ({exc})",
-                    {"file": filename, "reason": str(exc)},
+                    f"{filename}: not a TOML or JSON ruleset ({reason})",
+                    {"file": filename, "reason": reason},
                 )
             ) from None
         return Ruleset.from_mapping(data)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InvalidRecord, Message, Py421Error
+from ..core.syntax import syntax_reason
 from ..paths import data_dir, system_reason
 from .session import Session
 
@@ -47,8 +48,7 @@ def latest_save(mode: str) -> tuple[str, dict[str, Any]] | None:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            # JSON's own words name the line and column; the system's have a message of their own
-            reason = exc if isinstance(exc, json.JSONDecodeError) else system_reason(exc)
+            reason = syntax_reason(exc) if isinstance(exc, json.JSONDecodeError) else system_reason(exc)
             raise _unusable(
                 path, Message("save.unreadable", f"it cannot be read ({reason})", {"reason": reason})
             ) from None

@@ -1,0 +1,92 @@
+"""Why a JSON or TOML text could not be read, in words each language has.
+
+The parsers' own messages are English sentences (``Expecting ',' delimiter:
+line 3 column 5 (char 40)``). A player who mistyped a ruleset or whose save
+was cut short is told the line, the column and what went wrong from a short
+list of the mistakes people make; a rarer message keeps the parser's words.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+
+from .errors import Message
+
+# What went wrong, as a catalog key (syntax.KEY) and its English text.
+MISTAKES: dict[str, str] = {
+    "value": "a value is expected",
+    "bad_value": "this value is not valid (text goes between double quotes)",
+    "key": "a name between double quotes is expected",
+    "name": "a name is expected",
+    "colon": "':' is expected",
+    "equals": "'=' is expected after a name",
+    "comma": "',' is expected",
+    "trailing_comma": "a ',' comes before the closing bracket",
+    "unterminated": "a text is not closed by its double quote",
+    "control": "a line break or control character inside a text",
+    "escape": "a '\\' that starts no known escape",
+    "extra": "more text after the end",
+    "unclosed": "a '[' is not closed",
+    "unclosed_table": "a '{' is not closed",
+    "twice": "a name given twice",
+    "one_per_line": "more text after the value: one NAME = VALUE a line",
+    "statement": "this line is no NAME = VALUE nor [TABLE]",
+}
+
+# How the parsers' messages (json's, then tomllib's) start, for each mistake.
+_SAID = (
+    ("Expecting value", "value"),
+    ("Expecting property name", "key"),
+    ("Expecting ':'", "colon"),
+    ("Expecting ','", "comma"),
+    ("Illegal trailing comma", "trailing_comma"),
+    ("Unterminated string", "unterminated"),
+    ("Invalid control character", "control"),
+    ("Invalid \\", "escape"),
+    ("Extra data", "extra"),
+    ("Invalid value", "bad_value"),
+    ("Invalid initial character for a key", "name"),
+    ("Expected '=' after a key", "equals"),
+    ("Illegal character", "control"),
+    ("Unescaped '\\'", "escape"),
+    ("Unclosed array", "unclosed"),
+    ("Expected ']", "unclosed"),
+    ("Unclosed inline table", "unclosed_table"),
+    ("Cannot declare", "twice"),
+    ("Cannot overwrite a value", "twice"),
+    ("Duplicate inline table key", "twice"),
+    ("Expected newline or end of document", "one_per_line"),
+    ("Invalid statement", "statement"),
+)
+
+# tomllib ends its messages with where it stopped
+_TOML_WHERE = re.compile(
+    r"^(?P<said>.*) \(at (?:line (?P<line>\d+), column (?P<column>\d+)|end of document)\)$"
+)
+
+
+def syntax_reason(exc: json.JSONDecodeError | tomllib.TOMLDecodeError) -> Message:
+    """Where the text stops being JSON or TOML, and why."""
+    line: int | None
+    if isinstance(exc, json.JSONDecodeError):
+        said, line, column = exc.msg, exc.lineno, exc.colno
+    else:
+        where = _TOML_WHERE.match(str(exc))
+        said = where["said"] if where else str(exc)
+        line = int(where["line"]) if where and where["line"] else None
+        column = int(where["column"]) if where and where["column"] else 0
+    what = _what(said)
+    if line is None:
+        return Message("syntax.at_end", f"at the end: {what}", {"what": what})
+    return Message(
+        "syntax.at", f"line {line}, column {column}: {what}", {"line": line, "column": column, "what": what}
+    )
+
+
+def _what(said: str) -> Message:
+    for start, key in _SAID:
+        if said.startswith(start):
+            return Message(f"syntax.{key}", MISTAKES[key])
+    return Message("syntax.other", said, {"said": said})

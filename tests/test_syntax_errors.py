@@ -1,0 +1,108 @@
+"""A ruleset, record or save that is not JSON or TOML says where and why in the player's language."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+
+import pytest
+
+from py421.core.errors import InvalidRecord, InvalidRuleset
+from py421.core.record import Record
+from py421.core.rules import Ruleset
+from py421.core.syntax import MISTAKES, syntax_reason
+from py421.i18n import EN, error_text
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "where"),
+    [
+        ("", "value", (1, 1)),
+        ('{"a": }', "value", (1, 7)),
+        ("{", "key", (1, 2)),
+        ('{"a" 1}', "colon", (1, 6)),
+        ('{"a": 1\n "b": 2}', "comma", (2, 2)),
+        ('{"a": "x', "unterminated", (1, 7)),
+        ('{"a": "x\ny"}', "control", (1, 9)),
+        ('{"a": "\\q"}', "escape", (1, 8)),
+        ("{} {}", "extra", (1, 4)),
+    ],
+)
+def test_json_mistakes_are_named_with_their_line_and_column(
+    text: str, key: str, where: tuple[int, int]
+) -> None:
+    with pytest.raises(json.JSONDecodeError) as caught:
+        json.loads(text)
+    reason = syntax_reason(caught.value)
+    assert reason.key == "syntax.at"
+    assert (reason.fields["line"], reason.fields["column"]) == where
+    assert getattr(reason.fields["what"], "key", None) == f"syntax.{key}"
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "where"),
+    [
+        ("pot = yes\n", "bad_value", (1, 7)),
+        ("= 3\n", "statement", (1, 1)),
+        ("a.= 1\n", "name", (1, 3)),
+        ("pot 3\n", "equals", (1, 5)),
+        ('name = "x\n', "control", (1, 10)),
+        ('name = "a\\q"\n', "escape", (1, 12)),
+        ("pot = 3 4\n", "one_per_line", (1, 9)),
+        ("pot = 3\npot = 4\n", "twice", (2, 8)),
+        ("[a]\n[a]\n", "twice", (2, 3)),
+        ("[options\n", "unclosed", (1, 9)),
+        ("x = [1, 2\n", "unclosed", None),
+        ("x = {a = 1\n", "unclosed_table", (1, 11)),
+        ('name = "x', "unterminated", None),
+    ],
+)
+def test_toml_mistakes_are_named_with_their_line_and_column(
+    text: str, key: str, where: tuple[int, int] | None
+) -> None:
+    with pytest.raises(tomllib.TOMLDecodeError) as caught:
+        tomllib.loads(text)
+    reason = syntax_reason(caught.value)
+    if where is None:
+        assert reason.key == "syntax.at_end"
+    else:
+        assert reason.key == "syntax.at"
+        assert (reason.fields["line"], reason.fields["column"]) == where
+    assert getattr(reason.fields["what"], "key", None) == f"syntax.{key}"
+
+
+def test_a_broken_ruleset_file_says_where_in_french() -> None:
+    with pytest.raises(InvalidRuleset) as caught:
+        Ruleset.from_text('base = "classic-11"\n[options]\npot = oui\n', filename="mes-regles.toml")
+    assert caught.value.message is not None
+    said = error_text("fr", caught.value.message)
+    assert said == (
+        "mes-regles.toml : ce n'est pas un fichier de règles TOML ou JSON (ligne 3, colonne 7 : "
+        "cette valeur n'est pas valable (un texte s'écrit entre guillemets droits))"
+    )
+    assert str(caught.value) == (
+        "mes-regles.toml: not a TOML or JSON ruleset (line 3, column 7: "
+        "this value is not valid (text goes between double quotes))"
+    )
+
+
+def test_a_cut_record_says_where_in_french() -> None:
+    with pytest.raises(InvalidRecord) as caught:
+        Record.from_json('{"format": "py421-record",\n "steps": [')
+    assert caught.value.message is not None
+    assert error_text("fr", caught.value.message) == (
+        "ce n'est pas un enregistrement de partie en JSON : ligne 2, colonne 12 : une valeur est attendue"
+    )
+
+
+def test_a_rarer_mistake_keeps_the_parser_s_words() -> None:
+    with pytest.raises(tomllib.TOMLDecodeError) as caught:
+        tomllib.loads('a = 1\nb = "\\uZZZZ"\n')
+    reason = syntax_reason(caught.value)
+    assert getattr(reason.fields["what"], "key", None) == "syntax.other"
+    assert error_text("fr", reason) == "ligne 2, colonne 8 : Invalid hex value"
+
+
+def test_each_mistake_is_worded_in_english_as_core_says_it() -> None:
+    for key, text in MISTAKES.items():
+        assert EN[f"syntax.{key}"].format() == text
