@@ -52,6 +52,7 @@ def test_an_unknown_preset_is_refused_with_the_presets():
 
 def test_the_report_speaks_french(tmp_path, monkeypatch):
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
     from .test_cli_french import leftovers
 
@@ -64,6 +65,14 @@ def test_the_report_speaks_french(tmp_path, monkeypatch):
             return real(self, text, *args, **kwargs)
 
         monkeypatch.setattr(Axes, name, said)
+    ticks: list[str] = []
+    real_save = Figure.savefig
+
+    def saved(self, *args, **kwargs):
+        real_save(self, *args, **kwargs)  # drawn: the tick labels are written
+        ticks.extend(t.get_text() for ax in self.axes for t in ax.get_xticklabels() + ax.get_yticklabels())
+
+    monkeypatch.setattr(Figure, "savefig", saved)
     out = tmp_path / "rapport"
     args = ["report", "--rules", "tim", "--out", str(out), "--games", "100", "--workers", "1", "--lang", "fr"]
     result = CliRunner().invoke(main, args, env={"LANG": "C"})
@@ -79,6 +88,9 @@ def test_the_report_speaks_french(tmp_path, monkeypatch):
     assert re.search(r"<td>\d+,\d\d %</td>", page)  # French numbers
     assert re.search(r"<td>421 : \d+,\d\d % / ", page)  # the French space before the colon
     assert "% des lancers" in drawn and "avantage du premier joueur" in " ".join(drawn)
+    assert any(re.fullmatch(r"\d+,\d+", t) for t in ticks)  # the axes' numbers too: 0,5 not 0.5
+    assert "tim" in ticks and "bot:optimal" in ticks  # the axes of names keep their names
+    assert not [t for t in ticks if re.fullmatch(r"[−-]?\d+\.\d+", t)]
     assert leftovers(result.output + page + "\n".join(drawn)) == []
     for english in ("what the numbers say", "first player", "throws", "preset", "against"):
         assert english not in page + "\n".join(drawn), english

@@ -141,6 +141,20 @@ def _figure(width: float = 8, height: float = 3.6) -> Any:
     return fig, ax
 
 
+def _numbers_in(lang: str, *axes: Any) -> None:
+    """Write the ticks of axes that carry numbers with ``lang``'s decimals (0,5 in French); axes of
+    names (the presets, the bots) keep matplotlib's own formatter, which names them."""
+    from matplotlib.ticker import ScalarFormatter
+
+    class DecimalComma(ScalarFormatter):
+        def __call__(self, x: float, pos: int | None = None) -> str:
+            return super().__call__(x, pos).replace(".", ",")
+
+    if lang == "fr":
+        for axis in axes:
+            axis.set_major_formatter(DecimalComma())
+
+
 def _save(fig: Any, out: Path, name: str) -> str:
     import matplotlib.pyplot as plt
 
@@ -161,6 +175,7 @@ def _preset_section(f: PresetFacts, out: Path, lang: str) -> dict[str, str]:
     ax.bar(range(len(order)), [fresh[INDEX[r]] * 100 for r in order], color="#2f6f8f")
     ax.set_xticks(range(len(order)), labels, rotation=90, fontsize=7)
     ax.set_ylabel(tr(lang, "report.plot.results.y"))
+    _numbers_in(lang, ax.yaxis)
     ax.set_title(tr(lang, "report.plot.results.title", rules=rules.name))
     plots["results"] = _save(fig, out, f"{slug}-results.png")
 
@@ -170,6 +185,7 @@ def _preset_section(f: PresetFacts, out: Path, lang: str) -> dict[str, str]:
                 label=tr(lang, "report.plot.throws" + ".many" * (throws > 1), n=throws))  # fmt: skip
     ax.set_xticks(range(len(order)), labels, rotation=90, fontsize=7)
     ax.set_ylabel(tr(lang, "report.plot.targets.y"))
+    _numbers_in(lang, ax.yaxis)
     ax.set_title(tr(lang, "report.plot.targets.title"))
     ax.legend(frameon=False)
     plots["targets"] = _save(fig, out, f"{slug}-targets.png")
@@ -193,6 +209,7 @@ def _preset_section(f: PresetFacts, out: Path, lang: str) -> dict[str, str]:
     ax.bar([int(x) for x in rounds], list(rounds.values()), color="#8f5b2f", width=1.0)
     ax.set_xlabel(tr(lang, "report.plot.length.x"))
     ax.set_ylabel(tr(lang, "report.plot.length.y"))
+    _numbers_in(lang, ax.xaxis, ax.yaxis)
     plots["length"] = _save(fig, out, f"{slug}-length.png")
     return plots
 
@@ -206,6 +223,7 @@ def _summary_plots(facts: Sequence[PresetFacts], out: Path, lang: str) -> str:
     ax.bar(names, adv, yerr=errors, color="#2f6f8f", capsize=4)
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_ylabel(tr(lang, "report.plot.first.y"))
+    _numbers_in(lang, ax.yaxis)
     ax.set_title(tr(lang, "report.plot.first.title"))
     ax.tick_params(axis="x", rotation=20)
     return _save(fig, out, "first-player.png")
