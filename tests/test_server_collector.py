@@ -37,26 +37,65 @@ def cycle() -> weakref.ref[Node]:
     return weakref.ref(a)
 
 
-def test_frozen_objects_are_left_to_the_periodic_full_collection_which_frees_their_cycles() -> None:
+def full_collections() -> list[int]:
+    """A list that grows by one at each full collection while it is in ``gc.callbacks``' hands."""
+    seen: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and info["generation"] == 2:
+            seen.append(1)
+
+    gc.callbacks.append(count)
+    return seen
+
+
+def test_frozen_cyclic_garbage_is_freed_once_what_is_frozen_has_doubled() -> None:
     async def scenario() -> tuple[bool, bool, bool]:
-        keeper = asyncio.ensure_future(keep_collections_short(freeze_seconds=0.05, full_seconds=0.6))
+        keeper = asyncio.ensure_future(keep_collections_short(freeze_seconds=0.05, full_seconds=0.3))
         try:
             holder = [Node()]
             holder[0].other = holder[0]  # a cycle still in use when frozen
             lost = weakref.ref(holder[0])
             await asyncio.sleep(0.2)  # frozen by now
-            frozen = gc.get_freeze_count() > 0
             holder.clear()
             gc.collect()  # an ordinary full collection does not see frozen objects
             kept_while_frozen = lost() is not None
-            await asyncio.sleep(0.8)  # past the full collection
-            return frozen, kept_while_frozen, lost() is None
+            await asyncio.sleep(0.5)  # past full_seconds, but nothing grew: no full collection yet
+            kept_without_growth = lost() is not None
+            grown: list[list[int]] = [
+                [] for _ in range(2 * gc.get_freeze_count())
+            ]  # thrice as many, frozen in turn
+            await asyncio.sleep(0.3)
+            del grown
+            return kept_while_frozen, kept_without_growth, lost() is None
         finally:
             keeper.cancel()
             gc.unfreeze()
 
-    frozen, kept_while_frozen, freed_at_last = asyncio.run(scenario())
-    assert frozen and kept_while_frozen and freed_at_last
+    kept_while_frozen, kept_without_growth, freed_at_last = asyncio.run(scenario())
+    assert kept_while_frozen and kept_without_growth and freed_at_last
+
+
+def test_a_server_that_holds_as_many_objects_is_never_paused_by_a_full_collection() -> None:
+    """A full collection walks every game in play (0.8 s at 1,000 tables): tables that come and
+    go in the same numbers give it nothing to find."""
+
+    async def scenario() -> int:
+        keeper = asyncio.ensure_future(keep_collections_short(freeze_seconds=0.02, full_seconds=0.05))
+        seen = full_collections()
+        try:
+            await asyncio.sleep(0.05)
+            for _ in range(20):  # games end and others start: objects freed, as many made
+                games: list[list[list[int]]] = [[[] for _ in range(10)] for _ in range(1_000)]
+                await asyncio.sleep(0.03)
+                del games
+            return len(seen)
+        finally:
+            gc.callbacks.pop()
+            keeper.cancel()
+            gc.unfreeze()
+
+    assert asyncio.run(scenario()) == 0
 
 
 def test_a_second_of_busy_play_starts_no_collection() -> None:
@@ -156,7 +195,7 @@ def test_a_websocket_connection_is_freed_at_once_without_the_cyclic_collector(tm
 
 def test_tables_played_to_the_end_with_refusals_leave_no_cyclic_garbage(tmp_path: Path) -> None:
     """The collector leaves the young objects alone, trusting play to make no reference cycles:
-    what one made would stay in memory until the full collection, ten minutes later."""
+    what one made would stay in memory until what is frozen has doubled."""
 
     async def game(http: httpx.AsyncClient, port: int) -> None:
         body = {"seats": ["human", "bot:heuristic"], "name": "Ann", "timeout": 0}
