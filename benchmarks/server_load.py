@@ -46,6 +46,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import functools
 import gc
 import json
 import os
@@ -326,10 +327,17 @@ async def run(
     return start, settled, start + wall
 
 
-def serve_timing_collections(out: Path, argv: list[str]) -> None:
+def serve_timing_collections(out: Path, full_seconds: float, argv: list[str]) -> None:
     """A server's own process: ``421 serve argv``, writing the start and length of each of its garbage
     collections to ``out``, a line each as it ends (uvicorn ends the process by the signal that
-    stopped it, so nothing can be written at the end)."""
+    stopped it, so nothing can be written at the end); ``full_seconds`` (if not 0) replaces the
+    collector's least time between two full collections."""
+    if full_seconds:
+        from py421.server import collector
+
+        collector.keep_collections_short = functools.partial(  # type: ignore[assignment]
+            collector.keep_collections_short, full_seconds=full_seconds
+        )
     lines = out.open("a", buffering=1)
     began = 0.0
 
@@ -382,9 +390,15 @@ def main() -> None:
         type=int,
         help="run the server (each process) on this one CPU and the load client on the others",
     )
+    parser.add_argument(
+        "--full-collection-seconds",
+        type=float,
+        default=0,
+        help="the servers' least time between two full garbage collections (default: their own, 600)",
+    )
     parser.add_argument("--watch", help=argparse.SUPPRESS)  # the spectators' own process
-    if sys.argv[1:2] == ["--time-collections"]:  # a server's own process: --time-collections FILE ARGS
-        serve_timing_collections(Path(sys.argv[2]), sys.argv[3:])
+    if sys.argv[1:2] == ["--time-collections"]:  # a server's own process: --time-collections FILE S ARGS
+        serve_timing_collections(Path(sys.argv[2]), float(sys.argv[3]), sys.argv[4:])
         return
     args = parser.parse_args()
     if args.watch:
@@ -405,7 +419,8 @@ def main() -> None:
             folder = Path(tmp) / f"server{i}"
             folder.mkdir()
             port = free_port()
-            runner = (__file__, "--time-collections", str(folder / "collections.txt"))
+            timed = str(folder / "collections.txt")
+            runner = (__file__, "--time-collections", timed, str(args.full_collection_seconds))
             options = ["--bot-delay", str(args.bot_delay), *lifted]
             servers.append(start_server(folder, port, *options, db=args.db, runner=runner))
             bases.append(f"http://127.0.0.1:{port}")

@@ -17,11 +17,12 @@ of allocations still starts a collection.
 
 What is frozen is collected in full only when it has doubled since the last
 full collection, and at most once every ``full_seconds``: such a collection
-walks everything the server holds, 0.7 to 0.8 s at 1,000 tables, in which no
-table moves. Between two, what is frozen grows by about a quarter without any
-garbage in it (plain tuples of numbers, which only a collection lets go of)
-and then holds, as long as as many tables come and go: such a server is
-never paused. Cyclic garbage, had play made any, would grow it and be freed.
+walks everything the server holds, 0.6 to 0.8 s at 1,000 tables, in which no
+table moves. Between two, what is frozen grows by about a quarter with no
+garbage in it (tuples of plain values, which Python stops tracking only when
+a collection walks them), then holds as long as as many tables come and go:
+such a server is never paused. Cyclic garbage, had play made any, would grow
+it and be freed.
 """
 
 from __future__ import annotations
