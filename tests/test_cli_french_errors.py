@@ -60,7 +60,9 @@ def test_a_wrong_ruleset_is_explained_in_french(settings: list[str], french: str
 def test_a_ruleset_file_with_a_typo_says_where_in_french(tmp_path: Path) -> None:
     path = tmp_path / "mine.toml"
     path.write_text('base = "classic-11"\n[options]\npot 21\n', encoding="utf-8")
-    assert "(ligne 3, colonne 5 : « = » est attendu après un nom)" in french_error("rules", "show", str(path))
+    assert "(ligne 3, colonne 5 : un « = » est attendu après le nom)" in french_error(
+        "rules", "show", str(path)
+    )
 
 
 def test_an_unknown_preset_in_a_ruleset_file_is_explained_in_french(tmp_path: Path) -> None:

@@ -10,8 +10,8 @@ import pytest
 from py421.core.errors import InvalidRecord, InvalidRuleset
 from py421.core.record import Record
 from py421.core.rules import Ruleset
-from py421.core.syntax import MISTAKES, syntax_reason
-from py421.i18n import EN, error_text
+from py421.core.syntax import syntax_reason
+from py421.i18n import error_text
 
 
 @pytest.mark.parametrize(
@@ -101,8 +101,3 @@ def test_a_rarer_mistake_keeps_the_parser_s_words() -> None:
     reason = syntax_reason(caught.value)
     assert getattr(reason.fields["what"], "key", None) == "syntax.other"
     assert error_text("fr", reason) == "ligne 2, colonne 8 : Invalid hex value"
-
-
-def test_each_mistake_is_worded_in_english_as_core_says_it() -> None:
-    for key, text in MISTAKES.items():
-        assert EN[f"syntax.{key}"].format() == text

@@ -14,22 +14,22 @@ import tomllib
 
 from .errors import Message
 
-# What went wrong, as a catalog key (syntax.KEY) and its English text.
+# What went wrong, as a catalog key (syntax.KEY) and its English text (the English catalog's too).
 MISTAKES: dict[str, str] = {
     "value": "a value is expected",
     "bad_value": "this value is not valid (text goes between double quotes)",
     "key": "a name between double quotes is expected",
     "name": "a name is expected",
-    "colon": "':' is expected",
+    "colon": "a colon is expected",
     "equals": "'=' is expected after a name",
-    "comma": "',' is expected",
-    "trailing_comma": "a ',' comes before the closing bracket",
+    "comma": "a comma is expected",
+    "trailing_comma": "a comma comes just before the closing bracket or brace",
     "unterminated": "a text is not closed by its double quote",
     "control": "a line break or control character inside a text",
-    "escape": "a '\\' that starts no known escape",
+    "escape": "a backslash that starts no known escape",
     "extra": "more text after the end",
-    "unclosed": "a '[' is not closed",
-    "unclosed_table": "a '{' is not closed",
+    "unclosed": "a bracket '[' is not closed",
+    "unclosed_table": "a brace '{' is not closed",
     "twice": "a name given twice",
     "one_per_line": "more text after the value: one NAME = VALUE a line",
     "statement": "this line is no NAME = VALUE nor [TABLE]",

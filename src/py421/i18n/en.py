@@ -2,6 +2,7 @@
 
 from ..core.combos import Category
 from ..core.rules import Ruleset, option_fields, preset_names
+from ..core.syntax import MISTAKES
 
 MESSAGES: dict[str, str] = {
     # events
@@ -536,23 +537,6 @@ MESSAGES: dict[str, str] = {
     "os.other": "{said}",
     "syntax.at": "line {line}, column {column}: {what}",
     "syntax.at_end": "at the end: {what}",
-    "syntax.value": "a value is expected",
-    "syntax.bad_value": "this value is not valid (text goes between double quotes)",
-    "syntax.key": "a name between double quotes is expected",
-    "syntax.name": "a name is expected",
-    "syntax.colon": "':' is expected",
-    "syntax.equals": "'=' is expected after a name",
-    "syntax.comma": "',' is expected",
-    "syntax.trailing_comma": "a ',' comes before the closing bracket",
-    "syntax.unterminated": "a text is not closed by its double quote",
-    "syntax.control": "a line break or control character inside a text",
-    "syntax.escape": "a '\\' that starts no known escape",
-    "syntax.extra": "more text after the end",
-    "syntax.unclosed": "a '[' is not closed",
-    "syntax.unclosed_table": "a '{{' is not closed",
-    "syntax.twice": "a name given twice",
-    "syntax.one_per_line": "more text after the value: one NAME = VALUE a line",
-    "syntax.statement": "this line is no NAME = VALUE nor [TABLE]",
     "syntax.other": "{said}",
     "path.unwritable": "{where}: {reason}; {advice}",
     "path.advice.writable": "make it writable, or set PY421_HOME to a folder you can write in",
@@ -946,9 +930,13 @@ MESSAGES: dict[str, str] = {
     "solver.game.too_big": "its décharge would have about {positions:,} positions of {n} players, more than the {most:,} the solver takes on (solving would take hours)",
 }
 
-# The presets' descriptions, the options' documentation, their groups and the categories' names are
-# declared in English where they are defined (core/rules.py, presets/*.toml, core/combos.py): read from there.
+# The presets' descriptions, the options' documentation, their groups, the categories' names and the
+# syntax mistakes are declared in English where they are defined (core/rules.py, presets/*.toml,
+# core/combos.py, core/syntax.py): read from there.
 MESSAGES.update({f"preset.{name}": Ruleset.preset(name).description for name in preset_names()})
 MESSAGES.update({f"option.{f.name}": str(f.metadata["doc"]) for f in option_fields()})
 MESSAGES.update({f"group.{f.metadata['group']}": str(f.metadata["group"]) for f in option_fields()})
 MESSAGES.update({f"category.{c.value}": c.label for c in Category})
+MESSAGES.update(
+    {f"syntax.{key}": text.replace("{", "{{").replace("}", "}}") for key, text in MISTAKES.items()}
+)
