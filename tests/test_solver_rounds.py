@@ -24,7 +24,7 @@ from py421.players.optimal import RoundsOptimalBot
 from py421.sim.fast.policy import ROUNDS_LEVEL
 from py421.solver.duel import solve_duel
 from py421.solver.rounds import OBJECTIVES, comparison_of, payoffs, solve_round, stages
-from py421.solver.tables import INDEX, RESULTS
+from py421.solver.tables import INDEX, KEEPS, RESULTS
 
 from .helpers import play_until, run, simulated, table
 
@@ -246,3 +246,24 @@ def test_the_stake_on_the_table_is_set_by_the_best_and_the_worst_result():
         run(game, "421 | 665 | 653 | 332 | stop | 332 | 332 | 543 | 543 | 543")  # everyone, twice
         assert game.state.to_move == 1
         assert est_amount(game.state) == together  # 332's value: never deducted from itself
+
+
+@pytest.mark.parametrize(("preset", "players"), [("classic-11", 2), ("classic-11", 3), ("tim", 2)])
+def test_the_first_option_advised_is_the_one_bot_optimal_plays(preset: str, players: int) -> None:
+    """Choices worth the same within 1e-12 are ranked as the solver breaks the tie (stop, then keep
+    more dice, then the keeps' order), not by the last bits of their values, which another
+    processor's arithmetic may flip: a tie once ranked keep 42 above the 54 the bot plays."""
+    rules = Ruleset.preset(preset)
+    values = solve_round(rules, players, False, "tokens")
+    most = rules.throws_allowed(False)
+    checked = 0
+    for finals in [(), *[(r,) for r in RESULTS[::5]]]:
+        limit = most
+        for result in RESULTS:
+            for remaining in range(limit):
+                best = values.options(finals, limit, result.dice, remaining)[0]
+                choice = values.choice(finals, limit, result.dice, remaining)
+                played = (True, result.dice) if choice < 0 else (False, KEEPS[choice])
+                assert (best.stop, best.keep) == played, (finals, result, remaining)
+                checked += 1
+    assert checked > 1000

@@ -40,7 +40,7 @@ from ..core.rules import Ruleset
 from . import game_maxn
 from .heads_up import cannot_solve, unsupported
 from .heads_up_game import GameManche
-from .rounds import Objective, solve_round
+from .rounds import EPS, Objective, solve_round
 from .tables import INDEX, KEEP_INDEX, RESULTS, TRANSITIONS, FloatArray
 from .turn import Option, StakedValues, TurnValues, beats_target, options, solve, staked_options
 
@@ -252,5 +252,5 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
     payoff = game.model.payoff(p, game.manches[key].values)
     stops = game_maxn.stop_values(shape, payoff, seats, most, rules.leader_limit, place, summary, limit)
     values = solve(lambda remaining: stops[remaining], len(stops))
-    found = [replace(o, value=1 + o.value) for o in options(values, dice.dice, throws_left)]
+    found = [replace(o, value=1 + o.value) for o in options(values, dice.dice, throws_left, tie=EPS)]
     return Advice(GAME_SHARE, found)

@@ -45,7 +45,7 @@ from ..core.rules import Ruleset
 from ..i18n import num, tr
 from .amounts import base_amounts, settled_amounts, token_values
 from .tables import INDEX, KEEP_INDEX, KEEPS, KEEPS_OF, RESULTS, TRANSITIONS, FloatArray
-from .turn import Option
+from .turn import Option, best_first
 
 Objective = Literal["tokens", "loser"]
 OBJECTIVES: tuple[Objective, ...] = get_args(Objective)  # the order of the value arrays
@@ -338,13 +338,13 @@ class RoundValues:
         if remaining > 0:
             cont = turn.own[remaining - 1][row] @ TRANSITIONS.T
             found += [Option(KEEPS[k], False, float(cont[k])) for k in KEEPS_OF[i]]
-        return sorted(found, key=lambda o: (-o.value, not o.stop, -len(o.keep)))
+        return best_first(found, EPS)
 
     def choice(self, finals: Sequence[Result], limit: int, dice: Sequence[int], remaining: int) -> int:
         """The solved choice of the player to move: :data:`STOP` or a keep's index.
 
         The one :func:`play_turn` made, ties within ``EPS`` broken as documented
-        (stop, then keep more dice); :meth:`options` ranks by exact values.
+        (stop, then keep more dice), which :meth:`options` puts first.
         """
         turn, row = self._turn(finals, limit)
         return int(turn.choice[remaining][row, INDEX[Result.of(dice)]])

@@ -122,8 +122,27 @@ class Option:
     value: float
 
 
-def options(values: TurnValues, dice: Sequence[int], remaining: int, row: int | None = None) -> list[Option]:
-    """Every choice holding ``dice`` with ``remaining`` throws allowed, best first.
+def best_first(found: Sequence[Option], tie: float = 0.0) -> list[Option]:
+    """``found`` (stopping, then the keeps in :data:`KEEPS_OF` order) best first, as the solvers choose.
+
+    Choices within ``tie`` of the best are worth the same: stopping comes first, then keeping more
+    dice, the simpler play, then the keeps' own order. The solvers that break ties within ``EPS``
+    (:mod:`.rounds`, :mod:`.game_maxn`) are ranked with ``tie=EPS``, so that a choice a few units in
+    the last place better, which another processor's arithmetic may not find, never comes first.
+    """
+    top = max(o.value for o in found)
+
+    def rank(o: Option) -> tuple[bool, float, bool, int]:
+        level = o.value >= top - tie
+        return (not level, 0.0 if level else -o.value, not o.stop, -len(o.keep))
+
+    return sorted(found, key=rank)
+
+
+def options(
+    values: TurnValues, dice: Sequence[int], remaining: int, row: int | None = None, tie: float = 0.0
+) -> list[Option]:
+    """Every choice holding ``dice`` with ``remaining`` throws allowed, best first (:func:`best_first`).
 
     ``row`` picks one case when the values were solved for many at once.
     """
@@ -136,8 +155,7 @@ def options(values: TurnValues, dice: Sequence[int], remaining: int, row: int | 
         cont = values.keep_values(remaining)
         cont = cont if row is None else cont[row]
         found += [Option(KEEPS[k], False, float(cont[k])) for k in KEEPS_OF[i]]
-    # Ties go to stopping, then to keeping more dice: the simpler play.
-    return sorted(found, key=lambda o: (-o.value, not o.stop, -len(o.keep)))
+    return best_first(found, tie)
 
 
 # -- turns where every throw adds to the stake ---------------------------------
@@ -221,4 +239,4 @@ def staked_options(
         cont = values.keep_values(remaining)
         cont = cont if row is None else cont[row]
         found += [Option(KEEPS[k], False, float(cont[k, s])) for k in KEEPS_OF[i]]
-    return sorted(found, key=lambda o: (-o.value, not o.stop, -len(o.keep)))
+    return best_first(found)
