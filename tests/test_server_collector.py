@@ -62,10 +62,9 @@ def test_frozen_cyclic_garbage_is_freed_once_what_is_frozen_has_doubled() -> Non
             kept_while_frozen = lost() is not None
             await asyncio.sleep(0.5)  # past full_seconds, but nothing grew: no full collection yet
             kept_without_growth = lost() is not None
-            grown: list[list[int]] = [
-                [] for _ in range(2 * gc.get_freeze_count())
-            ]  # thrice as many, frozen in turn
-            await asyncio.sleep(0.3)
+            # thrice as many objects, frozen in turn
+            grown: list[list[int]] = [[] for _ in range(2 * gc.get_freeze_count())]
+            await asyncio.sleep(0.8)  # past the next look at what is frozen
             del grown
             return kept_while_frozen, kept_without_growth, lost() is None
         finally:
