@@ -46,7 +46,7 @@ async def keep_collections_short(freeze_seconds: float = 1.0, full_seconds: floa
         while True:
             await asyncio.sleep(freeze_seconds)
             gc.freeze()  # which also starts the count of allocations again
-            # counting what is frozen walks it (7 ms at 1,000 tables): only when a full collection may be due
+            # counting what is frozen walks it (milliseconds at 1,000 tables): only when it may be due
             if time.monotonic() >= look:
                 if gc.get_freeze_count() > kept * GROWTH:
                     gc.unfreeze()
