@@ -328,13 +328,20 @@ ADVISE = ("advise", "642", "--throws-left", "1")
     [
         (
             ["--tokens", "5,6"],
-            "--tokens is not read by the objective coup-sec, which reads no context of the round; "
-            "--tokens is read by --objective game (docs/strategy.md lists what each objective reads)",
-            "--tokens n'est pas lu par l'objectif coup-sec, qui ne lit aucun contexte du tour ; "
-            "--tokens est lu par --objective game (docs/strategy.md dit ce que lit chaque objectif)",
+            "--tokens needs --objective game: without --objective, advise ranks by coup-sec, which "
+            "reads no context of the round (docs/strategy.md lists what each objective reads)",
+            "--tokens demande --objective game : sans --objective, advise classe les choix pour "
+            "coup-sec, qui ne lit aucun contexte du tour (docs/strategy.md dit ce que lit chaque objectif)",
         ),
         (
             ["--players", "3"],
+            "--players needs --objective loser, tokens or game: without --objective, advise ranks by "
+            "coup-sec, which reads no context of the round",
+            "--players demande --objective loser, tokens ou game : sans --objective, advise classe les "
+            "choix pour coup-sec, qui ne lit aucun contexte du tour",
+        ),
+        (
+            ["--players", "3", "--objective", "coup-sec"],
             "--players is not read by the objective coup-sec, which reads no context of the round; "
             "--players is read by --objective loser, tokens or game",
             "--players n'est pas lu par l'objectif coup-sec, qui ne lit aucun contexte du tour ; "

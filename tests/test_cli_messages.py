@@ -86,19 +86,19 @@ def test_the_rules_page_lists_the_ambiguous_pair_among_the_refusals():
 
 
 @pytest.mark.parametrize(
-    ("extra", "named"),
+    ("extra", "said"),
     [
-        (["--tokens", "5,6"], "--tokens"),
-        (["--tokens", "5,6", "--objective", "loser"], "--tokens"),
-        (["--stake", "3", "--objective", "tokens"], "--stake"),
-        (["--players", "3"], "--players"),
-        (["--phase", "charge", "--target", "653"], "--phase"),
+        (["--tokens", "5,6"], "--tokens needs --objective game: without --objective"),
+        (["--tokens", "5,6", "--objective", "loser"], "--tokens is not read by the objective"),
+        (["--stake", "3", "--objective", "tokens"], "--stake is not read by the objective"),
+        (["--players", "3"], "--players needs --objective loser, tokens or game: without --objective"),
+        (["--phase", "charge", "--target", "653"], "--phase needs --objective loser, tokens or game"),
     ],
 )
-def test_advise_refuses_a_context_its_objective_does_not_read(extra, named):
+def test_advise_refuses_a_context_its_objective_does_not_read(extra, said):
     result = run_cli("advise", "642", "--throws-left", "1", *extra)
     assert result.exit_code == 2
-    assert f"{named} is not read by the objective" in result.output
+    assert said in result.output
     assert "docs/strategy.md" in result.output
 
 

@@ -29,8 +29,9 @@ READS: dict[Goal, tuple[str, ...]] = {
 }
 
 
-def _check_context(chosen: Goal, lang: str) -> None:
-    """Refuse an option of the context that the chosen objective does not read."""
+def _check_context(chosen: Goal, lang: str, *, defaulted: bool) -> None:
+    """Refuse an option of the context that the chosen objective does not read (``defaulted``: the
+    player chose none, so the refusal starts with the objective to add)."""
     ctx = click.get_current_context()
     given = READS["game"]
     typed = [n for n in given if ctx.get_parameter_source(n) not in (None, ParameterSource.DEFAULT)]
@@ -43,9 +44,8 @@ def _check_context(chosen: Goal, lang: str) -> None:
     readers = tr(lang, "cli.or", others=", ".join(others), last=last) if others else last
     reads = ", ".join(f"--{n}" for n in READS[chosen])
     which = tr(lang, "cli.advise.reads", reads=reads) if reads else tr(lang, "cli.advise.reads_nothing")
-    raise click.UsageError(
-        tr(lang, "cli.advise.unread", flag=flag, chosen=chosen, which=which, readers=readers)
-    )
+    key = "cli.advise.needs_objective" if defaulted else "cli.advise.unread"
+    raise click.UsageError(tr(lang, key, flag=flag, chosen=chosen, which=which, readers=readers))
 
 
 @click.command(cls=Command)
@@ -128,7 +128,7 @@ def advise(
     chosen: Goal = objective or ("target" if goal is not None else "coup-sec")
     if chosen == "target" and goal is None:
         raise click.UsageError(tr(lang, "cli.advise.needs_target"))
-    _check_context(chosen, lang)
+    _check_context(chosen, lang, defaulted=objective is None)
     if limit is not None and not before:  # the leader sets the limit, bound by none
         raise click.UsageError(tr(lang, "cli.advise.limit_alone"))
     finals = _finals(before)

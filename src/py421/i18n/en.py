@@ -170,6 +170,7 @@ MESSAGES: dict[str, str] = {
     "cli.objective.game": "P(not losing the manche)",
     "cli.advise.limit_alone": "--limit is the throws the round's leader used, which bind the players after them: give the leader's result with --before, or leave --limit out",
     "cli.advise.needs_target": "--objective target needs --target RESULT",
+    "cli.advise.needs_objective": "{flag} needs --objective {readers}: without --objective, advise ranks by {chosen}, {which} (docs/strategy.md lists what each objective reads)",
     "cli.advise.unread": "{flag} is not read by the objective {chosen}, {which}; {flag} is read by --objective {readers} (docs/strategy.md lists what each objective reads)",
     "cli.advise.reads": "which reads {reads}",
     "cli.advise.reads_nothing": "which reads no context of the round",

@@ -161,6 +161,7 @@ MESSAGES: dict[str, str] = {
     "cli.objective.game": "P(ne pas perdre la manche)",
     "cli.advise.limit_alone": "--limit est le nombre de lancers qu'a pris celui qui entame le tour, qui lie les joueurs d'après : donnez son résultat avec --before, ou ôtez --limit",
     "cli.advise.needs_target": "--objective target demande --target RÉSULTAT",
+    "cli.advise.needs_objective": "{flag} demande --objective {readers} : sans --objective, advise classe les choix pour {chosen}, {which} (docs/strategy.md dit ce que lit chaque objectif)",
     "cli.advise.unread": "{flag} n'est pas lu par l'objectif {chosen}, {which} ; {flag} est lu par --objective {readers} (docs/strategy.md dit ce que lit chaque objectif)",
     "cli.advise.reads": "qui lit {reads}",
     "cli.advise.reads_nothing": "qui ne lit aucun contexte du tour",
