@@ -134,7 +134,7 @@ def test_a_broken_record_is_explained_in_french(tmp_path: Path) -> None:
         path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
         return french_error("replay", str(path))
 
-    assert "ce n'est pas un enregistrement de partie en JSON : ligne 1, colonne 2 : un nom" in replayed("{")
+    assert "ce n'est pas un enregistrement de partie en JSON (ligne 1, colonne 2 : un nom" in replayed("{")
     assert "ce n'est pas un enregistrement de partie py421" in replayed({"format": "other"})
     assert "la version 99 des enregistrements n'est pas prise en charge" in replayed(
         {**record, "version": 99}
@@ -242,6 +242,7 @@ def test_a_broken_save_is_explained_in_french(tmp_path: Path, monkeypatch: pytes
     ) in error
     assert f"déplacez-la hors de {saves} pour reprendre la partie sauvegardée avant elle" in error
     assert "elle contient une liste JSON, et non une partie sauvegardée" in resumed("[]")
+    assert "(des crochets ou des accolades imbriqués trop profondément)" in resumed("[" * 100_000)
     save.write_bytes(b"\xff\xfe{}")
     assert "elle ne peut pas être lue (ce n'est pas du texte UTF-8)" in french_error(
         "play", "--plain", "--resume"
@@ -328,17 +329,28 @@ ADVISE = ("advise", "642", "--throws-left", "1")
     [
         (
             ["--tokens", "5,6"],
-            "--tokens needs --objective game: without --objective, advise ranks by coup-sec, which "
-            "reads no context of the round (docs/strategy.md lists what each objective reads)",
-            "--tokens demande --objective game : sans --objective, advise classe les choix pour "
-            "coup-sec, qui ne lit aucun contexte du tour (docs/strategy.md dit ce que lit chaque objectif)",
+            "--tokens: add --objective game; without --objective, advise ranks by the objective coup-sec, "
+            "which reads no context of the round (docs/strategy.md lists what each objective reads)",
+            "--tokens : ajoutez --objective game ; sans --objective, advise classe les choix selon "
+            "l'objectif coup-sec, qui ne lit aucun contexte du tour (docs/strategy.md dit ce que lit "
+            "chaque objectif)",
         ),
         (
             ["--players", "3"],
-            "--players needs --objective loser, tokens or game: without --objective, advise ranks by "
-            "coup-sec, which reads no context of the round",
-            "--players demande --objective loser, tokens ou game : sans --objective, advise classe les "
-            "choix pour coup-sec, qui ne lit aucun contexte du tour",
+            "--players: add --objective loser, tokens or game; without --objective, advise ranks by the "
+            "objective coup-sec, which reads no context of the round",
+            "--players : ajoutez --objective loser, tokens ou game ; sans --objective, advise classe les "
+            "choix selon l'objectif coup-sec, qui ne lit aucun contexte du tour",
+        ),
+        (
+            ["--players", "2", "--tokens", "5,6"],
+            "--players, --tokens: add --objective game;",
+            "--players, --tokens : ajoutez --objective game ;",
+        ),
+        (
+            ["--target", "653", "--objective", "loser"],
+            "--target is read by --objective target only: leave it out, or rank by --objective target",
+            "--target n'est lu que par --objective target : retirez-le, ou classez selon --objective target",
         ),
         (
             ["--players", "3", "--objective", "coup-sec"],

@@ -88,11 +88,11 @@ def test_the_rules_page_lists_the_ambiguous_pair_among_the_refusals():
 @pytest.mark.parametrize(
     ("extra", "said"),
     [
-        (["--tokens", "5,6"], "--tokens needs --objective game: without --objective"),
+        (["--tokens", "5,6"], "--tokens: add --objective game; without --objective"),
         (["--tokens", "5,6", "--objective", "loser"], "--tokens is not read by the objective"),
         (["--stake", "3", "--objective", "tokens"], "--stake is not read by the objective"),
-        (["--players", "3"], "--players needs --objective loser, tokens or game: without --objective"),
-        (["--phase", "charge", "--target", "653"], "--phase needs --objective loser, tokens or game"),
+        (["--players", "3"], "--players: add --objective loser, tokens or game; without --objective"),
+        (["--phase", "charge", "--target", "653"], "--phase: add --objective loser, tokens or game"),
     ],
 )
 def test_advise_refuses_a_context_its_objective_does_not_read(extra, said):

@@ -25,6 +25,7 @@ from py421.i18n import error_text
         ('{"a": "x', "unterminated", (1, 7)),
         ('{"a": "x\ny"}', "control", (1, 9)),
         ('{"a": "\\q"}', "escape", (1, 8)),
+        ('{"a": "\\u12"}', "unicode_escape", (1, 9)),
         ("{} {}", "extra", (1, 4)),
     ],
 )
@@ -52,7 +53,11 @@ def test_json_mistakes_are_named_with_their_line_and_column(
         ("pot = 3\npot = 4\n", "twice", (2, 8)),
         ("[a]\n[a]\n", "twice", (2, 3)),
         ("[options\n", "unclosed", (1, 9)),
-        ("x = [1, 2\n", "unclosed", None),
+        ("x = [1, 2\n", "unclosed_list", None),
+        ("x = [1 2]\n", "unclosed_list", (1, 8)),
+        ("base = 'tim\n", "unterminated", None),
+        ('name = "\\u12"\n', "unicode_escape", (1, 11)),
+        ("# a\x7f comment\n", "control", (1, 4)),
         ("x = {a = 1\n", "unclosed_table", (1, 11)),
         ('name = "x', "unterminated", None),
     ],
@@ -78,11 +83,11 @@ def test_a_broken_ruleset_file_says_where_in_french() -> None:
     said = error_text("fr", caught.value.message)
     assert said == (
         "mes-regles.toml : ce n'est pas un fichier de règles TOML ou JSON (ligne 3, colonne 7 : "
-        "cette valeur n'est pas valable (un texte s'écrit entre guillemets droits))"
+        "une valeur manque ou n'est pas valable (un texte s'écrit entre guillemets droits))"
     )
     assert str(caught.value) == (
         "mes-regles.toml: not a TOML or JSON ruleset (line 3, column 7: "
-        "this value is not valid (text goes between double quotes))"
+        "a value is missing or not valid (text goes between double quotes))"
     )
 
 
@@ -91,13 +96,48 @@ def test_a_cut_record_says_where_in_french() -> None:
         Record.from_json('{"format": "py421-record",\n "steps": [')
     assert caught.value.message is not None
     assert error_text("fr", caught.value.message) == (
-        "ce n'est pas un enregistrement de partie en JSON : ligne 2, colonne 12 : une valeur est attendue"
+        "ce n'est pas un enregistrement de partie en JSON (ligne 2, colonne 12 : une valeur est attendue)"
     )
 
 
 def test_a_rarer_mistake_keeps_the_parser_s_words() -> None:
     with pytest.raises(tomllib.TOMLDecodeError) as caught:
-        tomllib.loads('a = 1\nb = "\\uZZZZ"\n')
+        tomllib.loads("a = {b = 1}\na.c = 2\n")  # an inline table is written whole
     reason = syntax_reason(caught.value)
     assert getattr(reason.fields["what"], "key", None) == "syntax.other"
-    assert error_text("fr", reason) == "ligne 2, colonne 8 : Invalid hex value"
+    assert error_text("fr", reason) == "ligne 2, colonne 8 : Cannot mutate immutable namespace ('a',)"
+
+
+def test_a_byte_order_mark_some_editors_write_is_not_part_of_the_text() -> None:
+    assert Ruleset.from_text('\ufeffbase = "tim"\n', filename="mine.toml").name == "tim"
+    assert Ruleset.from_text('\ufeff{"base": "tim"}', filename="mine.json").name == "tim"
+    with pytest.raises(InvalidRecord, match="py421 game record"):  # read as JSON, refused as a record
+        Record.from_json('\ufeff{"format": "other"}')
+
+
+@pytest.mark.parametrize(
+    ("text", "filename", "french"),
+    [
+        ("pot = " + "9" * 5000, "mine.toml", "un nombre de plus de 4300 chiffres"),
+        ('{"pot": ' + "9" * 5000 + "}", "mine.json", "un nombre de plus de 4300 chiffres"),
+        ("pot = " + "[" * 100_000, "mine.toml", "des crochets ou des accolades imbriqués trop profondément"),
+        ("[" * 100_000, "mine.json", "des crochets ou des accolades imbriqués trop profondément"),
+    ],
+)
+def test_a_hostile_ruleset_is_refused_with_a_reason_not_a_traceback(
+    text: str, filename: str, french: str
+) -> None:
+    with pytest.raises(InvalidRuleset) as caught:
+        Ruleset.from_text(text, filename=filename)
+    assert caught.value.message is not None
+    assert french in error_text("fr", caught.value.message)
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000, '{"steps": ' + "9" * 5000 + "}"])
+def test_a_hostile_record_is_refused_with_a_reason_not_a_traceback(text: str) -> None:
+    with pytest.raises(InvalidRecord) as caught:
+        Record.from_json(text)
+    assert caught.value.message is not None
+    assert error_text("fr", caught.value.message).startswith(
+        "ce n'est pas un enregistrement de partie en JSON ("
+    )

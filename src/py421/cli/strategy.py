@@ -38,9 +38,10 @@ def _check_context(chosen: Goal, lang: str, *, defaulted: bool) -> None:
     ignored = [n for n in typed if n not in READS[chosen]]
     if not ignored:
         return
-    name = ignored[0]
-    flag = f"--{name}"
-    *others, last = [g for g in get_args(Goal) if name in READS[g]]
+    # the objectives that read every option given: those the player chose no objective for, together
+    named = ignored if defaulted else ignored[:1]
+    flag = ", ".join(f"--{n}" for n in named)
+    *others, last = [g for g in get_args(Goal) if all(n in READS[g] for n in named)]
     readers = tr(lang, "cli.or", others=", ".join(others), last=last) if others else last
     reads = ", ".join(f"--{n}" for n in READS[chosen])
     which = tr(lang, "cli.advise.reads", reads=reads) if reads else tr(lang, "cli.advise.reads_nothing")
@@ -128,6 +129,8 @@ def advise(
     chosen: Goal = objective or ("target" if goal is not None else "coup-sec")
     if chosen == "target" and goal is None:
         raise click.UsageError(tr(lang, "cli.advise.needs_target"))
+    if chosen != "target" and goal is not None:  # refused, not silently dropped
+        raise click.UsageError(tr(lang, "cli.advise.target_unread"))
     _check_context(chosen, lang, defaulted=objective is None)
     if limit is not None and not before:  # the leader sets the limit, bound by none
         raise click.UsageError(tr(lang, "cli.advise.limit_alone"))

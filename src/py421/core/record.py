@@ -78,11 +78,11 @@ class Record:
     @staticmethod
     def from_json(text: str) -> Record:
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
+            data = json.loads(text.removeprefix("\ufeff"))  # the byte-order mark some editors write first
+        except (ValueError, RecursionError) as exc:  # the parser's errors, a number or a nesting too large
             reason = syntax_reason(exc)
             raise InvalidRecord(
-                Message("record.not_json", f"not a JSON game record: {reason}", {"reason": reason})
+                Message("record.not_json", f"not a JSON game record ({reason})", {"reason": reason})
             ) from None
         return Record.from_dict(data)
 

@@ -316,10 +316,11 @@ class Ruleset:
     @staticmethod
     def from_text(text: str, *, filename: str = "ruleset") -> Ruleset:
         """Parse a ruleset file (TOML, or JSON when it starts with ``{`` or its name ends in ``.json``)."""
+        text = text.removeprefix("\ufeff")  # the byte-order mark some editors write first
         as_json = text.lstrip().startswith("{") or filename.lower().endswith(".json")
         try:
             data = json.loads(text) if as_json else tomllib.loads(text)
-        except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+        except (ValueError, RecursionError) as exc:  # the parsers' errors, a number or a nesting too large
             reason = syntax_reason(exc)
             raise InvalidRuleset(
                 Message(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import tomllib
 
 from .errors import Message
@@ -17,18 +18,20 @@ from .errors import Message
 # What went wrong, as a catalog key (syntax.KEY) and its English text (the English catalog's too).
 MISTAKES: dict[str, str] = {
     "value": "a value is expected",
-    "bad_value": "this value is not valid (text goes between double quotes)",
+    "bad_value": "a value is missing or not valid (text goes between double quotes)",
     "key": "a name between double quotes is expected",
     "name": "a name is expected",
     "colon": "a colon is expected",
     "equals": "'=' is expected after a name",
     "comma": "a comma is expected",
     "trailing_comma": "a comma comes just before the closing bracket or brace",
-    "unterminated": "a text is not closed by its double quote",
-    "control": "a line break or control character inside a text",
+    "unterminated": "a text is not closed by its quote",
+    "control": "a line break or control character inside a text or a comment",
     "escape": "a backslash that starts no known escape",
+    "unicode_escape": "a \\u escape needs four hexadecimal digits",
     "extra": "more text after the end",
     "unclosed": "a bracket '[' is not closed",
+    "unclosed_list": "a bracket '[' is not closed, or a comma is missing between two of its items",
     "unclosed_table": "a brace '{' is not closed",
     "twice": "a name given twice",
     "one_per_line": "more text after the value: one NAME = VALUE a line",
@@ -44,6 +47,7 @@ _SAID = (
     ("Illegal trailing comma", "trailing_comma"),
     ("Unterminated string", "unterminated"),
     ("Invalid control character", "control"),
+    ("Invalid \\uXXXX", "unicode_escape"),
     ("Invalid \\", "escape"),
     ("Extra data", "extra"),
     ("Invalid value", "bad_value"),
@@ -51,7 +55,10 @@ _SAID = (
     ("Expected '=' after a key", "equals"),
     ("Illegal character", "control"),
     ("Unescaped '\\'", "escape"),
-    ("Unclosed array", "unclosed"),
+    ("Unclosed array", "unclosed_list"),
+    ('Expected "\'"', "unterminated"),
+    ("Found invalid character", "control"),
+    ("Invalid hex value", "unicode_escape"),
     ("Expected ']", "unclosed"),
     ("Unclosed inline table", "unclosed_table"),
     ("Cannot declare", "twice"),
@@ -67,11 +74,17 @@ _TOML_WHERE = re.compile(
 )
 
 
-def syntax_reason(exc: json.JSONDecodeError | tomllib.TOMLDecodeError) -> Message:
-    """Where the text stops being JSON or TOML, and why."""
+def syntax_reason(exc: ValueError | RecursionError) -> Message:
+    """Where the text stops being JSON or TOML, and why; or why a parser gave up on it as a whole
+    (brackets nested past the interpreter's recursion, a number past its longest conversion)."""
     line: int | None
+    if isinstance(exc, RecursionError):
+        return Message("syntax.too_deep", "brackets or braces nested too deep")
     if isinstance(exc, json.JSONDecodeError):
         said, line, column = exc.msg, exc.lineno, exc.colno
+    elif not isinstance(exc, tomllib.TOMLDecodeError):  # int("9" * 5000), which Python refuses
+        most = sys.get_int_max_str_digits()
+        return Message("syntax.number_too_long", f"a number of more than {most} digits", {"most": most})
     else:
         where = _TOML_WHERE.match(str(exc))
         said = where["said"] if where else str(exc)

@@ -47,8 +47,11 @@ def latest_save(mode: str) -> tuple[str, dict[str, Any]] | None:
     for path in sorted(saves_dir().glob("*.json"), reverse=True):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            reason = syntax_reason(exc) if isinstance(exc, json.JSONDecodeError) else system_reason(exc)
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+            if isinstance(exc, OSError | UnicodeDecodeError):  # (a UnicodeDecodeError is a ValueError too)
+                reason = system_reason(exc)
+            else:
+                reason = syntax_reason(exc)
             raise _unusable(
                 path, Message("save.unreadable", f"it cannot be read ({reason})", {"reason": reason})
             ) from None
