@@ -50,7 +50,7 @@ def full_collections() -> list[int]:
 
 
 def test_frozen_cyclic_garbage_is_freed_once_what_is_frozen_has_doubled() -> None:
-    async def scenario() -> tuple[bool, bool, bool]:
+    async def scenario() -> tuple[bool, bool, bool, int]:
         keeper = asyncio.ensure_future(keep_collections_short(freeze_seconds=0.05, full_seconds=0.3))
         try:
             holder = [Node()]
@@ -60,19 +60,24 @@ def test_frozen_cyclic_garbage_is_freed_once_what_is_frozen_has_doubled() -> Non
             holder.clear()
             gc.collect()  # an ordinary full collection does not see frozen objects
             kept_while_frozen = lost() is not None
+            seen = full_collections()
             await asyncio.sleep(0.5)  # past full_seconds, but nothing grew: no full collection yet
             kept_without_growth = lost() is not None
             # thrice as many objects, frozen in turn
             grown: list[list[int]] = [[] for _ in range(2 * gc.get_freeze_count())]
             await asyncio.sleep(0.8)  # past the next look at what is frozen
+            freed = lost() is None
+            await asyncio.sleep(0.8)  # two more looks: what is frozen has not doubled again
             del grown
-            return kept_while_frozen, kept_without_growth, lost() is None
+            return kept_while_frozen, kept_without_growth, freed, len(seen)
         finally:
+            gc.callbacks.pop()
             keeper.cancel()
             gc.unfreeze()
 
-    kept_while_frozen, kept_without_growth, freed_at_last = asyncio.run(scenario())
+    kept_while_frozen, kept_without_growth, freed_at_last, full = asyncio.run(scenario())
     assert kept_while_frozen and kept_without_growth and freed_at_last
+    assert full == 1
 
 
 def test_a_server_that_holds_as_many_objects_is_never_paused_by_a_full_collection() -> None:
