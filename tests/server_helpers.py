@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import itertools
 import os
 import random
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+import uvicorn
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 
 from py421.server.app import create_app
+from py421.server.serving import uvicorn_options
+
+from .server_process import free_port
 
 POSTGRES = os.environ.get("PY421_TEST_POSTGRES")
 
@@ -91,3 +98,18 @@ def play_to_the_end(ws: Any, seed: int = 0, first: dict[str, Any] | None = None)
             action = rng.choice(view["legal_actions"])  # sent as the page sends it: the move as data
             move = {k: v for k, v in action.items() if k != "text"}
             ws.send_json({"type": "act", "version": message["version"], "action": move})
+
+
+@contextlib.asynccontextmanager
+async def uvicorn_serving(app: FastAPI, **options: Any) -> AsyncIterator[int]:
+    """``app`` served by uvicorn in this process and event loop, as 421 serve runs it; its port."""
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, port=port, **(uvicorn_options() | options)))
+    task = asyncio.create_task(server.serve())
+    while not server.started:
+        await asyncio.sleep(0.01)
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        await task

@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import json
 import weakref
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import httpx2 as httpx
-import uvicorn
 import uvloop
-from fastapi import FastAPI
 from websockets.asyncio.client import connect
 
 from py421.server.app import create_app
@@ -22,7 +18,7 @@ from py421.server.collector import keep_collections_short
 from py421.server.limits import Limits
 from py421.server.serving import uvicorn_options
 
-from .server_process import free_port
+from .server_helpers import uvicorn_serving
 
 
 class Node:
@@ -155,21 +151,6 @@ def test_a_stopped_server_leaves_the_collector_as_it_found_it() -> None:
     assert asyncio.run(scenario()) == (0, before)
 
 
-@contextlib.asynccontextmanager
-async def serving(app: FastAPI, **options: Any) -> AsyncIterator[int]:
-    """``app`` served by uvicorn in this process and event loop, as 421 serve runs it; its port."""
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, port=port, **(uvicorn_options() | options)))
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        await asyncio.sleep(0.01)
-    try:
-        yield port
-    finally:
-        server.should_exit = True
-        await task
-
-
 def test_a_websocket_connection_is_freed_at_once_without_the_cyclic_collector(tmp_path: Path) -> None:
     """uvicorn's HTTP protocol and its parser refer to each other; a connection upgraded to a
     WebSocket kept both, and what they hold, until a collection walked them."""
@@ -181,7 +162,7 @@ def test_a_websocket_connection_is_freed_at_once_without_the_cyclic_collector(tm
             made.append(weakref.ref(self))
 
     async def scenario() -> list[object]:
-        async with serving(create_app(f"sqlite:///{tmp_path}/s.db"), http=Watched) as port:
+        async with uvicorn_serving(create_app(f"sqlite:///{tmp_path}/s.db"), http=Watched) as port:
             gc.disable()
             try:
                 for _ in range(5):
@@ -229,7 +210,10 @@ def test_tables_played_to_the_end_with_refusals_leave_no_cyclic_garbage(tmp_path
 
     async def scenario() -> list[str]:
         app = create_app(f"sqlite:///{tmp_path}/s.db", bot_delay=0, limits=Limits(messages_per_second=1000))
-        async with serving(app) as port, httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
+        async with (
+            uvicorn_serving(app) as port,
+            httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http,
+        ):
             await game(http, port)  # what is made once (caches, prepared statements) is made
             gc.collect()
             gc.set_debug(gc.DEBUG_SAVEALL)  # what the collector finds is kept in gc.garbage

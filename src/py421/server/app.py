@@ -118,6 +118,7 @@ def create_app(
     app.state.hub = hub
     app.state.hints = hints
     app.add_middleware(BodyLimit, most=limits.body_bytes)
+    app.add_middleware(AnswerFailures)  # outside BodyLimit, which answers its own refusal
 
     def refusal(error: p.ErrorCode, message: str, status: int) -> JSONResponse:
         return JSONResponse({"detail": {"error": error, "message": message}}, status_code=status)
@@ -147,11 +148,6 @@ def create_app(
         import psycopg
 
         app.add_exception_handler(psycopg.OperationalError, database_away)
-
-    @app.exception_handler(Exception)
-    async def failed(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("request %s %s failed", request.method, request.url.path)
-        return refusal("internal", "the server failed on this request; it is logged", 500)
 
     # -- pages -------------------------------------------------------------------
 
@@ -499,3 +495,33 @@ class BodyLimit:
 
 class _TooLarge(Exception):
     pass
+
+
+class AnswerFailures:
+    """A request that meets a bug is answered 500 and logged once, with its method and path.
+
+    Starlette's own last handler answers too, then raises the error again for the server, which
+    logged it a second time, traceback and all.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def sending(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except Exception:
+            log.exception("request %s %s failed", scope["method"], scope["path"])
+            if not started:  # else the answer is on its way, and can only be cut short
+                body = {"error": "internal", "message": "the server failed on this request; it is logged"}
+                await JSONResponse({"detail": body}, status_code=500)(scope, receive, send)
