@@ -460,7 +460,6 @@ class BodyLimit:
             await self._too_large(send)
             return
         seen = 0
-        started = False
 
         async def counted() -> Message:
             nonlocal seen
@@ -471,15 +470,11 @@ class BodyLimit:
                     raise _TooLarge
             return message
 
-        async def sending(message: Message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
+        answer = _Answer(send)
         try:
-            await self.app(scope, counted, sending)
+            await self.app(scope, counted, answer)
         except _TooLarge:
-            if not started:
+            if not answer.started:
                 await self._too_large(send)
 
     async def _too_large(self, send: Send) -> None:
@@ -497,6 +492,17 @@ class _TooLarge(Exception):
     pass
 
 
+class _Answer:
+    """``send`` passed on, noting whether the answer has begun: after that no other can be sent."""
+
+    def __init__(self, send: Send) -> None:
+        self.send, self.started = send, False
+
+    async def __call__(self, message: Message) -> None:
+        self.started = self.started or message["type"] == "http.response.start"
+        await self.send(message)
+
+
 class AnswerFailures:
     """A request that meets a bug is answered 500 and logged once, with its method and path.
 
@@ -511,17 +517,11 @@ class AnswerFailures:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        started = False
-
-        async def sending(message: Message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
+        answer = _Answer(send)
         try:
-            await self.app(scope, receive, sending)
+            await self.app(scope, receive, answer)
         except Exception:
             log.exception("request %s %s failed", scope["method"], scope["path"])
-            if not started:  # else the answer is on its way, and can only be cut short
+            if not answer.started:  # else the answer is on its way, and can only be cut short
                 body = {"error": "internal", "message": "the server failed on this request; it is logged"}
                 await JSONResponse({"detail": body}, status_code=500)(scope, receive, send)
