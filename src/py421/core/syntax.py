@@ -82,9 +82,11 @@ def syntax_reason(exc: ValueError | RecursionError) -> Message:
         return Message("syntax.too_deep", "brackets or braces nested too deep")
     if isinstance(exc, json.JSONDecodeError):
         said, line, column = exc.msg, exc.lineno, exc.colno
-    elif not isinstance(exc, tomllib.TOMLDecodeError):  # int("9" * 5000), which Python refuses
-        most = sys.get_int_max_str_digits()
-        return Message("syntax.number_too_long", f"a number of more than {most} digits", {"most": most})
+    elif not isinstance(exc, tomllib.TOMLDecodeError):
+        if "digits" in str(exc):  # int("9" * 5000), which Python refuses
+            most = sys.get_int_max_str_digits()
+            return Message("syntax.number_too_long", f"a number of more than {most} digits", {"most": most})
+        return _what(str(exc))
     else:
         where = _TOML_WHERE.match(str(exc))
         said = where["said"] if where else str(exc)
