@@ -141,3 +141,11 @@ def test_a_hostile_record_is_refused_with_a_reason_not_a_traceback(text: str) ->
     assert error_text("fr", caught.value.message).startswith(
         "ce n'est pas un enregistrement de partie en JSON ("
     )
+
+
+def test_a_parser_s_other_refusal_keeps_its_words() -> None:
+    reason = syntax_reason(ValueError("Out of range float values are not JSON compliant"))
+    assert (reason.key, error_text("fr", reason)) == (
+        "syntax.other",
+        "Out of range float values are not JSON compliant",
+    )
