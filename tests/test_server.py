@@ -721,30 +721,36 @@ def test_a_join_asked_again_of_the_table_s_new_owner_gives_the_same_seat_and_tok
 def test_a_request_that_meets_a_bug_is_answered_500_and_logged_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """The server's own line names the request; Starlette re-raised the error after the answer, and
-    uvicorn logged it a second time, traceback and all."""
+    """The server's own line names the request, quoted so that a path cannot write a line of its own;
+    Starlette re-raised the error after the answer, and uvicorn logged it a second time."""
     import logging
 
     import httpx2 as httpx
 
+    from py421.server.tables import Hub
+
     from .server_helpers import uvicorn_serving
 
-    def broken() -> list[str]:
+    def broken(*args: object) -> list[str]:
         raise RuntimeError("a bug")
 
     monkeypatch.setattr("py421.server.app.preset_names", broken)
+    monkeypatch.setattr(Hub, "public", broken)
 
-    async def scenario() -> httpx.Response:
+    async def scenario() -> list[httpx.Response]:
         app = create_app(f"sqlite:///{tmp_path}/s.db")
         async with (
             uvicorn_serving(app, log_config=None) as port,
             httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http,
         ):
-            return await http.get("/api/presets")
+            return [await http.get("/api/presets"), await http.get("/api/tables/AB%0AINFO%20forged")]
 
     with caplog.at_level(logging.ERROR):
-        answer = asyncio.run(scenario())
-    assert answer.status_code == 500
-    assert answer.json()["detail"]["error"] == "internal"
+        answers = asyncio.run(scenario())
+    assert [a.status_code for a in answers] == [500, 500]
+    assert {a.json()["detail"]["error"] for a in answers} == {"internal"}
     failures = [r for r in caplog.records if r.exc_info is not None and r.levelno >= logging.ERROR]
-    assert [r.getMessage() for r in failures] == ["request GET /api/presets failed"]
+    assert [r.getMessage() for r in failures] == [
+        "request GET '/api/presets' failed",
+        "request GET '/api/tables/AB\\nINFO forged' failed",
+    ]

@@ -140,7 +140,7 @@ def create_app(
     async def database_away(request: Request, exc: Exception) -> JSONResponse:
         # one line, not a traceback a request: while it is away every request meets it
         why = first_line(exc)
-        log.warning("request %s %s: the database does not answer (%s)", request.method, request.url.path, why)
+        log.warning("request %s %r: the database does not answer (%s)", request.method, request.url.path, why)
         return refusal("internal", "the database does not answer; try again in a moment", 503)
 
     app.add_exception_handler(OperationalError, database_away)
@@ -521,7 +521,7 @@ class AnswerFailures:
         try:
             await self.app(scope, receive, answer)
         except Exception:
-            log.exception("request %s %s failed", scope["method"], scope["path"])
+            log.exception("request %s %r failed", scope["method"], scope["path"])
             if not answer.started:  # else the answer is on its way, and can only be cut short
                 body = {"error": "internal", "message": "the server failed on this request; it is logged"}
                 await JSONResponse({"detail": body}, status_code=500)(scope, receive, send)
