@@ -16,7 +16,7 @@ from .errors import InvalidRecord, Message, Py421Error
 from .game import STEP_KINDS, Game, Step
 from .rules import Ruleset
 from .state import State
-from .syntax import syntax_reason
+from .syntax import Unparsable, load
 
 FORMAT = "py421-record"
 VERSION = 1
@@ -78,9 +78,9 @@ class Record:
     @staticmethod
     def from_json(text: str) -> Record:
         try:
-            data = json.loads(text.removeprefix("\ufeff"))  # the byte-order mark some editors write first
-        except (ValueError, RecursionError) as exc:  # the parser's errors, a number or a nesting too large
-            reason = syntax_reason(exc)
+            data = load(text)
+        except Unparsable as exc:
+            reason = exc.reason
             raise InvalidRecord(
                 Message("record.not_json", f"not a JSON game record ({reason})", {"reason": reason})
             ) from None

@@ -26,7 +26,7 @@ from typing import Any, Literal, TypeVar, get_args
 
 from .combos import RANKINGS, CombinationTable, Ranking, build_table
 from .errors import InvalidRuleset, Message
-from .syntax import syntax_reason
+from .syntax import Unparsable, load
 
 MAX_THROWS = 3
 
@@ -316,12 +316,11 @@ class Ruleset:
     @staticmethod
     def from_text(text: str, *, filename: str = "ruleset") -> Ruleset:
         """Parse a ruleset file (TOML, or JSON when it starts with ``{`` or its name ends in ``.json``)."""
-        text = text.removeprefix("\ufeff")  # the byte-order mark some editors write first
-        as_json = text.lstrip().startswith("{") or filename.lower().endswith(".json")
+        as_json = text.removeprefix("\ufeff").lstrip().startswith("{") or filename.lower().endswith(".json")
         try:
-            data = json.loads(text) if as_json else tomllib.loads(text)
-        except (ValueError, RecursionError) as exc:  # the parsers' errors, a number or a nesting too large
-            reason = syntax_reason(exc)
+            data = load(text, toml=not as_json)
+        except Unparsable as exc:
+            reason = exc.reason
             raise InvalidRuleset(
                 Message(
                     "ruleset.not_toml",

@@ -12,6 +12,7 @@ import json
 import re
 import sys
 import tomllib
+from typing import Any
 
 from .errors import Message
 
@@ -105,3 +106,21 @@ def _what(said: str) -> Message:
         if said.startswith(start):
             return Message(f"syntax.{key}", MISTAKES[key])
     return Message("syntax.other", said, {"said": said})
+
+
+class Unparsable(ValueError):
+    """A text that is not JSON or TOML; ``reason`` says where and why."""
+
+    def __init__(self, reason: Message) -> None:
+        super().__init__(str(reason))
+        self.reason = reason
+
+
+def load(text: str, *, toml: bool = False) -> Any:
+    """What a JSON text (a TOML one with ``toml``) holds, the byte-order mark some editors write
+    first skipped; a text the parser refuses, or gives up on, raises :class:`Unparsable`."""
+    text = text.removeprefix("\ufeff")
+    try:
+        return tomllib.loads(text) if toml else json.loads(text)
+    except (ValueError, RecursionError) as exc:  # the parsers' errors, a number or a nesting too large
+        raise Unparsable(syntax_reason(exc)) from None

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InvalidRecord, Message, Py421Error
-from ..core.syntax import syntax_reason
+from ..core.syntax import Unparsable, load
 from ..paths import data_dir, system_reason
 from .session import Session
 
@@ -46,12 +46,9 @@ def latest_save(mode: str) -> tuple[str, dict[str, Any]] | None:
     """The most recent unfinished game of ``mode`` ("play" or "table"), if any."""
     for path in sorted(saves_dir().glob("*.json"), reverse=True):
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-            if isinstance(exc, OSError | UnicodeDecodeError):  # (a UnicodeDecodeError is a ValueError too)
-                reason = system_reason(exc)
-            else:
-                reason = syntax_reason(exc)
+            data = load(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, Unparsable) as exc:
+            reason = exc.reason if isinstance(exc, Unparsable) else system_reason(exc)
             raise _unusable(
                 path, Message("save.unreadable", f"it cannot be read ({reason})", {"reason": reason})
             ) from None
