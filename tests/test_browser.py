@@ -49,9 +49,29 @@ def browser() -> Iterator[Browser]:
         launched.close()
 
 
-def phone(browser: Browser) -> Page:
-    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB")
-    return context.new_page()
+# What each test's pages did that they must not: a script, style or frame the page's
+# Content-Security-Policy refused (the page must need none), a WebSocket with a token in its URL.
+SEEN: dict[str, list[str]] = {"refused": [], "sockets": []}
+
+
+@pytest.fixture(autouse=True)
+def nothing_refused_and_no_token_in_a_url() -> Iterator[None]:
+    SEEN["refused"].clear()
+    SEEN["sockets"].clear()
+    yield
+    assert SEEN["refused"] == [], SEEN["refused"]
+    assert all("token" not in url for url in SEEN["sockets"]), SEEN["sockets"]
+
+
+def phone(browser: Browser, width: int = 390, height: int = 844) -> Page:
+    context = browser.new_context(viewport={"width": width, "height": height}, locale="en-GB")
+    page = context.new_page()
+    page.on(
+        "console",
+        lambda m: SEEN["refused"].append(m.text) if "Content Security Policy" in m.text else None,
+    )
+    page.on("websocket", lambda ws: SEEN["sockets"].append(ws.url))
+    return page
 
 
 def shot(page: Page, name: str) -> None:
@@ -110,6 +130,7 @@ def test_two_phones_create_join_play_to_the_end_and_reload(server: str, browser:
     expect(alice.get_by_test_id("outcome")).to_be_visible()
     expect(bob.get_by_test_id("outcome")).to_be_visible()
     assert reloaded
+    assert SEEN["sockets"]  # the game went over WebSockets, and none carried its seat's token
     # both phones put together the same log, one message's new lines at a time
     expect(bob.get_by_test_id("log").locator("li")).to_have_text(
         alice.get_by_test_id("log").locator("li").all_inner_texts()
@@ -219,8 +240,7 @@ def test_the_scorekeeper_sets_up_with_the_seat_editor_reports_undoes_and_speaks_
 
 def test_a_game_with_hints_then_its_analysis_on_a_small_phone(server: str, browser: Browser) -> None:
     """Hints on the player's turn; at the end the analysis: a decision tapped shows its choices ranked."""
-    context = browser.new_context(viewport={"width": 360, "height": 740}, locale="en-GB")
-    page = context.new_page()
+    page = phone(browser, 360, 740)
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(server + "/")

@@ -148,6 +148,12 @@ def test_two_people_join_and_each_acts_only_from_their_own_seat(client):
         ('{"type": "dance"}', "unknown_type", "accepted: act, report, undo, ping"),
         ('{"type": "act", "version": "x", "action": "stop"}', "malformed", "version"),
         ('{"type": "act", "version": 0, "action": 42}', "malformed", "action"),
+        (
+            '{"type": "act", "version": 0, "action": {"kind": "stop", "keep": [], "bon": false, "stake": null, '
+            '"text": "keep 6"}}',
+            "malformed",
+            "is not the move its fields make",
+        ),
         ('{"type": "act", "version": 0, "action": "' + "x" * 5000 + '"}', "too_large", "4096 bytes"),
     ],
 )
@@ -609,19 +615,91 @@ def test_undo_after_the_end_takes_the_game_out_of_the_history(client):
     assert {row["name"]: row["games"] for row in board} == {"Ann": 1, "Bob": 1}
 
 
-def test_a_waiting_table_nobody_starts_expires(client):
+def keep_house(client: Any, minutes: float) -> list[str]:
+    """The server's housekeeping, as it would run ``minutes`` from now."""
     hub = client.app.state.hub
+    ended: list[str] = client.portal.call(hub.keep_house, time.time() + minutes * 60)
+    return ended
+
+
+def test_a_waiting_table_nobody_starts_expires(client):
     created = create(client, seats=["human", "human"])
     code = created["code"]
     with client.websocket_connect(f"/ws/{code}") as ws:
         receive_table(ws)
-        assert hub.expire_waiting() == []  # not yet
-        assert hub.expire_waiting(now=time.time() + 31 * 60) == [code]
+        assert keep_house(client, 0) == []  # not yet
+        assert keep_house(client, 31) == [code]
         message = ws.receive_json()
         assert (
             message["type"] == "error" and "nobody started this table within 30 minutes" in message["message"]
         )
     assert client.get(f"/api/tables/{code}").status_code == 404
+
+
+def test_a_started_table_nobody_plays_at_ends_abandoned_with_its_game_kept_and_verifiable(client):
+    watched, kept = create(client), create(client)
+    for table in (watched, kept):
+        start(client, table["code"], table["token"])
+    code, token = watched["code"], watched["token"]
+    with client.websocket_connect(f"/ws/{code}?token={token}") as player:
+        first = receive_table(player)
+        player.send_json({"type": "act", "version": first["version"], "action": "throw"})
+        receive_table(player)
+    with (
+        client.websocket_connect(f"/ws/{kept['code']}?token={kept['token']}") as other,  # keeps its table
+        client.websocket_connect(f"/ws/{code}") as spectator,  # keeps nothing alive
+    ):
+        receive_table(other)
+        receive_table(spectator)
+        assert keep_house(client, 119) == []  # two hours by default, from the last move
+        assert keep_house(client, 121) == [code]
+        ended = receive_table(spectator)
+        assert ended["table"]["status"] == "abandoned" and ended["table"]["seed"] is not None
+    with client.websocket_connect(f"/ws/{code}?token={token}") as player:
+        message = receive_table(player)
+        assert message["view"]["outcome"] is None
+        error = error_of(player, {"type": "act", "version": message["version"], "action": "stop"})
+    assert error["error"] == "over" and "unfinished" in error["message"]
+    games = client.get("/api/games").json()
+    assert [(g["kind"], g["losers"]) for g in games] == [("abandoned", [])]
+    record = client.get(f"/api/games/{games[0]['id']}/record").json()
+    assert record == client.get(f"/api/tables/{code}/record").json()
+    assert verify(Record.from_dict(record)).problems == []
+    assert client.get("/api/leaderboard", params={"rules": "lyonnaise-21"}).json() == []  # counted for nobody
+    assert client.get(f"/api/tables/{kept['code']}").json()["status"] == "playing"
+
+
+def test_tables_are_ended_many_a_transaction_off_the_event_loop(tmp_path):
+    """Expiring 3,000 waiting tables once deleted them one transaction at a time on the event loop,
+    and every answer waited: answers took up to 2.2 s. The database's part is done in the writer's
+    thread, BATCH tables a transaction."""
+    import threading
+
+    from sqlalchemy import event
+
+    from py421.server.tables import BATCH
+
+    app = create_app(f"sqlite:///{tmp_path}/s.db", bot_delay=0, limits=Limits(tables_per_minute=10_000))
+    with TestClient(app) as client:
+        codes = {create(client, seats=["human", "human"])["code"] for _ in range(2 * BATCH + 50)}
+        engine = app.state.hub.store.engine
+        assert client.portal is not None
+        loop_thread = client.portal.call(threading.get_ident)
+        deletes: list[int] = []
+
+        def note(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+            if statement.startswith("DELETE FROM online_tables"):
+                deletes.append(threading.get_ident())
+
+        event.listen(engine, "before_cursor_execute", note)
+        try:
+            ended = keep_house(client, 31)
+        finally:
+            event.remove(engine, "before_cursor_execute", note)
+        assert set(ended) == codes and not app.state.hub.tables
+        assert client.get("/api/presets").status_code == 200
+    assert len(deletes) == 3  # three transactions for 450 tables
+    assert loop_thread not in deletes
 
 
 def test_a_start_the_engine_refuses_leaves_the_table_waiting(client, monkeypatch):

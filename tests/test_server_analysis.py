@@ -20,7 +20,7 @@ from py421.players import make_bot
 from py421.server import hints as hints_module
 from py421.server.app import create_app
 from py421.server.limits import Limits
-from py421.server.optimal import Budget
+from py421.server.worker import Budget
 from py421.sim.loop import play_out
 
 from .server_helpers import create, database_urls, play_to_the_end, serving, start
@@ -205,7 +205,7 @@ def test_rules_that_take_longer_than_the_budget_to_solve_are_refused_and_the_ser
     with TestClient(app) as client:
         body = {"rules": "classic-11", "seats": ["human", "bot:heuristic"], "name": "Alice", "hints": True}
         status, error, message = refusal(client.post("/api/tables", json=body))
-        assert (status, error) == (503, "analysis_too_costly") and "more than 0.5 s" in message
+        assert (status, error) == (503, "analysis_too_costly") and "budget of 0.5 s" in message
         assert client.post("/api/tables", json=body | {"hints": False}).status_code == 200
 
 
@@ -226,8 +226,8 @@ def test_a_table_keeps_its_hints_when_the_server_restarts(tmp_path):
 def hints_asked(client: TestClient, failing: Callable[[int], str | None]) -> list[Any]:
     """The hints asked of the analysis worker from now on; ask ``n`` (from 0) answered at once
     with the status ``failing(n)`` instead (``"busy"``, ``"timeout"``…) unless that is None."""
-    worker = client.app.state.hints.analyst.worker  # type: ignore[attr-defined]
-    call = worker._call
+    worker = client.app.state.hints.analyst.hinter  # type: ignore[attr-defined]
+    call = worker.call
     asked: list[Any] = []
 
     def answering(request: tuple[Any, ...], seconds: float, *, cancel: bool) -> tuple[str, Any]:
@@ -239,7 +239,7 @@ def hints_asked(client: TestClient, failing: Callable[[int], str | None]) -> lis
         answer: tuple[str, Any] = call(request, seconds, cancel=cancel)
         return answer
 
-    worker._call = answering
+    worker.call = answering
     return asked
 
 
@@ -253,7 +253,7 @@ def test_a_hint_the_worker_could_not_give_in_time_comes_when_it_can(quick):
         start(quick, code, alice)
         table, _ = read_until(ws, lambda m: m["type"] == "table" and (m["view"] or {}).get("your_turn"))
         hint, before = read_until(ws, lambda m: m["type"] == "hints")
-    assert len(asked) == 2  # the first answer was "busy"
+    assert len(asked) >= 2  # the first answer was "busy" (and the worker may be busy readying itself)
     assert hint["version"] == table["version"] and before == []  # the same decision, nothing moved
 
 

@@ -187,7 +187,8 @@ def test_tables_played_to_the_end_with_refusals_leave_no_cyclic_garbage(tmp_path
         created = (await http.post("/api/tables", json=body)).json()
         code, token = created["code"], created["token"]
         assert (await http.get("/api/tables/NOPE1")).status_code == 404
-        assert (await http.post("/api/tables", content=b"{bad")).status_code == 400
+        bad = await http.post("/api/tables", content=b"{bad", headers={"Content-Type": "application/json"})
+        assert bad.status_code == 400
         async with connect(f"ws://127.0.0.1:{port}/ws/{code}?token={token}") as ws:
             start = await http.post(f"/api/tables/{code}/start", headers={"Authorization": f"Bearer {token}"})
             start.raise_for_status()

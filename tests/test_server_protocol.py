@@ -10,8 +10,8 @@ import click
 from py421.cli import main
 from py421.i18n import LANGS, page_catalog
 from py421.server.limits import Limits
-from py421.server.optimal import Budget
 from py421.server.protocol import ERROR_CODES, markdown
+from py421.server.worker import Budget
 
 from .helpers import online_game
 
@@ -46,9 +46,13 @@ def test_every_limit_is_an_option_of_serve_with_the_documented_default():
         "--max-tables-per-minute": limits.tables_per_minute,
         "--max-tables": limits.live_tables,
         "--waiting-minutes": limits.waiting_minutes,
+        "--idle-minutes": limits.idle_minutes,
         "--messages-per-second": limits.messages_per_second,
+        "--request-seconds": limits.request_seconds,
+        "--keep-alive-seconds": limits.keep_alive_seconds,
         "--optimal-seconds": budget.seconds,
         "--optimal-memory": budget.memory_mb,
+        "--optimal-queue": budget.queue,
     }
     rows = dict(re.findall(r"^\| `(--[a-z-]+)` \| ([0-9.]+) \|", ONLINE, flags=re.MULTILINE))
     for option, value in expected.items():

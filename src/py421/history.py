@@ -92,22 +92,34 @@ class GameRows:
     players: list[dict[str, Any]]
 
 
-def game_rows(game: Game, *, bots: Mapping[int, str] | None = None, source: str = "play") -> GameRows:
-    """What the history stores of a finished game."""
+ABANDONED = "abandoned"  # the kind of a game ended unfinished (an online table nobody played on)
+
+
+def game_rows(
+    game: Game,
+    *,
+    bots: Mapping[int, str] | None = None,
+    source: str = "play",
+    meta: Mapping[str, Any] | None = None,
+    abandoned: bool = False,
+) -> GameRows:
+    """What the history stores of a finished game; ``abandoned``: of a game ended unfinished, kept
+    with its record (nobody lost it, and the stats leave it out). ``meta`` goes into the record."""
     outcome = game.state.outcome
-    if outcome is None:
+    if outcome is None and not abandoned:
         raise InvalidRecord(Message("history.finished_only", "only finished games go into the history"))
     bots = bots or {}
     names = list(game.players)
+    losers = [names[s] for s in outcome.losers] if outcome is not None else []
     return GameRows(
         {
             "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "rules": game.rules.name,
             "players": json.dumps(names, ensure_ascii=False),
-            "losers": json.dumps([names[s] for s in outcome.losers], ensure_ascii=False),
-            "kind": outcome.kind,
+            "losers": json.dumps(losers, ensure_ascii=False),
+            "kind": outcome.kind if outcome is not None else ABANDONED,
             "source": source,
-            "record": game.record().to_json(indent=None),  # read back by programs only
+            "record": game.record(meta).to_json(indent=None),  # read back by programs only
         },
         [
             {
@@ -298,7 +310,8 @@ class History:
         return Record.from_json(text)
 
     def stats(self, *, rules: str | None = None, name: str | None = None) -> list[dict[str, Any]]:
-        """Per player: games, losses, 421s and nénettes thrown, tokens taken.
+        """Per player: games, losses, 421s and nénettes thrown, tokens taken, of finished games
+        (an abandoned game counts for nobody).
 
         ``rules`` keeps the games of one preset, ``name`` one player's rows.
         """
@@ -313,11 +326,13 @@ class History:
                 func.sum(c.nenettes).label("nenettes"),
                 func.sum(c.tokens_taken).label("tokens_taken"),
             )
+            .join(games, games.c.id == c.game_id)
+            .where(games.c.kind != ABANDONED)
             .group_by(c.name)
             .order_by(func.count().desc(), c.name)
         )
         if rules is not None:
-            query = query.join(games, games.c.id == c.game_id).where(games.c.rules == rules)
+            query = query.where(games.c.rules == rules)
         if name is not None:
             query = query.where(c.name == name)
         with self._begin() as conn:

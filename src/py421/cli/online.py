@@ -12,6 +12,7 @@ import click
 from ..extras import require
 from ..i18n import error_text, tr
 from .common import SAY_OPTION, Command, Finite, NamedPath, read_record
+from .words import spoken
 
 # The caps of `421 serve`: option, field of Limits, accepted values (docs/online.md lists them; each
 # option's help is the catalog's cli.opt.serve.<its name>).
@@ -22,16 +23,58 @@ SERVE_LIMITS: list[tuple[str, str, click.ParamType[Any]]] = [
     ("--max-tables-per-minute", "tables_per_minute", click.IntRange(1)),
     ("--max-tables", "live_tables", click.IntRange(1)),
     ("--waiting-minutes", "waiting_minutes", click.IntRange(1)),
+    ("--idle-minutes", "idle_minutes", click.IntRange(1)),
     ("--messages-per-second", "messages_per_second", Finite(1)),
+    ("--request-seconds", "request_seconds", Finite(1, 120)),
+    ("--keep-alive-seconds", "keep_alive_seconds", Finite(1, 3600)),
     ("--optimal-seconds", "seconds", Finite(1)),
     ("--optimal-memory", "memory_mb", click.IntRange(256)),
+    ("--optimal-queue", "queue", click.IntRange(0)),
 ]
+
+
+class ProxyAddress(click.ParamType[Any]):
+    """``--trusted-proxy``: an address or a network."""
+
+    name = "address"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        import ipaddress
+
+        try:
+            return ipaddress.ip_network(str(value).strip(), strict=False)
+        except ValueError:
+            self.fail(tr(spoken(), "cli.serve.bad_proxy", given=repr(value)), param, ctx)
+
+
+class SiteOrigin(click.ParamType[Any]):
+    """``--allowed-origin``: a site's origin, ``https://host`` or ``http://host:port``."""
+
+    name = "origin"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from urllib.parse import urlsplit
+
+        text = str(value).strip()
+        try:
+            parts = urlsplit(text)
+            parts.port  # noqa: B018 - a port that is no number raises here
+        except ValueError:
+            parts = None
+        if (
+            parts is None
+            or parts.scheme not in ("http", "https")
+            or not parts.hostname
+            or parts.path.strip("/")
+        ):
+            self.fail(tr(spoken(), "cli.serve.bad_origin", given=repr(value)), param, ctx)
+        return text
 
 
 def _limit_options(command: Callable[..., None]) -> Callable[..., None]:
     """The options of SERVE_LIMITS, with the defaults of Limits and Budget."""
     from ..server.limits import Limits
-    from ..server.optimal import Budget
+    from ..server.worker import Budget
 
     for flag, field, kind in reversed(SERVE_LIMITS):
         default = getattr(Budget() if flag.startswith("--optimal") else Limits(), field)
@@ -47,6 +90,8 @@ def _limit_options(command: Callable[..., None]) -> Callable[..., None]:
 @click.option("--db", "db_url", default=None, envvar="PY421_DB")
 @click.option("--bot-delay", type=Finite(0, 10), default=0.6, show_default=True)
 @_limit_options
+@click.option("--trusted-proxy", "trusted_proxy", type=ProxyAddress(), multiple=True)
+@click.option("--allowed-origin", "allowed_origin", type=SiteOrigin(), multiple=True)
 @SAY_OPTION
 def serve(
     lang: str,
@@ -56,6 +101,9 @@ def serve(
     bot_delay: float,
     optimal_seconds: float,
     optimal_memory: int,
+    optimal_queue: int,
+    trusted_proxy: tuple[Any, ...],
+    allowed_origin: tuple[str, ...],
     **limits: Any,
 ) -> None:
     require("server", "421 serve")
@@ -74,16 +122,20 @@ def serve(
             why = error_text(lang, system_reason(problem))
             click.echo(tr(lang, "cli.serve.cannot", host=host, port=port, problem=why), err=True)
         raise SystemExit(2)
+    from ..server.addresses import TrustedProxies
     from ..server.limits import Limits
-    from ..server.optimal import Budget
     from ..server.serving import uvicorn_options
+    from ..server.worker import Budget
 
     url = db_url if db_url is not None else f"sqlite:///{data_dir() / 'server.sqlite3'}"
-    budget = Budget(seconds=optimal_seconds, memory_mb=optimal_memory)
-    app = create_app(url, bot_delay=bot_delay, limits=Limits(**limits), budget=budget)
+    budget = Budget(seconds=optimal_seconds, memory_mb=optimal_memory, queue=optimal_queue)
+    caps, proxies = Limits(**limits), TrustedProxies(trusted_proxy)
+    app = create_app(
+        url, bot_delay=bot_delay, limits=caps, budget=budget, proxies=proxies, allowed_origins=allowed_origin
+    )
     shown = f"[{host}]" if ":" in host else host  # an IPv6 address is bracketed in a URL
     click.echo(tr(lang, "cli.serve", host=shown, port=port, database=url.split("@")[-1]), err=True)
-    uvicorn.run(app, host=host, port=port, **uvicorn_options())
+    uvicorn.run(app, host=host, port=port, **uvicorn_options(caps, proxies))
 
 
 @click.command(cls=Command)

@@ -1,15 +1,17 @@
-"""Analyses of finished games and hints at tables, worked out in a process of their own.
+"""Analyses of finished games and hints at tables, worked out in processes of their own.
 
 A game is valued by :func:`py421.analysis.analyse` and a decision in play by
 :class:`py421.analysis.Adviser`, as ``421 analyse`` and ``421 play`` do; but a
 ruleset seen for the first time is solved first, which takes seconds and
-memory. So the server never does it itself: a worker process (the optimal
-bot's kind, :class:`.optimal.OptimalWorker`, with the same budget of time and
-memory, started at the first request) does, one request at a time, called
-from a thread of its own so that neither the event loop nor the threads of
-play wait on it. An analysis that does not come back within the budget is
-refused (``analysis_too_costly``) and the worker started again; a finished
-game's analysis never changes, so each is worked out once and kept.
+memory. So the server never does it itself: worker processes
+(:class:`.worker.Worker`, with the server's budget of time and memory,
+started at their first request) do. One solves a table's rules and analyses
+games, through a bounded line that estimates each cost first and remembers
+every verdict (:mod:`.solving`); another gives the hints of the tables in
+play, which the first never holds up. An analysis that does not come back
+within the budget is refused (``analysis_too_costly``) and the worker started
+again; a finished game's analysis never changes, so each is worked out once
+and kept.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ import hashlib
 import json
 import logging
 from collections import OrderedDict
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from multiprocessing.connection import Connection
@@ -28,13 +29,14 @@ from typing import Any, TypeVar
 from ..core.errors import Py421Error
 from ..core.rules import Ruleset
 from ..core.state import State
-from .optimal import Budget, OptimalWorker, TooCostly, _limit_memory
+from .cluster import read_quietly
+from .solving import SolveLine
 from .table import TableError
+from .worker import Budget, Stopping, Worker, limit_memory
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 KEPT = 64  # finished games' analyses kept in memory (a few tens of KB each)
-WAITING = 8  # analyses that may wait for the worker; more are refused (analysis_busy)
 
 
 def _serve(conn: Connection, memory_mb: int) -> None:
@@ -46,7 +48,7 @@ def _serve(conn: Connection, memory_mb: int) -> None:
     from ..i18n import LANGS, error_text
     from ..solver.solutions import kept_game, kept_heads_up_game
 
-    _limit_memory(memory_mb)
+    limit_memory(memory_mb)
     advisers: dict[tuple[Ruleset, int], Adviser] = {}
 
     def check(rules: Ruleset, players: int) -> None:
@@ -98,25 +100,34 @@ class _Unsolved(Exception):
 
 
 class Analyst:
-    """The server's analyses and hints: each request in the worker, from one thread of its own."""
+    """The server's analyses and hints: solves and analyses in one worker, hints in another."""
 
     def __init__(self, budget: Budget | None = None) -> None:
-        self.worker = OptimalWorker(budget, serve=_serve, name="py421-analysis")
-        self._thread = ThreadPoolExecutor(1, thread_name_prefix="py421-analysis")
+        self.budget = budget or Budget()
+        self.worker = Worker(self.budget, _serve, "py421-analysis")
+        self.hinter = Worker(self.budget, _serve, "py421-hints")
+        self.line = SolveLine(
+            self.budget,
+            "analysis",
+            busy="analysis_busy",
+            too_costly="analysis_too_costly",
+            refused=lambda e: TableError.of("no_analysis", e, 422),
+            name="py421-analysis",
+        )
+        self._hints = ThreadPoolExecutor(1, thread_name_prefix="py421-hints")
         self._kept: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._asked: dict[str, asyncio.Future[dict[str, Any]]] = {}  # analyses under way, or waiting
 
     @property
     def started(self) -> bool:
-        """Whether the worker process was ever needed (tables without hints never start it)."""
-        return self.worker._process is not None
-
-    async def _run(self, call: Callable[[], T]) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._thread, call)
+        """Whether a worker process was ever needed (tables without hints never start one)."""
+        return self.worker.started or self.hinter.started
 
     def close(self) -> None:
         self.worker.close()
-        self._thread.shutdown(wait=False, cancel_futures=True)
+        self.hinter.close()
+        self.line.close()
+        self._hints.shutdown(wait=False, cancel_futures=True)
 
     # -- requests ---------------------------------------------------------------------------
 
@@ -129,47 +140,53 @@ class Analyst:
             return found
         task = self._asked.get(key)
         if task is None:  # the same game asked for again meanwhile waits for the same answer
-            if len(self._asked) >= WAITING:
-                raise TableError(
-                    "analysis_busy", "the server is analysing other games; try again in a minute", 503
-                )
             task = self._asked[key] = asyncio.ensure_future(self._work_out(key, record, bots))
             task.add_done_callback(lambda _: self._asked.pop(key, None))
+            task.add_done_callback(read_quietly)  # its askers, if still there, are told the failure
         return await asyncio.shield(task)
 
     async def _work_out(self, key: str, record: dict[str, Any], bots: bool) -> dict[str, Any]:
-        answer: dict[str, Any] = await self._run(partial(self._ask, ("analyse", record, bots)))
+        try:
+            rules, players = Ruleset.from_mapping(record["rules"]), len(record["players"])
+        except (Py421Error, KeyError, TypeError) as e:
+            raise TableError("no_analysis", f"the record cannot be analysed: {e}", 422) from e
+        found = self.line.unsolved(rules, players)
+        if found is not None:
+            raise found
+        await self.line.estimate(rules, players)  # refused at once if beyond the budget
+        answer: dict[str, Any] = await self.line.run(partial(self._ask, ("analyse", record, bots)))
         self._kept[key] = answer
         if len(self._kept) > KEPT:
             self._kept.popitem(last=False)
         return answer
 
     async def prepare(self, rules: Ruleset, players: int) -> None:
-        """Solve a table's rules for its hints, or refuse them (``no_analysis``, ``analysis_too_costly``)."""
-        await self._run(partial(self._ask, ("prepare", rules, players)))
+        """Solve a table's rules for its hints, or refuse them (``no_analysis``, ``analysis_too_costly``,
+        ``analysis_busy``); the worker that gives the hints is then readied with them."""
+        await self.line.prepare(rules, players, partial(self._ask, ("prepare", rules, players)))
+        asyncio.get_running_loop().run_in_executor(self._hints, self.hinter.warm, ("prepare", rules, players))
 
     @property
     def closed(self) -> bool:
         """The server is stopping: no hint will come any more."""
-        return self.worker._closed
+        return self.hinter.closed
 
     async def hint(self, state: State) -> tuple[str, dict[str, Any] | None]:
         """The ranked choices of the player to move: ``("ok", hint)``, or why there are none now
         (``"busy"``: still on a decision given up on, ``"timeout"``, ``"closed"``…)."""
+        call = partial(self.hinter.call, ("hint", state), self.budget.decision_seconds, cancel=False)
         try:
-            status, answer = await self._run(
-                partial(self.worker._call, ("hint", state), self.worker.budget.decision_seconds, cancel=False)
-            )
-        except TooCostly:  # the server is stopping
+            status, answer = await asyncio.get_running_loop().run_in_executor(self._hints, call)
+        except Stopping:
             return "closed", None
         return status, answer if status == "ok" else None
 
     def _ask(self, request: tuple[Any, ...]) -> Any:
         """One request in the worker, killed past the budget; every failure a :class:`TableError`."""
-        budget = self.worker.budget
+        budget = self.budget
         try:
-            status, answer = self.worker._call(request, budget.seconds, cancel=True)
-        except TooCostly as e:  # the server is stopping
+            status, answer = self.worker.call(request, budget.seconds, cancel=True)
+        except Stopping as e:
             raise TableError("analysis_busy", str(e), 503) from e
         if status == "ok":
             return answer
@@ -186,5 +203,5 @@ class Analyst:
             )
         limit = f"{budget.seconds:g} s" if status == "timeout" else f"{budget.memory_mb} MB"
         raise TableError(
-            "analysis_too_costly", f"solving these rules takes more than {limit} (the server's budget)", 503
+            "analysis_too_costly", f"solving these rules takes more than the server's budget of {limit}", 503
         )

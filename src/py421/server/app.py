@@ -10,8 +10,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import socket
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import asdict
 from pathlib import Path
@@ -31,15 +32,18 @@ from ..core.errors import Py421Error
 from ..core.rules import Ruleset, preset_names
 from ..history import History
 from . import protocol as p
+from .addresses import ForwardedClient, TrustedProxies
 from .analysis import Analyst
+from .browsers import BrowserGuard, Origins
 from .cluster import Cluster, Solo, first_line
 from .collector import keep_collections_short
 from .database import Store, make_engine, migrate, single_process
 from .hints import Hints
 from .limits import Limits
-from .optimal import Budget, OptimalWorker
+from .optimal import OptimalBots
 from .table import Connection, Table, TableError
 from .tables import Hub
+from .worker import Budget
 
 STATIC = Path(__file__).parent / "static"
 M = TypeVar("M", bound=BaseModel)
@@ -74,8 +78,12 @@ def create_app(
     seeds: Iterator[str] | None = None,
     limits: Limits | None = None,
     budget: Budget | None = None,
+    proxies: TrustedProxies | None = None,
+    allowed_origins: Iterable[str] = (),
 ) -> FastAPI:
-    """The server on a database; ``seeds`` fixes the tables' dice (for tests)."""
+    """The server on a database; ``seeds`` fixes the tables' dice (for tests). ``proxies``: those
+    whose word on a client's address is taken; ``allowed_origins``: other sites whose pages may
+    use the server."""
     limits = limits or Limits()
     engine = make_engine(db_url)
     migrate(engine)
@@ -87,16 +95,17 @@ def create_app(
         store.announce = cluster.me
     else:
         cluster = Solo()
+    analyst = Analyst(budget)  # its workers start at the first analysis or table with hints
     hub = Hub(
         store,
         History(engine=engine),
         bot_delay=bot_delay,
         seeds=seeds,
         limits=limits,
-        optimal=OptimalWorker(budget),
+        optimal=OptimalBots(budget),
         cluster=cluster,
+        prepare_hints=analyst.prepare,
     )
-    analyst = Analyst(budget)  # its worker starts at the first analysis or table with hints
     hints = Hints(analyst)
 
     @asynccontextmanager
@@ -114,18 +123,27 @@ def create_app(
         if guard is not None:
             guard.close()
 
-    app = FastAPI(title="py421 tables", lifespan=lifespan)
+    # No page of the API's own: FastAPI's runs a CDN's scripts on the origin that keeps the seats'
+    # tokens. The API is described at /openapi.json.
+    app = FastAPI(title="py421 tables", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.hub = hub
     app.state.hints = hints
     app.add_middleware(BodyLimit, most=limits.body_bytes)
     app.add_middleware(AnswerFailures)  # outside BodyLimit, which answers its own refusal
+    app.add_middleware(BrowserGuard, origins=Origins(allowed_origins))  # every answer, every refusal
+    app.add_middleware(ForwardedClient, proxies=proxies or TrustedProxies())  # the outermost
 
-    def refusal(error: p.ErrorCode, message: str, status: int) -> JSONResponse:
-        return JSONResponse({"detail": {"error": error, "message": message}}, status_code=status)
+    def refusal(
+        error: p.ErrorCode, message: str, status: int, retry_after: float | None = None
+    ) -> JSONResponse:
+        headers = {"Retry-After": str(max(1, math.ceil(retry_after)))} if retry_after is not None else None
+        return JSONResponse(
+            {"detail": {"error": error, "message": message}}, status_code=status, headers=headers
+        )
 
     @app.exception_handler(TableError)
     async def refused(request: Request, exc: TableError) -> JSONResponse:
-        return refusal(exc.error, exc.message, exc.status)
+        return refusal(exc.error, exc.message, exc.status, exc.retry_after)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -184,25 +202,9 @@ def create_app(
     @app.post("/api/tables", response_model=p.Created, responses=responses)
     async def create(request: Request) -> dict[str, Any]:
         body = await _read(request, p.CreateTable)
-        if body.hints:
-            await _prepare_hints(body)
         table, token = await hub.create(body, _address(request))
         hints.watch(table)
         return {"code": table.code, "seat": 0, "token": token, "seed_hash": table.seed_hash}
-
-    async def _prepare_hints(body: p.CreateTable) -> None:
-        """Hints are for tables played online, under rules the analysis covers, solved within the budget
-        (the table is refused otherwise, before anything is kept)."""
-        if body.mode != "play":
-            raise TableError(
-                "malformed", "hints: for tables played online; a scorekeeper's turns are typed whole"
-            )
-        try:
-            rules = Ruleset.preset(body.rules).with_settings(body.settings)
-        except Py421Error:
-            return  # the table is refused for its rules, as any other
-        if rules.seats(len(body.seats)) and len(body.seats) <= limits.seats:
-            await analyst.prepare(rules, len(body.seats))
 
     @app.get("/api/tables/{code}", response_model=p.TablePublic, responses=responses)
     async def show(code: str) -> dict[str, Any]:
@@ -294,9 +296,10 @@ def create_app(
     # -- live play -----------------------------------------------------------------
 
     @app.websocket("/ws/{code}")
-    async def play(ws: WebSocket, code: str, token: str | None = None, lang: str = "en") -> None:
+    async def play(ws: WebSocket, code: str, lang: str = "en") -> None:
         address = ws.client.host if ws.client else ""
-        await ws.accept()
+        token, protocol = _ws_token(ws)
+        await ws.accept(subprotocol=protocol)
         if not hub.addresses.open(address):
             await _refuse(ws, "too_many_connections", f"at most {limits.connections_per_address} connections "
                           "from one address; close some tabs")  # fmt: skip
@@ -331,6 +334,8 @@ def create_app(
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         finally:
             for task in tasks:
+                if task.done() and not task.cancelled():
+                    task.exception()  # a socket that broke ends the session; nothing more to say
                 task.cancel()
             await hub.disconnect(table, conn)
         if conn.dropped.is_set():
@@ -434,6 +439,27 @@ def _address(request: Request) -> str:
 
 
 TOKEN_MOST = 64  # the server's tokens are 32 characters: a longer one is nobody's
+
+
+SUBPROTOCOL = "py421"  # what the server answers a WebSocket that offers it
+TOKEN_PROTOCOL = "py421.token."  # offered beside it, followed by the seat's token
+
+
+def _ws_token(ws: WebSocket) -> tuple[str | None, str | None]:
+    """A WebSocket's seat token, and the subprotocol to accept it with.
+
+    The page offers the protocols ``py421`` and ``py421.token.TOKEN`` (a browser can set no other
+    header); another client may send ``Authorization: Bearer TOKEN``. A URL's ``?token=`` is still
+    read, for clients written before: proxies log URLs, so it is no longer documented, and the
+    server never logs a query.
+    """
+    offered = [str(x) for x in ws.scope.get("subprotocols") or []]
+    token = next((x[len(TOKEN_PROTOCOL) :] for x in offered if x.startswith(TOKEN_PROTOCOL)), None)
+    if token is None:
+        token = _bearer(ws.headers.get("authorization")) or ws.query_params.get("token")
+    if token is not None and len(token) > TOKEN_MOST:
+        token = None
+    return token, SUBPROTOCOL if SUBPROTOCOL in offered else None
 
 
 def _bearer(header: str | None) -> str | None:

@@ -183,6 +183,7 @@ class Cluster(Solo):
         task: asyncio.Task[None] = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(said_if_failed)
 
     async def _locking(
         self, sql: str, params: tuple[Any, ...] | Callable[[], tuple[Any, ...]]
@@ -286,7 +287,7 @@ class Cluster(Solo):
         """Claim every unfinished table nobody owns (its process died); returns their codes."""
         rows = await self._locking(
             "WITH free AS MATERIALIZED (SELECT code FROM online_tables "
-            "WHERE status <> 'over' AND NOT (code = ANY(%s))) "
+            "WHERE status IN ('waiting', 'playing') AND NOT (code = ANY(%s))) "
             "SELECT code FROM free WHERE pg_try_advisory_lock(hashtextextended(code, 421)) ORDER BY code",
             self._not_mine,
         )
@@ -481,7 +482,37 @@ class Cluster(Solo):
         await self._notify(request["to"], text)
 
 
-def first_line(e: Exception) -> str:
+def said_if_failed(task: asyncio.Task[None]) -> None:
+    """A background task's failure, said in the log (one line for the database being away) rather
+    than left for asyncio to find when the task is freed ("Task exception was never retrieved")."""
+    if task.cancelled():
+        return
+    error = task.exception()
+    if error is None:
+        return
+    if _outage(error) or type(error).__name__ == "TableError":
+        log.warning("a task of the server's stopped: %s", first_line(error))
+    else:
+        log.error("a task of the server's failed", exc_info=error)
+
+
+def read_quietly(task: asyncio.Future[Any]) -> None:
+    """Mark a shared task's outcome as read: each of its askers reads it through a shield, and one
+    that went away would leave asyncio to say "exception was never retrieved"."""
+    if not task.cancelled():
+        task.exception()
+
+
+def _outage(error: BaseException) -> bool:
+    """The database away, or a connection lost: the server goes on, and tries again."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    if isinstance(error, SQLAlchemyError | OSError | TimeoutError):
+        return True
+    return type(error).__module__.startswith("psycopg")
+
+
+def first_line(e: BaseException) -> str:
     """An error in one line, for a log that must not fill with tracebacks."""
     said = str(e).strip()
     return said.splitlines()[0] if said else type(e).__name__

@@ -22,6 +22,7 @@ from sqlalchemy import (
     Boolean,
     Column,
     ForeignKey,
+    Index,
     Integer,
     MetaData,
     String,
@@ -32,6 +33,7 @@ from sqlalchemy import (
     delete,
     event,
     false,
+    func,
     select,
 )
 from sqlalchemy.engine import Connection, Engine, make_url
@@ -50,7 +52,7 @@ online_tables = Table(
     Column("created_at", String(32), nullable=False),
     Column("mode", String(16), nullable=False),  # "play" or "scorekeeper"
     Column("rules", Text, nullable=False),  # JSON: the ruleset's options
-    Column("status", String(16), nullable=False),  # "waiting", "playing" or "over"
+    Column("status", String(16), nullable=False),  # "waiting", "playing", "over" or "abandoned"
     Column("seed", String(64), nullable=False),  # secret until the game is over
     Column("seed_hash", String(64), nullable=False),
     Column("timeout", Integer, nullable=False),
@@ -58,6 +60,9 @@ online_tables = Table(
     Column("rematch", String(8)),
     Column("game_id", Integer),  # in the history, once over
     Column("hints", Boolean, nullable=False, server_default=false()),  # its players see their choices ranked
+    # when a person last acted there or was seen connected: a table idle too long is ended
+    Column("active_at", String(32)),
+    Index("online_tables_status", "status"),  # the housekeeping's look for tables to end
 )
 
 online_seats = Table(
@@ -81,6 +86,8 @@ online_steps = Table(
     Column("text", String(64), nullable=False),
 )
 
+
+LIVE = ("waiting", "playing")  # a table's status until it is over or abandoned
 
 # The statements of every game, made once: building one costs more than SQLite takes to run it.
 _ADD_TABLE = online_tables.insert()
@@ -222,6 +229,11 @@ _SEAT_AT_START = (
         name=bindparam("the_name"),
         token_hash=bindparam("the_token_hash"),
     )
+)
+_ACTIVE = (
+    online_tables.update()
+    .where(online_tables.c.code == bindparam("the_code"))
+    .values(active_at=bindparam("the_time"))
 )
 _OVER = (
     online_tables.update()
@@ -372,6 +384,7 @@ class TableRow:
     seats: list[SeatRow]
     steps: list[Step]
     hints: bool = False
+    active_at: str | None = None
 
 
 @dataclass(frozen=True)
@@ -484,6 +497,7 @@ class Store:
                     "timeout": row.timeout,
                     "first_seat": row.first_seat,
                     "hints": row.hints,
+                    "active_at": row.active_at,
                 },
             )
             conn.execute(_ADD_SEATS, [{"code": row.code, **vars(s)} for s in row.seats])
@@ -578,14 +592,6 @@ class Store:
                     .values(status="playing", game_id=None)
                 )
 
-    def delete(self, code: str) -> None:
-        """A table that never started, and its seats."""
-        with self.begin() as conn:
-            conn.execute(delete(online_steps).where(online_steps.c.code == code))
-            conn.execute(delete(online_seats).where(online_seats.c.code == code))
-            conn.execute(delete(online_tables).where(online_tables.c.code == code))
-            self._tell(conn, code)
-
     def load(self, code: str, since: int = 0) -> TableRow | None:
         """A table, its seats and its steps from number ``since`` on (``steps[0]`` is step ``since``)."""
         with self.begin() as conn:
@@ -614,12 +620,55 @@ class Store:
                 [SeatRow(s["seat"], s["kind"], s["bot"], s["name"], s["token_hash"]) for s in seats],
                 [Step(s["seat"], s["kind"], s["text"]) for s in steps],
                 bool(t["hints"]),
+                t["active_at"],
             )
 
     def unfinished(self) -> list[str]:
+        """The tables waiting or in play."""
         c = online_tables.c
         with self.begin() as conn:
-            return list(conn.execute(select(c.code).where(c.status != "over")).scalars())
+            return list(conn.execute(select(c.code).where(c.status.in_(LIVE))).scalars())
+
+    # -- housekeeping: many tables a transaction, in a thread of their own (server/tables.py) --------
+
+    def idle(self, created_before: str, active_before: str) -> list[tuple[str, str]]:
+        """The tables to end, with their status: waiting and made before ``created_before``, or in
+        play and last active before ``active_before`` (ISO times, which compare as text)."""
+        c = online_tables.c
+        waiting = (c.status == "waiting") & (c.created_at < created_before)
+        playing = (c.status == "playing") & (func.coalesce(c.active_at, c.created_at) < active_before)
+        with self.begin() as conn:
+            rows = conn.execute(select(c.code, c.status).where(c.status.in_(LIVE), waiting | playing))
+            return [(str(code), str(status)) for code, status in rows]
+
+    def touch(self, active: Sequence[tuple[str, str]]) -> None:
+        """Each table ``code`` was active at ``when`` (a person acted there or is connected)."""
+        with self.begin() as conn:
+            conn.execute(_ACTIVE, [{"the_code": code, "the_time": when} for code, when in active])
+
+    def delete_many(self, codes: Sequence[str]) -> None:
+        """Tables that never started, and their seats, in one transaction."""
+        with self.begin() as conn:
+            for table in (online_steps, online_seats, online_tables):
+                conn.execute(delete(table).where(table.c.code.in_(codes)))
+            for code in codes:
+                self._tell(conn, code)
+
+    def abandon(self, games_left: Sequence[tuple[str, GameRows]]) -> list[int]:
+        """Games nobody played on: each into the history (as abandoned) and its table marked so,
+        in one transaction; returns their numbers in the history."""
+        numbers = []
+        with self.begin() as conn:
+            for code, rows in games_left:
+                game_id = insert_game(conn, rows)
+                conn.execute(
+                    online_tables.update()
+                    .where(online_tables.c.code == code)
+                    .values(status="abandoned", game_id=game_id)
+                )
+                self._tell(conn, code)
+                numbers.append(game_id)
+        return numbers
 
 
 def _news(code: str, first: int | None = None, steps: Sequence[Step] = ()) -> dict[str, Any]:

@@ -16,6 +16,7 @@ import logging
 from weakref import WeakKeyDictionary
 
 from .analysis import Analyst
+from .cluster import said_if_failed
 from .table import Connection, Table, dumps
 
 log = logging.getLogger(__name__)
@@ -60,6 +61,7 @@ class Hints:
             task = asyncio.ensure_future(self._ask(table, version))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
+            task.add_done_callback(said_if_failed)
 
     async def _ask(self, table: Table, version: int) -> None:
         session = table.session

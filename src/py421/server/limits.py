@@ -9,15 +9,22 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
+from .addresses import address_key
+
 
 @dataclass(frozen=True)
 class Limits:
     seats: int = 20  # players at one online table, whatever the rules allow
     spectators: int = 100  # connections without a seat, per table
-    connections_per_address: int = 50  # open WebSockets from one address
+    connections_per_address: int = 50  # open connections from one address, HTTP and WebSocket
     tables_per_minute: int = 20  # tables one address may create in a minute
     live_tables: int = 5_000  # tables waiting or in play, on this server
     waiting_minutes: int = 30  # a table nobody starts in this time is removed
+    # A started table nobody acts at or is connected to for this long is ended: two hours leave
+    # friends time for a meal or a long talk between two throws.
+    idle_minutes: int = 120
+    request_seconds: float = 10.0  # for a whole HTTP request to arrive, headers and body
+    keep_alive_seconds: float = 5.0  # an open HTTP connection's silence between two requests
     messages_per_second: float = 10.0  # WebSocket messages, per address (bursts up to twice that)
     queue: int = 64  # messages waiting to be sent to one connection before it is dropped
     send_seconds: float = 10.0  # one message not taken by the client in this time drops it
@@ -35,6 +42,7 @@ class _Bucket:
 class AddressBook:
     """Per-address counts: open connections, a message budget, tables created lately.
 
+    Every address is counted as :func:`~.addresses.address_key` says (an IPv6 /64 as one).
     Entries that hold nothing are forgotten (a message budget once whole again),
     so the book grows only with the addresses connected or active in the last
     minute.
@@ -47,6 +55,7 @@ class AddressBook:
 
     def open(self, address: str) -> bool:
         """Count a new connection; False (and nothing counted) when the address has its fill."""
+        address = address_key(address)
         n = self.connections.get(address, 0)
         if n >= self.limits.connections_per_address:
             return False
@@ -54,6 +63,7 @@ class AddressBook:
         return True
 
     def close(self, address: str) -> None:
+        address = address_key(address)
         n = self.connections.get(address, 0) - 1
         if n > 0:
             self.connections[address] = n
@@ -63,6 +73,7 @@ class AddressBook:
     def message(self, address: str, now: float | None = None) -> bool:
         """Spend one message of the address's budget; False when it is spent."""
         now = time.monotonic() if now is None else now
+        address = address_key(address)
         rate = self.limits.messages_per_second
         burst = 2 * rate
         bucket = self.buckets.setdefault(address, _Bucket(burst, now))
@@ -73,16 +84,17 @@ class AddressBook:
         bucket.tokens -= 1
         return True
 
-    def create(self, address: str, now: float | None = None) -> bool:
-        """Count a table created; False when the address made its fill in the last minute."""
+    def create(self, address: str, now: float | None = None) -> float | None:
+        """Count a table created; None, or when the address has made its fill in the last minute, the
+        seconds until it may make another (nothing counted)."""
         now = time.monotonic() if now is None else now
-        recent = self.created.setdefault(address, deque())
+        recent = self.created.setdefault(address_key(address), deque())
         while recent and now - recent[0] >= 60:
             recent.popleft()
         if len(recent) >= self.limits.tables_per_minute:
-            return False
+            return 60 - (now - recent[0])
         recent.append(now)
-        return True
+        return None
 
     def forget_idle(self, now: float | None = None) -> None:
         now = time.monotonic() if now is None else now

@@ -37,6 +37,7 @@ ErrorCode = Literal[
     "bad_rules",
     "bad_seats",
     "optimal_too_costly",
+    "optimal_busy",
     "no_analysis",
     "analysis_too_costly",
     "analysis_busy",
@@ -51,6 +52,7 @@ ErrorCode = Literal[
     "no_game",
     "no_player",
     "not_found",
+    "cross_site",
     "internal",
 ]
 ERROR_CODES: tuple[str, ...] = get_args(ErrorCode)
@@ -149,11 +151,13 @@ class TablePublic(Strict):
     mode: Literal["play", "scorekeeper"]
     rules: str
     options: dict[str, Any] = Field(description="the options that differ from the common rule")
-    status: Literal["waiting", "playing", "over"]
+    status: Literal["waiting", "playing", "over", "abandoned"] = Field(
+        description="abandoned: nobody played for the server's idle time; its game is in the history"
+    )
     timeout: float = Field(description="seconds a person has to act before a bot stands in (0: none)")
     seats: list[SeatPublic]
     seed_hash: str
-    seed: str | None = Field(description="revealed once the game is over")
+    seed: str | None = Field(description="revealed once the game is over or abandoned")
     version: int = Field(description="steps played: send it back with every move")
     rematch: str | None
     hints: bool = Field(False, description="created with hints: each player sees their choices ranked")
@@ -270,10 +274,15 @@ class View(Strict):
 
 
 class ActionMove(Strict):
+    """A move as data: one of the view's `legal_actions` as it is, or its fields alone."""
+
     kind: Literal["stop", "throw", "stake"]
     keep: list[Annotated[int, Field(ge=1, le=6)]] = Field([], max_length=2)
     bon: bool = False
     stake: Stake | None = None
+    text: Annotated[str, Field(max_length=64)] | None = Field(
+        None, description="the same move in words, as the legal action has it (it must agree)"
+    )
 
 
 class Act(Strict):

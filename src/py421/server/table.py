@@ -32,7 +32,10 @@ from .protocol import ErrorCode
 
 NAME_MAX = 24  # shorter than the engine's 40: names sit beside each other on a phone
 LOG_LINES = 50
-Status = Literal["waiting", "playing", "over"]
+# A table waits for its players, plays, and ends over (the game finished) or abandoned (nobody played
+# on for the server's idle time: the game, unfinished, is kept in the history all the same).
+Status = Literal["waiting", "playing", "over", "abandoned"]
+FINISHED = ("over", "abandoned")
 
 
 class TableError(Exception):
@@ -43,12 +46,19 @@ class TableError(Exception):
     """
 
     def __init__(
-        self, error: ErrorCode, message: str, status: int = 400, words: dict[str, str] | None = None
+        self,
+        error: ErrorCode,
+        message: str,
+        status: int = 400,
+        words: dict[str, str] | None = None,
+        *,
+        retry_after: float | None = None,
     ) -> None:
         super().__init__(message)
         self.error: ErrorCode = error
         self.message, self.status = message, status
         self.words = words or {}
+        self.retry_after = retry_after  # seconds: said in a Retry-After header
 
     @classmethod
     def of(cls, error: ErrorCode, exc: Py421Error, status: int = 400) -> TableError:
@@ -239,7 +249,11 @@ class Table:
     first_seat: int = 0
     rematch: str | None = None
     game_id: int | None = None
-    created: float = 0.0  # time.monotonic() at creation or loading: waiting tables expire
+    created: float = 0.0  # when it was made (time.time()): a table nobody starts is removed
+    # When a person last acted here or was seen connected (time.time()), and when the database was
+    # last told: a table nobody plays at for the server's idle time is ended.
+    active: float = 0.0
+    active_saved: float = 0.0
     session: Session | None = None
     connections: list[Connection] = field(default_factory=list)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -257,6 +271,19 @@ class Table:
     @property
     def version(self) -> int:
         return self.session.state.steps if self.session else 0
+
+    @property
+    def finished(self) -> bool:
+        return self.status in FINISHED
+
+    @property
+    def seated_here(self) -> bool:
+        """Whether a person holds a seat through a connection to this process."""
+        return any(c.seat is not None for c in self.connections)
+
+    def record_meta(self) -> dict[str, Any]:
+        """What an online game's record says of its table and dice: enough for ``421 verify``."""
+        return {"table": self.code, "seed": self.seed, "seed_hash": self.seed_hash, "dice": "hmac-sha256"}
 
     @property
     def away(self) -> set[int]:
@@ -296,7 +323,7 @@ class Table:
                 for s in self.seats
             ],
             "seed_hash": self.seed_hash,
-            "seed": self.seed if self.status == "over" else None,
+            "seed": self.seed if self.finished else None,
             "version": self.version,
             "rematch": self.rematch,
             "hints": self.hints,

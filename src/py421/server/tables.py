@@ -22,7 +22,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import partial
 from typing import Any, Literal
 
@@ -32,19 +32,21 @@ from ..core.actions import Action, ChooseStake, Stop, Throw, parse_action
 from ..core.errors import Py421Error
 from ..core.game import Game, Step
 from ..core.rules import Ruleset
-from ..history import History, game_rows
+from ..history import GameRows, History, game_rows
 from ..play.session import Seat as SessionSeat
 from ..play.session import Session
 from ..players import BOTS, Player, bot_name, make_bot, parse_bot
-from .cluster import Moved, Solo, TooLong
-from .database import Store, TableRow, now
+from .cluster import Moved, Solo, TooLong, first_line, read_quietly, said_if_failed
+from .database import LIVE, Store, TableRow, now
 from .limits import AddressBook, Limits
-from .optimal import OptimalWorker, TooCostly
+from .optimal import OptimalBots
 from .protocol import ActionMove, CreateTable
 from .table import Connection, Seat, Status, Table, TableError, clean_name, hash_token
 from .writer import Writer
 
 log = logging.getLogger(__name__)
+BATCH = 200  # tables ended in one transaction by the housekeeping
+PrepareHints = Callable[[Ruleset, int], Awaitable[None]]
 CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O: read aloud without doubt
 _CODE = re.compile(r"[A-Za-z]{5}")
 
@@ -60,8 +62,9 @@ class Hub:
         bot_delay: float = 0.6,
         seeds: Iterator[str] | None = None,
         limits: Limits | None = None,
-        optimal: OptimalWorker | None = None,
+        optimal: OptimalBots | None = None,
         cluster: Solo | None = None,
+        prepare_hints: PrepareHints | None = None,
     ) -> None:
         self.store = store
         self.writer = Writer(store)  # every write of play goes through it (server/writer.py)
@@ -71,7 +74,8 @@ class Hub:
         self.bot_delay = bot_delay
         self.limits = limits or Limits()
         self.addresses = AddressBook(self.limits)
-        self.optimal = optimal or OptimalWorker()
+        self.optimal = optimal or OptimalBots()
+        self.prepare_hints = prepare_hints  # solves a table's rules for its hints, or refuses them
         self.cluster = cluster or Solo()
         self.tables: dict[str, Table] = {}
         self._elsewhere: dict[str, float] = {}  # tables last found owned by another process, and when
@@ -103,10 +107,18 @@ class Hub:
         raise TableError("internal", "no free table code was found; try again", 503)
 
     async def create(self, request: CreateTable, address: str = "") -> tuple[Table, str]:
-        """A new table; returns it and the creator's token. Nothing is kept if any check fails."""
+        """A new table; returns it and the creator's token. Nothing is kept if any check fails.
+
+        Every check and every cap comes before the rules are solved (for hints or an optimal seat):
+        a refused request costs the server nothing.
+        """
         rules = _rules(request.rules, request.settings)
         if request.timeout != 0 and not 10 <= request.timeout <= 3600:
             raise TableError("malformed", f"timeout: 0 (none) or 10 to 3600 seconds, not {request.timeout}")
+        if request.hints and request.mode != "play":
+            raise TableError(
+                "malformed", "hints: for tables played online; a scorekeeper's turns are typed whole"
+            )
         token = secrets.token_urlsafe(24)
         if request.mode == "scorekeeper":
             if request.players is None:
@@ -122,24 +134,31 @@ class Hub:
                 raise TableError("bad_seats", "the first seat is the creator's: 'human'")
             seats[0].name = clean_name(request.name)
             seats[0].token_hash = hash_token(token)
-        if len(self.tables) >= self.limits.live_tables:
-            raise TableError("too_many_tables", "this server has all the tables it can hold; try later", 503)
-        if not self.addresses.create(address):
+        if self.live() >= self.limits.live_tables:
+            raise TableError(
+                "too_many_tables",
+                "this server has all the tables it can hold; try later",
+                503,
+                retry_after=60,
+            )
+        wait = self.addresses.create(address)
+        if wait is not None:
             raise TableError(
                 "too_many_tables",
                 f"at most {self.limits.tables_per_minute} new tables a minute from one address; "
                 "wait a moment",
                 429,
+                retry_after=wait,
             )
+        if request.hints and self.prepare_hints is not None:
+            await self.prepare_hints(rules, len(seats))  # in the analysis worker, within the budget
         if any(s.bot == "optimal" for s in seats):
-            try:  # in the worker, within the server's budget of time and memory
-                await self.optimal.prepare(rules, len(seats))
-            except TooCostly as e:
-                raise TableError("optimal_too_costly", str(e)) from e
+            await self.optimal.prepare(rules, len(seats))  # in the worker, within the budget
         seed = self._seed()
+        made = time.time()
         table = Table(
             self._new_code(), request.mode, rules, seats, seed, hashlib.sha256(seed.encode()).hexdigest(),
-            request.timeout, created=time.time(), hints=request.hints,
+            request.timeout, created=made, hints=request.hints, active=made, active_saved=made,
         )  # fmt: skip
         if request.mode == "scorekeeper":
             table.status = "playing"
@@ -158,6 +177,10 @@ class Hub:
                 "bad_seats", f"an online table seats at most {self.limits.seats} players, not {n}"
             )
 
+    def live(self) -> int:
+        """The tables waiting or in play that this process holds (what ``--max-tables`` bounds)."""
+        return sum(1 for t in self.tables.values() if t.status in LIVE and self.cluster.owns(t.code))
+
     def seats_limit(self, rules: Ruleset) -> int:
         """The most players an online table of these rules seats here."""
         return min(rules.max_players or self.limits.seats, self.limits.seats)
@@ -166,9 +189,10 @@ class Hub:
         return next(self.seeds) if self.seeds is not None else secrets.token_hex(32)
 
     def _row(self, t: Table) -> TableRow:
+        made = now()
         return TableRow(
-            t.code, now(), t.mode, t.rules.to_dict(), t.status, t.seed, t.seed_hash, int(t.timeout),
-            t.first_seat, t.rematch, None, [s.row() for s in t.seats], [], t.hints,
+            t.code, made, t.mode, t.rules.to_dict(), t.status, t.seed, t.seed_hash, int(t.timeout),
+            t.first_seat, t.rematch, None, [s.row() for s in t.seats], [], t.hints, made,
         )  # fmt: skip
 
     def _session(self, table: Table, game: Game | None = None) -> Session:
@@ -208,10 +232,11 @@ class Hub:
             for s in row.seats
         ]
         status = _status(row.status)
+        active = _timestamp(row.active_at or row.created_at)
         table = Table(
             row.code, "scorekeeper" if row.mode == "scorekeeper" else "play", rules, seats, row.seed,
             row.seed_hash, row.timeout, status, row.first_seat, row.rematch, row.game_id,
-            created=_timestamp(row.created_at), hints=row.hints,
+            created=_timestamp(row.created_at), hints=row.hints, active=active, active_saved=active,
         )  # fmt: skip
         if table.status != "waiting":
             table.session = self._session(table)
@@ -220,7 +245,7 @@ class Hub:
             for step in row.steps:
                 game.apply_step(step)
                 table.events.extend(game.state.events)
-        if keep or (table.status != "over" and self.cluster.owns(code)):
+        if keep or (not table.finished and self.cluster.owns(code)):
             self.tables[code] = table
         return table
 
@@ -278,6 +303,7 @@ class Hub:
         if taking is None:  # one claim at a time: the table is read once, its bots started once
             taking = self._taking[code] = asyncio.ensure_future(self._take(code))
             taking.add_done_callback(lambda _: self._taking.pop(code, None))
+            taking.add_done_callback(read_quietly)  # its askers, if still there, are told the failure
         return await asyncio.shield(taking)
 
     async def _take(self, code: str) -> bool:
@@ -382,7 +408,7 @@ class Hub:
             if 0 <= seat < len(table.seats) and table.seats[seat].away:
                 table.seats[seat].away = False
                 table.broadcast()
-            if table.status == "over" or any(c.seat is not None for c in table.connections):
+            if table.finished or table.seated_here:
                 return False
             if table.timer is not None:
                 table.timer.cancel()
@@ -486,6 +512,8 @@ class Hub:
         ]
         table.status = _status(row.status)
         table.game_id, table.rematch = row.game_id, row.rematch
+        saved = _timestamp(row.active_at or row.created_at)
+        table.active, table.active_saved = max(table.active, saved), saved
         if table.status == "waiting":
             table.session, table.events = None, []
             return
@@ -532,6 +560,7 @@ class Hub:
         if not await self.writer.call(self.store.take_seat, table.code, taken.row()):  # memory follows
             raise TableError("full", "that seat was just taken; try again", 409)
         free.name, free.token_hash = taken.name, taken.token_hash
+        table.active = time.time()
         table.broadcast()
         return free.seat, token
 
@@ -561,6 +590,7 @@ class Hub:
             if not await self.writer.start(table.code, [s.row() for s in seats]):
                 raise TableError("not_waiting", "the game has already started", 409)
             table.seats, table.session, table.status = seats, session, "playing"
+            table.active = time.time()
             table.events = list(session.state.events)
             if table.timer is not None:
                 table.timer.cancel()
@@ -582,6 +612,7 @@ class Hub:
                 )
             table.connections.append(conn)
             if conn.seat is not None:
+                table.active = time.time()
                 seat = table.seats[conn.seat]
                 seat.connected += 1
                 seat.away = False  # coming back hands the seat back
@@ -599,6 +630,7 @@ class Hub:
             if conn in table.connections:
                 table.connections.remove(conn)
                 if conn.seat is not None:
+                    table.active = max(table.active, time.time())  # connected until now
                     table.seats[conn.seat].connected -= 1
                     table.broadcast()
                 self._forget_if_done(table)
@@ -631,7 +663,7 @@ class Hub:
         if table.connections or self.tables.get(table.code) is not table:
             return
         owned = self.cluster.owns(table.code)
-        if owned and table.status != "over":
+        if owned and not table.finished:
             return
         del self.tables[table.code]
         if table.timer is not None:
@@ -653,6 +685,7 @@ class Hub:
                 raise TableError("not_your_turn", "it is not your turn to decide")
             action = _action(move)
             table.seats[seat].away = False  # acting hands the seat back
+            table.active = time.time()
             await self._commit(table, lambda: session.act(action))
         self.spawn(self.advance(table))
 
@@ -668,6 +701,7 @@ class Hub:
                 raise TableError("not_creator", "only the table's creator reports turns")
             if not text.strip():
                 raise TableError("malformed", "turn: a result like 421, 654/2, 123;221;421 or 555/2 bon")
+            table.active = time.time()
             request = game.state.chance
             if request is None:
                 await self._commit(table, lambda: game.act(text))
@@ -686,6 +720,7 @@ class Hub:
                 raise TableError("not_creator", "only a scorekeeper table's creator may undo")
             if not game.steps:
                 raise TableError("illegal", "nothing to undo")
+            table.active = time.time()
             reopen = None
             if table.status == "over" and table.game_id is not None:
                 game_id = table.game_id
@@ -706,6 +741,10 @@ class Hub:
             raise TableError("spectator", "spectators watch; join the table to play")
         if table.status == "waiting" or table.session is None:
             raise TableError("not_started", "the game has not started yet")
+        if table.status == "abandoned":
+            raise TableError(
+                "over", "nobody played at this table for a long while: its game was ended, unfinished"
+            )
         if table.status == "over" and not over_ok:
             raise TableError("over", "the game is over")
         if version != table.version:
@@ -734,8 +773,7 @@ class Hub:
             return
         finish = None
         if game.state.is_over:
-            bots = {s.seat: s.bot or "heuristic" for s in table.seats if s.kind == "bot"}
-            finish = game_rows(game, bots=bots, source="online")
+            finish = game_rows(game, bots=_bots(table), source="online", meta=table.record_meta())
 
         def written(game_id: int | None) -> None:  # told the moment the write is committed
             for state in states:
@@ -766,41 +804,66 @@ class Hub:
             log.warning("table %s: a write reported as failed was committed; read again", table.code)
 
     async def advance(self, table: Table) -> None:
-        """Throw the server's dice and play the bots' (and away players') moves."""
+        """Throw the server's dice and play the bots' (and away players') moves.
+
+        A step that cannot be written (the database is away) is taken back, said in one line, and
+        tried again a moment later, each time twice as late up to half a minute: the game goes on
+        when the database is back.
+        """
+        pause = 0.0
         while True:
-            async with table.lock:
-                session = table.session
-                if session is None or table.status != "playing" or table.mode != "play":
+            try:
+                if not await self._advance_step(table):
                     return
-                if not self.cluster.owns(table.code):
-                    return  # another process plays it now
-                waiting = session.waiting(table.away)
-                if waiting == "dice":
-                    await self._commit(table, session.step)
-                    continue
-                if waiting != "bot":
-                    seat = session.state.to_move
-                    if seat is not None:
-                        self._start_timer(table, seat)
-                    return
-                step = session.state.steps
-            await asyncio.sleep(self.bot_delay)
-            async with table.lock:
-                if not self.cluster.owns(table.code):
-                    return  # given to another process meanwhile
-                if table.session is not session or session.state.steps != step or table.status != "playing":
-                    continue  # someone else moved meanwhile, or the table was read again
-                if session.waiting(table.away) != "bot":
-                    continue
-                state = session.state
-                seat = state.to_move
-                assert seat is not None
-                player = session.player(seat, table.away)
-                if isinstance(player, _Remote):
-                    action = await self.optimal.choose(state)
-                else:
-                    action = player.choose(state)
-                await self._commit(table, partial(session.act, action))
+                pause = 0.0
+            except Moved:
+                return  # given to another process while a bot chose: it plays on there
+            except SQLAlchemyError as e:
+                if not pause:
+                    log.warning(
+                        "table %s: a step of the server's could not be saved (%s); trying again",
+                        table.code,
+                        first_line(e),
+                    )
+                pause = min(max(2 * pause, 0.5), 30.0)
+                await asyncio.sleep(pause)
+
+    async def _advance_step(self, table: Table) -> bool:
+        """One server's throw or bot's move, if one is due; False when none is (or will be here)."""
+        async with table.lock:
+            session = table.session
+            if session is None or table.status != "playing" or table.mode != "play":
+                return False
+            if not self.cluster.owns(table.code):
+                return False  # another process plays it now
+            waiting = session.waiting(table.away)
+            if waiting == "dice":
+                await self._commit(table, session.step)
+                return True
+            if waiting != "bot":
+                seat = session.state.to_move
+                if seat is not None:
+                    self._start_timer(table, seat)
+                return False
+            step = session.state.steps
+        await asyncio.sleep(self.bot_delay)
+        async with table.lock:
+            if not self.cluster.owns(table.code):
+                return False  # given to another process meanwhile
+            if table.session is not session or session.state.steps != step or table.status != "playing":
+                return True  # someone else moved meanwhile, or the table was read again
+            if session.waiting(table.away) != "bot":
+                return True
+            state = session.state
+            seat = state.to_move
+            assert seat is not None
+            player = session.player(seat, table.away)
+            if isinstance(player, _Remote):
+                action = await self.optimal.choose(state)
+            else:
+                action = player.choose(state)
+            await self._commit(table, partial(session.act, action))
+            return True
 
     def _start_timer(self, table: Table, seat: int) -> None:
         if table.timer is not None:
@@ -826,38 +889,110 @@ class Hub:
     def spawn(self, coro: Awaitable[None]) -> asyncio.Task[None]:
         task: asyncio.Task[None] = asyncio.ensure_future(coro)
         self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
+        task.add_done_callback(self._done)
         return task
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self.tasks.discard(task)
+        said_if_failed(task)
 
     # -- housekeeping ----------------------------------------------------------------
 
-    def expire_waiting(self, now: float | None = None) -> list[str]:
-        """Remove the tables nobody started in time; returns their codes."""
+    @property
+    def housekeeping_seconds(self) -> float:
+        """How often the tables are looked over: every minute, or four times within the shortest
+        time a table is given (so that a table ends within a quarter of that time of its due)."""
+        shortest = min(self.limits.waiting_minutes, self.limits.idle_minutes) * 60
+        return min(60.0, shortest / 4)
+
+    async def housekeeping(self) -> None:
+        while True:
+            await asyncio.sleep(self.housekeeping_seconds)
+            try:
+                await self.keep_house()
+            except SQLAlchemyError as e:  # the database is away: try again next time
+                log.warning("the tables were not looked over: %s", first_line(e))
+
+    async def keep_house(self, now: float | None = None) -> list[str]:
+        """Tell the database which tables were active, then end those nobody started, or nobody
+        played at, in time; returns the codes of the tables ended.
+
+        The database's work is done in the writer's thread, many tables a transaction, so that no
+        answer waits on it; each table is locked while it is ended, so no step of it is written
+        meanwhile. Idle time counts from the database: a restart does not start it again.
+        """
         now = time.time() if now is None else now
-        limit = self.limits.waiting_minutes * 60
-        gone = [
-            t
-            for t in self.tables.values()
-            if t.status == "waiting" and now - t.created >= limit and self.cluster.owns(t.code)
-        ]
-        for table in gone:
-            self.store.delete(table.code)
-            del self.tables[table.code]
-            message = f"nobody started this table within {self.limits.waiting_minutes} minutes: it is closed"
-            for conn in list(table.connections):
-                conn.close_after("no_table", message)
         self.addresses.forget_idle()
         recent = time.monotonic() - 60
         self._elsewhere = {code: t for code, t in self._elsewhere.items() if t > recent}
-        return [t.code for t in gone]
+        await self._save_activity(now)
+        found = await self.writer.in_thread(
+            self.store.idle,
+            _iso(now - self.limits.waiting_minutes * 60),
+            _iso(now - self.limits.idle_minutes * 60),
+        )
+        ended: list[str] = []
+        for i in range(0, len(found), BATCH):
+            ended += await self._end([code for code, _ in found[i : i + BATCH]], now)
+        return ended
 
-    async def housekeeping(self, every: float = 60.0) -> None:
-        while True:
-            await asyncio.sleep(every)
-            try:
-                self.expire_waiting()
-            except SQLAlchemyError as e:  # the database is away: try again next time
-                log.warning("waiting tables were not expired: %s", e)
+    async def _save_activity(self, now: float) -> None:
+        """Tables at which a person acted or is connected here: the database is told, a table once a
+        round of the housekeeping at most."""
+        due = []
+        for table in self.tables.values():
+            if table.status not in LIVE:
+                continue
+            if table.seated_here:
+                table.active = now
+            if table.active > table.active_saved:
+                due.append(table)
+        if due:
+            await self.writer.in_thread(self.store.touch, [(t.code, _iso(t.active)) for t in due])
+            for table in due:
+                table.active_saved = table.active
+
+    async def _end(self, codes: list[str], now: float) -> list[str]:
+        """End the tables among ``codes`` that this process owns and that are still due."""
+        tables = [self.tables[c] for c in codes if c in self.tables and self.cluster.owns(c)]
+        async with contextlib.AsyncExitStack() as locked:
+            for table in tables:
+                await locked.enter_async_context(table.lock)
+            waiting = [
+                t
+                for t in tables
+                if t.status == "waiting" and now - t.created >= self.limits.waiting_minutes * 60
+            ]
+            idle = [
+                t
+                for t in tables
+                if t.status == "playing"
+                and t.game is not None
+                and not t.seated_here
+                and now - t.active >= self.limits.idle_minutes * 60
+            ]
+            games: list[tuple[str, GameRows]] = []
+            for t in idle:
+                assert t.game is not None
+                rows = game_rows(t.game, bots=_bots(t), source="online", meta=t.record_meta(), abandoned=True)
+                games.append((t.code, rows))
+            if waiting:
+                await self.writer.in_thread(self.store.delete_many, [t.code for t in waiting])
+            numbers = await self.writer.in_thread(self.store.abandon, games) if games else []
+            said = f"nobody started this table within {self.limits.waiting_minutes} minutes: it is closed"
+            for table in waiting:
+                del self.tables[table.code]
+                for conn in list(table.connections):
+                    conn.close_after("no_table", said)
+                self.spawn(self.cluster.release(table.code))
+            for table, number in zip(idle, numbers, strict=True):
+                table.status, table.game_id = "abandoned", number
+                if table.timer is not None:
+                    table.timer.cancel()
+                table.broadcast()  # its watchers see it ended, and its seed
+        for table in idle:
+            self._forget_if_done(table)
+        return [t.code for t in (*waiting, *idle)]
 
     async def close(self) -> None:
         for task in list(self.tasks):
@@ -895,10 +1030,9 @@ class Hub:
 
     def record(self, code: str) -> dict[str, Any]:
         table = self.get(code, keep=False)
-        if table.status != "over" or table.game is None:
+        if not table.finished or table.game is None:
             raise TableError("not_over", "the record and the seed are published once the game is over", 409)
-        meta = {"table": table.code, "seed": table.seed, "seed_hash": table.seed_hash, "dice": "hmac-sha256"}
-        return table.game.record(meta).to_dict()
+        return table.game.record(table.record_meta()).to_dict()
 
 
 class _Remote:
@@ -942,13 +1076,20 @@ def _action(move: str | ActionMove) -> Action:
             return parse_action(move)
         except Py421Error as e:
             raise TableError.of("illegal", e) from e
+    action: Action
     if move.kind == "stop":
-        return Stop()
-    if move.kind == "stake":
+        action = Stop()
+    elif move.kind == "stake":
         if move.stake is None:
             raise TableError("malformed", "a stake move names its stake: est or vient")
-        return ChooseStake(move.stake)
-    return Throw(tuple(move.keep), move.bon)
+        action = ChooseStake(move.stake)
+    else:
+        action = Throw(tuple(move.keep), move.bon)
+    if move.text is not None and _action(move.text) != action:
+        raise TableError(
+            "malformed", f"the move's text {move.text!r} is not the move its fields make ({action})"
+        )
+    return action
 
 
 def _checked(code: str) -> str:
@@ -963,7 +1104,20 @@ def _kind(text: str) -> Literal["human", "bot"]:
 
 
 def _status(text: str) -> Status:
-    return "over" if text == "over" else "playing" if text == "playing" else "waiting"
+    found: Status
+    for found in ("over", "abandoned", "playing"):
+        if text == found:
+            return found
+    return "waiting"
+
+
+def _bots(table: Table) -> dict[int, str]:
+    return {s.seat: s.bot or "heuristic" for s in table.seats if s.kind == "bot"}
+
+
+def _iso(when: float) -> str:
+    """A time as the database keeps it (ISO 8601, UTC, to the second: such texts compare in order)."""
+    return datetime.fromtimestamp(when, UTC).isoformat(timespec="seconds")
 
 
 def _timestamp(iso: str) -> float:

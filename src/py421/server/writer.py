@@ -105,6 +105,12 @@ class Writer:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._thread, partial(write, *args, **kwargs))
 
+    async def in_thread(self, work: Callable[..., T], *args: object) -> T:
+        """``work(*args)`` in the writer's thread, on SQLite too: the housekeeping's many tables a
+        transaction, which the event loop must not wait on."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._thread, partial(work, *args))
+
     async def add_steps(
         self,
         code: str,

@@ -251,9 +251,11 @@ function gamesList(rows) {
         h("a", { href: `/api/games/${g.id}/record`, title: t("record"), text: title || `#${g.id}` }),
         " · ",
         h("a", { href: `/games/${g.id}/analysis`, "data-link": true, testid: `game-analysis-${g.id}`, text: t("analysis") }),
-        g.losers.length
-          ? h("span", { class: "muted", text: ` — ${t("lost_by", { who: g.losers.join(", ") })}` })
-          : null,
+        g.kind === "abandoned"
+          ? h("span", { class: "muted", text: ` — ${t("abandoned")}` })
+          : g.losers.length
+            ? h("span", { class: "muted", text: ` — ${t("lost_by", { who: g.losers.join(", ") })}` })
+            : null,
         Number.isNaN(date.getTime())
           ? null
           : h("span", { class: "muted small", text: ` · ${date.toLocaleDateString(lang)}` }),

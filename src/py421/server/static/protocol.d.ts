@@ -19,6 +19,7 @@ export type ErrorCode =
   | "bad_rules"
   | "bad_seats"
   | "optimal_too_costly"
+  | "optimal_busy"
   | "no_analysis"
   | "analysis_too_costly"
   | "analysis_busy"
@@ -33,6 +34,7 @@ export type ErrorCode =
   | "no_game"
   | "no_player"
   | "not_found"
+  | "cross_site"
   | "internal";
 
 /** Every refused HTTP request, whatever its status. */
@@ -109,12 +111,13 @@ export interface TablePublic {
   rules: string;
   /** the options that differ from the common rule */
   options: Record<string, unknown>;
-  status: "waiting" | "playing" | "over";
+  /** abandoned: nobody played for the server's idle time; its game is in the history */
+  status: "waiting" | "playing" | "over" | "abandoned";
   /** seconds a person has to act before a bot stands in (0: none) */
   timeout: number;
   seats: SeatPublic[];
   seed_hash: string;
-  /** revealed once the game is over */
+  /** revealed once the game is over or abandoned */
   seed: string | null;
   /** steps played: send it back with every move */
   version: number;
@@ -163,11 +166,14 @@ export interface Act {
   action: string | ActionMove;
 }
 
+/** A move as data: one of the view's `legal_actions` as it is, or its fields alone. */
 export interface ActionMove {
   kind: "stop" | "throw" | "stake";
   keep?: number[];
   bon?: boolean;
   stake?: "est" | "vient" | null;
+  /** the same move in words, as the legal action has it (it must agree) */
+  text?: string | null;
 }
 
 export interface Ping {

@@ -247,10 +247,11 @@ export function tablePage(code) {
     if (T.closing) return;
     if (T.ws && T.ws.readyState <= WebSocket.OPEN) return;
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    const params = new URLSearchParams();
-    if (T.seat) params.set("token", T.seat.token);
-    params.set("lang", lang);
-    const ws = new WebSocket(`${proto}//${location.host}/ws/${encodeURIComponent(code)}?${params}`);
+    const params = new URLSearchParams({ lang });
+    // The seat's token goes in a header (a browser sets no other on a WebSocket), never in the URL,
+    // which proxies write to their logs: the protocols offered are "py421" and "py421.token.TOKEN".
+    const protocols = T.seat ? ["py421", `py421.token.${T.seat.token}`] : ["py421"];
+    const ws = new WebSocket(`${proto}//${location.host}/ws/${encodeURIComponent(code)}?${params}`, protocols);
     T.ws = ws;
     T.log = []; // a new connection is sent the log's last lines again
     T.logStart = 0;
@@ -630,7 +631,7 @@ export function tablePage(code) {
     const canJoin = st === "waiting" && !T.seat && freeHuman && !isScorekeeper();
     show(joinForm, canJoin);
     show(watching, Boolean(table) && !T.seat && !canJoin);
-    show(share, st !== "over");
+    show(share, st !== "over" && st !== "abandoned");
     show(startBtn, st === "waiting" && isCreator());
     startHint.textContent = isCreator() ? t("start_hint") : t("wait_start");
     show(startHint, st === "waiting" && !isScorekeeper());
@@ -973,7 +974,7 @@ export function tablePage(code) {
       return;
     }
     show(fair, true);
-    const over = table.status === "over";
+    const over = table.status === "over" || table.status === "abandoned";
     append(
       fair,
       h("h2", { text: t("fair") }),

@@ -1,0 +1,149 @@
+"""Who a client is: the address its caps are counted under, and proxies trusted only when named.
+
+A client behind a reverse proxy reaches the server from the proxy's address;
+the proxy names the client in ``X-Forwarded-For`` or ``Forwarded``. Anyone
+can send those headers, so they are read only from the addresses given with
+``421 serve --trusted-proxy`` (none by default), and then from the right: the
+first address that is not itself a trusted proxy is the client.
+
+An IPv6 client usually holds a whole /64 (a phone's network hands one out,
+and picking another address in it is free), so every per-address cap counts
+an IPv6 /64 as one address.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Sequence
+from functools import lru_cache
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+IPV6_PREFIX = 64  # the part of an IPv6 address that one subscriber holds
+
+
+@lru_cache(maxsize=4096)
+def address_key(host: str) -> str:
+    """The address a client's caps are counted under: an IPv4 address as it is (one mapped into
+    IPv6 too), an IPv6 address's /64; anything else (a test client's name) as it is."""
+    try:
+        ip = ipaddress.ip_address(host.split("%", 1)[0])  # a zone (fe80::1%eth0) is no part of it
+    except ValueError:
+        return host
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, IPV6_PREFIX), strict=False))
+    return str(ip)
+
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+class TrustedProxies:
+    """The proxies whose word on the client's address is taken (``--trusted-proxy``: addresses or
+    networks such as ``10.0.0.0/8``)."""
+
+    def __init__(self, networks: Sequence[Network] = ()) -> None:
+        self.networks = tuple(networks)
+
+    def __bool__(self) -> bool:
+        return bool(self.networks)
+
+    def trusts(self, host: str) -> bool:
+        if not self.networks:
+            return False
+        try:
+            ip = ipaddress.ip_address(host.split("%", 1)[0])
+        except ValueError:
+            return False
+        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+            ip = ip.ipv4_mapped
+        return any(ip.version == n.version and ip in n for n in self.networks)
+
+    def client(self, peer: str, headers: Sequence[tuple[bytes, bytes]]) -> tuple[str, str | None]:
+        """The client's address, and the scheme the proxy says it was reached by (None: not said).
+
+        From a peer that is not trusted, its own address, whatever the headers say.
+        """
+        if not self.trusts(peer):
+            return peer, None
+        forwarded: list[bytes] = []
+        chain: list[bytes] = []
+        proto: bytes | None = None
+        for name, value in headers:
+            if name == b"forwarded":
+                forwarded.append(value)
+            elif name == b"x-forwarded-for":
+                chain.append(value)
+            elif name == b"x-forwarded-proto":
+                proto = value
+        hops = _forwarded_for(b",".join(forwarded)) if forwarded else _split(b",".join(chain))
+        if forwarded:
+            proto = _forwarded_proto(b",".join(forwarded)) or proto
+        client = peer
+        for hop in reversed(hops):  # from the nearest proxy outwards
+            client = hop
+            if not self.trusts(hop):
+                break
+        scheme = proto.decode("latin-1").strip().lower() if proto else None
+        return client, scheme if scheme in ("http", "https") else None
+
+
+def _split(value: bytes) -> list[str]:
+    return [_bare(part.decode("latin-1")) for part in value.split(b",") if part.strip()]
+
+
+def _bare(text: str) -> str:
+    """An address as a proxy writes it: spaces, quotes, brackets and a port taken off."""
+    text = text.strip().strip('"')
+    if text.startswith("["):  # [2001:db8::1]:4711
+        return text[1:].split("]", 1)[0]
+    if text.count(":") == 1:  # 192.0.2.1:4711
+        return text.split(":", 1)[0]
+    return text
+
+
+def _forwarded_for(value: bytes) -> list[str]:
+    """The ``for=`` of each element of a ``Forwarded`` header (RFC 7239), in order."""
+    hops = []
+    for element in value.decode("latin-1").split(","):
+        for pair in element.split(";"):
+            key, _, given = pair.strip().partition("=")
+            if key.lower() == "for" and given:
+                hops.append(_bare(given))
+    return hops
+
+
+def _forwarded_proto(value: bytes) -> bytes | None:
+    """The ``proto=`` of the last element of a ``Forwarded`` header that has one."""
+    found = None
+    for element in value.decode("latin-1").split(","):
+        for pair in element.split(";"):
+            key, _, given = pair.strip().partition("=")
+            if key.lower() == "proto" and given:
+                found = given.strip().strip('"').encode()
+    return found
+
+
+class ForwardedClient:
+    """Puts the client a trusted proxy names in the request's ``client`` (and its scheme), so that
+    every cap counts real clients; from anyone else the headers are left unread."""
+
+    def __init__(self, app: ASGIApp, proxies: TrustedProxies) -> None:
+        self.app, self.proxies = app, proxies
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket") and self.proxies and scope.get("client"):
+            peer = scope["client"][0]
+            client, scheme = self.proxies.client(peer, scope.get("headers") or [])
+            if client != peer or scheme is not None:
+                scope = dict(scope)
+                scope["client"] = (client, 0)
+                if scheme is not None:
+                    secure = scheme == "https"
+                    if scope["type"] == "websocket":
+                        scope["scheme"] = "wss" if secure else "ws"
+                    else:
+                        scope["scheme"] = scheme
+        await self.app(scope, receive, send)

@@ -1,0 +1,184 @@
+"""A line of solves for a worker process: estimated first, a bounded wait, every verdict remembered.
+
+A table with ``bot:optimal`` or hints needs its rules solved before it is
+created, which takes from milliseconds to hours. Nothing of it may be
+offered to anyone for free:
+
+- **Estimated at once.** :func:`py421.solver.cost.solve_cost` counts the
+  positions the worker would solve, without solving; at this machine's rate
+  (measured once, on a small reference) rules beyond the server's budget of
+  time or memory are refused before any work.
+- **Remembered.** The verdict on a ruleset (solved, or refused and why) is
+  kept: the same rules are never tried twice.
+- **A bounded line.** Solves run one at a time in a thread of the line's own,
+  which waits on the worker; when ``Budget.queue`` wait already, another is
+  refused at once (``*_busy``, with ``Retry-After``).
+
+Play never waits behind this line: the worker that chooses the moves of the
+seats in play, and the one that gives hints, are other processes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+from ..core.errors import Py421Error
+from ..core.rules import Ruleset
+from ..solver.cost import Cost, Purpose, measure_rate, seconds, solve_cost
+from .protocol import ErrorCode
+from .table import TableError
+from .worker import Budget
+
+T = TypeVar("T")
+VERDICTS = 1024  # rulesets whose verdict is kept (the oldest forgotten first)
+
+_rate: float | None = None
+_rate_lock = threading.Lock()
+
+
+def machine_rate() -> float:
+    """Positions a second that this machine solves, measured once per process (a tenth of a second
+    or so, the first time)."""
+    global _rate
+    with _rate_lock:
+        if _rate is None:
+            _rate = measure_rate()
+        return _rate
+
+
+class SolveLine:
+    """Solves for one purpose (``optimal``, ``analysis``) in one worker, one at a time.
+
+    ``busy`` and ``too_costly`` are the error codes it refuses with; ``refused`` turns the rules'
+    own refusal (a ruleset the solvers do not play) into the refusal the client gets.
+    """
+
+    def __init__(
+        self,
+        budget: Budget,
+        purpose: Purpose,
+        *,
+        busy: ErrorCode,
+        too_costly: ErrorCode,
+        refused: Callable[[Py421Error], TableError],
+        name: str,
+    ) -> None:
+        self.budget, self.purpose = budget, purpose
+        self.busy, self.too_costly, self.refused = busy, too_costly, refused
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix=name)
+        self._in_line = 0  # solves waiting or running
+        self._verdicts: OrderedDict[tuple[Ruleset, int], TableError | None] = OrderedDict()
+
+    def close(self) -> None:
+        self._thread.shutdown(wait=False, cancel_futures=True)
+
+    async def run(self, call: Callable[[], T]) -> T:
+        """``call()`` in the line's thread once those before it are done; refused at once
+        (``busy``) when ``budget.queue`` wait already."""
+        if self._in_line > self.budget.queue:
+            raise TableError(
+                self.busy,
+                f"the server is solving other rules and {self.budget.queue} more wait; try again in a minute",
+                503,
+                retry_after=self.budget.seconds,
+            )
+        self._in_line += 1
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._thread, call)
+        finally:
+            self._in_line -= 1
+
+    async def prepare(self, rules: Ruleset, players: int, solve: Callable[[], None]) -> None:
+        """Have ``rules`` at ``players`` solved by ``solve()`` (in the worker), unless the verdict on
+        them is known, or the estimate already exceeds the budget: then refused at once."""
+        key = (rules, players)
+        if key in self._verdicts:
+            self._verdicts.move_to_end(key)
+            known = self._verdicts[key]
+            if known is None:
+                return
+            raise _again(known)
+        unsolved = self.unsolved(rules, players)
+        if unsolved is not None:
+            raise unsolved  # not remembered: solving it once here changes it
+        try:
+            await self.estimate(rules, players)
+            await self.run(solve)
+        except TableError as e:
+            if e.error == self.too_costly or (e.error != self.busy and e.status < 500):
+                self._remember(key, e)  # a busy line, or the server stopping, is no verdict
+            raise
+        self._remember(key, None)
+
+    def unsolved(self, rules: Ruleset, players: int) -> TableError | None:
+        """The refusal of a whole game of three or four the analysis needs and nobody solved here."""
+        try:
+            method = solve_cost(rules, players, self.purpose).method
+        except Py421Error:
+            return None  # refused as the estimate refuses it
+        if method != "unsolved":
+            return None
+        return TableError(
+            self.too_costly,
+            f"the whole game of {players} players of {rules.name} is not solved on this server (that takes "
+            f"minutes); run '421 solve --players {players} --rules {rules.name}' once as the server's user",
+            *self._status(),
+        )
+
+    async def estimate(self, rules: Ruleset, players: int) -> Cost:
+        """The cost of solving ``rules``; refused (``too_costly``, or the rules' own refusal) when it is
+        beyond the budget of time or memory."""
+        try:
+            cost = solve_cost(rules, players, self.purpose)
+        except Py421Error as e:
+            raise self.refused(e) from e
+        unsolved = self.unsolved(rules, players)
+        if unsolved is not None:
+            raise unsolved
+        rate = _rate if _rate is not None else await asyncio.to_thread(machine_rate)  # not behind a solve
+        took = seconds(cost, rate)
+        memory_mb = cost.memory_bytes / 2**20
+        if took > self.budget.seconds:
+            raise TableError(
+                self.too_costly,
+                f"solving these rules would take about {_round(took)} s by estimate ({cost.positions:,} "
+                f"positions at {rate:,.0f} a second), more than the server's budget of "
+                f"{self.budget.seconds:g} s; seat bot:heuristic, or a smaller pot or table",
+                *self._status(),
+            )
+        if memory_mb > self.budget.memory_mb:
+            raise TableError(
+                self.too_costly,
+                f"solving these rules would need about {_round(memory_mb)} MB by estimate, more than the "
+                f"server's budget of {self.budget.memory_mb} MB; seat bot:heuristic, or a smaller pot or "
+                "table",
+                *self._status(),
+            )
+        return cost
+
+    def _status(self) -> tuple[int]:
+        return (400 if self.too_costly == "optimal_too_costly" else 503,)
+
+    def _remember(self, key: tuple[Ruleset, int], verdict: TableError | None) -> None:
+        self._verdicts[key] = verdict
+        while len(self._verdicts) > VERDICTS:
+            self._verdicts.popitem(last=False)
+
+
+def _again(e: TableError) -> TableError:
+    """A remembered refusal, raised afresh (an exception keeps the traceback of its last raise)."""
+    return TableError(e.error, e.message, e.status, e.words, retry_after=e.retry_after)
+
+
+def _round(x: float) -> str:
+    """A large estimate, in two significant digits: 97 s, 1,300 s, 4,200,000 MB."""
+    if not math.isfinite(x):
+        return "an unbounded number of"
+    digits = max(0, len(str(int(x))) - 2)
+    return f"{round(x, -digits):,.0f}"

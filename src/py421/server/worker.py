@@ -1,0 +1,147 @@
+"""A worker process with a budget of time and memory, for the work the server must not do itself.
+
+Solving a ruleset can take minutes and gigabytes (a large pot, many
+players), and so can a game's analysis. The server never does it: a process
+of its own does, its memory capped (``RLIMIT_AS``), each request with a
+deadline. A request past its deadline either kills the process (a solve: it
+is started again for the next request) or is given up on while the process
+finishes it (a decision in play: its answer is dropped when it comes). The
+server's workers are :mod:`.optimal`'s (``bot:optimal``) and
+:mod:`.analysis`'s (hints and analyses).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Budget:
+    seconds: float = 20.0  # to solve a table's rules at creation
+    memory_mb: int = 2048  # a worker's address space beyond what it holds once started
+    decision_seconds: float = 5.0  # beyond this a decision falls back to the heuristic bot
+    queue: int = 4  # solves that may wait while a worker solves another; more are refused
+
+
+class Stopping(Exception):
+    """The server is stopping: its workers take no more requests."""
+
+
+def limit_memory(extra_mb: int) -> None:
+    """Cap the address space at what the process holds now plus ``extra_mb``."""
+    try:
+        import resource
+
+        with open("/proc/self/statm", encoding="ascii") as f:
+            pages = int(f.read().split()[0])
+        now = pages * os.sysconf("SC_PAGE_SIZE")
+        limit = now + extra_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (OSError, ValueError, ImportError):  # not Linux: no cap, the time budget still holds
+        pass
+
+
+Serve = Callable[[Connection, int], None]
+
+
+class Worker:
+    """The server's side of a worker process: one request at a time, each with a deadline.
+
+    ``serve`` is what the process runs, called with its end of the pipe and ``budget.memory_mb``;
+    the process starts at the first request.
+    """
+
+    def __init__(self, budget: Budget, serve: Serve, name: str) -> None:
+        self.budget = budget
+        self._serve = serve
+        self._name = name
+        self._lock = threading.Lock()  # one request in flight: the pipe is not shared
+        self._process: Any = None
+        self._conn: Connection | None = None
+        self.closed = False
+        self._stale = 0  # answers still to come for requests given up on (dropped when they come)
+
+    @property
+    def started(self) -> bool:
+        """Whether the process was ever needed."""
+        return self._process is not None
+
+    def _start(self) -> Connection:
+        if self.closed:
+            raise Stopping("the server is stopping")
+        if self._conn is None or self._process is None or not self._process.is_alive():
+            self._kill()
+            context = multiprocessing.get_context("spawn")  # not a fork of the server's threads
+            ours, theirs = context.Pipe()
+            process = context.Process(
+                target=self._serve, args=(theirs, self.budget.memory_mb), name=self._name, daemon=True
+            )
+            process.start()
+            theirs.close()
+            self._process, self._conn = process, ours
+        return self._conn
+
+    def _kill(self) -> None:
+        self._stale = 0
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+        if self._process is not None:
+            with contextlib.suppress(Exception):
+                self._process.kill()
+                self._process.join(5)
+            self._process = None
+
+    def close(self) -> None:
+        """Stop the worker now (the server is stopping): pending requests fail at once."""
+        self.closed = True
+        self._kill()
+
+    def call(self, request: tuple[Any, ...], seconds: float, *, cancel: bool) -> tuple[str, Any]:
+        """Send one request and wait up to ``seconds``; ``cancel``: kill the worker if it takes longer
+        (a solve), else let it finish and drop its answer (a decision in play): until then the
+        worker is ``busy``. :class:`Stopping` once closed."""
+        with self._lock:
+            conn = self._start()
+            try:
+                self._drain(conn)
+                if self._stale and not cancel:
+                    return ("busy", None)  # still working on a request given up on
+                if self._stale:
+                    self._kill()
+                    conn = self._start()
+                conn.send(request)
+                answer: tuple[str, Any] = conn.recv() if conn.poll(seconds) else ("timeout", None)
+            except (EOFError, OSError):
+                answer = ("died", None)
+            if answer[0] == "timeout" and not cancel:
+                self._stale += 1
+            elif answer[0] in ("timeout", "died", "memory"):
+                self._kill()  # the next request starts a fresh worker
+            return answer
+
+    def warm(self, request: tuple[Any, ...]) -> None:
+        """Send a request whose answer nobody waits for, to ready the worker (a table's rules solved
+        before its first move); left out when the worker is busy. Never raises."""
+        with self._lock:
+            try:
+                conn = self._start()
+                self._drain(conn)
+                if not self._stale:
+                    conn.send(request)
+                    self._stale += 1
+            except (EOFError, OSError, Stopping):
+                pass
+
+    def _drain(self, conn: Connection) -> None:
+        """Drop the answers that came to requests given up on."""
+        while self._stale and conn.poll(0):
+            conn.recv()
+            self._stale -= 1

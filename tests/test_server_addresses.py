@@ -1,0 +1,84 @@
+"""Who a client is, and which site a browser's request comes from: the server's rules, one by one."""
+
+from __future__ import annotations
+
+import ipaddress
+
+import pytest
+
+from py421.server.addresses import TrustedProxies, address_key
+from py421.server.browsers import Origins
+from py421.server.limits import AddressBook, Limits
+
+
+@pytest.mark.parametrize(
+    ("host", "key"),
+    [
+        ("203.0.113.7", "203.0.113.7"),
+        ("2001:db8:1:2:aaaa::1", "2001:db8:1:2::/64"),
+        ("2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::/64"),  # the same subscriber
+        ("2001:db8:1:3::1", "2001:db8:1:3::/64"),  # the next one
+        ("::ffff:203.0.113.7", "203.0.113.7"),  # IPv4 mapped into IPv6 is the IPv4 address
+        ("fe80::1%eth0", "fe80::/64"),
+        ("testclient", "testclient"),
+    ],
+)
+def test_an_ipv6_64_counts_as_one_address(host: str, key: str) -> None:
+    assert address_key(host) == key
+
+
+def test_every_per_address_cap_counts_a_64_as_one_address() -> None:
+    book = AddressBook(Limits(tables_per_minute=2, connections_per_address=2))
+    assert book.create("2001:db8::1", now=0) is None
+    assert book.create("2001:db8::2", now=1) is None
+    assert book.create("2001:db8::3", now=2) == 58  # seconds until a minute after the first
+    assert book.create("2001:db8:0:1::1", now=2) is None  # another /64
+    assert book.open("2001:db8::a") and book.open("2001:db8::b")
+    assert not book.open("2001:db8::c")
+
+
+def proxies(*networks: str) -> TrustedProxies:
+    return TrustedProxies([ipaddress.ip_network(n) for n in networks])
+
+
+def test_forwarded_headers_are_read_only_from_a_trusted_proxy() -> None:
+    forged = [(b"x-forwarded-for", b"198.51.100.1"), (b"x-forwarded-proto", b"https")]
+    assert TrustedProxies().client("127.0.0.1", forged) == ("127.0.0.1", None)  # nobody by default
+    assert proxies("10.0.0.0/8").client("203.0.113.9", forged) == ("203.0.113.9", None)
+    assert proxies("10.0.0.0/8").client("10.1.2.3", forged) == ("198.51.100.1", "https")
+
+
+def test_the_client_is_the_nearest_address_not_itself_a_trusted_proxy() -> None:
+    trusted = proxies("10.0.0.0/8", "::1/128")
+    # a client that wrote its own X-Forwarded-For: the proxy appended the address it saw
+    chain = [(b"x-forwarded-for", b"1.2.3.4, 198.51.100.7, 10.0.0.2")]
+    assert trusted.client("10.0.0.1", chain)[0] == "198.51.100.7"
+    assert trusted.client("::1", [(b"x-forwarded-for", b"10.0.0.5, 10.0.0.6")])[0] == "10.0.0.5"
+    forwarded = [(b"forwarded", b'for=192.0.2.60;proto=https, for="[2001:db8::17]:4711"')]
+    assert trusted.client("10.0.0.1", forwarded) == ("2001:db8::17", "https")
+    assert trusted.client("10.0.0.1", [(b"x-forwarded-proto", b"gopher")]) == ("10.0.0.1", None)
+
+
+@pytest.mark.parametrize(
+    ("origin", "host", "scheme", "refused"),
+    [
+        (None, "421.example", "https", False),  # no Origin: not a browser
+        ("https://421.example", "421.example", "https", False),
+        ("https://421.example", "421.example:443", "https", False),
+        ("http://192.168.1.5:8421", "192.168.1.5:8421", "http", False),
+        ("https://evil.example", "421.example", "https", True),
+        ("https://421.example.evil.example", "421.example", "https", True),
+        ("https://421.example:8443", "421.example", "https", True),  # another port, another site
+        ("https://421.example", "421.example", "http", True),  # TLS at a proxy py421 was not told of
+        ("null", "421.example", "https", True),  # a sandboxed frame or a file
+        ("https://friends.example", "421.example", "https", False),  # allowed by name
+    ],
+)
+def test_a_browser_request_from_another_site_is_refused(
+    origin: str | None, host: str, scheme: str, refused: bool
+) -> None:
+    headers = [(b"host", host.encode())] + ([(b"origin", origin.encode())] if origin else [])
+    why = Origins(["https://friends.example"]).refusal({"headers": headers, "scheme": scheme})
+    assert (why is not None) == refused
+    if why is not None:
+        assert "--trusted-proxy" in why and "--allowed-origin" in why  # what to do, if it is yours
