@@ -30,7 +30,7 @@ from ..core.errors import Py421Error
 from ..core.rules import Ruleset
 from ..core.state import State
 from .cluster import read_quietly
-from .solving import SolveLine
+from .solving import SolveLine, Unsolved
 from .table import TableError
 from .worker import Budget, Stopping, Worker, limit_memory
 
@@ -112,6 +112,7 @@ class Analyst:
             busy="analysis_busy",
             too_costly="analysis_too_costly",
             refused=lambda e: TableError.of("no_analysis", e, 422),
+            advice="a smaller pot or table can be analysed, and played with hints",
             name="py421-analysis",
         )
         self._hints = ThreadPoolExecutor(1, thread_name_prefix="py421-hints")
@@ -150,9 +151,6 @@ class Analyst:
             rules, players = Ruleset.from_mapping(record["rules"]), len(record["players"])
         except (Py421Error, KeyError, TypeError) as e:
             raise TableError("no_analysis", f"the record cannot be analysed: {e}", 422) from e
-        found = self.line.unsolved(rules, players)
-        if found is not None:
-            raise found
         await self.line.estimate(rules, players)  # refused at once if beyond the budget
         answer: dict[str, Any] = await self.line.run(partial(self._ask, ("analyse", record, bots)))
         self._kept[key] = answer
@@ -195,12 +193,7 @@ class Analyst:
             raise TableError("no_analysis", message, 422, words)
         if status == "unsolved":
             rules, players = answer
-            raise TableError(
-                "analysis_too_costly",
-                f"the whole game of {players} players of {rules} is not solved on this server (that takes "
-                f"minutes); run '421 solve --players {players} --rules {rules}' once as the server's user",
-                503,
-            )
+            raise Unsolved(rules, players, "analysis_too_costly", 503)
         limit = f"{budget.seconds:g} s" if status == "timeout" else f"{budget.memory_mb} MB"
         raise TableError(
             "analysis_too_costly", f"solving these rules takes more than the server's budget of {limit}", 503

@@ -68,6 +68,7 @@ class OptimalBots:
             busy="optimal_busy",
             too_costly="optimal_too_costly",
             refused=lambda e: TableError("optimal_too_costly", str(e)),
+            advice="seat bot:heuristic, or a smaller pot or table",
             name="py421-optimal-line",
         )
         self._fallback = HeuristicBot()

@@ -56,7 +56,8 @@ class SolveLine:
     """Solves for one purpose (``optimal``, ``analysis``) in one worker, one at a time.
 
     ``busy`` and ``too_costly`` are the error codes it refuses with; ``refused`` turns the rules'
-    own refusal (a ruleset the solvers do not play) into the refusal the client gets.
+    own refusal (a ruleset the solvers do not play) into the refusal the client gets; ``advice``
+    ends a refusal for the cost.
     """
 
     def __init__(
@@ -67,10 +68,12 @@ class SolveLine:
         busy: ErrorCode,
         too_costly: ErrorCode,
         refused: Callable[[Py421Error], TableError],
+        advice: str,
         name: str,
     ) -> None:
         self.budget, self.purpose = budget, purpose
         self.busy, self.too_costly, self.refused = busy, too_costly, refused
+        self.advice = advice  # what the client may do instead, ending a refusal
         self._thread = ThreadPoolExecutor(1, thread_name_prefix=name)
         self._in_line = 0  # solves waiting or running
         self._verdicts: OrderedDict[tuple[Ruleset, int], TableError | None] = OrderedDict()
@@ -104,43 +107,27 @@ class SolveLine:
             if known is None:
                 return
             raise _again(known)
-        unsolved = self.unsolved(rules, players)
-        if unsolved is not None:
-            raise unsolved  # not remembered: solving it once here changes it
         try:
             await self.estimate(rules, players)
             await self.run(solve)
+        except Unsolved:
+            raise  # no verdict: solving it once on this machine changes it
         except TableError as e:
             if e.error == self.too_costly or (e.error != self.busy and e.status < 500):
                 self._remember(key, e)  # a busy line, or the server stopping, is no verdict
             raise
         self._remember(key, None)
 
-    def unsolved(self, rules: Ruleset, players: int) -> TableError | None:
-        """The refusal of a whole game of three or four the analysis needs and nobody solved here."""
-        try:
-            method = solve_cost(rules, players, self.purpose).method
-        except Py421Error:
-            return None  # refused as the estimate refuses it
-        if method != "unsolved":
-            return None
-        return TableError(
-            self.too_costly,
-            f"the whole game of {players} players of {rules.name} is not solved on this server (that takes "
-            f"minutes); run '421 solve --players {players} --rules {rules.name}' once as the server's user",
-            *self._status(),
-        )
-
     async def estimate(self, rules: Ruleset, players: int) -> Cost:
         """The cost of solving ``rules``; refused (``too_costly``, or the rules' own refusal) when it is
-        beyond the budget of time or memory."""
-        try:
-            cost = solve_cost(rules, players, self.purpose)
+        beyond the budget of time or memory, or when it is a whole game of three or four that the
+        analysis needs and nobody solved on this machine."""
+        try:  # tens of milliseconds at most: not on the event loop all the same
+            cost = await asyncio.to_thread(solve_cost, rules, players, self.purpose)
         except Py421Error as e:
             raise self.refused(e) from e
-        unsolved = self.unsolved(rules, players)
-        if unsolved is not None:
-            raise unsolved
+        if cost.method == "unsolved":
+            raise Unsolved(rules.name, players, self.too_costly, *self._status())
         rate = _rate if _rate is not None else await asyncio.to_thread(machine_rate)  # not behind a solve
         took = seconds(cost, rate)
         memory_mb = cost.memory_bytes / 2**20
@@ -149,15 +136,14 @@ class SolveLine:
                 self.too_costly,
                 f"solving these rules would take about {_round(took)} s by estimate ({cost.positions:,} "
                 f"positions at {rate:,.0f} a second), more than the server's budget of "
-                f"{self.budget.seconds:g} s; seat bot:heuristic, or a smaller pot or table",
+                f"{self.budget.seconds:g} s; {self.advice}",
                 *self._status(),
             )
         if memory_mb > self.budget.memory_mb:
             raise TableError(
                 self.too_costly,
                 f"solving these rules would need about {_round(memory_mb)} MB by estimate, more than the "
-                f"server's budget of {self.budget.memory_mb} MB; seat bot:heuristic, or a smaller pot or "
-                "table",
+                f"server's budget of {self.budget.memory_mb} MB; {self.advice}",
                 *self._status(),
             )
         return cost
@@ -169,6 +155,19 @@ class SolveLine:
         self._verdicts[key] = verdict
         while len(self._verdicts) > VERDICTS:
             self._verdicts.popitem(last=False)
+
+
+class Unsolved(TableError):
+    """A whole game of three or four the analysis needs, not solved on this machine: refused, but
+    not for good (solving it once here changes that)."""
+
+    def __init__(self, rules: str, players: int, error: ErrorCode, status: int) -> None:
+        super().__init__(
+            error,
+            f"the whole game of {players} players of {rules} is not solved on this server (that takes "
+            f"minutes); run '421 solve --players {players} --rules {rules}' once as the server's user",
+            status,
+        )
 
 
 def _again(e: TableError) -> TableError:

@@ -11,9 +11,9 @@ them together), and how much work it is:
   décharge by value iteration (the sweeps are foretold, below), its charge
   pot level by pot level; nothing where it is in the disk cache (« loaded »);
 - a whole game of three or four, or of two where manches carry over: only
-  read where solved on this machine before (« loaded »); else ``optimal``
-  plays round by round and ``analysis`` is refused (« unsolved »), as the
-  server does;
+  read where solved on this machine before (« loaded »: its model built,
+  :func:`game_model`, and its values read); else ``optimal`` plays round by
+  round and ``analysis`` is refused (« unsolved »), as the server does;
 - round by round (« rounds »): the rounds of :mod:`.rounds`, for ``optimal``
   the two its ``prepare`` solves, for ``analysis`` every round a game can
   ask for (each round size, each pot that caps the charge).
@@ -130,16 +130,13 @@ def _optimal(rules: Ruleset, players: int) -> Cost:
     if two and _kept_heads_up_game(rules):
         return _loaded_heads_up_game(rules)
     solves = [_round_solve(rules, players, charge, first=charge) for charge in (True, False)]
-    if players > 2 and game_maxn.unsupported(rules, players) is None:
-        if _kept_game(rules, players):
-            return _loaded_game(rules, players)
-        # looked for on the disk first: its model is built, then dropped (solutions.kept_game)
-        units, memory = game_model(rules, players)
-        solves.insert(0, _RoundSolve(units, 0, memory))
     # in play: the charge again where the pot left caps it, the décharge once players are out
     later = [_round_solve(rules, players, True, first=False)] if _capped(rules, players) else []
     later += [_round_solve(rules, size, False, first=True) for size in range(2, players)]
-    return _rounds_cost(solves, max((s.units for s in later), default=0))
+    step = max((s.units for s in later), default=0)
+    if players > 2 and game_maxn.unsupported(rules, players) is None and _kept_game(rules, players):
+        return _loaded_game(rules, players)
+    return _rounds_cost(solves, step)
 
 
 def _analysis(rules: Ruleset, players: int) -> Cost:
@@ -447,9 +444,9 @@ GAME_SUMMARIES = {2: len(RESULTS), 3: len(RESULTS) ** 2, 4: 18_206}
 
 def game_model(rules: Ruleset, players: int) -> tuple[int, int]:
     """Units and peak bytes of :class:`.game_maxn.Manche`: built whenever a whole game of three or four
-    is looked for on the disk (``solutions.kept_game`` builds it before it finds no file), its
-    positions and where each round's outcomes lead tabled in Python, about a hundred bytes an
-    outcome, after the round's summaries (``shape_of``: a dozen arrays of them by the next result)."""
+    is read from the disk, its positions and where each round's outcomes lead tabled in Python,
+    about a hundred bytes an outcome, after the round's summaries (``shape_of``: a dozen arrays of
+    them by the next result)."""
     n, pot = players, rules.pot
     total = pot + n * rules.initial_tokens
     amounts = len(_amounts(rules))

@@ -1105,9 +1105,13 @@ def solve_cached(
 
 
 def load_cached(rules: Ruleset, players: int, folder: Path | None = None) -> GameMaxn | None:
-    """The solved game from the disk cache, or None if it is not there (nothing is solved)."""
+    """The solved game from the disk cache, or None if it is not there (nothing is solved, and the
+    game's model is not even built: a server asks at every move)."""
+    path = cache_path(rules, players, folder or data_dir() / "solver")
+    if not path.exists():
+        return None
     game = GameMaxn(rules, players)
-    return game if _load(game, cache_path(rules, players, folder or data_dir() / "solver")) else None
+    return game if _load(game, path) else None
 
 
 def _load(game: GameMaxn, path: Path) -> bool:
