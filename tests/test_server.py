@@ -22,7 +22,7 @@ from py421.server.app import create_app
 from py421.server.database import SeatRow, Store, TableRow, make_engine, now
 from py421.server.limits import AddressBook, Limits
 from py421.server.protocol import CreateTable
-from py421.server.table import Connection
+from py421.server.table import Connection, TableError
 from py421.server.verify import verify
 
 from .server_helpers import create, database_urls, play_to_the_end, serving, start
@@ -149,8 +149,8 @@ def test_two_people_join_and_each_acts_only_from_their_own_seat(client):
         ('{"type": "act", "version": "x", "action": "stop"}', "malformed", "version"),
         ('{"type": "act", "version": 0, "action": 42}', "malformed", "action"),
         (
-            '{"type": "act", "version": 0, "action": {"kind": "stop", "keep": [], "bon": false, "stake": null, '
-            '"text": "keep 6"}}',
+            '{"type": "act", "version": 0, "action": '
+            '{"kind": "stop", "keep": [], "bon": false, "stake": null, "text": "keep 6"}}',
             "malformed",
             "is not the move its fields make",
         ),
@@ -636,6 +636,23 @@ def test_a_waiting_table_nobody_starts_expires(client):
     assert client.get(f"/api/tables/{code}").status_code == 404
 
 
+def test_a_connection_that_waited_while_its_table_was_closed_does_not_bring_it_back(client):
+    """A WebSocket that had found its table, then waited for it while the housekeeping removed it,
+    put the table back in memory, where it stayed, counted against --max-tables for good."""
+    hub = client.app.state.hub
+    code = create(client, seats=["human", "human"])["code"]
+    table = hub.get(code)  # found, as the WebSocket's handler finds it before connecting
+    assert keep_house(client, 31) == [code]
+
+    async def send(text: str) -> None:
+        pass
+
+    with pytest.raises(TableError) as refused:
+        client.portal.call(hub.connect, table, Connection(send, None, "en"))
+    assert refused.value.error == "no_table"
+    assert code not in hub.tables and hub.live() == 0
+
+
 def test_a_started_table_nobody_plays_at_ends_abandoned_with_its_game_kept_and_verifiable(client):
     watched, kept = create(client), create(client)
     for table in (watched, kept):
@@ -657,7 +674,8 @@ def test_a_started_table_nobody_plays_at_ends_abandoned_with_its_game_kept_and_v
         assert ended["table"]["status"] == "abandoned" and ended["table"]["seed"] is not None
     with client.websocket_connect(f"/ws/{code}?token={token}") as player:
         message = receive_table(player)
-        assert message["view"]["outcome"] is None
+        view = message["view"]
+        assert view["outcome"] is None and not view["your_turn"] and view["legal_actions"] == []
         error = error_of(player, {"type": "act", "version": message["version"], "action": "stop"})
     assert error["error"] == "over" and "unfinished" in error["message"]
     games = client.get("/api/games").json()
@@ -672,16 +690,15 @@ def test_a_started_table_nobody_plays_at_ends_abandoned_with_its_game_kept_and_v
 def test_tables_are_ended_many_a_transaction_off_the_event_loop(tmp_path):
     """Expiring 3,000 waiting tables once deleted them one transaction at a time on the event loop,
     and every answer waited: answers took up to 2.2 s. The database's part is done in the writer's
-    thread, BATCH tables a transaction."""
+    thread, many tables a transaction."""
     import threading
 
     from sqlalchemy import event
 
-    from py421.server.tables import BATCH
-
     app = create_app(f"sqlite:///{tmp_path}/s.db", bot_delay=0, limits=Limits(tables_per_minute=10_000))
     with TestClient(app) as client:
-        codes = {create(client, seats=["human", "human"])["code"] for _ in range(2 * BATCH + 50)}
+        batch = app.state.hub.batch
+        codes = {create(client, seats=["human", "human"])["code"] for _ in range(2 * batch + batch // 2)}
         engine = app.state.hub.store.engine
         assert client.portal is not None
         loop_thread = client.portal.call(threading.get_ident)
@@ -698,7 +715,7 @@ def test_tables_are_ended_many_a_transaction_off_the_event_loop(tmp_path):
             event.remove(engine, "before_cursor_execute", note)
         assert set(ended) == codes and not app.state.hub.tables
         assert client.get("/api/presets").status_code == 200
-    assert len(deletes) == 3  # three transactions for 450 tables
+    assert len(deletes) == 3  # three transactions for two and a half batches
     assert loop_thread not in deletes
 
 

@@ -54,9 +54,16 @@ def test_the_client_is_the_nearest_address_not_itself_a_trusted_proxy() -> None:
     chain = [(b"x-forwarded-for", b"1.2.3.4, 198.51.100.7, 10.0.0.2")]
     assert trusted.client("10.0.0.1", chain)[0] == "198.51.100.7"
     assert trusted.client("::1", [(b"x-forwarded-for", b"10.0.0.5, 10.0.0.6")])[0] == "10.0.0.5"
-    forwarded = [(b"forwarded", b'for=192.0.2.60;proto=https, for="[2001:db8::17]:4711"')]
-    assert trusted.client("10.0.0.1", forwarded) == ("2001:db8::17", "https")
+    ported = [(b"x-forwarded-for", b"192.0.2.60, [2001:db8::17]:4711"), (b"x-forwarded-proto", b"https")]
+    assert trusted.client("10.0.0.1", ported) == ("2001:db8::17", "https")
     assert trusted.client("10.0.0.1", [(b"x-forwarded-proto", b"gopher")]) == ("10.0.0.1", None)
+
+
+def test_a_forwarded_header_the_proxy_does_not_write_is_never_believed() -> None:
+    """nginx appends to X-Forwarded-For and passes a client's own Forwarded through: read, it let a
+    client behind the documented proxy pick any address and escape every cap."""
+    sent = [(b"forwarded", b"for=6.6.6.6"), (b"x-forwarded-for", b"6.6.6.6, 198.51.100.9")]
+    assert proxies("127.0.0.1/32").client("127.0.0.1", sent) == ("198.51.100.9", None)
 
 
 @pytest.mark.parametrize(

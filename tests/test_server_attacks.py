@@ -427,8 +427,46 @@ def test_a_half_sent_request_or_a_silent_connection_is_cut_off(server: Server) -
     assert server.get("/api/presets").status_code == 200
 
 
+def test_a_request_head_without_end_is_cut_off_by_its_size(server: Server) -> None:
+    """A deadline bounds the time, not the memory: one connection sent 2 GB of headers in 8 s, and
+    the server held them all."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
+        sock.sendall(b"GET /api/presets HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        line = b"X-Filler: " + b"a" * 1000 + b"\r\n"
+        answer = b""
+        with contextlib.suppress(OSError):  # the server may close while we still send
+            for _ in range(200):  # 200 KB, far beyond what any browser sends
+                sock.sendall(line)
+        with contextlib.suppress(OSError):
+            while chunk := sock.recv(4096):
+                answer += chunk
+    assert b" 431 " in answer.split(b"\r\n")[0], answer[:200]
+    assert server.rss_mb() < 400
+    assert server.get("/api/presets").status_code == 200
+
+
+def test_a_client_that_stops_reading_its_answers_is_let_go(server: Server) -> None:
+    """Three hundred requests sent at once by a client that never reads: the answers it does not
+    take once held its connection for good."""
+    fds = Path(f"/proc/{server.proc.pid}/fd")
+    before = len(list(fds.iterdir()))
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=60)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    try:
+        request = b"GET /static/table.js HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        with contextlib.suppress(OSError):
+            sock.sendall(request * 300)
+        time.sleep(1)
+        assert len(list(fds.iterdir())) > before  # held while it answers
+        # the server waits 10 s for a client to take an answer, then closes the connection
+        assert _poll(lambda: len(list(fds.iterdir())) <= before, 30), "the connection is still held"
+    finally:
+        sock.close()
+    assert server.get("/api/presets").status_code == 200
+
+
 def test_connections_from_one_address_are_capped_over_http_and_websockets_together(tmp_path: Path) -> None:
-    server = Server(tmp_path, "--max-connections-per-address", "4")
+    server = Server(tmp_path, "--max-connections-per-address", "4", "--keep-alive-seconds", "120")
     try:
         code = server.create()["code"]
         with contextlib.ExitStack() as held:
@@ -555,11 +593,20 @@ def test_forwarded_addresses_are_believed_only_from_a_named_proxy(tmp_path: Path
             assert made.status_code == 200
         v6 = [  # addresses of one /64 are one client
             proxied.post(
-                "/api/tables", {"name": "A"}, headers={"Forwarded": f'for="[2001:db8::{i}]:4711"'}
+                "/api/tables", {"name": "A"}, headers={"X-Forwarded-For": f"2001:db8::{i}"}
             ).status_code
             for i in range(1, 5)
         ]
         assert v6 == [200, 200, 429, 429]
+        chosen = [  # a Forwarded header of the client's own, which the proxy passes through
+            proxied.post(
+                "/api/tables",
+                {"name": "A"},
+                headers={"Forwarded": f"for=6.6.6.{i}", "X-Forwarded-For": "198.51.100.9"},
+            ).status_code
+            for i in range(4)
+        ]
+        assert chosen == [200, 200, 429, 429]
     finally:
         proxied.stop()
 
@@ -642,6 +689,7 @@ def test_a_finished_online_game_verifies_from_the_history_after_its_table_is_gon
                 break
             if message["view"]["your_turn"] and message["version"] > acted:  # once a version
                 acted = message["version"]
+                time.sleep(0.15)  # a person's pace: under the server's cap of messages a second
                 action = message["view"]["legal_actions"][0]  # the object itself, as the docs allow
                 ws.send(json.dumps({"type": "act", "version": acted, "action": action}))
     game = server.get("/api/games").json()[0]

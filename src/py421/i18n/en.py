@@ -345,7 +345,7 @@ MESSAGES: dict[str, str] = {
     "cli.opt.serve.optimal_seconds": "Time to solve bot:optimal's rules, else refused.",
     "cli.opt.serve.optimal_memory": "Megabytes the bot:optimal worker may use.",
     "cli.opt.serve.allowed_origin": "Another site whose pages may use this server (https://host); repeatable.",
-    "cli.opt.serve.trusted_proxy": "A proxy (address or network) whose X-Forwarded-For and Forwarded are believed; repeatable.",
+    "cli.opt.serve.trusted_proxy": "A proxy (address or network) whose X-Forwarded-For is believed; repeatable.",
     "cli.opt.serve.optimal_queue": "Solves that may wait for a worker; more are refused at once.",
     "cli.opt.serve.keep_alive_seconds": "Seconds an HTTP connection may stay silent between requests.",
     "cli.opt.serve.request_seconds": "Seconds for a whole HTTP request to arrive.",

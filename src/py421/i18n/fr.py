@@ -335,7 +335,7 @@ MESSAGES: dict[str, str] = {
     "cli.opt.serve.optimal_seconds": "Temps pour résoudre les règles de bot:optimal, au-delà refusées.",
     "cli.opt.serve.optimal_memory": "Mégaoctets que peut utiliser le processus de bot:optimal.",
     "cli.opt.serve.allowed_origin": "Un autre site dont les pages peuvent utiliser ce serveur (https://hôte) ; répétable.",
-    "cli.opt.serve.trusted_proxy": "Un proxy (adresse ou réseau) dont on croit X-Forwarded-For et Forwarded ; répétable.",
+    "cli.opt.serve.trusted_proxy": "Un proxy (adresse ou réseau) dont on croit X-Forwarded-For ; répétable.",
     "cli.opt.serve.optimal_queue": "Résolutions qui peuvent attendre un processus ; au-delà refusées aussitôt.",
     "cli.opt.serve.keep_alive_seconds": "Secondes qu'une connexion HTTP peut rester muette entre deux requêtes.",
     "cli.opt.serve.request_seconds": "Secondes pour qu'une requête HTTP arrive entière.",

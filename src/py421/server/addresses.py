@@ -1,10 +1,13 @@
 """Who a client is: the address its caps are counted under, and proxies trusted only when named.
 
 A client behind a reverse proxy reaches the server from the proxy's address;
-the proxy names the client in ``X-Forwarded-For`` or ``Forwarded``. Anyone
-can send those headers, so they are read only from the addresses given with
-``421 serve --trusted-proxy`` (none by default), and then from the right: the
-first address that is not itself a trusted proxy is the client.
+the proxy appends the client's to ``X-Forwarded-For`` (nginx, HAProxy, Caddy
+and Traefik all do). Anyone can send that header, so it is read only from
+the addresses given with ``421 serve --trusted-proxy`` (none by default), and
+then from the right: the first address that is not itself a trusted proxy is
+the client. ``Forwarded`` (RFC 7239) is never read: a proxy that writes
+``X-Forwarded-For`` passes a client's own ``Forwarded`` through untouched,
+and a header the proxy does not write is the client's to choose.
 
 An IPv6 client usually holds a whole /64 (a phone's network hands one out,
 and picking another address in it is free), so every per-address cap counts
@@ -68,19 +71,14 @@ class TrustedProxies:
         """
         if not self.trusts(peer):
             return peer, None
-        forwarded: list[bytes] = []
         chain: list[bytes] = []
         proto: bytes | None = None
         for name, value in headers:
-            if name == b"forwarded":
-                forwarded.append(value)
-            elif name == b"x-forwarded-for":
+            if name == b"x-forwarded-for":
                 chain.append(value)
             elif name == b"x-forwarded-proto":
                 proto = value
-        hops = _forwarded_for(b",".join(forwarded)) if forwarded else _split(b",".join(chain))
-        if forwarded:
-            proto = _forwarded_proto(b",".join(forwarded)) or proto
+        hops = _split(b",".join(chain))
         client = peer
         for hop in reversed(hops):  # from the nearest proxy outwards
             client = hop
@@ -95,35 +93,13 @@ def _split(value: bytes) -> list[str]:
 
 
 def _bare(text: str) -> str:
-    """An address as a proxy writes it: spaces, quotes, brackets and a port taken off."""
-    text = text.strip().strip('"')
+    """An address as a proxy writes it: spaces, brackets and a port taken off."""
+    text = text.strip()
     if text.startswith("["):  # [2001:db8::1]:4711
         return text[1:].split("]", 1)[0]
     if text.count(":") == 1:  # 192.0.2.1:4711
         return text.split(":", 1)[0]
     return text
-
-
-def _forwarded_for(value: bytes) -> list[str]:
-    """The ``for=`` of each element of a ``Forwarded`` header (RFC 7239), in order."""
-    hops = []
-    for element in value.decode("latin-1").split(","):
-        for pair in element.split(";"):
-            key, _, given = pair.strip().partition("=")
-            if key.lower() == "for" and given:
-                hops.append(_bare(given))
-    return hops
-
-
-def _forwarded_proto(value: bytes) -> bytes | None:
-    """The ``proto=`` of the last element of a ``Forwarded`` header that has one."""
-    found = None
-    for element in value.decode("latin-1").split(","):
-        for pair in element.split(";"):
-            key, _, given = pair.strip().partition("=")
-            if key.lower() == "proto" and given:
-                found = given.strip().strip('"').encode()
-    return found
 
 
 class ForwardedClient:

@@ -30,7 +30,7 @@ from ..core.errors import Py421Error
 from ..core.rules import Ruleset
 from ..core.state import State
 from .cluster import read_quietly
-from .solving import SolveLine, Unsolved
+from .solving import TRIED_SECONDS, VERDICTS, SolveLine, Unsolved, again
 from .table import TableError
 from .worker import Budget, Stopping, Worker, limit_memory
 
@@ -117,6 +117,7 @@ class Analyst:
         )
         self._hints = ThreadPoolExecutor(1, thread_name_prefix="py421-hints")
         self._kept: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._refused: OrderedDict[str, tuple[float, TableError]] = OrderedDict()  # until when, and why
         self._asked: dict[str, asyncio.Future[dict[str, Any]]] = {}  # analyses under way, or waiting
 
     @property
@@ -139,6 +140,9 @@ class Analyst:
         if found is not None:
             self._kept.move_to_end(key)
             return found
+        refused = self._refused.get(key)
+        if refused is not None and self.line.clock() < refused[0]:
+            raise again(refused[1])  # not worked out again for an hour
         task = self._asked.get(key)
         if task is None:  # the same game asked for again meanwhile waits for the same answer
             task = self._asked[key] = asyncio.ensure_future(self._work_out(key, record, bots))
@@ -151,8 +155,15 @@ class Analyst:
             rules, players = Ruleset.from_mapping(record["rules"]), len(record["players"])
         except (Py421Error, KeyError, TypeError) as e:
             raise TableError("no_analysis", f"the record cannot be analysed: {e}", 422) from e
-        await self.line.estimate(rules, players)  # refused at once if beyond the budget
-        answer: dict[str, Any] = await self.line.run(partial(self._ask, ("analyse", record, bots)))
+        try:
+            await self.line.estimate(rules, players)  # refused at once if beyond the budget
+            answer: dict[str, Any] = await self.line.run(partial(self._ask, ("analyse", record, bots)))
+        except TableError as e:
+            if e.error != "analysis_busy":
+                self._refused[key] = (self.line.clock() + TRIED_SECONDS, e)
+                while len(self._refused) > VERDICTS:
+                    self._refused.popitem(last=False)
+            raise
         self._kept[key] = answer
         if len(self._kept) > KEPT:
             self._kept.popitem(last=False)
@@ -161,8 +172,11 @@ class Analyst:
     async def prepare(self, rules: Ruleset, players: int) -> None:
         """Solve a table's rules for its hints, or refuse them (``no_analysis``, ``analysis_too_costly``,
         ``analysis_busy``); the worker that gives the hints is then readied with them."""
-        await self.line.prepare(rules, players, partial(self._ask, ("prepare", rules, players)))
-        asyncio.get_running_loop().run_in_executor(self._hints, self.hinter.warm, ("prepare", rules, players))
+        cost = await self.line.prepare(rules, players, partial(self._ask, ("prepare", rules, players)))
+        if self.line.cheap(cost):
+            asyncio.get_running_loop().run_in_executor(
+                self._hints, self.hinter.warm, ("prepare", rules, players)
+            )
 
     @property
     def closed(self) -> bool:
@@ -194,6 +208,8 @@ class Analyst:
         if status == "unsolved":
             rules, players = answer
             raise Unsolved(rules, players, "analysis_too_costly", 503)
+        if status == "died":
+            raise TableError("analysis_busy", "the analysis worker stopped; try again in a moment", 503)
         limit = f"{budget.seconds:g} s" if status == "timeout" else f"{budget.memory_mb} MB"
         raise TableError(
             "analysis_too_costly", f"solving these rules takes more than the server's budget of {limit}", 503

@@ -643,32 +643,47 @@ class Store:
 
     def touch(self, active: Sequence[tuple[str, str]]) -> None:
         """Each table ``code`` was active at ``when`` (a person acted there or is connected)."""
-        with self.begin() as conn:
-            conn.execute(_ACTIVE, [{"the_code": code, "the_time": when} for code, when in active])
+        with self.begin() as conn:  # in the order of the codes, as every process: no deadlock
+            rows = [{"the_code": code, "the_time": when} for code, when in sorted(active)]
+            conn.execute(_ACTIVE, rows)
 
-    def delete_many(self, codes: Sequence[str]) -> None:
-        """Tables that never started, and their seats, in one transaction."""
+    def delete_many(self, codes: Sequence[str]) -> list[str]:
+        """Tables that never started, and their seats, in one transaction; returns those that were
+        still waiting (and are gone)."""
+        c = online_tables.c
         with self.begin() as conn:
-            for table in (online_steps, online_seats, online_tables):
-                conn.execute(delete(table).where(table.c.code.in_(codes)))
-            for code in codes:
-                self._tell(conn, code)
+            found = conn.execute(
+                select(c.code)
+                .where(c.code.in_(sorted(codes)), c.status == "waiting")
+                .order_by(c.code)
+                .with_for_update()
+            )
+            gone = [str(code) for code in found.scalars()]
+            if gone:
+                for table in (online_steps, online_seats, online_tables):
+                    conn.execute(delete(table).where(table.c.code.in_(gone)))
+                for code in gone:
+                    self._tell(conn, code)
+            return gone
 
-    def abandon(self, games_left: Sequence[tuple[str, GameRows]]) -> list[int]:
-        """Games nobody played on: each into the history (as abandoned) and its table marked so,
-        in one transaction; returns their numbers in the history."""
-        numbers = []
+    def abandon(self, games_left: Sequence[tuple[str, GameRows]]) -> list[tuple[str, int]]:
+        """Games nobody played on: each table still in play marked abandoned and its game put into the
+        history, in one transaction; returns the codes ended and their games' numbers."""
+        ended = []
         with self.begin() as conn:
-            for code, rows in games_left:
-                game_id = insert_game(conn, rows)
-                conn.execute(
+            for code, rows in sorted(games_left, key=lambda g: g[0]):
+                marked = conn.execute(
                     online_tables.update()
-                    .where(online_tables.c.code == code)
-                    .values(status="abandoned", game_id=game_id)
+                    .where(online_tables.c.code == code, online_tables.c.status == "playing")
+                    .values(status="abandoned")
                 )
+                if not marked.rowcount:
+                    continue  # ended, or finished, meanwhile
+                game_id = insert_game(conn, rows)
+                conn.execute(_OVER.values(status="abandoned"), {"the_code": code, "the_game_id": game_id})
                 self._tell(conn, code)
-                numbers.append(game_id)
-        return numbers
+                ended.append((code, game_id))
+        return ended
 
 
 def _news(code: str, first: int | None = None, steps: Sequence[Step] = ()) -> dict[str, Any]:

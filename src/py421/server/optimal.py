@@ -82,8 +82,9 @@ class OptimalBots:
     async def prepare(self, rules: Ruleset, players: int) -> None:
         """Solve a table's rules, or refuse them with the reason (``optimal_too_costly``,
         ``optimal_busy``); the worker that plays is then readied with them."""
-        await self.line.prepare(rules, players, partial(self._solve, rules, players))
-        asyncio.get_running_loop().run_in_executor(None, self.player.warm, ("prepare", rules, players))
+        cost = await self.line.prepare(rules, players, partial(self._solve, rules, players))
+        if self.line.cheap(cost):  # else it is solved when a move asks for it, not on every table made
+            asyncio.get_running_loop().run_in_executor(None, self.player.warm, ("prepare", rules, players))
 
     def _solve(self, rules: Ruleset, players: int) -> None:
         try:
@@ -100,6 +101,8 @@ class OptimalBots:
                 f"solving these rules for bot:optimal takes more than {self.budget.seconds:g} s "
                 "(the server's budget); seat bot:heuristic, or a smaller pot or table",
             )
+        if status == "died":
+            raise TableError("optimal_busy", "the solving worker stopped; try again in a moment", 503)
         raise TableError(
             "optimal_too_costly",
             f"solving these rules for bot:optimal needs more than {self.budget.memory_mb} MB "

@@ -5,14 +5,17 @@ since a connection costs a file descriptor whatever it sends:
 
 - **Open connections per address**, HTTP and WebSocket together
   (``--max-connections-per-address``): one more is answered 503 in a fixed
-  reply written straight to the socket, and closed. Connections from a
+  reply written straight to the socket once its request's head is in (or
+  closed after two seconds without it), and closed. Connections from a
   trusted proxy are not counted here (they carry many clients; the proxy
   caps its own, and WebSockets are counted again per client behind it).
 - **A deadline for a whole request** (``--request-seconds``), from the first
   byte of the request, or from the connection's opening, to its last byte:
-  a client that sends half a request, or nothing, is cut off (408). Between
-  two requests a kept-alive connection may stay silent
-  ``--keep-alive-seconds`` (uvicorn's own timer).
+  a client that sends half a request, or nothing, is cut off (408). Its
+  line and headers are at most 64 KB (431): a deadline bounds the time, not
+  the memory. Between two requests a kept-alive connection may stay silent
+  ``--keep-alive-seconds`` (uvicorn's own timer); an answer the client stops
+  taking is cut off after ``send_seconds`` (10 s, as for a WebSocket).
 
 uvicorn's httptools protocol and its parser refer to each other. uvicorn
 breaks that cycle when a connection closes, but not when it is upgraded to a
@@ -78,10 +81,15 @@ class Doorman:
             del self.open[key]
 
 
-HEAD_BYTES = 16_384  # read of a refused connection's request before its answer, at most
+HEAD_BYTES = 65_536  # a request's line and headers, at most (a browser sends a few KB)
+REFUSED_SECONDS = 2.0  # a connection over the cap, to send the head of its request
 _TOO_SLOW = _fixed_answer(
     b"408 Request Timeout",
     b'{"detail":{"error":"malformed","message":"the request did not arrive whole in time"}}',
+)
+_TOO_LARGE = _fixed_answer(
+    b"431 Request Header Fields Too Large",
+    b'{"detail":{"error":"too_large","message":"a request\'s line and headers are at most 64 KB"}}',
 )
 
 
@@ -89,13 +97,16 @@ def uvicorn_options(limits: Limits | None = None, proxies: TrustedProxies | None
     """The keyword arguments of ``uvicorn.run`` and ``uvicorn.Config`` besides the app and address."""
     limits = limits or Limits()
     doorman = Doorman(limits.connections_per_address, proxies or TrustedProxies())
-    http, ws = _protocols(doorman, limits.request_seconds)
+    http, ws = _protocols(doorman, limits.request_seconds, limits.send_seconds)
     return {
         "http": http,
         "ws": ws,
         "log_level": "warning",
         # Views are small JSON: compressing each one costs more CPU than it saves on loopback or Wi-Fi.
         "ws_per_message_deflate": False,
+        # A message is at most 4 KB (refused with "too_large", the connection kept): one far beyond
+        # closes the connection before it is read whole.
+        "ws_max_size": 16 * limits.message_bytes,
         # A stop (Ctrl-C, SIGTERM) waits at most 5 s for open connections: every step is already saved.
         "timeout_graceful_shutdown": 5,
         "timeout_keep_alive": limits.keep_alive_seconds,
@@ -107,15 +118,18 @@ def uvicorn_options(limits: Limits | None = None, proxies: TrustedProxies | None
 
 
 def _protocols(
-    doorman: Doorman, request_seconds: float
+    doorman: Doorman, request_seconds: float, send_seconds: float
 ) -> tuple[type[asyncio.Protocol], type[asyncio.Protocol]]:
     """uvicorn's httptools and WebSocket protocols, counting connections and timing requests."""
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
     from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
     class HttpProtocol(HttpToolsProtocol):
-        _deadline: asyncio.TimerHandle | None = None
+        _deadline: asyncio.TimerHandle | None = None  # the request's, or a refused connection's
+        _stalled: asyncio.TimerHandle | None = None  # an answer the client does not take
         _refused: bytearray | None = None  # over the cap: the request's head, until it is answered
+        _head = 0  # bytes of the request's line and headers so far; -1 once they are whole
+        _running: Any = None  # the request whose answer is under way
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
@@ -123,23 +137,25 @@ def _protocols(
                 self._arm()
                 return
             # Over the cap: the fixed answer once the request's head is in (a client answered before
-            # it asks may not read it), then what it sends is dropped until it closes, or for a
-            # second (a socket closed with unread bytes resets, and the answer would be lost).
+            # it asks may not read it), within a short hold; then the connection is closed.
             self._refused = bytearray()
-            self._deadline = self.loop.call_later(request_seconds, transport.close)
+            self._deadline = self.loop.call_later(min(request_seconds, REFUSED_SECONDS), transport.close)
 
         def _refuse(self, data: bytes) -> None:
             assert self._refused is not None
             if self._deadline is None:
-                return  # answered: dropped
+                return  # answered: what follows is dropped
             self._refused += data
             if b"\r\n\r\n" in self._refused or len(self._refused) > HEAD_BYTES:
                 self.transport.write(doorman.refusal)
                 self._disarm()
-                self.loop.call_later(1.0, self.transport.close)
+                # a moment before closing: a socket closed with unread bytes resets, losing the answer
+                self.loop.call_later(0.5, self.transport.close)
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
+            if self._stalled is not None:
+                self._stalled.cancel()
             doorman.leave(self.transport)
             super().connection_lost(exc)
 
@@ -149,12 +165,22 @@ def _protocols(
                 return
             if self._deadline is None:  # the first bytes of a request (or bytes between two)
                 self._arm()
+            if self._head >= 0:
+                self._head += len(data)
+                if self._head > HEAD_BYTES:  # a request line or headers without end: memory, not time
+                    self._answer_and_close(_TOO_LARGE)
+                    return
             super().data_received(data)
 
         def on_message_begin(self) -> None:
             super().on_message_begin()
+            self._head = 0
             if self._deadline is None:
                 self._arm()
+
+        def on_headers_complete(self) -> None:
+            self._head = -1
+            super().on_headers_complete()
 
         def on_message_complete(self) -> None:
             super().on_message_complete()
@@ -164,6 +190,17 @@ def _protocols(
             self._disarm()
             super().handle_websocket_upgrade()
             self.parser = None  # type: ignore[assignment]  # the connection is the WebSocket's now
+
+        def pause_writing(self) -> None:
+            super().pause_writing()
+            if self._stalled is None:  # the client stopped reading: it has send_seconds to start again
+                self._stalled = self.loop.call_later(send_seconds, self._let_go)
+
+        def resume_writing(self) -> None:
+            super().resume_writing()
+            if self._stalled is not None:
+                self._stalled.cancel()
+                self._stalled = None
 
         def _arm(self) -> None:
             self._deadline = self.loop.call_later(request_seconds, self._too_slow)
@@ -175,11 +212,36 @@ def _protocols(
 
         def _too_slow(self) -> None:
             self._deadline = None
+            self._answer_and_close(_TOO_SLOW)
+
+        def _answer_and_close(self, answer: bytes) -> None:
+            """A fixed refusal, when none of ours is on its way, and the connection closed."""
+            self._disarm()
             if self.transport.is_closing():
                 return
-            if self.cycle is None or self.cycle.response_complete:  # nothing of ours on its way
-                self.transport.write(_TOO_SLOW)
+            if self.cycle is None or self.cycle.response_complete:
+                self.transport.write(answer)
+            self._drop_answers()
             self.transport.close()
+
+        def _let_go(self) -> None:
+            """The client took nothing for send_seconds: the connection is dropped, answers and all."""
+            self._stalled = None
+            self._drop_answers()
+            self.transport.abort()
+
+        def _start_asgi_task(self, cycle: Any, app: Any) -> None:
+            self._running = cycle  # uvicorn keeps only the last request's (pipelined ones queue)
+            super()._start_asgi_task(cycle, app)
+
+        def _drop_answers(self) -> None:
+            """Every answer under way or queued (pipelined requests) is told the client is gone, as
+            uvicorn tells the last request's only: none writes to the closed connection."""
+            for cycle in (self._running, self.cycle, *(c for c, _ in self.pipeline)):
+                if cycle is not None and not cycle.response_complete:
+                    cycle.disconnected = True
+                    cycle.message_event.set()
+            self.pipeline.clear()
 
     class WebSocketProtocol(WebSocketsSansIOProtocol):
         def connection_lost(self, exc: Exception | None) -> None:

@@ -9,7 +9,8 @@ offered to anyone for free:
   (measured once, on a small reference) rules beyond the server's budget of
   time or memory are refused before any work.
 - **Remembered.** The verdict on a ruleset (solved, or refused and why) is
-  kept: the same rules are never tried twice.
+  kept: the same rules are never tried twice (a worker's refusal, which the
+  machine's load may have caused, for an hour).
 - **A bounded line.** Solves run one at a time in a thread of the line's own,
   which waits on the worker; when ``Budget.queue`` wait already, another is
   refused at once (``*_busy``, with ``Retry-After``).
@@ -23,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import math
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -37,6 +39,7 @@ from .worker import Budget
 
 T = TypeVar("T")
 VERDICTS = 1024  # rulesets whose verdict is kept (the oldest forgotten first)
+TRIED_SECONDS = 3600.0  # a refusal of the worker's (out of time or memory) is kept this long
 
 _rate: float | None = None
 _rate_lock = threading.Lock()
@@ -60,6 +63,8 @@ class SolveLine:
     ends a refusal for the cost.
     """
 
+    clock = staticmethod(time.monotonic)  # when a worker's refusal is forgotten (a test moves it on)
+
     def __init__(
         self,
         budget: Budget,
@@ -76,7 +81,10 @@ class SolveLine:
         self.advice = advice  # what the client may do instead, ending a refusal
         self._thread = ThreadPoolExecutor(1, thread_name_prefix=name)
         self._in_line = 0  # solves waiting or running
-        self._verdicts: OrderedDict[tuple[Ruleset, int], TableError | None] = OrderedDict()
+        # each ruleset's verdict (its cost, or its refusal), and until when (None: for good)
+        self._verdicts: OrderedDict[tuple[Ruleset, int], tuple[Cost | TableError, float | None]] = (
+            OrderedDict()
+        )
 
     def close(self) -> None:
         self._thread.shutdown(wait=False, cancel_futures=True)
@@ -97,26 +105,39 @@ class SolveLine:
         finally:
             self._in_line -= 1
 
-    async def prepare(self, rules: Ruleset, players: int, solve: Callable[[], None]) -> None:
+    async def prepare(self, rules: Ruleset, players: int, solve: Callable[[], None]) -> Cost:
         """Have ``rules`` at ``players`` solved by ``solve()`` (in the worker), unless the verdict on
-        them is known, or the estimate already exceeds the budget: then refused at once."""
+        them is known, or the estimate already exceeds the budget: then refused at once. Returns
+        the cost of the solve (its estimate).
+
+        A refusal of the estimate, or of the rules, is remembered for good (the rules decide it); one
+        of the worker, out of time or memory, for an hour (the machine's load had its part);
+        a full line, or the worker stopped, not at all.
+        """
         key = (rules, players)
-        if key in self._verdicts:
-            self._verdicts.move_to_end(key)
-            known = self._verdicts[key]
-            if known is None:
-                return
-            raise _again(known)
+        known = self._verdicts.get(key)
+        if known is not None:
+            verdict, until = known
+            if until is None or self.clock() < until:
+                self._verdicts.move_to_end(key)
+                if isinstance(verdict, TableError):
+                    raise again(verdict)
+                return verdict
         try:
-            await self.estimate(rules, players)
-            await self.run(solve)
+            cost = await self.estimate(rules, players)
         except Unsolved:
             raise  # no verdict: solving it once on this machine changes it
         except TableError as e:
-            if e.error == self.too_costly or (e.error != self.busy and e.status < 500):
-                self._remember(key, e)  # a busy line, or the server stopping, is no verdict
+            self._remember(key, e)
             raise
-        self._remember(key, None)
+        try:
+            await self.run(solve)
+        except TableError as e:
+            if e.error == self.too_costly or (e.error != self.busy and e.status < 500):
+                self._remember(key, e, TRIED_SECONDS)
+            raise
+        self._remember(key, cost)
+        return cost
 
     async def estimate(self, rules: Ruleset, players: int) -> Cost:
         """The cost of solving ``rules``; refused (``too_costly``, or the rules' own refusal) when it is
@@ -151,10 +172,18 @@ class SolveLine:
     def _status(self) -> tuple[int]:
         return (400 if self.too_costly == "optimal_too_costly" else 503,)
 
-    def _remember(self, key: tuple[Ruleset, int], verdict: TableError | None) -> None:
-        self._verdicts[key] = verdict
+    def _remember(self, key: tuple[Ruleset, int], verdict: Cost | TableError, seconds: float = 0) -> None:
+        self._verdicts[key] = (verdict, self.clock() + seconds if seconds else None)
+        self._verdicts.move_to_end(key)
         while len(self._verdicts) > VERDICTS:
             self._verdicts.popitem(last=False)
+
+    def cheap(self, cost: Cost) -> bool:
+        """Whether ``cost`` is solved within a decision's time: only then is the worker that plays
+        (or hints) readied with it at once, rather than solving it all again when first asked."""
+        if cost.method in ("heads_up", "loaded"):  # the worker reads what the solve kept on the disk
+            return True
+        return _rate is not None and seconds(cost, _rate) <= self.budget.decision_seconds
 
 
 class Unsolved(TableError):
@@ -170,7 +199,7 @@ class Unsolved(TableError):
         )
 
 
-def _again(e: TableError) -> TableError:
+def again(e: TableError) -> TableError:
     """A remembered refusal, raised afresh (an exception keeps the traceback of its last raise)."""
     return TableError(e.error, e.message, e.status, e.words, retry_after=e.retry_after)
 

@@ -254,6 +254,7 @@ class Table:
     # last told: a table nobody plays at for the server's idle time is ended.
     active: float = 0.0
     active_saved: float = 0.0
+    removed: bool = False  # closed by the housekeeping: nothing may change it or connect to it
     session: Session | None = None
     connections: list[Connection] = field(default_factory=list)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -351,7 +352,7 @@ class Table:
         lines = self.log(conn.lang)
         start = max(conn.log_sent, len(lines) - LOG_LINES)
         conn.log_sent = len(lines)
-        view = seat_view(self.session.state, conn.seat) if self.session else None
+        view = self.view(conn.seat)
         return {
             "type": "table",
             "table": public or self.public(),
@@ -360,6 +361,15 @@ class Table:
             "log_start": start,
             "log": lines[start:],
         }
+
+    def view(self, seat: int | None) -> dict[str, Any] | None:
+        """What ``seat`` sees of the game; at an abandoned table, nobody has a move left to make."""
+        if self.session is None:
+            return None
+        view = seat_view(self.session.state, seat)
+        if self.status == "abandoned":
+            view = {**view, "your_turn": False, "legal_actions": []}
+        return view
 
     def send_to(self, conn: Connection) -> None:
         """The table as it is, to one connection (one that has just come)."""
@@ -382,7 +392,7 @@ class Table:
             text = texts.get(key)
             if text is None:
                 if conn.seat not in views:
-                    views[conn.seat] = seat_view(self.session.state, conn.seat) if self.session else None
+                    views[conn.seat] = self.view(conn.seat)
                 message = {
                     "type": "table",
                     "table": public,

@@ -417,7 +417,10 @@ class Hub:
             return True
 
     def _owning(self, table: Table) -> None:
-        """Under the table's lock, before changing it: still this process's, or :class:`Moved`."""
+        """Under the table's lock, before changing it: still this process's (or :class:`Moved`), and
+        still the server's (a table the housekeeping removed meanwhile is nobody's)."""
+        if table.removed:
+            raise TableError("no_table", f"there is no table {table.code!r}: it was closed", 404)
         if not self.cluster.owns(table.code):
             raise Moved(table.code)
 
@@ -603,6 +606,8 @@ class Hub:
         """A new connection; under the table's lock, so that nobody is shown a step still being
         written (a commit waits on the database with the lock held)."""
         async with table.lock:
+            if table.removed:  # closed by the housekeeping while this connection waited for it
+                raise TableError("no_table", f"there is no table {table.code!r}: it was closed", 404)
             if conn.seat is None and table.spectators() >= self.limits.spectators:
                 self._forget_if_done(table)  # read for this connection only
                 raise TableError(
@@ -912,6 +917,8 @@ class Hub:
                 await self.keep_house()
             except SQLAlchemyError as e:  # the database is away: try again next time
                 log.warning("the tables were not looked over: %s", first_line(e))
+            except Exception:  # a fault of the server's: said, and the next round goes on
+                log.exception("the tables were not looked over")
 
     async def keep_house(self, now: float | None = None) -> list[str]:
         """Tell the database which tables were active, then end those nobody started, or nobody
@@ -932,9 +939,16 @@ class Hub:
             _iso(now - self.limits.idle_minutes * 60),
         )
         ended: list[str] = []
-        for i in range(0, len(found), BATCH):
-            ended += await self._end([code for code, _ in found[i : i + BATCH]], now)
+        batch = self.batch
+        for i in range(0, len(found), batch):
+            ended += await self._end([code for code, _ in found[i : i + batch]], now)
         return ended
+
+    @property
+    def batch(self) -> int:
+        """Tables ended a transaction: on SQLite the event loop's own writes wait for the thread's
+        transaction (tens of milliseconds for 20 games into the history), so fewer there."""
+        return BATCH if not self.writer.at_once else BATCH // 10
 
     async def _save_activity(self, now: float) -> None:
         """Tables at which a person acted or is connected here: the database is told, a table once a
@@ -953,40 +967,46 @@ class Hub:
                 table.active_saved = table.active
 
     async def _end(self, codes: list[str], now: float) -> list[str]:
-        """End the tables among ``codes`` that this process owns and that are still due."""
-        tables = [self.tables[c] for c in codes if c in self.tables and self.cluster.owns(c)]
+        """End the tables among ``codes`` that this process owns and that are still due.
+
+        Under their locks: ownership and the due time are looked at again there (a table may have
+        been given to another process, or played, meanwhile), the database changes only tables
+        still as they were, and memory follows each write at once.
+        """
+        tables = [self.tables[c] for c in codes if c in self.tables]
         async with contextlib.AsyncExitStack() as locked:
             for table in tables:
                 await locked.enter_async_context(table.lock)
-            waiting = [
-                t
-                for t in tables
-                if t.status == "waiting" and now - t.created >= self.limits.waiting_minutes * 60
-            ]
+            mine = [t for t in tables if self.cluster.owns(t.code) and self.tables.get(t.code) is t]
+            waiting_limit = self.limits.waiting_minutes * 60
+            waiting = [t for t in mine if t.status == "waiting" and now - t.created >= waiting_limit]
             idle = [
                 t
-                for t in tables
+                for t in mine
                 if t.status == "playing"
                 and t.game is not None
                 and not t.seated_here
                 and now - t.active >= self.limits.idle_minutes * 60
             ]
+            if waiting:
+                removed = set(await self.writer.in_thread(self.store.delete_many, [t.code for t in waiting]))
+                waiting = [t for t in waiting if t.code in removed]
+                said = f"nobody started this table within {self.limits.waiting_minutes} minutes: it is closed"
+                for table in waiting:
+                    table.removed = True
+                    self.tables.pop(table.code, None)
+                    for conn in list(table.connections):
+                        conn.close_after("no_table", said)
+                    self.spawn(self.cluster.release(table.code))
             games: list[tuple[str, GameRows]] = []
             for t in idle:
                 assert t.game is not None
                 rows = game_rows(t.game, bots=_bots(t), source="online", meta=t.record_meta(), abandoned=True)
                 games.append((t.code, rows))
-            if waiting:
-                await self.writer.in_thread(self.store.delete_many, [t.code for t in waiting])
-            numbers = await self.writer.in_thread(self.store.abandon, games) if games else []
-            said = f"nobody started this table within {self.limits.waiting_minutes} minutes: it is closed"
-            for table in waiting:
-                del self.tables[table.code]
-                for conn in list(table.connections):
-                    conn.close_after("no_table", said)
-                self.spawn(self.cluster.release(table.code))
-            for table, number in zip(idle, numbers, strict=True):
-                table.status, table.game_id = "abandoned", number
+            numbers = dict(await self.writer.in_thread(self.store.abandon, games)) if games else {}
+            idle = [t for t in idle if t.code in numbers]
+            for table in idle:
+                table.status, table.game_id = "abandoned", numbers[table.code]
                 if table.timer is not None:
                     table.timer.cancel()
                 table.broadcast()  # its watchers see it ended, and its seed

@@ -1,0 +1,133 @@
+"""The server's line of solves: estimated first, every verdict remembered, a bounded wait."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+
+import pytest
+
+from py421.core.rules import Ruleset
+from py421.server import solving
+from py421.server.solving import SolveLine
+from py421.server.table import TableError
+from py421.server.worker import Budget
+
+CLASSIC = Ruleset.preset("classic-11")
+
+
+def line(**budget: float) -> SolveLine:
+    return SolveLine(
+        Budget(**budget),  # type: ignore[arg-type]
+        "optimal",
+        busy="optimal_busy",
+        too_costly="optimal_too_costly",
+        refused=lambda e: TableError("optimal_too_costly", str(e)),
+        advice="seat bot:heuristic",
+        name="test-line",
+    )
+
+
+def counted(outcome: Callable[[], None] = lambda: None) -> tuple[list[int], Callable[[], None]]:
+    calls: list[int] = []
+
+    def solve() -> None:
+        calls.append(1)
+        outcome()
+
+    return calls, solve
+
+
+@pytest.fixture(autouse=True)
+def known_rate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fixed rate of this machine, so that no estimate depends on how loaded it is."""
+    monkeypatch.setattr(solving, "_rate", 3e7)
+
+
+def test_rules_solved_once_are_never_solved_again() -> None:
+    calls, solve = counted()
+    solves = line()
+
+    async def twice() -> None:
+        await solves.prepare(CLASSIC, 2, solve)
+        await solves.prepare(CLASSIC, 2, solve)
+
+    asyncio.run(twice())
+    assert calls == [1]
+
+
+def test_rules_the_worker_could_not_solve_are_not_tried_again_for_an_hour(monkeypatch) -> None:
+    def out_of_time() -> None:
+        raise TableError("optimal_too_costly", "takes more than 20 s")
+
+    calls, solve = counted(out_of_time)
+    solves = line()
+    clock = [1000.0]
+    monkeypatch.setattr(solves, "clock", lambda: clock[0])
+
+    async def refused() -> str:
+        with pytest.raises(TableError) as e:
+            await solves.prepare(CLASSIC, 2, solve)
+        return e.value.error
+
+    assert asyncio.run(refused()) == "optimal_too_costly"
+    assert asyncio.run(refused()) == "optimal_too_costly"
+    assert calls == [1]  # the second time was answered from memory
+    clock[0] += solving.TRIED_SECONDS + 1  # the machine's load may have had its part: tried again
+    assert asyncio.run(refused()) == "optimal_too_costly"
+    assert calls == [1, 1]
+
+
+def test_rules_beyond_the_budget_by_the_estimate_are_refused_without_solving() -> None:
+    calls, solve = counted()
+    solves = line(seconds=0.001)
+
+    async def refused() -> TableError:
+        with pytest.raises(TableError) as e:
+            await solves.prepare(Ruleset.preset("classic-11").with_options(pot=60), 2, solve)
+        return e.value
+
+    for _ in range(2):
+        error = asyncio.run(refused())
+        assert error.error == "optimal_too_costly" and "by estimate" in error.message
+        assert "0.001 s" in error.message and "seat bot:heuristic" in error.message
+    assert calls == []
+
+
+def test_rules_the_solvers_refuse_are_refused_at_once_in_their_words() -> None:
+    calls, solve = counted()
+
+    async def refused() -> TableError:
+        with pytest.raises(TableError) as e:
+            await line().prepare(CLASSIC.with_options(must_throw_on=True), 2, solve)
+        return e.value
+
+    assert "must_throw_on" in asyncio.run(refused()).message
+    assert calls == []
+
+
+def test_a_full_line_refuses_at_once_and_says_when_to_try_again() -> None:
+    solves = line(queue=0, seconds=60)
+    release = threading.Event()
+
+    def held() -> None:
+        release.wait(30)
+
+    calls, slow = counted(held)
+
+    async def two_at_once() -> TableError:
+        first = asyncio.ensure_future(solves.prepare(CLASSIC, 2, slow))
+        while not calls:
+            await asyncio.sleep(0.01)
+        try:
+            with pytest.raises(TableError) as e:
+                await solves.prepare(Ruleset.preset("tim"), 2, slow)
+        finally:
+            release.set()
+            await first
+        return e.value
+
+    busy = asyncio.run(two_at_once())
+    assert busy.error == "optimal_busy" and busy.status == 503 and busy.retry_after == 60
+    assert calls == [1]  # the second was refused, not queued
