@@ -45,7 +45,8 @@ from .table import Connection, Seat, Status, Table, TableError, clean_name, hash
 from .writer import Writer
 
 log = logging.getLogger(__name__)
-BATCH = 200  # tables ended in one transaction by the housekeeping
+BATCH = 200  # tables ended, or told active, in one transaction by the housekeeping
+TOUCH_SECONDS = 600.0  # a table's activity is told to the database this often at most
 PrepareHints = Callable[[Ruleset, int], Awaitable[None]]
 CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O: read aloud without doubt
 _CODE = re.compile(r"[A-Za-z]{5}")
@@ -134,7 +135,7 @@ class Hub:
                 raise TableError("bad_seats", "the first seat is the creator's: 'human'")
             seats[0].name = clean_name(request.name)
             seats[0].token_hash = hash_token(token)
-        if self.live() >= self.limits.live_tables:
+        if len(self.tables) >= self.limits.live_tables and self.live() >= self.limits.live_tables:
             raise TableError(
                 "too_many_tables",
                 "this server has all the tables it can hold; try later",
@@ -178,7 +179,8 @@ class Hub:
             )
 
     def live(self) -> int:
-        """The tables waiting or in play that this process holds (what ``--max-tables`` bounds)."""
+        """The tables waiting or in play that this process holds (what ``--max-tables`` bounds); a
+        walk over every table, so only looked at when the memory holds that many tables at all."""
         return sum(1 for t in self.tables.values() if t.status in LIVE and self.cluster.owns(t.code))
 
     def seats_limit(self, rules: Ruleset) -> int:
@@ -951,19 +953,24 @@ class Hub:
         return BATCH if not self.writer.at_once else BATCH // 10
 
     async def _save_activity(self, now: float) -> None:
-        """Tables at which a person acted or is connected here: the database is told, a table once a
-        round of the housekeeping at most."""
+        """Tables at which a person acted or is connected here: the database is told, a table once in
+        a quarter of the idle time at most (ten minutes by default), a batch a transaction. The
+        owner knows of every move (they are made there), so a table is never ended while played;
+        what the database may miss, a player connected to another process, is told well in time."""
+        every = min(self.limits.idle_minutes * 60 / 4, TOUCH_SECONDS)
         due = []
         for table in self.tables.values():
             if table.status not in LIVE:
                 continue
             if table.seated_here:
                 table.active = now
-            if table.active > table.active_saved:
+            if table.active - table.active_saved >= every:
                 due.append(table)
-        if due:
-            await self.writer.in_thread(self.store.touch, [(t.code, _iso(t.active)) for t in due])
-            for table in due:
+        batch = self.batch
+        for i in range(0, len(due), batch):
+            some = due[i : i + batch]
+            await self.writer.in_thread(self.store.touch, [(t.code, _iso(t.active)) for t in some])
+            for table in some:
                 table.active_saved = table.active
 
     async def _end(self, codes: list[str], now: float) -> list[str]:
