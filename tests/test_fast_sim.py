@@ -49,7 +49,7 @@ def test_every_preset_plays_the_same_games_in_the_kernel_and_the_engine(preset):
     games = rounds = 0
     for levels in lineups(rules):
         lineup = Lineup(rules, levels)
-        for g in range(200 if "optimal" not in levels else 80 if len(levels) == 2 else 40):
+        for g in range(100 if "optimal" not in levels else 40 if len(levels) == 2 else 20):
             rounds += replay(lineup, KEY, g).rounds
             games += 1
     print(f"{preset}: {games} games, {rounds} rounds compared")

@@ -529,8 +529,11 @@ def test_solves_wait_in_a_bounded_queue_and_play_never_waits_behind_them(tmp_pat
     play has its own worker."""
     server = Server(tmp_path, "--optimal-queue", "0", "--optimal-seconds", "120", "--bot-delay", "0")
     try:
-        small = server.create(rules="classic-11", seats=["human", "bot:optimal"], timeout=0)
-        server.start(small["code"], small["token"])
+        # three throws in the charge: the bot decides from the first round (coups secs would let the
+        # server throw the whole game through before anyone looks)
+        small = server.create(
+            rules="classic-11", settings=["charge_throws=3"], seats=["human", "bot:optimal"], timeout=0
+        )
         answers: dict[int, httpx2.Response] = {}
         done_at: dict[int, float] = {}
 
@@ -545,6 +548,7 @@ def test_solves_wait_in_a_bounded_queue_and_play_never_waits_behind_them(tmp_pat
             t.start()
             time.sleep(0.05)
         with server.ws(small["code"], small["token"]) as ws:
+            server.start(small["code"], small["token"])  # its first move comes while the solves wait
             moved_at, bot_to_move, acted = None, None, -1
             while moved_at is None:
                 message = json.loads(ws.recv(timeout=60))
@@ -554,6 +558,7 @@ def test_solves_wait_in_a_bounded_queue_and_play_never_waits_behind_them(tmp_pat
                 if bot_to_move is not None and version > bot_to_move:
                     moved_at = time.monotonic()  # the optimal bot decided
                     break
+                assert message["table"]["status"] == "playing", "the game ended with no decision of the bot's"
                 waiting = view["waiting_for"]
                 if waiting and waiting["seat"] == 1 and waiting["step"] == "decision":
                     bot_to_move = version
@@ -712,19 +717,21 @@ def test_bots_play_on_after_the_database_was_away_and_no_task_fails_unseen(tmp_p
 
     server = Server(tmp_path, "--bot-delay", "1")
     try:
-        created = server.create(seats=["human", "bot:heuristic", "bot:heuristic"], rules="classic-11")
+        # three throws in the charge: the bots decide from the first round
+        seats = ["human", "bot:heuristic", "bot:heuristic"]
+        created = server.create(seats=seats, rules="classic-11", settings=["charge_throws=3"])
         code, token = created["code"], created["token"]
         server.start(code, token)
         with server.ws(code, token) as ws:
-            outage_done, acted = False, -1
+            outage_done, acted, outage_at = False, -1, 0
             deadline = time.monotonic() + 120
             while time.monotonic() < deadline:
                 message = json.loads(ws.recv(timeout=60))
                 if message["type"] != "table" or message["view"] is None:
                     continue
                 view = message["view"]
-                if view["outcome"] is not None:
-                    break
+                if view["outcome"] is not None or (outage_done and message["version"] > outage_at + 3):
+                    break  # the step the outage held up was written, and the game went on
                 waiting = view["waiting_for"]
                 if not outage_done and waiting and waiting["seat"] != 0 and waiting["step"] == "decision":
                     # a bot decides in a second: the database goes away meanwhile, for longer than
@@ -734,7 +741,7 @@ def test_bots_play_on_after_the_database_was_away_and_no_task_fails_unseen(tmp_p
                     time.sleep(7)
                     lock.rollback()
                     lock.close()
-                    outage_done = True
+                    outage_done, outage_at = True, message["version"]
                 if view["your_turn"] and message["version"] > acted:
                     acted = message["version"]
                     move = view["legal_actions"][0]["text"]

@@ -44,11 +44,11 @@ def manche_loser(state: State) -> int | None:
     ],
 )
 def test_decharge_values_agree_with_optimal_play_through_the_engine(preset, script, tokens):
-    """From a scripted position, both seats play the solved strategy 4,000 times."""
+    """From a scripted position, both seats play the solved strategy 2,000 times."""
     rules = Ruleset.preset(preset)
     expected = float(solved(rules).decharge[tokens[0], 0])
     bot = OptimalBot()
-    n, lost = 4000, 0
+    n, lost = 2000, 0
     for i in range(n):
         game = Game(rules, ["A", "B"])
         run(game, script)
@@ -63,11 +63,11 @@ def test_decharge_values_agree_with_optimal_play_through_the_engine(preset, scri
 
 @pytest.mark.slow
 def test_accumulated_stakes_agree_with_optimal_play_through_the_engine():
-    """vache-41 on a small pot: every throw adds to the stake; 4,000 whole manches."""
+    """vache-41 on a small pot: every throw adds to the stake; 2,000 whole manches."""
     rules = Ruleset.preset("vache-41").with_options(pot=9)
     expected = solved(rules).manche_loss()
     bot = OptimalBot()
-    n, lost = 4000, 0
+    n, lost = 2000, 0
     for i in range(n):
         game = Game(rules, ["A", "B"])
         lost += play_until(game, SeededDice(f"vache-{i}"), bot.choose, manche_loser) == 0
@@ -149,7 +149,7 @@ def test_every_decharge_start_agrees_with_optimal_play(preset):
     bot = OptimalBot()
     expected: list[float] = []
     observed: list[int] = []
-    for i in range(3000):
+    for i in range(1500):
         game = Game(rules, ["A", "B"])
         start: list[float] = []
 
@@ -169,7 +169,7 @@ def test_every_decharge_start_agrees_with_optimal_play(preset):
     p = np.array(expected)
     z = (np.sum(observed) - p.sum()) / math.sqrt(float((p * (1 - p)).sum()))
     print(f"{preset}: {len(p)} décharges, z = {z:.2f}")
-    assert len(p) > 1000
+    assert len(p) > 500
     assert abs(z) < 4
 
 
@@ -187,7 +187,7 @@ SMALL = {"manches": 1, "charge_throws": 1, "decharge_throws": 1, "le_bon": False
         (
             "engranjeu-21",
             {"pot": 3, "nenette_last_wins": False, "nenette_penalty": 2, "initial_tokens": 1},
-            ("charge", "decharge"),
+            ("charge",),  # a décharge is walked whole below (a round played owing)
             1,
         ),
         # accumulated stakes with « main chaude », a nénette penalty and the later nénette winning
