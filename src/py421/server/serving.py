@@ -102,6 +102,8 @@ def uvicorn_options(limits: Limits | None = None, proxies: TrustedProxies | None
         "http": http,
         "ws": ws,
         "log_level": "warning",
+        # No access log, whatever the level: an old client's URL may carry a seat's token.
+        "access_log": False,
         # Views are small JSON: compressing each one costs more CPU than it saves on loopback or Wi-Fi.
         "ws_per_message_deflate": False,
         # A message is at most 4 KB (refused with "too_large", the connection kept): one far beyond
