@@ -10,6 +10,7 @@ import pytest
 
 from py421.core.rules import Ruleset
 from py421.server import solving
+from py421.server.optimal import solve_line
 from py421.server.solving import SolveLine
 from py421.server.table import TableError
 from py421.server.worker import Budget
@@ -18,15 +19,7 @@ CLASSIC = Ruleset.preset("classic-11")
 
 
 def line(**budget: float) -> SolveLine:
-    return SolveLine(
-        Budget(**budget),  # type: ignore[arg-type]
-        "optimal",
-        busy="optimal_busy",
-        too_costly="optimal_too_costly",
-        refused=lambda e: TableError("optimal_too_costly", str(e)),
-        advice="seat bot:heuristic",
-        name="test-line",
-    )
+    return solve_line(Budget(**budget))  # type: ignore[arg-type]
 
 
 def counted(outcome: Callable[[], None] = lambda: None) -> tuple[list[int], Callable[[], None]]:

@@ -55,6 +55,19 @@ def _serve(conn: Connection, memory_mb: int) -> None:
             conn.send(("refused", str(e)))
 
 
+def solve_line(budget: Budget) -> SolveLine:
+    """The line of ``bot:optimal``'s solves, and how it refuses."""
+    return SolveLine(
+        budget,
+        "optimal",
+        busy="optimal_busy",
+        too_costly="optimal_too_costly",
+        refused=lambda e: TableError("optimal_too_costly", str(e)),
+        advice="seat bot:heuristic, or a smaller pot or table",
+        name="py421-optimal-line",
+    )
+
+
 class OptimalBots:
     """Every ``bot:optimal`` seat of the server's tables."""
 
@@ -62,15 +75,7 @@ class OptimalBots:
         self.budget = budget or Budget()
         self.solver = Worker(self.budget, _serve, "py421-optimal-solve")
         self.player = Worker(self.budget, _serve, "py421-optimal")
-        self.line = SolveLine(
-            self.budget,
-            "optimal",
-            busy="optimal_busy",
-            too_costly="optimal_too_costly",
-            refused=lambda e: TableError("optimal_too_costly", str(e)),
-            advice="seat bot:heuristic, or a smaller pot or table",
-            name="py421-optimal-line",
-        )
+        self.line = solve_line(self.budget)
         self._fallback = HeuristicBot()
 
     def close(self) -> None:
