@@ -299,6 +299,7 @@ class Settings:
     power: float = 0.7  # step size 1 / visits ** power
     curve_games: int = 16_384  # games of each point of the learning curve (half in each seat)
     curve_every: float = 60.0  # seconds between points
+    curve_every_steps: int = 1000  # steps between points, with a budget in steps
 
 
 @dataclass
@@ -337,8 +338,14 @@ def _final_observations(obs: FloatArray, ended: BoolArray, info: dict[str, Any])
     return last
 
 
-def train(settings: Settings, seconds: float, log: Callable[[str], None] = print) -> Training:
-    """Q-learning for ``seconds`` against ``settings.opponent``, the curve's games included in the time."""
+def train(
+    settings: Settings, seconds: float, log: Callable[[str], None] = print, steps: int | None = None
+) -> Training:
+    """Q-learning for ``seconds`` against ``settings.opponent``, the curve's games included in the time.
+
+    With ``steps``, the budget is that many steps of every game at once instead, with a point of the
+    curve every ``settings.curve_every_steps``: the same run on any machine, however busy.
+    """
     rules = Ruleset.preset(settings.rules)
     features = Features(rules)
     env = VectorGameEnv(
@@ -350,17 +357,21 @@ def train(settings: Settings, seconds: float, log: Callable[[str], None] = print
     obs, _ = env.reset()
     rows = q.rows(features.keys(obs))
     start = time.perf_counter()
-    next_point, scores = 0.0, [0.0, 0]
+    next_point, scores, step = 0.0, [0.0, 0], 0
     while True:
         elapsed = time.perf_counter() - start
+        # the budget's clock: seconds, or steps when the run must not depend on the machine's speed
+        clock, budget, every = (elapsed, seconds, settings.curve_every)
+        if steps is not None:
+            clock, budget, every = (step, steps, settings.curve_every_steps)
         start_eps, end_eps = settings.epsilon
-        epsilon = max(end_eps, start_eps + (end_eps - start_eps) * elapsed / (0.6 * seconds))
-        if elapsed >= next_point or elapsed >= seconds:
+        epsilon = max(end_eps, start_eps + (end_eps - start_eps) * clock / (0.6 * budget))
+        if clock >= next_point or clock >= budget:
             done.curve.append(_point(settings, features, q, elapsed, done.decisions, epsilon, scores))
             _log_point(log, done.curve[-1])
             scores = [0.0, 0]
-            next_point = elapsed + settings.curve_every
-            if elapsed >= seconds:
+            next_point = clock + every
+            if clock >= budget:
                 break
         allowed = features.choices(obs, env.action_masks())
         greedy, _ = q.best(rows, allowed)
@@ -382,7 +393,8 @@ def train(settings: Settings, seconds: float, log: Callable[[str], None] = print
             scores[1] += int(ended.sum())
         obs, rows = after, next_rows
         done.decisions += settings.envs
-    done.seconds = seconds
+        step += 1
+    done.seconds = time.perf_counter() - start if steps is not None else seconds
     env.close()
     return done
 
@@ -627,6 +639,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--envs", type=int, default=4096, help="games stepped at once (default: 4096)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the training dice and exploration")
     parser.add_argument("--curve-every", type=float, default=60.0, help="seconds between curve points")
+    parser.add_argument(
+        "--steps", type=int, help="train for this many steps of all games at once instead of --minutes"
+    )
+    parser.add_argument("--curve-every-steps", type=int, default=1000, help="steps between points (--steps)")
     parser.add_argument("--curve-games", type=int, default=16_384, help="games per curve point")
     parser.add_argument("--eval-games", type=int, default=200_000, help="games of the final evaluation")
     parser.add_argument("--engine-games", type=int, default=20_000, help="games replayed by the engine")
@@ -642,9 +658,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         print(f"evaluating {args.policy} ({args.rules}, two players)")
     else:
         settings = Settings(args.rules, envs=args.envs, seed=args.seed, curve_games=args.curve_games)
-        settings.curve_every = args.curve_every
-        print(f"learning {args.rules}, two players, against bot:heuristic for {args.minutes:g} minutes")
-        trained = train(settings, args.minutes * 60)
+        settings.curve_every, settings.curve_every_steps = args.curve_every, args.curve_every_steps
+        budget = f"{args.steps:,} steps" if args.steps is not None else f"{args.minutes:g} minutes"
+        print(f"learning {args.rules}, two players, against bot:heuristic for {budget}")
+        trained = train(settings, args.minutes * 60, steps=args.steps)
         table, curve = trained.table, trained.curve
         table.save(args.out / "policy.npz", {"rules": args.rules, "players": PLAYERS, **asdict(settings)})
         with open(args.out / "curve.csv", "w", newline="") as f:
