@@ -23,6 +23,10 @@ from .server_process import free_port, start_server  # noqa: E402
 
 pytestmark = pytest.mark.slow  # a real browser
 
+# Every wait is for something the page must show: on a busy machine the server's answer (a table
+# with hints, solved first) can take far more than Playwright's 5 s, so wait up to a minute.
+expect.set_options(timeout=60_000)
+
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[str]:

@@ -37,6 +37,18 @@ async def wait_page(pilot: Pilot[None], page: CoachScreen) -> str:
     raise AssertionError(f"the page never showed its values; it said {page.said}")
 
 
+async def wait_shown(pilot: Pilot[None], app: PlayApp, *parts: str) -> str:
+    """The screen once it shows every part (bounded): drawing follows the values by a refresh,
+    later on a busy machine."""
+    shown = screen_text(app)
+    for _ in range(3_000):
+        if all(part in shown for part in parts):
+            break
+        await pilot.pause(0.02)
+        shown = screen_text(app)
+    return shown
+
+
 async def to_bobs_decision(pilot: Pilot[None], session: Session) -> None:
     """Play the scripted game up to Bob's decision on 221, one throw left, against 654."""
     await pilot.press("t", "t", "t", "t", "t")  # the charge's four coups secs, then Ana's first throw
@@ -83,7 +95,7 @@ async def test_the_hint_ranks_the_choices_as_the_solver_does(lang: str) -> None:
         stop_line = next(line for line in lines if line.split()[0] == action_text(lang, Stop()).split()[0])
         points = num(lang, (best.value - stop.value) * 100, ".2f")
         assert tr(lang, "analysis.hint.less", cost=points) in stop_line
-        assert lines[1].strip() in screen_text(app)  # on screen at 80 x 24
+        assert lines[1].strip() in await wait_shown(pilot, app, lines[1].strip())  # on screen at 80 x 24
         # The solution was not on this machine's disk yet: the page said how far its solve was.
         assert page.said[0] == tr(lang, "cli.once", what=tr(lang, "cli.solving.decharge", step=1))
         await pilot.press("escape")
@@ -161,7 +173,8 @@ async def test_after_the_game_the_analysis_key_shows_each_summary(lang: str) -> 
         where = tr(lang, "analysis.review.where", step=costliest.step, player="Ana")
         lines = text.splitlines()
         assert where in lines[lines.index(tr(lang, "analysis.review.title")) + 1]  # the costliest first
-        shown = screen_text(app)  # the summary and the costliest decision fit in 80 x 24
+        # the summary and the costliest decision fit in 80 x 24
+        shown = await wait_shown(pilot, app, summary.split(",")[0], where)
         assert summary.split(",")[0] in shown and where in shown
         await pilot.press("escape")
         assert isinstance(app.screen, EndScreen)
