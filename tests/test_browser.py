@@ -10,7 +10,11 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = os.environ.get("PY421_CHROMIUM")
-SHOTS = Path(__file__).resolve().parent.parent / ".artifacts" / "browser"
+ROOT = Path(__file__).resolve().parent.parent
+SHOTS = ROOT / ".artifacts" / "browser"
+# axe-core, the accessibility checker, comes with the page's checkers (web/package.json);
+# PY421_AXE names another copy of axe.min.js.
+AXE = Path(os.environ.get("PY421_AXE") or ROOT / "web" / "node_modules" / "axe-core" / "axe.min.js")
 
 if not CHROMIUM:
     if os.environ.get("CI"):
@@ -83,6 +87,39 @@ def shot(page: Page, name: str) -> None:
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
+def accessible(page: Page) -> None:
+    """axe-core finds nothing wrong with the page as it is now, whatever the impact.
+
+    It goes in as the browser's own tools put a script, past the page's Content-Security-Policy,
+    which refuses every script the server did not send.
+    """
+    if not page.evaluate("typeof axe !== 'undefined'"):
+        assert AXE.is_file(), f"no {AXE}: npm ci --prefix web"
+        page.evaluate(AXE.read_text(encoding="utf-8"))
+    found = page.evaluate(
+        """() => axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations.map((v) =>
+             `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`))"""
+    )
+    assert found == [], f"{page.url}: {found}"
+
+
+def felt_reaches_the_bottom(page: Page) -> None:
+    """The page's whole picture has the felt's weave down to its last line, not a flat band."""
+    from io import BytesIO
+
+    from PIL import Image
+
+    height = page.evaluate("document.documentElement.scrollHeight")
+    viewport = page.viewport_size
+    assert viewport and height > viewport["height"] + 20, (height, viewport)  # a page longer than the screen
+    picture = Image.open(BytesIO(page.screenshot(full_page=True))).convert("RGB")
+    assert picture.height >= height
+    # the left edge, where no card lies: the weave's stripes are never one colour
+    corner = picture.crop((0, picture.height - 6, 8, picture.height))
+    colours = corner.getcolors(8 * 6) or []
+    assert len(colours) > 1, colours
+
+
 def take_a_turn(page: Page) -> None:
     """Stop when allowed, else throw: a quick game."""
     for testid in ("action-stop", "action-throw", "action-est", "action-vient"):
@@ -98,6 +135,7 @@ def test_two_phones_create_join_play_to_the_end_and_reload(server: str, browser:
     alice.get_by_test_id("player-name").fill("Alice")
     alice.get_by_test_id("seat-kind-1").select_option("human")
     shot(alice, "1-lobby")
+    accessible(alice)
     alice.get_by_test_id("create-table").click()
     expect(alice.get_by_test_id("status")).to_have_attribute("data-status", "waiting")
     link = alice.get_by_test_id("share-link").inner_text()
@@ -110,6 +148,7 @@ def test_two_phones_create_join_play_to_the_end_and_reload(server: str, browser:
     expect(alice.get_by_test_id("players")).to_contain_text(hostile)  # shown as text, never as markup
     assert alice.locator("[data-testid=players] img").count() == 0
     shot(bob, "2-joined")
+    accessible(bob)
 
     alice.get_by_test_id("start-button").click()
     expect(alice.get_by_test_id("status")).to_have_attribute("data-status", "playing")
@@ -123,6 +162,7 @@ def test_two_phones_create_join_play_to_the_end_and_reload(server: str, browser:
             if page.get_by_test_id("your-turn").is_visible():
                 if not reloaded:  # closing the tab and coming back keeps the seat
                     shot(page, "3-your-turn")
+                    accessible(page)
                     lines = page.get_by_test_id("log").locator("li").all_inner_texts()
                     page.reload()
                     expect(page.get_by_test_id("your-turn")).to_be_visible()
@@ -141,6 +181,10 @@ def test_two_phones_create_join_play_to_the_end_and_reload(server: str, browser:
     )
     expect(alice.get_by_test_id("seed")).to_be_visible()  # the seed is revealed at the end
     shot(alice, "4-outcome")
+    accessible(alice)
+    # the result's lines are sentences: a capital first, unless a player's name comes first
+    for line in alice.get_by_test_id("outcome").locator("p").all_inner_texts():
+        assert line[:1].isupper() or line.startswith(("Alice", hostile)), line
 
 
 def test_the_report_looks_right_in_chromium(browser: Browser, tmp_path: Path) -> None:
@@ -210,25 +254,38 @@ def test_the_scorekeeper_sets_up_with_the_seat_editor_reports_undoes_and_speaks_
     expect(page.get_by_test_id("sk-player-3")).to_be_focused()  # a name is typed next
     page.get_by_test_id("remove-seat-3").click()
     expect(names).to_have_count(3)
+    accessible(page)
+    banner = page.get_by_test_id("error-banner")
+    page.get_by_test_id("sk-player-1").fill("Ann")
     page.get_by_test_id("create-table").click()
-    expect(page.get_by_test_id("error-banner")).to_contain_text("Every player needs a name.")
-    for i, name in enumerate(["Ann", "Bob", "Cy"]):
-        page.get_by_test_id(f"sk-player-{i}").fill(name)
+    expect(banner).to_contain_text("Name at least 2 players")
+    page.get_by_test_id("sk-player-2").fill("Bob")  # a row left empty is nobody
     page.get_by_test_id("create-table").click()
     expect(page.get_by_test_id("status")).to_have_attribute("data-status", "playing")
-    expect(page.locator(".report-prompt")).to_contain_text("Ann")
+    expect(page.get_by_test_id("players").locator("li")).to_have_count(2)
+    prompt, entry = page.locator(".report-prompt"), page.get_by_test_id("report-input")
+    expect(prompt).to_contain_text("Ann: the dice (at most 1 throw)")  # coups secs in the charge
+    expect(entry).to_have_attribute("placeholder", "654")  # one throw, as allowed
     lines = page.get_by_test_id("log").locator("li")
     before = lines.all_inner_texts()
-    page.get_by_test_id("report-input").fill("421")
+    entry.fill("654/2")
     page.get_by_test_id("report-button").click()
-    expect(page.locator(".report-prompt")).to_contain_text("Bob")
+    expect(banner).to_contain_text("Ann may use 1 throw now, not 2")
+    entry.fill("421")
+    page.get_by_test_id("report-button").click()
+    expect(prompt).to_contain_text("Bob")
     expect(lines.last).to_contain_text("421")
+    expect(banner).to_be_hidden()  # the refusal was of the entry before
+    accessible(page)
     page.get_by_test_id("undo-button").click()
     expect(lines).to_have_text(before)
     page.get_by_test_id("lang-toggle").click()
     expect(page.get_by_test_id("nav-scorekeeper")).to_have_text("Marqueur")
     expect(page.locator("html")).to_have_attribute("lang", "fr")
-    expect(page.locator(".report-prompt")).to_contain_text("Ann : les dés")
+    expect(prompt).to_contain_text("Ann : les dés")
+    # « … » never broken across two lines: no-break spaces inside
+    expect(page.locator("form.report .hint")).to_contain_text("après «\u00a0le bon\u00a0»")
+    accessible(page)
     page.get_by_test_id("lang-toggle").click()
     expect(page.get_by_test_id("nav-scorekeeper")).to_have_text("Scorekeeper")
     shot(page, "scorekeeper")
@@ -264,6 +321,7 @@ def test_a_game_with_hints_then_its_analysis_on_a_small_phone(server: str, brows
                     ranking = page.get_by_test_id("hints").get_by_test_id("ranking")
                     expect(ranking.locator("li").first).to_be_visible()
                     shot(page, "hints")
+                    accessible(page)
                     hinted = True
                 take_a_turn(page)
             time.sleep(0.05)
@@ -287,6 +345,8 @@ def test_a_game_with_hints_then_its_analysis_on_a_small_phone(server: str, brows
     expect(detail.locator(".is-chosen")).to_have_count(1)
     expect(detail.get_by_test_id("decision-dice").locator("svg")).to_have_count(3)
     assert page.evaluate("document.documentElement.scrollWidth") <= 360  # nothing spills sideways
+    accessible(page)
+    felt_reaches_the_bottom(page)
     page.evaluate("window.scrollTo(0, 0)")  # the top bar, sticky, at the top of the long picture
     shot(page, "analysis-phone")  # docs/analysis-phone.png is one of these
     page.get_by_test_id("lang-toggle").click()
@@ -295,6 +355,10 @@ def test_a_game_with_hints_then_its_analysis_on_a_small_phone(server: str, brows
     page.get_by_test_id("analysis-bots").click()  # the bot's decisions too
     expect(page.get_by_test_id("summaries")).to_contain_text("Heuristic 1:")
     page.goto(server + "/")  # the history links every finished game to its analysis
+    expect(page.locator("[data-testid^=game-analysis-]").first).to_be_visible()
+    accessible(page)
+    page.set_viewport_size({"width": 1366, "height": 1452})  # a desktop's: the felt goes down to the end
+    felt_reaches_the_bottom(page)
     page.locator("[data-testid^=game-analysis-]").first.click()
     expect(page.locator("[data-testid^=decision-]").first).to_be_visible(timeout=60_000)
     assert errors == []

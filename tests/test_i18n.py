@@ -18,6 +18,7 @@ from py421.i18n import (
     detect_lang,
     error_text,
     fields_of,
+    guillemets,
     num,
     page_catalog,
     tr,
@@ -58,8 +59,17 @@ def test_the_page_gets_the_terminal_s_outcomes_and_calls() -> None:
     for lang in LANGS:
         words = page_catalog(lang)
         assert words["outcome.loser"] == tr(lang, "outcome.loser", who="{who}")
-        assert words["call.1"] == tr(lang, "call.1")
+        assert words["call.1"] == guillemets(tr(lang, "call.1"))
         assert "error.internal" in words and "nav.scorekeeper" in words
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_page_s_guillemets_hold_their_words_on_one_line(lang: str) -> None:
+    """The page wraps its lines: a no-break space inside every « … », never a space that breaks."""
+    words = page_catalog(lang)
+    assert sum("«\u00a0" in text for text in words.values()) > 5
+    assert [key for key, text in words.items() if re.search("«(?!\u00a0\\S)|(?<!\\S\u00a0)»", text)] == []
+    assert guillemets("« le bon »,  «  sec ! »") == "«\u00a0le bon\u00a0»,  «\u00a0sec !\u00a0»"
 
 
 def test_the_language_comes_from_the_locale() -> None:

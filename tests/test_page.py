@@ -60,3 +60,33 @@ def test_the_page_elides_de_before_a_name_that_starts_with_a_vowel_as_the_termin
         tr("fr", "page.turn.report", who=who) for who in ("Ana", "Éloïse", "Bob")
     ]
     assert json.loads(said.stdout)[0] == "en attente du coup d'Ana"
+
+
+def test_the_page_s_result_lines_start_with_a_capital_in_both_languages_but_names_stay_as_typed() -> None:
+    """The terminal prints the outcomes after a colon; the page's result card starts its lines with them."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    script = (
+        "globalThis.navigator = { language: 'fr-FR' };"
+        f"const i18n = await import({json.dumps((STATIC / 'i18n.js').as_uri())});"
+        "const said = () => [['outcome.shared', 'ana, bob'], ['outcome.winners', 'bob'],"
+        "  ['outcome.loser', 'ana']].map(([key, who]) => i18n.sentence(key, { who }));"
+        "const fr = said(); i18n.switchLang();"
+        "console.log(JSON.stringify({ fr, en: said() }));"
+    )
+    said = subprocess.run(
+        [node, "--input-type=module", "-e", script], capture_output=True, text=True, check=True
+    )
+    assert json.loads(said.stdout) == {
+        "fr": [
+            "Perte partagée : ana, bob ont perdu autant de manches",
+            "Gagnants, dans l'ordre : bob",
+            "ana perd la partie",  # a name is shown as it was typed
+        ],
+        "en": [
+            "Shared loss: ana, bob each lost as many manches",
+            "Winners, in order: bob",
+            "ana loses the game",
+        ],
+    }

@@ -379,6 +379,9 @@ def test_the_scorekeeper_page_reports_real_dice_and_undoes(client):
         )
         bad = error_of(ws, {"type": "report", "version": version + 1, "turn": "7"})
         assert bad["error"] == "illegal" and "a die shows 1 to 6" in bad["message"]
+        # worded for the page, which wraps lines: « … » held together by no-break spaces
+        no_bon = error_of(ws, {"type": "report", "version": version + 1, "turn": "555 bon"})
+        assert no_bon["message"].startswith("«\u00a0le bon\u00a0» "), no_bon
         ws.send_json({"type": "undo", "version": version + 1})
         undone = receive_table(ws)
         # the log is sent again from its start, without the turn taken back

@@ -114,12 +114,26 @@ def _localised(lang: str, value: object) -> object:
     return value
 
 
+# The spaces inside « … »: a line never ends on « nor starts with ».
+_INSIDE_GUILLEMETS = re.compile(r"(?<=«) +| +(?=»)")
+
+
+def guillemets(text: str) -> str:
+    """``text`` with no-break spaces inside its guillemets, for a page that wraps lines.
+
+    >>> guillemets("après « le bon »") == "après «\u00a0le bon\u00a0»"
+    True
+    """
+    return _INSIDE_GUILLEMETS.sub("\u00a0", text)
+
+
 def page_catalog(lang: str) -> dict[str, str]:
-    """What the page is sent for ``lang``: its ``page.*`` words without the prefix, and the shared sentences."""
+    """What the page is sent for ``lang``: its ``page.*`` words without the prefix, and the shared
+    sentences; every « … » held together by no-break spaces (:func:`guillemets`)."""
     catalog = CATALOGS[lang]
     words = {key.removeprefix("page."): text for key, text in catalog.items() if key.startswith("page.")}
     words.update({key: text for key, text in catalog.items() if key.startswith(PAGE_SHARED)})
-    return words
+    return {key: guillemets(text) for key, text in words.items()}
 
 
 def page_module() -> str:

@@ -895,7 +895,7 @@ MESSAGES: dict[str, str] = {
     "page.sk.player_n": "Player {n}",
     "page.sk.add": "Add a player",
     "page.sk.create": "Keep the score",
-    "page.sk.names_needed": "Every player needs a name.",
+    "page.sk.names_needed": "Name at least {n} players (an empty row is left out).",
     "page.sk.report_title": "Report the turn",
     "page.sk.report": "Report",
     "page.sk.undo": "Undo",

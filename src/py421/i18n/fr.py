@@ -962,7 +962,7 @@ MESSAGES: dict[str, str] = {
     "page.sk.player_n": "Joueur {n}",
     "page.sk.add": "Ajouter un joueur",
     "page.sk.create": "Tenir les comptes",
-    "page.sk.names_needed": "Chaque joueur doit avoir un nom.",
+    "page.sk.names_needed": "Nommez au moins {n} joueurs (une ligne vide est ignorée).",
     "page.sk.report_title": "Saisir le coup",
     "page.sk.report": "Valider",
     "page.sk.undo": "Annuler",

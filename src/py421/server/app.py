@@ -31,6 +31,7 @@ from ..core.engine import check_name
 from ..core.errors import Py421Error
 from ..core.rules import Ruleset, preset_names
 from ..history import History
+from ..i18n import guillemets
 from . import protocol as p
 from .addresses import ForwardedClient, TrustedProxies
 from .analysis import Analyst
@@ -138,7 +139,7 @@ def create_app(
     ) -> JSONResponse:
         headers = {"Retry-After": str(max(1, math.ceil(retry_after)))} if retry_after is not None else None
         return JSONResponse(
-            {"detail": {"error": error, "message": message}}, status_code=status, headers=headers
+            {"detail": {"error": error, "message": guillemets(message)}}, status_code=status, headers=headers
         )
 
     @app.exception_handler(TableError)

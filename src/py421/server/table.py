@@ -23,7 +23,7 @@ from ..core.events import Event
 from ..core.game import Game
 from ..core.rules import Ruleset
 from ..core.views import seat_view
-from ..i18n import LANGS, error_text
+from ..i18n import LANGS, error_text, guillemets
 from ..play.session import Session
 from ..players import is_bot_name
 from ..text import describe
@@ -66,8 +66,12 @@ class TableError(Exception):
         return cls(error, str(exc), status, {lang: error_text(lang, exc) for lang in LANGS})
 
     def said(self, lang: str) -> tuple[str, str]:
-        """The message in ``lang`` where it is worded so, else in English; and its language."""
-        return (self.words[lang], lang) if lang in self.words else (self.message, "en")
+        """The message in ``lang`` where it is worded so, else in English; and its language.
+
+        For the page, as its own words: every « … » held together (:func:`~py421.i18n.guillemets`).
+        """
+        said, in_lang = (self.words[lang], lang) if lang in self.words else (self.message, "en")
+        return guillemets(said), in_lang
 
 
 def hash_token(token: str) -> str:
@@ -331,10 +335,11 @@ class Table:
         }
 
     def log(self, lang: str) -> list[str]:
-        """The game's whole log, each event described once per language."""
+        """The game's whole log, each event described once per language, for the page: every « … »
+        held together (:func:`~py421.i18n.guillemets`)."""
         names = self.game.players if self.game else ()
         lines = self._log.setdefault(lang, [])
-        lines.extend(describe(e, names, lang) for e in self.events[len(lines) :])
+        lines.extend(guillemets(describe(e, names, lang)) for e in self.events[len(lines) :])
         return lines
 
     def forget_log(self) -> None:

@@ -45,8 +45,10 @@ function route() {
 function applyChrome() {
   byId("nav-scorekeeper").textContent = t("nav.scorekeeper");
   const toggle = byId("lang-toggle");
-  toggle.textContent = lang === "fr" ? "EN" : "FR";
-  toggle.setAttribute("aria-label", t("lang.switch"));
+  const other = lang === "fr" ? "EN" : "FR";
+  toggle.textContent = other;
+  // The name read out starts with the letters shown, so that a voice command of them works too.
+  toggle.setAttribute("aria-label", `${other} · ${t("lang.switch")}`);
   toggle.title = t("lang.switch");
   byId("error-dismiss").setAttribute("aria-label", t("dismiss"));
 }

@@ -57,6 +57,20 @@ export function t(key, fields = {}) {
 }
 
 /**
+ * The message `key` as a sentence, its first letter capitalised ("shared loss: …" → "Shared
+ * loss: …"), in either language. A message whose first word is a field ({who}) is left as it
+ * is: a player's name is shown as it was typed.
+ * @param {string} key
+ * @param {Record<string, string | number>} [fields]
+ */
+export function sentence(key, fields = {}) {
+  const text = t(key, fields);
+  const template = STRINGS[lang][key] ?? STRINGS.en[key] ?? key;
+  if (/^[^\p{L}{]*\{/u.test(template)) return text;
+  return text.replace(/\p{L}/u, (letter) => letter.toLocaleUpperCase(lang));
+}
+
+/**
  * A preset's description in the page's language (the server's English for a preset the catalog lacks).
  * @param {string} name
  * @param {string} description the server's words

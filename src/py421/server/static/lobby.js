@@ -99,7 +99,7 @@ export function lobbyPage() {
       const form = h(
         "form",
         { class: "card", id: "create-form", novalidate: true, onsubmit: submit },
-        h("h2", { text: t("lobby.title") }),
+        h("h1", { text: t("lobby.title") }),
         h("p", { class: "hint", text: t("lobby.intro") }),
         h("label", { for: "preset", text: t("rules") }),
         presetSel,

@@ -49,9 +49,11 @@ export function scorekeeperPage() {
       /** @param {SubmitEvent} event */
       async function submit(event) {
         event.preventDefault();
-        const players = names.values().map((n) => n.trim());
-        if (players.some((n) => !n)) {
-          showError(t("sk.names_needed"));
+        // A row left empty is nobody: the players are the names given, in seating order.
+        const players = names.values().map((n) => n.trim()).filter(Boolean);
+        const fewest = Math.max(2, rules().min_players);
+        if (players.length < fewest) {
+          showError(t("sk.names_needed", { n: fewest }));
           return;
         }
         const problem = players.map(nameProblem).find(Boolean);
@@ -75,7 +77,7 @@ export function scorekeeperPage() {
         h(
           "form",
           { class: "card", novalidate: true, onsubmit: submit },
-          h("h2", { text: t("sk.title") }),
+          h("h1", { text: t("sk.title") }),
           h("p", { class: "hint", text: t("sk.intro") }),
           h("label", { for: "preset", text: t("rules") }),
           presetSel,

@@ -10,7 +10,7 @@
 import { ApiError, NAME_MAX, getTable, joinTable, nameProblem, refusal, rematchTable, startTable } from "./api.js";
 import { dieFace, miniDice } from "./dice.js";
 import { app, append, fill, h, hideError, show, showError } from "./dom.js";
-import { errorText, lang, t } from "./i18n.js";
+import { errorText, lang, sentence, t } from "./i18n.js";
 import { navigate, whenLeaving } from "./router.js";
 import { lastName, loadSeat, rememberName, saveSeat } from "./saved.js";
 import { rankedChoices } from "./values.js";
@@ -36,6 +36,8 @@ const LOG_LINES = 50; // as many as the server sends a new connection
  * @property {string} lastKeep the dice kept at the throw in flight, which do not roll
  * @property {boolean} busy an action was sent and no answer came yet
  * @property {number | null} reportSentAt
+ * @property {number | null} sentAt the version at which this page sent its last move, report or undo
+ * @property {boolean} refused the error banner shows the server's refusal of one of them
  * @property {boolean | undefined} rematchAtLoad whether the rematch already existed when we arrived
  * @property {boolean} wasMyTurn
  * @property {HintsMessage | null} hint the last hints sent to this seat (a table with hints)
@@ -62,6 +64,8 @@ export function tablePage(code) {
     lastKeep: "",
     busy: false,
     reportSentAt: null,
+    sentAt: null,
+    refused: false,
     rematchAtLoad: undefined,
     wasMyTurn: false,
     hint: null,
@@ -147,7 +151,6 @@ export function tablePage(code) {
     spellcheck: "false",
     inputmode: "text",
     enterkeyhint: "send",
-    placeholder: "654/2",
   });
   const reportPrompt = h("label", { for: "report-input", class: "report-prompt" });
   const reportBtn = h("button", { type: "submit", class: "btn btn-primary", id: "report-button", testid: "report-button", text: t("sk.report") });
@@ -166,7 +169,8 @@ export function tablePage(code) {
   const roundBox = h("section", { class: "round", testid: "round" });
   const outcome = h("section", { class: "card outcome", testid: "outcome", hidden: true });
   const fair = h("section", { class: "card fair", testid: "fair" });
-  const log = h("ol", { class: "log", id: "log", testid: "log", "aria-live": "polite" });
+  // It scrolls: a keyboard reaches it (tabindex) to scroll it.
+  const log = h("ol", { class: "log", id: "log", testid: "log", "aria-live": "polite", tabindex: "0", "aria-label": t("log") });
   const felt = h("section", { class: "felt", hidden: true }, info, turnLine, yourTurn, dice, keepHint, actions, hintsBox, roundBox);
   const logCard = h("section", { class: "card" }, h("h2", { text: t("log") }), log);
 
@@ -341,6 +345,8 @@ export function tablePage(code) {
       T.view = msg.view ?? null;
       T.version = msg.version;
       addLog(msg.log_start, msg.log);
+      const accepted = T.sentAt !== null && T.version !== T.sentAt;
+      if (accepted) T.sentAt = null;
       T.busy = false;
       const w = T.view && T.view.waiting_for;
       // Someone's keep is known while their dice are in the air.
@@ -348,6 +354,11 @@ export function tablePage(code) {
       if (T.reportSentAt !== null && T.version !== T.reportSentAt) {
         reportInput.value = "";
         T.reportSentAt = null;
+      }
+      if (accepted && T.refused) {
+        // The refusal was of an earlier entry: the game has moved on since.
+        hideError();
+        T.refused = false;
       }
       noteRematchAtLoad();
       renderAll();
@@ -358,6 +369,8 @@ export function tablePage(code) {
     } else if (msg.type === "error") {
       T.busy = false;
       T.reportSentAt = null;
+      T.sentAt = null;
+      T.refused = true;
       showError(errorText(msg.error, msg.message, msg.lang));
       renderActions();
     }
@@ -526,6 +539,7 @@ export function tablePage(code) {
     const action = { kind: move.kind, keep: move.keep, bon: move.bon, stake: move.stake };
     const sent = send({ type: "act", version: T.version, action });
     if (!sent) return;
+    T.sentAt = T.version;
     T.busy = true;
     T.lastKeep = move.kind === "throw" ? move.keep.join("") : "";
     renderActions();
@@ -573,11 +587,11 @@ export function tablePage(code) {
     event.preventDefault();
     const turn = reportInput.value.trim();
     if (!turn || T.version === null) return;
-    if (send({ type: "report", version: T.version, turn })) T.reportSentAt = T.version;
+    if (send({ type: "report", version: T.version, turn })) T.reportSentAt = T.sentAt = T.version;
   }
 
   function undo() {
-    if (T.version !== null) send({ type: "undo", version: T.version });
+    if (T.version !== null && send({ type: "undo", version: T.version })) T.sentAt = T.version;
   }
 
   // --- rendering
@@ -834,7 +848,7 @@ export function tablePage(code) {
     const hint = T.hint && T.hint.version === T.version ? T.hint : null;
     fill(
       hintsBox,
-      h("h3", { text: t("hints_title") }),
+      h("h2", { class: "minor", text: t("hints_title") }),
       !hint
         ? h("p", { class: "muted", testid: "hints-wait", text: t("hints_wait") })
         : hint.choices.length
@@ -850,7 +864,7 @@ export function tablePage(code) {
     const r = v.round;
     if (r && r.turns && r.turns.length) {
       roundBox.append(
-        h("h3", { text: t("this_round") }),
+        h("h2", { class: "minor", text: t("this_round") }),
         h(
           "ul",
           { class: "turns", testid: "turns" },
@@ -885,7 +899,7 @@ export function tablePage(code) {
     return h(
       "div",
       { class: "draw", testid },
-      h("h3", { text: title }),
+      h("h2", { class: "minor", text: title }),
       h(
         "ul",
         { class: "turns" },
@@ -902,13 +916,14 @@ export function tablePage(code) {
     show(outcome, Boolean(out));
     if (!out) return;
     const names = (/** @type {number[]} */ seats) => seats.map(nameOf).join(", ");
-    const lines = [t(`outcome.${out.kind}`, { who: names(out.losers) })];
+    // The terminal's sentences, which it prints after a colon: here each starts a line.
+    const lines = [sentence(`outcome.${out.kind}`, { who: names(out.losers) })];
     if (out.winners && out.winners.length) {
-      lines.push(t("outcome.winners", { who: out.winners.map(names).join("; ") }));
+      lines.push(sentence("outcome.winners", { who: out.winners.map(names).join("; ") }));
     }
     if (out.manche_losers && out.manche_losers.length > 1) {
       const each = out.manche_losers.map((s, i) => t("outcome.manche", { n: i + 1, who: nameOf(s) })).join("; ");
-      lines.push(t("outcome.manches", { who: each }));
+      lines.push(sentence("outcome.manches", { who: each }));
     }
     append(
       outcome,
@@ -940,22 +955,32 @@ export function tablePage(code) {
     undoBtn.disabled = offline;
     if (!v || !w) {
       reportPrompt.textContent = "";
+      reportInput.placeholder = "";
       return;
     }
     const who = nameOf(w.seat);
     const r = v.round;
     let prompt;
-    if (w.step === "decision") prompt = r && r.tie ? t("rp.stake", { who }) : t("rp.turn", { who, limit: "" });
-    else if (w.purpose === "tie") prompt = t("rp.tie", { who });
-    else if (w.purpose === "first_player") prompt = w.dice === 1 ? t("rp.draw_die", { who }) : t("rp.draw_throw", { who });
-    else if (w.purpose === "decharge_leader") prompt = t("rp.draw_leader", { who });
+    // The placeholder is an entry the server would take now: one throw where only one is allowed.
+    let example = "654";
+    if (w.step === "decision") {
+      prompt = r && r.tie ? t("rp.stake", { who }) : t("rp.turn", { who, limit: "" });
+      if (r && r.tie) example = "est";
+    } else if (w.purpose === "tie") prompt = t("rp.tie", { who });
+    else if (w.purpose === "first_player") {
+      prompt = w.dice === 1 ? t("rp.draw_die", { who }) : t("rp.draw_throw", { who });
+      if (w.dice === 1) example = "4";
+    } else if (w.purpose === "decharge_leader") prompt = t("rp.draw_leader", { who });
     else {
       const n = r && r.throws_allowed;
       const limit = n ? t("rp.limit", { n }) : "";
       // Where every throw adds to the stake, each throw must be told.
-      prompt = r && r.stake !== null && r.stake !== undefined ? t("rp.turn_all", { who, limit }) : t("rp.turn", { who, limit });
+      const every = !!r && r.stake !== null && r.stake !== undefined;
+      prompt = every ? t("rp.turn_all", { who, limit }) : t("rp.turn", { who, limit });
+      if (n !== 1) example = every ? "221;654" : "654/2";
     }
     reportPrompt.textContent = prompt;
+    reportInput.placeholder = example;
   }
 
   function renderLog() {
