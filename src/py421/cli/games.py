@@ -315,7 +315,7 @@ def _ask_fresh(prompt: str) -> str | None:
 def stats(as_json: bool, lang: str) -> None:
     from ..history import History
 
-    rows = History().stats()
+    rows = History(read_only=True).stats()  # reading needs no writing
     if as_json:
         click.echo(json.dumps({"players": rows}, ensure_ascii=False, indent=2))
         return
@@ -340,7 +340,7 @@ def history(game_id: int | None, limit: int, analyse: bool, lang: str) -> None:
 
     if analyse and game_id is None:
         raise click.UsageError(tr(lang, "cli.history.analyse_needs"))
-    store = History()
+    store = History(read_only=True)  # reading needs no writing
     if game_id is None:
         rows = store.games(limit)
         if not rows:

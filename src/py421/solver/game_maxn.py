@@ -74,7 +74,7 @@ from ..core.dice import Result
 from ..core.errors import InvalidPlayers, InvalidPosition, InvalidRuleset, Message
 from ..core.rules import Ruleset
 from ..core.state import Phase, State
-from ..paths import data_dir
+from ..paths import data_dir, kept_folder
 from .amounts import settled_amounts
 from .game_maxn_turns import follower_turns
 from .rounds import EPS, FRESH, KEEP_CHOICES, STOP, comparison_of
@@ -1090,12 +1090,17 @@ def solve_cached(
     Processes that ask for the same game together solve it once: the others
     wait for the first one's results.
     """
-    where = folder or data_dir() / "solver"
-    where.mkdir(parents=True, exist_ok=True)
-    path = cache_path(rules, players, where)
+    read = folder or data_dir(write=False) / "solver"  # reading needs no writing
     game = GameMaxn(rules, players)
-    if _load(game, path):
+    if _load(game, cache_path(rules, players, read)):
         return game, True
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+    keep = folder or kept_folder("solver")
+    if keep is None:  # a read-only data folder: solved for this process, not kept
+        game.solve(progress)
+        return game, False
+    path = cache_path(rules, players, keep)
     with _locked(path):
         if _load(game, path):
             return game, True
@@ -1107,7 +1112,7 @@ def solve_cached(
 def load_cached(rules: Ruleset, players: int, folder: Path | None = None) -> GameMaxn | None:
     """The solved game from the disk cache, or None if it is not there (nothing is solved, and the
     game's model is not even built: a server asks at every move)."""
-    path = cache_path(rules, players, folder or data_dir() / "solver")
+    path = cache_path(rules, players, folder or data_dir(write=False) / "solver")
     if not path.exists():
         return None
     game = GameMaxn(rules, players)
