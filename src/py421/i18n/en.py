@@ -921,6 +921,10 @@ MESSAGES: dict[str, str] = {
     # the whole game of three or four players (421 solve, 421 advise --objective game)
     "cli.solving.game.decharge": "solving the whole game: manche {manche} of {manches}, the décharge: pass {step}",
     "cli.solving.game.unsettled": "solving the whole game: manche {manche} of {manches}, the décharge does not settle after {step} passes",
+    "cli.solving.sweep": "{text}, values moved by {change} (settled below {tolerance})",
+    "cli.solving.sweep.left": "{text}, about {left} passes left",
+    "cli.solving.sweep.left.one": "{text}, about 1 pass left",
+    "cli.solving.sweep.unknown": "{text}, which does not shrink yet: no estimate",
     "cli.solving.game.charge": "solving the whole game: manche {manche} of {manches}, the charge: pot {step} of {pot}",
     "game.head": "{rules}, {players} players, the whole game by max^n, each playing for their share of the loss:",
     "game.lose": "  P(among the losers), from the first round's leader on: {p}",

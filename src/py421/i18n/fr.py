@@ -988,6 +988,10 @@ MESSAGES: dict[str, str] = {
     # la partie entière à trois ou quatre joueurs (421 solve, 421 advise --objective game)
     "cli.solving.game.decharge": "résolution de la partie entière : manche {manche} sur {manches}, la décharge : passe {step}",
     "cli.solving.game.unsettled": "résolution de la partie entière : manche {manche} sur {manches}, la décharge ne se stabilise pas après {step} passes",
+    "cli.solving.sweep": "{text}, les valeurs ont bougé de {change} (stables sous {tolerance})",
+    "cli.solving.sweep.left": "{text}, encore environ {left} passes",
+    "cli.solving.sweep.left.one": "{text}, encore environ 1 passe",
+    "cli.solving.sweep.unknown": "{text}, ce qui ne diminue pas encore : pas d'estimation",
     "cli.solving.game.charge": "résolution de la partie entière : manche {manche} sur {manches}, la charge : pot {step} sur {pot}",
     "game.head": "{rules}, {players} joueurs, la partie entière par max^n, chacun jouant pour sa part de la défaite :",
     "game.lose": "  P(être parmi les perdants), depuis celui qui entame le premier tour : {p}",
