@@ -301,3 +301,27 @@ def test_a_save_whose_seats_do_not_match_its_record_is_refused(private_home):
     data["seats"] = data["seats"][:1]
     path.write_text(json.dumps(data), encoding="utf-8")
     assert f"the saved game {path} cannot be resumed" in one_line_error(run_cli("play", "--resume"))
+
+
+def test_a_read_only_file_system_is_said_so_in_both_languages(tmp_path, monkeypatch):
+    """EROFS (a read-only mount) cannot be made here: the check meets it from the system."""
+    import errno
+
+    from py421 import paths
+    from py421.i18n import error_text
+
+    def refuse(*args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(paths.tempfile, "TemporaryFile", refuse)
+    monkeypatch.setenv("PY421_HOME", str(tmp_path))
+    with pytest.raises(paths.ReadOnlyPath) as refused:
+        paths.data_dir()
+    assert str(refused.value).startswith(
+        f"cannot write in the data folder {tmp_path}: read-only file system;"
+    )
+    assert error_text("fr", refused.value).startswith(
+        f"impossible d'écrire dans le dossier de données {tmp_path} : système de fichiers en lecture seule ;"
+    )
+    assert paths.data_dir(write=False) == tmp_path  # reading goes on
+    assert paths.kept_folder("solver") is None  # nothing kept there, nothing refused

@@ -22,7 +22,6 @@ from .common import (
     SAY_OPTION,
     Command,
     NamedPath,
-    _interrupted,
     game_solving,
     progress_bar,
     solving,
@@ -110,10 +109,11 @@ def _simulate(
         stopped = "SIGINT"
     except Terminated:
         stopped = "SIGTERM"
-    except SystemError as exc:  # Ctrl-C in the compiled loop of a batch played here
-        if not _interrupted(exc):
+    except SystemError as exc:  # a stop in the compiled loop of a batch played here comes out wrapped
+        cause = _stop_in(exc)
+        if cause is None:
             raise
-        stopped = "SIGINT"
+        stopped = "SIGTERM" if isinstance(cause, Terminated) else "SIGINT"
     elapsed = time.perf_counter() - warmed
     summary = Summary(sim, counts, workers if scheduler is None else 0)
     extra: dict[str, Any] = {"seconds": elapsed, "warm_up_seconds": warmed - started, "scheduler": scheduler}
@@ -132,6 +132,18 @@ def _simulate(
             click.echo(summary_text(data, lang))
     if stopped is not None:
         sys.exit(STOPPED_BY_CTRL_C if stopped == "SIGINT" else STOPPED_BY_SIGTERM)
+
+
+def _stop_in(exc: BaseException) -> BaseException | None:
+    """The Ctrl-C (KeyboardInterrupt) or SIGTERM (:class:`.Terminated`) behind ``exc``, if any."""
+    from ..sim.simulate import Terminated
+
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt | Terminated):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 @contextlib.contextmanager

@@ -155,7 +155,8 @@ def lock_save(save_id: str) -> SaveLock:
                 os.close(fd)
                 continue
             os.ftruncate(fd, 0)
-            os.pwrite(fd, json.dumps(_holder()).encode(), 0)
+            os.lseek(fd, 0, os.SEEK_SET)
+            os.write(fd, json.dumps(_holder()).encode())
             return SaveLock(path, fd)
         except BaseException:
             with contextlib.suppress(OSError):
@@ -191,7 +192,8 @@ def _read_holder(fd: int, wait: bool = False) -> dict[str, Any]:
     deadline = time.monotonic() + (0.5 if wait else 0)
     while True:
         try:
-            found = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
+            os.lseek(fd, 0, os.SEEK_SET)
+            found = json.loads(os.read(fd, 4096).decode("utf-8"))
         except (OSError, ValueError):
             found = None
         if isinstance(found, dict) or time.monotonic() >= deadline:
