@@ -28,7 +28,7 @@ from py421.core.rules import Ruleset, preset_names
 from py421.sim.fast.policy import ROUNDS_LEVEL
 from py421.sim.simulate import Simulation, Summary, run
 from py421.solver.advice import advise
-from py421.solver.game_maxn import GameMaxn, store
+from py421.solver.game_maxn import GameMaxn, Sweep, store
 from py421.solver.heads_up import HeadsUp, unsupported
 from py421.solver.heads_up_game import HeadsUpGame
 from py421.solver.rounds import solve_round
@@ -61,11 +61,12 @@ def game_maxn(players: int, preset: str = "classic-11", games: int = 60_000) -> 
     charge, decharge = game.model.counts()
     print(f"  positions of a manche: {charge} in the charge, {decharge} in the décharge", flush=True)
 
-    def progress(stage: str, step: int, total: int) -> None:
+    def progress(stage: str, step: int, total: int, sweep: Sweep | None = None, /) -> None:
         if stage == "charge" and step < total:
             return  # the charge's pot levels take a moment: its end is enough
         of = f" of {total}" if total else ""
-        print(f"    {stage} {step}{of} ({time.perf_counter() - start:.0f} s)", flush=True)
+        change = f", change {sweep.change:.1e}, about {sweep.left} left" if sweep and sweep.left else ""
+        print(f"    {stage} {step}{of}{change} ({time.perf_counter() - start:.0f} s)", flush=True)
 
     game.solve(progress)
     took = time.perf_counter() - start

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import socket
 import time
 from pathlib import Path
@@ -406,15 +407,74 @@ def test_the_optimal_bot_of_three_says_how_far_the_whole_game_is_solved(capsys, 
     rules = Ruleset.preset("classic-11").with_settings(["pot=3"])  # a small game: solved in a second
     prepare_optimal(rules, 3)
     # Off a terminal (a log, a pipe): a plain line as each stage of each manche begins.
+    moved = "values moved by 0.17 (settled below 1e-12) (once per machine)"
     assert capsys.readouterr().err.splitlines() == [
-        "  bot:optimal: solving the whole game: manche 1 of 2, the décharge: pass 1 (once per machine)",
+        f"  bot:optimal: solving the whole game: manche 1 of 2, the décharge: pass 1, {moved}",
         "  bot:optimal: solving the whole game: manche 1 of 2, the charge: pot 1 of 3 (once per machine)",
-        "  bot:optimal: solving the whole game: manche 2 of 2, the décharge: pass 1 (once per machine)",
+        f"  bot:optimal: solving the whole game: manche 2 of 2, the décharge: pass 1, {moved}",
         "  bot:optimal: solving the whole game: manche 2 of 2, the charge: pot 1 of 3 (once per machine)",
     ]
     fresh_memory()
     prepare_optimal(rules, 3)
     assert capsys.readouterr().err == ""  # read back from the disk
+
+
+def test_each_pass_of_the_whole_game_s_decharge_says_how_far_it_is_from_settling():
+    """The first hint of three players solves the whole game first: each pass of a manche's décharge
+    says how much the values still moved against where they are settled, and how many passes are
+    foretold to remain (the third of four here)."""
+    from py421.play.coach import game_solving
+    from py421.solver.game_maxn import GameMaxn
+
+    rules = Ruleset.preset("classic-11").with_settings(["pot=3", "manches=1"])  # solved in seconds
+    en = "solving the whole game: manche 1 of 1, the décharge: pass"
+    fr = "résolution de la partie entière : manche 1 sur 1, la décharge : passe"
+    for lang, expected in (
+        (
+            "en",
+            [
+                f"{en} 1, values moved by 0.33 (settled below 1e-12)",
+                f"{en} 2, values moved by 0.025 (settled below 1e-12), about 3 passes left",
+                f"{en} 3, values moved by 5.5e-05 (settled below 1e-12), about 2 passes left",
+                rf"{en} 4, values moved by \de-1[5-9] \(settled below 1e-12\)",
+            ],
+        ),
+        (
+            "fr",
+            [
+                f"{fr} 1, les valeurs ont bougé de 0,33 (stables sous 1e-12)",
+                f"{fr} 2, les valeurs ont bougé de 0,025 (stables sous 1e-12), encore environ 3 passes",
+                f"{fr} 3, les valeurs ont bougé de 5,5e-05 (stables sous 1e-12), encore environ 2 passes",
+                rf"{fr} 4, les valeurs ont bougé de \de-1[5-9] \(stables sous 1e-12\)",
+            ],
+        ),
+    ):
+        said: list[str] = []
+
+        def say(text: str, stage: str, said: list[str] = said) -> None:
+            said.append(text)
+
+        GameMaxn(rules, 3).solve(game_solving(say, lang))
+        passes = [text for text in said if "écharge" in text]
+        assert passes[:3] == expected[:3]
+        assert len(passes) == 4 and re.fullmatch(expected[3], passes[3]), passes
+
+
+def test_the_passes_left_are_foretold_from_how_fast_the_change_shrinks():
+    from py421.solver.game_maxn import passes_left
+
+    assert passes_left([]) is None
+    assert passes_left([0.3]) is None  # nothing to compare with
+    assert passes_left([0.3, 0.3]) is None  # not shrinking
+    assert passes_left([0.3, 1e-13]) == 0  # settled
+    # plain sweeps: geometric, halving: 1e-3 to 1e-12 is 30 more halvings
+    assert passes_left([4e-3, 2e-3, 1e-3], 1e-12) == 30
+    assert passes_left([1e-3, 1e-4], 1.5e-12) == 8
+    # each pass followed by the exact values of its policies: Newton's steps, the error about squared
+    assert passes_left([1e-1, 1e-2], 1e-12, accelerated=True) == 3  # 1e-4, 1e-8, 1e-16
+    assert passes_left([0.23, 0.051, 0.0021, 1.1e-4, 2.4e-5, 7.7e-9], accelerated=True) == 1
+    # e2 = e1² c fits c = 1,000 from the last two: 6.3e-5, 4e-6, 1.6e-8, 2.5e-13
+    assert passes_left([1e-3, 5e-4, 2.5e-4], 1e-12, accelerated=True) == 4
 
 
 def test_play_says_in_french_how_far_the_whole_game_is_solved(fresh_memory):
@@ -433,7 +493,8 @@ def test_play_says_in_french_how_far_the_whole_game_is_solved(fresh_memory):
     assert result.exit_code == 0, result.output
     whole = "  bot:optimal : résolution de la partie entière : manche 1 sur 1"
     assert result.stderr.splitlines() == [
-        f"{whole}, la décharge : passe 1 (une fois par machine)",
+        f"{whole}, la décharge : passe 1, les valeurs ont bougé de 0,33 (stables sous 1e-12) "
+        "(une fois par machine)",
         f"{whole}, la charge : pot 1 sur 2 (une fois par machine)",
     ]
     assert "fin de la partie" in result.stdout
@@ -459,7 +520,8 @@ def test_simulate_says_how_far_the_whole_game_is_solved_first(fresh_memory):
     assert result.exit_code == 0, result.output
     said = [line for line in result.stderr.splitlines() if "whole game" in line]
     assert said == [
-        "  the optimal bot: solving the whole game: manche 1 of 1, the décharge: pass 1 (once per machine)",
+        "  the optimal bot: solving the whole game: manche 1 of 1, the décharge: pass 1, "
+        "values moved by 0.33 (settled below 1e-12) (once per machine)",
         "  the optimal bot: solving the whole game: manche 1 of 1, the charge: pot 1 of 2 (once per machine)",
     ]
     fresh_memory()

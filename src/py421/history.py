@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from sqlalchemy import (
     Boolean,
@@ -38,7 +39,7 @@ from sqlalchemy.engine import Connection, Engine
 from .core.errors import InvalidRecord, Message, Py421Error
 from .core.game import Game
 from .core.record import Record
-from .paths import data_dir
+from .paths import ReadOnlyPath, check_writable_file, data_dir
 from .sim.stats import game_stats
 
 HISTORY_NAME = "history.sqlite3"
@@ -218,6 +219,50 @@ def _cannot_open(where: str | Message, reason: object) -> Message:
     )
 
 
+def _read_only(path: Path) -> Engine:
+    """The history file opened for reading only; no file (no game finished yet): an empty history,
+    in memory, made nowhere on the disk."""
+    if not path.exists():
+        engine = create_engine("sqlite://")
+        metadata.create_all(engine)
+        with engine.begin() as conn:  # at the head, as a new file would be
+            conn.execute(text("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)"))
+            conn.execute(text("INSERT INTO alembic_version VALUES (:head)"), {"head": HISTORY_HEAD})
+        return engine
+    return create_engine(f"sqlite:///file:{quote(str(path))}?mode=ro&uri=true")
+
+
+def _is_database(path: Path) -> bool:
+    """Whether the file is an SQLite database (of an earlier py421, without the version table): read
+    only to find out. Anything else is refused by the upgrade as before, naming it."""
+    engine = create_engine(f"sqlite:///file:{quote(str(path))}?mode=ro&uri=true")
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("SELECT count(*) FROM sqlite_master")).scalar()
+        return True
+    except sa_exc.SQLAlchemyError:
+        return False
+    finally:
+        engine.dispose()
+
+
+def _check_upgradable(path: Path) -> None:
+    """Refuse, saying why, to upgrade a history that cannot be written (only reading was asked)."""
+    try:
+        data_dir()
+        check_writable_file(path, Message("path.history", "the history"))
+    except ReadOnlyPath as exc:
+        problem = exc.message if exc.message is not None else str(exc)
+        raise HistoryError(
+            Message(
+                "history.upgrade_read_only",
+                f"{path} was written by an earlier py421 and must be upgraded before this one reads it, "
+                f"which writes it: {problem}",
+                {"path": path, "problem": problem},
+            )
+        ) from None
+
+
 @dataclass(frozen=True, slots=True)
 class GameRow:
     id: int
@@ -230,20 +275,39 @@ class GameRow:
 
 
 class History:
-    """Finished games and the counts behind ``421 stats``."""
+    """Finished games and the counts behind ``421 stats``.
 
-    def __init__(self, url: str | None = None, *, engine: Engine | None = None) -> None:
+    ``read_only``: for listing and reading only (``421 history``, ``stats``, ``analyse``): the file
+    is opened read-only (``mode=ro``), nothing is made, and a read-only data folder is fine. A
+    file that must be upgraded first is upgraded where it can be written, else refused saying so.
+    """
+
+    def __init__(
+        self, url: str | None = None, *, engine: Engine | None = None, read_only: bool = False
+    ) -> None:
         if engine is not None:  # the server's database: its migrations made the schema
             self.engine = engine
             return
-        path = None if url else data_dir() / HISTORY_NAME
-        self.engine = create_engine(url or f"sqlite:///{path}")
+        if url:
+            self.engine = create_engine(url)
+            if HISTORY_HEAD not in _versions(self.engine):
+                upgrade(self.engine)
+            return
+        path = data_dir(write=not read_only) / HISTORY_NAME
+        if read_only:
+            self.engine = _read_only(path)
+            if HISTORY_HEAD in _versions(self.engine):
+                return
+            self.engine.dispose()
+            if path.exists() and _is_database(path):  # an earlier py421's: upgraded, which writes
+                _check_upgradable(path)
+        else:
+            check_writable_file(path, Message("path.history", "the history"))
+        self.engine = create_engine(f"sqlite:///{path}")
         if HISTORY_HEAD not in _versions(self.engine):  # new, older, newer, or not a database
             try:
                 upgrade(self.engine)
             except HistoryError as exc:
-                if path is None:
-                    raise
                 problem = exc.message if exc.message is not None else str(exc)
                 raise HistoryError(
                     Message(

@@ -21,13 +21,24 @@ class UnusablePath(Py421Error):
     """A folder or file py421 must write in cannot be used: which, why, and what to do."""
 
 
+class ReadOnlyPath(UnusablePath):
+    """A folder or file py421 must write in that it may only read: permission denied, or a read-only
+    file system. What only reads (``421 history``, ``stats``, ``analyse``) goes on without it."""
+
+
+# The system's answers that say a path may be read but not written.
+READ_ONLY_ERRORS = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
+
+
 _written: set[Path] = set()  # folders already shown to take a new file, in this process
 
 
-def data_dir() -> Path:
+def data_dir(*, write: bool = True) -> Path:
     """The folder py421 keeps its files in (``PY421_HOME`` overrides it), made when needed.
 
     A ``PY421_HOME`` folder is made, but not its parent: a mistyped path is refused, not made.
+    ``write=False``: for reading only (a history listed, a solved game read back): a folder that
+    does not exist is not made (nothing is there to read) and one that cannot be written is fine.
     """
     override = os.environ.get("PY421_HOME")
     path = Path(override).expanduser() if override else platformdirs.user_data_path("py421")
@@ -64,6 +75,8 @@ def data_dir() -> Path:
                     {"named": named, "parent": parent, "elsewhere": elsewhere},
                 )
             )
+        if not write:
+            return path  # nothing to read there yet: not made for that
         try:
             path.mkdir(parents=not override, exist_ok=True)
         except OSError as exc:
@@ -75,10 +88,40 @@ def data_dir() -> Path:
                     {"named": named, "reason": reason, "elsewhere": elsewhere},
                 )
             ) from None
-    _check_writable(
-        path, Message("path.data_folder", f"cannot write in the data folder {path}", {"path": path})
-    )
+    if write:
+        _check_writable(
+            path, Message("path.data_folder", f"cannot write in the data folder {path}", {"path": path})
+        )
     return path
+
+
+def kept_folder(name: str) -> Path | None:
+    """The folder ``name`` of the data folder, made, to keep what is worth keeping but not needed
+    (a solved game, solved again if it is not there); None when the data folder is read-only.
+    Any other problem with the data folder is refused as :func:`data_dir` refuses it."""
+    try:
+        folder = data_dir() / name
+        folder.mkdir(exist_ok=True)
+    except ReadOnlyPath:
+        return None
+    except OSError as exc:
+        if exc.errno in READ_ONLY_ERRORS:
+            return None
+        raise
+    return folder
+
+
+def check_writable_file(path: Path, what: str | Message) -> None:
+    """Refuse, before any work, a file that exists and cannot be written in place (the history at
+    the end of a game): ``what`` names it ("the history")."""
+    try:
+        with open(path, "r+b"):  # opened for writing, nothing written: what the system allows
+            pass
+    except FileNotFoundError:
+        return  # made when it is written, in a folder already checked
+    except OSError as exc:
+        where = Message("path.new_file", f"cannot write {what} to {path}", {"what": what, "path": path})
+        raise _unwritable(where, exc, _WRITABLE) from None
 
 
 def check_new_file(path: Path, what: str | Message) -> None:
@@ -136,9 +179,7 @@ def _check_writable(folder: Path, where: Message, advice: Message | None = None)
     if folder in _written:
         return
     if advice is None:
-        advice = Message(
-            "path.advice.writable", "make it writable, or set PY421_HOME to a folder you can write in"
-        )
+        advice = _WRITABLE
     try:
         if not os.access(folder, os.W_OK | os.X_OK):
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
@@ -149,6 +190,11 @@ def _check_writable(folder: Path, where: Message, advice: Message | None = None)
     _written.add(folder)
 
 
+_WRITABLE = Message(
+    "path.advice.writable", "make it writable, or set PY421_HOME to a folder you can write in"
+)
+
+
 # The system's refusals a user meets with files, each as a message every language words.
 _REASONS = {
     errno.ENOENT: ("os.missing", "no such file or folder"),
@@ -156,7 +202,7 @@ _REASONS = {
     errno.ENOTDIR: ("os.not_folder", "a part of the path is not a folder"),
     errno.EACCES: ("os.denied", "permission denied"),
     errno.EPERM: ("os.denied", "permission denied"),
-    errno.EROFS: ("os.read_only", "the disk is read-only"),
+    errno.EROFS: ("os.read_only", "read-only file system"),
     errno.ENOSPC: ("os.full", "no space left on the disk"),
     errno.EADDRNOTAVAIL: ("os.no_address", "no network interface of this machine has that address"),
 }
@@ -176,7 +222,8 @@ def system_reason(exc: OSError | UnicodeDecodeError) -> Message:
 
 def _unwritable(where: Message, exc: OSError, advice: Message) -> UnusablePath:
     reason = system_reason(exc)
-    return UnusablePath(
+    kind = ReadOnlyPath if exc.errno in READ_ONLY_ERRORS else UnusablePath
+    return kind(
         Message(
             "path.unwritable",
             f"{where}: {reason}; {advice}",

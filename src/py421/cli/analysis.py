@@ -54,7 +54,7 @@ def _read(text: str, lang: str) -> Record:
     if text.strip().isdigit():
         from ..history import History
 
-        return History().record(int(text))
+        return History(read_only=True).record(int(text))
     raise click.BadParameter(
         tr(lang, "cli.analyse.no_record", name=repr(text)), param_hint=argument_hint("record")
     )

@@ -36,6 +36,7 @@ from .words import ASKED, spoken
 
 if TYPE_CHECKING:
     from ..history import History  # the database library loads when a game is played or listed
+    from ..play.saves import SaveLock
 
 
 @click.command(cls=Command)
@@ -62,7 +63,7 @@ def play(
     seats = parse_seats(players.split(",")) if players is not None else None
     store = _before_play(record_path)
     if resume:
-        session, save_id, saved_lang = _resume(
+        session, lock, saved_lang = _resume(
             "play",
             lang or spoken(),
             rules=rules if _rules_given() else None,
@@ -77,31 +78,33 @@ def play(
         if any(seat.bot == "optimal" for seat in seats):
             prepare_optimal(rules, len(seats), lang or spoken())
         session = Session(rules, seats, seed=seed)
-        save_id = _new_save_id()
+        lock = _new_save()
     language = lang or spoken()
-    on_step = _saver(save_id, "play", language)
-    on_step(session)
-    interactive = sys.stdin.isatty() and sys.stdout.isatty()
-    if plain or not interactive:
-        pause = (lambda: time.sleep(bot_delay)) if interactive else (lambda: None)
-        _run_lines(
-            lambda: run_plain(
-                session,
-                lang=language,
-                out=click.echo,
-                ask=_ask_fresh,
-                on_step=on_step,
-                pause=pause,
-                hints=hints,
-            ),
-            "play",
-            language,
-        )
-    else:
-        from ..tui.app import PlayApp
+    with lock:  # the game is this process's until it ends: a second --resume is refused meanwhile
+        save_id = lock.path.stem
+        on_step = _saver(save_id, "play", language)
+        on_step(session)
+        interactive = sys.stdin.isatty() and sys.stdout.isatty()
+        if plain or not interactive:
+            pause = (lambda: time.sleep(bot_delay)) if interactive else (lambda: None)
+            _run_lines(
+                lambda: run_plain(
+                    session,
+                    lang=language,
+                    out=click.echo,
+                    ask=_ask_fresh,
+                    on_step=on_step,
+                    pause=pause,
+                    hints=hints,
+                ),
+                "play",
+                language,
+            )
+        else:
+            from ..tui.app import PlayApp
 
-        PlayApp(session, lang=language, bot_delay=bot_delay, on_step=on_step, hints=hints).run()
-    _finish(store, session, save_id, "play", record_path, language)
+            PlayApp(session, lang=language, bot_delay=bot_delay, on_step=on_step, hints=hints).run()
+        _finish(store, session, save_id, "play", record_path, language)
 
 
 @click.command("table", cls=Command)
@@ -122,7 +125,7 @@ def table_command(
     seats = people_seats(players) if players is not None else None
     store = _before_play(record_path)
     if resume:
-        session, save_id, saved_lang = _resume(
+        session, lock, saved_lang = _resume(
             "table",
             lang or spoken(),
             rules=rules if _rules_given() else None,
@@ -133,16 +136,18 @@ def table_command(
     else:
         assert seats is not None  # refused above when missing
         session = Session(rules, seats)
-        save_id = _new_save_id()
+        lock = _new_save()
     language = lang or spoken()
-    on_step = _saver(save_id, "table", language)
-    on_step(session)
-    _run_lines(
-        lambda: run_table(session, lang=language, out=click.echo, ask=_ask, on_step=on_step),
-        "table",
-        language,
-    )
-    _finish(store, session, save_id, "table", record_path, language)
+    with lock:  # the game is this process's until it ends: a second --resume is refused meanwhile
+        save_id = lock.path.stem
+        on_step = _saver(save_id, "table", language)
+        on_step(session)
+        _run_lines(
+            lambda: run_table(session, lang=language, out=click.echo, ask=_ask, on_step=on_step),
+            "table",
+            language,
+        )
+        _finish(store, session, save_id, "table", record_path, language)
 
 
 def _before_play(record_path: Path | None) -> History:
@@ -163,10 +168,11 @@ def _rules_given() -> bool:
     )
 
 
-def _new_save_id() -> str:
-    from ..play.saves import new_save_id
+def _new_save() -> SaveLock:
+    """A new game's save, held by this process from its start (its file is written at the first step)."""
+    from ..play.saves import lock_save, new_save_id
 
-    return new_save_id()
+    return lock_save(new_save_id())
 
 
 def _resume(
@@ -177,20 +183,25 @@ def _resume(
     seats: list[Seat] | None,
     seed: str | None = None,
     chosen: str | None = None,
-) -> tuple[Session, str, str | None]:
-    """The last saved game of ``mode``; what was given explicitly must agree with it.
+) -> tuple[Session, SaveLock, str | None]:
+    """The last saved game of ``mode``, held by this process (one being played by another is refused,
+    naming it); what was given explicitly must agree with it.
 
     ``chosen``: the language ``--lang`` gives, spoken from the first line; else the save's own,
     else ``asked`` (the locale's).
     """
-    from ..play.saves import latest_save, resume
+    from ..play.saves import claim_latest, resume
 
-    found = latest_save(mode)
+    found = claim_latest(mode)
     if found is None:
         raise click.ClickException(tr(asked, "saved_none"))
-    save_id, data = found
-    session = resume(save_id, data)
-    _agree(session, rules, seats, seed)
+    save_id, data, lock = found
+    try:
+        session = resume(save_id, data)
+        _agree(session, rules, seats, seed)
+    except BaseException:
+        lock.release()
+        raise
     lang = data.get("lang")
     shown = chosen or (lang if isinstance(lang, str) else asked)
     click.echo(
@@ -202,7 +213,7 @@ def _resume(
             step=session.state.steps,
         )
     )
-    return session, save_id, lang if isinstance(lang, str) else None
+    return session, lock, lang if isinstance(lang, str) else None
 
 
 def _agree(session: Session, rules: Ruleset | None, seats: list[Seat] | None, seed: str | None) -> None:
@@ -315,7 +326,7 @@ def _ask_fresh(prompt: str) -> str | None:
 def stats(as_json: bool, lang: str) -> None:
     from ..history import History
 
-    rows = History().stats()
+    rows = History(read_only=True).stats()  # reading needs no writing
     if as_json:
         click.echo(json.dumps({"players": rows}, ensure_ascii=False, indent=2))
         return
@@ -340,7 +351,7 @@ def history(game_id: int | None, limit: int, analyse: bool, lang: str) -> None:
 
     if analyse and game_id is None:
         raise click.UsageError(tr(lang, "cli.history.analyse_needs"))
-    store = History()
+    store = History(read_only=True)  # reading needs no writing
     if game_id is None:
         rows = store.games(limit)
         if not rows:

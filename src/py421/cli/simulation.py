@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import signal
+import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import click
 
 from ..core.errors import Message
 from ..core.rules import Ruleset, preset_names
 from ..extras import require
-from ..i18n import tr
+from ..i18n import num, tr
 from ..paths import make_out_folder
 from .common import (
     SAY_OPTION,
@@ -48,8 +53,41 @@ def simulate(
     require("sim", "421 simulate")
     if scheduler is not None:
         require("dask", "421 simulate --scheduler")
+    from ..sim.simulate import Terminated
+
+    try:
+        with _sigterm_raises(Terminated):
+            _simulate(rules, players, games, seed, workers, scheduler, as_json, lang)
+    except Terminated:  # before the games (a solve, the compiling): nothing to say but that it stopped
+        click.echo(tr(lang, "sim.stopped"), err=True)
+        sys.exit(STOPPED_BY_SIGTERM)
+
+
+STOPPED_BY_CTRL_C, STOPPED_BY_SIGTERM = 128 + signal.SIGINT, 128 + signal.SIGTERM
+
+
+def _simulate(
+    rules: Ruleset,
+    players: str,
+    games: int,
+    seed: int,
+    workers: int | None,
+    scheduler: str | None,
+    as_json: bool,
+    lang: str,
+) -> None:
     from ..players.optimal import game_level, whole_game
-    from ..sim.simulate import Simulation, Summary, default_workers, parse_players, run, summary_text, warm_up
+    from ..sim.simulate import (
+        Simulation,
+        Summary,
+        Terminated,
+        default_workers,
+        new_counts,
+        parse_players,
+        run,
+        summary_text,
+        warm_up,
+    )
 
     sim = Simulation(rules, parse_players(players), games, seed)
     seated = len(sim.levels)
@@ -62,16 +100,73 @@ def simulate(
         with status(tr(lang, "cli.sim.warm_up")):
             warm_up(rules, len(sim.levels))
     warmed = time.perf_counter()
-    with progress_bar(games, tr(lang, "cli.sim.progress")) as bar:
-        counts = run(sim, workers, bar.advance, scheduler)
+    counts = new_counts()
+    stopped: str | None = None  # by what: Ctrl-C (SIGINT) or SIGTERM, the games finished kept
+    try:
+        with progress_bar(games, tr(lang, "cli.sim.progress")) as bar:
+            run(sim, workers, bar.advance, scheduler, total=counts)
+    except KeyboardInterrupt:
+        stopped = "SIGINT"
+    except Terminated:
+        stopped = "SIGTERM"
+    except SystemError as exc:  # a stop in the compiled loop of a batch played here comes out wrapped
+        cause = _stop_in(exc)
+        if cause is None:
+            raise
+        stopped = "SIGTERM" if isinstance(cause, Terminated) else "SIGINT"
     elapsed = time.perf_counter() - warmed
     summary = Summary(sim, counts, workers if scheduler is None else 0)
-    summary.extra = {"seconds": elapsed, "warm_up_seconds": warmed - started, "scheduler": scheduler}
+    extra: dict[str, Any] = {"seconds": elapsed, "warm_up_seconds": warmed - started, "scheduler": scheduler}
+    if stopped is not None:
+        extra |= {"partial": True, "games_asked": games, "stopped_by": stopped}
+    summary.extra = extra
     data = summary.to_dict()
     if as_json:
         click.echo(json.dumps(data, indent=2))
+    else:
+        if stopped is not None:
+            said = tr(lang, "sim.signal.ctrl_c" if stopped == "SIGINT" else "sim.signal.sigterm")
+            done, asked = num(lang, data["games"], ","), num(lang, games, ",")
+            click.echo(tr(lang, "sim.partial", signal=said, done=done, asked=asked))
+        if data["games"]:
+            click.echo(summary_text(data, lang))
+    if stopped is not None:
+        sys.exit(STOPPED_BY_CTRL_C if stopped == "SIGINT" else STOPPED_BY_SIGTERM)
+
+
+def _stop_in(exc: BaseException) -> BaseException | None:
+    """The Ctrl-C (KeyboardInterrupt) or SIGTERM (:class:`.Terminated`) behind ``exc``, if any."""
+    from ..sim.simulate import Terminated
+
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt | Terminated):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+@contextlib.contextmanager
+def _sigterm_raises(exception: type[BaseException]) -> Iterator[None]:
+    """SIGTERM raises ``exception`` in the main thread while in the ``with``, as Ctrl-C raises
+    KeyboardInterrupt: what is under way is cleaned up (the worker processes ended, the partial
+    totals said) rather than the process dropped with its workers (and the resource tracker's
+    "leaked semaphore objects" warning)."""
+    try:
+        before = signal.getsignal(signal.SIGTERM)
+    except ValueError:  # not the main thread: nothing to catch there
+        yield
         return
-    click.echo(summary_text(data, lang))
+
+    def raised(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # once: a second one does not cut the clean-up
+        raise exception
+
+    signal.signal(signal.SIGTERM, raised)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 # About half a minute for every preset once the optimal bot's tables are built (docs/simulation.md):

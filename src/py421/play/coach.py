@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING
 from ..core.errors import Py421Error
 from ..core.rules import Ruleset
 from ..core.state import State
-from ..i18n import error_text, tr
+from ..i18n import error_text, num, tr
 from .session import Session
 
 if TYPE_CHECKING:  # numpy and the solvers load when a hint or an analysis is asked for
     from ..analysis import Adviser, Method
+    from ..solver.game_maxn import Progress, Sweep
 
 # How far a solve is: ``say(text, stage)``, each stage's text said as it changes (cli.common.stages).
 Say = Callable[[str, str], None]
@@ -39,25 +40,41 @@ def solving(rules: Ruleset, stage: str, step: int, lang: str = "en") -> str:
     return tr(lang, "cli.solving.decharge", step=step)
 
 
-def game_solving(
-    say: Say, lang: str = "en", worded: Callable[[str], str] = str
-) -> Callable[[str, int, int], None]:
+def game_solving(say: Say, lang: str = "en", worded: Callable[[str], str] = str) -> Progress:
     """How far the whole game of three or four players is solved, told to ``say``.
 
     The solver's ``progress`` (:data:`py421.solver.game_maxn.Progress`): each manche's décharge
-    pass by pass, then its charge pot by pot; ``worded`` says whose solve it is.
+    pass by pass, with how far its last pass was from settling and the passes foretold to remain,
+    then its charge pot by pot; ``worded`` says whose solve it is.
     """
     manches = [1, 1]  # the manche being solved, of how many
 
-    def progress(stage: str, step: int, total: int) -> None:
+    def progress(stage: str, step: int, total: int, sweep: Sweep | None = None, /) -> None:
         if stage == "manche":
             manches[:] = [step, total]
             return
         number, of = manches
         text = tr(lang, f"cli.solving.game.{stage}", manche=number, manches=of, step=step, pot=total)
+        if sweep is not None:
+            text = sweep_text(text, sweep, step, lang)
         say(worded(text), f"{number}-{stage}")
 
     return progress
+
+
+def sweep_text(text: str, sweep: Sweep, step: int, lang: str = "en") -> str:
+    """``text`` (which pass it is) with how far the pass was from settling: its largest change
+    against the tolerance, and the passes foretold to remain (none foretold after the first pass,
+    nor while the change does not shrink)."""
+    change, tolerance = num(lang, sweep.change, ".2g"), num(lang, sweep.tolerance, ".0e")
+    text = tr(lang, "cli.solving.sweep", text=text, change=change, tolerance=tolerance)
+    if sweep.left is not None and sweep.left > 0:
+        return tr(
+            lang, "cli.solving.sweep.left" + (".one" if sweep.left == 1 else ""), text=text, left=sweep.left
+        )
+    if sweep.left is None and step > 1:
+        return tr(lang, "cli.solving.sweep.unknown", text=text)
+    return text
 
 
 def prepare(rules: Ruleset, players: int, lang: str, say: Say, worded: Callable[[str], str] = str) -> Method:

@@ -3,12 +3,21 @@
 Each is rewritten after every step, atomically, so Ctrl-C or a closed
 terminal never loses a game; a new game never replaces an unfinished one.
 A save that cannot be resumed is refused by its file's name, and kept.
+
+A game is played by one process at a time: the process playing it holds a lock
+on ``<save>.lock`` beside it (``flock``, which the system lets go of when the
+process ends, however it ends), with its pid and host written inside to name
+it. A second ``--resume`` of the same game is refused naming that process; a
+lock file left by a process that died holds nothing and is taken over.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import socket
+import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,18 +55,30 @@ def latest_save(mode: str) -> tuple[str, dict[str, Any]] | None:
     """The most recent unfinished game of ``mode`` ("play" or "table"), if any."""
     for path in sorted(saves_dir().glob("*.json"), reverse=True):
         try:
-            data = load(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, Unparsable) as exc:
-            reason = exc.reason if isinstance(exc, Unparsable) else system_reason(exc)
-            raise _unusable(
-                path, Message("save.unreadable", f"it cannot be read ({reason})", {"reason": reason})
-            ) from None
-        if not isinstance(data, dict):  # the newest save is not skipped in silence
-            kind = "list" if isinstance(data, list) else "string" if isinstance(data, str) else "value"
-            raise _unusable(path, Message(f"save.json.{kind}", f"it holds a JSON {kind}, not a saved game"))
+            data = _read_save(path)
+        except FileNotFoundError:  # finished meanwhile, by the process playing it
+            continue
         if data.get("mode", "play") == mode:
             return path.stem, data
     return None
+
+
+def _read_save(path: Path) -> dict[str, Any]:
+    """A save's data; one that cannot be read, or holds no object, is refused by its file's name
+    (a file that is gone raises FileNotFoundError)."""
+    try:
+        data = load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise
+    except (OSError, UnicodeDecodeError, Unparsable) as exc:
+        reason = exc.reason if isinstance(exc, Unparsable) else system_reason(exc)
+        raise _unusable(
+            path, Message("save.unreadable", f"it cannot be read ({reason})", {"reason": reason})
+        ) from None
+    if not isinstance(data, dict):  # the newest save is not skipped in silence
+        kind = "list" if isinstance(data, list) else "string" if isinstance(data, str) else "value"
+        raise _unusable(path, Message(f"save.json.{kind}", f"it holds a JSON {kind}, not a saved game"))
+    return data
 
 
 def resume(save_id: str, data: Mapping[str, Any]) -> Session:
@@ -82,3 +103,167 @@ def _unusable(path: Path, why: str | Message) -> InvalidRecord:
 
 def clear_save(save_id: str) -> None:
     (saves_dir() / f"{save_id}.json").unlink(missing_ok=True)
+
+
+class SaveInUse(Py421Error):
+    """The saved game is being played by another process, named."""
+
+
+class SaveLock:
+    """This process's hold on a saved game (:func:`lock_save`), until :meth:`release` or its end."""
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path = path
+        self.fd: int | None = fd
+
+    def release(self) -> None:
+        """Let go of the game: the lock file is removed, then closed (a process waiting for it finds
+        it gone, and makes its own)."""
+        if self.fd is None:
+            return
+        with contextlib.suppress(OSError):
+            self.path.unlink()
+        os.close(self.fd)
+        self.fd = None
+
+    def __enter__(self) -> SaveLock:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def _holder() -> dict[str, Any]:
+    return {"pid": os.getpid(), "host": socket.gethostname()}
+
+
+def lock_save(save_id: str) -> SaveLock:
+    """Hold the saved game ``save_id`` for this process, or refuse it (:class:`SaveInUse`) naming the
+    process that plays it. The lock file is kept open while the game is played."""
+    path = saves_dir() / f"{save_id}.lock"
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            held = _try_lock(fd)
+            if held is None:  # no locks here (a network disk without them): the pid inside tells
+                held = not _alive(_read_holder(fd))
+            if not held:
+                holder = _read_holder(fd, wait=True)
+                raise _in_use(saves_dir() / f"{save_id}.json", holder)
+            # Held: unless the file was removed (its holder let go) between the open and the lock.
+            if os.fstat(fd).st_ino != _inode(path):
+                os.close(fd)
+                continue
+            os.ftruncate(fd, 0)
+            os.lseek(fd, 0, os.SEEK_SET)
+            os.write(fd, json.dumps(_holder()).encode())
+            return SaveLock(path, fd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+            raise
+
+
+def _try_lock(fd: int) -> bool | None:
+    """Lock ``fd`` without waiting: whether it is ours now; None where the system has no locks."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    except OSError:  # ENOLCK, EOPNOTSUPP: a file system without locks
+        return None
+    return True
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return path.stat().st_ino
+    except FileNotFoundError:
+        return None
+
+
+def _read_holder(fd: int, wait: bool = False) -> dict[str, Any]:
+    """Who holds the lock, as it wrote itself in the file; ``wait``: a little, if it has not yet
+    (it writes right after it locks)."""
+    deadline = time.monotonic() + (0.5 if wait else 0)
+    while True:
+        try:
+            os.lseek(fd, 0, os.SEEK_SET)
+            found = json.loads(os.read(fd, 4096).decode("utf-8"))
+        except (OSError, ValueError):
+            found = None
+        if isinstance(found, dict) or time.monotonic() >= deadline:
+            return found if isinstance(found, dict) else {}
+        time.sleep(0.02)
+
+
+def _alive(holder: Mapping[str, Any]) -> bool:
+    """Whether the process that wrote ``holder`` still runs (one on another host is taken to)."""
+    pid, host = holder.get("pid"), holder.get("host")
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    if host != socket.gethostname():
+        return True  # cannot be seen from here
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def _in_use(path: Path, holder: Mapping[str, Any]) -> SaveInUse:
+    pid, host = holder.get("pid"), holder.get("host")
+    how = Message("resume.how", "start a new game without --resume")
+    if not isinstance(pid, int):
+        return SaveInUse(
+            Message(
+                "save.in_use_unknown",
+                f"the saved game {path} is being played by another 421: finish or quit it there, or {how}",
+                {"path": path, "how": how},
+            )
+        )
+    if isinstance(host, str) and host != socket.gethostname():
+        return SaveInUse(
+            Message(
+                "save.in_use_elsewhere",
+                f"the saved game {path} is being played by another 421 (process {pid} on {host}): "
+                f"finish or quit it there, or {how}",
+                {"path": path, "pid": pid, "host": host, "how": how},
+            )
+        )
+    return SaveInUse(
+        Message(
+            "save.in_use",
+            f"the saved game {path} is being played by another 421 (process {pid}): "
+            f"finish or quit it there, or {how}",
+            {"path": path, "pid": pid, "how": how},
+        )
+    )
+
+
+def claim_latest(mode: str) -> tuple[str, dict[str, Any], SaveLock] | None:
+    """The most recent unfinished game of ``mode`` (as :func:`latest_save`), held by this process
+    (:func:`lock_save`: one being played elsewhere is refused); None when there is none."""
+    while True:
+        found = latest_save(mode)
+        if found is None:
+            return None
+        save_id, _ = found
+        lock = lock_save(save_id)
+        try:  # read again under the lock: the other process may have written or finished it meanwhile
+            data = _read_save(saves_dir() / f"{save_id}.json")
+        except FileNotFoundError:
+            lock.release()
+            continue
+        except BaseException:
+            lock.release()
+            raise
+        return save_id, data, lock

@@ -19,9 +19,14 @@ if TYPE_CHECKING:
 
 
 def run_on_dask(
-    sim: Simulation, address: str, progress: Progress | None = None, timeout: str = "20s"
+    sim: Simulation,
+    address: str,
+    progress: Progress | None = None,
+    timeout: str = "20s",
+    total: k.I64 | None = None,
 ) -> k.I64:
-    """Play every batch on the Dask scheduler at ``address`` and add them up."""
+    """Play every batch on the Dask scheduler at ``address`` and add them up (to ``total``: stopped
+    early, it holds the batches finished so far)."""
     try:
         from distributed import Client, as_completed
     except ImportError:
@@ -33,7 +38,7 @@ def run_on_dask(
         ) from None
     from .simulate import play_batch
 
-    total = np.zeros(k.C_SIZE, dtype=np.int64)
+    total = np.zeros(k.C_SIZE, dtype=np.int64) if total is None else total
     try:
         client = Client(address, timeout=timeout)  # type: ignore[no-untyped-call]
     except (OSError, ValueError) as exc:

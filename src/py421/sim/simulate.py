@@ -6,7 +6,9 @@ of seed ``s`` draws its dice from its own key (``SeedSequence(s)``'s child
 counts depend on nothing else, and counts add up exactly, so a seed gives the
 same totals however many processes (or Dask workers) play the batches, in any
 order. Only the counts of finished batches are kept: memory does not grow with
-the number of games.
+the number of games. Stopped early (Ctrl-C, or :class:`Terminated` raised by a
+SIGTERM handler), the totals passed to :func:`run` hold the batches finished so
+far, and the worker processes are ended before the stop goes on.
 
 The fast simulator (:mod:`.fast`) plays the games. :func:`engine_game` and
 :func:`count_game` play and count a game of a batch in the engine instead,
@@ -18,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import signal
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -105,25 +108,38 @@ def _lineup(rules: Ruleset, levels: tuple[str, ...]) -> Lineup:
     return found
 
 
+class Terminated(BaseException):
+    """A stop asked for by a signal other than Ctrl-C's (SIGTERM): like KeyboardInterrupt, not an
+    error, so that what is under way is cleaned up as it is for Ctrl-C."""
+
+
+def new_counts() -> Counts:
+    """Totals with no game in them, for :func:`run` to add to."""
+    return np.zeros(k.C_SIZE, dtype=np.int64)
+
+
 def run(
     sim: Simulation,
     workers: int = 1,
     progress: Progress | None = None,
     scheduler: str | None = None,
     pool: Executor | None = None,
+    total: Counts | None = None,
 ) -> Counts:
     """Every batch played and added up, on ``workers`` processes or a Dask scheduler.
 
     ``pool`` lends processes already started, for many simulations in a row: starting
-    them (and loading the bots in each) costs more than a small simulation.
+    them (and loading the bots in each) costs more than a small simulation. ``total``:
+    the counts to add to (:func:`new_counts`); stopped early (Ctrl-C, :class:`Terminated`),
+    they hold the batches finished so far.
     """
+    total = new_counts() if total is None else total
     if scheduler is not None:
         from .cluster import run_on_dask
 
-        return run_on_dask(sim, scheduler, progress)
+        return run_on_dask(sim, scheduler, progress, total=total)
     if workers < 1:
         raise InvalidParameter(f"the number of worker processes is a whole number from 1, not {workers}")
-    total = np.zeros(k.C_SIZE, dtype=np.int64)
     if min(workers, sim.batch_count) == 1:  # one process: no pool to start
         for b, games in sim.batches():
             total += play_batch(sim, b, games)
@@ -134,18 +150,51 @@ def run(
         if pool is None:
             pool = stack.enter_context(new_pool(workers))
         pending: dict[Future[Counts], int] = {}
-        for b, games in sim.batches():
-            pending[pool.submit(play_batch, sim, b, games)] = games
-            if len(pending) >= 2 * workers:  # a few batches ahead, never all of them
+        try:
+            for b, games in sim.batches():
+                pending[pool.submit(play_batch, sim, b, games)] = games
+                if len(pending) >= 2 * workers:  # a few batches ahead, never all of them
+                    _collect(pending, total, progress)
+            while pending:
                 _collect(pending, total, progress)
-        while pending:
-            _collect(pending, total, progress)
+        except BaseException:  # stopped: the batches done count, the others are not played
+            for future in pending:
+                if future.done() and not future.cancelled() and future.exception() is None:
+                    total += future.result()
+                else:
+                    future.cancel()
+            raise
     return total
 
 
-def new_pool(workers: int) -> ProcessPoolExecutor:
+class Pool(ProcessPoolExecutor):
+    """Worker processes that leave Ctrl-C to the process that started them, which ends them when it
+    stops early (Ctrl-C, SIGTERM, an exit) rather than waiting for their batches."""
+
+    def __exit__(self, kind: type[BaseException] | None, *rest: Any) -> Any:
+        if kind is not None and not issubclass(kind, Exception):
+            self.terminate()
+        return super().__exit__(kind, *rest)
+
+    def terminate(self) -> None:
+        """End the workers now: their batches are lost, and nothing is left behind (no process, no
+        semaphore for the resource tracker to warn about)."""
+        # Killed, they are seen to die by the pool's own thread, which cleans up as for a worker that
+        # crashed (its queues closed, every process joined); shutting down then waits for that thread.
+        for process in list((getattr(self, "_processes", None) or {}).values()):
+            process.kill()
+        self.shutdown(wait=True, cancel_futures=True)
+
+
+def _leave_ctrl_c() -> None:
+    """In a worker: Ctrl-C reaches every process of the terminal; the one that started the workers
+    decides what it means (it ends them)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def new_pool(workers: int) -> Pool:
     """Processes for :func:`run`, started clean (spawned: no copy of the caller's memory)."""
-    return ProcessPoolExecutor(workers, mp_context=get_context("spawn"))
+    return Pool(workers, mp_context=get_context("spawn"), initializer=_leave_ctrl_c)
 
 
 def _collect(pending: dict[Future[Counts], int], total: Counts, progress: Progress | None) -> None:
@@ -316,7 +365,8 @@ class Summary:
 
 
 __all__ = [
-    "BATCH", "Simulation", "Summary", "count_game", "engine_game", "parse_players", "run", "warm_up",
+    "BATCH", "Simulation", "Summary", "Terminated", "count_game", "engine_game", "new_counts",
+    "parse_players", "run", "warm_up",
 ]  # fmt: skip
 
 

@@ -185,7 +185,7 @@ def _kept_heads_up_game(rules: Ruleset) -> bool:
     """As :func:`.solutions.kept_heads_up_game` finds it, without reading it."""
     if rules in solutions._HEADS_UP_GAMES:
         return True
-    where = data_dir() / "solver"
+    where = data_dir(write=False) / "solver"
     manche = heads_up_game.manche_rules(rules)
     return solutions.game_cache_path(rules, where).exists() and solutions.cache_path(manche, where).exists()
 
@@ -194,14 +194,14 @@ def _kept_game(rules: Ruleset, players: int) -> bool:
     """As :func:`.solutions.kept_game` finds it, without reading it."""
     if (rules, players) in solutions._GAMES:
         return True
-    return game_maxn.cache_path(rules, players, data_dir() / "solver").exists()
+    return game_maxn.cache_path(rules, players, data_dir(write=False) / "solver").exists()
 
 
 # -- two players: the manche ---------------------------------------------------------------------
 
 
 def _heads_up(rules: Ruleset) -> Cost:
-    where = data_dir() / "solver"
+    where = data_dir(write=False) / "solver"
     total = rules.pot + 2 * rules.initial_tokens
     if solutions.cache_path(rules, where).exists():  # read, not solved
         cells = 2 * (total + 1) + sum(2 * (total - pot + 1) for pot in range(1, rules.pot + 1))

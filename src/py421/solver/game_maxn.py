@@ -60,11 +60,11 @@ import json
 import math
 import os
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -74,7 +74,7 @@ from ..core.dice import Result
 from ..core.errors import InvalidPlayers, InvalidPosition, InvalidRuleset, Message
 from ..core.rules import Ruleset
 from ..core.state import Phase, State
-from ..paths import data_dir
+from ..paths import data_dir, kept_folder
 from .amounts import settled_amounts
 from .game_maxn_turns import follower_turns
 from .rounds import EPS, FRESH, KEEP_CHOICES, STOP, comparison_of
@@ -91,9 +91,66 @@ MOST_PLAYERS = 4  # a round of five: about 77,000 summaries after four results, 
 MOST_DECHARGE = {2: 1 << 30, 3: 4_000, 4: 2_000}
 FORMAT = 1  # bump when the cached results change meaning
 KEPT_ROUNDS = 16  # solved rounds kept for play: a round of four holds megabytes of choices
-# How far a solve is: ("manche", number, of), ("decharge", sweep, 0), ("unsettled", sweeps, 0),
-# ("charge", pot level, full pot)
-Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """How far the décharge's passes are from settling, after one: they stop once no value moves by
+    more than ``tolerance``; ``left``: the passes foretold to remain (:func:`passes_left`), None
+    when the change does not shrink (or after a first pass, with nothing to compare it with)."""
+
+    change: float  # the largest change of a value in the pass
+    tolerance: float
+    left: int | None
+
+
+class Progress(Protocol):
+    """How far a solve is: ("manche", number, of), ("decharge", sweep, 0, :class:`Sweep`),
+    ("unsettled", sweeps, 0), ("charge", pot level, full pot). The two-player game's décharge
+    (:mod:`.heads_up_game`) says its passes without a :class:`Sweep`."""
+
+    def __call__(self, stage: str, step: int, total: int, sweep: Sweep | None = None, /) -> None: ...
+
+
+FORESIGHT = 3  # the last passes whose rate of shrinking foretells the plain sweeps left
+MOST_FORETOLD = 10_000  # passes: beyond, "does not shrink" says it better
+
+
+def passes_left(
+    changes: Sequence[float], tolerance: float = TOLERANCE, accelerated: bool = False
+) -> int | None:
+    """The passes still to come after ``changes`` (each pass's largest change, in order); 0: settled.
+
+    Plain sweeps shrink the change geometrically: its rate over the last :data:`FORESIGHT`
+    passes is kept. A pass followed by the exact values of its policies (``accelerated``, as
+    :func:`solve_manche` does while it pays) is a step of Newton's method, whose error is about
+    squared each time: ``log e' = 2 log e + c``, ``c`` from the last two passes; where that would
+    not shrink it, the geometric rate is used. None: nothing to compare with yet, or no shrinking.
+    """
+    if not changes:
+        return None
+    last = changes[-1]
+    if last < tolerance:
+        return 0
+    if len(changes) < 2 or not 0 < last < changes[-2]:
+        return None
+    goal, now = math.log(tolerance), math.log(last)
+    if accelerated:
+        c = now - 2 * math.log(changes[-2])
+        left, level = 0, now
+        while level >= goal and left < MOST_FORETOLD:
+            following = 2 * level + c
+            if following >= level:
+                break
+            left, level = left + 1, following
+        else:
+            return max(1, left) if left < MOST_FORETOLD else None
+    back = min(FORESIGHT, len(changes) - 1)
+    rate = (last / changes[-1 - back]) ** (1 / back)
+    if rate >= 1:
+        return None
+    foretold = math.ceil((goal - now) / math.log(rate))
+    return max(1, foretold) if foretold < MOST_FORETOLD else None
 
 
 def unsupported(rules: Ruleset, players: int) -> Message | None:
@@ -651,6 +708,7 @@ def solve_manche(
     moves: dict[int, Moves] = {}
     last = best = np.inf
     since_best = 0
+    changes: list[float] = []
     while decharge:
         change = 0.0
         for p in decharge:  # in place: each round sees the values already updated
@@ -661,8 +719,11 @@ def solve_manche(
             moves[p] = _moves(manche, p, play.classes)
         solution.sweeps += 1
         solution.change = change
+        changes.append(change)
+        speeding = accelerate and change < 0.9 * last  # the next pass ends with the exact values too
         if progress:
-            progress("decharge", solution.sweeps, 0)
+            left = passes_left(changes, TOLERANCE, speeding)
+            progress("decharge", solution.sweeps, 0, Sweep(change, TOLERANCE, left))
         if change < TOLERANCE:
             break
         best, since_best = (change, 0) if change < best / 2 else (best, since_best + 1)
@@ -671,7 +732,7 @@ def solve_manche(
             if progress:
                 progress("unsettled", solution.sweeps, 0)
             break
-        accelerate = accelerate and change < 0.9 * last
+        accelerate = speeding
         last = change
         if accelerate:
             values[decharge] = _evaluate(manche, decharge, moves, values)
@@ -1090,12 +1151,17 @@ def solve_cached(
     Processes that ask for the same game together solve it once: the others
     wait for the first one's results.
     """
-    where = folder or data_dir() / "solver"
-    where.mkdir(parents=True, exist_ok=True)
-    path = cache_path(rules, players, where)
+    read = folder or data_dir(write=False) / "solver"  # reading needs no writing
     game = GameMaxn(rules, players)
-    if _load(game, path):
+    if _load(game, cache_path(rules, players, read)):
         return game, True
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+    keep = folder or kept_folder("solver")
+    if keep is None:  # a read-only data folder: solved for this process, not kept
+        game.solve(progress)
+        return game, False
+    path = cache_path(rules, players, keep)
     with _locked(path):
         if _load(game, path):
             return game, True
@@ -1107,7 +1173,7 @@ def solve_cached(
 def load_cached(rules: Ruleset, players: int, folder: Path | None = None) -> GameMaxn | None:
     """The solved game from the disk cache, or None if it is not there (nothing is solved, and the
     game's model is not even built: a server asks at every move)."""
-    path = cache_path(rules, players, folder or data_dir() / "solver")
+    path = cache_path(rules, players, folder or data_dir(write=False) / "solver")
     if not path.exists():
         return None
     game = GameMaxn(rules, players)

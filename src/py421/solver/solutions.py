@@ -18,13 +18,34 @@ from typing import Any
 import numpy as np
 
 from ..core.rules import Ruleset
-from ..paths import data_dir
+from ..paths import data_dir, kept_folder
 from . import game_maxn
 from .game_maxn import GameMaxn
 from .heads_up import HeadsUp
 from .heads_up_game import GameManche, HeadsUpGame, Lost, carries_over, manche_rules
 
 FORMAT = 3  # bump when the solver's results change meaning
+
+
+def read_folder(folder: Path | None = None) -> Path:
+    """Where solved games are read from: ``folder``, else the data folder's, which reading needs
+    neither to make nor to write (it may be read-only, or not made yet)."""
+    return folder or data_dir(write=False) / "solver"
+
+
+def keep_folder(folder: Path | None = None) -> Path | None:
+    """Where a game just solved is kept: ``folder`` (made), else the data folder's; None when the
+    data folder is read-only: the game is solved for this process only, not kept."""
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+    return kept_folder("solver")
+
+
+def _save(path: Path, arrays: dict[str, Any]) -> None:
+    tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")  # runs started together do not collide
+    np.savez(tmp, **arrays)
+    tmp.replace(path)
 
 
 def cache_path(rules: Ruleset, folder: Path) -> Path:
@@ -38,9 +59,7 @@ def solve_cached(
     folder: Path | None = None,
 ) -> tuple[HeadsUp, bool]:
     """The solved two-player values of ``rules``, and whether they came from the cache."""
-    where = folder or data_dir() / "solver"
-    where.mkdir(parents=True, exist_ok=True)
-    path = cache_path(rules, where)
+    path = cache_path(rules, read_folder(folder))
     solver = HeadsUp(rules)
     if path.exists():
         with np.load(path) as data:
@@ -51,9 +70,9 @@ def solve_cached(
     solver.solve(progress)
     arrays: dict[str, Any] = {f"charge_{pot}": values for pot, values in solver.charge.items()}
     arrays |= {"decharge": solver.decharge, "iterations": np.array(solver.iterations)}
-    tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")  # runs started together do not collide
-    np.savez(tmp, **arrays)
-    tmp.replace(path)
+    keep = keep_folder(folder)
+    if keep is not None:
+        _save(cache_path(rules, keep), arrays)
     return solver, False
 
 
@@ -82,12 +101,11 @@ def solve_game_cached(
     :func:`solve_cached` keeps it, shared with the rules without the options
     that carry over; each manche's charge solved against the game is kept
     beside it."""
-    where = folder or data_dir() / "solver"
-    where.mkdir(parents=True, exist_ok=True)
+    where = read_folder(folder)
     path = game_cache_path(rules, where)
     game = HeadsUpGame(rules)
     if path.exists() and cache_path(manche_rules(rules), where).exists():
-        return _load_game(game, path, where), True
+        return _load_game(game, path, folder), True
 
     def plain(stage: str, step: int) -> None:
         if progress is not None:
@@ -96,24 +114,24 @@ def solve_game_cached(
     cached_plain = cache_path(manche_rules(rules), where).exists()
     if progress is not None and not cached_plain:
         progress("manche", game.most_manches(), game.most_manches())
-    game.plain = solve_cached(manche_rules(rules), plain, where)[0]
+    game.plain = solve_cached(manche_rules(rules), plain, folder)[0]
     if path.exists():
-        return _load_game(game, path, where), cached_plain
+        return _load_game(game, path, folder), cached_plain
     game.solve(progress)
     arrays: dict[str, Any] = {}
     for (a, b), solver in game.manches.items():
         arrays |= {f"charge_{a}_{b}_{pot}": values for pot, values in solver.charge.items()}
         arrays |= {f"shared_{a}_{b}_{pot}": values for pot, values in solver.shared.items()}
-    tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
-    np.savez(tmp, **arrays)
-    tmp.replace(path)
+    keep = keep_folder(folder)
+    if keep is not None:
+        _save(game_cache_path(rules, keep), arrays)
     return game, False
 
 
-def _load_game(game: HeadsUpGame, path: Path, where: Path) -> HeadsUpGame:
+def _load_game(game: HeadsUpGame, path: Path, folder: Path | None) -> HeadsUpGame:
     """The manche played for itself, and each manche's charge solved against the game, from the disk."""
     if not game.plain.charge:
-        game.plain = solve_cached(manche_rules(game.rules), None, where)[0]  # read, not solved
+        game.plain = solve_cached(manche_rules(game.rules), None, folder)[0]  # read, not solved
     with np.load(path) as data:
         for name in data.files:
             kind, a, b, pot = name.split("_")
@@ -127,7 +145,7 @@ def _load_game(game: HeadsUpGame, path: Path, where: Path) -> HeadsUpGame:
 def kept_heads_up_game(rules: Ruleset) -> HeadsUpGame | None:
     """The two-player game where manches carry over if it was solved on this machine before, else None
     (nothing is solved: for a server, whose budget of time a solve may exceed)."""
-    where = data_dir() / "solver"
+    where = read_folder()
     if not (game_cache_path(rules, where).exists() and cache_path(manche_rules(rules), where).exists()):
         return None
     return solved_heads_up_game(rules)

@@ -1,0 +1,117 @@
+"""421 simulate stopped early: Ctrl-C says the totals of the games finished so far, SIGTERM too, and
+neither leaves a worker process behind nor the resource tracker's "leaked semaphore objects" warning.
+
+The command runs in a process of its own with its error stream on a pseudo-terminal, where its
+progress bar shows; it is stopped once the bar counts a finished batch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pty
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal is POSIX only")
+
+GAMES = 5_000_000  # never played to the end: about 25 s of one process, stopped after the first batch
+STARTED = re.compile(rb" ([1-9][0-9,]*)/" + str(GAMES).encode())
+
+
+def read_until(fd: int, done, seconds: float) -> bytes:
+    """What the terminal shows, until ``done(seen)`` or its other end is closed by every process."""
+    seen = b""
+    deadline = time.monotonic() + seconds
+    while not done(seen):
+        left = deadline - time.monotonic()
+        assert left > 0, f"waited {seconds} s:\n{seen.decode('utf-8', 'replace')[-2000:]}"
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            continue
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:  # EIO: no process holds the terminal any more
+            break
+        if not chunk:
+            break
+        seen += chunk
+    return seen
+
+
+def stopped_simulation(home, sig: int, workers: int, *, group: bool = False, lang: str = "en"):
+    """``421 simulate`` stopped by ``sig`` (to the whole process group, as a terminal's Ctrl-C, when
+    ``group``) once it has finished a batch: its exit status, standard output and terminal."""
+    pytest.importorskip("numba")
+    main, child = pty.openpty()
+    env = {**os.environ, "PY421_HOME": str(home), "LANG": "C.UTF-8", "COLUMNS": "120"}
+    command = ["simulate", "--games", str(GAMES), "--workers", str(workers), "--lang", lang]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "py421", *command],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=child,
+        env=env,
+        start_new_session=True,  # its own group: signalled (and cleaned up) as one
+    )
+    os.close(child)
+    try:
+        # The first run on a machine compiles the simulator: minutes.
+        shown = read_until(main, STARTED.search, 600)
+        if group:
+            os.killpg(proc.pid, sig)
+        else:
+            proc.send_signal(sig)
+        # Every process that holds the output ends: the worker processes inherited it.
+        out, _ = proc.communicate(timeout=60)
+        shown += read_until(main, lambda seen: False, 60)  # until the resource tracker is gone too
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)  # what was left behind, if the test failed
+        proc.wait()
+        os.close(main)
+    return proc.returncode, out.decode("utf-8"), shown.decode("utf-8", "replace")
+
+
+def finished(out: str) -> int:
+    found = re.search(r"of the ([\d,]+) games finished out of 5,000,000", out)
+    assert found, out
+    return int(found.group(1).replace(",", ""))
+
+
+def test_ctrl_c_says_the_totals_of_the_games_finished(private_home):
+    status, out, shown = stopped_simulation(private_home, signal.SIGINT, workers=1)
+    assert status == 130, out + shown
+    assert out.startswith("stopped by Ctrl-C: partial totals, of the "), out
+    games = finished(out)
+    assert games > 0 and games % 10_080 == 0  # whole batches
+    assert f"classic-11: {games:,} games, seed 0" in out
+    assert "seat 0  bot:heuristic  lost" in out
+    assert "Traceback" not in shown and "Aborted" not in shown
+
+
+def test_ctrl_c_at_a_terminal_ends_the_workers_and_says_the_partial_totals(private_home):
+    """A terminal's Ctrl-C reaches every process of the command: the workers leave it to the first."""
+    status, out, shown = stopped_simulation(private_home, signal.SIGINT, workers=2, group=True, lang="fr")
+    assert status == 130, out + shown
+    assert out.startswith("arrêté par Ctrl-C : totaux partiels, des "), out
+    assert "parties terminées sur 5 000 000" in out.replace("\u202f", " ").replace("\xa0", " ")
+    assert "Traceback" not in shown and "KeyboardInterrupt" not in shown
+    assert "leaked semaphore" not in shown
+
+
+def test_sigterm_ends_the_workers_cleanly_and_says_the_partial_totals(private_home):
+    status, out, shown = stopped_simulation(private_home, signal.SIGTERM, workers=2)
+    assert status == 128 + signal.SIGTERM, out + shown
+    assert out.startswith("stopped by SIGTERM: partial totals, of the "), out
+    assert finished(out) > 0
+    assert "leaked semaphore" not in shown, shown[-2000:]
+    assert "resource_tracker" not in shown and "Traceback" not in shown
