@@ -306,6 +306,7 @@ def test_a_save_whose_seats_do_not_match_its_record_is_refused(private_home):
 def test_a_read_only_file_system_is_said_so_in_both_languages(tmp_path, monkeypatch):
     """EROFS (a read-only mount) cannot be made here: the check meets it from the system."""
     import errno
+    import tempfile
 
     from py421 import paths
     from py421.i18n import error_text
@@ -313,7 +314,7 @@ def test_a_read_only_file_system_is_said_so_in_both_languages(tmp_path, monkeypa
     def refuse(*args, **kwargs):
         raise OSError(errno.EROFS, "Read-only file system")
 
-    monkeypatch.setattr(paths.tempfile, "TemporaryFile", refuse)
+    monkeypatch.setattr(tempfile, "TemporaryFile", refuse)
     monkeypatch.setenv("PY421_HOME", str(tmp_path))
     with pytest.raises(paths.ReadOnlyPath) as refused:
         paths.data_dir()
