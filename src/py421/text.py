@@ -24,7 +24,7 @@ from .core.events import (
     WentOut,
 )
 from .core.state import State
-from .i18n import CATALOGS, EN, tr
+from .i18n import CATALOGS, EN, tr, with_plural
 
 
 def names(seats: Sequence[int], players: Sequence[str]) -> str:
@@ -45,7 +45,8 @@ def describe(event: Event, players: Sequence[str], lang: str = "en") -> str:
     words = CATALOGS.get(lang, EN)
 
     def t(key: str, **fields: object) -> str:  # tr, without a call more: a server words every event
-        return words[key].format(**fields)
+        template = words[key]
+        return template.format(**with_plural(lang, template, fields))
 
     match event:
         case Thrown(seat=seat, kept=kept, faces=faces, result=result, throw=n, purpose=purpose):
@@ -55,7 +56,7 @@ def describe(event: Event, players: Sequence[str], lang: str = "en") -> str:
             return t("thrown", who=p[seat], keep=keep, dice=shown, where=t(where, n=n))
         case TurnEnded(seat=seat, result=result, throws=n, bon=bon):
             bon_text = t("turn_ended.bon") if bon else ""
-            return t("turn_ended", who=p[seat], result=result, n=n, s="s" * (n > 1), bon=bon_text)
+            return t("turn_ended", who=p[seat], result=result, n=n, bon=bon_text)
         case LimitSet(seat=seat, throws=n):
             return t("limit", who=p[seat], call=limit_call(n, lang))
         case TieDeclared(seats=seats, about=about, main_chaude=again):
@@ -68,7 +69,6 @@ def describe(event: Event, players: Sequence[str], lang: str = "en") -> str:
                 losers=names(losers, p),
                 winner=p[winner],
                 n=n,
-                s="s" * (n != 1),
                 why=t(f"why.{why}"),
             )
         case Took(seat=seat, amount=n, wanted=wanted):
