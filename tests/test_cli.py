@@ -156,7 +156,9 @@ def test_bots_only_game_finishes_and_prints_the_outcome(private_home, players):
     )
     assert proc.returncode == 0, proc.stderr
     assert "game over" in proc.stdout
-    assert any(w in proc.stdout for w in ("loses the game", "« grand perdant »", "shared loss"))
+    end = proc.stdout[proc.stdout.index("game over") :].splitlines()
+    assert end[0].endswith(("loses", "lose")), end  # who loses, once
+    assert any(w in proc.stdout for w in ("manches lost: ", "« grand perdant »", "shared loss"))
 
 
 @pytest.mark.parametrize(
@@ -453,3 +455,25 @@ def test_what_the_line_modes_help_offers_is_taken(lang, rules, seed):
         result = run_cli(*play, input=f"?\n{answer}\n" + "\n" * 2000)
         assert result.exit_code == 0, result.output
         assert "cannot" not in result.output and "ne peut pas" not in result.output, (answer, result.output)
+
+
+def test_the_line_mode_says_the_games_end_once(tmp_path):
+    # "game over: Ana loses", then "Ana loses the game": the second said nothing more
+    for lang, over, again in (
+        ("en", "game over: ", "loses the game"),
+        ("fr", "fin de la partie : ", "perd la partie"),
+    ):
+        play = ("play", "--lang", lang, "--rules", "tim", "--players", "Ana,bot:random", "--bot-delay", "0")
+        result = run_cli(*play, "--seed", "2", input="\n" * 2000)
+        assert result.exit_code == 0, result.output
+        end = result.output[result.output.index(over) :].splitlines()
+        assert end[0] == f"{over}Ana {'loses' if lang == 'en' else 'perd'}", end
+        assert again not in result.output
+        assert end[1].startswith(("manches lost: ", "manches perdues : ")), end
+    # what the game-over line does not say still follows it
+    grand = run_cli(
+        "play", "--players", "bot:random,bot:heuristic", "--seed", "1", "--record", str(tmp_path / "g.json")
+    )
+    assert "game over: Random 1 loses\nRandom 1 lost every manche: « grand perdant »\n" in grand.output
+    log = run_cli("replay", str(tmp_path / "g.json"), "--log").output
+    assert log.count("« grand perdant »") == 1 and log.count("game over") == 1, log

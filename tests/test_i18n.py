@@ -188,3 +188,21 @@ def test_counts_take_the_plural_of_their_language(n, en_words, fr_words) -> None
     decided = RoundDecided(losers=(1,), winner=0, amount=n, why="value")
     assert f": {fr_words} (" in describe(decided, ["Ana", "Bob"], "fr")
     assert f": {en_words} (" in describe(decided, ["Ana", "Bob"], "en")
+
+
+def test_de_before_a_rulesets_name_is_elided_in_french_wherever_it_is_said() -> None:
+    # « Analyse de engranjeu-21 »: one helper elides before a person's name and a ruleset's alike
+    assert tr("fr", "analysis.head", rules="engranjeu-21", players="Ana") == "Analyse d'engranjeu-21 : Ana"
+    assert tr("fr", "analysis.head", rules="classic-11", players="Ana") == "Analyse de classic-11 : Ana"
+    assert tr("fr", "analysis.cannot", rules="engranjeu-21", n=3, why="…").startswith(
+        "les parties d'engranjeu-21 à"
+    )
+    assert "les tours d'engranjeu-21 pour" in tr(
+        "fr", "solver.rounds.cannot", rules="engranjeu-21", objective="x", why="y"
+    )
+    assert tr("en", "analysis.head", rules="engranjeu-21", players="Ana") == "Analysis of engranjeu-21: Ana"
+    for key, template in CATALOGS["fr"].items():  # every « de {rules} » of the catalog
+        if "de {rules}" in template:
+            fields = dict.fromkeys(fields_of(template), "x") | {"rules": "engranjeu-21", "n": 2}
+            said = tr("fr", key, **fields)
+            assert "d'engranjeu-21" in said and "de engranjeu" not in said, key

@@ -40,17 +40,36 @@ PAGE_SHARED = ("outcome.", "call.", "preset.", "action.", "analysis.")  # the an
 
 
 def tr(lang: str, key: str, **fields: object) -> str:
-    """The message ``key`` in ``lang`` (English for an unknown language), with its fields filled in.
+    """The message ``key`` in ``lang`` (English for an unknown language), with its fields filled in."""
+    return fill(lang, CATALOGS.get(lang, EN)[key], fields)
 
-    In French « de » before a name that starts with a vowel sound is elided:
+
+def fill(lang: str, template: str, fields: Mapping[str, object]) -> str:
+    """A catalog's ``template`` in ``lang`` with its fields: « de » elided, ``{s}`` the plural of ``n``.
+
+    In French « de » before a person's name ({who}) or a ruleset's ({rules}) that starts with a
+    vowel sound is elided:
 
     >>> tr("fr", "tui.dice.of", who="Ana"), tr("fr", "tui.dice.of", who="Bob")
     ("Dés d'Ana", 'Dés de Bob')
+    >>> tr("fr", "analysis.head", rules="engranjeu-21", players="Ana")
+    "Analyse d'engranjeu-21 : Ana"
     """
-    template = CATALOGS.get(lang, EN)[key]
-    if lang == "fr" and "de {who}" in template and _VOWEL_SOUND.match(str(fields.get("who", ""))):
-        template = _DE_WHO.sub("d'{who}", template)
-    return template.format(**with_plural(lang, template, fields))
+    return elide(lang, template, fields).format(**with_plural(lang, template, fields))
+
+
+def elide(lang: str, template: str, fields: Mapping[str, object]) -> str:
+    """``template`` with « de {who} » or « de {rules} » written « d'… » where that name starts with a vowel sound.
+
+    The one place French elides before a name (the page's ``t`` in ``static/i18n.js`` keeps the same).
+    """
+    if lang != "fr" or "de {" not in template:
+        return template
+
+    def before(found: re.Match[str]) -> str:
+        return f"d'{{{found[1]}}}" if _VOWEL_SOUND.match(str(fields.get(found[1], ""))) else found[0]
+
+    return _DE_NAME.sub(before, template)
 
 
 def plural(lang: str, n: float) -> str:
@@ -78,9 +97,9 @@ def with_plural(lang: str, template: str, fields: Mapping[str, object]) -> Mappi
 
 
 # A vowel, or h (« d'Hugo »), or y before a consonant (« d'Yves », but « de Yasmine »). Only names
-# ({who}) are elided: a host or a folder is written as it is.
+# are elided, a person's ({who}) or a ruleset's ({rules}): a host or a folder is written as it is.
 _VOWEL_SOUND = re.compile(r"[aeiouàâäéèêëîïôöûùœh]|y[^aeiouy]", re.IGNORECASE)
-_DE_WHO = re.compile(r"\bde \{who\}")
+_DE_NAME = re.compile(r"\bde \{(who|rules)\}")
 
 
 def num(lang: str, value: float, spec: str = "") -> str:

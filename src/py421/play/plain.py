@@ -110,7 +110,9 @@ def run_plain(
         if not state.is_over and any(isinstance(e, RoundDecided | MancheLost) for e in state.events):
             out(standings(state, lang))  # the tokens moved
         on_step(session)
-    out(outcome_text(session.state, lang))
+    end = outcome_text(session.state, lang, logged=True)
+    if end:
+        out(end)
 
 
 def _turn_help(state: State, lang: str) -> str:

@@ -141,4 +141,6 @@ def run_table(
         if not state.is_over:
             out(standings(state, lang))
         on_step(session)
-    out(outcome_text(game.state, lang))
+    end = outcome_text(game.state, lang, logged=True)
+    if end:
+        out(end)
