@@ -144,7 +144,7 @@ def action_phrase(lang: str, action: Throw | Stop | ChooseStake) -> str:
     """An action as the verb of a sentence: « le bon » is called, a stake played.
 
     >>> action_phrase("en", Throw((4,), bon=True)), action_phrase("fr", Throw((4,), bon=True))
-    ('call « bon 4 »', "annoncer « le bon » en gardant 4")
+    ('call « bon 4 »', 'annoncer « le bon » en gardant 4')
     >>> action_phrase("en", Throw((4,)))
     'keep 4'
     """
