@@ -254,7 +254,7 @@ def test_rules_no_solver_covers_are_refused_with_the_reason(tmp_path):
     said = refused("analyse", record)
     assert "the games of engranjeu-21 with 2 players cannot be analysed: players who must throw on" in said
     french = refused("analyse", record, "--lang", "fr")
-    assert "les parties de engranjeu-21 à 2 joueurs ne peuvent pas être analysées : les joueurs qui" in french
+    assert "les parties d'engranjeu-21 à 2 joueurs ne peuvent pas être analysées : les joueurs qui" in french
     with pytest.raises(InvalidRuleset):
         analyse(Record.from_json(Path(record).read_text(encoding="utf-8")))
 

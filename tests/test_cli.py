@@ -1,5 +1,6 @@
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -10,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from py421.cli import main
-from py421.core.rules import preset_names
+from py421.core.rules import Ruleset, preset_names
 
 
 def run_cli(*args: str, input: str | None = None):
@@ -52,6 +53,21 @@ def test_rules_show_applies_settings():
     text = run_cli("rules", "show", "classic-11").output
     assert "decharge_leader" in text
     assert " 56  221  nénette" in text
+
+
+def test_rules_show_heads_with_the_pot_actually_set(tmp_path):
+    # the preset's description says its pot: « 41 tokens » under pot=31 contradicted the options below
+    heading = run_cli("rules", "show", "vache-41", "--set", "pot=31").output.splitlines()[0]
+    assert heading.startswith("vache-41: « À la vache »: 31 tokens, brelans above the x11"), heading
+    french = run_cli("rules", "show", "vache-41", "--set", "pot=1", "--lang", "fr").output.splitlines()[0]
+    assert french.startswith("vache-41 : « À la vache » : 1 jeton, brelans"), french
+    house = tmp_path / "house.toml"  # the README's example: the base's description, its own pot
+    house.write_text('base = "vache-41"\nname = "our bar"\n\n[options]\npot = 31\nqueue_de_la_vache = true\n')
+    heading = run_cli("rules", "show", str(house)).output.splitlines()[0]
+    assert heading.startswith("our bar: « À la vache »: 31 tokens,"), heading
+    assert run_cli("rules", "show", "classic-11").output.startswith(
+        "classic-11: The classic bar game: 11 tokens,"
+    )
 
 
 def test_rules_show_rejects_an_unknown_option_clearly():
@@ -140,7 +156,9 @@ def test_bots_only_game_finishes_and_prints_the_outcome(private_home, players):
     )
     assert proc.returncode == 0, proc.stderr
     assert "game over" in proc.stdout
-    assert any(w in proc.stdout for w in ("loses the game", "« grand perdant »", "shared loss"))
+    end = proc.stdout[proc.stdout.index("game over") :].splitlines()
+    assert end[0].endswith(("loses", "lose")), end  # who loses, once
+    assert any(w in proc.stdout for w in ("manches lost: ", "« grand perdant »", "shared loss"))
 
 
 @pytest.mark.parametrize(
@@ -420,3 +438,42 @@ def test_ctrl_c_while_solving_says_aborted_in_a_line(private_home):
     assert "Traceback" not in err and "Error" not in err, err[-2000:]
     assert err.rstrip().endswith("Abandon !"), err[-500:]
     assert proc.returncode == 1
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+@pytest.mark.parametrize(("rules", "seed"), [("tim", "1"), ("engranjeu-21", "4"), ("classic-11", "7")])
+def test_what_the_line_modes_help_offers_is_taken(lang, rules, seed):
+    # tim plays no « le bon »: its help offered « bon 42 », then refused it.
+    play = ("play", "--lang", lang, "--rules", rules, "--players", "Alice,bot:heuristic", "--seed", seed)
+    helped = run_cli(*play, input="?\n").output
+    said = helped[helped.index("? ") :].splitlines()[0]
+    example = re.search(r"\((?:e\.g\.|ex\.) (\d+)\)", said)
+    assert example is not None, said
+    offered = [example[1], *re.findall(r"« (bon \d*) »", said)]
+    assert ("bon" in said) == Ruleset.preset(rules).le_bon, said
+    for answer in offered:
+        result = run_cli(*play, input=f"?\n{answer}\n" + "\n" * 2000)
+        assert result.exit_code == 0, result.output
+        assert "cannot" not in result.output and "ne peut pas" not in result.output, (answer, result.output)
+
+
+def test_the_line_mode_says_the_games_end_once(tmp_path):
+    # "game over: Ana loses", then "Ana loses the game": the second said nothing more
+    for lang, over, again in (
+        ("en", "game over: ", "loses the game"),
+        ("fr", "fin de la partie : ", "perd la partie"),
+    ):
+        play = ("play", "--lang", lang, "--rules", "tim", "--players", "Ana,bot:random", "--bot-delay", "0")
+        result = run_cli(*play, "--seed", "2", input="\n" * 2000)
+        assert result.exit_code == 0, result.output
+        end = result.output[result.output.index(over) :].splitlines()
+        assert end[0] == f"{over}Ana {'loses' if lang == 'en' else 'perd'}", end
+        assert again not in result.output
+        assert end[1].startswith(("manches lost: ", "manches perdues : ")), end
+    # what the game-over line does not say still follows it
+    grand = run_cli(
+        "play", "--players", "bot:random,bot:heuristic", "--seed", "1", "--record", str(tmp_path / "g.json")
+    )
+    assert "game over: Random 1 loses\nRandom 1 lost every manche: « grand perdant »\n" in grand.output
+    log = run_cli("replay", str(tmp_path / "g.json"), "--log").output
+    assert log.count("« grand perdant »") == 1 and log.count("game over") == 1, log

@@ -434,15 +434,18 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
         ),
         (
             [*TURN, "--throws-left", "0", "--players", "2", "--before", "653,221"],
-            "2 result(s) already final need a round of more players than that, 2 or more; not 2",
-            "2 résultat(s) déjà acquis demandent un tour de plus de joueurs que cela, "
-            "et ces règles se jouent à au moins 2 joueurs ; pas 2",
+            "2 results before yours need at least 3 players in the round, not 2",
+            "2 résultats avant le vôtre demandent au moins 3 joueurs dans le tour, pas 2",
+        ),
+        (
+            [*TURN, "--throws-left", "2", "--players", "3", "--before", "653,221,111"],
+            "3 results before yours need at least 4 players in the round, not 3",
+            "3 résultats avant le vôtre demandent au moins 4 joueurs dans le tour, pas 3",
         ),
         (
             [*TURN, "--throws-left", "0", "--rules", "engranjeu-21", "--players", "9"],
-            "0 result(s) already final need a round of more players than that, 2 to 8; not 9",
-            "0 résultat(s) déjà acquis demandent un tour de plus de joueurs que cela, "
-            "et ces règles se jouent à 2 à 8 joueurs ; pas 9",
+            "engranjeu-21 is played by 2 to 8 players, not 9",
+            "engranjeu-21 se joue à 2 à 8 joueurs, pas 9",
         ),
         (
             [*TURN, "--throws-left", "0", "--phase", "charge", "--before", "653", "--limit", "3"],
@@ -484,8 +487,13 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
         ),
         (
             [*GAME_3, "--tokens", "4,7,0", "--before", "653,221"],
-            "2 result(s) already final need more players in the round than the 2 holding tokens",
-            "2 résultat(s) déjà acquis demandent plus de joueurs dans le tour que les 2 qui ont des jetons",
+            "2 results before yours need at least 3 players holding tokens in the round, not 2",
+            "2 résultats avant le vôtre demandent au moins 3 joueurs ayant des jetons dans le tour, pas 2",
+        ),
+        (
+            [*GAME_3, "--tokens", "0,7,4"],
+            "you hold no token and are out of the manche: you have no turn to play",
+            "vous n'avez aucun jeton et êtes hors de la manche : vous n'avez pas de coup à jouer",
         ),
         (
             [*GAME_3, "--rules", "tim"],

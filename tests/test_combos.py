@@ -139,3 +139,13 @@ def test_compare_explains_the_winner():
     vache = Ruleset.preset("vache-41").table
     assert str(compare(vache, Result.parse("611"), Result.parse("666")).winner) == "666"
     assert compare(classic, Result.parse("421"), Result.parse("124")).winner is None
+
+
+@pytest.mark.parametrize("preset", preset_names())
+def test_compare_calls_nenette_the_weakest_only_where_it_is(preset):
+    # Under the vache orders the simples rank below the nénette: the remark would contradict the ranks.
+    table = Ruleset.preset(preset).table
+    c = compare(table, Result.parse("221"), Result.parse("654"))
+    weakest = table.order[-1] == Result.parse("221")
+    assert ("weakest" in c.reason) == weakest
+    assert (c.why.key == "compare.above_nenette") == weakest

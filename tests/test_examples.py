@@ -138,16 +138,30 @@ def test_a_tie_settled_by_one_replay_is_worth_the_tied_value():
     game = table("engranjeu-21")
     run(game, ENGRANJEU_CHARGE)
     events = run(game, "654 | stop | 654 | 421 | 532")  # B rethrows first: B wins the replay
-    assert of_type(events, RoundDecided) == [RoundDecided((0,), 1, 2, "value")]
+    assert of_type(events, RoundDecided) == [RoundDecided((0,), 1, 2, "tie")]
+
+
+def test_an_all_tie_under_qui_barre_demarre_says_the_amount_is_the_tied_results_value():
+    # B won the replay with 654, but the loser takes 211's value: not "the winner's" 654.
+    game = table("engranjeu-21")
+    events = run(game, "211 | 211 | 654 | 532")
+    decided = of_type(events, RoundDecided)
+    assert decided == [RoundDecided((0,), 1, game.state.rules.table.values[Result.parse("211")], "tie")]
+    assert describe(decided[0], ["A", "B"], "en") == (
+        "A lost the round to B: 2 tokens (the value of the result that tied)"
+    )
+    assert describe(decided[0], ["A", "B"], "fr") == (
+        "A perd le tour contre B : 2 jetons (la valeur du résultat à égalité)"
+    )
 
 
 def test_all_tied_in_a_charge_names_the_winner_of_the_tie_break():
     game = table("classic-11")
     events = run(game, "421 | 421 | 653 | 654")  # rampot from the first seat: A loses it
-    assert of_type(events, RoundDecided) == [RoundDecided((0,), 1, 8, "value")]
+    assert of_type(events, RoundDecided) == [RoundDecided((0,), 1, 8, "tie")]
     game = table("classic-11", "A", "B", "C")
     events = run(game, "654 | 654 | 654 | 532 | 421 | 532 | 653 | 652")
-    assert of_type(events, RoundDecided) == [RoundDecided((2,), 1, 2, "value")]
+    assert of_type(events, RoundDecided) == [RoundDecided((2,), 1, 2, "tie")]
 
 
 def test_fewer_throws_win_under_qui_barre_demarre():

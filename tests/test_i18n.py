@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from py421.core.actions import Stop, Throw
+from py421.core.actions import ChooseStake, Stop, Throw
 from py421.core.errors import IllegalAction, InvalidNotation
+from py421.core.events import RoundDecided
 from py421.core.rules import Ruleset
 from py421.i18n import (
     CATALOGS,
@@ -21,9 +22,11 @@ from py421.i18n import (
     guillemets,
     num,
     page_catalog,
+    plural,
     tr,
 )
 from py421.play.session import Session, parse_seats
+from py421.text import describe
 
 CORE = Path(__file__).parents[1] / "src" / "py421" / "core"
 
@@ -163,3 +166,53 @@ def test_french_elides_de_before_a_name_that_starts_with_a_vowel(who: str, said:
 
 def test_french_elides_de_before_names_only() -> None:
     assert "le port 8421 de example.org" in tr("fr", "cli.serve.in_use", port=8421, host="example.org")
+
+
+def test_a_refused_bon_or_stake_is_worded_as_what_the_player_does() -> None:
+    # « bon 42 » is a call, not a verb: "Ana cannot bon 42" read as nothing English.
+    state = a_decision().state  # tim: no « le bon », no « main chaude »
+    assert state.round is not None
+    kept = state.round.dice[0]
+    with pytest.raises(IllegalAction) as refused:
+        state.apply(Throw((kept,), bon=True))
+    assert f"Bob cannot call « bon {kept} »: « le bon » is not played under these rules" in str(refused.value)
+    assert error_text("en", refused.value) == str(refused.value)
+    assert f"Bob ne peut pas annoncer « le bon » en gardant {kept} : « le bon »" in error_text(
+        "fr", refused.value
+    )
+    with pytest.raises(IllegalAction) as refused:
+        state.apply(ChooseStake("est"))
+    assert "Bob cannot play « pour ce qui est »: there is no stake to choose now" in str(refused.value)
+    assert "Bob ne peut pas jouer « pour ce qui est » :" in error_text("fr", refused.value)
+
+
+@pytest.mark.parametrize(
+    ("n", "en_words", "fr_words"),
+    [(0, "0 tokens", "0 jeton"), (1, "1 token", "1 jeton"), (2, "2 tokens", "2 jetons")],
+)
+def test_counts_take_the_plural_of_their_language(n, en_words, fr_words) -> None:
+    # French: 0 and 1 singular; English: 1 only. The same rule as the page's t().
+    assert tr("en", "page.tokens", n=n) == en_words
+    assert tr("fr", "page.tokens", n=n) == fr_words
+    assert plural("fr", n) == ("s" if n > 1 else "") and plural("en", n) == ("" if n == 1 else "s")
+    decided = RoundDecided(losers=(1,), winner=0, amount=n, why="value")
+    assert f": {fr_words} (" in describe(decided, ["Ana", "Bob"], "fr")
+    assert f": {en_words} (" in describe(decided, ["Ana", "Bob"], "en")
+
+
+def test_de_before_a_rulesets_name_is_elided_in_french_wherever_it_is_said() -> None:
+    # « Analyse de engranjeu-21 »: one helper elides before a person's name and a ruleset's alike
+    assert tr("fr", "analysis.head", rules="engranjeu-21", players="Ana") == "Analyse d'engranjeu-21 : Ana"
+    assert tr("fr", "analysis.head", rules="classic-11", players="Ana") == "Analyse de classic-11 : Ana"
+    assert tr("fr", "analysis.cannot", rules="engranjeu-21", n=3, why="…").startswith(
+        "les parties d'engranjeu-21 à"
+    )
+    assert "les tours d'engranjeu-21 pour" in tr(
+        "fr", "solver.rounds.cannot", rules="engranjeu-21", objective="x", why="y"
+    )
+    assert tr("en", "analysis.head", rules="engranjeu-21", players="Ana") == "Analysis of engranjeu-21: Ana"
+    for key, template in CATALOGS["fr"].items():  # every « de {rules} » of the catalog
+        if "de {rules}" in template:
+            fields = dict.fromkeys(fields_of(template), "x") | {"rules": "engranjeu-21", "n": 2}
+            said = tr("fr", key, **fields)
+            assert "d'engranjeu-21" in said and "de engranjeu" not in said, key

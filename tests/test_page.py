@@ -62,6 +62,32 @@ def test_the_page_elides_de_before_a_name_that_starts_with_a_vowel_as_the_termin
     assert json.loads(said.stdout)[0] == "en attente du coup d'Ana"
 
 
+def test_the_page_elides_before_a_rulesets_name_and_counts_as_the_terminal_does() -> None:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    cases: list[tuple[str, dict[str, object]]] = [
+        ("analysis.head", {"rules": "engranjeu-21", "players": "Ana"}),
+        ("analysis.head", {"rules": "classic-11", "players": "Ana"}),
+        *(("tokens", dict[str, object](n=n)) for n in (0, 1, 1.5, 2)),
+    ]
+    script = (
+        "globalThis.navigator = { language: 'fr-FR' };"
+        f"const {{ t }} = await import({json.dumps((STATIC / 'i18n.js').as_uri())});"
+        f"console.log(JSON.stringify({json.dumps(cases)}.map(([key, fields]) => t(key, fields))));"
+    )
+    said = subprocess.run(
+        [node, "--input-type=module", "-e", script], capture_output=True, text=True, check=True
+    )
+    keys = {"tokens": "page.tokens"}
+    assert json.loads(said.stdout) == [tr("fr", keys.get(key, key), **fields) for key, fields in cases]
+    assert json.loads(said.stdout)[:3] == [
+        "Analyse d'engranjeu-21 : Ana",
+        "Analyse de classic-11 : Ana",
+        "0 jeton",
+    ]
+
+
 def test_the_page_s_result_lines_start_with_a_capital_in_both_languages_but_names_stay_as_typed() -> None:
     """The terminal prints the outcomes after a colon; the page's result card starts its lines with them."""
     node = shutil.which("node")

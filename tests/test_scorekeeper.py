@@ -33,7 +33,7 @@ def test_espagnole_typed_ends_engranjeu():
     result = table("engranjeu-21", "A,B", "421", "221", "221", "421", "221", "111")
     assert result.exit_code == 0, result.output
     assert "B loses manche 1 (l'Espagnole: every token after the charge)" in result.output
-    assert "B loses the game" in result.output
+    assert result.output.endswith("game over: B loses\nwinners, in order: A\n")  # the end said once
     assert "winners, in order: A" in result.output
 
 
@@ -146,11 +146,13 @@ def test_the_table_needs_names():
 
 def test_a_hint_says_what_to_beat_and_the_exact_chance():
     result = table("classic-11", "A,B", "h", "421", "653", "421", "h")
+    # coups secs in the charge: every turn is one throw, the leader sets no limit
     assert (
-        "hint: A leads; the throws used will be the others' limit. 421 in up to 1 throw: 2.8%"
-        in result.output
+        "hint: A leads; every turn is one throw (coups secs), so there is no limit to set. "
+        "421 in one throw: 2.8%" in result.output
     )
-    assert "hint: not to lose, beat 421: 0.0% in up to 1 throw, playing for it" in result.output
+    assert "limit" not in result.output.replace("no limit to set", "")
+    assert "hint: not to lose, beat 421: 0.0% in one throw\n" in result.output
     # coups secs between two: a fair round; against 421 only a tie (1/36), a fair draw, saves A
     assert "(max^n), A is not its loser 50.0% of the time" in result.output
     assert "(max^n), A is not its loser 1.4% of the time" in result.output
@@ -166,9 +168,25 @@ def test_a_hint_in_french_is_whole_and_writes_its_numbers_the_french_way():
         .invoke(main, ["table", "--rules", "classic-11", "--players", "A,B", "--lang", "fr"], input=lines)
         .output
     )
-    assert "ses lancers seront la limite des autres. 421 en 1 lancer au plus : 2,8 %" in said
-    assert "pour ne pas perdre, battre 421 : 0,0 % en 1 lancer au plus, en jouant pour le battre" in said
+    assert (
+        "A entame ; chaque coup se joue en un lancer (coups secs), il n'y a donc pas de limite à donner. "
+        "421 en un lancer : 2,8 %" in said
+    )
+    assert "limite des autres" not in said
+    assert "pour ne pas perdre, battre 421 : 0,0 % en un lancer\n" in said
     assert "A n'en est pas le perdant 50,0 % du temps" in said
+
+
+def test_the_leaders_hint_speaks_of_a_limit_only_where_there_is_one():
+    limited = table("classic-11", "A,B", "h", settings=("charge_throws=2",))
+    assert "hint: A leads; the throws used will be the others' limit. 421 in up to 2 throws: 11.5%" in (
+        limited.output
+    )
+    free = table("classic-11", "A,B", "h", settings=("charge_throws=2", "leader_limit=false"))
+    assert "hint: A leads; the others may use up to 2 throws whatever A uses. 421 in up to 2 throws" in (
+        free.output
+    )
+    assert "others' limit" not in free.output
 
 
 def test_the_help_says_how_to_type_every_throw_of_a_turn():

@@ -189,7 +189,7 @@ TABLE = Ruleset.preset("classic-11").table
                 "loser",
             ),
             InvalidPosition,
-            "2 result(s) already final need a round of more players than that, 2; not 2",
+            "2 results before yours need at least 3 players in the round, not 2",
         ),
         (
             lambda: advise_game(Ruleset.preset("classic-11"), Result.parse("642"), 0, RoundContext(3)),

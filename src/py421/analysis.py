@@ -656,15 +656,11 @@ def _points(lang: str, value: float) -> str:
     return num(lang, value * 100, ".2f")
 
 
-def _plural(lang: str, n: int) -> str:
-    return "s" * (n > 1 if lang == "fr" else n != 1)
-
-
 def position_text(lang: str, d: Decision | Hint) -> str:
     """Where a decision was taken, as dice: ``221, 1 throw left, against 654``."""
     if d.kind == "stake":
         return tr(lang, "analysis.stake", dice=d.dice)
-    text = tr(lang, "analysis.left", dice=d.dice, n=d.throws_left, s=_plural(lang, d.throws_left))
+    text = tr(lang, "analysis.left", dice=d.dice, n=d.throws_left)
     if d.before:
         text += tr(lang, "analysis.against", before=", ".join(d.before))
     return text
@@ -729,7 +725,6 @@ def _summary_lines(lang: str, a: Analysis, s: PlayerSummary, costliest: bool = T
                 "analysis.summary",
                 player=s.player,
                 n=s.decisions,
-                s=_plural(lang, s.decisions),
                 accurate=s.accurate,
                 accuracy=num(lang, s.accuracy, ".1%"),
                 cost=_points(lang, s.cost),
@@ -758,7 +753,7 @@ def _summary_lines(lang: str, a: Analysis, s: PlayerSummary, costliest: bool = T
         elif costliest:
             lines.append(tr(lang, "analysis.no_mistake"))
     if s.unvalued:
-        lines.append(tr(lang, "analysis.unvalued", n=s.unvalued, s=_plural(lang, s.unvalued)))
+        lines.append(tr(lang, "analysis.unvalued", n=s.unvalued))
     return lines
 
 

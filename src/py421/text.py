@@ -24,7 +24,7 @@ from .core.events import (
     WentOut,
 )
 from .core.state import State
-from .i18n import CATALOGS, EN, tr
+from .i18n import CATALOGS, EN, fill, tr
 
 
 def names(seats: Sequence[int], players: Sequence[str]) -> str:
@@ -45,7 +45,7 @@ def describe(event: Event, players: Sequence[str], lang: str = "en") -> str:
     words = CATALOGS.get(lang, EN)
 
     def t(key: str, **fields: object) -> str:  # tr, without a call more: a server words every event
-        return words[key].format(**fields)
+        return fill(lang, words[key], fields)
 
     match event:
         case Thrown(seat=seat, kept=kept, faces=faces, result=result, throw=n, purpose=purpose):
@@ -55,7 +55,7 @@ def describe(event: Event, players: Sequence[str], lang: str = "en") -> str:
             return t("thrown", who=p[seat], keep=keep, dice=shown, where=t(where, n=n))
         case TurnEnded(seat=seat, result=result, throws=n, bon=bon):
             bon_text = t("turn_ended.bon") if bon else ""
-            return t("turn_ended", who=p[seat], result=result, n=n, s="s" * (n > 1), bon=bon_text)
+            return t("turn_ended", who=p[seat], result=result, n=n, bon=bon_text)
         case LimitSet(seat=seat, throws=n):
             return t("limit", who=p[seat], call=limit_call(n, lang))
         case TieDeclared(seats=seats, about=about, main_chaude=again):
@@ -68,7 +68,6 @@ def describe(event: Event, players: Sequence[str], lang: str = "en") -> str:
                 losers=names(losers, p),
                 winner=p[winner],
                 n=n,
-                s="s" * (n != 1),
                 why=t(f"why.{why}"),
             )
         case Took(seat=seat, amount=n, wanted=wanted):
@@ -105,13 +104,19 @@ def standings(state: State, lang: str = "en") -> str:
     return tr(lang, "sk.standings", pot=state.pot, players=players, manche=state.manche, phase=phase)
 
 
-def outcome_text(state: State, lang: str = "en") -> str:
-    """The end of a game in a few lines."""
+def outcome_text(state: State, lang: str = "en", *, logged: bool = False) -> str:
+    """The end of a game in a few lines.
+
+    ``logged``: after a log that has just said who loses (the game-over line), the end is not said
+    again; what that line did not say follows (« grand perdant », a shared loss, the winners, the
+    manches), or nothing.
+    """
     out = state.outcome
     if out is None:
         return tr(lang, "outcome.not_over")
     p = state.players
-    lines = [tr(lang, f"outcome.{out.kind}", who=names(out.losers, p))]
+    said = logged and out.kind == "loser"  # "game over: Ana loses", then "Ana loses the game"
+    lines = [] if said else [tr(lang, f"outcome.{out.kind}", who=names(out.losers, p))]
     if out.winners:
         ranked = tr(lang, "list.semicolon").join(names(group, p) for group in out.winners)
         lines.append(tr(lang, "outcome.winners", who=ranked))

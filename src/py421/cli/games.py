@@ -369,7 +369,8 @@ def history(game_id: int | None, limit: int, analyse: bool, lang: str) -> None:
         show_analysis(record, lang)
 
 
-def _print_replay(record: Record, lang: str) -> None:
+def _print_replay(record: Record, lang: str, *, outcome: bool = True) -> None:
+    """Every event of the game; ``outcome``: and the end, as far as the log has not said it."""
     from ..core.game import Game
 
     game = Game(record.rules, record.players, first_seat=record.first_seat)
@@ -378,7 +379,9 @@ def _print_replay(record: Record, lang: str) -> None:
     for step in record.steps:
         for event in game.apply_step(step).events:
             click.echo(describe(event, game.players, lang))
-    click.echo(outcome_text(game.state, lang))
+    end = outcome_text(game.state, lang, logged=True)
+    if outcome and end:
+        click.echo(end)
 
 
 @click.command(cls=Command)
@@ -389,7 +392,7 @@ def replay(record_file: Path, log: bool, lang: str) -> None:
     record = read_record(record_file)
     final = record.replay()
     if log:
-        _print_replay(record, lang)
+        _print_replay(record, lang, outcome=False)  # the outcome follows the count of steps
     players = ", ".join(record.players)
     click.echo(tr(lang, "cli.replayed", rules=record.rules.name, players=players, steps=final.steps))
     click.echo(outcome_text(final, lang))

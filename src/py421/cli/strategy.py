@@ -11,7 +11,7 @@ from click.core import ParameterSource
 from ..core.dice import Result, format_dice
 from ..core.engine import players_refused
 from ..core.rules import Ruleset
-from ..i18n import error_text, num, tr
+from ..i18n import error_text, num, plural, tr
 from .common import SAY_OPTION, Command, game_solving, rules_name, solving, stages, with_rules
 
 # What `421 advise` can maximise; loser and tokens are the round solver's objectives.
@@ -64,10 +64,18 @@ def odds(target: str, rules: Ruleset, throws: int, as_json: bool, lang: str) -> 
         data = {"target": str(result), "throws": throws, "probability": float(p), "exact": str(p)}
         click.echo(json.dumps(data))
         return
-    s = "s" * (throws > 1)
     p_text = num(lang, float(p), ".6f")
     click.echo(
-        tr(lang, "cli.odds", target=result, throws=throws, s=s, rules=rules_name(rules), p=p_text, exact=p)
+        tr(
+            lang,
+            "cli.odds",
+            target=result,
+            throws=throws,
+            s=plural(lang, throws),
+            rules=rules_name(rules),
+            p=p_text,
+            exact=p,
+        )
     )
 
 
@@ -171,8 +179,7 @@ def advise(
         if chosen == "target"
         else tr(lang, "cli.objective.game_share" if shares else f"cli.objective.{chosen}")
     )
-    s = "s" * (throws_left > 1 if lang == "fr" else throws_left != 1)
-    click.echo(tr(lang, "cli.advise", held=held, n=throws_left, s=s, rules=rules_name(rules), objective=aim))
+    click.echo(tr(lang, "cli.advise", held=held, n=throws_left, rules=rules_name(rules), objective=aim))
     for o in result.options:
         if o.stop:
             what = tr(lang, "cli.advise.stop", held=held)

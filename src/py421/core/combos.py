@@ -212,7 +212,7 @@ def compare(table: CombinationTable, a: Result, b: Result, *, ace_high: bool = F
         ):
             text = f"every {cw.label} ranks above every {cl.label} in this ruleset"
             why = Message("compare.above", text, names)
-            if cl == Category.NENETTE:
+            if lose == table.order[-1] == NENETTE:  # under vache orders the simples rank below it
                 why = Message("compare.above_nenette", text + " (nénette is the weakest result)", names)
         else:
             ranks = {

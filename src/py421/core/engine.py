@@ -274,7 +274,9 @@ def apply_action(state: State, action: Action) -> State:
     if seat is None:
         expected = _expected_step(state)
         raise IllegalAction(
-            _refusal("not_now", f"cannot {action} now: {expected}", action=action, expected=expected)
+            _refusal(
+                "not_now", f"cannot {_as_verb(action)} now: {expected}", action=action, expected=expected
+            )
         )
     if isinstance(action, Throw):
         action = Throw(tuple(sorted(action.keep, reverse=True)), action.bon)
@@ -395,11 +397,10 @@ def apply_turn(state: State, turn: ReportedTurn) -> State:
         raise IllegalAction(
             _refusal(
                 "throw_on",
-                f"{name} is not ahead after {turn.throws} throw{'s' * (turn.throws > 1)} and must throw on "
+                f"{name} is not ahead after {turn.throws} throw{'s' * (turn.throws != 1)} and must throw on "
                 f"(up to {allowed}) unless « le bon » was said",
                 who=name,
                 n=turn.throws,
-                s="s" * (turn.throws > 1),
                 allowed=allowed,
             )
         )
@@ -588,8 +589,9 @@ def _settle(
     elif rules.accumulated_stakes and state.phase is Phase.CHARGE:
         amount, why = r.stake, "accumulated"
     elif _all_tied(state):
-        # a result is never deducted from itself: a tie is worth the value of the result that tied
-        amount, why = rules.table.values[final[winner]], "est" if est else "value"
+        # a result is never deducted from itself: a tie is worth the value of the result that tied,
+        # whoever won the tie-break and whatever the replay's dice showed
+        amount, why = rules.table.values[final[winner]], "est" if est else "tie"
     else:
         amount, why = _base_amount(rules, final[winner], final[losers[0]])
     if rules.nenette_penalty and final[losers[0]] == NENETTE:
@@ -855,12 +857,21 @@ def _why_illegal(state: State, seat: int, action: Action) -> Message:
         reason = _refusal("reason.not_allowed", "that is not allowed now")
     return _refusal(
         "cannot",
-        f"{name} cannot {action}: {reason}; accepted: {accepted}",
+        f"{name} cannot {_as_verb(action)}: {reason}; accepted: {accepted}",
         who=name,
         action=action,
         reason=reason,
         accepted=legal,
     )
+
+
+def _as_verb(action: Action) -> str:
+    """An action as the verb of a sentence: ``call « bon 42 »``, ``play « pour ce qui est »``, ``keep 4``."""
+    if isinstance(action, ChooseStake):
+        return f"play « pour ce qui {action.stake} »"
+    if isinstance(action, Throw) and action.bon:
+        return f"call « {action} »"
+    return str(action)
 
 
 def parse_faces(text: str) -> tuple[int, ...]:

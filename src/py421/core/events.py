@@ -23,7 +23,7 @@ LeaderWhy = Literal[
     "worst_coup_sec",
     "next_seat",
 ]
-AmountWhy = Literal["value", "deduction", "accumulated", "nenette", "vient", "est"]
+AmountWhy = Literal["value", "tie", "deduction", "accumulated", "nenette", "vient", "est"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -450,10 +450,28 @@ def accepted(f: Field[Any], say: Callable[[Message], str] = str) -> str:
 
 
 def description_message(r: Ruleset) -> Message:
-    """A ruleset's description, keyed by its preset while it is the preset's own (``preset.<name>``)."""
-    if r.name in preset_names() and r.description == Ruleset.preset(r.name).description:
-        return Message(f"preset.{r.name}", r.description)
-    return Message("", r.description)
+    """A ruleset's description, keyed by its preset while it is a preset's own (``preset.<name>``).
+
+    A preset's description says its pot; it is worded with the pot actually set, in a ruleset
+    named after the preset or in a file that keeps its base's description:
+
+    >>> description_message(Ruleset.preset("vache-41").with_options(pot=31)).text[:30]
+    '« À la vache »: 31 tokens, bre'
+    """
+    preset = next((p for p in _presets().values() if r.description and p.description == r.description), None)
+    if preset is None:
+        return Message("", r.description)
+    text = description_template(preset).format(n=r.pot, s="s" * (r.pot != 1))
+    return Message(f"preset.{preset.name}", text, {"n": r.pot})
+
+
+def description_template(preset: Ruleset) -> str:
+    """A preset's description with its pot as a field, ``{n} token{s}``: the catalog's English.
+
+    >>> description_template(Ruleset.preset("classic-11"))[:40]
+    'The classic bar game: {n} token{s}, coup'
+    """
+    return preset.description.replace(f"{preset.pot} tokens", "{n} token{s}")
 
 
 def _unknown(key: str) -> Message:

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from ..core.actions import ChooseStake, Stop, Throw
 from ..core.dice import format_dice
 from ..core.errors import Message
+from ..core.rules import Ruleset, preset_names
 from . import en, fr
 
 LANGS = ("en", "fr")
@@ -39,23 +40,66 @@ PAGE_SHARED = ("outcome.", "call.", "preset.", "action.", "analysis.")  # the an
 
 
 def tr(lang: str, key: str, **fields: object) -> str:
-    """The message ``key`` in ``lang`` (English for an unknown language), with its fields filled in.
+    """The message ``key`` in ``lang`` (English for an unknown language), with its fields filled in."""
+    return fill(lang, CATALOGS.get(lang, EN)[key], fields)
 
-    In French « de » before a name that starts with a vowel sound is elided:
+
+def fill(lang: str, template: str, fields: Mapping[str, object]) -> str:
+    """A catalog's ``template`` in ``lang`` with its fields: « de » elided, ``{s}`` the plural of ``n``.
+
+    In French « de » before a person's name ({who}) or a ruleset's ({rules}) that starts with a
+    vowel sound is elided:
 
     >>> tr("fr", "tui.dice.of", who="Ana"), tr("fr", "tui.dice.of", who="Bob")
     ("Dés d'Ana", 'Dés de Bob')
+    >>> tr("fr", "analysis.head", rules="engranjeu-21", players="Ana")
+    "Analyse d'engranjeu-21 : Ana"
     """
-    template = CATALOGS.get(lang, EN)[key]
-    if lang == "fr" and "de {who}" in template and _VOWEL_SOUND.match(str(fields.get("who", ""))):
-        template = _DE_WHO.sub("d'{who}", template)
-    return template.format(**fields)
+    return elide(lang, template, fields).format(**with_plural(lang, template, fields))
+
+
+def elide(lang: str, template: str, fields: Mapping[str, object]) -> str:
+    """``template`` with « de {who} » or « de {rules} » written « d'… » where that name starts with a vowel sound.
+
+    The one place French elides before a name (the page's ``t`` in ``static/i18n.js`` keeps the same).
+    """
+    if lang != "fr" or "de {" not in template:
+        return template
+
+    def before(found: re.Match[str]) -> str:
+        return f"d'{{{found[1]}}}" if _VOWEL_SOUND.match(str(fields.get(found[1], ""))) else found[0]
+
+    return _DE_NAME.sub(before, template)
+
+
+def plural(lang: str, n: float) -> str:
+    """The plural mark of a count: ``s``, or nothing where ``n`` is singular.
+
+    The one rule of the terminal's words (the page's ``t`` in ``static/i18n.js`` keeps the same):
+    French counts 0 and 1 in the singular, English 1 only.
+
+    >>> [plural("fr", n) for n in (0, 1, 2)], [plural("en", n) for n in (0, 1, 2)]
+    (['', '', 's'], ['s', '', 's'])
+    """
+    return "s" if (abs(n) >= 2 if lang == "fr" else n != 1) else ""
+
+
+def with_plural(lang: str, template: str, fields: Mapping[str, object]) -> Mapping[str, object]:
+    """``fields`` with ``{s}``, the plural mark of ``n``, where the template has it and the caller left it out.
+
+    >>> tr("fr", "page.tokens", n=0), tr("en", "page.tokens", n=0)
+    ('0 jeton', '0 tokens')
+    """
+    n = fields.get("n")
+    if "{s}" not in template or "s" in fields or not isinstance(n, int | float) or isinstance(n, bool):
+        return fields
+    return {**fields, "s": plural(lang, n)}
 
 
 # A vowel, or h (« d'Hugo »), or y before a consonant (« d'Yves », but « de Yasmine »). Only names
-# ({who}) are elided: a host or a folder is written as it is.
+# are elided, a person's ({who}) or a ruleset's ({rules}): a host or a folder is written as it is.
 _VOWEL_SOUND = re.compile(r"[aeiouàâäéèêëîïôöûùœh]|y[^aeiouy]", re.IGNORECASE)
-_DE_WHO = re.compile(r"\bde \{who\}")
+_DE_NAME = re.compile(r"\bde \{(who|rules)\}")
 
 
 def num(lang: str, value: float, spec: str = "") -> str:
@@ -96,17 +140,37 @@ def action_text(lang: str, action: Throw | Stop | ChooseStake) -> str:
     return tr(lang, "action.keep", kept=kept) if kept else tr(lang, "action.throw")
 
 
+def action_phrase(lang: str, action: Throw | Stop | ChooseStake) -> str:
+    """An action as the verb of a sentence: « le bon » is called, a stake played.
+
+    >>> action_phrase("en", Throw((4,), bon=True)), action_phrase("fr", Throw((4,), bon=True))
+    ('call « bon 4 »', 'annoncer « le bon » en gardant 4')
+    >>> action_phrase("en", Throw((4,)))
+    'keep 4'
+    """
+    if isinstance(action, ChooseStake):
+        return tr(lang, f"refusal.action.{action.stake}")
+    if isinstance(action, Throw) and action.bon:
+        kept = format_dice(action.keep)
+        return tr(lang, "refusal.action.bon_keep", kept=kept) if kept else tr(lang, "refusal.action.bon")
+    return action_text(lang, action)
+
+
 def actions_text(lang: str, actions: Iterable[Throw | Stop | ChooseStake]) -> str:
     """Several actions in words, as a list."""
     return ", ".join(action_text(lang, a) for a in actions)
 
 
 def _localised(lang: str, value: object) -> object:
-    """A field that is itself a message (a refusal's reason) or actions is worded in ``lang`` too."""
+    """A field that is itself a message (a refusal's reason) or actions is worded in ``lang`` too.
+
+    One action is what someone does (« Ana cannot call « bon 42 » »); several are the choices as
+    they are typed.
+    """
     if isinstance(value, Message):
         return error_text(lang, value)
     if isinstance(value, Throw | Stop | ChooseStake):
-        return action_text(lang, value)
+        return action_phrase(lang, value)
     if isinstance(value, tuple) and all(isinstance(a, Throw | Stop | ChooseStake) for a in value):
         return actions_text(lang, value)
     if isinstance(value, tuple) and all(isinstance(m, Message) for m in value):
@@ -133,6 +197,10 @@ def page_catalog(lang: str) -> dict[str, str]:
     catalog = CATALOGS[lang]
     words = {key.removeprefix("page."): text for key, text in catalog.items() if key.startswith("page.")}
     words.update({key: text for key, text in catalog.items() if key.startswith(PAGE_SHARED)})
+    # the page lists the presets as they are: each description with its own pot
+    words.update(
+        {f"preset.{name}": tr(lang, f"preset.{name}", n=Ruleset.preset(name).pot) for name in preset_names()}
+    )
     return {key: guillemets(text) for key, text in words.items()}
 
 

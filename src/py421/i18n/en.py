@@ -1,7 +1,7 @@
 """Every message in English: the game's sentences, the commands', the full-screen game's (tui.*) and the page's (page.*)."""
 
 from ..core.combos import Category
-from ..core.rules import Ruleset, option_fields, preset_names
+from ..core.rules import Ruleset, description_template, option_fields, preset_names
 from ..core.syntax import MISTAKES
 
 MESSAGES: dict[str, str] = {
@@ -25,6 +25,7 @@ MESSAGES: dict[str, str] = {
     "decided": "{losers} lost the round to {winner}: {n} token{s} ({why})",
     "decided.many": "{losers} lost the round to {winner}: {n} token{s} ({why})",
     "why.value": "the winner's value",
+    "why.tie": "the value of the result that tied",
     "why.deduction": "the winner's value minus the loser's",
     "why.accumulated": "every throw of the round added up",
     "why.nenette": "nénette's fixed penalty",
@@ -67,14 +68,15 @@ MESSAGES: dict[str, str] = {
     "call.3": "« à fond ! »",
     # play
     "table": "{rules}: {players}",
-    "prompt.turn": "{who}: {dice}, throw {n} of {allowed}. Keep (e.g. 42), 0 all again, Enter stop, ? help: ",
+    "prompt.turn": "{who}: {dice}, throw {n} of {allowed}. Keep (e.g. {example}), 0 all again, Enter stop, ? help: ",
     "prompt.stake": "{who}, « main chaude »: e « pour ce qui est » (the stake stays what the round decided) or v « pour ce qui vient » (the next replay's value decides it)? ",
     "prompt.stake_help": "  « pour ce qui est » (e or est): the stake stays what the round decided, the value of the result that tied; « pour ce qui vient » (v or vient): the stake becomes the value of the next replay (its best value, less its worst where values are deducted)",
     "prompt.not_choice": "'{text}' is not a choice here; possible: {legal} (or digits to keep, 0 to throw all three, Enter to stop)",
     "sim.cannot_play": "{item} cannot play in a simulation; accepted: {accepted}, separated by commas",
     "sim.most_seats": "the simulator seats at most {most} players, not {n}",
     "list.semicolon": "; ",
-    "prompt.help": "  digits keep those dice and throw the rest (e.g. 42), 0 throws all three, Enter stops; « bon 42 » declares le bon. Allowed now: {legal}",
+    "prompt.help": "  digits keep those dice and throw the rest (e.g. {example}), 0 throws all three, Enter stops{bon}. Allowed now: {legal}",
+    "prompt.help.bon": "; « {said} » declares le bon (the next throw is final)",
     "prompt.hint_help": "  hint (or h) ranks your choices by their value.",
     "your_turn": "— {who}, your turn —",
     "input_ended": "input ended before the game did; the game is saved: 421 play --resume",
@@ -100,7 +102,10 @@ MESSAGES: dict[str, str] = {
     "sk.standings": "  pot {pot} · {players} · manche {manche}, {phase}",
     "sk.out": "out",
     "sk.hint.lead": "  hint: {who} leads; the throws used will be the others' limit. 421 in up to {n} throw{s}: {p}",
+    "sk.hint.lead.sec": "  hint: {who} leads; every turn is one throw (coups secs), so there is no limit to set. 421 in one throw: {p}",
+    "sk.hint.lead.free": "  hint: {who} leads; the others may use up to {n} throws whatever {who} uses. 421 in up to {n} throw{s}: {p}",
     "sk.hint.worst": "  hint: not to lose, beat {result}: {p} in up to {n} throw{s}, playing for it",
+    "sk.hint.worst.sec": "  hint: not to lose, beat {result}: {p} in one throw",
     "sk.hint.best": "  hint: to win the round, beat {result}: {p}",
     "sk.hint.none": "  no hint now: the hint helps before a turn",
     "sk.hint.optimal": "  hint: if everyone plays the solved round (max^n), {who} is not its loser {p} of the time",
@@ -247,18 +252,18 @@ MESSAGES: dict[str, str] = {
     "sim.signal.ctrl_c": "Ctrl-C",
     "sim.signal.sigterm": "SIGTERM",
     "sim.stopped": "stopped by SIGTERM before the first game",
-    "sim.head": "{rules}: {games} games, seed {seed}{rate}",
+    "sim.head": "{rules}: {games} game{s}, seed {seed}{rate}",
     "sim.rate": ", {rate} games/s",
     "sim.seat": "  seat {seat}  {player}  lost {rate}  (95 % interval {low} to {high})",
-    "sim.shared": "  shared losses: {n} games (each sharer counts a loss)",
-    "sim.grand_perdant": "  « grand perdant » (lost every manche): {n} games",
+    "sim.shared": "  shared losses: {n} game{s} (each sharer counts a loss)",
+    "sim.grand_perdant": "  « grand perdant » (lost every manche): {n} game{s}",
     "sim.first": "  first round's leader lost {first}, the others {others}: advantage {points} points",
     "sim.length.rounds": "  rounds per game: mean {mean}, median {median}, 90 % within {p90}, most {most}",
     "sim.length.throws": "  throws per game: mean {mean}, median {median}, 90 % within {p90}, most {most}",
     "sim.tokens": "  tokens per game (taken from the pot / given / received in the décharge):",
     "sim.tokens.seat": "    seat {seat}: {taken} / {given} / {received}",
     "sim.top": "  results thrown most: {results}",
-    "sim.unfinished": "  {n} games were stopped unfinished after 100,000 rounds",
+    "sim.unfinished": "  {n} game{s} stopped unfinished after 100,000 rounds",
     "cli.sim.warm_up": "preparing the simulator (compiled once per machine)",
     "cli.sim.progress": "simulating",
     "cli.sim.optimal": "the optimal bot: {what}",
@@ -468,6 +473,10 @@ MESSAGES: dict[str, str] = {
     "refusal.must_throw": "{who} must throw {n} dice",
     "refusal.must_decide": "{who} must decide",
     "refusal.choose_stake": "{who} must choose the stake (« main chaude »): accepted: {accepted}",
+    "refusal.action.bon": "call « bon »",
+    "refusal.action.bon_keep": "call « bon {kept} »",
+    "refusal.action.est": "play « pour ce qui est »",
+    "refusal.action.vient": "play « pour ce qui vient »",
     "refusal.cannot": "{who} cannot {action}: {reason}; accepted: {accepted}",
     "refusal.reason.no_stake": "there is no stake to choose now",
     "refusal.reason.keep_all": "keeping all three dice is stopping",
@@ -935,7 +944,8 @@ MESSAGES: dict[str, str] = {
     # the solvers' refusals (solver/advice.py, rounds.py, heads_up.py, game_maxn.py: 421 advise and 421 solve)
     "solver.throws_left_one": "a turn has at most 1 throw here: no throw can be left, not {n}",
     "solver.throws_left": "a turn has at most {most} throws here: 0 to {last} left, not {n}",
-    "solver.round_players": "{done} result(s) already final need a round of more players than that, {range}; not {n}",
+    "solver.round_before": "{done} results before yours need at least {least} players in the round, not {n}",
+    "solver.round_before.one": "1 result before yours needs at least 2 players in the round, not {n}",
     "solver.leader_limit_one": "the leader's limit is 1 to 1 throws here, not {limit}",
     "solver.leader_limit": "the leader's limit is 1 to {most} throws here, not {limit}",
     "solver.rounds.players": "the round solver (bot:optimal, advice for three or more) plays 2 to {most} players, not {n}; bot:heuristic and bot:random play at any table",
@@ -947,7 +957,9 @@ MESSAGES: dict[str, str] = {
     "solver.two_players.round": "the chance of losing the manche is solved for two players, not a round of {n}",
     "solver.two_players.tokens": "tokens {mine},{other} and pot {pot} do not make a position of {total} tokens ({start} or more each in the charge, 1 or more in the décharge)",
     "solver.game.tokens": "tokens {counts} and pot {pot} do not make a position of {n} players and {total} tokens ({n} counts that add up to {total} with the pot, {start} or more each in the charge)",
-    "solver.game.holding": "{done} result(s) already final need more players in the round than the {holding} holding tokens",
+    "solver.game.holding": "{done} results before yours need at least {least} players holding tokens in the round, not {holding}",
+    "solver.game.holding.one": "1 result before yours needs at least 2 players holding tokens in the round, not {holding}",
+    "solver.game.out": "you hold no token and are out of the manche: you have no turn to play",
     "solver.game.unreached": "no position of the solved game has these tokens ({tokens}), pot {pot} and leader: the game never reaches it",
     "solver.game.cannot": "the game-level solver cannot solve {rules} for {n}: {why}",
     "solver.game.seats": "{rules} is not played by {n}",
@@ -963,7 +975,7 @@ MESSAGES: dict[str, str] = {
 # The presets' descriptions, the options' documentation, their groups, the categories' names and the
 # syntax mistakes are declared in English where they are defined (core/rules.py, presets/*.toml,
 # core/combos.py, core/syntax.py): read from there.
-MESSAGES.update({f"preset.{name}": Ruleset.preset(name).description for name in preset_names()})
+MESSAGES.update({f"preset.{name}": description_template(Ruleset.preset(name)) for name in preset_names()})
 MESSAGES.update({f"option.{f.name}": str(f.metadata["doc"]) for f in option_fields()})
 MESSAGES.update({f"group.{f.metadata['group']}": str(f.metadata["group"]) for f in option_fields()})
 MESSAGES.update({f"category.{c.value}": c.label for c in Category})

@@ -110,7 +110,26 @@ def run_plain(
         if not state.is_over and any(isinstance(e, RoundDecided | MancheLost) for e in state.events):
             out(standings(state, lang))  # the tokens moved
         on_step(session)
-    out(outcome_text(session.state, lang))
+    end = outcome_text(session.state, lang, logged=True)
+    if end:
+        out(end)
+
+
+def _turn_help(state: State, lang: str) -> str:
+    """What ``?`` says at a turn: its examples are choices open now, « le bon » only where it is one."""
+    legal = state.legal_actions()
+    example = _keep_example(legal)
+    bon = ""
+    if any(isinstance(a, Throw) and a.bon for a in legal):
+        said = Throw(parse_dice(example), bon=True)
+        bon = tr(lang, "prompt.help.bon", said=str(said if said in legal else Throw(bon=True)))
+    return tr(lang, "prompt.help", example=example, bon=bon, legal=actions_text(lang, legal))
+
+
+def _keep_example(legal: tuple[Action, ...]) -> str:
+    """Two dice the player may keep now, as the prompts' example (42 from 642)."""
+    keeps = [a.keep for a in legal if isinstance(a, Throw) and not a.bon and len(a.keep) == 2]
+    return format_dice(min(keeps, default=(4, 2)))
 
 
 def _ask_human(
@@ -124,7 +143,9 @@ def _ask_human(
         prompt = tr(lang, "prompt.stake", who=name)
     else:
         allowed = throws_allowed(state)
-        prompt = tr(lang, "prompt.turn", who=name, dice=format_dice(r.dice), n=r.throws, allowed=allowed)
+        dice = format_dice(r.dice)
+        example = _keep_example(state.legal_actions())
+        prompt = tr(lang, "prompt.turn", who=name, dice=dice, n=r.throws, allowed=allowed, example=example)
     while True:
         answer = ask(prompt)
         if answer is None:
@@ -134,8 +155,7 @@ def _ask_human(
             if r.tie is not None:
                 out(tr(lang, "prompt.stake_help"))
             else:
-                legal = actions_text(lang, state.legal_actions())
-                out(tr(lang, "prompt.help", legal=legal))
+                out(_turn_help(state, lang))
             if hint is not None:
                 out(tr(lang, "prompt.hint_help"))
             continue

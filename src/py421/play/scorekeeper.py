@@ -33,7 +33,6 @@ def hint(state: State, lang: str) -> list[str]:
         return [tr(lang, "sk.hint.none")]
     table = state.rules.table
     allowed = throws_allowed(state)
-    plural = "s" * (allowed > 1)
 
     def chance(target: Result) -> str:
         return num(lang, float(exact_odds(table, target, allowed)), ".1%")
@@ -48,9 +47,18 @@ def hint(state: State, lang: str) -> list[str]:
         optimal = tr(lang, "sk.hint.optimal", who=who, p=num(lang, not_loser, ".1%"))
     if not r.done:
         top = table.order[1]  # only 421 beats the second best result
-        return [tr(lang, "sk.hint.lead", who=who, n=allowed, s=plural, p=chance(top)), optimal]
+        # one throw (coups secs): nothing for the leader to set; else a limit only where the rules have one
+        lead = (
+            "sk.hint.lead.sec"
+            if allowed == 1
+            else "sk.hint.lead"
+            if state.rules.leader_limit
+            else "sk.hint.lead.free"
+        )
+        return [tr(lang, lead, who=who, n=allowed, p=chance(top)), optimal]
     worst = min(finals, key=table.strength)
-    lines = [tr(lang, "sk.hint.worst", result=worst, p=chance(worst), n=allowed, s=plural)]
+    beat = "sk.hint.worst.sec" if allowed == 1 else "sk.hint.worst"
+    lines = [tr(lang, beat, result=worst, p=chance(worst), n=allowed)]
     if state.phase is Phase.DECHARGE:
         best = max(finals, key=table.strength)
         lines.append(tr(lang, "sk.hint.best", result=best, p=chance(best)))
@@ -68,7 +76,7 @@ def prompt_for(state: State, lang: str) -> str:
     who = names[request.seat]
     if request.purpose == "turn":
         allowed = throws_allowed(state)
-        limit = tr(lang, "sk.limit", n=allowed, s="s" * (allowed > 1)) if allowed > 1 else ""
+        limit = tr(lang, "sk.limit", n=allowed) if allowed > 1 else ""
         every = state.rules.accumulated_stakes and state.phase is Phase.CHARGE and allowed > 1
         key = "sk.turn_all" if every else "sk.turn" if allowed > 1 else "sk.turn_one"
         return tr(lang, key, who=who, limit=limit)
@@ -133,4 +141,6 @@ def run_table(
         if not state.is_over:
             out(standings(state, lang))
         on_step(session)
-    out(outcome_text(game.state, lang))
+    end = outcome_text(game.state, lang, logged=True)
+    if end:
+        out(end)

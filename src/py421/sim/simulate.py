@@ -35,7 +35,7 @@ from ..core.events import Gave, LeaderChosen, RoundDecided, Thrown, Took
 from ..core.game import Game
 from ..core.rules import Ruleset
 from ..core.state import ChanceRequest, OutcomeKind
-from ..i18n import num, tr
+from ..i18n import num, plural, tr
 from ..players import make_bot
 from ..solver.tables import INDEX, RESULTS
 from .fast import kernel as k
@@ -379,7 +379,15 @@ def summary_text(data: dict[str, Any], lang: str = "en") -> str:
     rate = data["games"] / data["seconds"] if data.get("seconds") else 0
     shown_rate = tr(lang, "sim.rate", rate=n(rate, ",.0f")) if rate else ""
     lines = [
-        tr(lang, "sim.head", rules=data["rules"], games=n(data["games"]), seed=data["seed"], rate=shown_rate)
+        tr(
+            lang,
+            "sim.head",
+            rules=data["rules"],
+            games=n(data["games"]),
+            s=plural(lang, data["games"]),
+            seed=data["seed"],
+            rate=shown_rate,
+        )
     ]
     width = max(len(s["player"]) for s in data["seats"])
     for s in data["seats"]:
@@ -398,9 +406,11 @@ def summary_text(data: dict[str, Any], lang: str = "en") -> str:
         )
     out = data["outcomes"]
     if out["shared"]:
-        lines.append(tr(lang, "sim.shared", n=n(out["shared"])))
+        lines.append(tr(lang, "sim.shared", n=n(out["shared"]), s=plural(lang, out["shared"])))
     if out["grand_perdant"]:
-        lines.append(tr(lang, "sim.grand_perdant", n=n(out["grand_perdant"])))
+        lines.append(
+            tr(lang, "sim.grand_perdant", n=n(out["grand_perdant"]), s=plural(lang, out["grand_perdant"]))
+        )
     first = data["first_player"]
     lines.append(
         tr(
@@ -431,5 +441,5 @@ def summary_text(data: dict[str, Any], lang: str = "en") -> str:
     top = sorted(data["results"].items(), key=lambda kv: -kv[1])[:5]
     lines.append(tr(lang, "sim.top", results=", ".join(f"{r} {n(p, '.2%')}" for r, p in top)))
     if data["unfinished"]:
-        lines.append(tr(lang, "sim.unfinished", n=n(data["unfinished"])))
+        lines.append(tr(lang, "sim.unfinished", n=n(data["unfinished"]), s=plural(lang, data["unfinished"])))
     return "\n".join(lines)

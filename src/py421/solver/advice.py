@@ -34,7 +34,7 @@ import numpy as np
 
 from ..core.combos import CombinationTable
 from ..core.dice import Result
-from ..core.engine import players_range
+from ..core.engine import players_refused
 from ..core.errors import InvalidPosition, InvalidRuleset, Message
 from ..core.rules import Ruleset
 from . import game_maxn
@@ -111,13 +111,16 @@ class RoundContext:
     def check(self, rules: Ruleset, throws_left: int) -> int:
         """The throws the mover may use; refuses an impossible context."""
         most = rules.throws_allowed(self.charge)
-        if not rules.seats(self.players) or len(self.before) >= self.players:
+        if not rules.seats(self.players):
+            raise InvalidPosition(players_refused(rules, self.players))
+        done = len(self.before)
+        if done >= self.players:
             raise InvalidPosition(
                 Message(
-                    "solver.round_players",
-                    f"{len(self.before)} result(s) already final need a round of more players than that, "
-                    f"{rules.players_range}; not {self.players}",
-                    {"done": len(self.before), "range": players_range(rules), "n": self.players},
+                    "solver.round_before.one" if done == 1 else "solver.round_before",
+                    f"{done} result{'s' * (done != 1)} before yours need{'s' * (done == 1)} "
+                    f"at least {done + 1} players in the round, not {self.players}",
+                    {"done": done, "least": done + 1, "n": self.players},
                 )
             )
         limit = most if not self.before or not rules.leader_limit else (self.limit or most)
@@ -226,13 +229,20 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
         )
     active = tuple(context.charge or not rules.withdraw_at_zero or t > 0 for t in tokens)
     behind = [s for s in (0, *range(n - 1, 0, -1)) if active[s]]  # the mover, then counter-clockwise
-    if not active[0] or len(context.before) >= len(behind):
+    if not active[0]:
         raise InvalidPosition(
             Message(
-                "solver.game.holding",
-                f"{len(context.before)} result(s) already final need more players in the round than the "
-                f"{len(behind)} holding tokens",
-                {"done": len(context.before), "holding": len(behind)},
+                "solver.game.out", "you hold no token and are out of the manche: you have no turn to play"
+            )
+        )
+    done = len(context.before)
+    if done >= len(behind):
+        raise InvalidPosition(
+            Message(
+                "solver.game.holding.one" if done == 1 else "solver.game.holding",
+                f"{done} result{'s' * (done != 1)} before yours need{'s' * (done == 1)} at least {done + 1} "
+                f"players holding tokens in the round, not {len(behind)}",
+                {"done": done, "least": done + 1, "holding": len(behind)},
             )
         )
     where = game_maxn.Position(context.charge, pot, tuple(tokens), active, behind[len(context.before)])

@@ -47,12 +47,13 @@ export function switchLang() {
  */
 export function t(key, fields = {}) {
   let text = STRINGS[lang][key] ?? STRINGS.en[key] ?? key;
-  if (lang === "fr" && VOWEL_SOUND.test(String(fields.who ?? ""))) {
-    text = text.replace(/\bde \{who\}/g, "d'{who}"); // « d'Ana », as the terminal's words are
+  if (lang === "fr") {
+    // « d'Ana », « d'engranjeu-21 »: a person's or a ruleset's name, as the terminal's words are
+    text = text.replace(/\bde \{(who|rules)\}/g, (de, f) => (VOWEL_SOUND.test(String(fields[f] ?? "")) ? `d'{${f}}` : de));
   }
   const n = fields.n;
-  // French keeps 0 and 1 singular, English only 1.
-  const s = typeof n === "number" && (lang === "fr" ? n > 1 : n !== 1) ? "s" : "";
+  // French keeps 0 and 1 singular, English only 1 (py421.i18n.plural, the same rule).
+  const s = typeof n === "number" && (lang === "fr" ? Math.abs(n) >= 2 : n !== 1) ? "s" : "";
   return text.replace(/\{(\w+)\}/g, (_, f) => (f === "s" && !("s" in fields) ? s : String(fields[f] ?? "")));
 }
 
