@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import math
+import os
+import select
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -118,3 +121,23 @@ def online_game(seed: str) -> tuple[dict[str, Any], int]:
     game.throw(dice.throw(request))
     meta = {"seed": seed, "seed_hash": hashlib.sha256(seed.encode()).hexdigest()}
     return game.record(meta).to_dict(), kept
+
+
+def read_until(fd: int, done, seconds: float) -> bytes:
+    """What the terminal shows, until ``done(seen)`` or its other end is closed by every process."""
+    seen = b""
+    deadline = time.monotonic() + seconds
+    while not done(seen):
+        left = deadline - time.monotonic()
+        assert left > 0, f"waited {seconds} s:\n{seen.decode('utf-8', 'replace')[-2000:]}"
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            continue
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:  # EIO: no process holds the terminal any more
+            break
+        if not chunk:
+            break
+        seen += chunk
+    return seen

@@ -11,38 +11,18 @@ import contextlib
 import os
 import pty
 import re
-import select
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
+
+from .helpers import read_until
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal is POSIX only")
 
 GAMES = 5_000_000  # never played to the end: about 25 s of one process, stopped after the first batch
 STARTED = re.compile(rb" ([1-9][0-9,]*)/" + str(GAMES).encode())
-
-
-def read_until(fd: int, done, seconds: float) -> bytes:
-    """What the terminal shows, until ``done(seen)`` or its other end is closed by every process."""
-    seen = b""
-    deadline = time.monotonic() + seconds
-    while not done(seen):
-        left = deadline - time.monotonic()
-        assert left > 0, f"waited {seconds} s:\n{seen.decode('utf-8', 'replace')[-2000:]}"
-        ready, _, _ = select.select([fd], [], [], left)
-        if not ready:
-            continue
-        try:
-            chunk = os.read(fd, 4096)
-        except OSError:  # EIO: no process holds the terminal any more
-            break
-        if not chunk:
-            break
-        seen += chunk
-    return seen
 
 
 def stopped_simulation(home, sig: int, workers: int, *, group: bool = False, lang: str = "en"):
