@@ -999,7 +999,7 @@ def play_batch(
     Returns how many were played: fewer when a game needs an optimal bot's
     position that is not built yet (its code is then in ``index`` or ``rindex``).
     """
-    st, se, trace, gc = _game_arrays(kinds.size, 0)
+    st, se, trace, gc = _game_arrays(kinds.size, int(np.int64(0)))  # not a literal: one copy compiled
     return _play_games(
         key, first_game, games, rules, tab, kinds, index, actions, rindex, ractions, st, se, trace, gc, counts
     )
@@ -1021,7 +1021,11 @@ def trace_game(
     """One game written down (read by :mod:`.replay`), and the group each seat got out with."""
     st, se, trace, gc = _game_arrays(kinds.size, size)
     counts = np.zeros(C_SIZE, dtype=np.int64)
-    _play_games(key, game, 1, rules, tab, kinds, index, actions, rindex, ractions, st, se, trace, gc, counts)
+    # not the constant 1: a literal argument compiles a second copy of the whole kernel
+    one = int(np.int64(1))
+    _play_games(
+        key, game, one, rules, tab, kinds, index, actions, rindex, ractions, st, se, trace, gc, counts
+    )
     if st[S_TRACE] > size:
         raise ValueError("the trace is too small for this game")
     return trace[: st[S_TRACE]].copy(), se[SE_OUT].copy()
