@@ -153,3 +153,11 @@ def test_french_elides_de_before_a_name_that_starts_with_a_vowel(who: str, said:
 
 def test_french_elides_de_before_names_only() -> None:
     assert "le port 8421 de example.org" in tr("fr", "cli.serve.in_use", port=8421, host="example.org")
+
+
+def test_french_colons_joined_in_code_have_a_no_break_space_before_them() -> None:
+    """« Bob : 111 », not « Bob: 111 », in the lines whose colon the code once wrote itself."""
+    assert tr("fr", "sk.undone", who="Bob", step="111") == "  annulé\u00a0: Bob\u00a0: 111"
+    assert tr("en", "sk.undone", who="Bob", step="111") == "  undone: Bob: 111"
+    chip = tr("fr", "page.an.chip", step="Étape 3 · Ana", action="garder 5")
+    assert chip == "Étape 3 · Ana\u00a0: garder 5"
