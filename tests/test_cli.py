@@ -5,6 +5,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from importlib.metadata import version
 
 import pytest
@@ -91,7 +92,7 @@ def test_rules_show_reads_a_ruleset_file(tmp_path):
 def test_compare_says_which_wins_and_why():
     result = run_cli("compare", "611", "666")
     assert result.exit_code == 0
-    assert result.output.startswith("611 beats 666 under classic-11: every two aces")
+    assert result.output.startswith("611 beats 666 under classic-11: any two aces (x11) beats any brelan")
     result = run_cli("compare", "6-1-1", "666", "--rules", "vache-41")
     assert result.output.startswith("666 beats 611 under vache-41")
     data = json.loads(run_cli("compare", "124", "421", "--json").output)
@@ -327,15 +328,15 @@ def test_table_resume_refuses_other_players():
 
 def test_several_losers_are_plural_in_french():
     shared = run_cli("play", "--players", "bot:random,bot:random", "--seed", "1", "--lang", "fr")
-    assert "fin de la partie : Random 1, Random 2 perdent" in shared.output
+    assert "fin de la partie : Aléatoire 1, Aléatoire 2 perdent" in shared.output
     one = run_cli("play", "--players", "bot:random,bot:random", "--seed", "3", "--lang", "fr")
-    assert "fin de la partie : Random 1 perd\n" in one.output
+    assert "fin de la partie : Aléatoire 1 perd\n" in one.output
     english = run_cli("play", "--players", "bot:random,bot:random", "--seed", "1")
     assert "game over: Random 1, Random 2 lose\n" in english.output
     # tied losers who all take (comptoir-21) lose a round together
     three = ("--players", "bot:random,bot:random,bot:random", "--rules", "comptoir-21", "--seed", "1")
     together = run_cli("play", *three, "--lang", "fr")
-    assert "Random 3, Random 1 perdent le tour contre Random 2" in together.output
+    assert "Aléatoire 3, Aléatoire 1 perdent le tour contre Aléatoire 2" in together.output
 
 
 def test_the_default_player_is_named_after_the_user(monkeypatch):
@@ -410,7 +411,9 @@ def test_a_game_resumed_in_another_language_speaks_it_from_the_first_line():
     assert interrupted.exit_code == 1
     resumed = run_cli("play", "--resume", "--lang", "en", input="\n" * 2000)
     assert resumed.exit_code == 0, resumed.output
-    assert resumed.output.startswith("resuming the saved game (classic-11: Alice, Random 1")
+    assert resumed.output.startswith(
+        "resuming the saved game (classic-11: Alice, Aléatoire 1"
+    )  # its names kept
     assert "reprise" not in resumed.output
 
 
@@ -419,7 +422,9 @@ def test_a_game_resumed_under_the_commands_language_option_speaks_it():
     assert interrupted.exit_code == 1
     resumed = run_cli("--lang", "en", "play", "--resume", input="\n" * 2000)
     assert resumed.exit_code == 0, resumed.output
-    assert resumed.output.startswith("resuming the saved game (classic-11: Alice, Random 1")
+    assert resumed.output.startswith(
+        "resuming the saved game (classic-11: Alice, Aléatoire 1"
+    )  # its names kept
     assert "fin de la partie" not in resumed.output and "game over" in resumed.output
 
 
@@ -492,3 +497,92 @@ def test_the_line_mode_says_the_games_end_once(tmp_path):
     assert "game over: Random 1 loses\nRandom 1 lost every manche: « grand perdant »\n" in grand.output
     log = run_cli("replay", str(tmp_path / "g.json"), "--log").output
     assert log.count("« grand perdant »") == 1 and log.count("game over") == 1, log
+
+
+@pytest.fixture
+def paris_time(monkeypatch):
+    """Local time is Paris's (UTC+1 in winter, +2 in summer), written the POSIX way: no tz database needed."""
+    monkeypatch.setenv("TZ", "CET-1CEST,M3.5.0,M10.5.0/3")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.usefixtures("paris_time")
+def test_history_says_when_in_local_time_in_each_language():
+    from py421.cli.games import local_time
+
+    assert local_time("2026-11-28T08:51:31+00:00", "en") == "2026-11-28 09:51"
+    assert local_time("2026-11-28T08:51:31+00:00", "fr") == "28/11/2026 09:51"
+    assert local_time("2026-07-14T23:30:00+00:00", "en") == "2026-07-15 01:30"  # summer time, the next day
+    assert local_time("2026-11-28T08:51:31", "en") == "2026-11-28 09:51"  # no offset: UTC
+    assert local_time("yesterday", "en") == "yesterday"
+
+
+@pytest.mark.usefixtures("paris_time")
+def test_history_lists_games_in_local_time_and_stores_utc():
+    from py421.cli.games import local_time
+    from py421.history import History
+
+    run_cli("play", "--players", "Ana,bot:heuristic", "--seed", "5", input="\n" * 2000)
+    stored = History().games()[0].finished_at
+    assert stored.endswith("+00:00")
+    for lang in ("en", "fr"):
+        listing = run_cli("history", "--lang", lang).output
+        assert stored not in listing and "T" not in listing.split()[1]
+        assert f"#1     {local_time(stored, lang)}  classic-11" in listing, listing
+
+
+def test_bots_are_named_in_the_tables_language_and_keep_their_names():
+    french = run_cli(
+        "play", "--players", "Alice,bot:random,bot:heuristic", "--seed", "7", "--lang", "fr", input=""
+    )
+    assert french.exit_code == 1
+    assert "Aléatoire 1" in french.output and "Heuristique 1" in french.output
+    assert "Random 1" not in french.output and "Heuristic 1" not in french.output
+    # resumed in English, with the same seats said the English way: the game keeps its names
+    same = ("--players", "Alice,bot:random,bot:heuristic", "--lang", "en")
+    resumed = run_cli("play", "--resume", *same, input="\n" * 2000)
+    assert resumed.exit_code == 0, resumed.output
+    assert "resuming the saved game (classic-11: Alice, Aléatoire 1, Heuristique 1" in resumed.output
+    assert "Random 1" not in resumed.output and "Heuristic 1" not in resumed.output
+    english = run_cli("play", "--players", "bot:random,bot:optimal", "--seed", "7", "--lang", "en")
+    assert "Random 1" in english.output and "Optimal 1" in english.output
+
+
+def test_a_bots_name_in_either_language_is_kept_for_the_bots():
+    for name in ("Heuristic 2", "heuristique 1", "Aléatoire 3", "Optimal 1"):
+        refused = run_cli("play", "--players", f"{name},bot:random", "--lang", "fr")
+        assert refused.exit_code == 2, (name, refused.output)
+        assert "sont réservés aux bots" in refused.output
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+@pytest.mark.parametrize("preset", preset_names())
+def test_rules_show_keeps_its_columns_at_80_columns(preset, lang):
+    from py421.core.rules import option_fields
+
+    result = CliRunner().invoke(main, ["rules", "show", preset, "--lang", lang], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert all(len(line) < 80 for line in lines), [line for line in lines if len(line) >= 80]
+    names = {f.name for f in option_fields()}
+    rows = [line for line in lines if line[4:].split(" ", 1)[0] in names]
+    assert len(rows) == len(names)
+    (value,) = {row.index(" = ") + 3 for row in rows}  # the values start in one column
+    widest = max(len(row[value:].split(" ", 1)[0]) for row in rows)
+    column = value + widest + 2  # and the descriptions in the next, whatever the values' length
+    for row in rows:
+        assert row[value:column].rstrip() == row[value:].split(" ", 1)[0] and row[column] != " ", row
+    for line in lines[lines.index(rows[0]) : lines.index(rows[-1])]:
+        if line not in rows and not line.startswith("  ["):  # a description goes on under itself
+            assert line[:column].isspace() and line[column] != " ", line
+
+
+def test_rules_show_wraps_where_a_line_may_break():
+    result = CliRunner().invoke(main, ["rules", "show", "tim", "--lang", "fr"], env={"COLUMNS": "80"})
+    assert "= last_player_first  comment départager" in result.output
+    for line in result.output.splitlines():  # never before French punctuation, nor inside a short range
+        assert not line.strip().startswith((":", ";", "»", "99)", "999)", "false)")), line
+        assert not line.endswith(("«", "(0", "(0 à", "(true", "(true |")), line

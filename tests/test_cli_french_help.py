@@ -113,6 +113,51 @@ def test_the_command_list_is_french() -> None:
     assert "Usage:" in run(["--help"], NO_LOCALE).output
 
 
+def command_summaries(page: str) -> dict[str, str]:
+    """A group's help page: each command's summary, by name (a summary wrapped on is joined)."""
+    listed = re.split(r"\n(?:Commands|Commandes) ?:\n", page)[1].split("\n\n")[0]
+    summaries: dict[str, str] = {}
+    name = ""
+    for line in listed.splitlines():
+        found = re.match(r"  (\S+) +(.*)", line)
+        if found:
+            name, summaries[found[1]] = found[1], found[2]
+        else:
+            summaries[name] += " " + line.strip()
+    return summaries
+
+
+GROUPS = [
+    p for p in paths() if len(p) < 2 and isinstance(main.commands.get(p[0]) if p else main, click.Group)
+]
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+@pytest.mark.parametrize("columns", [80, 60])
+@pytest.mark.parametrize("args", GROUPS, ids=lambda p: " ".join(p) or "421")
+def test_no_command_summary_is_cut(args: list[str], columns: int, lang: str) -> None:
+    """click cuts a summary taken from the help to the room it has, with « ... »: each is whole.
+
+    The help is laid out as in a terminal of ``columns`` (click writes 2 columns less; its test
+    runner would lay it out at 80 whatever the terminal).
+    """
+    command = main.commands[args[0]] if args else main
+    assert isinstance(command, click.Group)
+    page = (
+        CliRunner()
+        .invoke(main, [*args, "--help", "--lang", lang], env=NO_LOCALE, terminal_width=columns - 2)
+        .output
+    )
+    summaries = command_summaries(page)
+    assert set(summaries) == set(command.commands), page
+    for name, summary in summaries.items():
+        assert not summary.endswith("..."), (name, summary)
+        assert summary.endswith("."), (name, summary)
+    if columns == 80:  # each on its one line
+        listed = re.split(r"\n(?:Commands|Commandes) ?:\n", page)[1].split("\n\n")[0]
+        assert len(listed.splitlines()) == len(summaries), listed
+
+
 @pytest.mark.parametrize(
     ("args", "french"),
     [

@@ -135,7 +135,7 @@ def test_compare_explains_the_winner():
     assert "third die" in c.reason
     c = compare(classic, Result.parse("611"), Result.parse("666"))
     assert str(c.winner) == "611"
-    assert "every two aces (x11) ranks above every brelan" in c.reason
+    assert c.reason == "any two aces (x11) beats any brelan in this ruleset"
     vache = Ruleset.preset("vache-41").table
     assert str(compare(vache, Result.parse("611"), Result.parse("666")).winner) == "666"
     assert compare(classic, Result.parse("421"), Result.parse("124")).winner is None
@@ -149,3 +149,21 @@ def test_compare_calls_nenette_the_weakest_only_where_it_is(preset):
     weakest = table.order[-1] == Result.parse("221")
     assert ("weakest" in c.reason) == weakest
     assert (c.why.key == "compare.above_nenette") == weakest
+
+
+@pytest.mark.parametrize(
+    ("lang", "first", "second", "said"),
+    [
+        ("en", "421", "111", "any 421 beats any triple ace in this ruleset"),
+        ("en", "654", "221", "any suite beats any nénette in this ruleset (nénette is the weakest result)"),
+        ("fr", "421", "111", "avec ces règles, n'importe quel 421 bat n'importe quel trois as"),
+        ("fr", "654", "221", "avec ces règles, n'importe quelle suite bat n'importe quelle nénette"),
+    ],
+)
+def test_a_whole_category_above_another_is_said_plainly(lang, first, second, said):
+    from py421.i18n import error_text
+
+    classic = Ruleset.preset("classic-11").table
+    c = compare(classic, Result.parse(first), Result.parse(second))
+    assert error_text(lang, c.why).startswith(said)
+    assert "every" not in error_text("en", c.why) and "tout entière" not in error_text("fr", c.why)

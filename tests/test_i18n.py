@@ -216,3 +216,11 @@ def test_de_before_a_rulesets_name_is_elided_in_french_wherever_it_is_said() -> 
             fields = dict.fromkeys(fields_of(template), "x") | {"rules": "engranjeu-21", "n": 2}
             said = tr("fr", key, **fields)
             assert "d'engranjeu-21" in said and "de engranjeu" not in said, key
+
+
+def test_french_colons_joined_in_code_have_a_no_break_space_before_them() -> None:
+    """« Bob : 111 », not « Bob: 111 », in the lines whose colon the code once wrote itself."""
+    assert tr("fr", "sk.undone", who="Bob", step="111") == "  annulé\u00a0: Bob\u00a0: 111"
+    assert tr("en", "sk.undone", who="Bob", step="111") == "  undone: Bob: 111"
+    chip = tr("fr", "page.an.chip", step="Étape 3 · Ana", action="garder 5")
+    assert chip == "Étape 3 · Ana\u00a0: garder 5"

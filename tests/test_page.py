@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from py421.i18n import page_module, tr
+from py421.i18n import CATALOGS, page_module, tr
+from py421.players import BOTS
 from py421.server.protocol import typescript
 
 from .server_helpers import serving
@@ -116,3 +117,16 @@ def test_the_page_s_result_lines_start_with_a_capital_in_both_languages_but_name
             "ana loses the game",
         ],
     }
+
+
+def test_the_page_keeps_the_bots_names_for_the_bots_in_every_language():
+    """The page refuses the names the server refuses: a bot's, in any language it is named in."""
+    api = (STATIC / "api.js").read_text(encoding="utf-8")
+    found = re.search(r"const BOT_NAME = /\^\(([^)]*)\) \[0-9\]\+\$/iu;", api)
+    assert found, "api.js: BOT_NAME"
+    words = {
+        catalog[f"bot.{level}"].removesuffix(" {n}").lower()
+        for catalog in CATALOGS.values()
+        for level in BOTS
+    }
+    assert set(found[1].split("|")) == words

@@ -5,6 +5,7 @@ import json
 from click.testing import CliRunner
 
 from py421.cli import main
+from py421.i18n import tr
 
 
 def table(preset: str, players: str, *lines: str, settings: tuple[str, ...] = ()):
@@ -16,7 +17,7 @@ def table(preset: str, players: str, *lines: str, settings: tuple[str, ...] = ()
 
 def test_accumulated_stakes_typed_throw_by_throw():
     result = table("vache-41", "A,B", "123;221;421", "421;432;421", "123", "653")
-    assert "the result of each throw, in order in at most 3 throws?" in result.output
+    assert "A, your throws in order, up to 3? (e.g. 123;221;421; u undo, ? help)" in result.output
     assert "B lost the round to A: 40 tokens (every throw of the round added up)" in result.output
     assert "B takes 40 from the pot" in result.output
     assert "pot 1 · A 0 · B 40" in result.output
@@ -196,3 +197,18 @@ def test_the_help_says_how_to_type_every_throw_of_a_turn():
         main, ["table", "--rules", "vache-41", "--players", "A,B", "--lang", "fr"], input="?\n"
     )
     assert "chaque lancer dans l'ordre, séparés par ; (123;221;421)" in french.output
+    assert "A, vos lancers dans l'ordre, 3 au plus ? (ex. 123;221;421 ; u annuler, ? aide)" in french.output
+
+
+def test_undo_in_french_has_the_french_colons_and_words():
+    def french(preset: str, *lines: str) -> str:
+        args = ["table", "--rules", preset, "--players", "A,B", "--lang", "fr"]
+        return CliRunner().invoke(main, args, input="".join(f"{line}\n" for line in lines)).output
+
+    said = french("classic-11", "421", "221", "u")
+    assert "  annulé\u00a0: B\u00a0: 221\n" in said  # a no-break space before each colon
+    assert "B: " not in said
+    stake = french("engranjeu-21", *CHARGE, "654", "654", "543", "543", "vient", "u")
+    assert f"  annulé\u00a0: B\u00a0: {tr('fr', 'action.vient')}\n" in stake  # the action in French
+    english = table("engranjeu-21", "A,B", *CHARGE, "654", "654", "543", "543", "vient", "u")
+    assert f"  undone: B: {tr('en', 'action.vient')}\n" in english.output

@@ -504,3 +504,43 @@ async def test_a_save_that_fails_says_why_in_the_players_language_and_play_goes_
             and said[-1] == f"Impossible de sauvegarder la partie : plus de place sur le disque ({where})"
         )
         assert len(session.game.steps) > 0
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("lang", ["en", "fr"])
+@pytest.mark.parametrize("size", [(100, 30), (80, 24), (60, 20)])
+async def test_the_buttons_of_a_decision_show_whole(lang: str, size: tuple[int, int]) -> None:
+    """Throw, stop and « le bon » side by side, their labels whole in either language (French is longest)."""
+    session = make_session(["Ana", "bot:heuristic"], preset="classic-11")
+    app = PlayApp(session, lang=lang, bot_delay=0)
+    catalog = EN if lang == "en" else FR
+    async with app.run_test(size=size) as pilot:
+        await wait_for_decision(pilot, session)
+        await pilot.pause()
+        labels = [catalog[f"tui.btn.{name}"] for name in ("throw", "stop", "bon")]
+        buttons = [app.query_one(f"#{name}") for name in ("throw", "stop", "bon")]
+        assert all(b.display for b in buttons)
+        row_end = app.query_one("#buttons").region.right
+        text = screen_text(app)
+        row = next(line for line in text.splitlines() if labels[0] in line)
+        for label, button in zip(labels, buttons, strict=True):
+            assert label in row, (label, row)
+            assert button.size.height == 1 and button.region.right <= row_end, button.region
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("lang", ["en", "fr"])
+async def test_the_stop_key_and_its_button_say_one_word(lang: str) -> None:
+    catalog = EN if lang == "en" else FR
+    word = catalog["tui.keys.stop"]
+    assert catalog["tui.btn.stop"].lower() == f"{word} (s)".lower()
+    assert catalog["tui.help.key.stop"] == f"s {word}"
+    assert f"{'Enter' if lang == 'en' else 'Entrée'} {word}," in catalog["prompt.turn"]
+    assert catalog["page.stop"].lower() == catalog["action.stop"].lower() == word.lower()
+    session = make_session(["Ana", "bot:heuristic"], preset="classic-11")
+    app = PlayApp(session, lang=lang, bot_delay=0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for_decision(pilot, session)
+        await pilot.pause()
+        text = screen_text(app)
+        assert catalog["tui.btn.stop"] in text and f"s {word}" in text

@@ -54,7 +54,8 @@ def test_the_tuples_of_choices_are_the_literal_types_args():
 
 def test_rules_show_lists_each_options_choices_from_its_literal_type():
     output = CliRunner().invoke(main, ["rules", "show", "classic-11"]).output
-    lines = {line.strip(" *").split(" ", 1)[0]: line for line in output.splitlines() if "=" in line}
+    whole = re.sub(r"\n {10,}", " ", output)  # an option's description wrapped to the terminal, in one line
+    lines = {line.strip(" *").split(" ", 1)[0]: line for line in whole.splitlines() if "=" in line}
     for field in CHOICE_FIELDS:
         assert lines[field.name].endswith(f"({' | '.join(get_args(HINTS[field.name]))})"), field.name
 

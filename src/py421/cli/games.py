@@ -6,6 +6,7 @@ import json
 import sys
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -60,7 +61,7 @@ def play(
     resume: bool,
     record_path: Path | None,
 ) -> None:
-    seats = parse_seats(players.split(",")) if players is not None else None
+    seats = parse_seats(players.split(","), lang or spoken()) if players is not None else None
     store = _before_play(record_path)
     if resume:
         session, lock, saved_lang = _resume(
@@ -74,7 +75,8 @@ def play(
         lang = lang or ASKED.get() or saved_lang
     else:
         if seats is None:
-            seats = parse_seats([default_player_name(lang or spoken()), "bot:heuristic", "bot:heuristic"])
+            said = lang or spoken()
+            seats = parse_seats([default_player_name(said), "bot:heuristic", "bot:heuristic"], said)
         if any(seat.bot == "optimal" for seat in seats):
             prepare_optimal(rules, len(seats), lang or spoken())
         session = Session(rules, seats, seed=seed)
@@ -236,7 +238,7 @@ def _agree(session: Session, rules: Ruleset | None, seats: list[Seat] | None, se
                 {"saved": saved.name, "asked": asked, "how": how},
             )
         )
-    if seats is not None and seats != session.seats:
+    if seats is not None and _seated(seats) != _seated(session.seats):
         saved_seats, asked_seats = ", ".join(s.name for s in session.seats), ", ".join(s.name for s in seats)
         raise InvalidParameter(
             Message(
@@ -255,6 +257,12 @@ def _agree(session: Session, rules: Ruleset | None, seats: list[Seat] | None, se
                 {"saved": session.dice.seed, "asked": seed, "how": how},
             )
         )
+
+
+def _seated(seats: list[Seat]) -> list[tuple[str | None, str | None]]:
+    """Who sits where, the way ``--players`` says it: a person's name, or a bot's level (whose name
+    is in the language the game was made in)."""
+    return [(s.bot, None if s.bot else s.name) for s in seats]
 
 
 def _saver(save_id: str, mode: str, lang: str) -> Callable[[Session], None]:
@@ -358,7 +366,8 @@ def history(game_id: int | None, limit: int, analyse: bool, lang: str) -> None:
             click.echo(tr(lang, "cli.no_games"))
         for g in rows:
             outcome = tr(lang, f"outcome.{g.kind}", who=", ".join(g.losers))
-            click.echo(f"#{g.id:<5} {g.finished_at}  {g.rules:<13} {', '.join(g.players)}  → {outcome}")
+            when = local_time(g.finished_at, lang)
+            click.echo(f"#{g.id:<5} {when}  {g.rules:<13} {', '.join(g.players)}  → {outcome}")
         return
     record = store.record(game_id)
     _print_replay(record, lang)
@@ -367,6 +376,22 @@ def history(game_id: int | None, limit: int, analyse: bool, lang: str) -> None:
 
         click.echo()
         show_analysis(record, lang)
+
+
+def local_time(stamp: str, lang: str) -> str:
+    """When a game ended, as the history stores it (UTC, ISO 8601), in the local time and ``lang``'s way.
+
+    A stamp without its offset is UTC; one that is not a date is shown as it is.
+    """
+    try:
+        when = datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    when = when.astimezone()
+    parts = {"year": f"{when.year:04d}", "month": f"{when.month:02d}", "day": f"{when.day:02d}"}
+    return tr(lang, "cli.history.when", **parts, hour=f"{when.hour:02d}", minute=f"{when.minute:02d}")
 
 
 def _print_replay(record: Record, lang: str, *, outcome: bool = True) -> None:

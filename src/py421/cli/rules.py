@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from functools import partial
 
 import click
@@ -40,7 +41,7 @@ def rules_show(preset: str, settings: tuple[str, ...], as_json: bool, lang: str)
         data = r.to_dict() | {"results": result_rows(r)}
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
-    click.echo(rules_text(r, partial(error_text, lang)))
+    click.echo(rules_text(r, partial(error_text, lang), width=shutil.get_terminal_size().columns))
 
 
 @click.command(cls=Command)

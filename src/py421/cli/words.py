@@ -1,7 +1,9 @@
 """The commands' help and click's own words, in the language of the command line.
 
-A command's help is the catalog's ``cli.help.<command>`` (``cli.short.<command>`` in the
-list of commands, when the first sentence is not the summary); an option's is
+A command's help is the catalog's ``cli.help.<command>``; its summary in the list of
+commands is the help's first sentence, or ``cli.short.<command>`` when that sentence is not
+the summary, and is always given whole (click would cut one it makes itself to the room the
+terminal leaves, ending it with "..."); an option's is
 ``cli.opt.<command>.<option>``, or ``cli.opt.<option>`` where every command words it alike;
 a value's placeholder in French is ``cli.metavar.<the English one>``. Click's own sentences
 (``Usage:``, ``No such option``…) go through :mod:`gettext`: its calls are hooked here to
@@ -107,8 +109,7 @@ class Worded(click.Command):
     def __init__(self, name: str | None, *, key: str | None = None, **attrs: Any) -> None:
         self.key = key or name or ""
         attrs["help"] = EN[f"cli.help.{self.key}"]
-        if f"cli.short.{self.key}" in EN:
-            attrs["short_help"] = EN[f"cli.short.{self.key}"]
+        attrs["short_help"] = summary(EN, self.key)
         super().__init__(name, **attrs)
         self.option_keys: dict[click.Parameter, str] = {}
         for param in self.params:
@@ -133,8 +134,7 @@ class Worded(click.Command):
         """What this command shows in words: (object, attribute, its value in ``lang``)."""
         catalog = CATALOGS[lang]
         yield self, "help", catalog[f"cli.help.{self.key}"]
-        if f"cli.short.{self.key}" in catalog:
-            yield self, "short_help", catalog[f"cli.short.{self.key}"]
+        yield self, "short_help", summary(catalog, self.key)
         for param in self.params:
             key = self.option_keys.get(param)
             if key is not None:
@@ -146,6 +146,21 @@ class Worded(click.Command):
                 yield param, "metavar", metavar
         if isinstance(self, click.Group) and lang != "en":
             yield self, "subcommand_metavar", catalog["cli.metavar.subcommand"]
+
+
+def summary(catalog: Mapping[str, str], key: str) -> str:
+    """A command's line in the list of commands: ``cli.short.<key>``, else its help's first sentence.
+
+    >>> summary(EN, "compare"), summary(EN, "play")
+    ('Which of two results wins, and why.', 'Play in the terminal against bots or friends.')
+    """
+    if f"cli.short.{key}" in catalog:
+        return catalog[f"cli.short.{key}"]
+    words = [w for w in catalog[f"cli.help.{key}"].partition("\n\n")[0].split() if w != "\b"]
+    for i, word in enumerate(words):  # a sentence ends at a period not followed by a lowercase word
+        if word.endswith(".") and (i == len(words) - 1 or not words[i + 1][0].islower()):
+            return " ".join(words[: i + 1])
+    return " ".join(words)
 
 
 def _metavar(param: click.Parameter, lang: str) -> str | None:

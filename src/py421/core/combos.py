@@ -37,6 +37,11 @@ class Category(StrEnum):
         """The label with its catalog key (``category.<value>``)."""
         return Message(f"category.{self.value}", self.label)
 
+    @property
+    def any_message(self) -> Message:
+        """« any 421 »: any result of the category, with its catalog key (``category.any.<value>``)."""
+        return Message(f"category.any.{self.value}", f"any {self.label}")
+
 
 _LABELS = {
     Category.FOUR_TWO_ONE: "421",
@@ -210,10 +215,11 @@ def compare(table: CombinationTable, a: Result, b: Result, *, ace_high: bool = F
             for y in table.order
             if table.categories[y] == cl
         ):
-            text = f"every {cw.label} ranks above every {cl.label} in this ruleset"
-            why = Message("compare.above", text, names)
+            anyone = {"winner": cw.any_message, "loser": cl.any_message}
+            text = f"any {cw.label} beats any {cl.label} in this ruleset"
+            why = Message("compare.above", text, anyone)
             if lose == table.order[-1] == NENETTE:  # under vache orders the simples rank below it
-                why = Message("compare.above_nenette", text + " (nénette is the weakest result)", names)
+                why = Message("compare.above_nenette", text + " (nénette is the weakest result)", anyone)
         else:
             ranks = {
                 "win": str(win),

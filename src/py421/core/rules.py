@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
+import textwrap
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import Field, dataclass, field, fields, replace
@@ -622,37 +624,70 @@ def result_rows(r: Ruleset) -> list[dict[str, Any]]:
     ]
 
 
-def rules_text(r: Ruleset, say: Callable[[Message], str] = str) -> str:
+# Where a line is never cut: before French punctuation that has a space before it (« : », « ; »,
+# « ? », « ! », « » »), after « «, and inside a short range such as « (0 to 99) ».
+_UNBREAKABLE = re.compile(r" [:;?!»]|« |\([^()]{1,16}\)")
+_GLUE = "\ue000"  # a space while wrapping that textwrap does not cut at (a private-use character)
+
+
+def _shown(value: object) -> str:
+    """An option's value as a ruleset file writes it (``true``, not ``True``)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def rules_text(r: Ruleset, say: Callable[[Message], str] = str, width: int | None = None) -> str:
     """A ruleset as ``421 rules show`` prints it: options by group, then the results.
 
     Each sentence is a :class:`Message`; ``say`` words it in the reader's language
-    (the default, ``str``, is the English).
+    (the default, ``str``, is the English). With a ``width`` (the terminal's), the lines are
+    wrapped to it, and an option's description goes on under itself, so that the columns stay
+    whole; the value column is as wide as the longest value.
     """
 
     def w(key: str, text: str, **fields: object) -> str:
         return say(Message(key, text, fields))
 
+    def wrapped(text: str, head: str, indent: str) -> list[str]:
+        if width is None:
+            return [head + text]
+        room = max(width - 1, len(indent) + 20)  # the last column left free: no line runs into the next
+        glued = _UNBREAKABLE.sub(lambda m: m.group().replace(" ", _GLUE), text)
+        cut = textwrap.wrap(
+            glued, room, initial_indent=head, subsequent_indent=indent, break_on_hyphens=False
+        )
+        return [line.replace(_GLUE, " ") for line in cut] or [head.rstrip()]
+
     description = say(description_message(r))
     lines = [
-        w("rules.title", f"{r.name}: {description}", name=r.name, description=description),
-        w("rules.source", f"source: {r.source}", source=r.source),
+        *wrapped(
+            w("rules.title", f"{r.name}: {description}", name=r.name, description=description), "", "  "
+        ),
+        *wrapped(w("rules.source", f"source: {r.source}", source=r.source), "", "  "),
         "",
-        w("rules.options", "options (* differs from the common rule):"),
+        *wrapped(w("rules.options", "options (* differs from the common rule):"), "", "  "),
     ]
     changed = r.changed_options()
+    options = option_fields()
+    shown = {f.name: _shown(getattr(r, f.name)) for f in options}
+    name_width = max(len(f.name) for f in options) + 1
+    value_width = max(len(value) for value in shown.values())
+    indent = " " * (4 + name_width + 3 + value_width + 2)
     group = ""
-    for f in option_fields():
+    for f in options:
         if f.metadata["group"] != group:
             group = f.metadata["group"]
             lines.append(f"  [{w('group.' + group, group)}]")
         mark = "*" if f.name in changed else " "
-        value = getattr(r, f.name)
-        shown = str(value).lower() if isinstance(value, bool) else str(value)
         doc = w(f"option.{f.name}", f.metadata["doc"])
-        lines.append(f"  {mark} {f.name:<21} = {shown:<13} {doc} ({accepted(f, say)})")
+        head = f"  {mark} {f.name:<{name_width}} = {shown[f.name]:<{value_width}}  "
+        lines += wrapped(f"{doc} ({accepted(f, say)})", head, indent)
     lines += [
         "",
-        w("rules.results", "results, strongest first (rank, dice, category, tokens, chance in 216):"),
+        *wrapped(
+            w("rules.results", "results, strongest first (rank, dice, category, tokens, chance in 216):"),
+            "",
+            "  ",
+        ),
     ]
     for res, row in zip(r.table.order, result_rows(r), strict=True):
         c = r.table.categories[res]

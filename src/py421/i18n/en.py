@@ -90,14 +90,14 @@ MESSAGES: dict[str, str] = {
     # the scorekeeper of a real table
     "sk.turn": "{who}, your result{limit}? (e.g. 421, or 654/2 for two throws; u undo, ? help) ",
     "sk.turn_one": "{who}, your result? (e.g. 421; u undo, ? help) ",
-    "sk.turn_all": "{who}, the result of each throw, in order{limit}? (e.g. 123;221;421; u undo, ? help) ",
+    "sk.turn_all": "{who}, your throws in order, up to {n}? (e.g. 123;221;421; u undo, ? help) ",
     "sk.limit": " in at most {n} throw{s}",
     "sk.tie": "{who}, your tie-break coup sec? (e.g. 653; u undo) ",
     "sk.draw_die": "{who}, one die for the first player? (1 to 6; u undo) ",
     "sk.draw_throw": "{who}, your three dice for the first player? (e.g. 653; u undo) ",
     "sk.draw_leader": "{who}, your coup sec for the décharge leader? (e.g. 653; u undo) ",
     "sk.stake": "{who}, « main chaude »: « est » or « vient »? (u undo) ",
-    "sk.undone": "  undone: {step}",
+    "sk.undone": "  undone: {who}: {step}",
     "sk.help": "  type what the dice show: 421 or 4-2-1; add /2 or /3 for the throws used, « bon » after it if « le bon » was declared (555/2 bon); where every throw adds to the stake, every throw in order, separated by ; (123;221;421); u takes back the last entry; h gives a hint",
     "sk.standings": "  pot {pot} · {players} · manche {manche}, {phase}",
     "sk.out": "out",
@@ -151,6 +151,7 @@ MESSAGES: dict[str, str] = {
     "analysis.hint.less": "-{cost} points",
     "analysis.hint.unvalued": "The stake is not valued here: the chance of not losing the round does not depend on it, so « pour ce qui est » and « pour ce qui vient » are worth the same.",
     "coach.off": "hints are off at a table of several people: start the game with --hints to have them",
+    "cli.history.when": "{year}-{month}-{day} {hour}:{minute}",  # local time
     "cli.history.analyse_needs": "--analyse needs the number of a game: 421 history N --analyse",
     "cli.analyse.bots_hint": "The bots' decisions are analysed with --bots.",
     "cli.analyse.no_record": "{name}: neither a record file nor the number of a game of 421 history",
@@ -290,6 +291,7 @@ MESSAGES: dict[str, str] = {
     "cli.help.rules": "The presets and their rules.\n\n\b\nExamples:\n  421 rules list\n  421 rules show vache-41",
     "cli.help.rules.list": "Every preset with a one-line description and its source.\n\n\b\nExamples:\n  421 rules list\n  421 rules list --lang fr",
     "cli.help.rules.show": "The full ruleset of PRESET (a preset name or a ruleset file).\n\n\b\nExamples:\n  421 rules show classic-11\n  421 rules show classic-11 --set pot=21 --set manches=3\n  421 rules show house.toml --json",
+    "cli.short.rules.show": "The full ruleset of PRESET (a preset name or a ruleset file).",
     "cli.help.compare": "Which of two results wins, and why.\n\nFIRST and SECOND are results in dice notation: 421, 6-1-1, 665.\n\n\b\nExamples:\n  421 compare 611 666\n  421 compare 611 666 --rules vache-41\n  421 compare 421 124 --json",
     "cli.help.odds": "The chance of beating TARGET in a fresh turn.\n\nThe turn has up to --throws throws and every choice is made to beat TARGET.\n\n\b\nExamples:\n  421 odds 653\n  421 odds 111 --throws 2 --rules vache-41",
     "cli.help.advise": "Every choice with DICE in hand, ranked by its exact value.\n\nWhat the value means is --objective's; the round's and the game's\nobjectives read the context options (docs/strategy.md lists which).\n\n\b\nExamples:\n  421 advise 642 --throws-left 2 --target 653\n  421 advise 642 --throws-left 1 --objective loser --players 3 --before 653,221\n  421 advise 642 --throws-left 1 --objective game --before 631 --tokens 5,6\n  421 advise 642 --throws-left 1 --objective game --before 631 --tokens 4,4,3",
@@ -442,8 +444,8 @@ MESSAGES: dict[str, str] = {
     "rules.range": "{low} to {high}",
     "rules.results": "results, strongest first (rank, dice, category, tokens, chance in 216):",
     "compare.same": "the same result; the tie rule decides",
-    "compare.above": "every {winner} ranks above every {loser} in this ruleset",
-    "compare.above_nenette": "every {winner} ranks above every {loser} in this ruleset (nénette is the weakest result)",
+    "compare.above": "{winner} beats {loser} in this ruleset",
+    "compare.above_nenette": "{winner} beats {loser} in this ruleset (nénette is the weakest result)",
     "compare.interleave": "this ruleset interleaves {winner} and {loser}: {win} is ranked {win_rank} of 56, {lose} is {lose_rank}",
     "compare.brelan": "both are brelans: the higher face wins",
     "compare.two_aces": "both are two aces: the higher third die wins",
@@ -514,6 +516,10 @@ MESSAGES: dict[str, str] = {
     "players.empty": "a player's name cannot be empty",
     "players.too_long": "{name}: a name has at most {most} characters, not {n}",
     "players.invisible": "{name}: a name cannot hold {char} (invisible or control characters)",
+    # a bot's name at a table, given in the table's language when the game is made (players/__init__.py)
+    "bot.random": "Random {n}",
+    "bot.heuristic": "Heuristic {n}",
+    "bot.optimal": "Optimal {n}",
     "players.unknown_bot": "unknown bot {name}; accepted: {accepted}",
     "players.bot_name": "{name}: names like 'Heuristic 1' are kept for the bots",
     "ruleset.not_a_table": "a ruleset is a table with the keys {accepted}, not {got}",
@@ -885,6 +891,7 @@ MESSAGES: dict[str, str] = {
     "page.an.timeline": "The game, decision by decision",
     "page.an.tap": "Tap a decision to see the position and every choice ranked.",
     "page.an.none": "No decision to analyse in this game.",
+    "page.an.chip": "{step}: {action}",  # a decision's chip, as a screen reader says it
     "page.an.step": "Step {step} · {player}",
     "page.an.group": "Manche {n} · {phase}",
     "page.an.choices": "Every choice, best first",
@@ -979,6 +986,7 @@ MESSAGES.update({f"preset.{name}": description_template(Ruleset.preset(name)) fo
 MESSAGES.update({f"option.{f.name}": str(f.metadata["doc"]) for f in option_fields()})
 MESSAGES.update({f"group.{f.metadata['group']}": str(f.metadata["group"]) for f in option_fields()})
 MESSAGES.update({f"category.{c.value}": c.label for c in Category})
+MESSAGES.update({f"category.any.{c.value}": c.any_message.text for c in Category})
 MESSAGES.update(
     {f"syntax.{key}": text.replace("{", "{{").replace("}", "}}") for key, text in MISTAKES.items()}
 )

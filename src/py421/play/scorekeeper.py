@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..core.actions import ChooseStake
+from ..core.actions import ChooseStake, parse_action
 from ..core.dice import Result
 from ..core.engine import throws_allowed
 from ..core.errors import Py421Error
 from ..core.state import Phase, State
-from ..i18n import error_text, num, tr
+from ..i18n import action_text, error_text, num, tr
 from ..text import describe, outcome_text, standings
 from .plain import HELP, HINT, STAKES, Ask, InputEnded, Out
 from .session import Session
@@ -76,10 +76,11 @@ def prompt_for(state: State, lang: str) -> str:
     who = names[request.seat]
     if request.purpose == "turn":
         allowed = throws_allowed(state)
-        limit = tr(lang, "sk.limit", n=allowed) if allowed > 1 else ""
-        every = state.rules.accumulated_stakes and state.phase is Phase.CHARGE and allowed > 1
-        key = "sk.turn_all" if every else "sk.turn" if allowed > 1 else "sk.turn_one"
-        return tr(lang, key, who=who, limit=limit)
+        if state.rules.accumulated_stakes and state.phase is Phase.CHARGE and allowed > 1:
+            return tr(lang, "sk.turn_all", who=who, n=allowed)
+        if allowed == 1:
+            return tr(lang, "sk.turn_one", who=who)
+        return tr(lang, "sk.turn", who=who, limit=tr(lang, "sk.limit", n=allowed))
     if request.purpose == "tie":
         return tr(lang, "sk.tie", who=who)
     if request.purpose == "decharge_leader":
@@ -122,7 +123,8 @@ def run_table(
                 last = game.steps[-1] if game.steps else None
                 game.undo()
                 assert last is not None
-                out(tr(lang, "sk.undone", step=f"{names[last.seat]}: {last.text}"))
+                step = action_text(lang, parse_action(last.text)) if last.kind == "action" else last.text
+                out(tr(lang, "sk.undone", who=names[last.seat], step=step))
                 out(standings(game.state, lang))
                 on_step(session)
                 continue

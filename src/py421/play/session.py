@@ -39,15 +39,18 @@ class Seat:
         return self.bot is None
 
 
-def parse_seats(specs: Sequence[str]) -> list[Seat]:
-    """Seats from ``["Alice", "bot:heuristic", …]``; bots are named after their level."""
+def parse_seats(specs: Sequence[str], lang: str = "en") -> list[Seat]:
+    """Seats from ``["Alice", "bot:heuristic", …]``; bots are named after their level, in ``lang``.
+
+    The names are the game's from then on: a saved game keeps them, whatever language it is resumed in.
+    """
     seats: list[Seat] = []
     counts: dict[str, int] = {}
     for raw in specs:
         level = parse_bot(raw)
         if level is not None:
             counts[level] = counts.get(level, 0) + 1
-            seats.append(Seat(bot_name(level, counts[level]), level))
+            seats.append(Seat(bot_name(level, counts[level], lang), level))
         elif is_bot_name(raw):
             raise InvalidPlayers(
                 Message(

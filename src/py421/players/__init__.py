@@ -4,6 +4,7 @@ import re
 from collections.abc import Callable
 
 from ..core.errors import InvalidPlayers, Message
+from ..i18n import CATALOGS, tr
 from .base import Player
 from .heuristic import HeuristicBot
 from .random_bot import RandomBot
@@ -45,19 +46,31 @@ def parse_bot(spec: str) -> str | None:
     return level
 
 
-def bot_name(level: str, n: int) -> str:
-    """What the ``n``-th bot of a level is called at a table: ``Heuristic 2``."""
-    return f"{level.capitalize()} {n}"
+def bot_name(level: str, n: int, lang: str = "en") -> str:
+    """What the ``n``-th bot of a level is called at a table, in the table's language.
+
+    >>> bot_name("heuristic", 2), bot_name("heuristic", 2, "fr"), bot_name("random", 1, "fr")
+    ('Heuristic 2', 'Heuristique 2', 'Aléatoire 1')
+    """
+    return tr(lang, f"bot.{level}", n=n)
 
 
-_BOT_NAME = re.compile(rf"(?:{'|'.join(BOTS)}) [0-9]+", re.IGNORECASE)
+# A bot's name in any language: a game keeps the names it was made with, whatever the reader's.
+_BOT_NAME = re.compile(
+    "|".join(
+        re.escape(catalog[f"bot.{level}"]).replace(re.escape("{n}"), "[0-9]+")
+        for catalog in CATALOGS.values()
+        for level in BOTS
+    ),
+    re.IGNORECASE,
+)
 
 
 def is_bot_name(name: str) -> bool:
     """Whether a name is the kind given to bots (kept for them, in any case).
 
-    >>> is_bot_name("heuristic 1"), is_bot_name("Heuristic Harry")
-    (True, False)
+    >>> is_bot_name("heuristic 1"), is_bot_name("Heuristique 2"), is_bot_name("Heuristic Harry")
+    (True, True, False)
     """
     return _BOT_NAME.fullmatch(name.strip()) is not None
 

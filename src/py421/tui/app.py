@@ -16,7 +16,7 @@ import contextlib
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import events
@@ -24,6 +24,7 @@ from textual.actions import parse as parse_action
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Size
 from textual.timer import Timer
 from textual.widgets import Button, RichLog, Static
 
@@ -93,7 +94,18 @@ REFUSAL_SECONDS = 3.0  # how long a « why not » note stays up
 
 
 class KeyButton(Button, can_focus=False):
-    """A button that never takes the focus, so keys always reach the game."""
+    """A button that never takes the focus, so keys always reach the game.
+
+    Its label fills it, without Textual's blank cell on each side: the three buttons of a
+    decision fit the play panel in French too (« Lancer (t) S'arrêter (s) le bon (b) »).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.styles.line_pad = 0  # (Textual's CSS takes no 0 for line-pad)
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        return max(super().get_content_width(container, viewport) - 2, 1)
 
 
 class GameLog(RichLog, can_focus=False):

@@ -272,8 +272,9 @@ def players_table(state: State, acting: int | None, lang: str) -> PlayersTable:
 class KeysLine:
     """The keys line: each entry a key and what it does, dimmed when not usable now.
 
-    When the line is too long for the width, the dimmed entries go first, then
-    the space between entries narrows; only then is the end cut.
+    When the line is too long for the width, the space between entries narrows
+    first (every key the rules use stays in sight), then the dimmed entries go, then
+    the space narrows again; only then is the end cut.
     """
 
     def __init__(self, entries: Sequence[tuple[str, str, bool]]) -> None:
@@ -288,7 +289,14 @@ class KeysLine:
     def text(self, width: int) -> Text:
         line = Text()
         enabled = [e for e in self.entries if e[2]]
-        for entries, sep in ((self.entries, " · "), (enabled, " · "), (enabled, "  "), (enabled, " ")):
+        tries = (
+            (self.entries, " · "),
+            (self.entries, "  "),
+            (enabled, " · "),
+            (enabled, "  "),
+            (enabled, " "),
+        )
+        for entries, sep in tries:
             line = Text(no_wrap=True, overflow="ellipsis")
             for i, (keys, label, usable) in enumerate(entries):
                 if i:

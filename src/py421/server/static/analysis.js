@@ -122,7 +122,8 @@ function timeline(found) {
       card.append(h("section", { class: "an-group" }, h("h3", { text: t("an.group", { n: d.manche, phase: t(`phase.${d.phase}`) }) }), chips));
     }
     const level = costLevel(d.cost, found.accurate_within);
-    const label = `${t("an.step", { step: d.step, player: d.player })}: ${actionWords(d.chosen)}${d.cost > found.accurate_within ? ` (−${points(d.cost)})` : ""}`;
+    const step = t("an.step", { step: d.step, player: d.player });
+    const label = `${t("an.chip", { step, action: actionWords(d.chosen) })}${d.cost > found.accurate_within ? ` (−${points(d.cost)})` : ""}`;
     const chip = h(
       "button",
       { type: "button", class: `chip level-${level}`, testid: `decision-${d.step}`, "data-level": level, "aria-pressed": "false", "aria-label": label, title: label },

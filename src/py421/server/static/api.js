@@ -151,10 +151,10 @@ export const gameAnalysis = (id, bots) => call("GET", `/api/games/${id}/analysis
 export const leaderboard = (rules) => call("GET", `/api/leaderboard?rules=${encodeURIComponent(rules)}`);
 
 // The server's rules for a name (py421.server.table.clean_name): 1 to 24 characters, no control,
-// invisible or direction-changing character, and not a bot's name.
+// invisible or direction-changing character, and not a bot's name in any language (py421.players).
 export const NAME_MAX = 24;
 const NOT_IN_NAMES = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]/u;
-const BOT_NAME = /^(random|heuristic|optimal) [0-9]+$/i;
+const BOT_NAME = /^(random|heuristic|optimal|aléatoire|heuristique) [0-9]+$/iu;
 
 /**
  * Why a typed name would be refused, or "" when it is fine.
