@@ -517,14 +517,14 @@ def test_the_solved_game_of_three_plays_as_solved_and_beats_round_by_round_play(
         (summary["shared"], data["outcomes"]["shared"]),
     ):
         assert abs(counted / games - said) < 4 * (said * (1 - said) / games) ** 0.5
-    many = 100_000  # the two rates are 0.012 apart, each 99 % interval under ±0.0041 wide
+    many = 100_000  # the two rates are 0.011 apart, each 99 % interval ±0.0041 wide
     game_level = seat_rates(("optimal", "heuristic", "heuristic"), many)
     round_level = seat_rates((ROUNDS_LEVEL, "heuristic", "heuristic"), many)
     print("among the losers against two heuristic bots, game level / round level:")
     print(f"  {interval(game_level[0], many)} / {interval(round_level[0], many)}")
     assert interval(game_level[0], many)[1] < interval(round_level[0], many)[0]
     assert all(interval(game_level[0], many)[1] < interval(other, many)[0] for other in game_level[1:])
-    fewer = 30_000  # 0.02 apart, each interval under ±0.0075
+    fewer = 30_000  # 0.02 apart, each interval ±0.0075
     against = seat_rates(("optimal", ROUNDS_LEVEL, ROUNDS_LEVEL), fewer)
     print("against two round-level bots:", [interval(seat, fewer) for seat in against])
     assert all(interval(against[0], fewer)[1] < interval(other, fewer)[0] for other in against[1:])
