@@ -74,7 +74,7 @@ def test_an_unknown_preset_in_a_ruleset_file_is_explained_in_french(tmp_path: Pa
 @pytest.mark.parametrize(
     ("players", "french"),
     [
-        ("Ana", "classic-11 se joue à au moins 2 joueurs, pas 1"),
+        ("Ana", "classic-11 se joue à partir de 2 joueurs, pas 1"),
         ("Ana,ana", "deux joueurs s'appellent 'Ana' ; les noms doivent être différents"),
         ("Ana,,Bob", "le nom d'un joueur ne peut pas être vide"),
         ("Ana," + "B" * 41, "un nom fait au plus 40 caractères, pas 41"),
@@ -398,7 +398,7 @@ def test_solve_refuses_a_number_of_players_in_french() -> None:
     assert french.endswith("\nErreur : tim se joue à 2 joueurs, pas 3\n"), french
     english, french = usage_errors("solve", "--rules", "engranjeu-21", "--players", "9")
     assert english.endswith("\nError: engranjeu-21 is played by 2 to 8 players, not 9\n"), english
-    assert french.endswith("\nErreur : engranjeu-21 se joue à 2 à 8 joueurs, pas 9\n"), french
+    assert french.endswith("\nErreur : engranjeu-21 se joue de 2 à 8 joueurs, pas 9\n"), french
 
 
 def solver_refusals(*args: str) -> tuple[str, str]:
@@ -446,7 +446,7 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
         (
             [*TURN, "--throws-left", "0", "--rules", "engranjeu-21", "--players", "9"],
             "engranjeu-21 is played by 2 to 8 players, not 9",
-            "engranjeu-21 se joue à 2 à 8 joueurs, pas 9",
+            "engranjeu-21 se joue de 2 à 8 joueurs, pas 9",
         ),
         (
             [*TURN, "--throws-left", "0", "--phase", "charge", "--before", "653", "--limit", "3"],

@@ -123,8 +123,8 @@ def players_range(rules: Ruleset) -> Message:
     if not high:
         return Message("players.or_more", f"{low} or more", {"low": low})
     if low == high:
-        return Message("", f"{low}")
-    return Message("rules.range", f"{low} to {high}", {"low": low, "high": high})
+        return Message("players.exactly", f"{low}", {"low": low})
+    return Message("players.between", f"{low} to {high}", {"low": low, "high": high})
 
 
 # Control, format (invisible, or turning text around), surrogate, private-use, unassigned

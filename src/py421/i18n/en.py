@@ -511,6 +511,8 @@ MESSAGES: dict[str, str] = {
     "ruleset.le_bon": "le_bon needs a phase with more than one throw",
     "players.count": "{rules} is played by {range} players, not {n}",
     "players.or_more": "{low} or more",
+    "players.exactly": "{low}",
+    "players.between": "{low} to {high}",
     "players.repeated": "two players are called {name}; names must differ",
     "players.no_first_seat": "first seat {seat} does not exist; seats are 0 to {last}",
     "players.empty": "a player's name cannot be empty",

@@ -566,8 +566,10 @@ MESSAGES: dict[str, str] = {
         "il faut plus d'une manche (manches au-dessus de 1) ou fiches_de_manche"
     ),
     "ruleset.le_bon": "le_bon demande une phase à plus d'un lancer",
-    "players.count": "{rules} se joue à {range} joueurs, pas {n}",
-    "players.or_more": "au moins {low}",
+    "players.count": "{rules} se joue {range} joueurs, pas {n}",
+    "players.or_more": "à partir de {low}",
+    "players.exactly": "à {low}",
+    "players.between": "de {low} à {high}",
     "players.repeated": "deux joueurs s'appellent {name} ; les noms doivent être différents",
     "players.no_first_seat": "la place {seat} n'existe pas ; les places vont de 0 à {last}",
     "players.empty": "le nom d'un joueur ne peut pas être vide",
