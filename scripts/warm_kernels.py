@@ -25,20 +25,18 @@ from py421.sim.fast.replay import replay
 
 
 def simulator() -> None:
-    """The lineups the tests play: two players with bot:optimal, three round by round, four."""
-    for players in (
-        "bot:optimal,bot:heuristic",
-        "bot:heuristic,bot:optimal,bot:random",
-        "bot:random,bot:heuristic,bot:heuristic,bot:random",
-    ):
-        main(["simulate", "--games", "20", "--workers", "1", "--players", players], standalone_mode=False)
+    """The simulator's kernel: one compiled whole, whatever the lineup (the bots' tables are data,
+    built by the tests in their own folders, so no bot:optimal here: its solving would be thrown
+    away), and a game traced as the differential tests replay it."""
+    lineup = ["--players", "bot:heuristic,bot:random"]
+    main(["simulate", "--games", "20", "--workers", "1", *lineup], standalone_mode=False)
+    # a game traced step by step as the differential tests replay it: the same kernel, just compiled
+    replay(Lineup(Ruleset.preset("classic-11"), ("random", "heuristic")), batch_key(2026, 0), 0)
 
 
 def others() -> None:
-    """A whole game of four solved (a pot of 2 takes seconds), a game traced step by step as the
-    differential tests replay it, and the vector environments' steps."""
+    """A whole game of four solved (a pot of 2 takes seconds) and the vector environments' steps."""
     main(["solve", "--players", "4", "--set", "pot=2"], standalone_mode=False)
-    replay(Lineup(Ruleset.preset("classic-11"), ("random", "heuristic")), batch_key(2026, 0), 0)
     vec = MultiAgentVector(8, "classic-11", 2, seed=0)
     vec.reset()
     rng = np.random.default_rng(0)
