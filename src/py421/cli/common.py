@@ -110,7 +110,7 @@ class Errors(Group):
             click.echo(tr(lang, "cli.error", message=error_text(lang, exc)), err=True)
             ctx.exit(2)
         except SystemError as exc:
-            if _interrupted(exc):  # Ctrl-C in a compiled (numba) loop comes out wrapped in this
+            if stop_behind(exc):  # Ctrl-C in a compiled (numba) loop comes out wrapped in this
                 raise KeyboardInterrupt from None  # said by click, in the command's language
             raise
         except click.ClickException as exc:
@@ -122,13 +122,15 @@ class Errors(Group):
             ctx.exit(exc.exit_code)
 
 
-def _interrupted(exc: BaseException) -> bool:
+def stop_behind(exc: BaseException, *kinds: type[BaseException]) -> BaseException | None:
+    """The stop of one of ``kinds`` (Ctrl-C's KeyboardInterrupt by default) that ``exc`` wraps, if
+    any: a stop in a compiled (numba) loop comes out as a SystemError caused by it."""
     seen: BaseException | None = exc
     while seen is not None:
-        if isinstance(seen, KeyboardInterrupt):
-            return True
+        if isinstance(seen, kinds or (KeyboardInterrupt,)):
+            return seen
         seen = seen.__cause__ or seen.__context__
-    return False
+    return None
 
 
 # Where a command leaves the language it speaks, so that its errors are worded in it too.

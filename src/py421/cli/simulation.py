@@ -27,6 +27,7 @@ from .common import (
     solving,
     stages,
     status,
+    stop_behind,
     with_rules,
 )
 
@@ -110,7 +111,7 @@ def _simulate(
     except Terminated:
         stopped = "SIGTERM"
     except SystemError as exc:  # a stop in the compiled loop of a batch played here comes out wrapped
-        cause = _stop_in(exc)
+        cause = stop_behind(exc, KeyboardInterrupt, Terminated)
         if cause is None:
             raise
         stopped = "SIGTERM" if isinstance(cause, Terminated) else "SIGINT"
@@ -132,18 +133,6 @@ def _simulate(
             click.echo(summary_text(data, lang))
     if stopped is not None:
         sys.exit(STOPPED_BY_CTRL_C if stopped == "SIGINT" else STOPPED_BY_SIGTERM)
-
-
-def _stop_in(exc: BaseException) -> BaseException | None:
-    """The Ctrl-C (KeyboardInterrupt) or SIGTERM (:class:`.Terminated`) behind ``exc``, if any."""
-    from ..sim.simulate import Terminated
-
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, KeyboardInterrupt | Terminated):
-            return seen
-        seen = seen.__cause__ or seen.__context__
-    return None
 
 
 @contextlib.contextmanager
