@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import os
 import select
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -141,3 +143,17 @@ def read_until(fd: int, done, seconds: float) -> bytes:
             break
         seen += chunk
     return seen
+
+
+def cli_process(home: object, *args: str, **kwargs: Any) -> subprocess.Popen[str]:
+    """``421 ARGS`` in a process of its own, with ``home`` as its data folder, its three streams piped."""
+    env = {**os.environ, "PY421_HOME": str(home), "LANG": "C.UTF-8"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "py421", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        **kwargs,
+    )

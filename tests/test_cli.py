@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from py421.cli import main
 from py421.core.rules import Ruleset, preset_names
 
-from .helpers import read_until
+from .helpers import cli_process, read_until
 
 
 def run_cli(*args: str, input: str | None = None):
@@ -225,15 +225,7 @@ def interrupt_at_first_question(home, args: list[str], question_ends: str) -> st
     The question is awaited in full (events may also say "Alice: "), and the input
     stays open until the process exits: closed input would be an answer of its own.
     """
-    env = {**os.environ, "PY421_HOME": str(home), "LANG": "C.UTF-8"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "py421", *args],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
+    proc = cli_process(home, *args)
     assert proc.stdout is not None
     seen = ""
     while not seen.endswith(question_ends):

@@ -45,18 +45,25 @@ def test_every_module_is_served_as_javascript_and_preloaded(tmp_path: Path):
             assert set(imported) <= modules, name
 
 
-def test_the_page_elides_de_before_a_name_that_starts_with_a_vowel_as_the_terminal_does() -> None:
+def run_with_i18n(script: str) -> subprocess.CompletedProcess[str]:
+    """``script`` run by node as a module, the page's ``i18n.js`` imported as ``i18n`` and French
+    the browser's language; skipped where node is not installed."""
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed")
+    module = json.dumps((STATIC / "i18n.js").as_uri())
+    prelude = f"globalThis.navigator = {{ language: 'fr-FR' }}; const i18n = await import({module});"
+    return subprocess.run(
+        [node, "--input-type=module", "-e", prelude + script], capture_output=True, text=True, check=True
+    )
+
+
+def test_the_page_elides_de_before_a_name_that_starts_with_a_vowel_as_the_terminal_does() -> None:
     script = (
-        "globalThis.navigator = { language: 'fr-FR' };"
-        f"const {{ t }} = await import({json.dumps((STATIC / 'i18n.js').as_uri())});"
+        "const { t } = i18n;"
         "console.log(JSON.stringify(['Ana', 'Éloïse', 'Bob'].map((who) => t('turn.report', { who }))));"
     )
-    said = subprocess.run(
-        [node, "--input-type=module", "-e", script], capture_output=True, text=True, check=True
-    )
+    said = run_with_i18n(script)
     assert json.loads(said.stdout) == [
         tr("fr", "page.turn.report", who=who) for who in ("Ana", "Éloïse", "Bob")
     ]
@@ -64,22 +71,16 @@ def test_the_page_elides_de_before_a_name_that_starts_with_a_vowel_as_the_termin
 
 
 def test_the_page_elides_before_a_rulesets_name_and_counts_as_the_terminal_does() -> None:
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed")
     cases: list[tuple[str, dict[str, object]]] = [
         ("analysis.head", {"rules": "engranjeu-21", "players": "Ana"}),
         ("analysis.head", {"rules": "classic-11", "players": "Ana"}),
         *(("tokens", dict[str, object](n=n)) for n in (0, 1, 1.5, 2)),
     ]
     script = (
-        "globalThis.navigator = { language: 'fr-FR' };"
-        f"const {{ t }} = await import({json.dumps((STATIC / 'i18n.js').as_uri())});"
+        "const { t } = i18n;"
         f"console.log(JSON.stringify({json.dumps(cases)}.map(([key, fields]) => t(key, fields))));"
     )
-    said = subprocess.run(
-        [node, "--input-type=module", "-e", script], capture_output=True, text=True, check=True
-    )
+    said = run_with_i18n(script)
     keys = {"tokens": "page.tokens"}
     assert json.loads(said.stdout) == [tr("fr", keys.get(key, key), **fields) for key, fields in cases]
     assert json.loads(said.stdout)[:3] == [
@@ -91,20 +92,13 @@ def test_the_page_elides_before_a_rulesets_name_and_counts_as_the_terminal_does(
 
 def test_the_page_s_result_lines_start_with_a_capital_in_both_languages_but_names_stay_as_typed() -> None:
     """The terminal prints the outcomes after a colon; the page's result card starts its lines with them."""
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed")
     script = (
-        "globalThis.navigator = { language: 'fr-FR' };"
-        f"const i18n = await import({json.dumps((STATIC / 'i18n.js').as_uri())});"
         "const said = () => [['outcome.shared', 'ana, bob'], ['outcome.winners', 'bob'],"
         "  ['outcome.loser', 'ana']].map(([key, who]) => i18n.sentence(key, { who }));"
         "const fr = said(); i18n.switchLang();"
         "console.log(JSON.stringify({ fr, en: said() }));"
     )
-    said = subprocess.run(
-        [node, "--input-type=module", "-e", script], capture_output=True, text=True, check=True
-    )
+    said = run_with_i18n(script)
     assert json.loads(said.stdout) == {
         "fr": [
             "Perte partagée : ana, bob ont perdu autant de manches",

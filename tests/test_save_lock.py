@@ -22,6 +22,8 @@ from py421.cli import main
 from py421.history import History
 from py421.play import saves
 
+from .helpers import cli_process
+
 PLAY = ("play", "--players", "Alice,bot:random", "--seed", "7")
 PROMPT = "? help: "
 
@@ -35,19 +37,6 @@ def saved_game(home: Path, *args: str) -> str:
     assert run_cli(*(args or PLAY), input="").exit_code == 1
     (path,) = (home / "saves").glob("*.json")
     return path.stem
-
-
-def cli(home: Path, *args: str, **kwargs) -> subprocess.Popen[str]:
-    env = {**os.environ, "PY421_HOME": str(home), "LANG": "C.UTF-8"}
-    return subprocess.Popen(
-        [sys.executable, "-m", "py421", *args],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        **kwargs,
-    )
 
 
 def at_question(proc: subprocess.Popen[str]) -> str:
@@ -67,16 +56,16 @@ def finished_games() -> int:
 
 def test_a_game_resumed_in_two_processes_is_refused_in_the_second(private_home):
     saved_game(private_home)
-    first = cli(private_home, "play", "--resume")
+    first = cli_process(private_home, "play", "--resume")
     try:
         at_question(first)
-        second = cli(private_home, "play", "--resume")
+        second = cli_process(private_home, "play", "--resume")
         out, err = second.communicate("\n" * 2000, timeout=120)
         assert second.returncode == 2, out + err
         assert f"is being played by another 421 (process {first.pid}): finish or quit it there" in err
         assert "or start a new game without --resume" in err
         assert "game over" not in out
-        french = cli(private_home, "--lang", "fr", "play", "--resume")
+        french = cli_process(private_home, "--lang", "fr", "play", "--resume")
         _, err = french.communicate("", timeout=120)
         assert f"est en cours dans un autre 421 (processus {first.pid})" in err
         # the first one plays on and ends the game: one game in the history
@@ -93,7 +82,7 @@ def test_a_game_resumed_in_two_processes_is_refused_in_the_second(private_home):
 
 def test_a_lock_left_by_a_killed_process_is_taken_over(private_home):
     saved_game(private_home)
-    killed = cli(private_home, "play", "--resume")
+    killed = cli_process(private_home, "play", "--resume")
     try:
         at_question(killed)
     finally:
@@ -112,7 +101,7 @@ def test_a_held_save_is_refused_then_resumed_once_let_go(private_home):
     save_id = saved_game(private_home, "table", "--players", "Ann,Bob")
     held = saves.lock_save(save_id)
     try:
-        proc = cli(private_home, "table", "--resume")
+        proc = cli_process(private_home, "table", "--resume")
         _, err = proc.communicate("", timeout=120)
         assert proc.returncode == 2, err
         assert f"(process {os.getpid()})" in err
@@ -125,10 +114,10 @@ def test_a_held_save_is_refused_then_resumed_once_let_go(private_home):
 
 def test_a_new_game_is_held_from_its_start(private_home):
     """A game just begun is held too: a --resume elsewhere meanwhile would play it twice."""
-    first = cli(private_home, *PLAY)
+    first = cli_process(private_home, *PLAY)
     try:
         at_question(first)
-        second = cli(private_home, "play", "--resume")
+        second = cli_process(private_home, "play", "--resume")
         _, err = second.communicate("", timeout=120)
         assert f"(process {first.pid})" in err
     finally:

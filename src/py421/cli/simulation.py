@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import signal
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,26 @@ from .common import (
     with_rules,
 )
 
+STOPPED_BY_CTRL_C, STOPPED_BY_SIGTERM = 128 + signal.SIGINT, 128 + signal.SIGTERM
+
+
+def _stopped_by_sigterm(command: Callable[..., None]) -> Callable[..., None]:
+    """``command`` with SIGTERM raised as :class:`.Terminated` while it runs; one that comes before
+    the games (a solve, the compiling) is said as such, with SIGTERM's exit status."""
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> None:
+        from ..sim.simulate import Terminated
+
+        try:
+            with _sigterm_raises(Terminated):
+                command(*args, **kwargs)
+        except Terminated:
+            click.echo(tr(kwargs.get("lang", "en"), "sim.stopped"), err=True)
+            sys.exit(STOPPED_BY_SIGTERM)
+
+    return run
+
 
 @click.command(cls=Command)
 @with_rules
@@ -41,6 +62,7 @@ from .common import (
 @click.option("--scheduler", default=None, metavar="ADDRESS")
 @click.option("--json", "as_json", is_flag=True)
 @SAY_OPTION
+@_stopped_by_sigterm
 def simulate(
     rules: Ruleset,
     players: str,
@@ -54,29 +76,6 @@ def simulate(
     require("sim", "421 simulate")
     if scheduler is not None:
         require("dask", "421 simulate --scheduler")
-    from ..sim.simulate import Terminated
-
-    try:
-        with _sigterm_raises(Terminated):
-            _simulate(rules, players, games, seed, workers, scheduler, as_json, lang)
-    except Terminated:  # before the games (a solve, the compiling): nothing to say but that it stopped
-        click.echo(tr(lang, "sim.stopped"), err=True)
-        sys.exit(STOPPED_BY_SIGTERM)
-
-
-STOPPED_BY_CTRL_C, STOPPED_BY_SIGTERM = 128 + signal.SIGINT, 128 + signal.SIGTERM
-
-
-def _simulate(
-    rules: Ruleset,
-    players: str,
-    games: int,
-    seed: int,
-    workers: int | None,
-    scheduler: str | None,
-    as_json: bool,
-    lang: str,
-) -> None:
     from ..players.optimal import game_level, whole_game
     from ..sim.simulate import (
         Simulation,
