@@ -43,6 +43,11 @@ def server(tmp_path: Path) -> Iterator[str]:
 
 @pytest.fixture
 def browser() -> Iterator[Browser]:
+    yield from launch()
+
+
+def launch() -> Iterator[Browser]:
+    """Chromium as the browser tests run it, until the generator is closed."""
     with sync_playwright() as p:
         launched = p.chromium.launch(
             executable_path=CHROMIUM,

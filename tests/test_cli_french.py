@@ -87,6 +87,7 @@ def commands(tmp_path: Path, port: int) -> dict[str, list[tuple[list[str], str |
         # The page and its plots in French: tests/test_report.py (a report takes a while to write).
         "report": [(["report", "--rules", "nope", "--out", str(tmp_path / "report")], None)],
         "serve": [(["serve", "--port", str(port)], None)],
+        "site": [(["site", "--out", str(tmp_path / "site")], None)],
         "verify": [
             (["verify", an_online_record(tmp_path)], None),
             (["verify", an_online_record(tmp_path, wrong=True)], None),

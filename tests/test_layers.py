@@ -25,6 +25,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("sim",),
     ("text", "history", "analysis"),
     ("play",),
+    ("page",),  # the play loop in the browser, which the server serves
     ("report", "envs", "tui", "server"),
     ("cli",),
     ("__main__", "__init__"),

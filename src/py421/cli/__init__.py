@@ -11,7 +11,7 @@ import click
 from .analysis import analyse
 from .common import SAY_OPTION, Errors
 from .games import history, play, replay, stats, table_command
-from .online import serve, verify
+from .online import serve, site, verify
 from .rules import compare, rules
 from .simulation import report, simulate
 from .strategy import advise, duel, odds, solve
@@ -26,6 +26,6 @@ def main(lang: str) -> None:
 
 for command in (
     rules, compare, odds, advise, duel, solve, simulate, report,
-    serve, verify, play, table_command, history, stats, replay, analyse,
+    serve, site, verify, play, table_command, history, stats, replay, analyse,
 ):  # fmt: skip
     main.add_command(command)

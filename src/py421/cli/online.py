@@ -1,4 +1,5 @@
-"""``421 serve`` and ``421 verify``: online tables, and checking an online game's dice."""
+"""``421 serve``, ``421 site`` and ``421 verify``: online tables, the page as static files that play
+offline, and checking an online game's dice."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from typing import Any
 
 import click
 
+from ..core.errors import Message
 from ..extras import require
-from ..i18n import error_text, tr
+from ..i18n import error_text, num, tr
 from .common import SAY_OPTION, Command, Finite, NamedPath, read_record
 from .words import spoken
 
@@ -136,6 +138,19 @@ def serve(
     shown = f"[{host}]" if ":" in host else host  # an IPv6 address is bracketed in a URL
     click.echo(tr(lang, "cli.serve", host=shown, port=port, database=url.split("@")[-1]), err=True)
     uvicorn.run(app, host=host, port=port, **uvicorn_options(caps, proxies))
+
+
+@click.command(cls=Command)
+@click.option("--out", type=NamedPath(file_okay=False, path_type=Path), required=True)
+@SAY_OPTION
+def site(out: Path, lang: str) -> None:
+    from ..page.site import write_site
+    from ..paths import make_out_folder
+
+    make_out_folder(out, Message("path.site", "the site"))
+    written = write_site(out)
+    size = sum(p.stat().st_size for p in written)
+    click.echo(tr(lang, "cli.site", n=len(written), folder=out, mb=num(lang, size / 1e6, ".1f")))
 
 
 @click.command(cls=Command)

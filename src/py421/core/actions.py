@@ -73,6 +73,36 @@ def action_data(action: Action) -> dict[str, object]:
     return {"kind": "stake", "keep": [], "bon": False, "stake": action.stake, "text": str(action)}
 
 
+def action_from_data(data: object) -> Action:
+    """An action from :func:`action_data`'s fields (``text`` aside), as a page sends it.
+
+    >>> action_from_data({"kind": "throw", "keep": [4, 2], "bon": True})
+    Throw(keep=(4, 2), bon=True)
+    """
+    accepted = '{"kind": "stop"}, {"kind": "throw", "keep": up to 2 dice, "bon": …} or {"kind": "stake", …}'
+    if not isinstance(data, dict):
+        raise InvalidNotation(f"an action is an object like {accepted}")
+    kind, keep, bon, stake = (
+        data.get("kind"),
+        data.get("keep") or [],
+        data.get("bon", False),
+        data.get("stake"),
+    )
+    if kind == "stop":
+        return Stop()
+    if kind == "stake" and stake in ("est", "vient"):
+        return ChooseStake("est" if stake == "est" else "vient")
+    if (
+        kind == "throw"
+        and isinstance(keep, list)
+        and len(keep) <= 2
+        and all(isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in keep)
+        and isinstance(bon, bool)
+    ):
+        return Throw(tuple(keep), bon)
+    raise InvalidNotation(f"{data!r} is not an action; accepted: {accepted}")
+
+
 @dataclass(frozen=True, slots=True)
 class ReportedTurn:
     """A whole turn told at a real table: the final result after ``throws`` throws.

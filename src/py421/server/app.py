@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from fastapi import FastAPI, Header, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
@@ -32,6 +32,8 @@ from ..core.errors import Py421Error
 from ..core.rules import Ruleset, preset_names
 from ..history import History
 from ..i18n import guillemets
+from ..page.bundle import RUNTIME
+from ..page.site import app_files
 from . import protocol as p
 from .addresses import ForwardedClient, TrustedProxies
 from .analysis import Analyst
@@ -49,6 +51,14 @@ from .worker import Budget
 STATIC = Path(__file__).parent / "static"
 M = TypeVar("M", bound=BaseModel)
 log = logging.getLogger(__name__)
+
+
+def _serve_file(content: bytes, media_type: str) -> Any:
+    async def serve() -> Response:
+        # never kept by a cache on the way: the service worker's bytes tell the browser of a new version
+        return Response(content, media_type=media_type, headers={"Cache-Control": "no-cache"})
+
+    return serve
 
 
 def bind_error(host: str, port: int) -> OSError | None:
@@ -175,10 +185,26 @@ def create_app(
     @app.get("/t/{code}/analysis", include_in_schema=False)
     @app.get("/games/{game_id}/analysis", include_in_schema=False)
     @app.get("/scorekeeper", include_in_schema=False)
+    @app.get("/here", include_in_schema=False)
     async def page(code: str | None = None, game_id: str | None = None) -> FileResponse:
         return FileResponse(STATIC / "index.html")
 
     app.mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static")
+    # the page's games on a phone: Pyodide's runtime, and py421's own Python for it to run
+    app.mount("/pyodide", StaticFiles(directory=RUNTIME, check_dir=False), name="pyodide")
+    try:
+        files = app_files()
+    except FileNotFoundError as e:  # a checkout never installed: the page plays online only
+        log.warning("%s", e)
+        files = {}
+    made = {
+        "/py421.zip": "application/zip",
+        "/sw.js": "text/javascript",
+        "/manifest.webmanifest": "application/manifest+json",
+    }
+    for address, media_type in made.items():
+        if address in files:
+            app.add_api_route(address, _serve_file(files[address], media_type), include_in_schema=False)
 
     # -- tables ------------------------------------------------------------------
 

@@ -7,6 +7,7 @@
  *   Preset, Rematch, TablePublic } from "./protocol"
  */
 import { errorText, t } from "./i18n.js";
+import { isLocal, localCall } from "./local.js";
 
 export class ApiError extends Error {
   /**
@@ -33,15 +34,22 @@ export function refusal(err) {
 /**
  * Calls the HTTP API; a refusal throws an ApiError with the server's message.
  * The answer's type is the route's (the wrappers below): the server shapes
- * every answer with the same models.
+ * every answer with the same models. A table of this device (and a request
+ * made `here`) is answered by the page's worker, in the same shapes.
  * @template T
  * @param {string} method
  * @param {string} path
  * @param {object} [body]
  * @param {string | null} [token]
+ * @param {boolean} [here]
  * @returns {Promise<T>}
  */
-async function call(method, path, body, token) {
+async function call(method, path, body, token, here = isLocal(path.split("/")[3] || "")) {
+  if (here) {
+    const answer = await localCall(method, path, body);
+    if (answer.status >= 400) throw refused(answer.status, "", answer.data);
+    return answer.data;
+  }
   /** @type {Record<string, string>} */
   const headers = { Accept: "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -58,40 +66,65 @@ async function call(method, path, body, token) {
   } catch {
     /* an empty or non-JSON answer */
   }
-  if (!res.ok) {
-    /** @type {unknown} */
-    const detail = data && data.detail;
-    let code = "http";
-    let message = `${res.status} ${res.statusText}`;
-    if (detail && typeof detail === "object" && !Array.isArray(detail)) {
-      const known = /** @type {Partial<ErrorDetail>} */ (detail);
-      code = known.error || code;
-      message = known.message || message;
-    } else if (typeof detail === "string") {
-      message = detail;
-    } else if (Array.isArray(detail) && detail.length) {
-      // FastAPI's own validation errors, should one get past the server's handler
-      message = detail.map((d) => `${(d.loc || []).slice(1).join(".")}: ${d.msg}`).join("; ");
-    }
-    throw new ApiError(res.status, code, message);
-  }
+  if (!res.ok) throw refused(res.status, res.statusText, data);
   return data;
 }
 
-/** @type {Preset[] | null} */
-let presetsCache = null;
+/**
+ * The ApiError of a refused request, from its answer.
+ * @param {number} status
+ * @param {string} statusText
+ * @param {any} data
+ */
+function refused(status, statusText, data) {
+  /** @type {unknown} */
+  const detail = data && data.detail;
+  let code = "http";
+  let message = `${status} ${statusText}`;
+  if (detail && typeof detail === "object" && !Array.isArray(detail)) {
+    const known = /** @type {Partial<ErrorDetail>} */ (detail);
+    code = known.error || code;
+    message = known.message || message;
+  } else if (typeof detail === "string") {
+    message = detail;
+  } else if (Array.isArray(detail) && detail.length) {
+    // FastAPI's own validation errors, should one get past the server's handler
+    message = detail.map((d) => `${(d.loc || []).slice(1).join(".")}: ${d.msg}`).join("; ");
+  }
+  return new ApiError(status, code, message);
+}
 
-/** The presets, asked once per visit. */
-export async function presets() {
-  if (!presetsCache) presetsCache = /** @type {Preset[]} */ (await call("GET", "/api/presets"));
-  return presetsCache;
+/** @type {Record<string, Preset[]>} */
+const presetsCache = {};
+
+/**
+ * The presets, asked once per visit, of the server or of this device (whose tables seat as many).
+ * @param {boolean} [here]
+ */
+export async function presets(here = false) {
+  const key = String(here);
+  presetsCache[key] ??= /** @type {Preset[]} */ (await call("GET", "/api/presets", undefined, null, here));
+  return presetsCache[key];
 }
 
 /**
+ * A new table: the server's, or with `here` one of this device, which takes ``players`` (names
+ * and bot:LEVEL) at a game as well.
  * @param {CreateTable} body
+ * @param {boolean} [here]
  * @returns {Promise<Created>}
  */
-export const createTable = (body) => call("POST", "/api/tables", body);
+export const createTable = (body, here = false) => call("POST", "/api/tables", body, null, here);
+
+/** Whether a py421 server answers this page (it does not on a static host, nor offline). */
+export async function serverAnswers() {
+  try {
+    const res = await fetch("/healthz", { headers: { Accept: "application/json" } });
+    return res.ok && (res.headers.get("content-type") || "").includes("json");
+  } catch {
+    return false;
+  }
+}
 
 /**
  * @param {string} code

@@ -11,6 +11,8 @@
  *   seats.js        the rules' select and the seat-list editor, for both set-ups
  *   lobby.js        create or join a table; finished games and the leaderboard
  *   scorekeeper.js  set up the scorekeeper of a real table
+ *   here.js         set up a game on this phone (no server), and the games it keeps
+ *   local.js        the tables of this phone: the worker (worker.js) that runs py421 in Pyodide
  *   table.js        a table: the WebSocket, the moves, the reports, the hints
  *   analysis.js     a finished game's analysis: the timeline, each decision's choices
  *   values.js       choices and their values in words (hints and analyses)
@@ -18,6 +20,7 @@
  */
 
 import { analysisPage } from "./analysis.js";
+import { herePage } from "./here.js";
 import { byId, hideError } from "./dom.js";
 import { lang, switchLang, t } from "./i18n.js";
 import { lobbyPage } from "./lobby.js";
@@ -37,6 +40,7 @@ function route() {
   else if (analysis) analysisPage({ table: decodeURIComponent(analysis[1]) });
   else if (game) analysisPage({ game: Number(game[1]) });
   else if (/^\/scorekeeper\/?$/.test(path)) scorekeeperPage();
+  else if (/^\/here\/?$/.test(path)) herePage();
   else lobbyPage();
   applyChrome();
 }
@@ -71,5 +75,40 @@ byId("lang-toggle").addEventListener("click", () => {
   route();
 });
 
+/**
+ * The service worker keeps the app for offline use. A new version waits until
+ * the player takes it: a game in progress is never reloaded under them.
+ */
+function keepOffline() {
+  if (!("serviceWorker" in navigator)) return;
+  navigator.serviceWorker.register("/sw.js").then(
+    (registration) => {
+      const offer = () => {
+        const waiting = registration.waiting;
+        if (!waiting || !navigator.serviceWorker.controller) return; // the first install needs no reload
+        const bar = byId("update-banner");
+        byId("update-text").textContent = t("here.update");
+        const take = byId("update-take");
+        take.textContent = t("here.reload");
+        take.onclick = () => waiting.postMessage("take-over");
+        bar.hidden = false;
+      };
+      offer();
+      registration.addEventListener("updatefound", () => {
+        registration.installing?.addEventListener("statechange", offer);
+      });
+    },
+    () => {}, // not served (a checkout never installed): online play only
+  );
+  let reloading = false;
+  navigator.serviceWorker.addEventListener("controllerchange", () => {
+    if (!reloading && document.getElementById("update-banner")?.hidden === false) {
+      reloading = true;
+      location.reload();
+    }
+  });
+}
+
 // A module runs once the document is parsed: index.html is all there.
 startRouting(route);
+keepOffline();

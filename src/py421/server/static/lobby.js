@@ -3,8 +3,9 @@
  */
 
 /** @import { CreateTable, GameSummary, PlayerStats } from "./protocol" */
-import { NAME_MAX, createTable, finishedGames, leaderboard, nameProblem, presets as loadPresets, refusal } from "./api.js";
+import { NAME_MAX, createTable, finishedGames, leaderboard, nameProblem, presets as loadPresets, refusal, serverAnswers } from "./api.js";
 import { app, fill, h, showError } from "./dom.js";
+import { herePromo, keptSection } from "./here.js";
 import { lang, presetText, t } from "./i18n.js";
 import { navigate } from "./router.js";
 import { lastName, rememberName, saveSeat } from "./saved.js";
@@ -15,7 +16,31 @@ const BOT_KINDS = ["bot:random", "bot:heuristic", "bot:optimal"];
 export function lobbyPage() {
   document.title = "421";
   const root = fill(app(), h("p", { class: "muted", text: t("loading") }));
+  serverAnswers().then((online) => (online ? onlineLobby(root) : offlineLobby(root)));
+}
 
+/**
+ * No server answers (a static host, or no network): what plays on this phone.
+ * @param {HTMLElement} root
+ */
+function offlineLobby(root) {
+  fill(
+    root,
+    h("h1", { class: "card", text: "421" }),
+    h("p", { class: "card hint", testid: "no-server", text: t("here.no_server") }),
+    herePromo(),
+    h(
+      "section",
+      { class: "card promo" },
+      h("p", { text: t("sk_promo") }),
+      h("a", { href: "/scorekeeper", "data-link": true, class: "btn btn-ghost", testid: "scorekeeper-link", text: t("sk_open") }),
+    ),
+    keptSection(),
+  );
+}
+
+/** @param {HTMLElement} root */
+function onlineLobby(root) {
   loadPresets().then(
     (presets) => {
       const presetSel = presetSelect(presets, "preset", () => {
@@ -165,6 +190,7 @@ export function lobbyPage() {
         root,
         form,
         joinByCode(),
+        herePromo(),
         h(
           "section",
           { class: "card promo" },
@@ -173,6 +199,7 @@ export function lobbyPage() {
         ),
         h("section", { class: "card" }, h("h2", { text: t("games") }), games),
         h("section", { class: "card" }, boardTitle, board),
+        keptSection(),
       );
       seats.fit(rules());
       describe();

@@ -2,7 +2,7 @@
  * players, in seating order. The table page then takes the reports.
  */
 
-import { NAME_MAX, createTable, nameProblem, presets as loadPresets, refusal } from "./api.js";
+import { NAME_MAX, createTable, nameProblem, presets as loadPresets, refusal, serverAnswers } from "./api.js";
 import { app, fill, h, showError } from "./dom.js";
 import { t } from "./i18n.js";
 import { navigate } from "./router.js";
@@ -13,8 +13,12 @@ export function scorekeeperPage() {
   document.title = `421 · ${t("sk.title")}`;
   const root = fill(app(), h("p", { class: "muted", text: t("loading") }));
 
-  loadPresets().then(
-    (presets) => {
+  // With no server, the score is kept on this phone (py421 runs in the page); with one, either.
+  serverAnswers()
+    .then(async (online) => /** @type {const} */ ([online, await loadPresets(!online)]))
+    .then(
+    ([online, presets]) => {
+      const here = h("input", { type: "checkbox", id: "sk-here", testid: "sk-here", checked: !online, disabled: !online });
       const presetSel = presetSelect(presets, "preset", () => names.fit(rules()));
       const names = seatList({
         legend: t("sk.players"),
@@ -63,7 +67,7 @@ export function scorekeeperPage() {
         }
         create.disabled = true;
         try {
-          const res = await createTable({ mode: "scorekeeper", rules: presetSel.value, players });
+          const res = await createTable({ mode: "scorekeeper", rules: presetSel.value, players }, here.checked);
           saveSeat(res.code, { seat: res.seat, token: res.token, creator: true });
           navigate(`/t/${encodeURIComponent(res.code)}`);
         } catch (err) {
@@ -82,6 +86,7 @@ export function scorekeeperPage() {
           h("label", { for: "preset", text: t("rules") }),
           presetSel,
           names.element,
+          h("label", { class: "check", for: "sk-here" }, here, h("span", { text: t("here.sk_here") })),
           create,
         ),
       );

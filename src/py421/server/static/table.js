@@ -9,6 +9,7 @@
  */
 import { ApiError, NAME_MAX, getTable, joinTable, nameProblem, refusal, rematchTable, startTable } from "./api.js";
 import { dieFace, miniDice } from "./dice.js";
+import { LocalSocket, isLocal, localCall } from "./local.js";
 import { app, append, fill, h, hideError, show, showError } from "./dom.js";
 import { errorText, lang, sentence, t } from "./i18n.js";
 import { navigate, whenLeaving } from "./router.js";
@@ -26,7 +27,7 @@ const LOG_LINES = 50; // as many as the server sends a new connection
  * @property {number | null} version
  * @property {string[]} log
  * @property {number} logStart the number of log[0] in the game's log
- * @property {WebSocket | null} ws
+ * @property {WebSocket | LocalSocket | null} ws a table of this device talks to the worker instead
  * @property {boolean} closing
  * @property {number} backoff
  * @property {number | undefined} retryTimer
@@ -48,7 +49,8 @@ export function tablePage(code) {
   document.title = `421 · ${code}`;
   /** @type {TableState} */
   const T = {
-    seat: loadSeat(code),
+    // every seat of a table of this device is this device's
+    seat: isLocal(code) ? { seat: 0, token: "", creator: true } : loadSeat(code),
     table: null,
     view: null,
     version: null,
@@ -255,7 +257,9 @@ export function tablePage(code) {
     // The seat's token goes in a header (a browser sets no other on a WebSocket), never in the URL,
     // which proxies write to their logs: the protocols offered are "py421" and "py421.token.TOKEN".
     const protocols = T.seat ? ["py421", `py421.token.${T.seat.token}`] : ["py421"];
-    const ws = new WebSocket(`${proto}//${location.host}/ws/${encodeURIComponent(code)}?${params}`, protocols);
+    const ws = isLocal(code)
+      ? new LocalSocket(code)
+      : new WebSocket(`${proto}//${location.host}/ws/${encodeURIComponent(code)}?${params}`, protocols);
     T.ws = ws;
     T.log = []; // a new connection is sent the log's last lines again
     T.logStart = 0;
@@ -265,7 +269,7 @@ export function tablePage(code) {
       clearInterval(T.pingTimer);
       T.pingTimer = setInterval(() => send({ type: "ping" }), 20000);
     };
-    ws.onmessage = (event) => {
+    ws.onmessage = (/** @type {{ data: string }} */ event) => {
       /** @type {Outbound} */
       let msg;
       try {
@@ -275,7 +279,7 @@ export function tablePage(code) {
       }
       receive(msg);
     };
-    ws.onclose = (event) => {
+    ws.onclose = (/** @type {{ code: number }} */ event) => {
       clearInterval(T.pingTimer);
       if (T.ws !== ws || T.closing) return;
       T.ws = null;
@@ -645,7 +649,7 @@ export function tablePage(code) {
     const canJoin = st === "waiting" && !T.seat && freeHuman && !isScorekeeper();
     show(joinForm, canJoin);
     show(watching, Boolean(table) && !T.seat && !canJoin);
-    show(share, st !== "over" && st !== "abandoned");
+    show(share, st !== "over" && st !== "abandoned" && !isLocal(code)); // nobody joins a table of this device
     show(startBtn, st === "waiting" && isCreator());
     startHint.textContent = isCreator() ? t("start_hint") : t("wait_start");
     show(startHint, st === "waiting" && !isScorekeeper());
@@ -929,7 +933,8 @@ export function tablePage(code) {
       outcome,
       h("h2", { text: t("outcome") }),
       lines.map((line, i) => h("p", { class: i === 0 ? "outcome-main" : "", text: line })),
-      T.table && T.table.status === "over" && !isScorekeeper()
+      // a game of this phone is analysed by 421 analyse, from its record (the solvers need numpy)
+      T.table && T.table.status === "over" && !isScorekeeper() && !isLocal(code)
         ? h("a", {
             href: `/t/${encodeURIComponent(code)}/analysis`,
             "data-link": true,
@@ -991,9 +996,31 @@ export function tablePage(code) {
     if (atBottom) log.scrollTop = log.scrollHeight;
   }
 
+  /** A game of this device, as a record file that 421 replay and 421 analyse read. */
+  async function downloadRecord() {
+    const { status: answered, data } = await localCall("GET", `/api/tables/${encodeURIComponent(code)}/record`);
+    if (answered !== 200) return;
+    const link = h("a", {
+      href: URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: "application/json" })),
+      download: `421-${code}.json`,
+    });
+    link.click();
+    URL.revokeObjectURL(link.href);
+  }
+
   function renderFair() {
     const table = T.table;
     fair.replaceChildren();
+    if (table && isLocal(code) && table.status === "over") {
+      show(fair, true);
+      append(
+        fair,
+        h("h2", { text: t("local.record_title") }),
+        h("button", { type: "button", class: "btn btn-ghost", testid: "record-link", text: t("record"), onclick: downloadRecord }),
+        h("p", { class: "hint", text: t("local.record_hint") }),
+      );
+      return;
+    }
     if (!table || !table.seed_hash) {
       show(fair, false);
       return;

@@ -1,0 +1,413 @@
+"""Tables played on one device: against bots, hot-seat, or keeping a real table's score.
+
+The page talks to these tables as it talks to a server: the same requests
+(create, look at, rematch) and the same socket messages (``act``, ``report``,
+``undo``), answered with the same shapes (``TablePublic``, the ``table``
+message). So the table page is the same online and offline; only the link
+differs. Dice are thrown here, by the session's seeded dice, never by the page.
+
+Every answer that changes a table carries its save (``saves``), which the page
+keeps (IndexedDB) and hands back with :meth:`LocalTables.restore` after a reload.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..core.actions import Action, action_from_data
+from ..core.errors import InvalidRecord, Py421Error
+from ..core.rules import Ruleset, preset_names
+from ..core.views import seat_view
+from ..i18n import LANGS, error_text, guillemets
+from ..play.session import Seat, Session, parse_seats
+from ..players import BOTS
+from ..text import describe
+
+CODE_PREFIX = "local-"  # the page sends what starts so to its worker, the rest to the server
+LOG_LINES = 50  # as many log lines as the server sends
+MOST_SEATS = 12  # as many as an online table seats
+OFFLINE_BOTS = ("random", "heuristic")  # bot:optimal needs numpy's solvers: online only for now
+SAVE_KIND = "py421-local-table"
+
+Mode = Literal["play", "scorekeeper"]
+
+
+class LocalError(Exception):
+    """A refused request, as the server refuses one: a stable code and what is accepted, in English
+    (an HTTP answer's, which the page words by its code), and in the page's language where the
+    catalog words it (a socket's error message, like the server's)."""
+
+    def __init__(
+        self, error: str, message: str, status: int = 400, said: tuple[str, str] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.error, self.message, self.status = error, message, status
+        self.said = said or (message, "en")
+
+    def body(self) -> dict[str, Any]:
+        return {"detail": {"error": self.error, "message": self.message}}
+
+    def socket_message(self) -> dict[str, Any]:
+        text, lang = self.said
+        return {"type": "error", "error": self.error, "message": text, "lang": lang}
+
+
+def _refused(error: str, exc: Py421Error, lang: str) -> LocalError:
+    return LocalError(error, str(exc), said=(guillemets(error_text(lang, exc)), lang))
+
+
+@dataclass
+class LocalTable:
+    code: str
+    mode: Mode
+    session: Session
+    rematch: str | None = None
+    _log: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def status(self) -> str:
+        return "over" if self.session.state.is_over else "playing"
+
+    @property
+    def version(self) -> int:
+        return self.session.state.steps
+
+    def public(self) -> dict[str, Any]:
+        """What the server's ``GET /api/tables/CODE`` says of a table, for this one."""
+        over = self.session.state.is_over
+        return {
+            "code": self.code,
+            "mode": self.mode,
+            "rules": self.session.rules.name,
+            "options": self.session.rules.changed_options(),
+            "status": self.status,
+            "timeout": 0,
+            "seats": [
+                {
+                    "seat": i,
+                    "kind": "human" if s.human else "bot",
+                    "bot": s.bot,
+                    "name": s.name,
+                    "taken": True,
+                    "connected": s.human,
+                    "away": False,
+                }
+                for i, s in enumerate(self.session.seats)
+            ],
+            "seed_hash": "",
+            "seed": self.session.dice.seed if over else None,
+            "version": self.version,
+            "rematch": self.rematch,
+            "hints": False,
+        }
+
+    def seen_by(self) -> int | None:
+        """Whose view the device shows: the person to move (hot-seat passes the phone), else the
+        first person at the table; the scorekeeper's device is its first seat's, like its creator's."""
+        if self.mode == "scorekeeper":
+            return 0
+        moving = self.session.human_to_move()
+        if moving is not None:
+            return moving
+        humans = self.session.humans
+        return humans[0] if humans else None
+
+    def log(self, lang: str) -> list[str]:
+        names = self.session.game.players
+        events = [e for s in self.session.game.states for e in s.events]
+        lines = self._log.setdefault(lang, [])
+        if len(lines) > len(events):  # an undo: described again
+            lines.clear()
+        lines.extend(guillemets(describe(e, names, lang)) for e in events[len(lines) :])
+        return lines
+
+    def message(self, lang: str) -> dict[str, Any]:
+        """The server's ``table`` message, as one connection at this table is sent it, with what the
+        game waits for (the page paces the bots by it)."""
+        lines = self.log(lang)
+        start = max(0, len(lines) - LOG_LINES)
+        return {
+            "type": "table",
+            "table": self.public(),
+            "view": seat_view(self.session.state, self.seen_by()),
+            "version": self.version,
+            "log_start": start,
+            "log": lines[start:],
+            "waiting": self.session.waiting() if self.mode == "play" else "person",
+        }
+
+    def save(self) -> dict[str, Any]:
+        return self.session.to_save(kind=SAVE_KIND, code=self.code, mode=self.mode, rematch=self.rematch)
+
+    @staticmethod
+    def from_save(data: dict[str, Any]) -> LocalTable:
+        if not isinstance(data, dict) or data.get("kind") != SAVE_KIND:
+            raise InvalidRecord(f"not a table kept by the page (no kind {SAVE_KIND!r})")
+        code, mode = data.get("code"), data.get("mode")
+        if (
+            not isinstance(code, str)
+            or not code.startswith(CODE_PREFIX)
+            or mode not in ("play", "scorekeeper")
+        ):
+            raise InvalidRecord("a kept table needs its code (local-…) and its mode (play or scorekeeper)")
+        rematch = data.get("rematch")
+        return LocalTable(code, mode, Session.from_save(data), rematch if isinstance(rematch, str) else None)
+
+
+class LocalTables:
+    """The tables of this device, answering the page's requests as the server would."""
+
+    def __init__(self) -> None:
+        self.tables: dict[str, LocalTable] = {}
+
+    # -- the requests ------------------------------------------------------------
+
+    def request(
+        self, method: str, path: str, body: Any, lang: str = "en"
+    ) -> tuple[int, Any, list[dict[str, Any]]]:
+        """One of the server's HTTP requests: its status, its answer, and the saves it changed."""
+        lang = lang if lang in LANGS else "en"
+        try:
+            answer, changed = self._route(method, path, body, lang)
+        except LocalError as e:
+            return e.status, e.body(), []
+        return 200, answer, [t.save() for t in changed]
+
+    def _route(self, method: str, path: str, body: Any, lang: str) -> tuple[Any, list[LocalTable]]:
+        if method == "GET" and path == "/api/presets":
+            return self.presets(), []
+        if method == "POST" and path == "/api/tables":
+            table = self.create(body if isinstance(body, dict) else {}, lang)
+            return {"code": table.code, "seat": 0, "token": "", "seed_hash": ""}, [table]
+        found = re.fullmatch(r"/api/tables/([^/]+)(/start|/rematch|/record)?", path)
+        if found is None:
+            raise LocalError("not_found", f"{method} {path}: not a request this page answers offline", 404)
+        table = self.table(found[1])
+        action = found[2]
+        if method == "GET" and action is None:
+            return table.public(), []
+        if method == "GET" and action == "/record":
+            return table.session.game.record({"table": table.code}).to_dict(), []
+        if method == "POST" and action == "/start":
+            return table.public(), []  # started when made: every seat is on this device
+        if method == "POST" and action == "/rematch":
+            new = self.rematch(table)
+            return {"code": new.code}, [table, new]
+        raise LocalError("not_found", f"{method} {path}: not a request this page answers offline", 404)
+
+    def presets(self) -> list[dict[str, Any]]:
+        found = []
+        for name in preset_names():
+            r = Ruleset.preset(name)
+            most = min(r.max_players or MOST_SEATS, MOST_SEATS)
+            found.append(
+                {
+                    "name": name,
+                    "description": r.description,
+                    "min_players": r.min_players,
+                    "max_players": most,
+                    "no_limit": not r.max_players,
+                }
+            )
+        return found
+
+    def create(self, body: dict[str, Any], lang: str) -> LocalTable:
+        """A new table from the server's ``CreateTable``: ``players`` name every seat (a name, or
+        ``bot:LEVEL`` at a game), else ``seats`` (``human`` or ``bot:LEVEL``) with the creator's
+        ``name``, the other people named after their seat."""
+        mode = body.get("mode", "play")
+        if mode not in ("play", "scorekeeper"):
+            raise LocalError("malformed", f"mode: play or scorekeeper, not {mode!r}")
+        rules = self._rules(body, lang)
+        seats = self._seats(mode, body, lang)
+        if not rules.seats(len(seats)):
+            raise LocalError(
+                "bad_seats", f"{rules.name} is played by {rules.players_range} players, not {len(seats)}"
+            )
+        if len(seats) > MOST_SEATS:
+            raise LocalError("bad_seats", f"a table seats at most {MOST_SEATS} players, not {len(seats)}")
+        folded = [s.name.casefold() for s in seats]
+        if len(set(folded)) < len(folded):
+            raise LocalError("name_taken", "two players have the same name; names must differ")
+        seed = body.get("seed")  # as 421 play --seed: the same dice and bots' choices
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | str)):
+            raise LocalError("malformed", f"seed: a number or a text, not {seed!r}")
+        try:
+            session = Session(rules, seats, seed=secrets.token_hex(16) if seed is None else seed)
+        except Py421Error as e:
+            raise _refused("bad_name", e, lang) from e
+        table = LocalTable(self._new_code(), mode, session)
+        self.tables[table.code] = table
+        if mode == "play":
+            self._throw(table)
+        return table
+
+    def _rules(self, body: dict[str, Any], lang: str) -> Ruleset:
+        name = body.get("rules", "classic-11")
+        settings = body.get("settings") or []
+        if (
+            not isinstance(name, str)
+            or not isinstance(settings, list)
+            or not all(isinstance(s, str) for s in settings)
+        ):
+            raise LocalError("malformed", "rules: a preset's name; settings: texts like pot=21")
+        try:
+            return Ruleset.preset(name).with_settings(settings)
+        except Py421Error as e:
+            raise _refused("bad_rules", e, lang) from e
+
+    def _seats(self, mode: str, body: dict[str, Any], lang: str) -> list[Seat]:
+        players = body.get("players")
+        if players is None and mode == "play":
+            specs = body.get("seats") or []
+            name = body.get("name")
+            if not isinstance(specs, list) or not isinstance(name, str):
+                raise LocalError(
+                    "malformed", "seats: human or bot:LEVEL, the creator first; name: the creator's"
+                )
+            humans = 0
+            players = []
+            for spec in specs:
+                if spec == "human":
+                    humans += 1
+                    players.append(name if humans == 1 else f"{name} {humans}")
+                else:
+                    players.append(spec)
+        if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+            raise LocalError("malformed", "players: a list of names, in seating order")
+        try:
+            seats = parse_seats([" ".join(p.split()) for p in players], lang)
+        except Py421Error as e:
+            raise _refused("bad_seats", e, lang) from e
+        for seat in seats:
+            if seat.bot is not None and (mode == "scorekeeper" or seat.bot not in OFFLINE_BOTS):
+                accepted = ", ".join(f"bot:{b}" for b in OFFLINE_BOTS if b in BOTS)
+                raise LocalError(
+                    "bad_seats",
+                    f"bot:{seat.bot} plays only at a server's tables; on this phone: {accepted}"
+                    if mode == "play"
+                    else "a scorekeeper's players are the people at the real table",
+                )
+        return seats
+
+    def table(self, code: str) -> LocalTable:
+        table = self.tables.get(code)
+        if table is None:
+            raise LocalError("not_found", f"no table {code!r} on this device", 404)
+        return table
+
+    def rematch(self, table: LocalTable) -> LocalTable:
+        if table.status != "over":
+            raise LocalError("not_over", "a rematch follows a finished game")
+        if table.rematch is not None:
+            return self.table(table.rematch)
+        old = table.session
+        seats = [Seat(s.name, s.bot) for s in old.seats]
+        loser = next((i for i, lost in enumerate(old.state.manche_losses) if lost), 0)  # who lost starts
+        session = Session(old.rules, seats, seed=secrets.token_hex(16), first_seat=loser)
+        new = LocalTable(self._new_code(), table.mode, session)
+        self.tables[new.code] = new
+        table.rematch = new.code
+        if new.mode == "play":
+            self._throw(new)
+        return new
+
+    # -- the socket's messages ---------------------------------------------------
+
+    def receive(
+        self, code: str, message: Any, lang: str = "en"
+    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """A socket message from the page: the ``table`` message after it (or an ``error``), and
+        the saves it changed. ``look`` asks for the table as it is; ``advance`` plays one bot's move."""
+        lang = lang if lang in LANGS else "en"
+        try:
+            table = self.table(code)
+            changed = self._receive(table, message if isinstance(message, dict) else {}, lang)
+        except LocalError as e:
+            return e.socket_message(), []
+        return table.message(lang), [table.save()] if changed else []
+
+    def _receive(self, table: LocalTable, message: dict[str, Any], lang: str) -> bool:
+        kind = message.get("type")
+        if kind in ("look", "ping"):
+            return False
+        session = table.session
+        if kind == "advance":
+            if table.mode == "play" and session.waiting() == "bot":
+                session.step()
+                self._throw(table)
+                return True
+            return False
+        if kind not in ("act", "report", "undo"):
+            raise LocalError("unknown_type", f"type: act, report or undo, not {kind!r}")
+        if kind == "undo":
+            if table.mode != "scorekeeper":
+                raise LocalError("unknown_type", "undo is for keeping a real table's score")
+            if not session.game.steps:
+                raise LocalError("illegal", "nothing to undo")
+            session.game.undo()
+            return True
+        if message.get("version") != table.version:
+            raise LocalError("stale", f"the table is at step {table.version}: look again")
+        if session.state.is_over:
+            raise LocalError("over", "the game is over")
+        try:
+            if kind == "act":
+                if table.mode != "play":
+                    raise LocalError("unknown_type", "a scorekeeper's table takes 'report' and 'undo'")
+                if session.human_to_move() is None:
+                    raise LocalError("not_your_turn", "a bot decides now")
+                session.act(_action(message.get("action")))
+                self._throw(table)
+            else:
+                if table.mode != "scorekeeper":
+                    raise LocalError(
+                        "unknown_type", "'report' is for keeping a real table's score; send 'act'"
+                    )
+                turn = message.get("turn")
+                if not isinstance(turn, str) or not turn.strip():
+                    raise LocalError("malformed", "turn: a result like 421, 654/2, 123;221;421 or 555/2 bon")
+                request = session.state.chance
+                if request is None:
+                    session.game.act(turn)
+                elif request.purpose == "turn":
+                    session.game.report_turn(turn)
+                else:
+                    session.game.throw(turn)
+        except Py421Error as e:
+            raise _refused("illegal", e, lang) from e
+        return True
+
+    @staticmethod
+    def _throw(table: LocalTable) -> None:
+        """The dice a game waits for, thrown at once, as the server throws its own."""
+        while table.session.waiting() == "dice":
+            table.session.step()
+
+    # -- what the page keeps -----------------------------------------------------
+
+    def restore(self, saves: list[Any]) -> list[str]:
+        """The tables the page kept, back after a reload; says why of each one it cannot read."""
+        problems = []
+        for data in saves:
+            try:
+                table = LocalTable.from_save(data)
+            except Py421Error as e:
+                problems.append(str(e))
+                continue
+            self.tables[table.code] = table
+        return problems
+
+    def _new_code(self) -> str:
+        while True:
+            code = CODE_PREFIX + secrets.token_hex(4)
+            if code not in self.tables:
+                return code
+
+
+def _action(raw: Any) -> Action | str:
+    """The action a page sends: its fields, as the server reads them, or its text."""
+    return raw if isinstance(raw, str) else action_from_data(raw)

@@ -1,0 +1,143 @@
+/* Games on this phone, with no server: the set-up of a game against bots or
+ * passed from hand to hand, and the list of the games this device keeps. The
+ * table page plays them (local.js links it to the worker).
+ */
+
+import { NAME_MAX, createTable, nameProblem, presets as loadPresets, refusal } from "./api.js";
+import { app, fill, h, showError } from "./dom.js";
+import { t } from "./i18n.js";
+import { keptTables } from "./local.js";
+import { navigate } from "./router.js";
+import { lastName, rememberName } from "./saved.js";
+import { presetOf, presetSelect, seatList } from "./seats.js";
+
+/** A bot that needs no solver plays on a phone (py421.page.local.OFFLINE_BOTS). */
+const KINDS = ["human", "bot:random", "bot:heuristic"];
+
+/** @typedef {{ kind: string, name: string }} Row */
+
+export function herePage() {
+  document.title = `421 · ${t("here.title")}`;
+  const root = fill(app(), h("p", { class: "muted", text: t("here.loading") }));
+  loadPresets(true).then(
+    (presets) => {
+      const presetSel = presetSelect(presets, "preset", () => seats.fit(presetOf(presets, presetSel.value)));
+      const seats = seatList({
+        legend: t("seats"),
+        rows: /** @type {Row[]} */ ([
+          { kind: "human", name: lastName() },
+          { kind: "bot:heuristic", name: "" },
+        ]),
+        blank: () => ({ kind: "bot:heuristic", name: "" }),
+        name: (i) => t("seat_n", { n: i + 1 }),
+        addText: t("add_seat"),
+        field: (row, i, set) => {
+          const select = h("select", { id: `seat-kind-${i}`, testid: `seat-kind-${i}`, "aria-label": t("seat_n", { n: i + 1 }) });
+          for (const k of KINDS) {
+            select.append(h("option", { value: k, text: k === "human" ? t("here.person") : t(`kind.${k}`), selected: k === row.kind }));
+          }
+          const name = h("input", {
+            type: "text",
+            id: `seat-name-${i}`,
+            testid: `seat-name-${i}`,
+            maxlength: String(NAME_MAX),
+            autocomplete: "off",
+            value: row.name,
+            "aria-label": t("here.person_name", { n: i + 1 }),
+            placeholder: t("your_name"),
+            hidden: row.kind !== "human",
+          });
+          const changed = () => {
+            name.hidden = select.value !== "human";
+            set({ kind: select.value, name: name.value });
+          };
+          select.addEventListener("change", changed);
+          name.addEventListener("input", changed);
+          return h("span", { class: "row" }, select, name);
+        },
+      });
+      const create = h("button", { type: "submit", class: "btn btn-primary btn-wide", testid: "create-here", text: t("here.create") });
+
+      /** @param {SubmitEvent} event */
+      async function submit(event) {
+        event.preventDefault();
+        const rows = /** @type {Row[]} */ (seats.values());
+        const people = rows.filter((r) => r.kind === "human").map((r) => r.name.trim());
+        const problem = people.some((n) => !n) ? t("here.names_needed") : people.map(nameProblem).find(Boolean);
+        if (problem) {
+          showError(problem);
+          return;
+        }
+        create.disabled = true;
+        try {
+          const players = rows.map((r) => (r.kind === "human" ? r.name.trim() : r.kind));
+          const res = await createTable({ mode: "play", rules: presetSel.value, players }, true);
+          if (people.length) rememberName(people[0]);
+          navigate(`/t/${encodeURIComponent(res.code)}`);
+        } catch (err) {
+          showError(refusal(err));
+          create.disabled = false;
+        }
+      }
+
+      fill(
+        root,
+        h(
+          "form",
+          { class: "card", novalidate: true, onsubmit: submit },
+          h("h1", { text: t("here.title") }),
+          h("p", { class: "hint", text: t("here.intro") }),
+          h("label", { for: "preset", text: t("rules") }),
+          presetSel,
+          seats.element,
+          create,
+        ),
+        keptSection(),
+      );
+      seats.fit(presetOf(presets, presetSel.value));
+    },
+    (err) => fill(root, h("p", { class: "error", text: refusal(err) })),
+  );
+}
+
+/** The card that leads to a game on this phone. */
+export function herePromo() {
+  return h(
+    "section",
+    { class: "card promo" },
+    h("p", { text: t("here.intro") }),
+    h("a", { href: "/here", "data-link": true, class: "btn btn-ghost", testid: "here-link", text: t("here.open") }),
+  );
+}
+
+/** The games this device keeps, the latest first, each a link to its table. */
+export function keptSection() {
+  const list = h("div", { testid: "kept" }, h("p", { class: "muted", text: t("loading") }));
+  keptTables().then((kept) => {
+    if (!kept.length) {
+      fill(list, h("p", { class: "muted", text: t("here.no_kept") }));
+      return;
+    }
+    fill(
+      list,
+      h(
+        "ul",
+        { class: "compact-list" },
+        kept.map((k) =>
+          h(
+            "li",
+            {},
+            h("a", {
+              href: `/t/${encodeURIComponent(k.code)}`,
+              "data-link": true,
+              testid: `kept-${k.code}`,
+              text: [k.record.rules.name, k.record.players.join(", ")].join(" · "),
+            }),
+            k.record.final?.phase === "over" ? null : h("span", { class: "muted", text: ` — ${t("here.in_play")}` }),
+          ),
+        ),
+      ),
+    );
+  });
+  return h("section", { class: "card" }, h("h2", { text: t("here.kept") }), list);
+}

@@ -1,0 +1,45 @@
+/* The service worker: every file of the app kept in the browser, so that the
+ * games on this phone open and play with no network. py421.page.site writes
+ * VERSION and FILES in when it serves this file; a new version installs
+ * beside the one in use and waits until the page takes it (app.js offers it).
+ * The server's own answers (/api, /ws, /healthz) are never kept.
+ */
+
+const VERSION = "VERSION";
+/** @type {string[]} */
+const FILES = ["FILES"];
+const CACHE = `py421-${VERSION}`;
+
+const worker = /** @type {any} */ (self);
+
+worker.addEventListener("install", (/** @type {any} */ event) => {
+  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(FILES)));
+});
+
+worker.addEventListener("activate", (/** @type {any} */ event) => {
+  event.waitUntil(
+    caches.keys().then((names) => Promise.all(names.filter((n) => n.startsWith("py421-") && n !== CACHE).map((n) => caches.delete(n)))),
+  );
+});
+
+worker.addEventListener("message", (/** @type {MessageEvent} */ event) => {
+  if (event.data === "take-over") worker.skipWaiting();
+});
+
+worker.addEventListener("fetch", (/** @type {any} */ event) => {
+  const request = /** @type {Request} */ (event.request);
+  const url = new URL(request.url);
+  if (request.method !== "GET" || url.origin !== location.origin) return;
+  if (request.mode === "navigate") {
+    // A page of the app: the server's when it answers, else the kept one (a static host has no /here).
+    event.respondWith(
+      fetch(request)
+        .then((res) => (res.ok ? res : caches.match("/").then((kept) => kept || res)))
+        .catch(() => caches.match("/").then((kept) => kept || Response.error())),
+    );
+    return;
+  }
+  if (FILES.includes(url.pathname)) {
+    event.respondWith(caches.match(url.pathname).then((kept) => kept || fetch(request)));
+  }
+});

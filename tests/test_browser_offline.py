@@ -1,0 +1,208 @@
+"""The app on a phone with no server: from 421 site's files on a plain static host, and from 421 serve.
+
+A game against a bot and a real table's score, played to the end, reloaded mid-game with the
+network cut, exported and replayed by 421 replay; in both languages, at phone size.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Generator, Iterator
+from pathlib import Path
+
+import pytest
+
+from .test_browser import CHROMIUM, accessible, launch, phone, shot
+
+assert CHROMIUM  # test_browser skips this module's import without Chromium
+
+from playwright.sync_api import Browser, Locator, Page, expect  # noqa: E402
+
+from .server_process import free_port, start_server, wait_for_port  # noqa: E402
+from .test_browser import nothing_refused_and_no_token_in_a_url  # noqa: E402, F401
+
+pytestmark = pytest.mark.slow  # a real browser, and Pyodide starting in it
+
+
+@pytest.fixture
+def chromium() -> Iterator[Browser]:
+    yield from launch()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    yield from static_site(tmp_path_factory.mktemp("site"))
+
+
+def static_site(folder: Path) -> Generator[str, None, None]:
+    """421 site's folder served by Python's plain static file server: no py421 behind it."""
+    subprocess.run(
+        [sys.executable, "-m", "py421", "site", "--out", str(folder)], check=True, capture_output=True
+    )
+    port = free_port()
+    log = folder.parent / "http.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "http.server",
+                "--bind",
+                "127.0.0.1",
+                "--directory",
+                str(folder),
+                str(port),
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    wait_for_port(port, proc, log)
+    yield f"http://127.0.0.1:{port}"
+    proc.terminate()
+    proc.wait(10)
+
+
+def app_page(chromium: Browser) -> Page:
+    """A phone-sized page that waits as long as the page's own waits: Python starting in the
+    browser takes seconds, far more on a busy machine."""
+    page = phone(chromium)
+    page.set_default_timeout(60_000)
+    return page
+
+
+def legal_button(page: Page) -> Locator:
+    return page.locator("[data-testid=actions]:not([hidden]) button:not([hidden]):not([disabled])").first
+
+
+def play_moves(page: Page, most: int) -> None:
+    """The person's first choice, each turn, until the game is over or ``most`` moves are made."""
+    for _ in range(most):
+        if page.get_by_test_id("status").get_attribute("data-status") == "over":
+            return
+        button = legal_button(page)
+        try:
+            button.wait_for(timeout=2000)
+        except Exception:  # a bot is moving: the buttons come back on the person's turn
+            continue
+        button.click()
+
+
+def new_game(page: Page, base: str, name: str) -> None:
+    page.goto(f"{base}/here")
+    page.get_by_test_id("seat-name-0").fill(name)
+    page.get_by_test_id("create-here").click()
+    page.wait_for_url("**/t/local-*")
+    expect(page.get_by_test_id("status")).to_have_attribute("data-status", "playing")
+
+
+def test_a_game_against_a_bot_plays_offline_from_the_static_site_and_replays(
+    chromium: Browser, site: str, tmp_path
+):
+    page = app_page(chromium)
+    page.goto(site)
+    expect(page.get_by_test_id("no-server")).to_contain_text("this page cannot reach one")
+    accessible(page)
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")  # every file kept for offline use
+    new_game(page, site, "Ana")
+    accessible(page)
+    legal_button(page).wait_for()
+    play_moves(page, 2)
+    legal_button(page).wait_for()  # Ana's turn: nothing moves until she does
+    before = page.get_by_test_id("log").locator("li").all_inner_texts()
+    page.context.set_offline(True)  # airplane mode: the reload comes from the service worker
+    page.reload()
+    expect(page.get_by_test_id("log").locator("li")).to_have_text(before)
+    play_moves(page, 400)
+    expect(page.get_by_test_id("status")).to_have_attribute("data-status", "over")
+    expect(page.get_by_test_id("log")).to_contain_text("game over")
+    shot(page, "offline-game-over")
+    with page.expect_download() as download:
+        page.get_by_test_id("record-link").click()
+    record = tmp_path / "game.json"
+    download.value.save_as(record)
+    replay = subprocess.run(
+        [sys.executable, "-m", "py421", "replay", str(record)], capture_output=True, text=True, timeout=120
+    )
+    assert replay.returncode == 0, replay.stderr
+    assert replay.stdout.startswith("classic-11, Ana, Heuristic 1: ") and "steps replayed" in replay.stdout
+    page.goto(site)  # still offline
+    expect(page.get_by_test_id("kept")).to_contain_text("classic-11 · Ana, Heuristic 1")
+
+
+def test_a_real_tables_score_is_kept_offline_in_french(chromium: Browser, site: str):
+    page = app_page(chromium)
+    page.goto(site)
+    page.get_by_test_id("lang-toggle").click()
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    page.context.set_offline(True)
+    page.get_by_test_id("scorekeeper-link").click()
+    here = page.get_by_test_id("sk-here")
+    expect(here).to_be_checked()
+    expect(here).to_be_disabled()  # no server: this phone keeps the score
+    page.get_by_test_id("sk-player-0").fill("Ana")
+    page.get_by_test_id("sk-player-1").fill("Bob")
+    page.get_by_test_id("create-table").click()
+    page.wait_for_url("**/t/local-*")
+    accessible(page)
+    report = page.get_by_test_id("report-input")
+    report.fill("421")
+    page.get_by_test_id("report-button").click()
+    expect(page.get_by_test_id("log")).to_contain_text("Ana finit sur 421")
+    report.fill("7")
+    page.get_by_test_id("report-button").click()
+    expect(page.get_by_test_id("error-banner")).to_contain_text("6")  # a die shows 1 to 6, in French
+    page.reload()
+    expect(page.get_by_test_id("log")).to_contain_text("Ana finit sur 421")
+    page.get_by_test_id("undo-button").click()
+    expect(page.get_by_test_id("log")).not_to_contain_text("Ana finit sur 421")
+
+
+def test_421_serve_offers_the_games_on_the_phone_beside_its_tables(chromium: Browser, tmp_path: Path):
+    port = free_port()
+    proc = start_server(tmp_path, port)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        page = app_page(chromium)
+        page.goto(base)
+        expect(page.locator("#create-form")).to_be_visible()  # the online tables
+        page.get_by_test_id("here-link").click()
+        new_game(page, base, "Zoé")
+        legal_button(page).wait_for()
+        play_moves(page, 1)
+        expect(page.get_by_test_id("log")).to_contain_text("Zoé")
+        page.goto(base)
+        expect(page.get_by_test_id("kept")).to_contain_text("Zoé")
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_a_new_version_is_offered_and_taken_only_when_the_player_asks(chromium: Browser, tmp_path: Path):
+    folder = tmp_path / "site"
+    served = static_site(folder)
+    base = next(served)
+    try:
+        page = app_page(chromium)
+        page.goto(base)
+        page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+        new_game(page, base, "Ana")  # the page's own navigation: the worker controls it after a reload
+        page.reload()
+        legal_button(page).wait_for()
+        assert page.evaluate("navigator.serviceWorker.controller !== null")
+        log = page.get_by_test_id("log").locator("li").all_inner_texts()
+        page.evaluate("window.stillHere = true")
+        worker = folder / "sw.js"
+        worker.write_text(
+            worker.read_text().replace('const VERSION = "', 'const VERSION = "0', 1)
+        )  # a new version
+        page.evaluate("navigator.serviceWorker.getRegistration().then((r) => r.update())")
+        expect(page.get_by_test_id("update-banner")).to_contain_text("A new version of py421 is ready.")
+        assert page.evaluate("window.stillHere === true")  # offered, not forced: the game goes on
+        expect(page.get_by_test_id("log").locator("li")).to_have_text(log)
+        page.get_by_test_id("update-take").click()
+        page.wait_for_function("window.stillHere === undefined")  # reloaded, by the new version
+        expect(page.get_by_test_id("update-banner")).to_be_hidden()
+        expect(page.get_by_test_id("log").locator("li")).to_have_text(log)
+    finally:
+        served.close()

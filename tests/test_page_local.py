@@ -1,0 +1,211 @@
+"""The tables a phone plays on its own (py421.page.local), in CPython: what the page's worker runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from py421.core.record import Record
+from py421.page.local import LocalTables
+from py421.page.worker import handle
+from py421.server import protocol as p
+
+
+def create(tables: LocalTables, lang: str = "en", **body: object) -> str:
+    status, data, saves = tables.request("POST", "/api/tables", body, lang)
+    assert status == 200, data
+    assert p.Created.model_validate(data)
+    assert [s["code"] for s in saves] == [data["code"]]  # kept at once
+    return str(data["code"])
+
+
+def server_shaped(message: dict[str, Any]) -> dict[str, Any]:
+    """The message as the server's protocol has it: ``waiting`` is the link's own (it paces the bots)."""
+    return {k: v for k, v in message.items() if k != "waiting"}
+
+
+def play_out(tables: LocalTables, code: str, lang: str = "en") -> dict[str, Any]:
+    """Plays the game to its end: the person to move takes their first legal action."""
+    message, _ = tables.receive(code, {"type": "look"}, lang)
+    for _ in range(5000):
+        assert message["type"] == "table", message
+        p.TableMessage.model_validate(server_shaped(message))
+        if message["waiting"] == "over":
+            return message
+        if message["waiting"] == "bot":
+            message, saves = tables.receive(code, {"type": "advance"}, lang)
+        else:
+            view = message["view"]
+            assert view["your_turn"], view  # the device shows whoever is to move
+            action = view["legal_actions"][0]
+            message, saves = tables.receive(
+                code, {"type": "act", "version": message["version"], "action": action}, lang
+            )
+        assert saves and saves[0]["code"] == code  # every step kept
+    raise AssertionError("the game did not end")
+
+
+def test_a_game_against_bots_plays_to_the_end_in_the_servers_shapes():
+    tables = LocalTables()
+    code = create(tables, players=["Ana", "bot:heuristic", "bot:random"])
+    assert code.startswith("local-")
+    status, public, _ = tables.request("GET", f"/api/tables/{code}", None)
+    assert status == 200 and p.TablePublic.model_validate(public)
+    assert [s["kind"] for s in public["seats"]] == ["human", "bot", "bot"]
+    last = play_out(tables, code)
+    assert last["table"]["status"] == "over"
+    assert last["log"][-1].startswith("game over")
+    assert last["table"]["seed"]  # told once the game is over
+
+
+def test_hot_seat_shows_each_person_their_own_turn():
+    tables = LocalTables()
+    code = create(tables, players=["Ana", "Bob"])
+    seen = set()
+    message, _ = tables.receive(code, {"type": "look"})
+    while message["waiting"] != "over":
+        view = message["view"]
+        seen.add(view["seat"])
+        assert view["waiting_for"]["seat"] == view["seat"]
+        action = view["legal_actions"][0]
+        message, _ = tables.receive(code, {"type": "act", "version": message["version"], "action": action})
+    assert seen == {0, 1}
+
+
+def test_the_same_seed_plays_the_same_game_as_421_play(tmp_path):
+    """Bots only, seed 5: the steps of the page's game are those 421 play records."""
+    tables = LocalTables()
+    code = create(tables, players=["bot:heuristic", "bot:random"], seed=5, settings=["pot=5"])
+    play_out(tables, code)
+    status, record, _ = tables.request("GET", f"/api/tables/{code}/record", None)
+    assert status == 200
+    out = tmp_path / "game.json"
+    env = {"PY421_HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+    subprocess.run(
+        [sys.executable, "-m", "py421", "play", "--players", "bot:heuristic,bot:random", "--set", "pot=5",
+         "--seed", "5", "--record", str(out)],
+        input="", capture_output=True, text=True, timeout=120, env=env, check=True,
+    )  # fmt: skip
+    played = json.loads(out.read_text())
+    assert record["steps"] == played["steps"]
+    assert record["players"] == played["players"]
+    assert Record.from_dict(record).steps  # what 421 replay and 421 analyse read
+
+
+def test_the_scorekeeper_takes_reports_and_undoes_them():
+    tables = LocalTables()
+    code = create(tables, mode="scorekeeper", players=["Ana", "Bob"], lang="fr")
+    message, _ = tables.receive(code, {"type": "look"}, "fr")
+    version = message["version"]
+    message, saves = tables.receive(code, {"type": "report", "version": version, "turn": "421"}, "fr")
+    assert message["type"] == "table" and message["version"] > version and saves
+    assert any("421" in line for line in message["log"])
+    refused, saves = tables.receive(
+        code, {"type": "report", "version": message["version"], "turn": "7"}, "fr"
+    )
+    assert refused["type"] == "error" and refused["error"] == "illegal" and not saves
+    assert "6" in refused["message"]  # says what a die shows, in French
+    undone, _ = tables.receive(code, {"type": "undo"}, "fr")
+    assert undone["version"] == version
+    assert not any("421" in line for line in undone["log"])
+
+
+def test_a_table_kept_mid_game_comes_back_as_it_was():
+    tables = LocalTables()
+    code = create(tables, players=["Ana", "bot:heuristic"], seed=3)
+    message, saves = tables.receive(code, {"type": "look"})
+    for _ in range(3):
+        if message["waiting"] == "bot":
+            message, saves = tables.receive(code, {"type": "advance"})
+        else:
+            action = message["view"]["legal_actions"][-1]
+            message, saves = tables.receive(
+                code, {"type": "act", "version": message["version"], "action": action}
+            )
+    kept = json.loads(json.dumps(saves))  # as IndexedDB gives it back
+    again = LocalTables()
+    assert again.restore([*kept, {"kind": "something else"}]) == [
+        "not a table kept by the page (no kind 'py421-local-table')"
+    ]
+    back, _ = again.receive(code, {"type": "look"})
+    assert back == message
+    assert play_out(again, code)["table"]["status"] == "over"
+
+
+@pytest.mark.parametrize(
+    ("body", "error", "said"),
+    [
+        (
+            {"players": ["Ana", "bot:optimal"]},
+            "bad_seats",
+            "bot:optimal plays only at a server's tables; on this phone: bot:random, bot:heuristic",
+        ),
+        ({"players": ["Ana", "ana"]}, "name_taken", "two players have the same name"),
+        ({"players": ["Ana"]}, "bad_seats", "classic-11 is played by 2 or more players, not 1"),
+        ({"players": ["Ana", "Bob"], "rules": "classic-12"}, "bad_rules", "classic-11"),
+        ({"players": ["Ana", "Bob"], "settings": ["pot=0"]}, "bad_rules", "pot"),
+        ({"mode": "scorekeeper", "players": ["Ana", "bot:random"]}, "bad_seats", "people at the real table"),
+        ({"mode": "online"}, "malformed", "mode: play or scorekeeper, not 'online'"),
+        ({"players": ["Ana", "Bob"], "seed": [1]}, "malformed", "seed: a number or a text"),
+    ],
+)
+def test_a_refused_table_says_what_is_accepted_and_keeps_nothing(body, error, said):
+    tables = LocalTables()
+    status, data, saves = tables.request("POST", "/api/tables", body)
+    assert status == 400 and saves == [] and tables.tables == {}
+    assert data["detail"]["error"] == error
+    assert said in data["detail"]["message"]
+
+
+def test_refused_moves_say_why_and_change_nothing():
+    tables = LocalTables()
+    code = create(tables, players=["Ana", "Bob"])
+    message, _ = tables.receive(code, {"type": "look"})
+    version = message["version"]
+    for sent, error in [
+        ({"type": "act", "version": version - 1, "action": {"kind": "stop"}}, "stale"),
+        ({"type": "act", "version": version, "action": {"kind": "throw", "keep": [9]}}, "illegal"),
+        ({"type": "report", "version": version, "turn": "421"}, "unknown_type"),
+        ({"type": "dance"}, "unknown_type"),
+        ("not an object", "unknown_type"),
+    ]:
+        answer, saves = tables.receive(code, sent)
+        assert answer["type"] == "error" and answer["error"] == error, (sent, answer)
+        assert saves == []
+    assert tables.receive(code, {"type": "look"})[0] == message
+    gone, _ = tables.receive("local-nothere", {"type": "look"})
+    assert gone["error"] == "not_found"
+
+
+def test_a_rematch_is_a_new_table_kept_with_the_old_one():
+    tables = LocalTables()
+    code = create(tables, players=["Ana", "bot:random"])
+    status, data, _ = tables.request("POST", f"/api/tables/{code}/rematch", None)
+    assert status == 400 and data["detail"]["error"] == "not_over"
+    play_out(tables, code)
+    status, data, saves = tables.request("POST", f"/api/tables/{code}/rematch", None)
+    assert status == 200 and data["code"] != code
+    assert {s["code"] for s in saves} == {code, data["code"]}
+    assert tables.request("POST", f"/api/tables/{code}/rematch", None)[1] == data  # the same one again
+
+
+def test_the_worker_answers_json_and_refuses_what_is_not_a_request():
+    answer = json.loads(
+        handle(json.dumps({"op": "http", "method": "GET", "path": "/api/presets", "lang": "fr"}))
+    )
+    assert answer["status"] == 200
+    names = [p.Preset.model_validate(preset).name for preset in answer["data"]]
+    assert "classic-11" in names and "vache-41" in names
+    assert json.loads(handle("[")) == {"error": "a request is a JSON object with an 'op'"}
+    assert json.loads(handle(json.dumps({"op": "fly"}))) == {
+        "error": "op: http, socket or restore, not 'fly'"
+    }
+    missing = json.loads(handle(json.dumps({"op": "http", "method": "GET", "path": "/api/games"})))
+    assert (
+        missing["status"] == 404
+        and "not a request this page answers offline" in missing["data"]["detail"]["message"]
+    )

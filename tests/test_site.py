@@ -1,0 +1,69 @@
+"""421 site: the app as static files, each kept by the service worker under a version of them all."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from py421.cli import main
+from py421.page.site import app_files
+
+from .server_helpers import serving
+
+
+def written(folder: Path) -> dict[str, bytes]:
+    found = {}
+    for path in folder.rglob("*"):
+        if path.is_file():
+            address = "/" + path.relative_to(folder).as_posix()
+            found["/" if address == "/index.html" else address] = path.read_bytes()
+    return found
+
+
+def kept_by_the_worker(worker: str) -> tuple[str, list[str]]:
+    version = re.search(r'^const VERSION = "([0-9a-f]{16})";$', worker, flags=re.MULTILINE)
+    files = re.search(r"^const FILES = (\[.*\]);$", worker, flags=re.MULTILINE)
+    assert version and files, worker[:600]
+    return version[1], json.loads(files[1])
+
+
+def test_the_site_is_every_file_the_page_asks_for_and_the_worker_keeps_them_all(tmp_path):
+    result = CliRunner().invoke(main, ["site", "--out", str(tmp_path / "site")])
+    assert result.exit_code == 0, result.output
+    assert re.fullmatch(r"\d+ files \(\d+\.\d MB\) written in .*site: serve the folder .*\n", result.output)
+    files = written(tmp_path / "site")
+    version, kept = kept_by_the_worker(files["/sw.js"].decode())
+    assert sorted(kept) == sorted(set(files) - {"/sw.js"})
+    for needed in ("/", "/static/app.js", "/static/worker.js", "/pyodide/pyodide.asm.wasm", "/py421.zip"):
+        assert needed in kept
+    page = files["/"].decode()
+    asked = re.findall(r'<link [^>]*href="(/[^"]+)"|src="(/[^"]+)"', page)
+    asked = [a or b for a, b in asked]  # what the page loads (its links are the app's addresses)
+    assert asked and all(a in files for a in asked), asked
+    manifest = json.loads(files["/manifest.webmanifest"])
+    assert manifest["start_url"] == "/" and manifest["display"] == "standalone"
+    assert all(icon["src"] in files for icon in manifest["icons"])
+    # the same files give the same version; the server serves the same service worker
+    assert kept_by_the_worker(app_files()["/sw.js"].decode())[0] == version
+    with serving(f"sqlite:///{tmp_path}/s.db") as client:
+        assert client.get("/sw.js").content == files["/sw.js"]
+        assert client.get("/py421.zip").content == files["/py421.zip"]
+        assert client.get("/manifest.webmanifest").json() == manifest
+        assert "'wasm-unsafe-eval'" in client.get("/").headers["content-security-policy"]
+
+
+def test_a_folder_that_takes_no_file_is_refused_before_anything_is_written(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    done = subprocess.run(
+        [sys.executable, "-m", "py421", "site", "--out", str(blocker / "site")],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode != 0
+    assert "cannot write the site in" in done.stderr and "Traceback" not in done.stderr
