@@ -95,3 +95,39 @@ def test_sigterm_ends_the_workers_cleanly_and_says_the_partial_totals(private_ho
     assert finished(out) > 0
     assert "leaked semaphore" not in shown, shown[-2000:]
     assert "resource_tracker" not in shown and "Traceback" not in shown
+
+
+def _half_a_result(written: str) -> None:
+    """In a worker: the start of a result message on the pool's result pipe, and never the rest,
+    as a worker killed in the middle of sending its batch leaves it; then ``written`` is made."""
+    import multiprocessing
+    import pathlib
+    import struct
+    import time
+
+    results = multiprocessing.current_process()._args[1]  # type: ignore[attr-defined]  # the pool's queue
+    os.write(results._writer.fileno(), struct.pack("!i", 1_000_000) + b"\x80")
+    pathlib.Path(written).touch()
+    time.sleep(600)
+
+
+def test_stopping_the_workers_never_waits_on_a_result_cut_in_half(tmp_path):
+    """A Ctrl-C under load once hung simulate for good: a worker killed while it sent its batch left
+    half a message in the pipe, which the pool's own thread then waited on forever."""
+    import threading
+    import time
+
+    from py421.sim.simulate import new_pool
+
+    pool = new_pool(1)
+    written = tmp_path / "written"
+    pool.submit(_half_a_result, str(written))
+    for _ in range(1200):  # until the worker has started and written its half message
+        if written.exists():
+            break
+        time.sleep(0.1)
+    assert written.exists()
+    stopping = threading.Thread(target=pool.terminate, daemon=True)
+    stopping.start()
+    stopping.join(120)  # a hang, not a speed: the stop takes a moment on any machine
+    assert not stopping.is_alive(), "the pool's thread waits on half a message"

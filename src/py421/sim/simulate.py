@@ -181,8 +181,18 @@ class Pool(ProcessPoolExecutor):
         semaphore for the resource tracker to warn about)."""
         # Killed, they are seen to die by the pool's own thread, which cleans up as for a worker that
         # crashed (its queues closed, every process joined); shutting down then waits for that thread.
-        for process in list((getattr(self, "_processes", None) or {}).values()):
+        processes = list((getattr(self, "_processes", None) or {}).values())
+        for process in processes:
             process.kill()
+        for process in processes:
+            process.join()
+        # A worker killed while it sent its batch leaves half a message in the results' pipe, and the
+        # pool's thread would wait for the rest forever: with the workers gone, the pipe's last writer
+        # is this process's own end, closed so that the thread reads the end of the pipe instead.
+        results = getattr(self, "_result_queue", None)
+        writer = getattr(results, "_writer", None)
+        if writer is not None:
+            writer.close()
         self.shutdown(wait=True, cancel_futures=True)
 
 
