@@ -63,6 +63,11 @@ def static_site(folder: Path) -> Generator[str, None, None]:
     proc.wait(10)
 
 
+# Counts the log's changes: each view drawn after a step changes it (a new line, or the last ones)
+COUNT_DRAWN = """() => { window.drawn = 0; new MutationObserver(() => window.drawn++).observe(
+    document.querySelector("[data-testid=log]"), { childList: true, subtree: true }); }"""
+
+
 def app_page(chromium: Browser) -> Page:
     """A phone-sized page that waits as long as the page's own waits: Python starting in the
     browser takes seconds, far more on a busy machine."""
@@ -104,6 +109,8 @@ def test_a_game_against_a_bot_plays_offline_from_the_static_site_and_replays(
     expect(page.get_by_test_id("no-server")).to_contain_text("this page cannot reach one")
     accessible(page)
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")  # every file kept for offline use
+    page.goto(f"{site}/here")
+    accessible(page)
     new_game(page, site, "Ana")
     accessible(page)
     legal_button(page).wait_for()
@@ -128,6 +135,9 @@ def test_a_game_against_a_bot_plays_offline_from_the_static_site_and_replays(
     assert replay.stdout.startswith("classic-11, Ana, Heuristic 1: ") and "steps replayed" in replay.stdout
     page.goto(site)  # still offline
     expect(page.get_by_test_id("kept")).to_contain_text("classic-11 · Ana, Heuristic 1")
+    players = page.get_by_test_id("kept-players").locator("tbody tr")
+    expect(players).to_have_count(2)  # Ana and the bot, one game each
+    expect(players.filter(has_text="Ana")).to_contain_text("1")
 
 
 def test_a_real_tables_score_is_kept_offline_in_french(chromium: Browser, site: str):
@@ -156,6 +166,18 @@ def test_a_real_tables_score_is_kept_offline_in_french(chromium: Browser, site: 
     expect(page.get_by_test_id("log")).to_contain_text("Ana finit sur 421")
     page.get_by_test_id("undo-button").click()
     expect(page.get_by_test_id("log")).not_to_contain_text("Ana finit sur 421")
+    # the real table, scripted: Ana throws 421 every turn, Bob a nénette, to the end of the game
+    prompt = page.locator(".report-prompt")
+    page.evaluate(COUNT_DRAWN)
+    for _ in range(40):
+        if page.get_by_test_id("status").get_attribute("data-status") == "over":
+            break
+        drawn = page.evaluate("window.drawn")
+        report.fill("421" if prompt.inner_text().startswith("Ana") else "221")
+        page.get_by_test_id("report-button").click()
+        page.wait_for_function(f"window.drawn > {drawn}")  # the report's view is drawn
+    expect(page.get_by_test_id("status")).to_have_attribute("data-status", "over")
+    expect(page.get_by_test_id("outcome")).to_contain_text("Bob")
 
 
 def test_421_serve_offers_the_games_on_the_phone_beside_its_tables(chromium: Browser, tmp_path: Path):
@@ -169,8 +191,9 @@ def test_421_serve_offers_the_games_on_the_phone_beside_its_tables(chromium: Bro
         page.get_by_test_id("here-link").click()
         new_game(page, base, "Zoé")
         legal_button(page).wait_for()
-        play_moves(page, 1)
-        expect(page.get_by_test_id("log")).to_contain_text("Zoé")
+        play_moves(page, 400)
+        expect(page.get_by_test_id("status")).to_have_attribute("data-status", "over")
+        expect(page.get_by_test_id("analysis-link")).to_have_count(0)  # the solvers are the server's
         page.goto(base)
         expect(page.get_by_test_id("kept")).to_contain_text("Zoé")
     finally:

@@ -181,6 +181,21 @@ def test_refused_moves_say_why_and_change_nothing():
     assert gone["error"] == "not_found"
 
 
+def test_the_players_of_the_finished_games_are_counted_by_rules():
+    tables = LocalTables()
+    for seed in range(3):
+        play_out(tables, create(tables, players=["Ana", "bot:random"], seed=seed))
+    create(tables, players=["Ana", "Bob"])  # unfinished: counts for nobody
+    status, rows, _ = tables.request("GET", "/api/leaderboard?rules=classic-11", None)
+    assert status == 200
+    assert [p.PlayerStats.model_validate(row).name for row in rows] == ["Ana", "Random 1"]
+    assert [row["games"] for row in rows] == [3, 3]
+    assert sum(row["losses"] for row in rows) >= 3  # every game has a loser
+    assert rows[0]["loss_rate"] == rows[0]["losses"] / 3
+    assert tables.request("GET", "/api/leaderboard?rules=tim", None)[1] == []
+    assert tables.request("GET", "/api/leaderboard", None)[1] == rows
+
+
 def test_a_rematch_is_a_new_table_kept_with_the_old_one():
     tables = LocalTables()
     code = create(tables, players=["Ana", "bot:random"])

@@ -851,6 +851,7 @@ MESSAGES: dict[str, str] = {
     "page.here.create": "Commencer la partie",
     "page.here.names_needed": "Chaque personne a besoin d'un nom.",
     "page.here.kept": "Parties sur ce téléphone",
+    "page.here.players": "Joueurs des parties finies",
     "page.here.no_kept": "Aucune partie sur ce téléphone pour l'instant.",
     "page.here.in_play": "en cours",
     "page.here.no_server": "Les tables en ligne demandent un serveur py421, que cette page ne joint pas : tout ce qui suit se joue sur ce téléphone.",

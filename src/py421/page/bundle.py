@@ -16,7 +16,18 @@ from pathlib import Path
 RUNTIME = Path(__file__).parent / "runtime"  # Pyodide's files, put in the wheel when it is built
 
 # What the worker imports, and nothing that needs numpy or does I/O the browser has not.
-PARTS = ("__init__.py", "core", "players", "play/__init__.py", "play/session.py", "i18n", "text.py", "page")
+PARTS = (
+    "__init__.py",
+    "core",
+    "players",
+    "play/__init__.py",
+    "play/session.py",
+    "i18n",
+    "text.py",
+    "sim/__init__.py",
+    "sim/stats.py",
+    "page",
+)
 LEFT_OUT = {"players/optimal.py", "page/bundle.py", "page/site.py"}
 SUFFIXES = (".py", ".toml", ".json")
 

@@ -24,6 +24,7 @@ from ..core.views import seat_view
 from ..i18n import LANGS, error_text, guillemets
 from ..play.session import Seat, Session, parse_seats
 from ..players import BOTS
+from ..sim.stats import game_stats
 from ..text import describe
 
 CODE_PREFIX = "local-"  # the page sends what starts so to its worker, the rest to the server
@@ -182,6 +183,9 @@ class LocalTables:
         if method == "POST" and path == "/api/tables":
             table = self.create(body if isinstance(body, dict) else {}, lang)
             return {"code": table.code, "seat": 0, "token": "", "seed_hash": ""}, [table]
+        if method == "GET" and path.split("?")[0] == "/api/leaderboard":
+            rules = re.search(r"[?&]rules=([^&]+)", path)
+            return self.leaderboard(rules[1] if rules else None), []
         found = re.fullmatch(r"/api/tables/([^/]+)(/start|/rematch|/record)?", path)
         if found is None:
             raise LocalError("not_found", f"{method} {path}: not a request this page answers offline", 404)
@@ -197,6 +201,22 @@ class LocalTables:
             new = self.rematch(table)
             return {"code": new.code}, [table, new]
         raise LocalError("not_found", f"{method} {path}: not a request this page answers offline", 404)
+
+    def leaderboard(self, rules: str | None = None) -> list[dict[str, Any]]:
+        """Per player, the finished games of this device (of one preset's rules, if named): the
+        server's ``GET /api/leaderboard`` rows, most games first."""
+        rows: dict[str, dict[str, Any]] = {}
+        for table in self.tables.values():
+            game = table.session.game
+            if game.state.outcome is None or (rules is not None and game.rules.name != rules):
+                continue
+            for player in game_stats(game):
+                row = rows.setdefault(player.name, {"name": player.name, "games": 0, "losses": 0})
+                row["games"] += 1
+                row["losses"] += player.lost
+        for row in rows.values():
+            row["loss_rate"] = row["losses"] / row["games"]
+        return sorted(rows.values(), key=lambda r: (-r["games"], r["name"]))
 
     def presets(self) -> list[dict[str, Any]]:
         found = []

@@ -178,10 +178,14 @@ export const tableAnalysis = (code, bots) =>
 export const gameAnalysis = (id, bots) => call("GET", `/api/games/${id}/analysis${bots ? "?bots=true" : ""}`);
 
 /**
+ * The players of a preset's finished games: the server's, or with `here` this device's (of every
+ * preset when `rules` is empty).
  * @param {string} rules
+ * @param {boolean} [here]
  * @returns {Promise<PlayerStats[]>}
  */
-export const leaderboard = (rules) => call("GET", `/api/leaderboard?rules=${encodeURIComponent(rules)}`);
+export const leaderboard = (rules, here = false) =>
+  call("GET", rules ? `/api/leaderboard?rules=${encodeURIComponent(rules)}` : "/api/leaderboard", undefined, null, here);
 
 // The server's rules for a name (py421.server.table.clean_name): 1 to 24 characters, no control,
 // invisible or direction-changing character, and not a bot's name in any language (py421.players).

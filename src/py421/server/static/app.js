@@ -12,6 +12,7 @@
  *   lobby.js        create or join a table; finished games and the leaderboard
  *   scorekeeper.js  set up the scorekeeper of a real table
  *   here.js         set up a game on this phone (no server), and the games it keeps
+ *   board.js        players' losses as a table (the leaderboard, the players of this phone)
  *   local.js        the tables of this phone: the worker (worker.js) that runs py421 in Pyodide
  *   table.js        a table: the WebSocket, the moves, the reports, the hints
  *   analysis.js     a finished game's analysis: the timeline, each decision's choices

@@ -3,7 +3,8 @@
  * table page plays them (local.js links it to the worker).
  */
 
-import { NAME_MAX, createTable, nameProblem, presets as loadPresets, refusal } from "./api.js";
+import { NAME_MAX, createTable, leaderboard, nameProblem, presets as loadPresets, refusal } from "./api.js";
+import { leaderboardTable } from "./board.js";
 import { app, fill, h, showError } from "./dom.js";
 import { t } from "./i18n.js";
 import { keptTables } from "./local.js";
@@ -110,13 +111,20 @@ export function herePromo() {
   );
 }
 
-/** The games this device keeps, the latest first, each a link to its table. */
+/** The games this device keeps, the latest first, each a link to its table; and their players. */
 export function keptSection() {
   const list = h("div", { testid: "kept" }, h("p", { class: "muted", text: t("loading") }));
+  const players = h("div", { testid: "kept-players" });
   keptTables().then((kept) => {
     if (!kept.length) {
       fill(list, h("p", { class: "muted", text: t("here.no_kept") }));
       return;
+    }
+    if (kept.some((k) => k.record.final?.phase === "over")) {
+      leaderboard("", true).then(
+        (rows) => fill(players, h("h3", { text: t("here.players") }), leaderboardTable(rows)),
+        (err) => fill(players, h("p", { class: "muted", text: refusal(err) })),
+      );
     }
     fill(
       list,
@@ -139,5 +147,5 @@ export function keptSection() {
       ),
     );
   });
-  return h("section", { class: "card" }, h("h2", { text: t("here.kept") }), list);
+  return h("section", { class: "card" }, h("h2", { text: t("here.kept") }), list, players);
 }

@@ -2,9 +2,10 @@
  * the finished games and the leaderboard of the chosen rules.
  */
 
-/** @import { CreateTable, GameSummary, PlayerStats } from "./protocol" */
+/** @import { CreateTable, GameSummary } from "./protocol" */
 import { NAME_MAX, createTable, finishedGames, leaderboard, nameProblem, presets as loadPresets, refusal, serverAnswers } from "./api.js";
 import { app, fill, h, showError } from "./dom.js";
+import { leaderboardTable } from "./board.js";
 import { herePromo, keptSection } from "./here.js";
 import { lang, presetText, t } from "./i18n.js";
 import { navigate } from "./router.js";
@@ -288,42 +289,5 @@ function gamesList(rows) {
           : h("span", { class: "muted small", text: ` · ${date.toLocaleDateString(lang)}` }),
       );
     }),
-  );
-}
-
-/** @param {PlayerStats[]} rows */
-function leaderboardTable(rows) {
-  if (!rows.length) return h("p", { class: "muted", text: t("no_leaderboard") });
-  return h(
-    "table",
-    { class: "board" },
-    h(
-      "thead",
-      {},
-      h(
-        "tr",
-        {},
-        h("th", { text: t("lb.player") }),
-        h("th", { class: "num", text: t("lb.games") }),
-        h("th", { class: "num", text: t("lb.losses") }),
-        h("th", { class: "num", text: t("lb.rate") }),
-      ),
-    ),
-    h(
-      "tbody",
-      {},
-      rows.map((r) => {
-        const rate = r.loss_rate;
-        const shown = typeof rate === "number" ? `${Math.round(rate * 100 * 10) / 10} %` : "";
-        return h(
-          "tr",
-          {},
-          h("td", { text: r.name }),
-          h("td", { class: "num", text: r.games }),
-          h("td", { class: "num", text: r.losses ?? "" }),
-          h("td", { class: "num", text: shown }),
-        );
-      }),
-    ),
   );
 }

@@ -1,0 +1,122 @@
+"""The page on a phone with no server: how long until the first throw, and each step.
+
+Writes ``421 site`` to a temporary folder, serves it with Python's static file server and
+opens it in Chromium at phone size with the CPU slowed 4× (Chrome's own throttling):
+
+- first visit: from opening /here to the first throw of a new game against a bot (Pyodide
+  and py421 downloaded and started), and the bytes the page fetched;
+- repeat visit, offline: the same, the network cut, everything from the service worker;
+- a step: from a tap on a choice to the next view drawn (the bot's answers are paced apart
+  by the page, 450 ms each, and not counted).
+
+    .venv/bin/python benchmarks/page_offline.py [--chromium /usr/bin/chromium] [--steps 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from playwright.sync_api import Page, sync_playwright
+
+BUTTONS = "[data-testid=actions]:not([hidden]) button:not([hidden]):not([disabled])"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def first_throw(page: Page, base: str) -> float:
+    start = time.perf_counter()
+    page.goto(f"{base}/here")
+    page.get_by_test_id("seat-name-0").fill("Ana")
+    page.get_by_test_id("create-here").click()
+    page.get_by_test_id("log").locator("li").first.wait_for()
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chromium", default=os.environ.get("PY421_CHROMIUM", "/usr/bin/chromium"))
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--throttle", type=float, default=4.0)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "site"
+        subprocess.run([sys.executable, "-m", "py421", "site", "--out", str(folder)], check=True)
+        port = free_port()
+        server = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "http.server",
+                "--bind",
+                "127.0.0.1",
+                "--directory",
+                str(folder),
+                str(port),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        time.sleep(1)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            with sync_playwright() as p:
+                browser = p.chromium.launch(
+                    executable_path=args.chromium, args=["--no-sandbox", "--disable-gpu"]
+                )
+                context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB")
+                page = context.new_page()
+                page.set_default_timeout(180_000)
+                cdp = context.new_cdp_session(page)
+                cdp.send("Emulation.setCPUThrottlingRate", {"rate": args.throttle})
+                fetched: list[int] = []
+                page.on("response", lambda r: fetched.append(int(r.headers.get("content-length", "0"))))
+                first = first_throw(page, base)
+                page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+                first_bytes = sum(fetched)
+                context.set_offline(True)
+                again = first_throw(page, base)
+                steps = []
+                # every view drawn changes the log (a new line, or the last ones when it is full)
+                page.evaluate(
+                    """() => { window.drawn = 0;
+                        new MutationObserver(() => window.drawn++).observe(
+                          document.querySelector("[data-testid=log]"),
+                          { childList: true, subtree: true }); }"""
+                )
+                for _ in range(args.steps):
+                    if page.get_by_test_id("status").get_attribute("data-status") == "over":
+                        break
+                    buttons = page.locator(BUTTONS)
+                    buttons.first.wait_for()
+                    drawn = page.evaluate("window.drawn")
+                    start = time.perf_counter()
+                    buttons.first.click()
+                    page.wait_for_function(f"window.drawn > {drawn}")
+                    steps.append(time.perf_counter() - start)
+                browser.close()
+        finally:
+            server.terminate()
+    print(f"CPU slowed {args.throttle:g}x, phone viewport, Chromium")
+    print(f"first visit to the first throw: {first:.2f} s, {first_bytes / 1e6:.1f} MB fetched (uncompressed)")
+    print(f"repeat visit, offline, to the first throw: {again:.2f} s")
+    if steps:
+        print(
+            f"a tap to the next view: median {statistics.median(steps) * 1000:.0f} ms, "
+            f"most {max(steps) * 1000:.0f} ms ({len(steps)} taps)"
+        )
+
+
+if __name__ == "__main__":
+    main()
