@@ -110,6 +110,8 @@ def test_a_game_against_a_bot_plays_offline_from_the_static_site_and_replays(
     accessible(page)
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")  # every file kept for offline use
     page.goto(f"{site}/here")
+    accessible(page)  # while Python starts in the page
+    expect(page.get_by_test_id("create-here")).to_be_visible()
     accessible(page)
     new_game(page, site, "Ana")
     accessible(page)

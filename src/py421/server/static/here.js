@@ -19,7 +19,11 @@ const KINDS = ["human", "bot:random", "bot:heuristic"];
 
 export function herePage() {
   document.title = `421 · ${t("here.title")}`;
-  const root = fill(app(), h("p", { class: "muted", text: t("here.loading") }));
+  // Python starts in the page first (seconds on a phone): the title shows at once
+  const root = fill(
+    app(),
+    h("section", { class: "card" }, h("h1", { text: t("here.title") }), h("p", { class: "muted", testid: "here-loading", text: t("here.loading") })),
+  );
   loadPresets(true).then(
     (presets) => {
       const presetSel = presetSelect(presets, "preset", () => seats.fit(presetOf(presets, presetSel.value)));
