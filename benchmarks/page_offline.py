@@ -6,8 +6,8 @@ opens it in Chromium at phone size with the CPU slowed 4× (Chrome's own throttl
 - first visit: from opening /here to the first throw of a new game against a bot (Pyodide
   and py421 downloaded and started), and the bytes the page fetched;
 - repeat visit, offline: the same, the network cut, everything from the service worker;
-- a step: from a tap on a choice to the next view drawn (the bot's answers are paced apart
-  by the page, 450 ms each, and not counted).
+- a step: from a tap on a choice to the next view drawn and painted, timed in the page (the
+  bots' answers are paced apart by the page, 450 ms each, and not counted).
 
     .venv/bin/python benchmarks/page_offline.py [--chromium /usr/bin/chromium] [--steps 20]
 """
@@ -27,6 +27,21 @@ from pathlib import Path
 from playwright.sync_api import Page, sync_playwright
 
 BUTTONS = "[data-testid=actions]:not([hidden]) button:not([hidden]):not([disabled])"
+# In the page, in ms: a tap on the first choice, to the next view drawn (each view changes the log:
+# a new line, or the last ones when it is full) and painted at the next frame.
+TAP = """async (choices) => {
+  const choice = [...document.querySelectorAll(choices)].find((b) => b.offsetParent);
+  const log = document.querySelector("[data-testid=log]");
+  const start = performance.now();
+  const drawn = new Promise((done) => {
+    const seen = new MutationObserver(() => { seen.disconnect(); done(); });
+    seen.observe(log, { childList: true, subtree: true });
+  });
+  choice.click();
+  await drawn;
+  await new Promise((painted) => requestAnimationFrame(() => painted()));
+  return performance.now() - start;
+}"""
 
 
 def free_port() -> int:
@@ -88,23 +103,16 @@ def main() -> None:
                 context.set_offline(True)
                 again = first_throw(page, base)
                 steps = []
-                # every view drawn changes the log (a new line, or the last ones when it is full)
-                page.evaluate(
-                    """() => { window.drawn = 0;
-                        new MutationObserver(() => window.drawn++).observe(
-                          document.querySelector("[data-testid=log]"),
-                          { childList: true, subtree: true }); }"""
-                )
-                for _ in range(args.steps):
+                while len(steps) < args.steps:
+                    # the person's turn, or the end of the game (then another one)
+                    page.wait_for_function(
+                        f"""document.querySelector('[data-status=over]') ||
+                            [...document.querySelectorAll('{BUTTONS}')].some((b) => b.offsetParent)"""
+                    )
                     if page.get_by_test_id("status").get_attribute("data-status") == "over":
-                        break
-                    buttons = page.locator(BUTTONS)
-                    buttons.first.wait_for()
-                    drawn = page.evaluate("window.drawn")
-                    start = time.perf_counter()
-                    buttons.first.click()
-                    page.wait_for_function(f"window.drawn > {drawn}")
-                    steps.append(time.perf_counter() - start)
+                        first_throw(page, base)
+                        continue
+                    steps.append(page.evaluate(TAP, BUTTONS) / 1000)
                 browser.close()
         finally:
             server.terminate()

@@ -144,6 +144,8 @@ def test_a_game_against_a_bot_plays_offline_from_the_static_site_and_replays(
 
 def test_a_real_tables_score_is_kept_offline_in_french(chromium: Browser, site: str):
     page = app_page(chromium)
+    page.goto(f"{site}/scorekeeper")  # a first visit there: the static host has the page there too
+    expect(page.get_by_test_id("sk-here")).to_be_checked()
     page.goto(site)
     page.get_by_test_id("lang-toggle").click()
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")

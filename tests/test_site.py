@@ -38,7 +38,9 @@ def test_the_site_is_every_file_the_page_asks_for_and_the_worker_keeps_them_all(
     assert re.fullmatch(r"\d+ files \(\d+\.\d MB\) written in .*site: serve the folder .*\n", result.output)
     files = written(tmp_path / "site")
     version, kept = kept_by_the_worker(files["/sw.js"].decode())
-    assert sorted(kept) == sorted(set(files) - {"/sw.js"})
+    pages = {"/here/index.html", "/scorekeeper/index.html"}  # the page again, for a first visit there
+    assert all(files[page] == files["/"] for page in pages)
+    assert sorted(kept) == sorted(set(files) - {"/sw.js"} - pages)
     for needed in ("/", "/static/app.js", "/static/worker.js", "/pyodide/pyodide.asm.wasm", "/py421.zip"):
         assert needed in kept
     page = files["/"].decode()

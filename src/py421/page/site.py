@@ -20,6 +20,9 @@ STATIC = Path(__file__).parent.parent / "server" / "static"
 # served elsewhere
 NOT_SERVED = {"protocol.d.ts", "index.html", "sw.js"}  # index.html is at /, sw.js is written
 APP_NAME = "421"
+# The app's pages a first visit may open by their address, before the service worker is there to
+# answer for them: a static host serves each as a folder's index.html (the page itself).
+PAGES = ("here", "scorekeeper")
 
 
 def _static() -> dict[str, bytes]:
@@ -76,7 +79,10 @@ def app_files() -> dict[str, bytes]:
 def write_site(out: Path) -> list[Path]:
     """The app as static files under ``out`` (made if need be); returns what was written."""
     written = []
-    for address, content in app_files().items():
+    files = app_files()
+    for page in PAGES:
+        files[f"/{page}/index.html"] = files["/"]
+    for address, content in files.items():
         path = out / ("index.html" if address == "/" else address.lstrip("/"))
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(content)

@@ -150,8 +150,9 @@ export class LocalSocket {
     const message = JSON.parse(text);
     if (message.type === "ping") return;
     ask({ op: "socket", code: this.code, message, lang }).then(
-      async (answer) => {
-        await keep(answer.saves);
+      (answer) => {
+        // shown first, kept at once after: the write does not hold the view back
+        keep(answer.saves);
         if (this.readyState !== WebSocket.OPEN) return;
         this.onmessage?.({ data: JSON.stringify(answer.message) });
         clearTimeout(this.botTimer);
