@@ -6,6 +6,7 @@ network cut, exported and replayed by 421 replay; in both languages, at phone si
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Generator, Iterator
@@ -93,9 +94,12 @@ def play_moves(page: Page, most: int) -> None:
         button.click()
 
 
-def new_game(page: Page, base: str, name: str) -> None:
+def new_game(page: Page, base: str, name: str, settings: str = "charge_throws=3") -> None:
+    """A game of ``name`` against a bot; three throws in the charge: a person decides from their first
+    turn (with coups secs, the dice alone may end a game before anyone chooses)."""
     page.goto(f"{base}/here")
     page.get_by_test_id("seat-name-0").fill(name)
+    page.get_by_test_id("settings").fill(settings)
     page.get_by_test_id("create-here").click()
     page.wait_for_url("**/t/local-*")
     expect(page.get_by_test_id("status")).to_have_attribute("data-status", "playing")
@@ -113,11 +117,13 @@ def test_a_game_against_a_bot_plays_offline_from_the_static_site_and_replays(
     accessible(page)  # while Python starts in the page
     expect(page.get_by_test_id("create-here")).to_be_visible()
     accessible(page)
-    new_game(page, site, "Ana")
+    page.get_by_test_id("seat-name-0").fill("Ana")
+    page.get_by_test_id("settings").fill("pot=0")
+    page.get_by_test_id("create-here").click()
+    expect(page.get_by_test_id("error-banner")).to_contain_text("pot")  # the rules' refusal, as a server's
+    new_game(page, site, "Ana", "pot=7, manches=1, charge_throws=3")  # Ana decides from her first turn
     accessible(page)
-    legal_button(page).wait_for()
-    play_moves(page, 2)
-    legal_button(page).wait_for()  # Ana's turn: nothing moves until she does
+    legal_button(page).wait_for()  # Ana's turn, the game under way: nothing moves until she does
     before = page.get_by_test_id("log").locator("li").all_inner_texts()
     page.context.set_offline(True)  # airplane mode: the reload comes from the service worker
     page.reload()
@@ -135,6 +141,8 @@ def test_a_game_against_a_bot_plays_offline_from_the_static_site_and_replays(
     )
     assert replay.returncode == 0, replay.stderr
     assert replay.stdout.startswith("classic-11, Ana, Heuristic 1: ") and "steps replayed" in replay.stdout
+    options = json.loads(record.read_text())["rules"]["options"]
+    assert (options["pot"], options["manches"], options["charge_throws"]) == (7, 1, 3)  # as typed
     page.goto(site)  # still offline
     expect(page.get_by_test_id("kept")).to_contain_text("classic-11 · Ana, Heuristic 1")
     players = page.get_by_test_id("kept-players").locator("tbody tr")

@@ -10,7 +10,7 @@ import { t } from "./i18n.js";
 import { keptTables } from "./local.js";
 import { navigate } from "./router.js";
 import { lastName, rememberName } from "./saved.js";
-import { presetOf, presetSelect, seatList } from "./seats.js";
+import { presetOf, presetSelect, seatList, settingsInput, splitSettings } from "./seats.js";
 
 /** A bot that needs no solver plays on a phone (py421.page.local.OFFLINE_BOTS). */
 const KINDS = ["human", "bot:random", "bot:heuristic"];
@@ -61,6 +61,7 @@ export function herePage() {
           return h("span", { class: "row" }, select, name);
         },
       });
+      const settings = settingsInput();
       const create = h("button", { type: "submit", class: "btn btn-primary btn-wide", testid: "create-here", text: t("here.create") });
 
       /** @param {SubmitEvent} event */
@@ -76,7 +77,7 @@ export function herePage() {
         create.disabled = true;
         try {
           const players = rows.map((r) => (r.kind === "human" ? r.name.trim() : r.kind));
-          const res = await createTable({ mode: "play", rules: presetSel.value, players }, true);
+          const res = await createTable({ mode: "play", rules: presetSel.value, settings: splitSettings(settings.value), players }, true);
           if (people.length) rememberName(people[0]);
           navigate(`/t/${encodeURIComponent(res.code)}`);
         } catch (err) {
@@ -94,6 +95,9 @@ export function herePage() {
           h("p", { class: "hint", text: t("here.intro") }),
           h("label", { for: "preset", text: t("rules") }),
           presetSel,
+          h("label", { for: "settings", text: t("settings") }),
+          settings,
+          h("p", { class: "hint", text: t("settings_hint") }),
           seats.element,
           create,
         ),

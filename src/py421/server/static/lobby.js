@@ -10,7 +10,7 @@ import { herePromo, keptSection } from "./here.js";
 import { lang, presetText, t } from "./i18n.js";
 import { navigate } from "./router.js";
 import { lastName, rememberName, saveSeat } from "./saved.js";
-import { presetOf, presetSelect, seatList } from "./seats.js";
+import { presetOf, presetSelect, seatList, settingsInput, splitSettings } from "./seats.js";
 
 const BOT_KINDS = ["bot:random", "bot:heuristic", "bot:optimal"];
 
@@ -50,15 +50,7 @@ function onlineLobby(root) {
         loadLeaderboard();
       });
       const description = h("p", { class: "hint" });
-      const settings = h("input", {
-        id: "settings",
-        testid: "settings",
-        type: "text",
-        autocomplete: "off",
-        autocapitalize: "off",
-        spellcheck: "false",
-        placeholder: "pot=21",
-      });
+      const settings = settingsInput();
       // "you" is the creator's own seat, always the first; the others are a friend or a bot.
       const seats = seatList({
         legend: t("seats"),
@@ -215,17 +207,6 @@ function onlineLobby(root) {
       showError(refusal(err));
     },
   );
-}
-
-/**
- * "pot=21, le_bon=false" → ["pot=21", "le_bon=false"]
- * @param {string} text
- */
-function splitSettings(text) {
-  return text
-    .split(/[,\n]/)
-    .map((s) => s.trim())
-    .filter(Boolean);
 }
 
 function joinByCode() {

@@ -1,6 +1,6 @@
-/* What the lobby and the scorekeeper share to set up a table: the choice of
- * rules, and the seat-list editor (who sits where, within the rules' fewest
- * and most players).
+/* What the set-ups of a table share (the lobby, the scorekeeper, a game on
+ * this phone): the choice of rules, the house settings, and the seat-list
+ * editor (who sits where, within the rules' fewest and most players).
  */
 
 /** @import { Preset } from "./protocol" */
@@ -120,4 +120,28 @@ export function seatList({ legend, rows: first, blank, field, name, addText, fix
     /** The rows, in seating order. */
     values: () => rows.slice(),
   };
+}
+
+/**
+ * "pot=21, le_bon=false" → ["pot=21", "le_bon=false"]
+ * @param {string} text
+ */
+export function splitSettings(text) {
+  return text
+    .split(/[,\n]/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** The house settings' text box (`pot=21, le_bon=false`), named `settings` like the request's field. */
+export function settingsInput() {
+  return h("input", {
+    id: "settings",
+    testid: "settings",
+    type: "text",
+    autocomplete: "off",
+    autocapitalize: "off",
+    spellcheck: "false",
+    placeholder: "pot=21",
+  });
 }
