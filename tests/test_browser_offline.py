@@ -116,6 +116,7 @@ def test_a_game_against_a_bot_plays_offline_from_the_static_site_and_replays(
     page.goto(f"{site}/here")
     accessible(page)  # while Python starts in the page
     expect(page.get_by_test_id("create-here")).to_be_visible()
+    expect(page.get_by_test_id("here-no-solver")).to_contain_text("need the solvers of a py421 server")
     accessible(page)
     page.get_by_test_id("seat-name-0").fill("Ana")
     page.get_by_test_id("settings").fill("pot=0")

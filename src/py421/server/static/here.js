@@ -100,6 +100,7 @@ export function herePage() {
           h("p", { class: "hint", text: t("settings_hint") }),
           seats.element,
           create,
+          h("p", { class: "hint", testid: "here-no-solver", text: t("here.no_solver") }),
         ),
         keptSection(),
       );
