@@ -62,9 +62,14 @@ def test_a_game_against_bots_plays_to_the_end_in_the_servers_shapes():
     assert last["table"]["seed"]  # told once the game is over
 
 
+# Three throws in the charge: every person decides from their first turn (with coups secs, the dice
+# alone may end a game before anyone chooses).
+UNDER_WAY = ["charge_throws=3"]
+
+
 def test_hot_seat_shows_each_person_their_own_turn():
     tables = LocalTables()
-    code = create(tables, players=["Ana", "Bob"])
+    code = create(tables, players=["Ana", "Bob"], settings=UNDER_WAY)
     seen = set()
     message, _ = tables.receive(code, {"type": "look"})
     while message["waiting"] != "over":
@@ -163,7 +168,7 @@ def test_a_refused_table_says_what_is_accepted_and_keeps_nothing(body, error, sa
 
 def test_refused_moves_say_why_and_change_nothing():
     tables = LocalTables()
-    code = create(tables, players=["Ana", "Bob"])
+    code = create(tables, players=["Ana", "Bob"], settings=UNDER_WAY)
     message, _ = tables.receive(code, {"type": "look"})
     version = message["version"]
     for sent, error in [
@@ -198,7 +203,7 @@ def test_the_players_of_the_finished_games_are_counted_by_rules():
 
 def test_a_rematch_is_a_new_table_kept_with_the_old_one():
     tables = LocalTables()
-    code = create(tables, players=["Ana", "bot:random"])
+    code = create(tables, players=["Ana", "bot:random"], settings=UNDER_WAY)
     status, data, _ = tables.request("POST", f"/api/tables/{code}/rematch", None)
     assert status == 400 and data["detail"]["error"] == "not_over"
     play_out(tables, code)

@@ -29,7 +29,7 @@ from ..text import describe
 
 CODE_PREFIX = "local-"  # the page sends what starts so to its worker, the rest to the server
 LOG_LINES = 50  # as many log lines as the server sends
-MOST_SEATS = 12  # as many as an online table seats
+MOST_SEATS = 20  # as many as a table of 421 serve seats by default (--max-seats)
 OFFLINE_BOTS = ("random", "heuristic")  # bot:optimal needs numpy's solvers: online only for now
 SAVE_KIND = "py421-local-table"
 
