@@ -33,7 +33,7 @@ from ..core.rules import Ruleset, preset_names
 from ..history import History
 from ..i18n import guillemets
 from ..page.bundle import RUNTIME
-from ..page.site import app_files
+from ..page.site import made_files
 from . import protocol as p
 from .addresses import ForwardedClient, TrustedProxies
 from .analysis import Analyst
@@ -193,7 +193,7 @@ def create_app(
     # the page's games on a phone: Pyodide's runtime, and py421's own Python for it to run
     app.mount("/pyodide", StaticFiles(directory=RUNTIME, check_dir=False), name="pyodide")
     try:
-        files = app_files()
+        files = made_files()
     except FileNotFoundError as e:  # a checkout never installed: the page plays online only
         log.warning("%s", e)
         files = {}
