@@ -159,6 +159,7 @@ def _protocols(
             if self._stalled is not None:
                 self._stalled.cancel()
             doorman.leave(self.transport)
+            self._drop_answers()  # a client gone (a reset) with pipelined answers still to write
             super().connection_lost(exc)
 
         def data_received(self, data: bytes) -> None:
