@@ -185,7 +185,7 @@ class StakedValues:
 
     def keep_values(self, remaining: int) -> FloatArray:
         """[..., keep, stake]: the value of each keep with ``remaining`` throws allowed."""
-        cont: FloatArray = np.einsum("kr,...rs->...ks", TRANSITIONS, self._after_throw(remaining))
+        cont: FloatArray = TRANSITIONS @ self._after_throw(remaining)  # einsum took 3 times as long
         return cont
 
     def start(self, throws: int) -> FloatArray:
