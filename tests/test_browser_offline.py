@@ -149,6 +149,34 @@ def test_a_game_against_a_bot_plays_offline_from_the_static_site_and_replays(
     players = page.get_by_test_id("kept-players").locator("tbody tr")
     expect(players).to_have_count(2)  # Ana and the bot, one game each
     expect(players.filter(has_text="Ana")).to_contain_text("1")
+    # a record made elsewhere, watched on the phone step by step (still offline)
+    made = tmp_path / "bots.json"
+    command = ["play", "--players", "bot:heuristic,bot:random", "--set", "pot=3", "--seed", "4"]
+    subprocess.run(
+        [sys.executable, "-m", "py421", *command, "--record", str(made)],
+        input="", capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    steps = len(json.loads(made.read_text())["steps"])
+    page.goto(f"{site}/here")
+    picker = page.get_by_test_id("replay-file")
+    picker.set_input_files({"name": "notes.json", "mimeType": "application/json", "buffer": b'{"a": 1}'})
+    expect(page.get_by_test_id("error-banner")).to_contain_text("not a py421 game record")
+    picker.set_input_files(str(made))
+    expect(page.get_by_test_id("replay-step")).to_have_text(f"Step 0 of {steps}")
+    expect(page.get_by_test_id("replay-back")).to_be_disabled()
+    accessible(page)
+    page.get_by_test_id("replay-next").click()
+    expect(page.get_by_test_id("replay-step")).to_have_text(f"Step 1 of {steps}")
+    expect(page.get_by_test_id("status")).to_have_attribute("data-status", "playing")
+    shot(page, "offline-replay")
+    page.get_by_test_id("replay-last").click()
+    expect(page.get_by_test_id("status")).to_have_attribute("data-status", "over")
+    expect(page.get_by_test_id("outcome")).to_be_visible()
+    expect(page.get_by_test_id("replay-next")).to_be_disabled()
+    expect(page.get_by_test_id("actions")).to_be_hidden()  # a replay takes no moves
+    page.goto(site)
+    expect(page.get_by_test_id("kept")).to_contain_text("classic-11 · Heuristic 1, Random 1 — record")
+    expect(players).to_have_count(2)  # a game watched is not a game played here
 
 
 def test_a_real_tables_score_is_kept_offline_in_french(chromium: Browser, site: str):

@@ -229,3 +229,79 @@ def test_the_worker_answers_json_and_refuses_what_is_not_a_request():
         missing["status"] == 404
         and "not a request this page answers offline" in missing["data"]["detail"]["message"]
     )
+
+
+def imported(tables: LocalTables, text: str, lang: str = "en") -> tuple[int, dict[str, Any]]:
+    status, data, saves = tables.request("POST", "/api/tables/import", {"record": text}, lang)
+    if status == 200:
+        assert [s["code"] for s in saves] == [data["code"]]  # kept, as a game made here is
+    else:
+        assert saves == []
+    return status, data
+
+
+def test_a_record_imported_is_watched_step_by_step_and_takes_no_moves():
+    played = LocalTables()
+    code = create(played, players=["Ana", "bot:heuristic"], seed=7, settings=UNDER_WAY)
+    end = play_out(played, code)
+    record = played.request("GET", f"/api/tables/{code}/record", None)[1]
+    tables = LocalTables()
+    status, data = imported(tables, Record.from_dict(record).to_json())  # the file 421 replay reads
+    assert status == 200
+    replay = data["code"]
+    first, _ = tables.receive(replay, {"type": "look"})
+    p.TableMessage.model_validate(server_shaped(first))
+    steps = len(record["steps"])
+    assert first["replay"] == {"step": 0, "steps": steps}
+    assert first["table"]["mode"] == "replay" and first["table"]["status"] == "playing"
+    assert first["view"]["seat"] is None and first["view"]["outcome"] is None  # watched, from no seat
+    middle, saves = tables.receive(replay, {"type": "look", "step": steps // 2})
+    assert middle["replay"]["step"] == steps // 2 and saves == []
+    lines = lambda message: message["log_start"] + len(message["log"])  # noqa: E731
+    assert lines(first) < lines(middle)  # the log as far as the step shown
+    last, _ = tables.receive(replay, {"type": "look", "step": steps})
+    assert last["table"]["status"] == "over"
+    assert last["view"]["outcome"] == end["view"]["outcome"]
+    assert last["log"] == end["log"]
+    for sent in (
+        {"type": "act", "version": last["version"], "action": "stop"},
+        {"type": "advance"},
+        {"type": "undo"},
+    ):
+        refused, saves = tables.receive(replay, sent)
+        assert refused["error"] == "over" and "takes no moves" in refused["message"] and saves == []
+    for step in (-1, steps + 1, "3", True):
+        refused, _ = tables.receive(replay, {"type": "look", "step": step})
+        assert refused["error"] == "malformed" and f"from 0 to {steps}" in refused["message"]
+    assert tables.request("GET", "/api/leaderboard", None)[1] == []  # a game played elsewhere
+    again = LocalTables()  # a reload: kept, and shown from the start again
+    assert again.restore([tables.table(replay).save()]) == []
+    assert again.receive(replay, {"type": "look"})[0]["replay"]["step"] == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "said"),
+    [
+        ("{not json", "en", "not a JSON game record"),
+        ('{"format": "chess"}', "fr", "pas un enregistrement de partie py421"),
+        ('{"format": "py421-record"}', "en", 'the record has no "version"'),
+    ],
+)
+def test_a_file_that_is_not_a_record_is_refused_with_the_reason_in_the_pages_language(text, lang, said):
+    tables = LocalTables()
+    status, data = imported(tables, text, lang)
+    assert status == 400 and data["detail"]["error"] == "malformed" and tables.tables == {}
+    assert said in data["said"] and data["lang"] == lang, data
+
+
+def test_a_record_whose_steps_do_not_replay_is_refused_and_says_which():
+    played = LocalTables()
+    code = create(played, players=["bot:heuristic", "bot:random"], seed=2, settings=["pot=3"])
+    play_out(played, code)
+    record = played.request("GET", f"/api/tables/{code}/record", None)[1]
+    record["steps"][1]["seat"] = 1 - record["steps"][1]["seat"]
+    tables = LocalTables()
+    status, data = imported(tables, json.dumps(record))
+    assert status == 400 and "step 2" in data["said"], data
+    status, data = imported(tables, "x" * 5_000_001)
+    assert status == 400 and data["detail"]["error"] == "too_large"

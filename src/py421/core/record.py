@@ -167,6 +167,10 @@ class Record:
 
     def replay(self) -> State:
         """Apply every step again; return the final state or raise InvalidRecord."""
+        return self.replay_game().state
+
+    def replay_game(self) -> Game:
+        """Apply every step again; return the game, each step's state in it, or raise InvalidRecord."""
         try:
             game = Game(self.rules, self.players, first_seat=self.first_seat)
         except Py421Error as exc:
@@ -216,7 +220,7 @@ class Record:
                         "record.final", f"the replay does not end as recorded ({text})", {"details": details}
                     )
                 )
-        return final
+        return game
 
 
 def _said(exc: Py421Error) -> object:

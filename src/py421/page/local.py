@@ -6,6 +6,10 @@ The page talks to these tables as it talks to a server: the same requests
 message). So the table page is the same online and offline; only the link
 differs. Dice are thrown here, by the session's seeded dice, never by the page.
 
+A game record (a file of ``421 play``, ``421 serve`` or this page) is imported
+as a table of its own, mode ``replay``: it takes no moves, and ``look`` with
+a ``step`` shows the game as it stood after that many steps.
+
 Every answer that changes a table carries its save (``saves``), which the page
 keeps (IndexedDB) and hands back with :meth:`LocalTables.restore` after a reload.
 """
@@ -19,7 +23,9 @@ from typing import Any, Literal
 
 from ..core.actions import Action, action_from_data
 from ..core.errors import InvalidRecord, Py421Error
+from ..core.record import Record
 from ..core.rules import Ruleset, preset_names
+from ..core.state import State
 from ..core.views import seat_view
 from ..i18n import LANGS, error_text, guillemets
 from ..play.session import Seat, Session, parse_seats
@@ -32,8 +38,10 @@ LOG_LINES = 50  # as many log lines as the server sends
 MOST_SEATS = 20  # as many as a table of 421 serve seats by default (--max-seats)
 OFFLINE_BOTS = ("random", "heuristic")  # bot:optimal needs numpy's solvers: online only for now
 SAVE_KIND = "py421-local-table"
+MODES = ("play", "scorekeeper", "replay")
+RECORD_MOST = 5_000_000  # characters of a record imported: a long game's is a few hundred kilobytes
 
-Mode = Literal["play", "scorekeeper"]
+Mode = Literal["play", "scorekeeper", "replay"]
 
 
 class LocalError(Exception):
@@ -51,6 +59,11 @@ class LocalError(Exception):
     def body(self) -> dict[str, Any]:
         return {"detail": {"error": self.error, "message": self.message}}
 
+    def said_text(self) -> dict[str, str]:
+        """The refusal in the page's language where the catalog words it (else in English)."""
+        text, lang = self.said
+        return {"said": text, "lang": lang}
+
     def socket_message(self) -> dict[str, Any]:
         text, lang = self.said
         return {"type": "error", "error": self.error, "message": text, "lang": lang}
@@ -66,11 +79,19 @@ class LocalTable:
     mode: Mode
     session: Session
     rematch: str | None = None
+    at: int = 0  # a replay: the steps shown (a reload starts it again from the beginning)
     _log: dict[str, list[str]] = field(default_factory=dict)
 
     @property
+    def shown(self) -> State:
+        """The state the page shows: the game's, or a replay's at the step it is at."""
+        if self.mode == "replay":
+            return self.session.game.states[self.at]
+        return self.session.state
+
+    @property
     def status(self) -> str:
-        return "over" if self.session.state.is_over else "playing"
+        return "over" if self.shown.is_over else "playing"
 
     @property
     def version(self) -> int:
@@ -78,7 +99,7 @@ class LocalTable:
 
     def public(self) -> dict[str, Any]:
         """What the server's ``GET /api/tables/CODE`` says of a table, for this one."""
-        over = self.session.state.is_over
+        over = self.shown.is_over
         return {
             "code": self.code,
             "mode": self.mode,
@@ -107,7 +128,10 @@ class LocalTable:
 
     def seen_by(self) -> int | None:
         """Whose view the device shows: the person to move (hot-seat passes the phone), else the
-        first person at the table; the scorekeeper's device is its first seat's, like its creator's."""
+        first person at the table; the scorekeeper's device is its first seat's, like its creator's;
+        a replay is watched, from no seat."""
+        if self.mode == "replay":
+            return None
         if self.mode == "scorekeeper":
             return 0
         moving = self.session.human_to_move()
@@ -127,18 +151,26 @@ class LocalTable:
 
     def message(self, lang: str) -> dict[str, Any]:
         """The server's ``table`` message, as one connection at this table is sent it, with what the
-        game waits for (the page paces the bots by it)."""
+        game waits for (the page paces the bots by it); a replay's, at the step it shows."""
         lines = self.log(lang)
+        replay = None
+        if self.mode == "replay":
+            states = self.session.game.states
+            lines = lines[: sum(len(s.events) for s in states[: self.at + 1])]
+            replay = {"step": self.at, "steps": len(states) - 1}
         start = max(0, len(lines) - LOG_LINES)
-        return {
+        message = {
             "type": "table",
             "table": self.public(),
-            "view": seat_view(self.session.state, self.seen_by()),
+            "view": seat_view(self.shown, self.seen_by()),
             "version": self.version,
             "log_start": start,
             "log": lines[start:],
             "waiting": self.session.waiting() if self.mode == "play" else "person",
         }
+        if replay is not None:
+            message["replay"] = replay
+        return message
 
     def save(self) -> dict[str, Any]:
         return self.session.to_save(kind=SAVE_KIND, code=self.code, mode=self.mode, rematch=self.rematch)
@@ -148,12 +180,10 @@ class LocalTable:
         if not isinstance(data, dict) or data.get("kind") != SAVE_KIND:
             raise InvalidRecord(f"not a table kept by the page (no kind {SAVE_KIND!r})")
         code, mode = data.get("code"), data.get("mode")
-        if (
-            not isinstance(code, str)
-            or not code.startswith(CODE_PREFIX)
-            or mode not in ("play", "scorekeeper")
-        ):
-            raise InvalidRecord("a kept table needs its code (local-…) and its mode (play or scorekeeper)")
+        if not isinstance(code, str) or not code.startswith(CODE_PREFIX) or mode not in MODES:
+            raise InvalidRecord(
+                "a kept table needs its code (local-…) and its mode (play, scorekeeper or replay)"
+            )
         rematch = data.get("rematch")
         return LocalTable(code, mode, Session.from_save(data), rematch if isinstance(rematch, str) else None)
 
@@ -174,7 +204,7 @@ class LocalTables:
         try:
             answer, changed = self._route(method, path, body, lang)
         except LocalError as e:
-            return e.status, e.body(), []
+            return e.status, e.body() | e.said_text(), []
         return 200, answer, [t.save() for t in changed]
 
     def _route(self, method: str, path: str, body: Any, lang: str) -> tuple[Any, list[LocalTable]]:
@@ -183,6 +213,9 @@ class LocalTables:
         if method == "POST" and path == "/api/tables":
             table = self.create(body if isinstance(body, dict) else {}, lang)
             return {"code": table.code, "seat": 0, "token": "", "seed_hash": ""}, [table]
+        if method == "POST" and path == "/api/tables/import":
+            table = self.import_record(body if isinstance(body, dict) else {}, lang)
+            return {"code": table.code}, [table]
         if method == "GET" and path.split("?")[0] == "/api/leaderboard":
             rules = re.search(r"[?&]rules=([^&]+)", path)
             return self.leaderboard(rules[1] if rules else None), []
@@ -208,6 +241,8 @@ class LocalTables:
         rows: dict[str, dict[str, Any]] = {}
         for table in self.tables.values():
             game = table.session.game
+            if table.mode == "replay":  # a game played elsewhere, imported to be watched
+                continue
             if game.state.outcome is None or (rules is not None and game.rules.name != rules):
                 continue
             for player in game_stats(game):
@@ -263,6 +298,25 @@ class LocalTables:
         self.tables[table.code] = table
         if mode == "play":
             self._throw(table)
+        return table
+
+    def import_record(self, body: dict[str, Any], lang: str) -> LocalTable:
+        """A game record (``record``: the text of its file), replayed whole and kept as a table
+        to watch step by step; a record that does not replay is refused and says why."""
+        text = body.get("record")
+        if not isinstance(text, str):
+            raise LocalError("malformed", "record: the text of a game record (the .json file of a game)")
+        if len(text) > RECORD_MOST:
+            raise LocalError("too_large", f"a game record is at most {RECORD_MOST:,} characters")
+        try:
+            record = Record.from_json(text)
+            game = record.replay_game()
+            seats = [Seat(name) for name in record.players]
+            session = Session(record.rules, seats, seed=secrets.token_hex(16), game=game)
+        except Py421Error as e:
+            raise _refused("malformed", e, lang) from e
+        table = LocalTable(self._new_code(), "replay", session)
+        self.tables[table.code] = table
         return table
 
     def _rules(self, body: dict[str, Any], lang: str) -> Ruleset:
@@ -353,7 +407,11 @@ class LocalTables:
     def _receive(self, table: LocalTable, message: dict[str, Any], lang: str) -> bool:
         kind = message.get("type")
         if kind in ("look", "ping"):
+            if table.mode == "replay" and "step" in message:
+                table.at = _step(message["step"], len(table.session.game.states) - 1)
             return False
+        if table.mode == "replay":
+            raise LocalError("over", "a game imported to be watched takes no moves: look at its steps")
         session = table.session
         if kind == "advance":
             if table.mode == "play" and session.waiting() == "bot":
@@ -426,6 +484,13 @@ class LocalTables:
             code = CODE_PREFIX + secrets.token_hex(4)
             if code not in self.tables:
                 return code
+
+
+def _step(raw: Any, steps: int) -> int:
+    """The step a replay is asked to show: a whole number from 0 (the start) to ``steps``."""
+    if isinstance(raw, bool) or not isinstance(raw, int) or not 0 <= raw <= steps:
+        raise LocalError("malformed", f"step: a whole number from 0 to {steps}, not {raw!r}")
+    return raw
 
 
 def _action(raw: Any) -> Action | str:

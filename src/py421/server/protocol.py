@@ -148,7 +148,9 @@ class TablePublic(Strict):
     """What anyone may know of a table."""
 
     code: str
-    mode: Literal["play", "scorekeeper"]
+    mode: Literal["play", "scorekeeper", "replay"] = Field(
+        description="replay: a game record watched step by step (a table of the page's own, never a server's)"
+    )
     rules: str
     options: dict[str, Any] = Field(description="the options that differ from the common rule")
     status: Literal["waiting", "playing", "over", "abandoned"] = Field(
@@ -320,6 +322,13 @@ INBOUND_TYPES = ("act", "report", "undo", "ping")
 # -- WebSocket: what the server sends ----------------------------------------------
 
 
+class ReplayAt(Strict):
+    """Where a game record watched step by step stands: send ``look`` with a ``step`` to move."""
+
+    step: int = Field(description="the steps played at the view shown, from 0 (the start)")
+    steps: int = Field(description="the steps of the whole record")
+
+
 class TableMessage(Strict):
     """After every change of the table, to every connection (its own seat's view)."""
 
@@ -329,6 +338,7 @@ class TableMessage(Strict):
     version: int
     log_start: int = Field(description="the number of the first log line sent")
     log: list[str] = Field(description="the lines this connection does not have yet (at most the last 50)")
+    replay: ReplayAt | None = Field(None, description="a replay: the step shown (the view is the game then)")
 
 
 class ErrorMessage(Strict):
@@ -384,6 +394,7 @@ DOCUMENTED: tuple[type[BaseModel], ...] = (
     Undo,
     Ping,
     TableMessage,
+    ReplayAt,
     ErrorMessage,
     Pong,
     HintsMessage,

@@ -14,11 +14,13 @@ export class ApiError extends Error {
    * @param {number} status
    * @param {string} code an error code, or "http" when the answer named none
    * @param {string} message
+   * @param {string} [lang] the message's language (a table of this device words it in the page's)
    */
-  constructor(status, code, message) {
+  constructor(status, code, message, lang = "en") {
     super(message);
     this.status = status;
     this.code = code;
+    this.lang = lang;
   }
 }
 
@@ -27,7 +29,7 @@ export class ApiError extends Error {
  * @param {unknown} err
  */
 export function refusal(err) {
-  if (err instanceof ApiError) return errorText(err.code, err.message);
+  if (err instanceof ApiError) return errorText(err.code, err.message, err.lang);
   return err instanceof Error ? err.message : String(err);
 }
 
@@ -47,7 +49,11 @@ export function refusal(err) {
 async function call(method, path, body, token, here = isLocal(path.split("/")[3] || "")) {
   if (here) {
     const answer = await localCall(method, path, body);
-    if (answer.status >= 400) throw refused(answer.status, "", answer.data);
+    if (answer.status >= 400) {
+      const { said, lang } = answer.data;
+      if (said) throw new ApiError(answer.status, answer.data.detail.error, said, lang);
+      throw refused(answer.status, "", answer.data);
+    }
     return answer.data;
   }
   /** @type {Record<string, string>} */
@@ -115,6 +121,13 @@ export async function presets(here = false) {
  * @returns {Promise<Created>}
  */
 export const createTable = (body, here = false) => call("POST", "/api/tables", body, null, here);
+
+/**
+ * A game record (the text of its file) kept on this device as a table to watch step by step.
+ * @param {string} record
+ * @returns {Promise<{ code: string }>}
+ */
+export const importRecord = (record) => call("POST", "/api/tables/import", { record }, null, true);
 
 /** Whether a py421 server answers this page (it does not on a static host, nor offline). */
 export async function serverAnswers() {

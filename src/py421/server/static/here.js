@@ -3,7 +3,7 @@
  * table page plays them (local.js links it to the worker).
  */
 
-import { NAME_MAX, createTable, leaderboard, nameProblem, presets as loadPresets, refusal } from "./api.js";
+import { NAME_MAX, createTable, importRecord, leaderboard, nameProblem, presets as loadPresets, refusal } from "./api.js";
 import { leaderboardTable } from "./board.js";
 import { app, fill, h, showError } from "./dom.js";
 import { t } from "./i18n.js";
@@ -14,6 +14,8 @@ import { presetOf, presetSelect, seatList, settingsInput, splitSettings } from "
 
 /** A bot that needs no solver plays on a phone (py421.page.local.OFFLINE_BOTS). */
 const KINDS = ["human", "bot:random", "bot:heuristic"];
+/** The largest record file read (py421.page.local.RECORD_MOST characters). */
+const RECORD_MOST = 5_000_000;
 
 /** @typedef {{ kind: string, name: string }} Row */
 
@@ -102,11 +104,41 @@ export function herePage() {
           create,
           h("p", { class: "hint", testid: "here-no-solver", text: t("here.no_solver") }),
         ),
+        replaySection(),
         keptSection(),
       );
       seats.fit(presetOf(presets, presetSel.value));
     },
     (err) => fill(root, h("p", { class: "error", text: refusal(err) })),
+  );
+}
+
+/** A game record chosen on the phone, opened as a table to watch step by step. */
+function replaySection() {
+  const file = h("input", { type: "file", id: "replay-file", testid: "replay-file", accept: ".json,application/json" });
+  file.addEventListener("change", async () => {
+    const chosen = file.files && file.files[0];
+    if (!chosen) return;
+    if (chosen.size > RECORD_MOST) {
+      showError(t("here.replay_too_big", { size: (chosen.size / 1e6).toFixed(1) }));
+      file.value = "";
+      return;
+    }
+    try {
+      const res = await importRecord(await chosen.text());
+      navigate(`/t/${encodeURIComponent(res.code)}`);
+    } catch (err) {
+      showError(refusal(err));
+      file.value = "";
+    }
+  });
+  return h(
+    "section",
+    { class: "card" },
+    h("h2", { text: t("here.replay_title") }),
+    h("p", { class: "hint", text: t("here.replay_intro") }),
+    h("label", { for: "replay-file", text: t("here.replay_file") }),
+    file,
   );
 }
 
@@ -129,7 +161,7 @@ export function keptSection() {
       fill(list, h("p", { class: "muted", text: t("here.no_kept") }));
       return;
     }
-    if (kept.some((k) => k.record.final?.phase === "over")) {
+    if (kept.some((k) => k.mode !== "replay" && k.record.final?.phase === "over")) {
       leaderboard("", true).then(
         (rows) => fill(players, h("h3", { text: t("here.players") }), leaderboardTable(rows)),
         (err) => fill(players, h("p", { class: "muted", text: refusal(err) })),
@@ -150,7 +182,11 @@ export function keptSection() {
               testid: `kept-${k.code}`,
               text: [k.record.rules.name, k.record.players.join(", ")].join(" · "),
             }),
-            k.record.final?.phase === "over" ? null : h("span", { class: "muted", text: ` — ${t("here.in_play")}` }),
+            k.mode === "replay"
+              ? h("span", { class: "muted", text: ` — ${t("here.replayed")}` })
+              : k.record.final?.phase === "over"
+                ? null
+                : h("span", { class: "muted", text: ` — ${t("here.in_play")}` }),
           ),
         ),
       ),

@@ -107,7 +107,8 @@ export interface Rematch {
 /** What anyone may know of a table. */
 export interface TablePublic {
   code: string;
-  mode: "play" | "scorekeeper";
+  /** replay: a game record watched step by step (a table of the page's own, never a server's) */
+  mode: "play" | "scorekeeper" | "replay";
   rules: string;
   /** the options that differ from the common rule */
   options: Record<string, unknown>;
@@ -268,6 +269,14 @@ export interface Pong {
   type: "pong";
 }
 
+/** Where a game record watched step by step stands: send `look` with a `step` to move. */
+export interface ReplayAt {
+  /** the steps played at the view shown, from 0 (the start) */
+  step: number;
+  /** the steps of the whole record */
+  steps: number;
+}
+
 export interface RoundView {
   order: number[];
   turns: TurnView[];
@@ -291,6 +300,8 @@ export interface TableMessage {
   log_start: number;
   /** the lines this connection does not have yet (at most the last 50) */
   log: string[];
+  /** a replay: the step shown (the view is the game then) */
+  replay?: ReplayAt | null;
 }
 
 export interface TieView {

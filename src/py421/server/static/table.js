@@ -4,7 +4,7 @@
  */
 
 /**
- * @import { HintsMessage, Inbound, LegalAction, Outbound, TablePublic, View, SeatPublic } from "./protocol"
+ * @import { HintsMessage, Inbound, LegalAction, Outbound, ReplayAt, TablePublic, View, SeatPublic } from "./protocol"
  * @import { HeldSeat } from "./saved.js"
  */
 import { ApiError, NAME_MAX, getTable, joinTable, nameProblem, refusal, rematchTable, startTable } from "./api.js";
@@ -42,6 +42,7 @@ const LOG_LINES = 50; // as many as the server sends a new connection
  * @property {boolean | undefined} rematchAtLoad whether the rematch already existed when we arrived
  * @property {boolean} wasMyTurn
  * @property {HintsMessage | null} hint the last hints sent to this seat (a table with hints)
+ * @property {ReplayAt | null} replay a game record watched step by step: the step shown
  */
 
 /** @param {string} code */
@@ -71,6 +72,7 @@ export function tablePage(code) {
     rematchAtLoad: undefined,
     wasMyTurn: false,
     hint: null,
+    replay: null,
   };
   const url = `${location.origin}/t/${encodeURIComponent(code)}`;
 
@@ -168,6 +170,21 @@ export function tablePage(code) {
   );
   const skWatch = h("p", { class: "muted", hidden: true, text: t("sk.watch") });
 
+  // A record watched step by step (a table of this device): the step shown, moved by these.
+  const replayLabel = h("p", { class: "center", testid: "replay-step", role: "status" });
+  const replayButton = (/** @type {string} */ testid, /** @type {string} */ text, /** @type {string} */ label, /** @type {() => number} */ to) =>
+    h("button", { type: "button", class: "btn btn-light", testid, text, "aria-label": label, title: label, onclick: () => look(to()) });
+  const replayFirst = replayButton("replay-first", "◀◀", t("replay.first"), () => 0);
+  const replayBack = replayButton("replay-back", "◀", t("replay.back"), () => (T.replay ? T.replay.step - 1 : 0));
+  const replayNext = replayButton("replay-next", "▶", t("replay.next"), () => (T.replay ? T.replay.step + 1 : 0));
+  const replayLast = replayButton("replay-last", "▶▶", t("replay.last"), () => (T.replay ? T.replay.steps : 0));
+  const replayBar = h(
+    "section",
+    { class: "card replay", testid: "replay", hidden: true },
+    replayLabel,
+    h("div", { class: "action-row" }, replayFirst, replayBack, replayNext, replayLast),
+  );
+
   const roundBox = h("section", { class: "round", testid: "round" });
   const outcome = h("section", { class: "card outcome", testid: "outcome", hidden: true });
   const fair = h("section", { class: "card fair", testid: "fair" });
@@ -189,6 +206,7 @@ export function tablePage(code) {
     watching,
     startBtn,
     startHint,
+    replayBar,
     outcome,
     rematchBtn,
     rematchLink,
@@ -311,6 +329,15 @@ export function tablePage(code) {
     conn.dataset.state = state;
   }
 
+  /**
+   * A replay's step: the game as it stood after `step` steps (the worker answers with the table).
+   * @param {number} step
+   */
+  function look(step) {
+    if (!T.replay || step < 0 || step > T.replay.steps) return;
+    T.ws?.send(JSON.stringify({ type: "look", step }));
+  }
+
   /** @param {Inbound} msg */
   function send(msg) {
     if (!T.ws || T.ws.readyState !== WebSocket.OPEN) return false;
@@ -348,6 +375,8 @@ export function tablePage(code) {
       T.table = msg.table;
       T.view = msg.view ?? null;
       T.version = msg.version;
+      T.replay = msg.replay ?? null;
+      if (T.replay) T.seat = null; // watched, from no seat
       addLog(msg.log_start, msg.log);
       const accepted = T.sentAt !== null && T.version !== T.sentAt;
       if (accepted) T.sentAt = null;
@@ -659,6 +688,13 @@ export function tablePage(code) {
     if (next) {
       rematchLink.href = `/t/${encodeURIComponent(next)}`;
       rematchLink.textContent = t("rematch_go", { code: next });
+    }
+    const replay = T.replay;
+    show(replayBar, Boolean(replay));
+    if (replay) {
+      replayLabel.textContent = t("replay.label", { step: replay.step, steps: replay.steps });
+      replayFirst.disabled = replayBack.disabled = replay.step === 0;
+      replayNext.disabled = replayLast.disabled = replay.step === replay.steps;
     }
   }
 
