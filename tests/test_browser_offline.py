@@ -270,3 +270,32 @@ def test_a_new_version_is_offered_and_taken_only_when_the_player_asks(chromium: 
         expect(page.get_by_test_id("log").locator("li")).to_have_text(log)
     finally:
         served.close()
+
+
+# Python's memory once started, as the page's worker keeps it between visits (worker.js, STARTED).
+STARTED = """async () => { const kept = await caches.open("py421.started");
+    return Promise.all((await kept.keys()).map(async (r) => [new URL(r.url).pathname,
+        (await (await kept.match(r)).arrayBuffer()).byteLength])); }"""
+SPOIL = """async () => { const kept = await caches.open("py421.started");
+    for (const r of await kept.keys()) await kept.put(r, new Response(new Uint8Array(64))); }"""
+
+
+def test_python_started_once_is_kept_and_a_spoilt_copy_starts_afresh(chromium: Browser, site: str):
+    """The second visit restores Python's memory instead of starting it again; a copy that cannot be
+    restored (another Pyodide, a write cut short) is replaced, and the game plays all the same."""
+    page = app_page(chromium)
+    page.goto(f"{site}/here")
+    expect(page.get_by_test_id("create-here")).to_be_visible()  # Python started, and kept
+    kept = page.evaluate(STARTED)
+    assert len(kept) == 1 and kept[0][0].startswith("/started/") and kept[0][1] > 1_000_000, kept
+    page.evaluate(SPOIL)
+    page.context.set_offline(True)
+    new_game(page, site, "Ana")
+    legal_button(page).click()  # Ana's move, answered by Python started afresh
+    expect(page.get_by_test_id("log")).to_contain_text("Ana")
+    again = page.evaluate(STARTED)  # the spoilt copy replaced by a good one
+    assert [k for k, _ in again] == [kept[0][0]] and again[0][1] > 1_000_000, again
+    page.reload()
+    expect(page.get_by_test_id("log")).to_contain_text("Ana")  # restored from that copy, offline
+    play_moves(page, 400)
+    expect(page.get_by_test_id("status")).to_have_attribute("data-status", "over")

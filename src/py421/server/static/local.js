@@ -21,14 +21,28 @@ export const isLocal = (code) => code.startsWith(LOCAL_PREFIX);
  * @typedef {{ code: string, mode: string, kept_at?: number, record: { rules: { name: string }, players: string[], final?: { phase?: string } } }} Kept
  */
 
-/** @returns {Promise<IDBDatabase>} */
+/** @type {Promise<IDBDatabase> | null} */
+let opened = null;
+
+/** The page's database, opened once (a step's save goes in at once, with no opening before it). */
 function openDb() {
-  return new Promise((resolve, reject) => {
+  opened ??= new Promise((resolve, reject) => {
     const asked = indexedDB.open(DB, 1);
     asked.onupgradeneeded = () => asked.result.createObjectStore(STORE, { keyPath: "code" });
-    asked.onsuccess = () => resolve(asked.result);
+    asked.onsuccess = () => {
+      const db = asked.result;
+      // closed by the browser (storage cleared, another version opened): opened again when next used
+      db.onclose = () => (opened = null);
+      db.onversionchange = () => {
+        db.close();
+        opened = null;
+      };
+      resolve(db);
+    };
     asked.onerror = () => reject(asked.error);
   });
+  opened.catch(() => (opened = null)); // tried again next time
+  return opened;
 }
 
 /**

@@ -192,6 +192,9 @@ export function tablePage(code) {
   const log = h("ol", { class: "log", id: "log", testid: "log", "aria-live": "polite", tabindex: "0", "aria-label": t("log") });
   const felt = h("section", { class: "felt", hidden: true }, info, turnLine, yourTurn, dice, keepHint, actions, hintsBox, roundBox);
   const logCard = h("section", { class: "card" }, h("h2", { text: t("log") }), log);
+  // Follow new lines unless the reader scrolled back.
+  let followLog = true;
+  log.addEventListener("scroll", () => (followLog = log.scrollHeight - log.scrollTop - log.clientHeight < 24), { passive: true });
 
   fill(
     app(),
@@ -1024,12 +1027,23 @@ export function tablePage(code) {
     reportInput.placeholder = example;
   }
 
+  /**
+   * Only the lines that changed: the first ones dropped as the log moves on, the new ones added.
+   * Nothing is measured here (a measure after the other parts changed the page would lay it out
+   * again at once): whether the reader follows the log is known from its scroll events.
+   */
   function renderLog() {
-    const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 24;
-    fill(log, T.log.map((line) => h("li", { text: line })));
+    const shown = Array.from(log.children, (li) => li.textContent);
+    let dropped = 0;
+    while (dropped < shown.length && !shown.slice(dropped).every((line, i) => T.log[i] === line)) dropped++;
+    for (let i = 0; i < dropped; i++) log.firstElementChild?.remove();
+    append(log, T.log.slice(shown.length - dropped).map((line) => h("li", { text: line })));
     show(logCard, T.log.length > 0);
-    // Follow new lines unless the reader scrolled back.
-    if (atBottom) log.scrollTop = log.scrollHeight;
+    if (followLog && shown.length - dropped < T.log.length) {
+      requestAnimationFrame(() => {
+        log.scrollTop = log.scrollHeight;
+      });
+    }
   }
 
   /** A game of this device, as a record file that 421 replay and 421 analyse read. */

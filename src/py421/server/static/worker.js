@@ -10,23 +10,73 @@
  * @property {(archive: ArrayBuffer, format: string, options: { extractDir: string }) => void} unpackArchive
  * @property {(code: string) => unknown} runPython
  * @property {(name: string) => { handle: (request: string) => string }} pyimport
+ * @property {() => Uint8Array<ArrayBuffer>} makeMemorySnapshot
  */
 
 /** What the worker is sent: a request for py421.page.worker.handle, and its number. */
 /** @typedef {{ id: number, request: string }} Asked */
 
 const scope = /** @type {{ postMessage(message: unknown): void }} */ (/** @type {unknown} */ (self));
+const RUNTIME = "/pyodide/"; // served by py421, or beside the page by 421 site
+// Python's memory once py421 is imported, kept between visits: Python then starts in a fraction of
+// the time (its start-up and py421's imports are not done again). Named apart from the service
+// worker's caches (py421-VERSION), which it clears at each new version; this one is cleared here.
+const STARTED = "py421.started";
 
 /** @returns {Promise<(request: string) => string>} */
 async function start() {
-  const runtime = "/pyodide/pyodide.mjs"; // served by py421, or beside the page by 421 site
-  const { loadPyodide } = /** @type {{ loadPyodide: (o: object) => Promise<Pyodide>}} */ (await import(runtime));
-  const pyodide = await loadPyodide({ indexURL: "/pyodide/" });
+  const { loadPyodide } = /** @type {{ loadPyodide: (o: object) => Promise<Pyodide>}} */ (await import(`${RUNTIME}pyodide.mjs`));
   const bundle = await fetch("/py421.zip");
   if (!bundle.ok) throw new Error(`/py421.zip: ${bundle.status}`);
-  pyodide.unpackArchive(await bundle.arrayBuffer(), "zip", { extractDir: "/py421" });
-  pyodide.runPython("import sys; sys.path.insert(0, '/py421')");
+  const zip = await bundle.arrayBuffer();
+  // The files are not in the memory kept: unpacked at every start, for what is imported later.
+  const unpack = (/** @type {Pyodide} */ pyodide) => pyodide.unpackArchive(zip, "zip", { extractDir: "/py421" });
+  const kept = await keptStart(zip);
+  if (kept?.memory) {
+    try {
+      const pyodide = await loadPyodide({ indexURL: RUNTIME, _loadSnapshot: kept.memory });
+      unpack(pyodide);
+      return pyodide.pyimport("py421.page.worker").handle;
+    } catch {
+      await kept.forget(); // another Pyodide, or a memory cut short: started afresh below
+    }
+  }
+  const pyodide = await loadPyodide({ indexURL: RUNTIME, _makeSnapshot: Boolean(kept) });
+  unpack(pyodide);
+  pyodide.runPython("import sys; sys.path.insert(0, '/py421'); import py421.page.worker");
+  if (kept) await kept.keep(pyodide.makeMemorySnapshot()); // before the page holds any of its objects
   return pyodide.pyimport("py421.page.worker").handle;
+}
+
+/**
+ * Python's memory as it was started with this py421.zip, if kept (memory), and how to keep it
+ * (keep) or drop it (forget); null where the browser keeps nothing (no Cache Storage outside
+ * https and localhost), where the page starts Python afresh every time.
+ * @param {ArrayBuffer} zip
+ * @returns {Promise<{ memory: Uint8Array | null, keep: (memory: Uint8Array<ArrayBuffer>) => Promise<void>, forget: () => Promise<void> } | null>}
+ */
+async function keptStart(zip) {
+  if (!("caches" in self)) return null;
+  try {
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", zip));
+    const key = `/started/${Array.from(digest.slice(0, 12), (b) => b.toString(16).padStart(2, "0")).join("")}`;
+    const cache = await caches.open(STARTED);
+    const found = await cache.match(key);
+    return {
+      memory: found ? new Uint8Array(await found.arrayBuffer()) : null,
+      async keep(memory) {
+        try {
+          for (const old of await cache.keys()) await cache.delete(old); // another version's
+          await cache.put(key, new Response(memory));
+        } catch {
+          /* no room: started afresh next time */
+        }
+      },
+      forget: () => cache.delete(key).then(() => undefined),
+    };
+  } catch {
+    return null;
+  }
 }
 
 const ready = start();
