@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 from playwright.sync_api import Page, sync_playwright
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from server_process import static_site
 
 BUTTONS = "[data-testid=actions]:not([hidden]) button:not([hidden]):not([disabled])"
 # In the page, in ms: a tap on the first choice, to the next view drawn (each view changes the log:
@@ -44,12 +45,6 @@ TAP = """async (choices) => {
 }"""
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def first_throw(page: Page, base: str) -> float:
     start = time.perf_counter()
     page.goto(f"{base}/here")
@@ -66,25 +61,8 @@ def main() -> None:
     parser.add_argument("--throttle", type=float, default=4.0)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp) / "site"
-        subprocess.run([sys.executable, "-m", "py421", "site", "--out", str(folder)], check=True)
-        port = free_port()
-        server = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "http.server",
-                "--bind",
-                "127.0.0.1",
-                "--directory",
-                str(folder),
-                str(port),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        time.sleep(1)
-        base = f"http://127.0.0.1:{port}"
+        served = static_site(Path(tmp) / "site")
+        base = next(served)
         try:
             with sync_playwright() as p:
                 browser = p.chromium.launch(
@@ -115,7 +93,7 @@ def main() -> None:
                     steps.append(page.evaluate(TAP, BUTTONS) / 1000)
                 browser.close()
         finally:
-            server.terminate()
+            served.close()
     print(f"CPU slowed {args.throttle:g}x, phone viewport, Chromium")
     print(f"first visit to the first throw: {first:.2f} s, {first_bytes / 1e6:.1f} MB fetched (uncompressed)")
     print(f"repeat visit, offline, to the first throw: {again:.2f} s")

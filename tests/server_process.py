@@ -1,4 +1,5 @@
-"""A real server process on a free port, for the browser and restart tests."""
+"""A real server process on a free port, for the browser and restart tests; 421 site's folder on
+a plain static file server (the browser tests and benchmarks/page_offline.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Generator
 from pathlib import Path
 
 
@@ -50,3 +52,26 @@ def start_server(
         proc = subprocess.Popen(command, stderr=err, env=os.environ | {"PY421_HOME": str(tmp)})
     wait_for_port(port, proc, log)
     return proc
+
+
+def static_site(folder: Path, base: str = "/") -> Generator[str, None, None]:
+    """421 site written for the folder ``base`` of a host's address, and served from ``folder`` by
+    Python's plain static file server (no py421 behind it): yields the site's address, and stops the
+    server when closed."""
+    site = folder / base.strip("/")
+    subprocess.run(
+        [sys.executable, "-m", "py421", "site", "--out", str(site), "--base", base],
+        check=True,
+        capture_output=True,
+    )
+    port = free_port()
+    log = folder.parent / "http.log"
+    with log.open("wb") as out:
+        command = ["-m", "http.server", "--bind", "127.0.0.1", "--directory", str(folder), str(port)]
+        proc = subprocess.Popen([sys.executable, *command], stdout=out, stderr=subprocess.STDOUT)
+    try:
+        wait_for_port(port, proc, log)
+        yield f"http://127.0.0.1:{port}{base.rstrip('/')}"
+    finally:
+        proc.terminate()
+        proc.wait(10)

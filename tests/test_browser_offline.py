@@ -7,9 +7,10 @@ network cut, exported and replayed by 421 replay; in both languages, at phone si
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
-from collections.abc import Generator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ assert CHROMIUM  # test_browser skips this module's import without Chromium
 
 from playwright.sync_api import Browser, Locator, Page, expect  # noqa: E402
 
-from .server_process import free_port, start_server, wait_for_port  # noqa: E402
+from .server_process import free_port, start_server, static_site  # noqa: E402
 from .test_browser import nothing_refused_and_no_token_in_a_url  # noqa: E402, F401
 
 pytestmark = pytest.mark.slow  # a real browser, and Pyodide starting in it
@@ -34,34 +35,6 @@ def chromium() -> Iterator[Browser]:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     yield from static_site(tmp_path_factory.mktemp("site"))
-
-
-def static_site(folder: Path) -> Generator[str, None, None]:
-    """421 site's folder served by Python's plain static file server: no py421 behind it."""
-    subprocess.run(
-        [sys.executable, "-m", "py421", "site", "--out", str(folder)], check=True, capture_output=True
-    )
-    port = free_port()
-    log = folder.parent / "http.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "http.server",
-                "--bind",
-                "127.0.0.1",
-                "--directory",
-                str(folder),
-                str(port),
-            ],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    wait_for_port(port, proc, log)
-    yield f"http://127.0.0.1:{port}"
-    proc.terminate()
-    proc.wait(10)
 
 
 # Counts the log's changes: each view drawn after a step changes it (a new line, or the last ones)
@@ -299,3 +272,29 @@ def test_python_started_once_is_kept_and_a_spoilt_copy_starts_afresh(chromium: B
     expect(page.get_by_test_id("log")).to_contain_text("Ana")  # restored from that copy, offline
     play_moves(page, 400)
     expect(page.get_by_test_id("status")).to_have_attribute("data-status", "over")
+
+
+def test_a_site_served_from_a_folder_of_its_host_plays_there_offline(chromium: Browser, tmp_path: Path):
+    """421 site --base /py421/, as a project's GitHub Pages serve it: every address stays in the folder."""
+    served = static_site(tmp_path / "host", "/py421/")
+    base = next(served)
+    try:
+        page = app_page(chromium)
+        page.goto(f"{base}/")
+        expect(page.get_by_test_id("no-server")).to_be_visible()
+        page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+        page.get_by_test_id("nav-scorekeeper").click()
+        page.wait_for_url(f"{base}/scorekeeper")
+        expect(page.get_by_test_id("sk-here")).to_be_checked()
+        page.context.set_offline(True)
+        new_game(page, base, "Ana")
+        assert page.url.startswith(f"{base}/t/local-")
+        legal_button(page).click()
+        expect(page.get_by_test_id("log")).to_contain_text("Ana")
+        page.reload()  # offline: the service worker answers for an address the host never had
+        expect(page.get_by_test_id("log")).to_contain_text("Ana")
+        page.goto(f"{base}/here")
+        kept = page.get_by_test_id("kept").locator("a")
+        expect(kept).to_have_attribute("href", re.compile("^/py421/t/local-"))
+    finally:
+        served.close()

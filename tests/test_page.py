@@ -33,8 +33,10 @@ def test_every_module_is_served_as_javascript_and_preloaded(tmp_path: Path):
     modules = {path.name for path in STATIC.glob("*.js")}
     with serving(f"sqlite:///{tmp_path}/page.sqlite3") as client:
         page = client.get("/").text
-        assert re.findall(r'<script type="module" src="/static/([\w.]+)">', page) == ["app.js"]
-        preloaded = re.findall(r'<link rel="modulepreload" href="/static/([\w.]+)">', page)
+        # addresses in the app's folder, which index.html's <base> names (/ from the server)
+        assert '<base href="/">' in page
+        assert re.findall(r'<script type="module" src="static/([\w.]+)">', page) == ["app.js"]
+        preloaded = re.findall(r'<link rel="modulepreload" href="static/([\w.]+)">', page)
         # else imports load one level at a time; the worker and the service worker are not the page's
         assert sorted(preloaded) == sorted(modules - {"app.js", "worker.js", "sw.js"})
         for name in sorted(modules):

@@ -35,21 +35,25 @@ def kept_by_the_worker(worker: str) -> tuple[str, list[str]]:
 def test_the_site_is_every_file_the_page_asks_for_and_the_worker_keeps_them_all(tmp_path):
     result = CliRunner().invoke(main, ["site", "--out", str(tmp_path / "site")])
     assert result.exit_code == 0, result.output
-    assert re.fullmatch(r"\d+ files \(\d+\.\d MB\) written in .*site: serve the folder .*\n", result.output)
+    assert re.fullmatch(
+        r"\d+ files \(\d+\.\d MB\) written in .*site: serve the folder .*root.*\n", result.output
+    )
     files = written(tmp_path / "site")
     version, kept = kept_by_the_worker(files["/sw.js"].decode())
     pages = {"/here/index.html", "/scorekeeper/index.html"}  # the page again, for a first visit there
     assert all(files[page] == files["/"] for page in pages)
+    kept = ["/" + address for address in kept]  # kept by their address in the app's folder
     assert sorted(kept) == sorted(set(files) - {"/sw.js"} - pages)
     for needed in ("/", "/static/app.js", "/static/worker.js", "/pyodide/pyodide.asm.wasm", "/py421.zip"):
         assert needed in kept
     page = files["/"].decode()
-    asked = re.findall(r'<link [^>]*href="(/[^"]+)"|src="(/[^"]+)"', page)
-    asked = [a or b for a, b in asked]  # what the page loads (its links are the app's addresses)
+    assert '<base href="/">' in page
+    asked = re.findall(r'<link [^>]*href="([^"]+)"|src="([^"]+)"', page)
+    asked = ["/" + (a or b) for a, b in asked if not (a or b).startswith("data:")]  # in the folder
     assert asked and all(a in files for a in asked), asked
     manifest = json.loads(files["/manifest.webmanifest"])
-    assert manifest["start_url"] == "/" and manifest["display"] == "standalone"
-    assert all(icon["src"] in files for icon in manifest["icons"])
+    assert manifest["start_url"] == "./" and manifest["display"] == "standalone"
+    assert all("/" + icon["src"] in files for icon in manifest["icons"])
     # the same files give the same version; the server serves the same service worker
     assert kept_by_the_worker(app_files()["/sw.js"].decode())[0] == version
     with serving(f"sqlite:///{tmp_path}/s.db") as client:
@@ -69,3 +73,31 @@ def test_a_folder_that_takes_no_file_is_refused_before_anything_is_written(tmp_p
     )
     assert done.returncode != 0
     assert "cannot write the site in" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_site_for_a_folder_of_its_host_names_it_once_and_is_refused_a_folder_that_cannot_be(tmp_path):
+    """A project's GitHub Pages serve a site from /NAME/: only the page's <base> says so; the rest is
+    the same files, so the worker keeps them under the same names in that folder."""
+    result = CliRunner().invoke(main, ["site", "--out", str(tmp_path / "site"), "--base", "py421"])
+    assert result.exit_code == 0, result.output
+    assert "in the folder /py421/ of its address" in result.output
+    files = written(tmp_path / "site")
+    assert '<base href="/py421/">' in files["/"].decode()
+    assert files["/here/index.html"] == files["/"]
+    at_root = app_files()
+    assert all(
+        files[a] == at_root[a]
+        for a in files
+        if a not in ("/", "/sw.js", "/here/index.html", "/scorekeeper/index.html")
+    )
+    assert (
+        kept_by_the_worker(files["/sw.js"].decode())[1] == kept_by_the_worker(at_root["/sw.js"].decode())[1]
+    )
+    for bad in ("/a b/", "/../x/", "/x/<y>/", "/é/"):
+        refused = CliRunner().invoke(main, ["site", "--out", str(tmp_path / "no"), "--base", bad])
+        assert refused.exit_code != 0 and "--base is the folder of the site's address" in refused.output, bad
+        assert not (tmp_path / "no").exists()  # refused before anything is written
+    french = CliRunner().invoke(
+        main, ["site", "--out", str(tmp_path / "no"), "--base", "/a b/", "--lang", "fr"]
+    )
+    assert "--base est le dossier de l'adresse du site" in french.output

@@ -142,15 +142,19 @@ def serve(
 
 @click.command(cls=Command)
 @click.option("--out", type=NamedPath(file_okay=False, path_type=Path), required=True)
+@click.option("--base", default="/", show_default=True)
 @SAY_OPTION
-def site(out: Path, lang: str) -> None:
-    from ..page.site import write_site
+def site(out: Path, base: str, lang: str) -> None:
+    from ..page.site import checked_base, write_site
     from ..paths import make_out_folder
 
+    folder = checked_base(base)  # refused before anything is written
     make_out_folder(out, Message("path.site", "the site"))
-    written = write_site(out)
+    written = write_site(out, folder)
     size = sum(p.stat().st_size for p in written)
-    click.echo(tr(lang, "cli.site", n=len(written), folder=out, mb=num(lang, size / 1e6, ".1f")))
+    mb = num(lang, size / 1e6, ".1f")
+    where = tr(lang, "cli.site.root") if folder == "/" else tr(lang, "cli.site.under", base=folder)
+    click.echo(tr(lang, "cli.site", n=len(written), folder=out, mb=mb, where=where))
 
 
 @click.command(cls=Command)

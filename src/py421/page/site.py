@@ -1,10 +1,14 @@
 """The page as files: what ``421 site`` writes and the server serves, offline modes included.
 
-Every file is found here once, under the address the page asks it at:
+Every file is found here once, under its address in the app's folder:
 ``/`` (and ``/index.html``), ``/static/…``, ``/pyodide/…``, ``/py421.zip``, and the
 two that make the page an app a phone installs: ``/manifest.webmanifest`` and the
 service worker ``/sw.js``, which keeps every other file for offline use under a
 version made of their contents (a new version is offered by the page, never forced).
+
+The folder is ``/`` from ``421 serve``; ``421 site --base /py421/`` writes an app a
+static host serves from that folder (a project's GitHub Pages, say): only
+index.html's ``<base>`` names it, every other address is relative to it.
 """
 
 from __future__ import annotations
@@ -12,8 +16,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
 from pathlib import Path
 
+from ..core.errors import InvalidParameter, Message
 from .bundle import RUNTIME, python_bundle
 
 STATIC = Path(__file__).parent.parent / "server" / "static"
@@ -24,6 +30,18 @@ APP_NAME = "421"
 # The app's pages a first visit may open by their address, before the service worker is there to
 # answer for them: a static host serves each as a folder's index.html (the page itself).
 PAGES = ("here", "scorekeeper")
+BASE_TAG = b'<base href="/">'
+# a folder's path: /, or /name/…/ of letters, digits and - _ . ~ (no "..", nothing to escape in HTML)
+_BASE = re.compile(r"/(?:[A-Za-z0-9_~-][A-Za-z0-9._~-]*/)*")
+
+
+def checked_base(base: str) -> str:
+    """The app's folder as an address path ending in /; ``py421`` and ``/py421`` are ``/py421/``."""
+    folder = "/" + base.strip("/") + "/" if base.strip("/") else "/"
+    if not _BASE.fullmatch(folder) or "/../" in folder or "/./" in folder:
+        said = "--base is the folder of the site's address, like /py421/ (letters, digits, - _ . ~)"
+        raise InvalidParameter(Message("site.base", f"{said}, not {base!r}", {"got": repr(base)}))
+    return folder
 
 
 def _static() -> dict[str, bytes]:
@@ -49,28 +67,32 @@ def manifest() -> bytes:
             "name": "421 — py421",
             "short_name": APP_NAME,
             "description": "The French bar dice game 421: bots, hot-seat, or a real table's score.",
-            "start_url": "/",
-            "scope": "/",
+            "start_url": "./",  # the manifest's own folder: the app's
+            "scope": "./",
             "display": "standalone",
             "background_color": "#0d4d2b",
             "theme_color": "#0d4d2b",
-            "icons": [{"src": "/static/icon.svg", "sizes": "any", "type": "image/svg+xml", "purpose": "any"}],
+            "icons": [{"src": "static/icon.svg", "sizes": "any", "type": "image/svg+xml", "purpose": "any"}],
         },
         indent=2,
         ensure_ascii=False,
     ).encode()
 
 
-def app_files() -> dict[str, bytes]:
-    """Every file of the app by its address, the service worker last, knowing all the others."""
-    files = {"/": (STATIC / "index.html").read_bytes(), **_static(), **_runtime()}
+def app_files(base: str = "/") -> dict[str, bytes]:
+    """Every file of the app by its address in the app's folder ``base`` (see :func:`checked_base`),
+    the service worker last, knowing all the others."""
+    page = (STATIC / "index.html").read_bytes()
+    assert BASE_TAG in page, "index.html names its folder in a <base> tag"
+    page = page.replace(BASE_TAG, b'<base href="' + checked_base(base).encode() + b'">')
+    files = {"/": page, **_static(), **_runtime()}
     files["/py421.zip"] = python_bundle()
     files["/manifest.webmanifest"] = manifest()
     version = hashlib.sha256()
     for path in sorted(files):
         version.update(path.encode() + b"\0" + hashlib.sha256(files[path]).digest())
     template = (STATIC / "sw.js").read_text(encoding="utf-8")
-    kept = json.dumps(sorted(files))
+    kept = json.dumps(sorted(address[1:] for address in files))  # in the app's folder: "" is the page
     # the one place the worker's constants are written: the file itself says what it keeps
     worker = template.replace('"VERSION"', json.dumps(version.hexdigest()[:16])).replace('["FILES"]', kept)
     files["/sw.js"] = worker.encode()
@@ -86,10 +108,11 @@ def made_files() -> dict[str, bytes]:
     return {address: files[address] for address in ("/py421.zip", "/manifest.webmanifest", "/sw.js")}
 
 
-def write_site(out: Path) -> list[Path]:
-    """The app as static files under ``out`` (made if need be); returns what was written."""
+def write_site(out: Path, base: str = "/") -> list[Path]:
+    """The app as static files under ``out`` (made if need be), for a host that serves them from
+    the folder ``base`` of its address; returns what was written."""
     written = []
-    files = app_files()
+    files = app_files(base)
     for page in PAGES:
         files[f"/{page}/index.html"] = files["/"]
     for address, content in files.items():

@@ -20,9 +20,10 @@ from urllib.parse import urlsplit
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 CONTENT_SECURITY_POLICY = (
-    # 'wasm-unsafe-eval': the page's worker compiles Pyodide's WebAssembly (never a string of script)
+    # 'wasm-unsafe-eval': the page's worker compiles Pyodide's WebAssembly (never a string of script);
+    # base-uri 'self': index.html's <base> names the app's folder, on this site only
     "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    "connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 )
 HEADERS = [
     (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),

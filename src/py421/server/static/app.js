@@ -25,14 +25,14 @@ import { herePage } from "./here.js";
 import { byId, hideError } from "./dom.js";
 import { lang, switchLang, t } from "./i18n.js";
 import { lobbyPage } from "./lobby.js";
-import { leave, navigate, startRouting } from "./router.js";
+import { address, appPath, leave, navigate, startRouting } from "./router.js";
 import { scorekeeperPage } from "./scorekeeper.js";
 import { tablePage } from "./table.js";
 
 function route() {
   leave();
   hideError();
-  const path = location.pathname;
+  const path = appPath();
   const table = path.match(/^\/t\/([^/]+)\/?$/);
   const analysis = path.match(/^\/t\/([^/]+)\/analysis\/?$/);
   const game = path.match(/^\/games\/(\d+)\/analysis\/?$/);
@@ -65,7 +65,7 @@ document.addEventListener("click", (event) => {
   const target = new URL(link.href, location.href);
   if (target.origin !== location.origin) return;
   event.preventDefault();
-  navigate(target.pathname);
+  navigate(appPath(target.pathname));
 });
 
 byId("error-dismiss").addEventListener("click", hideError);
@@ -82,7 +82,7 @@ byId("lang-toggle").addEventListener("click", () => {
  */
 function keepOffline() {
   if (!("serviceWorker" in navigator)) return;
-  navigator.serviceWorker.register("/sw.js").then(
+  navigator.serviceWorker.register(address("/sw.js")).then(
     (registration) => {
       const offer = () => {
         const waiting = registration.waiting;

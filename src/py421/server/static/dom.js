@@ -14,9 +14,12 @@
 
 /**
  * An element's attributes and properties: `text` is its text, `testid` its
- * data-testid, `on…` a listener; null, undefined and false leave one out.
+ * data-testid, `on…` a listener; null, undefined and false leave one out. The
+ * `href` of a link with `data-link` (the app's own) is an app path.
  * @typedef {{ [key: string]: unknown, onclick?: (event: MouseEvent) => void, onsubmit?: (event: SubmitEvent) => void }} Props
  */
+
+import { address } from "./router.js";
 
 const BOOLEAN_PROPS = new Set(["hidden", "disabled", "selected", "checked", "required"]);
 
@@ -31,7 +34,10 @@ const BOOLEAN_PROPS = new Set(["hidden", "disabled", "selected", "checked", "req
 export function h(tag, props, ...children) {
   const el = document.createElement(tag);
   const fields = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (el));
-  for (const [key, value] of Object.entries(props || {})) {
+  // a link of the app's own names an app path ("/here"): its address is under the app's folder
+  const own = Boolean(props && props["data-link"]);
+  for (const [key, given] of Object.entries(props || {})) {
+    const value = own && key === "href" && typeof given === "string" && given.startsWith("/") ? address(given) : given;
     if (value === null || value === undefined || value === false) continue;
     if (key.startsWith("on")) el.addEventListener(key.slice(2), /** @type {EventListener} */ (value));
     else if (key === "class") el.className = String(value);

@@ -6,6 +6,7 @@
  */
 
 import { lang } from "./i18n.js";
+import { address } from "./router.js";
 
 /** Codes of this device's tables start so (py421.page.local.CODE_PREFIX). */
 export const LOCAL_PREFIX = "local-";
@@ -93,7 +94,7 @@ let restored = null;
  */
 async function ask(request) {
   if (!worker) {
-    worker = new Worker("/static/worker.js", { type: "module" });
+    worker = new Worker(address("/static/worker.js"), { type: "module" });
     worker.addEventListener("message", (event) => {
       const { id, answer, failure } = event.data;
       const pending = waiting.get(id);

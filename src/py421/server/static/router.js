@@ -3,6 +3,27 @@
  * undo them when the page moves on.
  */
 
+/**
+ * Where the app is: "/" from 421 serve, or the folder a static host serves 421 site's files
+ * from (index.html's <base>, which 421 site --base writes). The views speak of app paths
+ * ("/t/CODE", "/here"); these turn them into addresses and back.
+ */
+export const BASE = new URL(document.baseURI).pathname.replace(/[^/]*$/, "");
+
+/**
+ * The address of an app path: "/here" is BASE + "here".
+ * @param {string} path
+ */
+export const address = (path) => BASE + path.replace(/^\//, "");
+
+/**
+ * The app path of an address of the app (the current one by default).
+ * @param {string} [pathname]
+ */
+export function appPath(pathname = location.pathname) {
+  return pathname.startsWith(BASE) ? `/${pathname.slice(BASE.length)}` : pathname;
+}
+
 let draw = () => {};
 let undo = () => {};
 
@@ -16,9 +37,10 @@ export function startRouting(route) {
   draw();
 }
 
-/** @param {string} path */
+/** @param {string} path an app path */
 export function navigate(path) {
-  if (path !== location.pathname) history.pushState(null, "", path);
+  const to = address(path);
+  if (to !== location.pathname) history.pushState(null, "", to);
   draw();
 }
 

@@ -6,14 +6,17 @@
  */
 
 const VERSION = "VERSION";
-/** @type {string[]} */
+/** The app's files, by their address in its folder ("" is the page itself). @type {string[]} */
 const FILES = ["FILES"];
 const CACHE = `py421-${VERSION}`;
+// The app's folder: this file's (/ from 421 serve, the folder of 421 site's files on a static host).
+const BASE = new URL("./", location.href).pathname;
+const ADDRESSES = FILES.map((f) => BASE + f);
 
 const worker = /** @type {any} */ (self);
 
 worker.addEventListener("install", (/** @type {any} */ event) => {
-  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(FILES)));
+  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(ADDRESSES)));
 });
 
 worker.addEventListener("activate", (/** @type {any} */ event) => {
@@ -34,12 +37,12 @@ worker.addEventListener("fetch", (/** @type {any} */ event) => {
     // A page of the app: the server's when it answers, else the kept one (a static host has no /here).
     event.respondWith(
       fetch(request)
-        .then((res) => (res.ok ? res : caches.match("/").then((kept) => kept || res)))
-        .catch(() => caches.match("/").then((kept) => kept || Response.error())),
+        .then((res) => (res.ok ? res : caches.match(BASE).then((kept) => kept || res)))
+        .catch(() => caches.match(BASE).then((kept) => kept || Response.error())),
     );
     return;
   }
-  if (FILES.includes(url.pathname)) {
+  if (ADDRESSES.includes(url.pathname)) {
     event.respondWith(caches.match(url.pathname).then((kept) => kept || fetch(request)));
   }
 });

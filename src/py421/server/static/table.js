@@ -12,7 +12,7 @@ import { dieFace, miniDice } from "./dice.js";
 import { LocalSocket, isLocal, localCall } from "./local.js";
 import { app, append, fill, h, hideError, show, showError } from "./dom.js";
 import { errorText, lang, sentence, t } from "./i18n.js";
-import { navigate, whenLeaving } from "./router.js";
+import { address, navigate, whenLeaving } from "./router.js";
 import { lastName, loadSeat, rememberName, saveSeat } from "./saved.js";
 import { rankedChoices } from "./values.js";
 
@@ -74,7 +74,7 @@ export function tablePage(code) {
     hint: null,
     replay: null,
   };
-  const url = `${location.origin}/t/${encodeURIComponent(code)}`;
+  const url = `${location.origin}${address(`/t/${encodeURIComponent(code)}`)}`;
 
   // --- persistent parts: built once, so typed text and focus survive updates
   const status = h("span", { class: "status", testid: "status", "data-status": "waiting" });
@@ -689,7 +689,7 @@ export function tablePage(code) {
     const next = table && table.rematch;
     show(rematchLink, Boolean(next));
     if (next) {
-      rematchLink.href = `/t/${encodeURIComponent(next)}`;
+      rematchLink.href = address(`/t/${encodeURIComponent(next)}`);
       rematchLink.textContent = t("rematch_go", { code: next });
     }
     const replay = T.replay;

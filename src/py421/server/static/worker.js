@@ -17,7 +17,9 @@
 /** @typedef {{ id: number, request: string }} Asked */
 
 const scope = /** @type {{ postMessage(message: unknown): void }} */ (/** @type {unknown} */ (self));
-const RUNTIME = "/pyodide/"; // served by py421, or beside the page by 421 site
+// beside the page: at / from 421 serve, in the folder of 421 site's files on a static host
+const RUNTIME = new URL("../pyodide/", self.location.href).href;
+const BUNDLE = new URL("../py421.zip", self.location.href).href;
 // Python's memory once py421 is imported, kept between visits: Python then starts in a fraction of
 // the time (its start-up and py421's imports are not done again). Named apart from the service
 // worker's caches (py421-VERSION), which it clears at each new version; this one is cleared here.
@@ -26,8 +28,8 @@ const STARTED = "py421.started";
 /** @returns {Promise<(request: string) => string>} */
 async function start() {
   const { loadPyodide } = /** @type {{ loadPyodide: (o: object) => Promise<Pyodide>}} */ (await import(`${RUNTIME}pyodide.mjs`));
-  const bundle = await fetch("/py421.zip");
-  if (!bundle.ok) throw new Error(`/py421.zip: ${bundle.status}`);
+  const bundle = await fetch(BUNDLE);
+  if (!bundle.ok) throw new Error(`${BUNDLE}: ${bundle.status}`);
   const zip = await bundle.arrayBuffer();
   // The files are not in the memory kept: unpacked at every start, for what is imported later.
   const unpack = (/** @type {Pyodide} */ pyodide) => pyodide.unpackArchive(zip, "zip", { extractDir: "/py421" });
