@@ -1,20 +1,75 @@
 """The ``421`` command: thin wrappers around the core, the play loop and the solvers.
 
 One module per group of commands; each builds on what it formats from the
-module that holds the data (rules, simulation summaries, solved rounds).
+module that holds the data (rules, simulation summaries, solved rounds). A
+command's module is imported when the command is run, not before: a command
+line pays for what it uses only (``421 rules show`` never imports numpy, nor
+``421 odds`` the server), and ``421 --help`` lists them all from the catalog.
 """
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterator, MutableMapping
+
 import click
 
-from .analysis import analyse
 from .common import SAY_OPTION, Errors
-from .games import history, play, replay, stats, table_command
-from .online import serve, site, verify
-from .rules import compare, rules
-from .simulation import report, simulate
-from .strategy import advise, duel, odds, solve
+from .words import arrived
+
+# Each command: the module that defines it, and its name there.
+WHERE = {
+    "rules": ("rules", "rules"),
+    "compare": ("rules", "compare"),
+    "odds": ("strategy", "odds"),
+    "advise": ("strategy", "advise"),
+    "duel": ("strategy", "duel"),
+    "solve": ("strategy", "solve"),
+    "simulate": ("simulation", "simulate"),
+    "report": ("simulation", "report"),
+    "serve": ("online", "serve"),
+    "site": ("online", "site"),
+    "verify": ("online", "verify"),
+    "play": ("games", "play"),
+    "table": ("games", "table_command"),
+    "history": ("games", "history"),
+    "stats": ("games", "stats"),
+    "replay": ("games", "replay"),
+    "analyse": ("analysis", "analyse"),
+}
+
+
+class Commands(MutableMapping[str, click.Command]):
+    """The commands of ``421`` by name, as click keeps a group's: a command's module is imported
+    when the command is first asked for; their names are known without importing any."""
+
+    def __init__(self, where: dict[str, tuple[str, str]]) -> None:
+        self.where = where
+        self.loaded: dict[str, click.Command] = {}
+
+    def __getitem__(self, name: str) -> click.Command:
+        found = self.loaded.get(name)
+        if found is None:
+            module, attribute = self.where[name]  # KeyError: no such command, as a dict says
+            found = getattr(importlib.import_module(f".{module}", __package__), attribute)
+            assert isinstance(found, click.Command)
+            self.loaded[name] = found
+            arrived(found)  # in the language of the command line under way
+        return found
+
+    def __setitem__(self, name: str, command: click.Command) -> None:
+        self.loaded[name] = command
+        self.where.setdefault(name, ("", name))
+
+    def __delitem__(self, name: str) -> None:
+        self.loaded.pop(name, None)
+        del self.where[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.where)
+
+    def __len__(self) -> int:
+        return len(self.where)
 
 
 @click.group(cls=Errors, context_settings={"help_option_names": ["-h", "--help"]})
@@ -24,8 +79,4 @@ def main(lang: str) -> None:
     """The ``421`` command; its help, and every command's, is the catalog's ``cli.help.*``."""
 
 
-for command in (
-    rules, compare, odds, advise, duel, solve, simulate, report,
-    serve, site, verify, play, table_command, history, stats, replay, analyse,
-):  # fmt: skip
-    main.add_command(command)
+main.commands = Commands(WHERE)

@@ -8,20 +8,20 @@ import math
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..core.errors import InvalidPlayers, Message, Py421Error
-from ..core.record import Record
 from ..core.rules import Ruleset, preset_names
 from ..i18n import EN, LANGS, detect_lang, error_text, tr
 from ..paths import system_reason
-from ..play.coach import game_solving as game_solving  # the commands' progress, in words
-from ..play.coach import solving as solving
-from ..play.session import Seat
 from .words import ASKED, Group, asked_lang, click_text, speaking, spoken
 from .words import Command as Command  # the commands' class, for the modules that define them
+
+if TYPE_CHECKING:  # the engine, imported by the commands that play or read games only
+    from ..core.record import Record
+    from ..play.session import Seat
 
 
 class Finite(click.FloatRange):
@@ -230,6 +230,7 @@ def prepare_optimal(rules: Ruleset, players: int, lang: str = "en") -> None:
     or four players (about 30 s for three players of classic-11, 15 min for four); rounds
     of more players take seconds.
     """
+    from ..play.coach import game_solving, solving
     from ..players.optimal import game_level, prepare, whole_game
     from ..solver.heads_up_game import carries_over
     from ..solver.solutions import solve_cached
@@ -273,6 +274,8 @@ def _unreadable(path: object, exc: OSError | UnicodeDecodeError, param_hint: str
 
 def read_record(path: Path, param_hint: str | None = None) -> Record:
     """The record in a file; a file that cannot be read is blamed on the argument that named it."""
+    from ..core.record import Record
+
     param_hint = param_hint or argument_hint("record_file")
     try:
         text = path.read_text(encoding="utf-8")
@@ -283,6 +286,8 @@ def read_record(path: Path, param_hint: str | None = None) -> Record:
 
 def people_seats(players: str) -> list[Seat]:
     """The scorekeeper's seats from ``"Alice,Bob"``: people only, since nobody throws a bot's dice."""
+    from ..play.session import Seat
+
     seats = []
     for raw in players.split(","):
         name = raw.strip()

@@ -19,13 +19,12 @@ from ..core.rules import Ruleset, preset_names
 from ..extras import require
 from ..i18n import num, tr
 from ..paths import make_out_folder
+from ..play.coach import game_solving, solving
 from .common import (
     SAY_OPTION,
     Command,
     NamedPath,
-    game_solving,
     progress_bar,
-    solving,
     stages,
     status,
     stop_behind,

@@ -12,7 +12,8 @@ from ..core.dice import Result, format_dice
 from ..core.engine import players_refused
 from ..core.rules import Ruleset
 from ..i18n import error_text, num, plural, tr
-from .common import SAY_OPTION, Command, game_solving, rules_name, solving, stages, with_rules
+from ..play.coach import game_solving, solving
+from .common import SAY_OPTION, Command, rules_name, stages, with_rules
 
 # What `421 advise` can maximise; loser and tokens are the round solver's objectives.
 Goal = Literal["target", "coup-sec", "loser", "tokens", "game"]

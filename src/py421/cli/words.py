@@ -31,6 +31,10 @@ from ..i18n import CATALOGS, EN, LANGS, detect_lang
 SPOKEN: ContextVar[str | None] = ContextVar("py421_spoken", default=None)
 # The language --lang asks for anywhere on that line (None: none asked; the locale's is then spoken).
 ASKED: ContextVar[str | None] = ContextVar("py421_asked", default=None)
+# While a command line runs: its language, and the words to put back after it (see speaking).
+WORDING: ContextVar[tuple[str, list[tuple[object, str, object]]] | None] = ContextVar(
+    "py421_wording", default=None
+)
 
 # Click's English sentence -> the key that words it (click's "Error: {message}" is ours too).
 CLICK_KEYS: Mapping[str, str] = {
@@ -192,13 +196,37 @@ class Group(Worded, click.Group):
 
     command_class = Command
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The list of commands, each by its summary in the catalog: a group whose commands are
+        imported when used (``421``'s) imports none of them to list them."""
+        if not hasattr(self.commands, "loaded"):
+            super().format_commands(ctx, formatter)
+            return
+        catalog = CATALOGS[SPOKEN.get() or "en"]
+        rows = [(name, summary(catalog, name)) for name in self.list_commands(ctx)]
+        with formatter.section(_gettext("Commands")):
+            formatter.write_dl(rows)
+
 
 def commands(root: click.Command) -> Iterator[click.Command]:
-    """A command and, for a group, every command under it."""
+    """A command and, for a group, every command under it (imported already: see py421.cli)."""
     yield root
     if isinstance(root, click.Group):
-        for command in root.commands.values():
+        for command in getattr(root.commands, "loaded", root.commands).values():
             yield from commands(command)
+
+
+def arrived(command: click.Command) -> None:
+    """A command imported while a command line runs: worded in its language now, and put back
+    with the others after it."""
+    wording = WORDING.get()
+    if wording is None:
+        return
+    lang, saved = wording
+    changes = [c for each in commands(command) if isinstance(each, Worded) for c in each.worded(lang)]
+    saved.extend((target, attribute, getattr(target, attribute)) for target, attribute, _ in changes)
+    for target, attribute, value in changes:
+        setattr(target, attribute, value)
 
 
 @contextlib.contextmanager
@@ -207,6 +235,7 @@ def speaking(root: click.Command, lang: str) -> Iterator[None]:
     changes = [c for command in commands(root) if isinstance(command, Worded) for c in command.worded(lang)]
     saved = [(target, attribute, getattr(target, attribute)) for target, attribute, _ in changes]
     token = SPOKEN.set(lang)
+    wording = WORDING.set((lang, saved))  # a command imported meanwhile joins them (arrived)
     try:
         for target, attribute, value in changes:
             setattr(target, attribute, value)
@@ -214,4 +243,5 @@ def speaking(root: click.Command, lang: str) -> Iterator[None]:
     finally:
         for target, attribute, value in reversed(saved):
             setattr(target, attribute, value)
+        WORDING.reset(wording)
         SPOKEN.reset(token)
