@@ -260,7 +260,7 @@ def test_a_record_imported_is_watched_step_by_step_and_takes_no_moves():
     lines = lambda message: message["log_start"] + len(message["log"])  # noqa: E731
     assert lines(first) < lines(middle)  # the log as far as the step shown
     last, _ = tables.receive(replay, {"type": "look", "step": steps})
-    assert last["table"]["status"] == "over"
+    assert last["table"]["status"] == "over" and last["table"]["seed"] is None  # its dice are the record's
     assert last["view"]["outcome"] == end["view"]["outcome"]
     assert last["log"] == end["log"]
     for sent in (

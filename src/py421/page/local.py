@@ -120,7 +120,7 @@ class LocalTable:
                 for i, s in enumerate(self.session.seats)
             ],
             "seed_hash": "",
-            "seed": self.session.dice.seed if over else None,
+            "seed": self.session.dice.seed if over and self.mode != "replay" else None,  # a replay has none
             "version": self.version,
             "rematch": self.rematch,
             "hints": False,

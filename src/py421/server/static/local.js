@@ -27,7 +27,8 @@ let opened = null;
 
 /** The page's database, opened once (a step's save goes in at once, with no opening before it). */
 function openDb() {
-  opened ??= new Promise((resolve, reject) => {
+  if (opened) return opened;
+  opened = new Promise((resolve, reject) => {
     const asked = indexedDB.open(DB, 1);
     asked.onupgradeneeded = () => asked.result.createObjectStore(STORE, { keyPath: "code" });
     asked.onsuccess = () => {
