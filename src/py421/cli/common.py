@@ -225,7 +225,7 @@ def prepare_optimal(rules: Ruleset, players: int, lang: str = "en") -> None:
     """Solve what bot:optimal plays before the game starts, saying how far it is on the error stream.
 
     A two-player ruleset is solved once per machine and kept (from about a second for
-    classic-11 to about 40 s for vache-41 on two cores, 5 to 7 min with « queue de la
+    classic-11 to about 30 s for vache-41 on two cores, about 3 min with « queue de la
     vache », each manche played for the game), and so is the whole game of three
     or four players (about 30 s for three players of classic-11, 15 min for four); rounds
     of more players take seconds.
