@@ -246,11 +246,15 @@ def test_a_new_version_is_offered_and_taken_only_when_the_player_asks(chromium: 
 
 
 # Python's memory once started, as the page's worker keeps it between visits (worker.js, STARTED).
-STARTED = """async () => { const kept = await caches.open("py421.started");
+STARTED = """async () => { const kept = await caches.open("py421.started /");
     return Promise.all((await kept.keys()).map(async (r) => [new URL(r.url).pathname,
         (await (await kept.match(r)).arrayBuffer()).byteLength])); }"""
-SPOIL = """async () => { const kept = await caches.open("py421.started");
+SPOIL = """async () => { const kept = await caches.open("py421.started /");
     for (const r of await kept.keys()) await kept.put(r, new Response(new Uint8Array(64))); }"""
+
+
+DROP_DATABASE = """() => new Promise((done) => { const asked = indexedDB.deleteDatabase("py421");
+    asked.onsuccess = asked.onerror = () => done(); })"""
 
 
 def test_python_started_once_is_kept_and_a_spoilt_copy_starts_afresh(chromium: Browser, site: str):
@@ -270,6 +274,13 @@ def test_python_started_once_is_kept_and_a_spoilt_copy_starts_afresh(chromium: B
     assert [k for k, _ in again] == [kept[0][0]] and again[0][1] > 1_000_000, again
     page.reload()
     expect(page.get_by_test_id("log")).to_contain_text("Ana")  # restored from that copy, offline
+    # the browser drops the page's database (storage cleared): the next step opens it again
+    page.evaluate(DROP_DATABASE)
+    lines = page.get_by_test_id("log").locator("li").count()
+    legal_button(page).click()
+    expect(page.get_by_test_id("log").locator("li")).not_to_have_count(lines)
+    page.reload()
+    expect(page.get_by_test_id("log")).to_contain_text("Ana")  # kept in the database made again
     play_moves(page, 400)
     expect(page.get_by_test_id("status")).to_have_attribute("data-status", "over")
 

@@ -50,3 +50,19 @@ def test_the_list_of_commands_names_every_command_without_importing_one() -> Non
     for name in WHERE:
         assert f"\n  {name} " in listed, name
         assert main.commands[name].name == name  # and each one is there when asked for
+
+
+def test_a_command_that_cannot_be_made_is_an_error_not_a_missing_command(monkeypatch) -> None:
+    """A word missing from the catalog while a command's module is imported surfaces as what it is;
+    click, which reads a KeyError as "no such command", would say the command does not exist."""
+    import py421.cli as cli
+
+    def missing(command: object) -> None:
+        raise KeyError("cli.help.nothing")
+
+    commands = cli.Commands(dict(cli.WHERE))
+    monkeypatch.setattr(cli, "arrived", missing)
+    with pytest.raises(RuntimeError, match="'rules' could not be made"):
+        commands.get("rules")
+    assert "rules" not in commands.loaded  # made again at the next ask
+    assert commands.get("no-such-command") is None

@@ -274,6 +274,8 @@ def test_a_record_imported_is_watched_step_by_step_and_takes_no_moves():
         refused, _ = tables.receive(replay, {"type": "look", "step": step})
         assert refused["error"] == "malformed" and f"from 0 to {steps}" in refused["message"]
     assert tables.request("GET", "/api/leaderboard", None)[1] == []  # a game played elsewhere
+    status, refused, saves = tables.request("POST", f"/api/tables/{replay}/rematch", None)
+    assert status == 400 and "has no rematch" in refused["detail"]["message"] and saves == []
     again = LocalTables()  # a reload: kept, and shown from the start again
     assert again.restore([tables.table(replay).save()]) == []
     assert again.receive(replay, {"type": "look"})[0]["replay"]["step"] == 0

@@ -51,10 +51,13 @@ class Commands(MutableMapping[str, click.Command]):
         found = self.loaded.get(name)
         if found is None:
             module, attribute = self.where[name]  # KeyError: no such command, as a dict says
-            found = getattr(importlib.import_module(f".{module}", __package__), attribute)
-            assert isinstance(found, click.Command)
+            try:
+                found = getattr(importlib.import_module(f".{module}", __package__), attribute)
+                assert isinstance(found, click.Command)
+                arrived(found)  # in the language of the command line under way
+            except KeyError as e:  # a word missing from the catalog, not a command missing
+                raise RuntimeError(f"the command {name!r} could not be made: {e!r}") from e
             self.loaded[name] = found
-            arrived(found)  # in the language of the command line under way
         return found
 
     def __setitem__(self, name: str, command: click.Command) -> None:

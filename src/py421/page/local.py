@@ -374,6 +374,8 @@ class LocalTables:
         return table
 
     def rematch(self, table: LocalTable) -> LocalTable:
+        if table.mode == "replay":
+            raise LocalError("over", "a game imported to be watched has no rematch")
         if table.status != "over":
             raise LocalError("not_over", "a rematch follows a finished game")
         if table.rematch is not None:

@@ -8,6 +8,7 @@
  */
 import { errorText, t } from "./i18n.js";
 import { isLocal, localCall } from "./local.js";
+import { address } from "./router.js";
 
 export class ApiError extends Error {
   /**
@@ -132,7 +133,7 @@ export const importRecord = (record) => call("POST", "/api/tables/import", { rec
 /** Whether a py421 server answers this page (it does not on a static host, nor offline). */
 export async function serverAnswers() {
   try {
-    const res = await fetch("/healthz", { headers: { Accept: "application/json" } });
+    const res = await fetch(address("/healthz"), { headers: { Accept: "application/json" } });
     return res.ok && (res.headers.get("content-type") || "").includes("json");
   } catch {
     return false;

@@ -64,8 +64,11 @@ export async function keptTables() {
   }
 }
 
-/** @param {Kept[]} saves */
-async function keep(saves) {
+/**
+ * @param {Kept[]} saves
+ * @param {boolean} [again] a second try, on a database opened afresh
+ */
+async function keep(saves, again = false) {
   if (!saves.length) return;
   try {
     const db = await openDb();
@@ -76,7 +79,10 @@ async function keep(saves) {
       tx.onerror = () => reject(tx.error);
     });
   } catch {
-    /* not kept: the game goes on in this tab */
+    // a connection the browser dropped (a phone's app in the background) fails every write on it
+    opened = null;
+    if (!again) await keep(saves, true);
+    /* else not kept: the game goes on in this tab */
   }
 }
 

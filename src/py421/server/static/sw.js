@@ -8,10 +8,12 @@
 const VERSION = "VERSION";
 /** The app's files, by their address in its folder ("" is the page itself). @type {string[]} */
 const FILES = ["FILES"];
-const CACHE = `py421-${VERSION}`;
 // The app's folder: this file's (/ from 421 serve, the folder of 421 site's files on a static host).
 const BASE = new URL("./", location.href).pathname;
 const ADDRESSES = FILES.map((f) => BASE + f);
+// Named by folder: two copies of the app on one host (/py421/ and /py421-dev/) keep their own.
+const OURS = `py421 ${BASE} `;
+const CACHE = OURS + VERSION;
 
 const worker = /** @type {any} */ (self);
 
@@ -21,7 +23,7 @@ worker.addEventListener("install", (/** @type {any} */ event) => {
 
 worker.addEventListener("activate", (/** @type {any} */ event) => {
   event.waitUntil(
-    caches.keys().then((names) => Promise.all(names.filter((n) => n.startsWith("py421-") && n !== CACHE).map((n) => caches.delete(n)))),
+    caches.keys().then((names) => Promise.all(names.filter((n) => n !== CACHE && (n.startsWith(OURS) || (BASE === "/" && n.startsWith("py421-")))).map((n) => caches.delete(n)))),
   );
 });
 

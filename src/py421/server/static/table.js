@@ -685,7 +685,7 @@ export function tablePage(code) {
     show(startBtn, st === "waiting" && isCreator());
     startHint.textContent = isCreator() ? t("start_hint") : t("wait_start");
     show(startHint, st === "waiting" && !isScorekeeper());
-    show(rematchBtn, st === "over" && isCreator() && !(table && table.rematch));
+    show(rematchBtn, st === "over" && isCreator() && !(table && table.rematch) && table?.mode !== "replay");
     const next = table && table.rematch;
     show(rematchLink, Boolean(next));
     if (next) {

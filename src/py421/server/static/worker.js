@@ -22,8 +22,9 @@ const RUNTIME = new URL("../pyodide/", self.location.href).href;
 const BUNDLE = new URL("../py421.zip", self.location.href).href;
 // Python's memory once py421 is imported, kept between visits: Python then starts in a fraction of
 // the time (its start-up and py421's imports are not done again). Named apart from the service
-// worker's caches (py421-VERSION), which it clears at each new version; this one is cleared here.
-const STARTED = "py421.started";
+// worker's caches, which it clears at each new version (this one is cleared here), and by folder:
+// two copies of the app on one host keep their own.
+const STARTED = `py421.started ${new URL("../", self.location.href).pathname}`;
 
 /** @returns {Promise<(request: string) => string>} */
 async function start() {
@@ -46,12 +47,18 @@ async function start() {
   const pyodide = await loadPyodide({ indexURL: RUNTIME, _makeSnapshot: Boolean(kept) });
   unpack(pyodide);
   pyodide.runPython("import sys; sys.path.insert(0, '/py421'); import py421.page.worker");
-  if (kept) await kept.keep(pyodide.makeMemorySnapshot()); // before the page holds any of its objects
+  if (kept) {
+    try {
+      await kept.keep(pyodide.makeMemorySnapshot()); // before the page holds any of its objects
+    } catch {
+      /* no memory to spare for the copy (the whole heap): started afresh next time */
+    }
+  }
   return pyodide.pyimport("py421.page.worker").handle;
 }
 
 /**
- * Python's memory as it was started with this py421.zip, if kept (memory), and how to keep it
+ * Python's memory as it was started with this py421.zip by this file, if kept (memory), and how to keep it
  * (keep) or drop it (forget); null where the browser keeps nothing (no Cache Storage outside
  * https and localhost), where the page starts Python afresh every time.
  * @param {ArrayBuffer} zip
@@ -60,7 +67,12 @@ async function start() {
 async function keptStart(zip) {
   if (!("caches" in self)) return null;
   try {
-    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", zip));
+    // this file too: how Python is started is part of what its memory holds
+    const source = await (await fetch(self.location.href)).arrayBuffer();
+    const both = new Uint8Array(zip.byteLength + source.byteLength);
+    both.set(new Uint8Array(zip));
+    both.set(new Uint8Array(source), zip.byteLength);
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", both));
     const key = `/started/${Array.from(digest.slice(0, 12), (b) => b.toString(16).padStart(2, "0")).join("")}`;
     const cache = await caches.open(STARTED);
     const found = await cache.match(key);
