@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections.abc import MutableMapping
@@ -418,6 +419,54 @@ async def test_a_connection_that_breaks_while_the_server_sends_ends_quietly(tmp_
     }
     await asyncio.wait_for(app(scope, incoming.get, send), 10)
     assert sent[:2] == ["websocket.accept", "websocket.send"]
+    assert table.connections == [] and table.seats[0].connected == 0
+    await app.state.hub.close()
+
+
+@pytest.mark.asyncio
+async def test_a_connection_cancelled_while_its_table_is_busy_still_frees_its_seat(tmp_path):
+    """A session ended by cancellation (a server stopping, or a client's task cut short) while the
+    table's lock is held by a step being written: once the step is done, the seat is free. Left
+    behind, the connection showed the player connected for good and kept the table in this
+    process: another process asking for it to serve the player there was refused."""
+    app = create_app(f"sqlite:///{tmp_path}/s.db", bot_delay=0)
+    table, token = await app.state.hub.create(
+        CreateTable(seats=["human", "bot:heuristic"], name="Ann", timeout=0)
+    )
+    incoming: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    incoming.put_nowait({"type": "websocket.connect"})
+    sent = asyncio.Event()
+
+    async def send(message: MutableMapping[str, Any]) -> None:
+        if message["type"] == "websocket.send":
+            sent.set()
+
+    scope = {
+        "type": "websocket",
+        "path": f"/ws/{table.code}",
+        "raw_path": f"/ws/{table.code}".encode(),
+        "query_string": f"token={token}".encode(),
+        "headers": [],
+        "scheme": "ws",
+        "server": ("testserver", 80),
+        "client": ("testclient", 50000),
+        "root_path": "",
+        "subprotocols": [],
+    }
+    session = asyncio.create_task(app(scope, incoming.get, send))
+    await asyncio.wait_for(sent.wait(), 10)
+    assert table.seats[0].connected == 1
+    async with table.lock:  # a step being written
+        session.cancel()
+        for _ in range(10):
+            await asyncio.sleep(0)  # the session ends: it waits for the lock to let its seat go
+        session.cancel()  # and is cancelled again (as a stopping server, or anyio, does)
+        for _ in range(10):
+            await asyncio.sleep(0)
+    with contextlib.suppress(asyncio.CancelledError):
+        await asyncio.wait_for(session, 10)
+    for _ in range(10):  # the step is done: whatever was waiting for the lock goes on
+        await asyncio.sleep(0)
     assert table.connections == [] and table.seats[0].connected == 0
     await app.state.hub.close()
 

@@ -633,6 +633,12 @@ class Hub:
                 table.broadcast()  # the seat is now shown connected
 
     async def disconnect(self, table: Table, conn: Connection) -> None:
+        """The connection's seat let go, once the table is free: shielded, since a session may be
+        cancelled again while it waits (a stopping server, anyio's cancel scopes). Left behind, the
+        connection would hold its seat, and the table in this process, for good."""
+        await asyncio.shield(self.spawn(self._disconnect(table, conn)))
+
+    async def _disconnect(self, table: Table, conn: Connection) -> None:
         async with table.lock:
             if conn in table.connections:
                 table.connections.remove(conn)
