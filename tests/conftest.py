@@ -18,3 +18,12 @@ def private_home(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.mktemp("py421-home")
     monkeypatch.setenv("PY421_HOME", str(home))
     return home
+
+
+@pytest.fixture
+def unshipped(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """No solution comes with py421 here: the presets are solved, as any other rules are (for the
+    tests of solving itself: its progress, its cost, its cache)."""
+    from py421.solver import shipped
+
+    monkeypatch.setattr(shipped, "SHIPPED", tmp_path_factory.mktemp("unshipped"))

@@ -366,7 +366,7 @@ def test_the_simulators_speed_leaves_out_its_compilation(monkeypatch):
     assert data["seconds"] < 1.5 <= data["warm_up_seconds"]
 
 
-def test_the_reports_progress_counts_every_step(tmp_path):
+def test_the_reports_progress_counts_every_step(tmp_path, unshipped):
     pytest.importorskip("matplotlib")
     from py421.report import report_steps
 
@@ -379,7 +379,7 @@ def test_the_reports_progress_counts_every_step(tmp_path):
     assert said[0] == "  preparing the simulator (compiled once per machine)"
 
 
-def test_the_optimal_bot_is_solved_before_play_with_its_progress(capsys):
+def test_the_optimal_bot_is_solved_before_play_with_its_progress(capsys, unshipped):
     from py421.cli.common import prepare_optimal
 
     prepare_optimal(Ruleset.preset("tim"), 2)
@@ -530,7 +530,7 @@ def test_simulate_says_how_far_the_whole_game_is_solved_first(fresh_memory):
     assert run_cli(*args, "--set", "pot=3", "--set", "manches=1", "--json").stderr == ""
 
 
-def test_solve_says_how_far_it_is_in_plain_lines_off_a_terminal():
+def test_solve_says_how_far_it_is_in_plain_lines_off_a_terminal(unshipped):
     result = run_cli("solve", "--rules", "tim")
     assert result.exit_code == 0, result.output
     assert result.stderr.splitlines() == [

@@ -37,7 +37,7 @@ def play_lines(answers: list[str], *, lang: str = "en", hints: bool = False) -> 
 
 
 @pytest.mark.parametrize(("lang", "word"), [("en", "hint"), ("fr", "conseil"), ("en", "h")])
-def test_a_hint_ranks_the_choices_as_the_solver_does(lang: str, word: str) -> None:
+def test_a_hint_ranks_the_choices_as_the_solver_does(lang: str, word: str, unshipped: None) -> None:
     lines = play_lines([word], lang=lang, hints=True)
     position = tr(lang, "analysis.left", dice="221", n=1, s="") + tr(lang, "analysis.against", before="654")
     head = lines.index("  " + tr(lang, "analysis.hint.head", player="Bob", position=position))

@@ -186,7 +186,9 @@ def test_hints_go_to_the_player_to_move_only_and_rank_as_the_analysis(quick):
     ],
     ids=["scorekeeper", "rules-no-solver-covers", "whole-game-of-three-not-solved-here"],
 )
-def test_a_table_with_hints_the_server_cannot_give_is_refused_saying_why(quick, request_, expected):
+def test_a_table_with_hints_the_server_cannot_give_is_refused_saying_why(
+    quick, request_, expected, unshipped
+):
     client = quick
     body = {
         "rules": "classic-11",

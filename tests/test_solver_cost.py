@@ -15,6 +15,9 @@ from py421.solver import cost, game_maxn, heads_up, rounds, solutions
 from py421.solver.heads_up import HeadsUp
 from py421.solver.heads_up_game import carries_over
 
+# what solving costs, for rules not solved yet: the presets' solutions that come with py421 set apart
+pytestmark = pytest.mark.usefixtures("unshipped")
+
 PRESETS = ["classic-11", "lyonnaise-21", "vache-41", "kytionnaire", "tim", "comptoir-21", "engranjeu-21"]
 
 

@@ -55,6 +55,7 @@ from py421.solver.game_maxn import (
 from py421.solver.game_maxn_turns import _numpy_turns, follower_turns
 from py421.solver.heads_up import HeadsUp, game_outcome
 from py421.solver.rounds import OBJECTIVES, solve_round
+from py421.solver.shipped import located
 from py421.solver.solutions import solved_game
 
 from .helpers import wilson
@@ -480,7 +481,7 @@ def solved_here(rules: Ruleset, players: int, shared: Path) -> None:
     solve_cached(rules, players, folder=shared)
     here = data_dir() / "solver"
     here.mkdir(parents=True, exist_ok=True)
-    shutil.copy(cache_path(rules, players, shared), here)
+    shutil.copy(located(cache_path(rules, players, shared)), here)  # solved there, or came with py421
 
 
 def seat_rates(levels: tuple[str, ...], games: int, seed: int = 0) -> list[dict[str, Any]]:
@@ -662,7 +663,7 @@ def test_the_simulators_keys_name_the_solved_positions():
             assert found == key
 
 
-def test_a_game_not_on_the_disk_is_found_missing_without_building_its_model(tmp_path, monkeypatch):
+def test_a_game_not_on_the_disk_is_found_missing_without_building_its_model(tmp_path, monkeypatch, unshipped):
     """A server's bot:optimal asks for the whole game at every move of a table of three: building its
     model before finding no file took 0.3 s a move (4 s at four players)."""
     rules = Ruleset.preset("classic-11")

@@ -129,7 +129,7 @@ def test_optimal_beats_heuristic_over_20000_games():
     assert low > 0.5
 
 
-def test_solve_on_the_command_line_uses_its_cache():
+def test_solve_on_the_command_line_uses_its_cache(unshipped):
     runner = CliRunner()
     first = json.loads(runner.invoke(main, ["solve", "--rules", "tim", "--json"]).output)
     again = json.loads(runner.invoke(main, ["solve", "--rules", "tim", "--json"]).output)

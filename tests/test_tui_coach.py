@@ -68,7 +68,7 @@ def blunder_session() -> Session:
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("lang", ["en", "fr"])
-async def test_the_hint_ranks_the_choices_as_the_solver_does(lang: str) -> None:
+async def test_the_hint_ranks_the_choices_as_the_solver_does(lang: str, unshipped: None) -> None:
     session = blunder_session()
     app = PlayApp(session, lang=lang, bot_delay=0, hints=True)  # two people: hints asked for
     async with app.run_test(size=(80, 24)) as pilot:

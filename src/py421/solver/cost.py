@@ -46,6 +46,7 @@ from ..core.rules import Ruleset
 from ..paths import data_dir
 from . import game_maxn, heads_up, heads_up_game, rounds, solutions
 from .amounts import settled_amounts, token_values
+from .shipped import located
 from .tables import RESULTS, FloatArray
 
 Purpose = Literal["optimal", "analysis"]
@@ -187,14 +188,17 @@ def _kept_heads_up_game(rules: Ruleset) -> bool:
         return True
     where = data_dir(write=False) / "solver"
     manche = heads_up_game.manche_rules(rules)
-    return solutions.game_cache_path(rules, where).exists() and solutions.cache_path(manche, where).exists()
+    return (
+        located(solutions.game_cache_path(rules, where)).exists()
+        and located(solutions.cache_path(manche, where)).exists()
+    )
 
 
 def _kept_game(rules: Ruleset, players: int) -> bool:
     """As :func:`.solutions.kept_game` finds it, without reading it."""
     if (rules, players) in solutions._GAMES:
         return True
-    return game_maxn.cache_path(rules, players, data_dir(write=False) / "solver").exists()
+    return located(game_maxn.cache_path(rules, players, data_dir(write=False) / "solver")).exists()
 
 
 # -- two players: the manche ---------------------------------------------------------------------
@@ -203,7 +207,7 @@ def _kept_game(rules: Ruleset, players: int) -> bool:
 def _heads_up(rules: Ruleset) -> Cost:
     where = data_dir(write=False) / "solver"
     total = rules.pot + 2 * rules.initial_tokens
-    if solutions.cache_path(rules, where).exists():  # read, not solved
+    if located(solutions.cache_path(rules, where)).exists():  # read, not solved
         cells = 2 * (total + 1) + sum(2 * (total - pot + 1) for pot in range(1, rules.pot + 1))
         return Cost("loaded", cells, 8 * cells, 0)
     units, memory = heads_up_units(rules, decharge_sweeps(rules), charge_sweeps(rules))

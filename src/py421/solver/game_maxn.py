@@ -78,6 +78,7 @@ from ..paths import data_dir, kept_folder
 from .amounts import settled_amounts
 from .game_maxn_turns import follower_turns
 from .rounds import EPS, FRESH, KEEP_CHOICES, STOP, comparison_of
+from .shipped import located
 from .tables import INDEX, KEEPS, RESULTS, TRANSITIONS, FloatArray
 
 IntArray = npt.NDArray[np.intp]
@@ -1153,7 +1154,7 @@ def solve_cached(
     """
     read = folder or data_dir(write=False) / "solver"  # reading needs no writing
     game = GameMaxn(rules, players)
-    if _load(game, cache_path(rules, players, read)):
+    if _load(game, located(cache_path(rules, players, read))):
         return game, True
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
@@ -1173,7 +1174,7 @@ def solve_cached(
 def load_cached(rules: Ruleset, players: int, folder: Path | None = None) -> GameMaxn | None:
     """The solved game from the disk cache, or None if it is not there (nothing is solved, and the
     game's model is not even built: a server asks at every move)."""
-    path = cache_path(rules, players, folder or data_dir(write=False) / "solver")
+    path = located(cache_path(rules, players, folder or data_dir(write=False) / "solver"))
     if not path.exists():
         return None
     game = GameMaxn(rules, players)

@@ -23,6 +23,7 @@ from . import game_maxn
 from .game_maxn import GameMaxn
 from .heads_up import HeadsUp
 from .heads_up_game import GameManche, HeadsUpGame, Lost, carries_over, manche_rules
+from .shipped import located
 
 FORMAT = 3  # bump when the solver's results change meaning
 
@@ -58,8 +59,9 @@ def solve_cached(
     progress: Callable[[str, int], None] | None = None,
     folder: Path | None = None,
 ) -> tuple[HeadsUp, bool]:
-    """The solved two-player values of ``rules``, and whether they came from the cache."""
-    path = cache_path(rules, read_folder(folder))
+    """The solved two-player values of ``rules``, and whether they came from the cache (or came
+    with py421)."""
+    path = located(cache_path(rules, read_folder(folder)))
     solver = HeadsUp(rules)
     if path.exists():
         with np.load(path) as data:
@@ -102,16 +104,16 @@ def solve_game_cached(
     that carry over; each manche's charge solved against the game is kept
     beside it."""
     where = read_folder(folder)
-    path = game_cache_path(rules, where)
+    path = located(game_cache_path(rules, where))
     game = HeadsUpGame(rules)
-    if path.exists() and cache_path(manche_rules(rules), where).exists():
+    cached_plain = located(cache_path(manche_rules(rules), where)).exists()
+    if path.exists() and cached_plain:
         return _load_game(game, path, folder), True
 
     def plain(stage: str, step: int) -> None:
         if progress is not None:
             progress(stage, step, rules.pot if stage == "charge" else 0)
 
-    cached_plain = cache_path(manche_rules(rules), where).exists()
     if progress is not None and not cached_plain:
         progress("manche", game.most_manches(), game.most_manches())
     game.plain = solve_cached(manche_rules(rules), plain, folder)[0]
@@ -146,7 +148,10 @@ def kept_heads_up_game(rules: Ruleset) -> HeadsUpGame | None:
     """The two-player game where manches carry over if it was solved on this machine before, else None
     (nothing is solved: for a server, whose budget of time a solve may exceed)."""
     where = read_folder()
-    if not (game_cache_path(rules, where).exists() and cache_path(manche_rules(rules), where).exists()):
+    if not (
+        located(game_cache_path(rules, where)).exists()
+        and located(cache_path(manche_rules(rules), where)).exists()
+    ):
         return None
     return solved_heads_up_game(rules)
 

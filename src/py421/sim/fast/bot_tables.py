@@ -65,6 +65,7 @@ def build_tables(rules: Ruleset, workers: int, progress: Progress | None = None)
             done += built
             if progress:
                 progress(done, len(codes))
+    path.parent.mkdir(exist_ok=True)  # a solution that came with py421 made no folder here
     tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")  # runs started together do not collide
     np.savez_compressed(tmp, index=whole.index, actions=whole.actions[: whole.used])
     tmp.replace(path)
