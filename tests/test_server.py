@@ -389,6 +389,22 @@ def test_the_scorekeeper_page_reports_real_dice_and_undoes(client):
         assert undone["version"] == version and undone["log_start"] == 0 and undone["log"] == lines
 
 
+def websocket_scope(code: str, token: str) -> dict[str, Any]:
+    """The ASGI scope of a player's WebSocket to table ``code``, for the app driven by hand."""
+    return {
+        "type": "websocket",
+        "path": f"/ws/{code}",
+        "raw_path": f"/ws/{code}".encode(),
+        "query_string": f"token={token}".encode(),
+        "headers": [],
+        "scheme": "ws",
+        "server": ("testserver", 80),
+        "client": ("testclient", 50000),
+        "root_path": "",
+        "subprotocols": [],
+    }
+
+
 @pytest.mark.asyncio
 async def test_a_connection_that_breaks_while_the_server_sends_ends_quietly(tmp_path):
     """A phone that drops mid-send: the seat is freed and nothing is raised (nor logged)."""
@@ -405,18 +421,7 @@ async def test_a_connection_that_breaks_while_the_server_sends_ends_quietly(tmp_
         if message["type"] == "websocket.send":
             raise OSError("connection reset by peer")
 
-    scope = {
-        "type": "websocket",
-        "path": f"/ws/{table.code}",
-        "raw_path": f"/ws/{table.code}".encode(),
-        "query_string": f"token={token}".encode(),
-        "headers": [],
-        "scheme": "ws",
-        "server": ("testserver", 80),
-        "client": ("testclient", 50000),
-        "root_path": "",
-        "subprotocols": [],
-    }
+    scope = websocket_scope(table.code, token)
     await asyncio.wait_for(app(scope, incoming.get, send), 10)
     assert sent[:2] == ["websocket.accept", "websocket.send"]
     assert table.connections == [] and table.seats[0].connected == 0
@@ -441,18 +446,7 @@ async def test_a_connection_cancelled_while_its_table_is_busy_still_frees_its_se
         if message["type"] == "websocket.send":
             sent.set()
 
-    scope = {
-        "type": "websocket",
-        "path": f"/ws/{table.code}",
-        "raw_path": f"/ws/{table.code}".encode(),
-        "query_string": f"token={token}".encode(),
-        "headers": [],
-        "scheme": "ws",
-        "server": ("testserver", 80),
-        "client": ("testclient", 50000),
-        "root_path": "",
-        "subprotocols": [],
-    }
+    scope = websocket_scope(table.code, token)
     session = asyncio.create_task(app(scope, incoming.get, send))
     await asyncio.wait_for(sent.wait(), 10)
     assert table.seats[0].connected == 1
