@@ -15,37 +15,28 @@ import time
 from pathlib import Path
 
 from py421.core.rules import Ruleset, preset_names
-from py421.solver import game_maxn, heads_up, solutions
-from py421.solver.heads_up_game import carries_over, manche_rules
-from py421.solver.shipped import SHIPPED, Kind, Shipped
+from py421.solver import game_maxn, heads_up, shipped, solutions
+from py421.solver.heads_up_game import carries_over
+from py421.solver.shipped import SHIPPED, Shipped
 
 THREE = ("classic-11", "kytionnaire")  # whole at three players in well under a minute each
 
 
 def main() -> None:
-    SHIPPED.mkdir(exist_ok=True)
-    for old in SHIPPED.glob("*.npz"):
-        old.unlink()
     index: list[Shipped] = []
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)  # solved here, from nothing: never read back from what is shipped
+        folder = Path(tmp)
+        # solved here from nothing: what is shipped now is not read meanwhile
+        shipped.SHIPPED = folder / "nothing shipped"  # (SHIPPED, imported above, is where they go)
         for name in preset_names():
             rules = Ruleset.preset(name)
-            if heads_up.unsupported(rules) is not None:
+            if heads_up.unsupported(rules) is not None or carries_over(rules):
+                print(f"{name}, 2 players: not shipped (its game is solved manche by manche)")
                 continue
             began = time.perf_counter()
-            made: list[tuple[Path, Kind]]
-            if carries_over(rules):
-                solutions.solve_game_cached(rules, folder=folder)
-                made = [
-                    (solutions.cache_path(manche_rules(rules), folder), "heads-up"),
-                    (solutions.game_cache_path(rules, folder), "heads-up-game"),
-                ]
-            else:
-                solutions.solve_cached(rules, folder=folder)
-                made = [(solutions.cache_path(rules, folder), "heads-up")]
-            for path, kind in made:
-                index.append({"file": path.name, "kind": kind, "preset": name, "players": 2})
+            solutions.solve_cached(rules, folder=folder)
+            path = solutions.cache_path(rules, folder)
+            index.append({"file": path.name, "kind": "heads-up", "preset": name, "players": 2})
             print(f"{name}, 2 players: {time.perf_counter() - began:.1f} s")
         for name in THREE:
             rules = Ruleset.preset(name)
@@ -57,6 +48,9 @@ def main() -> None:
             path = game_maxn.cache_path(rules, 3, folder)
             index.append({"file": path.name, "kind": "game-maxn", "preset": name, "players": 3})
             print(f"{name}, 3 players: {time.perf_counter() - began:.1f} s")
+        SHIPPED.mkdir(exist_ok=True)
+        for old in SHIPPED.glob("*.npz"):
+            old.unlink()
         for entry in index:
             (SHIPPED / entry["file"]).write_bytes((folder / entry["file"]).read_bytes())
     (SHIPPED / "index.json").write_text(json.dumps(index, indent=1) + "\n", encoding="utf-8")

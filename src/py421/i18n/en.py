@@ -203,7 +203,7 @@ MESSAGES: dict[str, str] = {
     "cli.solving.rounds": "solving the rounds",
     "cli.report": "report written: {page}",
     "report.step.plots": "drawing the plots",
-    "report.step.optimal": "{rules}: the optimal bot (solved and built once per machine)",
+    "report.step.optimal": "{rules}: the optimal bot's tables (built once per machine)",
     "report.step.match": "{rules}: bot:{a} against bot:{b}",
     "report.step.solved": "{rules}: the solved two-player game and the duel",
     "report.detail.charge": "{rules}: solving the two-player game, charge pot {n} of {pot} (once per machine)",

@@ -194,7 +194,7 @@ MESSAGES: dict[str, str] = {
     "cli.solving.rounds": "résolution des tours",
     "cli.report": "rapport écrit : {page}",
     "report.step.plots": "dessin des graphiques",
-    "report.step.optimal": "{rules} : le bot optimal (résolu et construit une fois par machine)",
+    "report.step.optimal": "{rules} : les tables du bot optimal (construites une fois par machine)",
     "report.step.match": "{rules} : bot:{a} contre bot:{b}",
     "report.step.solved": "{rules} : la partie à deux résolue et le duel",
     "report.detail.charge": "{rules} : résolution de la partie à deux, charge, pot {n} sur {pot} (une fois par machine)",

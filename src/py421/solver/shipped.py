@@ -14,7 +14,7 @@ from typing import Literal, TypedDict
 
 SHIPPED = Path(__file__).parent / "shipped"
 
-Kind = Literal["heads-up", "heads-up-game", "game-maxn"]
+Kind = Literal["heads-up", "game-maxn"]
 
 
 class Shipped(TypedDict):
