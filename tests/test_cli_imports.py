@@ -66,3 +66,11 @@ def test_a_command_that_cannot_be_made_is_an_error_not_a_missing_command(monkeyp
         commands.get("rules")
     assert "rules" not in commands.loaded  # made again at the next ask
     assert commands.get("no-such-command") is None
+
+
+def test_every_name_the_core_offers_is_there_when_used():
+    """``from py421.core import *`` and each name the core lists: every one found in its module,
+    though none is imported before it is used (the list and where each name lives are kept apart)."""
+    code = "from py421.core import *; import py421.core as c; print(sorted(c.__all__) == sorted(c._WHERE))"
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == "True"
