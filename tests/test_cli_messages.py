@@ -119,7 +119,7 @@ def test_advise_with_no_throw_left_in_a_one_throw_turn_says_it_plainly():
 
 def test_more_throws_left_than_a_turn_has_names_the_range():
     from py421.core.dice import Result
-    from py421.solver.advice import advise
+    from py421.solver.exact_turn import advise
 
     with pytest.raises(InvalidPosition, match=r"at most 3 throws here: 0 to 2 left, not 3$"):
         advise(Ruleset.preset("classic-11").table, Result.parse("642"), 3)

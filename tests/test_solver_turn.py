@@ -3,8 +3,11 @@
 import itertools
 import json
 import math
+import subprocess
+import sys
 from fractions import Fraction
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -16,8 +19,8 @@ from py421.core.events import TurnEnded
 from py421.core.game import Game
 from py421.core.rules import Ruleset, preset_names
 from py421.core.state import State
-from py421.solver.advice import advise
-from py421.solver.turn import beats_target, exact_odds, odds, options, solve
+from py421.solver.exact_turn import advise, exact_odds
+from py421.solver.turn import beats_target, odds, options, solve
 
 from .helpers import play_until
 
@@ -66,6 +69,51 @@ def test_float_and_exact_solvers_agree():
     table = Ruleset.preset("vache-41").table
     for target in ALL_RESULTS[::5]:
         assert odds(table, target, 3) == pytest.approx(float(exact_odds(table, target, 3)), abs=1e-12)
+
+
+@pytest.mark.parametrize("preset", ["classic-11", "tim", "vache-41"])
+@pytest.mark.parametrize("target", ["653", "221", None], ids=["653", "221", "coup-sec"])
+def test_the_exact_advice_is_the_float_solvers(preset, target):
+    """The advice of one turn, solved in fractions, ranks and values every choice of every result as
+    the numpy solver does (to 1e-12; choices closer than that may come in either order there)."""
+    table = Ruleset.preset(preset).table
+    goal = Result.parse(target) if target else None
+    utility = beats_target(table, goal) if goal else coup_sec_utility(table)
+    for throws_left in range(3):
+        values = solve(lambda remaining: utility, throws_left + 1)
+        for held in ALL_RESULTS:
+            exact = advise(table, held, throws_left, goal).options
+            floats = options(values, held.dice, throws_left)
+            assert {(o.keep, o.stop) for o in exact} == {(o.keep, o.stop) for o in floats}
+            for mine, theirs in zip(exact, floats, strict=True):
+                assert mine.value == pytest.approx(theirs.value, abs=1e-12)
+                if (mine.keep, mine.stop) != (theirs.keep, theirs.stop):  # a tie, ordered apart
+                    assert [o.value for o in exact if (o.keep, o.stop) == (theirs.keep, theirs.stop)] == [
+                        pytest.approx(mine.value, abs=1e-12)
+                    ]
+
+
+def coup_sec_utility(table):
+    """P(a result beats one fresh throw), ties counting half: written out here, by enumeration."""
+    fresh = [Result.of(f) for f in itertools.product(range(1, 7), repeat=3)]
+    return np.array(
+        [sum(1.0 if table.beats(r, x) else 0.5 if r == x else 0.0 for x in fresh) / 216 for r in ALL_RESULTS]
+    )
+
+
+def test_odds_and_advice_for_a_target_start_without_numpy():
+    """``421 odds`` and ``421 advise --target`` need no array: a fresh process never imports numpy."""
+    script = (
+        "import sys\n"
+        "from py421.cli import main\n"
+        "for args in (['odds', '653'], ['advise', '642', '--throws-left', '2', '--target', '653'],"
+        " ['advise', '221', '--throws-left', '1']):\n"
+        "    main(args, standalone_mode=False)\n"
+        "print('numpy' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert "P(better than 653" in done.stdout
+    assert done.stdout.splitlines()[-1] == "False"
 
 
 @pytest.mark.slow

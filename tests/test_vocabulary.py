@@ -18,7 +18,8 @@ from py421.core.combos import RANKINGS, Ranking
 from py421.core.dice import ALL_RESULTS, Result
 from py421.core.errors import InvalidParameter, InvalidPosition, Py421Error
 from py421.core.rules import Ruleset, option_fields, preset_names
-from py421.solver.advice import RoundContext, advise, advise_game, advise_round
+from py421.solver.advice import RoundContext, advise_game, advise_round
+from py421.solver.exact_turn import advise
 
 SRC = Path(__file__).parents[1] / "src" / "py421"
 HINTS = typing.get_type_hints(Ruleset)

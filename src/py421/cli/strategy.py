@@ -9,10 +9,8 @@ import click
 from click.core import ParameterSource
 
 from ..core.dice import Result, format_dice
-from ..core.engine import players_refused
 from ..core.rules import Ruleset
 from ..i18n import error_text, num, plural, tr
-from ..play.coach import game_solving, solving
 from .common import SAY_OPTION, Command, rules_name, stages, with_rules
 
 # What `421 advise` can maximise; loser and tokens are the round solver's objectives.
@@ -57,7 +55,7 @@ def _check_context(chosen: Goal, lang: str, *, defaulted: bool) -> None:
 @click.option("--json", "as_json", is_flag=True)
 @SAY_OPTION
 def odds(target: str, rules: Ruleset, throws: int, as_json: bool, lang: str) -> None:
-    from ..solver.turn import exact_odds
+    from ..solver.exact_turn import exact_odds
 
     result = Result.parse(target)
     p = exact_odds(rules.table, result, throws)
@@ -131,8 +129,6 @@ def advise(
     as_json: bool,
     lang: str,
 ) -> None:
-    from ..solver import advice as solver
-
     held = Result.parse(dice)
     goal = Result.parse(target) if target is not None else None
     chosen: Goal = objective or ("target" if goal is not None else "coup-sec")
@@ -145,24 +141,26 @@ def advise(
         raise click.UsageError(tr(lang, "cli.advise.limit_alone"))
     finals = _finals(before)
     counts = _counts(tokens, players, lang)
-    context = solver.RoundContext(
-        players or (len(counts) if counts else max(2, len(finals) + 1)),
-        finals,
-        limit,
-        phase == "charge",
-        pot,
-        counts,
-        stake,
-    )
-    match chosen:
-        case "target" | "coup-sec":
-            result = solver.advise(rules.table, held, throws_left, goal if chosen == "target" else None)
-        case "game" if context.players > 2:
-            result = solver.advise_game_level(rules, held, throws_left, context)
-        case "game":
-            result = solver.advise_game(rules, held, throws_left, context)
-        case "loser" | "tokens":
-            result = solver.advise_round(rules, held, throws_left, context, chosen)
+    in_round = players or (len(counts) if counts else max(2, len(finals) + 1))
+    shares = False  # the whole game of three or four, or of two where manches carry over
+    if chosen in ("target", "coup-sec"):
+        # one turn alone, in exact fractions: no numpy to import, the answer comes at once
+        from ..solver.exact_turn import advise as advise_turn
+
+        result = advise_turn(rules.table, held, throws_left, goal if chosen == "target" else None)
+    else:
+        from ..solver import advice as solver
+        from ..solver.heads_up_game import carries_over
+
+        context = solver.RoundContext(in_round, finals, limit, phase == "charge", pot, counts, stake)
+        match chosen:
+            case "game" if context.players > 2:
+                result = solver.advise_game_level(rules, held, throws_left, context)
+            case "game":
+                result = solver.advise_game(rules, held, throws_left, context)
+            case "loser" | "tokens":
+                result = solver.advise_round(rules, held, throws_left, context, chosen)
+        shares = chosen == "game" and (context.players > 2 or carries_over(rules))
     rows = [
         {"keep": str(held) if o.stop else format_dice(o.keep), "stop": o.stop, "value": o.value}
         for o in result.options
@@ -171,10 +169,6 @@ def advise(
         click.echo(json.dumps({"objective": result.objective, "options": rows}, indent=2))
         return
     # The solver names its objective in English for --json; the sentence names it in the reader's language.
-    from ..solver.heads_up_game import carries_over
-
-    # the whole game of three or four, or of two where manches carry over
-    shares = chosen == "game" and (context.players > 2 or carries_over(rules))
     aim = (
         tr(lang, f"cli.objective.{chosen}", target=goal)
         if chosen == "target"
@@ -215,6 +209,8 @@ def duel(rules: Ruleset, ties: str, as_json: bool, lang: str) -> None:
 @click.option("--json", "as_json", is_flag=True)
 @SAY_OPTION
 def solve(rules: Ruleset, players: int, as_json: bool, lang: str) -> None:
+    from ..core.engine import players_refused
+    from ..play.coach import solving
     from ..solver.heads_up import game_outcome
     from ..solver.solutions import solve_cached
 
@@ -270,6 +266,7 @@ def solve(rules: Ruleset, players: int, as_json: bool, lang: str) -> None:
 def _solve_heads_up_game(rules: Ruleset, as_json: bool, lang: str) -> None:
     """Two players where manches carry over (« queue de la vache », l'Espagnole losing the game):
     the whole game, each manche played for it."""
+    from ..play.coach import game_solving
     from ..solver.solutions import solve_game_cached
 
     def quiet(text: str, stage: str) -> None:
@@ -312,6 +309,7 @@ def _solve_heads_up_game(rules: Ruleset, as_json: bool, lang: str) -> None:
 
 def _solve_game(rules: Ruleset, players: int, as_json: bool, lang: str) -> None:
     """Three or four players: each seat's chance of losing the whole game, solved by max^n."""
+    from ..play.coach import game_solving
     from ..solver.game_maxn import solve_cached
 
     def quiet(text: str, stage: str) -> None:

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import re
 import textwrap
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import Field, dataclass, field, fields, replace
 from functools import cache
-from importlib import resources
 from typing import Any, Literal, TypeVar, get_args
 
 from .combos import RANKINGS, CombinationTable, Ranking, build_table
@@ -596,9 +596,11 @@ def preset_names() -> tuple[str, ...]:
 @cache
 def _presets() -> dict[str, Ruleset]:
     found: dict[str, Ruleset] = {}
-    folder = resources.files(__package__).joinpath("presets")
+    # beside this module, in every install (read with os.path: importlib.resources costs a command's start)
+    folder = os.path.join(os.path.dirname(__file__), "presets")
     for name in PRESET_ORDER:
-        text = folder.joinpath(f"{name}.toml").read_text(encoding="utf-8")
+        with open(os.path.join(folder, f"{name}.toml"), encoding="utf-8") as file:
+            text = file.read()
         data = tomllib.loads(text)
         options = data.get("options", {})
         meta: dict[str, Any] = {k: data[k] for k in ("name", "description", "source")}

@@ -31,7 +31,7 @@ from ..core.errors import IllegalAction, InvalidParameter
 from ..core.events import TurnEnded
 from ..core.rules import Ruleset
 from ..core.state import Phase, Round, State
-from ..solver.advice import advise
+from ..solver.exact_turn import advise
 from ..solver.tables import KEEP_INDEX, RESULTS, TRANSITIONS
 from ..solver.turn import beats_target, odds
 from .observation import GYM_ACTIONS, decode

@@ -24,8 +24,8 @@ UNDO = ("u", "undo", "annuler")
 
 def hint(state: State, lang: str) -> list[str]:
     """What the player about to throw must beat, and the exact chance of doing it."""
+    from ..solver.exact_turn import exact_odds
     from ..solver.rounds import MAX_ROUND_PLAYERS, solve_round  # numpy loads only for a hint
-    from ..solver.turn import exact_odds
 
     request = state.chance
     r = state.round

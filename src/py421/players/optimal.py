@@ -23,6 +23,7 @@ from ..core.errors import InvalidPlayers
 from ..core.rules import Ruleset
 from ..core.state import Phase, State
 from ..solver import game_maxn
+from ..solver.exact_turn import Option
 from ..solver.game_maxn import GameMaxn
 from ..solver.heads_up import HeadsUp, unsupported
 from ..solver.heads_up_game import HeadsUpGame, carries_over
@@ -36,7 +37,7 @@ from ..solver.solutions import (
     solved_heads_up_game,
 )
 from ..solver.tables import INDEX, KEEPS
-from ..solver.turn import Option, StakedValues, options, staked_options
+from ..solver.turn import StakedValues, options, staked_options
 
 
 def whole_game(rules: Ruleset, players: int) -> bool:

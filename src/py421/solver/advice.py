@@ -28,72 +28,20 @@ And one needs the whole position of the game:
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import cache
 
-import numpy as np
-
-from ..core.combos import CombinationTable
 from ..core.dice import Result
 from ..core.engine import players_refused
 from ..core.errors import InvalidPosition, InvalidRuleset, Message
 from ..core.rules import Ruleset
 from . import game_maxn
+from .exact_turn import Advice, check_throws_left
 from .heads_up import cannot_solve, unsupported
 from .heads_up_game import GameManche
 from .rounds import EPS, Objective, solve_round
-from .tables import INDEX, KEEP_INDEX, RESULTS, TRANSITIONS, FloatArray
-from .turn import Option, StakedValues, TurnValues, beats_target, options, solve, staked_options
+from .tables import INDEX
+from .turn import StakedValues, TurnValues, options, solve, staked_options
 
 GAME_SHARE = "1 - expected share of the game's loss"
-
-
-def against_coup_sec(table: CombinationTable) -> FloatArray:
-    """P(a result beats one fresh throw), ties counting half."""
-    fresh = TRANSITIONS[KEEP_INDEX[()]]
-    strength = np.array([table.strength(r) for r in RESULTS])
-    wins = (strength[:, None] > strength[None, :]) @ fresh
-    ties = (strength[:, None] == strength[None, :]) @ fresh
-    value: FloatArray = wins + ties / 2
-    return value
-
-
-@dataclass(frozen=True)
-class Advice:
-    objective: str
-    options: list[Option]
-
-
-@cache
-def _values(table: CombinationTable, target: Result | None, throws: int) -> TurnValues:
-    u = beats_target(table, target) if target is not None else against_coup_sec(table)
-    return solve(lambda remaining: u, throws)
-
-
-def _check(throws_left: int, most: int = 3) -> None:
-    if not 0 <= throws_left < most:
-        if most == 1:
-            raise InvalidPosition(
-                Message(
-                    "solver.throws_left_one",
-                    f"a turn has at most 1 throw here: no throw can be left, not {throws_left}",
-                    {"n": throws_left},
-                )
-            )
-        raise InvalidPosition(
-            Message(
-                "solver.throws_left",
-                f"a turn has at most {most} throws here: 0 to {most - 1} left, not {throws_left}",
-                {"most": most, "last": most - 1, "n": throws_left},
-            )
-        )
-
-
-def advise(table: CombinationTable, dice: Result, throws_left: int, target: Result | None = None) -> Advice:
-    """Every choice holding ``dice`` with ``throws_left`` throws still allowed, best first."""
-    _check(throws_left)
-    values = _values(table, target, throws_left + 1)
-    objective = f"P(better than {target})" if target is not None else "P(better than a coup sec)"
-    return Advice(objective, options(values, dice.dice, throws_left))
 
 
 @dataclass(frozen=True)
@@ -132,7 +80,7 @@ class RoundContext:
                     {"most": most, "limit": limit},
                 )
             )
-        _check(throws_left, limit)
+        check_throws_left(throws_left, limit)
         return limit
 
 
@@ -253,7 +201,7 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
     shape = game_maxn.shape_of(rules, len(seats))
     most = rules.throws_allowed(context.charge)
     limit = most if not place or not rules.leader_limit else (context.limit or most)
-    _check(throws_left, limit)
+    check_throws_left(throws_left, limit)
     summary = 0
     if place:
         summary = INDEX[context.before[0]]

@@ -44,8 +44,8 @@ from ..core.errors import InvalidPlayers, InvalidRuleset, Message
 from ..core.rules import Ruleset
 from ..i18n import num, tr
 from .amounts import base_amounts, settled_amounts, token_values
+from .exact_turn import Option, best_first
 from .tables import INDEX, KEEP_INDEX, KEEPS, KEEPS_OF, RESULTS, TRANSITIONS, FloatArray
-from .turn import Option, best_first
 
 Objective = Literal["tokens", "loser"]
 OBJECTIVES: tuple[Objective, ...] = get_args(Objective)  # the order of the value arrays

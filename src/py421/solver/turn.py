@@ -11,15 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 import numpy.typing as npt
 
 from ..core.combos import CombinationTable
 from ..core.dice import Result
+from .exact_turn import Option, best_first
 from .tables import (
-    EXACT_TRANSITIONS,
     INDEX,
     KEEP_GRID,
     KEEP_INDEX,
@@ -97,46 +96,6 @@ def odds(table: CombinationTable, target: Result, throws: int) -> float:
     """P(a fresh turn of up to ``throws`` throws ends strictly better than ``target``)."""
     u = beats_target(table, target)
     return float(solve(lambda r: u, throws).start(throws))
-
-
-def exact_odds(table: CombinationTable, target: Result, throws: int) -> Fraction:
-    """The same as :func:`odds`, in exact fractions."""
-    bar = table.strength(target)
-    u = [Fraction(1 if table.strength(r) > bar else 0) for r in RESULTS]
-    value = u
-    for _ in range(1, throws):
-        cont = [
-            sum((p * v for p, v in zip(row, value, strict=True)), Fraction(0)) for row in EXACT_TRANSITIONS
-        ]
-        value = [max([u[i]] + [cont[k] for k in KEEPS_OF[i]]) for i in range(len(RESULTS))]
-    first = EXACT_TRANSITIONS[KEEP_INDEX[()]]
-    return sum((p * v for p, v in zip(first, value, strict=True)), Fraction(0))
-
-
-@dataclass(frozen=True)
-class Option:
-    """One choice with its value: ``keep`` is the kept dice, or the whole result to stop."""
-
-    keep: tuple[int, ...]
-    stop: bool
-    value: float
-
-
-def best_first(found: Sequence[Option], tie: float = 0.0) -> list[Option]:
-    """``found`` (stopping, then the keeps in :data:`KEEPS_OF` order) best first, as the solvers choose.
-
-    Choices within ``tie`` of the best are worth the same: stopping comes first, then keeping more
-    dice, the simpler play, then the keeps' own order. The solvers that break ties within ``EPS``
-    (:mod:`.rounds`, :mod:`.game_maxn`) are ranked with ``tie=EPS``, so that a choice a few units in
-    the last place better, which another processor's arithmetic may not find, never comes first.
-    """
-    top = max(o.value for o in found)
-
-    def rank(o: Option) -> tuple[bool, float, bool, int]:
-        level = o.value >= top - tie
-        return (not level, 0.0 if level else -o.value, not o.stop, -len(o.keep))
-
-    return sorted(found, key=rank)
 
 
 def options(
