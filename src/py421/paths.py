@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import errno
 import os
-import tempfile
 from pathlib import Path
-
-import platformdirs
 
 from .core.errors import Message, Py421Error
 
@@ -41,7 +38,12 @@ def data_dir(*, write: bool = True) -> Path:
     does not exist is not made (nothing is there to read) and one that cannot be written is fine.
     """
     override = os.environ.get("PY421_HOME")
-    path = Path(override).expanduser() if override else platformdirs.user_data_path("py421")
+    if override:
+        path = Path(override).expanduser()
+    else:
+        import platformdirs  # here: a command that keeps nothing does not pay for its import
+
+        path = platformdirs.user_data_path("py421")
     named = (
         Message("path.named.home", f"PY421_HOME is {path}", {"path": path})
         if override
@@ -183,6 +185,8 @@ def _check_writable(folder: Path, where: Message, advice: Message | None = None)
     try:
         if not os.access(folder, os.W_OK | os.X_OK):
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
+        import tempfile  # here: tempfile brings shutil, random and the archive libraries
+
         with tempfile.TemporaryFile(dir=folder, prefix=".py421-"):
             pass
     except OSError as exc:

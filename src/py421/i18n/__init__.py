@@ -20,13 +20,17 @@ import json
 import os
 import re
 import string
+import sys
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
-from ..core.actions import ChooseStake, Stop, Throw
 from ..core.dice import format_dice
 from ..core.errors import Message
 from ..core.rules import Ruleset, preset_names
 from . import en, fr
+
+if TYPE_CHECKING:  # read when an action is put in words: a command's start imports no engine
+    from ..core.actions import ChooseStake, Stop, Throw
 
 LANGS = ("en", "fr")
 
@@ -130,6 +134,8 @@ def error_text(lang: str, error: BaseException | Message) -> str:
 
 def action_text(lang: str, action: Throw | Stop | ChooseStake) -> str:
     """An action in words: in English its text form, in French what a player does."""
+    from ..core.actions import ChooseStake, Stop
+
     if isinstance(action, Stop):
         return tr(lang, "action.stop")
     if isinstance(action, ChooseStake):
@@ -143,11 +149,14 @@ def action_text(lang: str, action: Throw | Stop | ChooseStake) -> str:
 def action_phrase(lang: str, action: Throw | Stop | ChooseStake) -> str:
     """An action as the verb of a sentence: « le bon » is called, a stake played.
 
+    >>> from py421.core.actions import Throw
     >>> action_phrase("en", Throw((4,), bon=True)), action_phrase("fr", Throw((4,), bon=True))
     ('call « bon 4 »', 'annoncer « le bon » en gardant 4')
     >>> action_phrase("en", Throw((4,)))
     'keep 4'
     """
+    from ..core.actions import ChooseStake, Throw
+
     if isinstance(action, ChooseStake):
         return tr(lang, f"refusal.action.{action.stake}")
     if isinstance(action, Throw) and action.bon:
@@ -169,9 +178,11 @@ def _localised(lang: str, value: object) -> object:
     """
     if isinstance(value, Message):
         return error_text(lang, value)
-    if isinstance(value, Throw | Stop | ChooseStake):
+    actions = sys.modules.get("py421.core.actions")  # an action is here only if its module is loaded
+    kinds = (actions.Throw, actions.Stop, actions.ChooseStake) if actions else ()
+    if kinds and isinstance(value, kinds):
         return action_phrase(lang, value)
-    if isinstance(value, tuple) and all(isinstance(a, Throw | Stop | ChooseStake) for a in value):
+    if kinds and isinstance(value, tuple) and all(isinstance(a, kinds) for a in value):
         return actions_text(lang, value)
     if isinstance(value, tuple) and all(isinstance(m, Message) for m in value):
         return tr(lang, "list.semicolon").join(error_text(lang, m) for m in value)
