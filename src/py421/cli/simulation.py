@@ -93,9 +93,10 @@ def simulate(
     if "optimal" in sim.levels and (whole_game(rules, seated) or game_level(rules, seated)):
         _prepare_optimal(rules, seated, as_json, workers or default_workers(), lang)
     workers = workers or min(default_workers(), sim.batch_count)
-    # The kernel is compiled once per machine (about 20 s): before the timer, so games/s is the speed.
+    # The kernel is compiled once per machine (a minute or two): before the timer, so games/s is the speed.
     started = time.perf_counter()
     if scheduler is None:
+        compile_kernel(lang)
         with status(tr(lang, "cli.sim.warm_up")):
             warm_up(rules, len(sim.levels))
     warmed = time.perf_counter()
@@ -177,6 +178,7 @@ def report(
 
     make_out_folder(out, Message("path.report", "the report"))
     chosen = [Ruleset.preset(name) for name in presets or preset_names()]
+    compile_kernel(lang)
     with progress_bar(report_steps(chosen), tr(lang, "cli.report.progress")) as bar:
         steps = 0
 
@@ -200,6 +202,28 @@ def report(
             lang=lang,
         )
     click.echo(tr(lang, "cli.report", page=page))
+
+
+def compile_kernel(lang: str) -> None:
+    """The simulator's kernel compiled in a process of its own if numba's cache lacks it, saying for
+    how long; a Ctrl-C stops the command and lets the compiling finish for the next run (see
+    :mod:`py421.sim.fast.compiling`)."""
+    from ..sim.fast.compiling import compile_apart
+
+    def waiting(seconds: float) -> None:
+        # a log gets the line once; a terminal's spinner counts the minutes and seconds
+        if seconds < 1:
+            say(tr(lang, "cli.sim.compiling"), "compiling")
+        else:
+            clock = f"{int(seconds) // 60}:{int(seconds) % 60:02d}"
+            say(tr(lang, "cli.sim.compiling_since", elapsed=clock), "compiling")
+
+    try:
+        with stages() as say:
+            compile_apart(waiting)
+    except KeyboardInterrupt:
+        click.echo(tr(lang, "cli.sim.compiling_goes_on"), err=True)
+        sys.exit(130)
 
 
 def _prepare_optimal(rules: Ruleset, players: int, quiet: bool, workers: int, lang: str) -> None:

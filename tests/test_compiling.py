@@ -1,0 +1,113 @@
+"""The simulator's kernel compiled apart: a Ctrl-C stops the command, not the compiling, which the
+next run finds done; and a run that finds the kernel cached compiles nothing."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from py421.cli import main
+
+pytest.importorskip("numba")
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="sessions and process groups are POSIX")
+
+from py421.sim.fast import compiling  # noqa: E402 - needs numba
+
+# A stand-in for the kernel's compiling: takes a while, then leaves its result behind.
+COMPILING = """
+import sys, time
+from pathlib import Path
+time.sleep(2)
+Path(sys.argv[1]).write_text("compiled")
+"""
+
+# A command whose kernel is not compiled yet: waits for the compiling apart, saying so once.
+COMMAND = """
+import sys
+from pathlib import Path
+from py421.sim.fast.compiling import compile_apart
+done = Path(sys.argv[1])
+said = []
+def waiting(seconds):
+    if not said:
+        said.append(1)
+        print("waiting", flush=True)
+compile_apart(waiting, cached=done.exists, command=[sys.executable, sys.argv[2], str(done)])
+print("ready", flush=True)
+"""
+
+
+def until(condition, what: str, limit: float = 120.0) -> None:
+    """Wait for ``condition()``; a limit far beyond what it takes on a loaded machine."""
+    end = time.monotonic() + limit
+    while not condition():
+        assert time.monotonic() < end, f"still not {what} after {limit:.0f} s"
+        time.sleep(0.05)
+
+
+def test_ctrl_c_stops_the_command_and_the_compiling_goes_on(tmp_path: Path):
+    """Ctrl-C reaches the command's whole process group, as a terminal sends it: the command stops,
+    the compiling (in a session of its own) finishes, and the next run waits for nothing."""
+    done = tmp_path / "kernel"
+    (tmp_path / "compile.py").write_text(COMPILING)
+    (tmp_path / "command.py").write_text(textwrap.dedent(COMMAND))
+    run = [sys.executable, str(tmp_path / "command.py"), str(done), str(tmp_path / "compile.py")]
+    proc = subprocess.Popen(
+        run, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == "waiting\n"
+        os.killpg(proc.pid, signal.SIGINT)  # the command's group, as the terminal's Ctrl-C
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode != 0 and "KeyboardInterrupt" in err
+    assert not done.exists()  # stopped before the compiling was over
+    until(done.exists, "compiled")
+    again = subprocess.run(run, capture_output=True, text=True, timeout=60, check=True)
+    assert again.stdout == "ready\n"  # found compiled: no waiting
+
+
+def test_the_kernel_compiled_is_found_in_numbas_cache_and_an_empty_cache_lacks_it(tmp_path: Path):
+    """What a run reads to choose: the suite's kernel is compiled (scripts/check does it first); a
+    cache folder of its own, empty, has no kernel."""
+    probe = "from py421.sim.fast.compiling import kernel_cached; print(kernel_cached())"
+    here = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert here.stdout.strip() == "True"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    empty = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env)
+    assert empty.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en", "stopped by Ctrl-C; the simulator goes on compiling apart, ready for the next run"),
+        (
+            "fr",
+            "arrêté par Ctrl-C ; la compilation du simulateur continue à part, prête pour la prochaine fois",
+        ),
+    ],
+)
+def test_a_simulation_stopped_while_compiling_says_the_compiling_goes_on(monkeypatch, lang, said, tmp_path):
+    def stopped(waiting=None, **_: object) -> None:
+        if waiting:
+            waiting(0.0)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(compiling, "compile_apart", stopped)
+    for command in (["simulate", "--games", "100"], ["report", "--out", str(tmp_path / "report")]):
+        result = CliRunner().invoke(main, [*command, "--lang", lang])
+        assert result.exit_code == 130, result.output
+        assert said in result.output
+        assert "Traceback" not in result.output
