@@ -19,6 +19,7 @@ from py421.core.errors import IllegalAction, InvalidPlayers, InvalidPosition, In
 from py421.core.record import Record
 from py421.core.rules import Ruleset
 from py421.i18n import error_text, tr
+from py421.play.coach import decharge_passes
 
 from .server_process import free_port
 
@@ -385,7 +386,8 @@ def test_the_optimal_bot_is_solved_before_play_with_its_progress(capsys, unshipp
     prepare_optimal(Ruleset.preset("tim"), 2)
     # Off a terminal (a log, a pipe): a plain line as each stage begins, nothing rewritten in place.
     assert capsys.readouterr().err.splitlines() == [
-        "  bot:optimal: solving the décharge: pass 1 (once per machine)",
+        f"  bot:optimal: solving the décharge: pass 1 of at most {decharge_passes(Ruleset.preset('tim'))} "
+        "(once per machine)",
         "  bot:optimal: solving the charge: pot 1 of 11 (once per machine)",
     ]
     prepare_optimal(Ruleset.preset("tim"), 2)
@@ -534,7 +536,7 @@ def test_solve_says_how_far_it_is_in_plain_lines_off_a_terminal(unshipped):
     result = run_cli("solve", "--rules", "tim")
     assert result.exit_code == 0, result.output
     assert result.stderr.splitlines() == [
-        "  solving the décharge: pass 1",
+        f"  solving the décharge: pass 1 of at most {decharge_passes(Ruleset.preset('tim'))}",
         "  solving the charge: pot 1 of 11",
     ]
     assert "tim, two players, both playing optimally:" in result.stdout

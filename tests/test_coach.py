@@ -14,6 +14,7 @@ from py421.core.actions import Throw
 from py421.core.dice import Result
 from py421.core.rules import Ruleset
 from py421.i18n import CATALOGS, action_text, num, tr
+from py421.play.coach import solving
 from py421.play.plain import InputEnded, run_plain
 from py421.play.session import Session, parse_seats
 from py421.solver.advice import RoundContext, advise_game
@@ -49,8 +50,8 @@ def test_a_hint_ranks_the_choices_as_the_solver_does(lang: str, word: str, unshi
     assert first[len(shown)] == num(lang, best.value, ".2%").split()[0]
     assert lines[head + 1].endswith(tr(lang, "analysis.hint.best"))
     # not on the disk yet: solved first, each stage said once
-    assert lines.count("  " + tr(lang, "cli.once", what=tr(lang, "cli.solving.decharge", step=1))) == 1
-    assert not any(tr(lang, "cli.solving.decharge", step=2) in line for line in lines)
+    assert lines.count("  " + tr(lang, "cli.once", what=solving(CLASSIC, "decharge", 1, lang))) == 1
+    assert not any(solving(CLASSIC, "decharge", 2, lang) in line for line in lines)
 
 
 def test_no_hint_between_people_unless_asked_for() -> None:

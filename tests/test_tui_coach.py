@@ -15,6 +15,7 @@ from py421.core.actions import Stop, Throw
 from py421.core.dice import Result
 from py421.core.rules import Ruleset
 from py421.i18n import CATALOGS, action_text, num, tr
+from py421.play.coach import solving
 from py421.play.session import Session, parse_seats
 from py421.solver.advice import RoundContext, advise_game
 from py421.tui import PlayApp
@@ -97,7 +98,7 @@ async def test_the_hint_ranks_the_choices_as_the_solver_does(lang: str, unshippe
         assert tr(lang, "analysis.hint.less", cost=points) in stop_line
         assert lines[1].strip() in await wait_shown(pilot, app, lines[1].strip())  # on screen at 80 x 24
         # The solution was not on this machine's disk yet: the page said how far its solve was.
-        assert page.said[0] == tr(lang, "cli.once", what=tr(lang, "cli.solving.decharge", step=1))
+        assert page.said[0] == tr(lang, "cli.once", what=solving(CLASSIC, "decharge", 1, lang))
         await pilot.press("escape")
         assert not isinstance(app.screen, CoachScreen)
         await pilot.press("s")  # the game goes on: Bob's choice is his own

@@ -22,6 +22,7 @@ import numpy as np
 
 from .core.rules import Ruleset, description_message
 from .i18n import error_text, num, tr
+from .play.coach import decharge_passes
 from .players.optimal import whole_game
 from .sim.fast.bot_tables import build_tables
 from .sim.simulate import BATCH, Simulation, Summary, new_pool, run, warm_up
@@ -104,7 +105,9 @@ def _facts(
             step(tr(lang, "report.step.optimal", rules=name))
 
         def solving(stage: str, n: int) -> None:
-            if detail:
+            if detail and stage == "decharge" and n <= decharge_passes(rules):
+                detail(tr(lang, "report.detail.decharge.most", rules=name, n=n, most=decharge_passes(rules)))
+            elif detail:
                 detail(tr(lang, f"report.detail.{stage}", rules=name, n=n, pot=rules.pot))
 
         def building(done: int, total: int) -> None:
