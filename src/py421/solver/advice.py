@@ -1,6 +1,7 @@
 """Advice for one turn: every choice ranked by its exact value.
 
-Two single-turn objectives need no context beyond the dice:
+Two single-turn objectives need no context beyond the dice, and are valued in
+exact fractions by :mod:`.exact_turn` (``advise`` there):
 
 - ``target``: the probability of ending strictly better than a given result
   (what a player must beat);
