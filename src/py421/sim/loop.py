@@ -1,4 +1,9 @@
-"""The single play loop: dice from a source, decisions from players."""
+"""A game of bots played out through the engine: dice from a source, decisions from players.
+
+The engine's side of the fast simulator (:func:`py421.sim.simulate.engine_game`: the games its
+kernel is held to, and its benchmark). A game with people at the table goes through
+:class:`py421.play.session.Session`, the play loop of every interface.
+"""
 
 from __future__ import annotations
 
