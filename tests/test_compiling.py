@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -111,3 +112,18 @@ def test_a_simulation_stopped_while_compiling_says_the_compiling_goes_on(monkeyp
         assert result.exit_code == 130, result.output
         assert said in result.output
         assert "Traceback" not in result.output
+
+
+def test_a_second_compiling_waits_for_the_first_one(tmp_path: Path, monkeypatch):
+    """Two runs that both find the kernel missing do not compile it twice: the second compiling
+    process waits on the first one's lock, and then finds the kernel compiled."""
+    monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path))  # a lock of this test's own
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    with compiling._locked(compiling.lock_path()):  # the first compiling, under way
+        second = subprocess.Popen(
+            [sys.executable, "-m", "py421.sim.fast.compiling"], env=env, stderr=subprocess.PIPE, text=True
+        )
+        with pytest.raises(subprocess.TimeoutExpired):
+            second.wait(timeout=5)  # it cannot end while the lock is held, however long it waits
+    _, err = second.communicate(timeout=120)
+    assert second.returncode == 0, err
