@@ -105,9 +105,12 @@ def _facts(
             step(tr(lang, "report.step.optimal", rules=name))
 
         def solving(stage: str, n: int) -> None:
-            if detail and stage == "decharge" and n <= decharge_passes(rules):
-                detail(tr(lang, "report.detail.decharge.most", rules=name, n=n, most=decharge_passes(rules)))
-            elif detail:
+            if not detail:
+                return
+            most = decharge_passes(rules) if stage == "decharge" else 0
+            if n <= most:  # the décharge, with the passes foretold (while it has not gone past them)
+                detail(tr(lang, "report.detail.decharge.most", rules=name, n=n, most=most))
+            else:
                 detail(tr(lang, f"report.detail.{stage}", rules=name, n=n, pot=rules.pot))
 
         def building(done: int, total: int) -> None:

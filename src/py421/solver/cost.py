@@ -184,14 +184,7 @@ def _capped(rules: Ruleset, players: int) -> bool:
 
 def _kept_heads_up_game(rules: Ruleset) -> bool:
     """As :func:`.solutions.kept_heads_up_game` finds it, without reading it."""
-    if rules in solutions._HEADS_UP_GAMES:
-        return True
-    where = data_dir(write=False) / "solver"
-    manche = heads_up_game.manche_rules(rules)
-    return (
-        located(solutions.game_cache_path(rules, where)).exists()
-        and located(solutions.cache_path(manche, where)).exists()
-    )
+    return rules in solutions._HEADS_UP_GAMES or solutions.heads_up_game_kept(rules)
 
 
 def _kept_game(rules: Ruleset, players: int) -> bool:

@@ -106,9 +106,9 @@ def solve_game_cached(
     where = read_folder(folder)
     path = located(game_cache_path(rules, where))
     game = HeadsUpGame(rules)
-    cached_plain = located(cache_path(manche_rules(rules), where)).exists()
-    if path.exists() and cached_plain:
+    if heads_up_game_kept(rules, folder):
         return _load_game(game, path, folder), True
+    cached_plain = located(cache_path(manche_rules(rules), where)).exists()
 
     def plain(stage: str, step: int) -> None:
         if progress is not None:
@@ -144,14 +144,20 @@ def _load_game(game: HeadsUpGame, path: Path, folder: Path | None) -> HeadsUpGam
     return game
 
 
+def heads_up_game_kept(rules: Ruleset, folder: Path | None = None) -> bool:
+    """Whether the two-player game where manches carry over is on the disk, solved here or come with
+    py421: its own file and its manche played for itself, both (nothing is read)."""
+    where = read_folder(folder)
+    return (
+        located(game_cache_path(rules, where)).exists()
+        and located(cache_path(manche_rules(rules), where)).exists()
+    )
+
+
 def kept_heads_up_game(rules: Ruleset) -> HeadsUpGame | None:
     """The two-player game where manches carry over if it was solved on this machine before, else None
     (nothing is solved: for a server, whose budget of time a solve may exceed)."""
-    where = read_folder()
-    if not (
-        located(game_cache_path(rules, where)).exists()
-        and located(cache_path(manche_rules(rules), where)).exists()
-    ):
+    if not heads_up_game_kept(rules):
         return None
     return solved_heads_up_game(rules)
 
