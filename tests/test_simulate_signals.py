@@ -131,3 +131,32 @@ def test_stopping_the_workers_never_waits_on_a_result_cut_in_half(tmp_path):
     stopping.start()
     stopping.join(120)  # a hang, not a speed: the stop takes a moment on any machine
     assert not stopping.is_alive(), "the pool's thread waits on half a message"
+
+
+def test_batches_given_up_before_the_workers_end_raise_nothing_in_the_pools_thread():
+    """Ctrl-C gives up the batches not yet started, then ends the workers: the pool's own thread,
+    seeing them end, must not fail on those batches (it printed a traceback under a terminal's
+    Ctrl-C about one time in fifty)."""
+    import threading
+    import time
+
+    from py421.sim.simulate import new_pool
+
+    failed: list[BaseException | None] = []
+    before = threading.excepthook
+    threading.excepthook = lambda args: failed.append(args.exc_value)
+    try:
+        pool = new_pool(1)
+        futures = [pool.submit(time.sleep, 60) for _ in range(4)]
+        # the first two are sent to the worker's queue (they count as running), the others wait
+        for _ in range(1200):
+            if futures[1].running():
+                break
+            time.sleep(0.1)
+        given_up = [f for f in futures if f.cancel()]
+        assert given_up == futures[2:]
+        pool.terminate()
+    finally:
+        threading.excepthook = before
+    assert failed == []
+    assert all(f.done() for f in futures)

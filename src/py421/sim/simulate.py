@@ -181,6 +181,12 @@ class Pool(ProcessPoolExecutor):
         semaphore for the resource tracker to warn about)."""
         # Killed, they are seen to die by the pool's own thread, which cleans up as for a worker that
         # crashed (its queues closed, every process joined); shutting down then waits for that thread.
+        # It then marks every batch it still holds as failed, and fails itself on a batch given up
+        # (cancelled) meanwhile, with a traceback on the terminal: those are let go first.
+        waiting = getattr(self, "_pending_work_items", None) or {}
+        for work_id, item in list(waiting.items()):
+            if item.future.cancelled():
+                waiting.pop(work_id, None)
         processes = list((getattr(self, "_processes", None) or {}).values())
         for process in processes:
             process.kill()
