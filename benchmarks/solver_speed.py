@@ -27,7 +27,7 @@ from py421.core.dice import Result
 from py421.core.rules import Ruleset, preset_names
 from py421.sim.fast.policy import ROUNDS_LEVEL
 from py421.sim.simulate import Simulation, Summary, run
-from py421.solver.advice import advise
+from py421.solver.exact_turn import advise
 from py421.solver.game_maxn import GameMaxn, Sweep, store
 from py421.solver.heads_up import HeadsUp, unsupported
 from py421.solver.heads_up_game import HeadsUpGame

@@ -99,6 +99,32 @@ def test_values_are_converged():
     assert np.abs(h.decharge - before).max() < 1e-12
 
 
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Ruleset.preset("engranjeu-21").with_options(pot=8),
+        Ruleset.preset("classic-11").with_options(pot=13, initial_tokens=2, nenette_penalty=2),
+    ],
+    ids=["deduction", "tokens-penalty"],
+)
+def test_the_decharges_leaps_ahead_land_on_the_plain_sweeps_fixed_point(rules):
+    """Sweeps that leap ahead take fewer sweeps than plain ones and end where plain sweeps carried on
+    far past the solver's tolerance end, to 2e-14."""
+    sped = HeadsUp(rules).solve_decharge()
+    plain = HeadsUp(rules)
+    plain.decharge = np.full((plain.total + 1, 2), 0.5)
+    change, sweeps = 1.0, 0
+    while change > 1e-15:
+        before = plain.decharge.copy()
+        for t0 in range(1, plain.total):
+            for leader in (0, 1):
+                value, _, _ = plain.round_value(False, leader, plain._decharge_next(t0, leader))
+                plain.decharge[t0, leader] = value
+        change, sweeps = float(np.abs(plain.decharge - before).max()), sweeps + 1
+    assert np.abs(sped.decharge - plain.decharge).max() < 2e-14
+    assert sped.iterations < 0.7 * sweeps
+
+
 def test_a_better_hand_of_tokens_loses_less():
     d = solved(Ruleset.preset("classic-11")).decharge
     assert all(d[t, 0] < d[t + 1, 0] for t in range(1, 10))  # fewer tokens: safer

@@ -75,6 +75,10 @@ HEAP_SLACK = 1.6  # the address space tables of a few MB take, for their bytes (
 # The décharge's model is solved at most this long; a longer one contracts as (LONGEST / tokens)²
 # slower, as a walk between two walls does (a little more slowly than the solver: conservative).
 LONGEST = 40
+MOST_SWEEPS = 100_000  # of the model: the largest pots settle in fewer
+# The model's sweeps are from 20% fewer to 45% more than the solver's (its leaps ahead come a sweep
+# sooner or later): with 30% more they were never fewer over 50 rulesets (benchmarks/decharge_sweeps.py).
+SWEEPS_MARGIN = 1.3
 FREE_POT = 8  # the pot a charge round worth nothing is modelled at (its chance barely moves with it)
 
 
@@ -249,9 +253,8 @@ def decharge_sweeps(rules: Ruleset) -> int:
     The model: tokens move as in a round of the décharge both play for its
     tokens (the winner gives what the round settles for, at most what they
     hold, and leaves with none), the loser leading the next. Its value
-    iteration, in the solver's order, contracts by the spectral radius of its
-    Gauss-Seidel matrix each sweep, until the change is below the solver's
-    tolerance.
+    iteration, swept in the solver's order and sped up as the solver's is
+    (:class:`.heads_up.Extrapolation`), is run until it settles.
     """
     total = rules.pot + 2 * rules.initial_tokens
     if total < 2:
@@ -273,11 +276,25 @@ def decharge_sweeps(rules: Ruleset) -> int:
     value, _, _ = solver.round_value(False, 0, after)
     chances = np.asarray(value)[1:-1].reshape(2, width)
     size = min(total, LONGEST)
-    radius = _radius(_gauss_seidel(chances, amounts, size))
-    if radius <= 0:
-        return 2
-    per_sweep = -math.log(radius) * (size / total) ** 2
-    return math.ceil(-math.log(heads_up.TOLERANCE) / per_sweep) + 1
+    sweeps = _sweeps_to_settle(_gauss_seidel(chances, amounts, size))
+    # more tokens than modelled: the sweeps grow as the square of the tokens in play
+    return math.ceil(SWEEPS_MARGIN * sweeps * (total / size) ** 2)
+
+
+def _sweeps_to_settle(step: FloatArray) -> int:
+    """The sweeps of the model's linear iteration (``step``: its sweep matrix) until the solver's
+    :class:`.heads_up.Extrapolation` settles it, every value starting a half from its fixed point."""
+    error = np.full(len(step), 0.5)
+    speeding = heads_up.Extrapolation()
+    sweeps = 1
+    while sweeps < MOST_SWEEPS:
+        after = step @ error
+        leap = speeding.step(after - error)
+        if leap is None:
+            break
+        error = after + leap
+        sweeps += 1
+    return sweeps
 
 
 def _amounts(rules: Ruleset) -> list[int]:

