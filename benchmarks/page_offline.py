@@ -24,8 +24,8 @@ from pathlib import Path
 
 from playwright.sync_api import Page, sync_playwright
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from server_process import static_site
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' helpers
+from tests.server_process import static_site
 
 BUTTONS = "[data-testid=actions]:not([hidden]) button:not([hidden]):not([disabled])"
 # In the page, in ms: a tap on the first choice, to the next view drawn (each view changes the log:
@@ -80,7 +80,7 @@ def main() -> None:
                 first_bytes = sum(fetched)
                 context.set_offline(True)
                 again = first_throw(page, base)
-                steps = []
+                steps: list[float] = []
                 while len(steps) < args.steps:
                     # the person's turn, or the end of the game (then another one)
                     page.wait_for_function(

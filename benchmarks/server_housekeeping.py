@@ -25,8 +25,8 @@ from pathlib import Path
 import httpx2
 from sqlalchemy import create_engine, inspect, text
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from server_process import free_port, start_server
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' helpers
+from tests.server_process import free_port, start_server
 
 LONG_AGO = "2000-01-01T00:00:00+00:00"
 

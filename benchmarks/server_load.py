@@ -63,8 +63,8 @@ import uvloop
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from server_process import free_port, start_server
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' helpers
+from tests.server_process import free_port, start_server
 
 
 class Tally:
@@ -335,7 +335,7 @@ def serve_timing_collections(out: Path, full_seconds: float, argv: list[str]) ->
     if full_seconds:
         from py421.server import collector
 
-        collector.keep_collections_short = functools.partial(  # type: ignore[assignment]
+        collector.keep_collections_short = functools.partial(
             collector.keep_collections_short, full_seconds=full_seconds
         )
     lines = out.open("a", buffering=1)
@@ -438,8 +438,8 @@ def main() -> None:
                 server.terminate()
                 server.wait(30)
                 report_log((Path(tmp) / f"server{i}" / "server.log").read_text().splitlines())
-        timed = [Path(tmp) / f"server{i}" / "collections.txt" for i in range(len(servers))]
-        report_collections(timed, *window)
+        collections = [Path(tmp) / f"server{i}" / "collections.txt" for i in range(len(servers))]
+        report_collections(collections, *window)
 
 
 def report_log(lines: list[str]) -> None:

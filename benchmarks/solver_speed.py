@@ -116,7 +116,10 @@ def heads_up_games() -> None:
     """Two players where manches carry over: the manche played for itself, then each manche's charge
     played for the game (``--heads-up-game`` runs only this)."""
     print("two-player game solve where manches carry over (heads_up_game), peak memory so far:")
-    variants = [("classic-11", {"espagnole": "loses_game"}), ("vache-41", {"queue_de_la_vache": True})]
+    variants: list[tuple[str, dict[str, Any]]] = [
+        ("classic-11", {"espagnole": "loses_game"}),
+        ("vache-41", {"queue_de_la_vache": True}),
+    ]
     for name, options in variants:
         rules = Ruleset.preset(name).with_options(**options)
         start = time.perf_counter()
@@ -155,7 +158,7 @@ def main() -> None:
         print(f"  {name:<13} {took:7.2f} s  ({solver.iterations} décharge sweeps)")
 
     print("two-player game solve, options no preset combines:")
-    variants = [
+    variants: list[tuple[str, dict[str, Any]]] = [
         ("engranjeu-21", {"initial_tokens": 5, "nenette_penalty": 2}),
         ("vache-41", {"tie_break": "qui_barre_demarre", "nenette_penalty": 4}),
     ]

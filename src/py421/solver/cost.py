@@ -330,15 +330,11 @@ def _gauss_seidel(chances: FloatArray, amounts: list[int], total: int) -> FloatA
     return np.asarray(np.linalg.solve(np.eye(n) - lower, step - lower), dtype=np.float64)
 
 
-def _radius(matrix: FloatArray) -> float:
-    return float(np.abs(np.linalg.eigvals(matrix)).max()) if matrix.size else 0.0
-
-
 @lru_cache(maxsize=1024)
 def charge_sweeps(rules: Ruleset) -> int:
     """The sweeps each pot level of :meth:`.HeadsUp.solve_charge` takes (or slightly more): one, but
-    where a round can be worth nothing the level loops on itself, and its two positions at the same
-    tokens (by who leads) settle as a Gauss-Seidel pair does."""
+    where a round can be worth nothing each two positions at the same tokens (by who leads) loop on
+    each other, and settle as a Gauss-Seidel pair leaping ahead does."""
     solver = heads_up.HeadsUp(rules)
     if not solver._free_rounds:
         return 1
@@ -352,10 +348,8 @@ def charge_sweeps(rules: Ruleset) -> int:
 
     value, _, _ = solver.round_value(True, 0, after, pot)
     keeps, passes = (float(v) for v in np.asarray(value)[1:])
-    radius = _radius(np.array([[keeps, passes], [keeps * passes, passes**2 + keeps]]))
-    if radius <= 0:
-        return 2
-    return max(2, math.ceil(math.log(heads_up.TOLERANCE / 0.5) / math.log(radius)) + 1)
+    pair = np.array([[keeps, passes], [keeps * passes, passes**2 + keeps]])
+    return max(2, _sweeps_to_settle(pair))
 
 
 # -- rounds by max^n ---------------------------------------------------------------------------------

@@ -535,28 +535,38 @@ class HeadsUp:
         return self
 
     def solve_charge(self, progress: Callable[[str, int], None] | None = None) -> HeadsUp:
-        """The charge from small pots up, once the décharge is solved."""
+        """The charge from small pots up, once the décharge is solved.
+
+        A round worth nothing leaves the pot and the tokens as they were, only
+        who leads may change: the two positions at the same tokens (by who
+        leads) then depend on each other alone, and are iterated together until
+        they settle, leaping ahead as the décharge does (:class:`Extrapolation`).
+        """
         total = self.total
         tracked = self.tracked
         for pot in range(1, self.rules.pot + 1):
             level = np.full((total - pot + 1, 2), 0.5)
             self.charge[pot] = level
-            shared = self.shared[pot] = np.zeros_like(level) if tracked else level
-            while True:  # a round worth 0 leaves the pot as it was: iterate then
-                change = 0.0
-                for t0 in range(total - pot + 1):
+            shared = self.shared[pot] = np.zeros_like(level)
+            for t0 in range(total - pot + 1):
+                speeding = Extrapolation()
+                while True:
+                    before = np.concatenate([level[t0], shared[t0]])
                     for leader in (0, 1):
                         nxt = self._charge_next(pot, t0, leader, tracked)
                         v, _, _ = self.round_value(True, leader, nxt, pot)
                         if tracked:
                             assert not isinstance(v, float)
-                            change = max(change, abs(v[1] - shared[t0, leader]))
                             shared[t0, leader] = v[1]
                             v = float(v[0])
-                        change = max(change, abs(v - level[t0, leader]))
                         level[t0, leader] = v
-                if change < TOLERANCE or not self._free_rounds:
-                    break
+                    if not self._free_rounds:
+                        break
+                    step = speeding.step(np.concatenate([level[t0], shared[t0]]) - before)
+                    if step is None:
+                        break
+                    level[t0] += step[:2]
+                    shared[t0] += step[2:]
             if not tracked:
                 del self.shared[pot]
             if progress:
