@@ -10,7 +10,7 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -255,6 +255,25 @@ SPOIL = """async () => { const kept = await caches.open("py421.started /");
 
 DROP_DATABASE = """() => new Promise((done) => { const asked = indexedDB.deleteDatabase("py421");
     asked.onsuccess = asked.onerror = () => done(); })"""
+# Whether the page's database holds the table ``code`` as kept at ``since`` (ms) or later; it is
+# looked at without being made (an upgrade is refused), so the page still makes it its own way.
+KEPT_SINCE = """([code, since]) => new Promise((done) => { const asked = indexedDB.open("py421");
+    asked.onupgradeneeded = () => asked.transaction.abort();
+    asked.onerror = () => done(false);
+    asked.onsuccess = () => { const db = asked.result;
+        if (!db.objectStoreNames.contains("tables")) { db.close(); done(false); return; }
+        const got = db.transaction("tables").objectStore("tables").get(code);
+        got.onsuccess = () => { db.close(); done(Boolean(got.result) && got.result.kept_at >= since); };
+        got.onerror = () => { db.close(); done(false); }; }; })"""
+
+
+def step_then_kept(page: Page, step: Callable[[], None]) -> None:
+    """``step``, then wait until the page has kept the table in its database: the page shows a step
+    first and keeps it just after, so a reload at once could come before the write."""
+    code = page.url.rsplit("/", 1)[-1]
+    since = page.evaluate("Date.now()")
+    step()
+    page.wait_for_function(KEPT_SINCE, arg=[code, since])
 
 
 def test_python_started_once_is_kept_and_a_spoilt_copy_starts_afresh(chromium: Browser, site: str):
@@ -268,7 +287,7 @@ def test_python_started_once_is_kept_and_a_spoilt_copy_starts_afresh(chromium: B
     page.evaluate(SPOIL)
     page.context.set_offline(True)
     new_game(page, site, "Ana")
-    legal_button(page).click()  # Ana's move, answered by Python started afresh
+    step_then_kept(page, legal_button(page).click)  # Ana's move, answered by Python started afresh
     expect(page.get_by_test_id("log")).to_contain_text("Ana")
     again = page.evaluate(STARTED)  # the spoilt copy replaced by a good one
     assert [k for k, _ in again] == [kept[0][0]] and again[0][1] > 1_000_000, again
@@ -277,7 +296,7 @@ def test_python_started_once_is_kept_and_a_spoilt_copy_starts_afresh(chromium: B
     # the browser drops the page's database (storage cleared): the next step opens it again
     page.evaluate(DROP_DATABASE)
     lines = page.get_by_test_id("log").locator("li").count()
-    legal_button(page).click()
+    step_then_kept(page, legal_button(page).click)
     expect(page.get_by_test_id("log").locator("li")).not_to_have_count(lines)
     page.reload()
     expect(page.get_by_test_id("log")).to_contain_text("Ana")  # kept in the database made again
