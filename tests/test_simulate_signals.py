@@ -145,8 +145,8 @@ def test_batches_given_up_before_the_workers_end_raise_nothing_in_the_pools_thre
     failed: list[BaseException | None] = []
     before = threading.excepthook
     threading.excepthook = lambda args: failed.append(args.exc_value)
+    pool = new_pool(1)
     try:
-        pool = new_pool(1)
         futures = [pool.submit(time.sleep, 60) for _ in range(4)]
         # the first two are sent to the worker's queue (they count as running), the others wait
         for _ in range(1200):
@@ -154,9 +154,9 @@ def test_batches_given_up_before_the_workers_end_raise_nothing_in_the_pools_thre
                 break
             time.sleep(0.1)
         given_up = [f for f in futures if f.cancel()]
-        assert given_up == futures[2:]
-        pool.terminate()
     finally:
+        pool.terminate()
         threading.excepthook = before
+    assert given_up == futures[2:]
     assert failed == []
     assert all(f.done() for f in futures)
