@@ -67,16 +67,22 @@ def test_a_game_against_bots_plays_to_the_end_in_the_servers_shapes():
 UNDER_WAY = ["charge_throws=3"]
 
 
-def test_hot_seat_shows_each_person_their_own_turn():
+@pytest.mark.parametrize("seed", [1736, 7])
+def test_hot_seat_shows_each_person_their_own_turn(seed):
+    """Whoever moves throws again while they may, so the one after them has throws to decide on.
+
+    Seed 1736: the leader who stops at once sets a limit of one throw, and the other never decides.
+    """
     tables = LocalTables()
-    code = create(tables, players=["Ana", "Bob"], settings=UNDER_WAY)
+    code = create(tables, players=["Ana", "Bob"], settings=UNDER_WAY, seed=seed)
     seen = set()
     message, _ = tables.receive(code, {"type": "look"})
     while message["waiting"] != "over":
         view = message["view"]
         seen.add(view["seat"])
         assert view["waiting_for"]["seat"] == view["seat"]
-        action = view["legal_actions"][0]
+        throws = [a for a in view["legal_actions"] if a["kind"] != "stop"]
+        action = (throws or view["legal_actions"])[0]
         message, _ = tables.receive(code, {"type": "act", "version": message["version"], "action": action})
     assert seen == {0, 1}
 
