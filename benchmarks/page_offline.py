@@ -85,7 +85,8 @@ def main() -> None:
                     # the person's turn, or the end of the game (then another one)
                     page.wait_for_function(
                         f"""document.querySelector('[data-status=over]') ||
-                            [...document.querySelectorAll('{BUTTONS}')].some((b) => b.offsetParent)"""
+                            [...document.querySelectorAll('{BUTTONS}')].some((b) => b.offsetParent)""",
+                        polling=100,  # not at every frame: the page's thread is the one timed
                     )
                     if page.get_by_test_id("status").get_attribute("data-status") == "over":
                         first_throw(page, base)
@@ -98,9 +99,11 @@ def main() -> None:
     print(f"first visit to the first throw: {first:.2f} s, {first_bytes / 1e6:.1f} MB fetched (uncompressed)")
     print(f"repeat visit, offline, to the first throw: {again:.2f} s")
     if steps:
+        ranked = sorted(steps)
         print(
             f"a tap to the next view: median {statistics.median(steps) * 1000:.0f} ms, "
-            f"most {max(steps) * 1000:.0f} ms ({len(steps)} taps)"
+            f"9 in 10 under {ranked[int(0.9 * len(ranked))] * 1000:.0f} ms, "
+            f"most {ranked[-1] * 1000:.0f} ms ({len(steps)} taps)"
         )
 
 

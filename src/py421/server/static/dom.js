@@ -9,7 +9,7 @@
 /**
  * What may be put in an element: strings and numbers become text nodes;
  * null, undefined and false are left out; lists (of lists) are flattened.
- * @typedef {Leaf | Leaf[] | Leaf[][]} Child
+ * @typedef {Leaf | (Leaf | Leaf[])[]} Child
  */
 
 /**
@@ -78,12 +78,42 @@ export function fill(el, ...children) {
   return append(el, ...children);
 }
 
+/** The data each part was last drawn from, as JSON (parts made afresh start with none). */
+const drawnFrom = new WeakMap();
+
+/**
+ * Fills `el` with what `build` makes, unless it was last filled from equal `data`: a part
+ * drawn again unchanged would still be laid out and painted again, which a slow phone feels
+ * at every step.
+ * @template {HTMLElement} E
+ * @param {E} el
+ * @param {unknown} data what the part shows, compared as JSON
+ * @param {() => Child} build
+ * @returns {boolean} whether it was drawn again
+ */
+export function fillFrom(el, data, build) {
+  const key = JSON.stringify(data);
+  if (drawnFrom.get(el) === key) return false;
+  drawnFrom.set(el, key);
+  fill(el, build());
+  return true;
+}
+
+/**
+ * Sets an element's text where it changed (setting it anew replaces its text node).
+ * @param {HTMLElement} el
+ * @param {string} text
+ */
+export function setText(el, text) {
+  if (el.textContent !== text) el.textContent = text;
+}
+
 /**
  * @param {HTMLElement} el
  * @param {boolean} visible
  */
 export function show(el, visible) {
-  el.hidden = !visible;
+  if (el.hidden === visible) el.hidden = !visible; // set only where it changes: a page drawn again stays clean
 }
 
 /**

@@ -4,19 +4,22 @@
  */
 
 /**
- * @import { HintsMessage, Inbound, LegalAction, Outbound, ReplayAt, TablePublic, View, SeatPublic } from "./protocol"
+ * @import { HintsMessage, Inbound, LegalAction, Outbound, OutcomeView, ReplayAt, TablePublic, View, SeatPublic } from "./protocol"
  * @import { HeldSeat } from "./saved.js"
  */
 import { ApiError, NAME_MAX, getTable, joinTable, nameProblem, refusal, rematchTable, startTable } from "./api.js";
 import { dieFace, miniDice } from "./dice.js";
 import { LocalSocket, isLocal, localCall } from "./local.js";
-import { app, append, fill, h, hideError, show, showError } from "./dom.js";
+import { app, append, fill, fillFrom, h, hideError, setText, show, showError } from "./dom.js";
 import { errorText, lang, sentence, t } from "./i18n.js";
 import { address, navigate, whenLeaving } from "./router.js";
 import { lastName, loadSeat, rememberName, saveSeat } from "./saved.js";
 import { rankedChoices } from "./values.js";
 
 const LOG_LINES = 50; // as many as the server sends a new connection
+// An answer slower than this shows the choices as busy. Drawn at once, the busy look would cost
+// a slow phone a frame of its own before most answers (a table of this device answers in a few ms).
+const BUSY_LOOK = 150; // ms
 
 /**
  * Everything the table page knows; reset on each visit.
@@ -36,6 +39,7 @@ const LOG_LINES = 50; // as many as the server sends a new connection
  * @property {string | null} diceKey
  * @property {string} lastKeep the dice kept at the throw in flight, which do not roll
  * @property {boolean} busy an action was sent and no answer came yet
+ * @property {number | undefined} busyLook the timer that shows the choices as busy
  * @property {number | null} reportSentAt
  * @property {number | null} sentAt the version at which this page sent its last move, report or undo
  * @property {boolean} refused the error banner shows the server's refusal of one of them
@@ -66,6 +70,7 @@ export function tablePage(code) {
     diceKey: null,
     lastKeep: "",
     busy: false,
+    busyLook: undefined,
     reportSentAt: null,
     sentAt: null,
     refused: false,
@@ -310,6 +315,7 @@ export function tablePage(code) {
         return;
       }
       T.busy = false;
+      clearTimeout(T.busyLook);
       setConn("closed");
       renderAll();
       T.retryTimer = setTimeout(connect, T.backoff + Math.random() * 300);
@@ -384,6 +390,7 @@ export function tablePage(code) {
       const accepted = T.sentAt !== null && T.version !== T.sentAt;
       if (accepted) T.sentAt = null;
       T.busy = false;
+      clearTimeout(T.busyLook);
       const w = T.view && T.view.waiting_for;
       // Someone's keep is known while their dice are in the air.
       if (w && w.step === "dice" && w.kept) T.lastKeep = w.kept;
@@ -404,6 +411,7 @@ export function tablePage(code) {
       renderHints();
     } else if (msg.type === "error") {
       T.busy = false;
+      clearTimeout(T.busyLook);
       T.reportSentAt = null;
       T.sentAt = null;
       T.refused = true;
@@ -571,14 +579,15 @@ export function tablePage(code) {
    */
   function act(move) {
     if (!move || T.busy || T.version === null) return;
-    actionHint.hidden = true;
+    show(actionHint, false);
     const action = { kind: move.kind, keep: move.keep, bon: move.bon, stake: move.stake };
     const sent = send({ type: "act", version: T.version, action });
     if (!sent) return;
     T.sentAt = T.version;
     T.busy = true;
     T.lastKeep = move.kind === "throw" ? move.keep.join("") : "";
-    renderActions();
+    clearTimeout(T.busyLook);
+    T.busyLook = setTimeout(renderActions, BUSY_LOOK);
   }
 
   /** @param {"keep" | "bon"} verb */
@@ -611,7 +620,7 @@ export function tablePage(code) {
     if (!T.view || !T.view.your_turn || T.busy) return;
     if (T.kept.has(i)) T.kept.delete(i);
     else T.kept.add(i);
-    actionHint.hidden = true;
+    show(actionHint, false);
     renderDiceState();
     renderActions();
   }
@@ -638,6 +647,12 @@ export function tablePage(code) {
     if (p && p.name) return p.name;
     const s = T.table?.seats[seat];
     return (s && s.name) || t("seat_n", { n: seat + 1 });
+  }
+
+  /** Every seat's name, as the parts that name seats show them. */
+  function names() {
+    const count = T.view ? T.view.players.length : (T.table?.seats.length ?? 0);
+    return Array.from({ length: count }, (_, i) => nameOf(i));
   }
 
   function isScorekeeper() {
@@ -669,8 +684,8 @@ export function tablePage(code) {
 
   function renderStatus() {
     const st = (T.table && T.table.status) || "waiting";
-    status.dataset.status = st;
-    status.textContent = t(`status.${st}`) || st;
+    if (status.dataset.status !== st) status.dataset.status = st;
+    setText(status, t(`status.${st}`) || st);
   }
 
   function renderControls() {
@@ -683,19 +698,19 @@ export function tablePage(code) {
     show(watching, Boolean(table) && !T.seat && !canJoin);
     show(share, st !== "over" && st !== "abandoned" && !isLocal(code)); // nobody joins a table of this device
     show(startBtn, st === "waiting" && isCreator());
-    startHint.textContent = isCreator() ? t("start_hint") : t("wait_start");
+    setText(startHint, isCreator() ? t("start_hint") : t("wait_start"));
     show(startHint, st === "waiting" && !isScorekeeper());
     show(rematchBtn, st === "over" && isCreator() && !(table && table.rematch) && table?.mode !== "replay");
     const next = table && table.rematch;
     show(rematchLink, Boolean(next));
     if (next) {
       rematchLink.href = address(`/t/${encodeURIComponent(next)}`);
-      rematchLink.textContent = t("rematch_go", { code: next });
+      setText(rematchLink, t("rematch_go", { code: next }));
     }
     const replay = T.replay;
     show(replayBar, Boolean(replay));
     if (replay) {
-      replayLabel.textContent = t("replay.label", { step: replay.step, steps: replay.steps });
+      setText(replayLabel, t("replay.label", { step: replay.step, steps: replay.steps }));
       replayFirst.disabled = replayBack.disabled = replay.step === 0;
       replayNext.disabled = replayLast.disabled = replay.step === replay.steps;
     }
@@ -706,46 +721,58 @@ export function tablePage(code) {
     const seats = (T.table && T.table.seats) || [];
     const me = mySeat();
     const over = view?.phase === "over";
-    players.replaceChildren();
     const count = view ? view.players.length : seats.length;
-    const waiting = view && view.waiting_for;
-    for (let i = 0; i < count; i++) {
-      const p = view ? view.players[i] : null;
-      /** @type {Partial<SeatPublic>} */
-      const s = seats[i] || {};
-      const tags = [];
-      if (i === me) tags.push(h("span", { class: "tag tag-you", text: t("you") }));
-      if (s.kind === "bot") {
-        const level = s.bot ? String(s.bot).replace(/^bot:/, "") : "";
-        tags.push(h("span", { class: "tag", text: level ? `${t("bot")} · ${t(`level.${level}`)}` : t("bot") }));
-      } else if (s.kind === "human" && !isScorekeeper()) {
-        if (!s.taken) tags.push(h("span", { class: "tag", text: t("free_seat") }));
-        else if (s.away) tags.push(h("span", { class: "tag tag-away", text: t("away") }));
-        else tags.push(h("span", { class: `tag ${s.connected ? "tag-on" : "tag-off"}`, text: s.connected ? t("online") : t("offline") }));
-      }
-      if (view && view.leader === i && !over) tags.push(h("span", { class: "tag tag-lead", text: t("leads") }));
-      if (p && !p.in_manche && !over) tags.push(h("span", { class: "tag tag-out", text: t("out") }));
-      const stats = p
-        ? [
-            h("span", { class: "tokens", text: t("tokens", { n: p.tokens }) }),
-            p.manches_lost ? h("span", { class: "muted", text: t("manches_lost", { n: p.manches_lost }) }) : null,
-            p.debt ? h("span", { class: "muted", text: t("debt", { n: p.debt }) }) : null,
-          ]
-        : [];
-      const name = (p && p.name) || s.name || (s.kind === "human" && !s.taken ? "—" : t("seat_n", { n: i + 1 }));
-      const classes = ["player"];
-      if (waiting && waiting.seat === i) classes.push("is-turn");
-      if (p && !p.in_manche && !over) classes.push("is-out");
-      if (s.kind === "human" && !s.connected && s.taken && !isScorekeeper()) classes.push("is-gone");
-      players.append(
-        h(
-          "li",
-          { class: classes.join(" "), testid: `player-${i}`, "data-seat": i },
-          h("div", { class: "player-main" }, h("span", { class: "player-name", text: name }), tags),
-          h("div", { class: "player-stats" }, stats),
-        ),
-      );
+    const turn = view && view.waiting_for ? view.waiting_for.seat : null;
+    fillFrom(players, [view?.players, seats, me, turn, over, view?.leader, isScorekeeper()], () => {
+      const items = [];
+      for (let i = 0; i < count; i++) items.push(playerItem(i, turn, me, over));
+      return items;
+    });
+  }
+
+  /**
+   * One seat of the players' list.
+   * @param {number} i
+   * @param {number | null} turn the seat to move
+   * @param {number | null} me
+   * @param {boolean} over
+   */
+  function playerItem(i, turn, me, over) {
+    const view = T.view;
+    const seats = (T.table && T.table.seats) || [];
+    const p = view ? view.players[i] : null;
+    /** @type {Partial<SeatPublic>} */
+    const s = seats[i] || {};
+    const tags = [];
+    if (i === me) tags.push(h("span", { class: "tag tag-you", text: t("you") }));
+    if (s.kind === "bot") {
+      const level = s.bot ? String(s.bot).replace(/^bot:/, "") : "";
+      tags.push(h("span", { class: "tag", text: level ? `${t("bot")} · ${t(`level.${level}`)}` : t("bot") }));
+    } else if (s.kind === "human" && !isScorekeeper()) {
+      if (!s.taken) tags.push(h("span", { class: "tag", text: t("free_seat") }));
+      else if (s.away) tags.push(h("span", { class: "tag tag-away", text: t("away") }));
+      else tags.push(h("span", { class: `tag ${s.connected ? "tag-on" : "tag-off"}`, text: s.connected ? t("online") : t("offline") }));
     }
+    if (view && view.leader === i && !over) tags.push(h("span", { class: "tag tag-lead", text: t("leads") }));
+    if (p && !p.in_manche && !over) tags.push(h("span", { class: "tag tag-out", text: t("out") }));
+    const stats = p
+      ? [
+          h("span", { class: "tokens", text: t("tokens", { n: p.tokens }) }),
+          p.manches_lost ? h("span", { class: "muted", text: t("manches_lost", { n: p.manches_lost }) }) : null,
+          p.debt ? h("span", { class: "muted", text: t("debt", { n: p.debt }) }) : null,
+        ]
+      : [];
+    const name = (p && p.name) || s.name || (s.kind === "human" && !s.taken ? "—" : t("seat_n", { n: i + 1 }));
+    const classes = ["player"];
+    if (turn === i) classes.push("is-turn");
+    if (p && !p.in_manche && !over) classes.push("is-out");
+    if (s.kind === "human" && !s.connected && s.taken && !isScorekeeper()) classes.push("is-gone");
+    return h(
+      "li",
+      { class: classes.join(" "), testid: `player-${i}`, "data-seat": i },
+      h("div", { class: "player-main" }, h("span", { class: "player-name", text: name }), tags),
+      h("div", { class: "player-stats" }, stats),
+    );
   }
 
   /**
@@ -759,26 +786,35 @@ export function tablePage(code) {
 
   function renderInfo() {
     const v = T.view;
-    info.replaceChildren();
-    turnLine.textContent = "";
     show(felt, Boolean(v)); // the felt is empty before the game
-    if (!v) return;
+    const limit = v && v.round ? v.round.limit : null;
+    fillFrom(info, v && [v.pot, v.phase, v.manche, nameOf(v.leader), limit], () => {
+      if (!v) return null;
+      const items = [
+        infoItem(t("pot"), v.pot, "pot"),
+        infoItem(t("phase"), t(`phase.${v.phase}`), "phase"),
+        infoItem(t("manche"), v.manche, "manche"),
+        infoItem(t("leader"), nameOf(v.leader), "leader"),
+      ];
+      if (limit) {
+        // The call already says how many throws: « sec ! », « en 2 ! », « à fond ! ».
+        const item = infoItem(t("limit"), t(`call.${limit}`), "limit");
+        item.title = t("limit_call", { n: limit, call: "" }).trim();
+        items.push(item);
+      }
+      return items;
+    });
+    setText(turnLine, v ? turnText(v) : "");
+  }
+
+  /**
+   * Whose turn it is and to do what, with the throw they are at.
+   * @param {View} v
+   */
+  function turnText(v) {
     const r = v.round;
-    append(
-      info,
-      infoItem(t("pot"), v.pot, "pot"),
-      infoItem(t("phase"), t(`phase.${v.phase}`), "phase"),
-      infoItem(t("manche"), v.manche, "manche"),
-      infoItem(t("leader"), nameOf(v.leader), "leader"),
-    );
-    if (r && r.limit) {
-      // The call already says how many throws: « sec ! », « en 2 ! », « à fond ! ».
-      const item = infoItem(t("limit"), t(`call.${r.limit}`), "limit");
-      item.title = t("limit_call", { n: r.limit, call: "" }).trim();
-      info.append(item);
-    }
     const w = v.waiting_for;
-    if (!w) return;
+    if (!w) return "";
     const who = nameOf(w.seat);
     let line;
     if (isScorekeeper()) line = t("turn.report", { who });
@@ -789,7 +825,7 @@ export function tablePage(code) {
       const n = w.step === "dice" ? r.throws + 1 : r.throws;
       line += ` — ${t("throw_of", { n: Math.max(n, 1), allowed: r.throws_allowed })}`;
     }
-    turnLine.textContent = line;
+    return line;
   }
 
   function renderDice() {
@@ -869,14 +905,14 @@ export function tablePage(code) {
     show(actThrow, mine && allowed.some((a) => a.kind === "throw" && !a.bon));
     show(actBon, mine && allowed.some((a) => a.kind === "throw" && a.bon));
     show(actStop, mine && allowed.some((a) => a.kind === "stop"));
-    actThrow.textContent = kept ? t("throw_keep", { kept, n: rest }) : t("throw_all");
-    actBon.textContent = kept ? t("bon_keep", { kept }) : t("bon");
-    actStop.textContent = t("stop");
-    actEst.textContent = t("est");
-    actVient.textContent = t("vient");
+    setText(actThrow, kept ? t("throw_keep", { kept, n: rest }) : t("throw_all"));
+    setText(actBon, kept ? t("bon_keep", { kept }) : t("bon"));
+    setText(actStop, t("stop"));
+    setText(actEst, t("est"));
+    setText(actVient, t("vient"));
     const offline = !T.ws || T.ws.readyState !== WebSocket.OPEN;
     for (const b of [actThrow, actBon, actStop, actEst, actVient]) b.disabled = T.busy || offline;
-    if (!mine) actionHint.hidden = true;
+    if (!mine) show(actionHint, false);
     renderDiceState();
     renderHints();
   }
@@ -889,24 +925,31 @@ export function tablePage(code) {
     show(hintsBox, mine);
     if (!mine) return;
     const hint = T.hint && T.hint.version === T.version ? T.hint : null;
-    fill(
-      hintsBox,
+    fillFrom(hintsBox, hint, () => [
       h("h2", { class: "minor", text: t("hints_title") }),
       !hint
         ? h("p", { class: "muted", testid: "hints-wait", text: t("hints_wait") })
         : hint.choices.length
           ? rankedChoices(hint.choices)
           : h("p", { class: "muted", text: t("hints_unvalued") }),
-    );
+    ]);
   }
 
   function renderRound() {
     const v = T.view;
-    roundBox.replaceChildren();
-    if (!v) return;
+    const r = v && v.round;
+    fillFrom(roundBox, v && [r?.turns, r?.tie, v.draw, names()], () => (v ? roundParts(v) : null));
+  }
+
+  /**
+   * The round's turns so far, and a tie-break or draw under way.
+   * @param {View} v
+   */
+  function roundParts(v) {
     const r = v.round;
+    const parts = [];
     if (r && r.turns && r.turns.length) {
-      roundBox.append(
+      parts.push(
         h("h2", { class: "minor", text: t("this_round") }),
         h(
           "ul",
@@ -924,11 +967,12 @@ export function tablePage(code) {
       );
     }
     if (r && r.tie) {
-      roundBox.append(drawBox(`${t("tie")} · ${t("replay", { n: r.tie.replay })}`, r.tie.seats, r.tie.thrown, "tie"));
+      parts.push(drawBox(`${t("tie")} · ${t("replay", { n: r.tie.replay })}`, r.tie.seats, r.tie.thrown, "tie"));
     }
     if (v.draw) {
-      roundBox.append(drawBox(t(`draw.${v.draw.purpose}`), v.draw.seats, v.draw.thrown, "draw"));
+      parts.push(drawBox(t(`draw.${v.draw.purpose}`), v.draw.seats, v.draw.thrown, "draw"));
     }
+    return parts;
   }
 
   /**
@@ -955,21 +999,26 @@ export function tablePage(code) {
 
   function renderOutcome() {
     const out = T.view && T.view.outcome;
-    outcome.replaceChildren();
     show(outcome, Boolean(out));
-    if (!out) return;
-    const names = (/** @type {number[]} */ seats) => seats.map(nameOf).join(", ");
+    fillFrom(outcome, out && [out, names(), T.table?.status, isScorekeeper()], () => (out ? outcomeParts(out) : null));
+  }
+
+  /**
+   * Who lost the game, and who won it.
+   * @param {OutcomeView} out
+   */
+  function outcomeParts(out) {
+    const listed = (/** @type {number[]} */ seats) => seats.map(nameOf).join(", ");
     // The terminal's sentences, which it prints after a colon: here each starts a line.
-    const lines = [sentence(`outcome.${out.kind}`, { who: names(out.losers) })];
+    const lines = [sentence(`outcome.${out.kind}`, { who: listed(out.losers) })];
     if (out.winners && out.winners.length) {
-      lines.push(sentence("outcome.winners", { who: out.winners.map(names).join("; ") }));
+      lines.push(sentence("outcome.winners", { who: out.winners.map(listed).join("; ") }));
     }
     if (out.manche_losers && out.manche_losers.length > 1) {
       const each = out.manche_losers.map((s, i) => t("outcome.manche", { n: i + 1, who: nameOf(s) })).join("; ");
       lines.push(sentence("outcome.manches", { who: each }));
     }
-    append(
-      outcome,
+    return [
       h("h2", { text: t("outcome") }),
       lines.map((line, i) => h("p", { class: i === 0 ? "outcome-main" : "", text: line })),
       // a game of this phone is analysed by 421 analyse, from its record (the solvers need numpy)
@@ -982,7 +1031,7 @@ export function tablePage(code) {
             text: t("analysis_link"),
           })
         : null,
-    );
+    ];
   }
 
   function renderReport() {
@@ -998,7 +1047,7 @@ export function tablePage(code) {
     reportBtn.disabled = offline || !w;
     undoBtn.disabled = offline;
     if (!v || !w) {
-      reportPrompt.textContent = "";
+      setText(reportPrompt, "");
       reportInput.placeholder = "";
       return;
     }
@@ -1023,7 +1072,7 @@ export function tablePage(code) {
       prompt = every ? t("rp.turn_all", { who, limit }) : t("rp.turn", { who, limit });
       if (n !== 1) example = every ? "221;654" : "654/2";
     }
-    reportPrompt.textContent = prompt;
+    setText(reportPrompt, prompt);
     reportInput.placeholder = example;
   }
 
@@ -1060,25 +1109,27 @@ export function tablePage(code) {
 
   function renderFair() {
     const table = T.table;
-    fair.replaceChildren();
-    if (table && isLocal(code) && table.status === "over") {
-      show(fair, true);
-      append(
-        fair,
+    const local = Boolean(table && isLocal(code) && table.status === "over");
+    show(fair, local || Boolean(table && table.seed_hash));
+    fillFrom(fair, table && [local, table.seed_hash, table.seed, table.status], () => (table ? fairParts(table, local) : null));
+  }
+
+  /**
+   * The record of a game of this device once over; else how a table's dice can be checked.
+   * @param {TablePublic} table
+   * @param {boolean} local
+   */
+  function fairParts(table, local) {
+    if (local) {
+      return [
         h("h2", { text: t("local.record_title") }),
         h("button", { type: "button", class: "btn btn-ghost", testid: "record-link", text: t("record"), onclick: downloadRecord }),
         h("p", { class: "hint", text: t("local.record_hint") }),
-      );
-      return;
+      ];
     }
-    if (!table || !table.seed_hash) {
-      show(fair, false);
-      return;
-    }
-    show(fair, true);
+    if (!table.seed_hash) return null;
     const over = table.status === "over" || table.status === "abandoned";
-    append(
-      fair,
+    return [
       h("h2", { text: t("fair") }),
       h("p", { class: "hint", text: t("seed_hash") }),
       h("code", { class: "hash", testid: "seed-hash", text: table.seed_hash }),
@@ -1098,6 +1149,6 @@ export function tablePage(code) {
             h("p", { class: "hint", text: t("verify") }),
           ]
         : null,
-    );
+    ];
   }
 }

@@ -1,8 +1,11 @@
 /* The page's worker: py421's own Python, run by Pyodide (CPython compiled to
  * WebAssembly), plays the tables of this device (py421.page). The page sends
  * it requests as JSON text and shows what it answers; no rule of 421 is
- * written in JavaScript.
+ * written in JavaScript. The worker keeps the tables each answer changed in
+ * IndexedDB, so that a slow phone's page thread only draws.
  */
+
+import { keep, keptTables } from "./store.js";
 
 /**
  * What the worker uses of Pyodide (the npm package's types need Node's).
@@ -93,13 +96,31 @@ async function keptStart(zip) {
   }
 }
 
-const ready = start();
+/** Python started, with the tables this device keeps handed back to it. */
+async function startWithTables() {
+  const [handle, saves] = await Promise.all([start(), keptTables()]);
+  handle(JSON.stringify({ op: "restore", saves }));
+  return handle;
+}
+
+const ready = startWithTables();
 
 self.addEventListener("message", async (event) => {
   const { id, request } = /** @type {Asked} */ (/** @type {MessageEvent} */ (event).data);
   try {
     const handle = await ready;
-    scope.postMessage({ id, answer: handle(request) });
+    const answer = JSON.parse(handle(request));
+    const saves = answer.saves ?? [];
+    delete answer.saves;
+    if (answer.message) {
+      // a step: shown first, kept at once after (the write does not hold the view back)
+      scope.postMessage({ id, answer });
+      await keep(saves);
+    } else {
+      // a table made or changed over "HTTP": kept before the page goes to it
+      await keep(saves);
+      scope.postMessage({ id, answer });
+    }
   } catch (err) {
     scope.postMessage({ id, failure: err instanceof Error ? err.message : String(err) });
   }
