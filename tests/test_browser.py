@@ -139,6 +139,9 @@ def test_two_phones_create_join_play_to_the_end_and_reload(server: str, browser:
     alice.goto(server + "/")
     alice.get_by_test_id("player-name").fill("Alice")
     alice.get_by_test_id("seat-kind-1").select_option("human")
+    # three throws in the charge: a person decides from the first turn (in coups secs the dice
+    # alone end about one game in 350 of three players before anyone chooses)
+    alice.get_by_test_id("settings").fill("charge_throws=3")
     shot(alice, "1-lobby")
     accessible(alice)
     alice.get_by_test_id("create-table").click()

@@ -196,7 +196,8 @@ def test_the_players_of_the_finished_games_are_counted_by_rules():
     tables = LocalTables()
     for seed in range(3):
         play_out(tables, create(tables, players=["Ana", "bot:random"], seed=seed))
-    create(tables, players=["Ana", "Bob"])  # unfinished: counts for nobody
+    # unfinished, a person to decide (with coups secs, seed 370 ends it as it is made): counts for nobody
+    create(tables, players=["Ana", "Bob"], settings=UNDER_WAY)
     status, rows, _ = tables.request("GET", "/api/leaderboard?rules=classic-11", None)
     assert status == 200
     assert [p.PlayerStats.model_validate(row).name for row in rows] == ["Ana", "Random 1"]
