@@ -16,6 +16,7 @@ from pettingzoo.utils.conversions import turn_based_aec_to_parallel  # type: ign
 
 from py421.core.actions import ChooseStake, Stop, Throw
 from py421.core.dice import Result
+from py421.core.engine import new_game
 from py421.core.errors import IllegalAction, InvalidPlayers, InvalidRuleset
 from py421.core.game import Game
 from py421.core.rules import Ruleset, preset_names
@@ -355,6 +356,17 @@ def test_making_an_environment_keeps_the_factory_in_place():
 
     pettingzoo_env("tim", 2)
     assert py421.envs.pettingzoo_env is pettingzoo_env  # not hidden by a module of that name
+
+
+def test_an_encoder_takes_a_preset_by_name_as_every_env_does():
+    by_name = ObservationEncoder("vache-41", 3)
+    by_rules = ObservationEncoder(Ruleset.preset("vache-41"), 3)
+    state = new_game(Ruleset.preset("vache-41"), ["a", "b", "c"])
+    assert by_name.rules == by_rules.rules
+    assert by_name.encode(state, 1).tolist() == by_rules.encode(state, 1).tolist()
+    assert by_name.high.tolist() == by_rules.high.tolist()
+    with pytest.raises(InvalidRuleset, match="unknown preset 'vache'; accepted: classic-11"):
+        ObservationEncoder("vache", 3)
 
 
 def test_every_observation_entry_is_documented():

@@ -160,8 +160,9 @@ def test_a_step_after_the_end_asks_for_a_reset():
 # -- Game-v0 -----------------------------------------------------------------------
 
 
-def play_gym_game(env, seed, policy_seed):
-    """Random actions to the end: the engine's move for each and the rewards."""
+def play_gym_game(env, seed, policy_seed, infos=None):
+    """Random actions to the end: the engine's move for each and the rewards (the info of each
+    step appended to ``infos``)."""
     choose = np.random.default_rng(policy_seed)
     env.reset(seed=seed)
     moves, total, done = [], 0.0, False
@@ -170,8 +171,10 @@ def play_gym_game(env, seed, policy_seed):
         state = env.game.state
         stake = state.round is not None and state.round.tie is not None
         moves.append(ChooseStake("est" if action == 0 else "vient") if stake else decode(state, action))
-        _, reward, done, _, _ = env.step(np.int64(action))
+        _, reward, done, _, info = env.step(np.int64(action))
         total += reward
+        if infos is not None:
+            infos.append(info)
     return moves, total
 
 
@@ -213,13 +216,17 @@ def engine_game(rules, players, seat, opponents, seed, moves):
 def test_game_plays_the_engines_game_with_the_bots(preset, players, seat, opponents):
     rules = Ruleset.preset(preset)
     env = GameEnv(preset, players, list(opponents), seat)
-    moves, total = play_gym_game(env, seed=8, policy_seed=9)
+    infos: list[dict] = []
+    moves, total = play_gym_game(env, seed=8, policy_seed=9, infos=infos)
     game = engine_game(rules, players, seat, opponents, seed=8, moves=moves)
     assert env.game.steps == game.steps
     final = game.state
     assert final.outcome is not None
     lost = final.manche_losses[seat] + (seat in final.outcome.losers)
     assert total == pytest.approx(-lost)  # see test_envs: the token shares telescope
+    # the last step's info says who lost the game, and whether the learning seat did
+    assert infos[-1] == {"losers": final.outcome.losers, "lost": seat in final.outcome.losers}
+    assert all(info == {} for info in infos[:-1])
 
 
 def test_game_maps_actions_to_the_stake_at_a_main_chaude():

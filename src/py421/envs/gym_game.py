@@ -179,7 +179,14 @@ class GameEnv(gymnasium.Env[FloatArray, np.int64]):
         self._unpaid = []
         if self.render_mode == "human":
             self.render()
-        return self.encoder.encode(self.game.state, self.seat), earned, self.game.state.is_over, False, {}
+        final = self.game.state
+        return self.encoder.encode(final, self.seat), earned, final.is_over, False, self._outcome(final)
+
+    def _outcome(self, state: State) -> dict[str, Any]:
+        """At the end, who lost the game and whether the learning seat did; before it, nothing."""
+        if state.outcome is None:
+            return {}
+        return {"losers": state.outcome.losers, "lost": self.seat in state.outcome.losers}
 
     def _play_until_decision(self) -> None:
         """Throw the dice and let the bots play until the seat decides or the game ends."""

@@ -162,10 +162,11 @@ class Segment:
 
 
 class ObservationEncoder:
-    """Encodes states of games with ``players`` seats under ``rules``, from one seat's side."""
+    """Encodes states of games with ``players`` seats under ``rules`` (a preset's name or a
+    ruleset), from one seat's side."""
 
-    def __init__(self, rules: Ruleset, players: int) -> None:
-        self.rules = rules
+    def __init__(self, rules: str | Ruleset, players: int) -> None:
+        self.rules = rules = Ruleset.preset(rules) if isinstance(rules, str) else rules
         self.players = n = players
         total = rules.pot + rules.initial_tokens * n
         fiches = rules.fiches_de_manche
