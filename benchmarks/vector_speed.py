@@ -43,7 +43,9 @@ def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def vector_rate(envs: int, threads: int, seconds: float) -> tuple[float, float]:
-    env = VectorGameEnv(envs, RULES, 2, opponents="heuristic", seed=1, threads=threads)
+    env = VectorGameEnv(
+        envs, RULES, 2, opponents="heuristic", seed=1, threads=threads, autoreset_mode="SameStep"
+    )
     env.reset()
     rng = np.random.default_rng(1)
 

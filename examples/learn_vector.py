@@ -349,7 +349,13 @@ def train(
     rules = Ruleset.preset(settings.rules)
     features = Features(rules)
     env = VectorGameEnv(
-        settings.envs, rules, PLAYERS, opponents=settings.opponent, actions="gym", seed=settings.seed
+        settings.envs,
+        rules,
+        PLAYERS,
+        opponents=settings.opponent,
+        actions="gym",
+        autoreset_mode="SameStep",  # a game's end and the next start in one step: no step wasted
+        seed=settings.seed,
     )
     rng = np.random.default_rng(settings.seed)
     done = Training(QTable())
@@ -465,7 +471,16 @@ def evaluate(
     per_env = -(-per_seat // envs)
     scores = []
     for seat in range(PLAYERS):
-        env = VectorGameEnv(envs, rules, PLAYERS, opponents=opponent, seat=seat, actions="gym", reward="game")
+        env = VectorGameEnv(
+            envs,
+            rules,
+            PLAYERS,
+            opponents=opponent,
+            seat=seat,
+            actions="gym",
+            reward="game",
+            autoreset_mode="SameStep",
+        )
         got = np.full((envs, per_env), np.nan)
         played = np.zeros(envs, dtype=np.int64)
         obs, _ = env.reset(seed=seed)

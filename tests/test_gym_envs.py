@@ -216,7 +216,7 @@ def engine_game(rules, players, seat, opponents, seed, moves):
 def test_game_plays_the_engines_game_with_the_bots(preset, players, seat, opponents):
     rules = Ruleset.preset(preset)
     env = GameEnv(preset, players, list(opponents), seat)
-    infos: list[dict] = []
+    infos: list[dict[str, object]] = []
     moves, total = play_gym_game(env, seed=8, policy_seed=9, infos=infos)
     game = engine_game(rules, players, seat, opponents, seed=8, moves=moves)
     assert env.game.steps == game.steps

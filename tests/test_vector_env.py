@@ -192,10 +192,13 @@ def play_like_game_v0(
                 got, _ = single.reset()
                 assert earned[e] == 0.0 and not terminated[e]
             else:
-                got, r, done, cut, _ = single.step(chosen[e])
+                got, r, done, cut, told = single.step(chosen[e])
                 assert (r, done, cut) == (earned[e], terminated[e], False), where
                 if done:
                     ended += 1
+                    # Game-v0's last info: at once, or beside the next game's start
+                    last = info["final_info"] if autoreset == AutoresetMode.SAME_STEP else info
+                    assert (last["losers"][e], last["lost"][e]) == (told["losers"], told["lost"]), where
                     if autoreset == AutoresetMode.SAME_STEP:
                         same(info["final_obs"][e], got, f"{where}: final observation", vec.encoder)
                         got, _ = single.reset()
@@ -527,3 +530,113 @@ def test_an_illegal_action_names_the_game_and_the_accepted_ones():
         vec.step(chosen)
     with pytest.raises(IllegalAction, match="step\\(\\) takes one action per game: 4 whole numbers 0 to 16"):
         vec.step(np.array([0, 1]))
+
+
+# -- Gymnasium's conventions -----------------------------------------------------------
+
+
+def first_legal(masks: np.ndarray) -> np.ndarray:
+    return np.asarray(np.argmax(masks, axis=1), dtype=np.int64)
+
+
+def test_a_list_of_seeds_gives_each_env_the_games_of_a_lone_env_under_its_seed():
+    seeds = [5, 7, 5]
+    vec = VectorGameEnv(3, "vache-41", autoreset_mode="SameStep")
+    alone = {seed: VectorGameEnv(1, "vache-41", autoreset_mode="SameStep") for seed in set(seeds)}
+    obs, _ = vec.reset(seed=seeds)
+    seen = {seed: env.reset(seed=seed)[0] for seed, env in alone.items()}
+    for _ in range(40):
+        for e, seed in enumerate(seeds):
+            same(obs[e], seen[seed][0], f"env {e} under seed {seed}", vec.encoder)
+        obs, *_ = vec.step(first_legal(vec.action_masks()))
+        seen = {seed: env.step(first_legal(env.action_masks()))[0] for seed, env in alone.items()}
+    with pytest.raises(InvalidParameter, match=r"seed is a whole number from 0 .* or a list of 3 of them"):
+        vec.reset(seed=[1, 2])
+    with pytest.raises(InvalidParameter, match=r"or a list of 3 of them .*; not \[1, -2, 3\]"):
+        vec.reset(seed=[1, -2, 3])
+    vec.reset(seed=[1, None, 3])  # None: that env's dice from a fresh seed
+
+
+def test_a_game_that_ends_leaves_its_last_info_as_gymnasium_does():
+    """Batched as Gymnasium batches infos: a value per env, and a mask of the envs that have one
+    (each value is checked against Game-v0's in play_like_game_v0)."""
+    vec = VectorGameEnv(8, "classic-11", opponents="random", seed=3, autoreset_mode=AutoresetMode.SAME_STEP)
+    vec.reset()
+    for _ in range(100):
+        _, _, terminated, truncated, info = vec.step(first_legal(vec.action_masks()))
+        ended = terminated | truncated
+        if ended.any():
+            final = info["final_info"]
+            for mask in (info["_final_info"], info["_final_obs"], final["_losers"], final["_lost"]):
+                assert np.array_equal(mask, ended)
+            for e in np.flatnonzero(ended):
+                losers = final["losers"][e]  # two when the rules share the loss
+                assert losers in ((0,), (1,), (0, 1)) and final["lost"][e] == (0 in losers)
+            return
+        assert "final_info" not in info and "losers" not in info
+    raise AssertionError("no game ended in 100 steps")
+
+
+def test_by_default_a_game_restarts_at_the_next_step_which_gymnasiums_wrappers_take():
+    from gymnasium.wrappers.vector import NormalizeObservation, NormalizeReward
+
+    vec = VectorGameEnv(8, "classic-11", opponents="random", seed=3)
+    assert vec.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    env = NormalizeReward(NormalizeObservation(vec))
+    obs, _ = env.reset(seed=1)
+    for _ in range(30):
+        obs, *_ = env.step(first_legal(vec.action_masks()))
+    assert obs.shape == (8, vec.encoder.size) and np.isfinite(obs).all()
+
+
+def test_game_v0_made_as_a_vector_is_the_fast_env_with_game_v0s_actions():
+    import gymnasium
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+    import py421.envs  # noqa: F401 - registers the ids
+
+    env = gymnasium.make_vec(
+        "py421/Game-v0", num_envs=16, vectorization_mode="vector_entry_point", rules="tim", opponents="random"
+    )
+    assert isinstance(env, VectorGameEnv) and env.rules.name == "tim"
+    assert env.single_action_space == gymnasium.spaces.Discrete(8) and env.action_masks().shape == (16, 8)
+    stats = RecordEpisodeStatistics(env)
+    stats.reset(seed=2)
+    ended = 0
+    for _ in range(60):
+        *_, terminated, _, info = stats.step(first_legal(env.action_masks()))
+        if terminated.any():  # the wrapper counts each game as it ends
+            assert np.array_equal(info["_episode"], terminated)
+        ended += int(terminated.sum())
+    assert ended > 0
+
+
+def test_the_action_space_samples_only_legal_actions():
+    vec = VectorGameEnv(32, "engranjeu-21", 3, opponents="random", seed=4)
+    vec.action_space.seed(5)
+    vec.reset()
+    for _ in range(60):
+        actions = vec.action_space.sample()
+        assert vec.action_space.contains(actions)
+        vec.step(actions)  # an illegal one would raise IllegalAction
+    masks = tuple(np.ones(17, dtype=np.int8) for _ in range(32))
+    assert vec.action_space.sample(mask=masks).shape == (32,)  # a mask given is Gymnasium's
+
+
+def test_render_shows_every_env_in_a_line_of_what_its_seat_sees():
+    vec = VectorGameEnv(3, "classic-11", 2, seat=1, seed=6, render_mode="ansi")
+    obs, _ = vec.reset()
+    lines = vec.render()
+    assert isinstance(lines, tuple) and len(lines) == 3
+    for e, line in enumerate(lines):
+        seen = vec.encoder.split(obs[e])
+        dice = "".join(str(int(f)) for f in seen["dice"] if f)
+        assert line.startswith(f"env {e}: manche 1, ")
+        assert f"pot {int(seen['pot'][0])}" in line and f"dice {dice}" in line
+        assert "seat 1 (you) to decide" in line  # Game-v0's observations: the learning seat's turn
+    vec.step(first_legal(vec.action_masks()))
+    assert vec.render() != lines  # drawn from the last observations
+    with pytest.warns(UserWarning, match=r"render\(\) needs a render_mode \(ansi \| human\)"):
+        assert VectorGameEnv(2, seed=1).render() is None  # made without a render mode: nothing drawn
+    with pytest.raises(InvalidParameter, match=r"render_mode='rgb_array' .*; accepted: None \| ansi"):
+        VectorGameEnv(2, render_mode="rgb_array")

@@ -18,6 +18,8 @@ from .observation import NUM_ACTIONS, ObservationEncoder, action_mask, action_na
 
 EXTRA = "pip install '.[rl]' in the py421 folder"
 GYM_IDS = {"py421/Turn-v0": "py421.envs.gym_turn:TurnEnv", "py421/Game-v0": "py421.envs.gym_game:GameEnv"}
+# what gymnasium.make_vec makes by default (vectorization_mode="vector_entry_point"): the fast env
+VECTOR_ENTRY_POINTS = {"py421/Game-v0": "py421.envs.vector:game_v0_vector"}
 
 
 def require(module: str) -> ModuleType:
@@ -50,7 +52,8 @@ def _register() -> None:
     # Entry points are text: the environments' modules load only when one is made.
     for env_id, entry in GYM_IDS.items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point=entry)
+            vector = VECTOR_ENTRY_POINTS.get(env_id)
+            gymnasium.register(id=env_id, entry_point=entry, vector_entry_point=vector)
 
 
 _register()

@@ -56,6 +56,12 @@ GYM_ACTIONS = 8  # the Gymnasium environments offer 0 to 7: stop and the rethrow
 # Entries without an upper bound in the rules (an accumulated stake, a debt, tie replays).
 UNBOUNDED = float(np.finfo(np.float32).max)
 PHASES = (Phase.FIRST_PLAYER, Phase.CHARGE, Phase.DECHARGE, Phase.OVER)
+PHASE_WORDS = {
+    Phase.FIRST_PLAYER: "drawing the first player",
+    Phase.CHARGE: "the charge",
+    Phase.DECHARGE: "the décharge",
+    Phase.OVER: "over",
+}
 
 
 # -- actions ------------------------------------------------------------------
@@ -211,6 +217,26 @@ class ObservationEncoder:
     def split(self, observation: FloatArray) -> dict[str, FloatArray]:
         """The observation cut into its named segments."""
         return {s.name: observation[s.start : s.stop] for s in self.segments}
+
+    def text(self, observation: FloatArray, seat: int) -> str:
+        """One line of what ``seat``'s observation shows, for a person: the manche, the phase,
+        the pot, each seat's tokens, the dice in play and who decides."""
+        seen = {name: [int(x) for x in part] for name, part in self.split(observation).items()}
+        n = self.players
+        seats = [(seat + k) % n for k in range(n)]  # per seat entries start with the observer
+
+        def who(place: int) -> str:
+            return f"seat {seats[place]}" + (" (you)" if place == 0 else "")
+
+        phase = PHASE_WORDS[PHASES[seen["phase"].index(1)]] if 1 in seen["phase"] else "not started"
+        tokens = ", ".join(f"{who(p)} {t}" for p, t in enumerate(seen["tokens"]))
+        line = f"manche {seen['manche'][0]}, {phase}, pot {seen['pot'][0]}; tokens: {tokens}"
+        dice = "".join(str(face) for face in seen["dice"] if face)
+        if dice:
+            line += f"; dice {dice}, throw {seen['throws'][0]} of {seen['throws_allowed'][0]}"
+        if 1 in seen["deciding"]:
+            line += f"; {who(seen['deciding'].index(1))} to decide"
+        return line
 
     def encode(self, state: State, seat: int) -> FloatArray:
         """What ``seat`` sees of ``state``."""

@@ -24,10 +24,10 @@ whatever the actions. Needs the ``sim`` and ``rl`` extras (numba, Gymnasium).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple, get_args
+from typing import Any, Literal, NamedTuple, TypeGuard, get_args
 
 import gymnasium
 import numpy as np
@@ -83,12 +83,36 @@ def _check_count(value: object, what: str) -> int:
     return int(value)
 
 
+def _is_seed(seed: object) -> TypeGuard[int | np.integer[Any]]:
+    return not isinstance(seed, bool) and isinstance(seed, int | np.integer) and bool(seed >= 0)
+
+
 def _check_seed(seed: object) -> int | None:
     if seed is None:
         return None
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+    if not _is_seed(seed):
         raise InvalidParameter(f"seed is a whole number from 0 (one for every game), or None; not {seed!r}")
     return int(seed)
+
+
+Seeds = int | Sequence[int | None] | None
+
+
+def _check_seeds(seed: object, count: int) -> Seeds:
+    """One seed for every env, or Gymnasium's list of one per env (None: a fresh one)."""
+    if isinstance(seed, list | tuple):
+        if len(seed) == count and all(x is None or _is_seed(x) for x in seed):
+            return [None if x is None else int(x) for x in seed]
+    elif seed is None or _is_seed(seed):
+        return _check_seed(seed)
+    raise InvalidParameter(
+        f"seed is a whole number from 0 (one for every env's games), or a list of {count} of them (one "
+        f"for each env, None for a fresh one), or None; not {_shown(seed)}"
+    )
+
+
+def _fresh_seed() -> int:
+    return int(np.random.default_rng().integers(2**63))
 
 
 def _check_actions(actions: object) -> ActionSet:
@@ -107,6 +131,19 @@ def _check_autoreset(mode: object) -> AutoresetMode:
             return known
     accepted = " | ".join(f"AutoresetMode.{m.name}" for m in AUTORESET_MODES)
     raise InvalidParameter(f"autoreset_mode={mode!r} is not offered; accepted: {accepted}")
+
+
+VECTOR_RENDER_MODES = ("ansi", "human")
+VECTOR_RENDER_OFF = f"render() needs a render_mode ({' | '.join(VECTOR_RENDER_MODES)}) when the env is made"
+
+
+def _check_render_mode(mode: object) -> str | None:
+    if mode is None or mode in VECTOR_RENDER_MODES:
+        return mode
+    raise InvalidParameter(
+        f"render_mode={mode!r} is not offered by the vector environment (a line of text per env); "
+        f"accepted: None | {' | '.join(VECTOR_RENDER_MODES)}"
+    )
 
 
 def _check_bot(level: object) -> int:
@@ -200,7 +237,7 @@ class _Batch:
         self.acc = np.zeros((g, n), dtype=np.float64)
         self.report = np.zeros(s.E_SIZE, dtype=np.int64)
         self.masks = np.zeros((g, self.viewers.size, self.action_count), dtype=np.int8)
-        self.seed: int | None = None
+        self.keyed = False  # whether the games' dice streams are set (by the first reset)
         self.started = False
         self._pool: ThreadPoolExecutor | None = None
         self._final = np.zeros((g, self.viewers.size, self.encoder.size), dtype=np.float32)
@@ -218,11 +255,17 @@ class _Batch:
         index, actions = (self.optimal.tables.index, self.optimal.tables.actions) if self.optimal else _NONE
         return (self.rules_array, self.tab, self.kinds, index, actions, self.rindex, self.rindex_actions)
 
-    def reset(self, seed: int | None) -> FloatArray:
-        """Start new games (game 0 of each env under a new seed, else each env's next game)."""
-        if seed is not None or self.seed is None:
-            self.seed = int(np.random.default_rng().integers(2**63)) if seed is None else seed
-            self.keys[:] = [batch_key(self.seed, e) for e in range(self.games)]
+    def reset(self, seed: Seeds) -> FloatArray:
+        """Start new games: under a seed, game 0 of each env (env ``e`` of seed ``s`` plays batch ``e``
+        of ``421 simulate --seed s``; with a list, env ``e`` plays batch 0 of its own seed); else each
+        env's next game."""
+        if seed is not None or not self.keyed:
+            if isinstance(seed, Sequence):
+                self.keys[:] = [batch_key(_fresh_seed() if x is None else x, 0) for x in seed]
+            else:
+                base = _fresh_seed() if seed is None else seed
+                self.keys[:] = [batch_key(base, e) for e in range(self.games)]
+            self.keyed = True
             first = np.zeros(self.games, dtype=np.int64)
         else:
             first = self.vs[:, s.V_GAME] + 1
@@ -361,10 +404,26 @@ def _check_table(rules: Ruleset, players: int) -> None:
 # -- Gymnasium ----------------------------------------------------------------------
 
 
+class LegalActions(spaces.MultiDiscrete):
+    """One action per env, where ``sample()`` draws a legal one for each (the masks of the moment);
+    given a ``mask`` or a ``probability``, it samples as Gymnasium's ``MultiDiscrete`` does."""
+
+    def __init__(self, count: int, envs: int, masks: Callable[[], npt.NDArray[np.bool_]]) -> None:
+        super().__init__(np.full(envs, count, dtype=np.int64))
+        self._masks = masks
+
+    def sample(self, mask: Any = None, probability: Any = None) -> IntArray:
+        if mask is not None or probability is not None:
+            picked: IntArray = super().sample(mask, probability)
+            return picked
+        return random_actions(self._masks(), self.np_random)
+
+
 class VectorGameEnv(gymnasium.vector.VectorEnv[FloatArray, IntArray, npt.NDArray[Any]]):
     """``num_envs`` games, in each one learning ``seat`` against bots; ``options`` are the ruleset's."""
 
-    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP}  # noqa: RUF012 - VectorEnv declares it so
+    # Gymnasium's own default, which its wrappers (NormalizeObservation…) take
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012 - VectorEnv declares it so
 
     def __init__(
         self,
@@ -375,13 +434,15 @@ class VectorGameEnv(gymnasium.vector.VectorEnv[FloatArray, IntArray, npt.NDArray
         seat: int = 0,
         reward: str = "tokens",
         actions: str = "all",
-        autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         seed: int | None = None,
         threads: int = 1,
+        render_mode: str | None = None,
         **options: Any,
     ) -> None:
         ruleset, n = _rules_and_players(rules, num_players, options)
         _check_table(ruleset, n)
+        self.render_mode = _check_render_mode(render_mode)
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
             raise InvalidPlayers(f"seat={seat!r} does not exist; seats are 0 to {n - 1}")
         others = [opponents] * (n - 1) if isinstance(opponents, str) else list(opponents)
@@ -411,15 +472,18 @@ class VectorGameEnv(gymnasium.vector.VectorEnv[FloatArray, IntArray, npt.NDArray
         self.single_observation_space = spaces.Box(self.encoder.low, self.encoder.high, dtype=np.float32)
         self.single_action_space = spaces.Discrete(self._batch.action_count)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.action_space = LegalActions(self._batch.action_count, self.num_envs, self.action_masks)
+        self._shown: FloatArray | None = None  # the last observations, which render() draws
 
     def reset(
-        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+        self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[FloatArray, dict[str, Any]]:
-        """New games; ``seed`` restarts every env's dice (game 0), else each env plays its next game."""
-        first = _check_seed(seed if seed is not None else self._seed)
+        """New games; ``seed`` (one for all, or a list of one per env) restarts every env's dice
+        (game 0), else each env plays its next game."""
+        first = _check_seeds(seed if seed is not None else self._seed, self.num_envs)
         self._seed = None
         obs = self._batch.reset(first)
+        self._seen(obs[:, 0])
         return obs[:, 0], {}
 
     def step(
@@ -429,13 +493,44 @@ class VectorGameEnv(gymnasium.vector.VectorEnv[FloatArray, IntArray, npt.NDArray
     ]:
         obs, rewards, ended, final = self._batch.step(actions)
         infos: dict[str, Any] = {}
-        if final is not None and ended.any():  # as Gymnasium's vector environments give them
-            last = np.full(self.num_envs, None, dtype=object)
-            for e, seen in zip(np.flatnonzero(ended), final[:, 0], strict=True):
-                last[e] = seen
-            infos["final_obs"] = last
-            infos["_final_obs"] = ended > 0
+        if ended.any():
+            # as Gymnasium's vector environments give them: Game-v0's last info of each game that
+            # ended, and with same-step autoreset its last observation, both beside the next game's
+            outcome = self._outcomes(ended > 0)
+            if final is None:
+                infos = outcome
+            else:
+                last = np.full(self.num_envs, None, dtype=object)
+                for e, seen in zip(np.flatnonzero(ended), final[:, 0], strict=True):
+                    last[e] = seen
+                infos["final_obs"], infos["_final_obs"] = last, ended > 0
+                infos["final_info"], infos["_final_info"] = outcome, ended > 0
+        self._seen(obs[:, 0])
         return obs[:, 0], np.ascontiguousarray(rewards[:, self.seat]), ended == 1, ended == 2, infos
+
+    def _seen(self, obs: FloatArray) -> None:
+        self._shown = obs
+        if self.render_mode == "human":
+            print("\n".join(self.render() or ()))
+
+    def render(self) -> tuple[str, ...] | None:
+        """A line for each env (``render()[e]`` for env ``e``): what the learning seat sees now."""
+        if self.render_mode is None:
+            gymnasium.logger.warn(VECTOR_RENDER_OFF)
+            return None
+        if self._shown is None:
+            return tuple(f"env {e}: not started, reset() first" for e in range(self.num_envs))
+        return tuple(f"env {e}: {self.encoder.text(seen, self.seat)}" for e, seen in enumerate(self._shown))
+
+    def _outcomes(self, ended: npt.NDArray[np.bool_]) -> dict[str, Any]:
+        """Game-v0's info at the end, ``losers`` and ``lost``, for the games that ended, batched."""
+        losers = np.full(self.num_envs, None, dtype=object)
+        lost = np.zeros(self.num_envs, dtype=bool)
+        for e in np.flatnonzero(ended):
+            bits = int(self._batch.vs[e, s.V_ENDED_LOSERS])
+            losers[e] = tuple(p for p in range(self._batch.kinds.size) if bits >> p & 1)
+            lost[e] = bool(bits >> self.seat & 1)
+        return {"losers": losers, "_losers": ended, "lost": lost, "_lost": ended}
 
     def action_masks(self) -> npt.NDArray[np.bool_]:
         """(num_envs, actions): the learning seat's legal actions now (MaskablePPO's ``action_masks``)."""
@@ -443,6 +538,13 @@ class VectorGameEnv(gymnasium.vector.VectorEnv[FloatArray, IntArray, npt.NDArray
 
     def close_extras(self, **kwargs: Any) -> None:
         self._batch.close()
+
+
+def game_v0_vector(num_envs: int = 64, **kwargs: Any) -> VectorGameEnv:
+    """``py421/Game-v0`` as ``gymnasium.make_vec`` makes it from its vector entry point: this
+    module's fast environment, with Game-v0's eight actions unless ``actions`` says otherwise."""
+    kwargs.setdefault("actions", "gym")
+    return VectorGameEnv(num_envs, **kwargs)
 
 
 # -- self-play --------------------------------------------------------------------

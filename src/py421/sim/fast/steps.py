@@ -102,8 +102,10 @@ W_TURN, W_STAKE, W_OVER = 0, 1, 2
     V_AMOUNT,  # set by a « pour ce qui vient » rethrow (-1: none)
     V_VIENT,
     V_REPLAYS,  # the engine's ``tie.replays``
+    V_LOSERS,  # the seats that lost the game that ended last, a bit mask (0: stopped, no loser)
+    V_ENDED_LOSERS,  # V_LOSERS of the game this step ended (the games skipped after it write V_LOSERS)
     V_SIZE,
-) = range(26)
+) = range(28)
 
 # -- the constants of a batch: places in ``conf`` ---------------------------------
 (
@@ -231,6 +233,7 @@ def _end_manche(st: I64, se: I64, v: I64, rules: I64, holder: int, espagnole: bo
         for s in range(n):
             if losers >> s & 1:
                 rew[s] -= 1.0
+        v[V_LOSERS] = losers
         v[V_AT] = A_OVER
         return
     st[k.S_MANCHE] += 1
@@ -371,6 +374,7 @@ def _run(
         elif at == A_ROUND:
             if st[k.S_ROUNDS] >= k.MAX_ROUNDS:
                 v[V_TRUNCATED] = 1
+                v[V_LOSERS] = 0
                 at = A_OVER
                 continue
             count = 0
@@ -855,6 +859,7 @@ def _step_game(
             earned[:] = 0.0  # what the next game earns before its first decision is paid with that decision
             if v[V_WAIT] == W_OVER:
                 ended[e] = 2 if v[V_TRUNCATED] else 1
+                v[V_ENDED_LOSERS] = v[V_LOSERS]
         start_next = not fresh and v[V_WAIT] == W_OVER and conf[K_SAME_STEP] == 1
         shown = final_obs if start_next else obs
         _write(game_st, game_se, v, rules, tab, moves, conf, viewers, shown[e], masks[e])
