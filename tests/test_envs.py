@@ -16,7 +16,7 @@ from pettingzoo.utils.conversions import turn_based_aec_to_parallel  # type: ign
 
 from py421.core.actions import ChooseStake, Stop, Throw
 from py421.core.dice import Result
-from py421.core.engine import new_game
+from py421.core.engine import new_game, throws_allowed
 from py421.core.errors import IllegalAction, InvalidPlayers, InvalidRuleset
 from py421.core.game import Game
 from py421.core.rules import Ruleset, preset_names
@@ -367,6 +367,20 @@ def test_an_encoder_takes_a_preset_by_name_as_every_env_does():
     assert by_name.high.tolist() == by_rules.high.tolist()
     with pytest.raises(InvalidRuleset, match="unknown preset 'vache'; accepted: classic-11"):
         ObservationEncoder("vache", 3)
+
+
+def test_an_observation_reads_as_a_line_of_the_engines_table():
+    env = GameEnv("vache-41", 3, ["random", "random"], seat=1)
+    obs, _ = env.reset(seed=4)
+    state = env.game.state
+    dice = "".join(str(face) for face in state.round.dice) if state.round and state.round.dice else ""
+    assert state.to_move == 1 and dice  # the learning seat decides on its dice
+    phase = {"charge": "the charge", "decharge": "the décharge"}[state.phase.value]
+    tokens = f"seat 1 (you) {state.tokens[1]}, seat 2 {state.tokens[2]}, seat 0 {state.tokens[0]}"
+    assert env.encoder.text(obs, 1) == (
+        f"manche {state.manche}, {phase}, pot {state.pot}; tokens: {tokens}; "
+        f"dice {dice}, throw {state.round.throws} of {throws_allowed(state)}; seat 1 (you) to decide"
+    )
 
 
 def test_every_observation_entry_is_documented():
