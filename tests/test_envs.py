@@ -373,8 +373,8 @@ def test_an_observation_reads_as_a_line_of_the_engines_table():
     env = GameEnv("vache-41", 3, ["random", "random"], seat=1)
     obs, _ = env.reset(seed=4)
     state = env.game.state
-    dice = "".join(str(face) for face in state.round.dice) if state.round and state.round.dice else ""
-    assert state.to_move == 1 and dice  # the learning seat decides on its dice
+    assert state.round is not None and state.round.dice and state.to_move == 1  # the seat decides
+    dice = "".join(str(face) for face in state.round.dice)
     phase = {"charge": "the charge", "decharge": "the décharge"}[state.phase.value]
     tokens = f"seat 1 (you) {state.tokens[1]}, seat 2 {state.tokens[2]}, seat 0 {state.tokens[0]}"
     assert env.encoder.text(obs, 1) == (
