@@ -673,3 +673,47 @@ def test_a_game_not_on_the_disk_is_found_missing_without_building_its_model(tmp_
 
     monkeypatch.setattr(game_maxn, "GameMaxn", built)
     assert game_maxn.load_cached(rules, 3, tmp_path) is None
+
+
+def test_advice_says_who_left_the_manche_where_holding_nothing_does_not(shared_solutions):
+    """Under withdraw_at_zero=false a player holding no token may still be in the décharge (they took
+    none in the charge) or out of it (they gave their last one): --out names those out. The leader's
+    best choice, averaged over their first throw, is one minus the solved position's share."""
+    rules = SMALL.with_options(withdraw_at_zero=False)
+    solved_here(rules, 3, shared_solutions)
+    runner = CliRunner()
+    options = ["--set", "pot=4", "--set", "withdraw_at_zero=false"]
+    solved = json.loads(runner.invoke(main, ["solve", "--players", "3", *options, "--json"]).output)
+    first = next(v for v in solved["values"] if v["manche"] == 1 and v["lost"] == [0, 0, 0])
+    for out, active in (((), [True, True, True]), ((1,), [True, False, True])):
+        at = next(
+            p for p in first["positions"]
+            if (p["phase"], p["tokens"], p["active"], p["leader"]) == ("decharge", [3, 0, 1], active, 0)
+        )  # fmt: skip
+        context = RoundContext(3, tokens=(3, 0, 1), out=out)
+        expected = sum(
+            float(p) * advise_game_level(rules, Result.of(faces), 2, context).options[0].value
+            for faces, p in throw_outcomes(3)
+        )
+        assert expected == pytest.approx(1 - at["share"][0], abs=1e-12), out
+        told = runner.invoke(
+            main,
+            ["advise", "642", "--throws-left", "2", "--objective", "game", *options, "--tokens", "3,0,1",
+             *(["--out", "1"] if out else []), "--json"],
+        )  # fmt: skip
+        assert told.exit_code == 0, told.output
+        values = [row["value"] for row in json.loads(told.output)["options"]]
+        assert values == [o.value for o in advise_game_level(rules, Result.parse("642"), 2, context).options]
+    refused = [
+        (["--tokens", "3,0,1", "--out", "2"], "the player 2 places after you holds 1 token: only a player"),
+        (["--tokens", "3,0,1", "--out", "0"], "you cannot be out of the manche: the advice is for your turn"),
+        (["--tokens", "3,0,1", "--out", "3"], "by their place after you, 1 to 2 at a table of 3, not 3"),
+        (["--tokens", "3,0,1", "--out", "x"], "--out takes places after you, like 1 or 1,2, not 'x'"),
+        (["--phase", "charge", "--pot", "4", "--out", "1"], "nobody is out of the manche in the charge"),
+        (["--tokens", "3,0,1", "--out", "2", "--lang", "fr"], "le joueur 2 places après vous a 1 jeton"),
+        (["--tokens", "3,0,1", "--out", "1;2", "--lang", "fr"], "--out prend des places après vous, comme 1"),
+    ]
+    asked = ["advise", "642", "--throws-left", "2", "--objective", "game", *options, "--players", "3"]
+    for extra, said in refused:
+        answer = runner.invoke(main, [*asked, *extra])
+        assert answer.exit_code == 2 and said in answer.output, (extra, answer.output)

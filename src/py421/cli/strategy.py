@@ -24,7 +24,7 @@ READS: dict[Goal, tuple[str, ...]] = {
     "coup-sec": (),
     "loser": ROUND,
     "tokens": ROUND,
-    "game": (*ROUND, "tokens", "stake"),
+    "game": (*ROUND, "tokens", "stake", "out"),
 }
 
 
@@ -84,6 +84,16 @@ def _finals(text: str | None) -> tuple[Result, ...]:
     return tuple(Result.parse(part) for part in text.replace(";", ",").split(",") if part.strip())
 
 
+def _places(text: str | None, lang: str) -> tuple[int, ...]:
+    """--out: places after yours, 1 for the next player clockwise."""
+    if text is None:
+        return ()
+    parts = [p.strip() for p in text.split(",")]
+    if not all(p.isdigit() for p in parts):
+        raise click.BadParameter(tr(lang, "cli.advise.out", text=repr(text)))
+    return tuple(int(p) for p in parts)
+
+
 def _counts(text: str | None, players: int | None, lang: str) -> tuple[int, ...] | None:
     """Every player's tokens, yours first: two counts, or as many as --players says (or 3 or 4 given)."""
     if text is None:
@@ -111,6 +121,7 @@ def _counts(text: str | None, players: int | None, lang: str) -> tuple[int, ...]
 @click.option("--pot", type=click.IntRange(0), default=None)
 @click.option("--tokens", default=None)
 @click.option("--stake", type=click.IntRange(0), default=0)
+@click.option("--out", default=None)
 @click.option("--json", "as_json", is_flag=True)
 @SAY_OPTION
 def advise(
@@ -126,6 +137,7 @@ def advise(
     pot: int | None,
     tokens: str | None,
     stake: int,
+    out: str | None,
     as_json: bool,
     lang: str,
 ) -> None:
@@ -152,7 +164,9 @@ def advise(
         from ..solver import advice as solver
         from ..solver.heads_up_game import carries_over
 
-        context = solver.RoundContext(in_round, finals, limit, phase == "charge", pot, counts, stake)
+        context = solver.RoundContext(
+            in_round, finals, limit, phase == "charge", pot, counts, stake, _places(out, lang)
+        )
         match chosen:
             case "game" if context.players > 2:
                 result = solver.advise_game_level(rules, held, throws_left, context)

@@ -56,6 +56,9 @@ class RoundContext:
     pot: int | None = None  # tokens left in the pot (charge)
     tokens: tuple[int, ...] | None = None  # every player's tokens: the mover's first, then clockwise
     stake: int = 0  # accumulated stakes so far this round
+    # three or four players: those out of the manche, by place after the mover (1: the next clockwise),
+    # where holding no token does not say it (``withdraw_at_zero`` off)
+    out: tuple[int, ...] = ()
 
     def check(self, rules: Ruleset, throws_left: int) -> int:
         """The throws the mover may use; refuses an impossible context."""
@@ -109,6 +112,14 @@ def advise_game(rules: Ruleset, dice: Result, throws_left: int, context: RoundCo
     why = unsupported(rules)
     if why:
         raise InvalidRuleset(cannot_solve(rules, why))
+    if context.out:
+        raise InvalidPosition(
+            Message(
+                "solver.game.out_two",
+                "at a table of two, a player out of the manche ends it: "
+                "players out are named at three or four",
+            )
+        )
     if context.players != 2:
         raise InvalidPosition(
             Message(
@@ -149,6 +160,40 @@ def advise_game(rules: Ruleset, dice: Result, throws_left: int, context: RoundCo
     return Advice("P(not losing the manche)", found)
 
 
+def _out(context: RoundContext, tokens: tuple[int, ...]) -> frozenset[int]:
+    """The places of ``context.out``, each that of a player holding no token, in the décharge."""
+    n = len(tokens)
+    for place in context.out:
+        if place == 0:
+            raise InvalidPosition(
+                Message("solver.game.out_you", "you cannot be out of the manche: the advice is for your turn")
+            )
+        if not 0 < place < n:
+            raise InvalidPosition(
+                Message(
+                    "solver.game.out_place",
+                    "a player out of the manche is named by their place after you, "
+                    f"1 to {n - 1} at a table of {n}, not {place}",
+                    {"place": place, "last": n - 1, "n": n},
+                )
+            )
+        if context.charge:
+            raise InvalidPosition(
+                Message("solver.game.out_charge", "nobody is out of the manche in the charge")
+            )
+        if tokens[place]:
+            held = tokens[place]
+            raise InvalidPosition(
+                Message(
+                    "solver.game.out_holding.one" if held == 1 else "solver.game.out_holding",
+                    f"the player {place} places after you holds {held} token{'s' * (held != 1)}: only a "
+                    "player holding none can be out of the manche",
+                    {"place": place, "tokens": held},
+                )
+            )
+    return frozenset(context.out)
+
+
 def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: RoundContext) -> Advice:
     """Three or four players: every choice by one minus the expected share of the game's loss.
 
@@ -176,7 +221,9 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
                 {"counts": counts, "pot": pot, "n": n, "total": total, "start": start},
             )
         )
-    active = tuple(context.charge or not rules.withdraw_at_zero or t > 0 for t in tokens)
+    out = _out(context, tokens)
+    held = (context.charge or not rules.withdraw_at_zero or t > 0 for t in tokens)
+    active = tuple(in_manche and s not in out for s, in_manche in enumerate(held))
     behind = [s for s in (0, *range(n - 1, 0, -1)) if active[s]]  # the mover, then counter-clockwise
     if not active[0]:
         raise InvalidPosition(
