@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from py421.cli import main
 from py421.core.actions import ReportedTurn
 from py421.core.chance import SeededDice
+from py421.core.dice import Result
 from py421.core.engine import apply_action, apply_dice, apply_turn, est_amount
 from py421.core.events import RoundDecided, Took
 from py421.core.game import Game
@@ -23,7 +24,7 @@ from py421.players import HeuristicBot
 from py421.players.optimal import RoundsOptimalBot
 from py421.sim.fast.policy import ROUNDS_LEVEL
 from py421.solver.duel import solve_duel
-from py421.solver.rounds import OBJECTIVES, comparison_of, payoffs, solve_round, stages
+from py421.solver.rounds import KEEP_CHOICES, OBJECTIVES, comparison_of, payoffs, solve_round, stages
 from py421.solver.tables import INDEX, KEEPS, RESULTS
 
 from .helpers import play_until, run, simulated, table
@@ -267,3 +268,12 @@ def test_the_first_option_advised_is_the_one_bot_optimal_plays(preset: str, play
                 assert (best.stop, best.keep) == played, (finals, result, remaining)
                 checked += 1
     assert checked > 1000
+
+
+def test_tied_keeps_go_to_more_dice_then_the_higher_ones_as_documented():
+    """docs/strategy.md: among choices worth the same, more dice kept, then the higher dice."""
+    in_order = [KEEPS[k] for k in dict.fromkeys(KEEP_CHOICES[INDEX[Result.parse("642")]])]
+    assert in_order == [(6, 4), (6, 2), (4, 2), (6,), (4,), (2,), ()]
+    for result in RESULTS:
+        keeps = [KEEPS[k] for k in dict.fromkeys(KEEP_CHOICES[INDEX[result]])]
+        assert keeps == sorted(keeps, key=lambda kept: (-len(kept), [-d for d in kept])), result

@@ -43,10 +43,10 @@ choice. The charge only empties the pot, so it is solved pot level by pot
 level from the smallest.
 
 **Ties between choices.** A player whose choices are worth the same to
-them within ``1e-12`` stops rather than throws again, and keeps more dice
-rather than fewer (then the first keep in :data:`.rounds.KEEP_CHOICES`), as
-:mod:`.rounds` does; the other players' values follow that choice, so the
-results are reproducible.
+them within ``1e-12`` stops rather than throws again, keeps more dice
+rather than fewer, and among keeps of as many dice the higher ones, read from
+the highest die (:data:`.rounds.KEEP_CHOICES`), as :mod:`.rounds` does; the
+other players' values follow that choice, so the results are reproducible.
 
 Rules this model does not cover are refused with the reason
 (:func:`unsupported`); ``bot:optimal`` plays those round by round.

@@ -213,8 +213,9 @@ def payoffs(rules: Ruleset, players: int, charge: bool, pot: int | None, stage: 
 
 # -- one turn: the player to move best-responds, the others are carried along --------------
 
-# The keeps each result allows, more dice first (ties go to keeping more), padded.
-_BY_SIZE = [sorted(ks, key=lambda k: -len(KEEPS[k])) for ks in KEEPS_OF]
+# The keeps each result allows in the order ties between them go (docs/strategy.md): more dice first,
+# then the higher dice, read from the highest; padded.
+_BY_SIZE = [sorted(ks, key=lambda k: (-len(KEEPS[k]), tuple(-d for d in KEEPS[k]))) for ks in KEEPS_OF]
 KEEP_CHOICES: IntArray = np.array([ks + [ks[-1]] * (7 - len(ks)) for ks in _BY_SIZE], dtype=np.intp)
 STOP = -1
 FRESH = TRANSITIONS[KEEP_INDEX[()]]
