@@ -552,6 +552,9 @@ def test_a_list_of_seeds_gives_each_env_the_games_of_a_lone_env_under_its_seed()
         seen = {seed: env.step(first_legal(env.action_masks()))[0] for seed, env in alone.items()}
     with pytest.raises(InvalidParameter, match=r"seed is a whole number from 0 .* or a list of 3 of them"):
         vec.reset(seed=[1, 2])
+    games = MultiAgentVector(3, "vache-41", seed=0)  # self-play takes a seed per game too
+    lone = MultiAgentVector(1, "vache-41").reset(seed=7).observations
+    same(games.reset(seed=seeds).observations[1], lone[0], "game 1 under seed 7")
     with pytest.raises(InvalidParameter, match=r"or a list of 3 of them .*; not \[1, -2, 3\]"):
         vec.reset(seed=[1, -2, 3])
     vec.reset(seed=[1, None, 3])  # None: that env's dice from a fresh seed

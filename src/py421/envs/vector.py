@@ -605,8 +605,10 @@ class MultiAgentVector:
         self.observation_space = spaces.Box(self.encoder.low, self.encoder.high, dtype=np.float32)
         self.action_space = spaces.Discrete(self._batch.action_count)
 
-    def reset(self, seed: int | None = None) -> Steps:
-        first = _check_seed(seed if seed is not None else self._seed)
+    def reset(self, seed: int | Sequence[int | None] | None = None) -> Steps:
+        """New games; ``seed`` (one for all, or a list of one per game) restarts every game's dice, as
+        :meth:`VectorGameEnv.reset` does; else each plays its next game."""
+        first = _check_seeds(seed if seed is not None else self._seed, self.num_games)
         self._seed = None
         obs = self._batch.reset(first)
         g, n = self.num_games, self.num_players
