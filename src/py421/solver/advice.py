@@ -198,7 +198,8 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
     """Three or four players: every choice by one minus the expected share of the game's loss.
 
     ``context.players`` is the table's; the round's players are those still in
-    (in the décharge, those holding tokens where ``withdraw_at_zero``). The
+    (in the décharge, those holding tokens where ``withdraw_at_zero``, and not
+    named in ``context.out``). The
     position is one of the first manche: the mover is seat 0, the others follow
     clockwise, and the leader is the player ``len(context.before)`` places
     before the mover among those in the round.
