@@ -717,3 +717,15 @@ def test_advice_says_who_left_the_manche_where_holding_nothing_does_not(shared_s
     for extra, said in refused:
         answer = runner.invoke(main, [*asked, *extra])
         assert answer.exit_code == 2 and said in answer.output, (extra, answer.output)
+
+
+def test_charge_rounds_worth_nothing_are_solved_exactly():
+    """With value_deduction a round can move no token, and the charge comes back to where it was:
+    its positions are solved, not iterated, and the shares of the game sum to 1 to rounding."""
+    game = GameMaxn(SMALL.with_options(value_deduction=True), 3).solve()
+    summary = game.summary()
+    assert summary["converged"]
+    assert sum(summary["share"]) == pytest.approx(1, abs=5e-14)  # as without value_deduction: 1.3e-14
+    assert sum(summary["lose"]) == pytest.approx(1 + summary["shared"], abs=5e-14)
+    for solution in game.manches.values():
+        assert solution.values.sum(axis=1) == pytest.approx(-1, abs=5e-14)  # at every position

@@ -744,7 +744,7 @@ def solve_manche(
             levels.setdefault(pos.pot, []).append(p)
     looping = _zero_amounts(manche.rules)
     for pot in sorted(levels):
-        for _ in range(LEVEL_SWEEPS):  # a round worth nothing leaves the pot as it was: iterate then
+        for _ in range(LEVEL_SWEEPS):  # a round worth nothing leaves the pot as it was: sweep, then solve
             change = 0.0
             for p in levels[pot]:
                 play = round_at(manche, p, values, keep=True)
@@ -756,6 +756,8 @@ def solve_manche(
                 break
         else:
             solution.converged = False
+        if looping:  # the level's values under its final policies, exactly (the sweeps only near them)
+            values[levels[pot]] = _evaluate_level(levels[pot], moves, values)
         if progress:
             progress("charge", pot, manche.rules.pot)
     solution.ends = _manche_ends(manche, moves, decharge, [levels[pot] for pot in sorted(levels)])
@@ -768,6 +770,16 @@ def _evaluate(manche: Manche, decharge: list[int], moves: dict[int, Moves], valu
     inner = dense[:, decharge]
     rest = dense[:, manche.ends :] @ values[manche.ends :]  # the décharge only leads to itself or ends
     exact = np.linalg.solve(np.eye(len(decharge)) - inner, rest)
+    return np.asarray(exact, dtype=np.float64)
+
+
+def _evaluate_level(rows: list[int], moves: dict[int, Moves], values: FloatArray) -> FloatArray:
+    """The exact values of a pot level's positions under the policies behind ``moves``: a round worth
+    nothing comes back to the level, every other outcome leads to positions already solved."""
+    dense = _dense(moves, rows, len(values))
+    solved = np.ones(len(values), dtype=bool)
+    solved[rows] = False
+    exact = np.linalg.solve(np.eye(len(rows)) - dense[:, rows], dense[:, solved] @ values[solved])
     return np.asarray(exact, dtype=np.float64)
 
 
