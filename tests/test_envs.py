@@ -11,7 +11,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, render_test, seed_test, state_test  # type: ignore[import-untyped]
+from pettingzoo.test import (  # type: ignore[import-untyped]
+    api_test,
+    parallel_seed_test,
+    render_test,
+    seed_test,
+    state_test,
+)
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel  # type: ignore[import-untyped]
 
 from py421.core.actions import ChooseStake, Stop, Throw
@@ -367,6 +373,13 @@ def test_an_encoder_takes_a_preset_by_name_as_every_env_does():
     assert by_name.high.tolist() == by_rules.high.tolist()
     with pytest.raises(InvalidRuleset, match="unknown preset 'vache'; accepted: classic-11"):
         ObservationEncoder("vache", 3)
+
+
+@pytest.mark.parametrize(("preset", "players"), [("tim", 2), ("engranjeu-21", 3), ("vache-41", 4)])
+def test_pettingzoos_parallel_seed_test_passes_with_an_illegal_reward(preset, players):
+    """It samples actions without the mask, as state_test does: with ``illegal_reward`` an unmasked
+    action ends the game, and the same seed still plays the same games (docs/rl.md)."""
+    parallel_seed_test(lambda: turn_based_aec_to_parallel(pettingzoo_env(preset, players, illegal_reward=-1)))
 
 
 def test_an_observation_reads_as_a_line_of_the_engines_table():
