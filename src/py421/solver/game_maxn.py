@@ -736,7 +736,7 @@ def solve_manche(
         accelerate = speeding
         last = change
         if accelerate:
-            values[decharge] = _evaluate(manche, decharge, moves, values)
+            values[decharge] = _evaluate(decharge, moves, values)
     _check_decharge(manche, decharge, moves, solution)
     levels: dict[int, list[int]] = {}
     for p, pos in enumerate(manche.positions):
@@ -757,29 +757,20 @@ def solve_manche(
         else:
             solution.converged = False
         if looping:  # the level's values under its final policies, exactly (the sweeps only near them)
-            values[levels[pot]] = _evaluate_level(levels[pot], moves, values)
+            values[levels[pot]] = _evaluate(levels[pot], moves, values)
         if progress:
             progress("charge", pot, manche.rules.pot)
     solution.ends = _manche_ends(manche, moves, decharge, [levels[pot] for pot in sorted(levels)])
     return solution
 
 
-def _evaluate(manche: Manche, decharge: list[int], moves: dict[int, Moves], values: FloatArray) -> FloatArray:
-    """The exact values of the décharge's positions under the policies behind ``moves``."""
-    dense = _dense(moves, decharge, len(values))
-    inner = dense[:, decharge]
-    rest = dense[:, manche.ends :] @ values[manche.ends :]  # the décharge only leads to itself or ends
-    exact = np.linalg.solve(np.eye(len(decharge)) - inner, rest)
-    return np.asarray(exact, dtype=np.float64)
-
-
-def _evaluate_level(rows: list[int], moves: dict[int, Moves], values: FloatArray) -> FloatArray:
-    """The exact values of a pot level's positions under the policies behind ``moves``: a round worth
-    nothing comes back to the level, every other outcome leads to positions already solved."""
+def _evaluate(rows: list[int], moves: dict[int, Moves], values: FloatArray) -> FloatArray:
+    """The exact values of ``rows`` under the policies behind ``moves``: the rows lead to one another
+    (the décharge; a pot level whose rounds may be worth nothing) or to positions already valued."""
     dense = _dense(moves, rows, len(values))
-    solved = np.ones(len(values), dtype=bool)
-    solved[rows] = False
-    exact = np.linalg.solve(np.eye(len(rows)) - dense[:, rows], dense[:, solved] @ values[solved])
+    valued = np.ones(len(values), dtype=bool)
+    valued[rows] = False
+    exact = np.linalg.solve(np.eye(len(rows)) - dense[:, rows], dense[:, valued] @ values[valued])
     return np.asarray(exact, dtype=np.float64)
 
 
@@ -808,7 +799,7 @@ def _check_decharge(
     if not decharge:
         return
     values = solution.values
-    exact = _evaluate(manche, decharge, moves, values)
+    exact = _evaluate(decharge, moves, values)
     solution.linear_gap = float(np.abs(exact - values[decharge]).max())
     values[decharge] = exact
     residual = 0.0

@@ -7,7 +7,7 @@ import { NAME_MAX, createTable, importRecord, leaderboard, nameProblem, presets 
 import { leaderboardTable } from "./board.js";
 import { app, fill, h, showError } from "./dom.js";
 import { t } from "./i18n.js";
-import { keptTables } from "./local.js";
+import { keptTables } from "./store.js";
 import { navigate } from "./router.js";
 import { lastName, rememberName } from "./saved.js";
 import { presetOf, presetSelect, seatList, settingsInput, splitSettings } from "./seats.js";

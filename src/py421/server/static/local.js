@@ -9,8 +9,6 @@
 import { lang } from "./i18n.js";
 import { address } from "./router.js";
 
-export { keptTables } from "./store.js";
-
 /** Codes of this device's tables start so (py421.page.local.CODE_PREFIX). */
 export const LOCAL_PREFIX = "local-";
 const BOT_PAUSE = 450; // ms between two bots' moves, as a server paces them, so each can be seen
