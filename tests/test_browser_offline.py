@@ -50,8 +50,16 @@ def app_page(chromium: Browser) -> Page:
     return page
 
 
+# Taps « throw » and says whether the choices are busy right after, before any answer can come
+TAP_THROW = """() => { document.querySelector("[data-testid=action-throw]").click();
+    return document.querySelector("[data-testid=actions]").getAttribute("aria-busy"); }"""
+
+
 def legal_button(page: Page) -> Locator:
-    return page.locator("[data-testid=actions]:not([hidden]) button:not([hidden]):not([disabled])").first
+    """A choice the person can make now: none while the page waits for the answer to the last one."""
+    return page.locator(
+        "[data-testid=actions]:not([hidden]):not([aria-busy=true]) button:not([hidden]):not([disabled])"
+    ).first
 
 
 def play_moves(page: Page, most: int) -> None:
@@ -106,8 +114,11 @@ def test_a_game_against_a_bot_plays_offline_from_the_static_site_and_replays(
     # (a part drawn anew is laid out and painted anew, which a slow phone feels at every tap)
     expect(page.get_by_test_id("turn")).to_contain_text("throw 1 of 3")
     page.get_by_test_id("player-0").evaluate("(li) => { li.dataset.drawn = 'before'; }")
-    page.get_by_test_id("action-throw").click()
+    # From the tap until Python answers, the choices say they are busy (a second tap sends nothing),
+    # though they look the same unless the answer is slow
+    assert page.evaluate(TAP_THROW) == "true"
     expect(page.get_by_test_id("turn")).to_contain_text("throw 2 of 3")
+    expect(page.get_by_test_id("actions")).not_to_have_attribute("aria-busy", "true")
     expect(page.get_by_test_id("player-0")).to_have_attribute("data-drawn", "before")
     play_moves(page, 400)
     expect(page.get_by_test_id("status")).to_have_attribute("data-status", "over")

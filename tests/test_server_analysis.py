@@ -202,7 +202,17 @@ def test_a_table_with_hints_the_server_cannot_give_is_refused_saying_why(
     assert not client.app.state.hub.tables  # nothing kept
 
 
-def test_rules_that_take_longer_than_the_budget_to_solve_are_refused_and_the_server_goes_on(tmp_path):
+def solving_forever(conn: Any, memory_mb: int) -> None:
+    """An analysis worker whose every solve outlasts any budget, whatever the machine's speed:
+    it takes each request and never answers."""
+    while True:
+        conn.recv()
+
+
+def test_rules_that_take_longer_than_the_budget_to_solve_are_refused_and_the_server_goes_on(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setattr("py421.server.analysis._serve", solving_forever)
     app = create_app(f"sqlite:///{tmp_path}/s.db", bot_delay=0, budget=Budget(seconds=0.5))
     with TestClient(app) as client:
         body = {"rules": "classic-11", "seats": ["human", "bot:heuristic"], "name": "Alice", "hints": True}

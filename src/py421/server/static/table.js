@@ -314,8 +314,7 @@ export function tablePage(code) {
         setConn("closed");
         return;
       }
-      T.busy = false;
-      clearTimeout(T.busyLook);
+      setBusy(false);
       setConn("closed");
       renderAll();
       T.retryTimer = setTimeout(connect, T.backoff + Math.random() * 300);
@@ -389,8 +388,7 @@ export function tablePage(code) {
       addLog(msg.log_start, msg.log);
       const accepted = T.sentAt !== null && T.version !== T.sentAt;
       if (accepted) T.sentAt = null;
-      T.busy = false;
-      clearTimeout(T.busyLook);
+      setBusy(false);
       const w = T.view && T.view.waiting_for;
       // Someone's keep is known while their dice are in the air.
       if (w && w.step === "dice" && w.kept) T.lastKeep = w.kept;
@@ -410,8 +408,7 @@ export function tablePage(code) {
       T.hint = msg;
       renderHints();
     } else if (msg.type === "error") {
-      T.busy = false;
-      clearTimeout(T.busyLook);
+      setBusy(false);
       T.reportSentAt = null;
       T.sentAt = null;
       T.refused = true;
@@ -584,10 +581,24 @@ export function tablePage(code) {
     const sent = send({ type: "act", version: T.version, action });
     if (!sent) return;
     T.sentAt = T.version;
-    T.busy = true;
+    setBusy(true);
     T.lastKeep = move.kind === "throw" ? move.keep.join("") : "";
+  }
+
+  /**
+   * Whether an action was sent and its answer not come: the choices then take no tap. They say so
+   * at once to assistive technology (aria-busy), but look busy only past BUSY_LOOK.
+   * @param {boolean} on
+   */
+  function setBusy(on) {
+    T.busy = on;
     clearTimeout(T.busyLook);
-    T.busyLook = setTimeout(renderActions, BUSY_LOOK);
+    if (on) {
+      actions.setAttribute("aria-busy", "true");
+      T.busyLook = setTimeout(renderActions, BUSY_LOOK);
+    } else {
+      actions.removeAttribute("aria-busy");
+    }
   }
 
   /** @param {"keep" | "bon"} verb */
