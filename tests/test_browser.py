@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -126,11 +127,16 @@ def felt_reaches_the_bottom(page: Page) -> None:
 
 
 def take_a_turn(page: Page) -> None:
-    """Stop when allowed, else throw: a quick game."""
+    """Stop when allowed, else throw: a quick game. Nothing while the last choice waits for its
+    answer (the choices are busy, though they look busy only if the answer is slow)."""
+    actions = page.get_by_test_id("actions")
+    if actions.get_attribute("aria-busy") == "true":
+        return
     for testid in ("action-stop", "action-throw", "action-est", "action-vient"):
         button = page.get_by_test_id(testid)
         if button.is_visible() and button.is_enabled():
             button.click()
+            expect(actions).not_to_have_attribute("aria-busy", "true")
             return
 
 
@@ -138,6 +144,10 @@ def test_two_phones_create_join_play_to_the_end_and_reload(server: str, browser:
     alice, bob = phone(browser), phone(browser)
     alice.goto(server + "/")
     alice.get_by_test_id("player-name").fill("Alice")
+    # the server's bot levels, each saying how it plays
+    levels = alice.get_by_test_id("seat-kind-1").locator("option[value^='bot:']")
+    expect(levels).to_have_count(3)
+    expect(levels.nth(1)).to_have_attribute("title", re.compile("decent bar player"))
     alice.get_by_test_id("seat-kind-1").select_option("human")
     # three throws in the charge: a person decides from the first turn (in coups secs the dice
     # alone end about one game in 350 of three players before anyone chooses)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from py421.i18n import CATALOGS, page_module, tr
-from py421.players import BOTS
+from py421.players import levels
 from py421.server.protocol import typescript
 
 from .server_helpers import serving
@@ -121,9 +121,5 @@ def test_the_page_keeps_the_bots_names_for_the_bots_in_every_language():
     api = (STATIC / "api.js").read_text(encoding="utf-8")
     found = re.search(r"const BOT_NAME = /\^\(([^)]*)\) \[0-9\]\+\$/iu;", api)
     assert found, "api.js: BOT_NAME"
-    words = {
-        catalog[f"bot.{level}"].removesuffix(" {n}").lower()
-        for catalog in CATALOGS.values()
-        for level in BOTS
-    }
+    words = {level.names[lang].removesuffix(" {n}").lower() for lang in CATALOGS for level in levels()}
     assert set(found[1].split("|")) == words

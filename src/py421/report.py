@@ -25,6 +25,7 @@ from .i18n import error_text, num, tr
 from .play.coach import decharge_passes
 from .players.optimal import whole_game
 from .sim.fast.bot_tables import build_tables
+from .sim.fast.policy import KINDS
 from .sim.simulate import BATCH, Simulation, Summary, new_pool, run, warm_up
 from .solver.duel import solve_duel
 from .solver.heads_up import game_outcome
@@ -33,7 +34,7 @@ from .solver.solutions import solved as solved_game
 from .solver.tables import INDEX, KEEP_INDEX, TRANSITIONS
 from .solver.turn import odds
 
-LEVELS = ("random", "heuristic", "optimal")
+LEVELS = tuple(KINDS)  # the bots the fast simulator plays: every match-up takes seconds
 Step = Callable[[str], None]
 
 

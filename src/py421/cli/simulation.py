@@ -76,6 +76,7 @@ def simulate(
     if scheduler is not None:
         require("dask", "421 simulate --scheduler")
     from ..players.optimal import game_level, whole_game
+    from ..sim.fast.policy import KINDS
     from ..sim.simulate import (
         Simulation,
         Summary,
@@ -93,9 +94,13 @@ def simulate(
     if "optimal" in sim.levels and (whole_game(rules, seated) or game_level(rules, seated)):
         _prepare_optimal(rules, seated, as_json, workers or default_workers(), lang)
     workers = workers or min(default_workers(), sim.batch_count)
+    if not sim.compiled:  # a bot the fast simulator does not have: the engine plays, here
+        workers = 1
+        slow = ", ".join(f"bot:{level}" for level in sim.levels if level not in KINDS)
+        click.echo(tr(lang, "cli.sim.engine", bots=slow), err=True)
     # The kernel is compiled once per machine (a minute or two): before the timer, so games/s is the speed.
     started = time.perf_counter()
-    if scheduler is None:
+    if scheduler is None and sim.compiled:
         compile_kernel(lang)
         with status(tr(lang, "cli.sim.warm_up")):
             warm_up(rules, len(sim.levels))
@@ -116,7 +121,12 @@ def simulate(
         stopped = "SIGTERM" if isinstance(cause, Terminated) else "SIGINT"
     elapsed = time.perf_counter() - warmed
     summary = Summary(sim, counts, workers if scheduler is None else 0)
-    extra: dict[str, Any] = {"seconds": elapsed, "warm_up_seconds": warmed - started, "scheduler": scheduler}
+    extra: dict[str, Any] = {
+        "seconds": elapsed,
+        "warm_up_seconds": warmed - started,
+        "scheduler": scheduler,
+        "played_by": "compiled" if sim.compiled else "engine",
+    }
     if stopped is not None:
         extra |= {"partial": True, "games_asked": games, "stopped_by": stopped}
     summary.extra = extra

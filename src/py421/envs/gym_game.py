@@ -35,7 +35,7 @@ from ..core.events import Event
 from ..core.game import Game
 from ..core.rules import Ruleset
 from ..core.state import State
-from ..players import BOTS, Player, make_bot
+from ..players import Player, levels, make_bot
 from .gym_turn import check_gym_action, policy_action
 from .observation import GYM_ACTIONS, FloatArray, MaskArray, ObservationEncoder, decode, legal_indices
 from .picture import Image, table_picture
@@ -56,7 +56,14 @@ from .render import table_text
 Policy = Callable[[FloatArray, MaskArray], object]
 """An opponent that plays like the learner: its seat's observation and mask in, an action 0 to 7 out."""
 Opponent = str | Player | Policy
-OPPONENTS = f"a bot level ({' | '.join(BOTS)}), a Player or a policy (observation, mask) -> action"
+
+
+def _bot_levels() -> str:
+    return " | ".join(level.key for level in levels())
+
+
+def _opponents() -> str:
+    return f"a bot level ({_bot_levels()}), a Player or a policy (observation, mask) -> action"
 
 
 def is_player(opponent: object) -> TypeGuard[Player]:
@@ -70,14 +77,15 @@ def check_opponents(opponents: Opponent | Sequence[Opponent], others: int) -> tu
     elif isinstance(opponents, Sequence):
         chosen = tuple(opponents)
     else:
-        raise InvalidPlayers(f"opponents is {OPPONENTS}, or a list of one per other seat; not {opponents!r}")
+        said = f"opponents is {_opponents()}, or a list of one per other seat; not {opponents!r}"
+        raise InvalidPlayers(said)
     if len(chosen) != others:
         raise InvalidPlayers(f"give one opponent for each of the {others} other seats, not {len(chosen)}")
     for opponent in chosen:
-        if isinstance(opponent, str) and opponent not in BOTS:
-            raise InvalidPlayers(f"opponent {opponent!r} is not a bot level; accepted: {' | '.join(BOTS)}")
+        if isinstance(opponent, str) and opponent not in {level.key for level in levels()}:
+            raise InvalidPlayers(f"opponent {opponent!r} is not a bot level; accepted: {_bot_levels()}")
         if not isinstance(opponent, str) and not (is_player(opponent) or callable(opponent)):
-            raise InvalidPlayers(f"opponent {opponent!r} is not accepted; an opponent is {OPPONENTS}")
+            raise InvalidPlayers(f"opponent {opponent!r} is not accepted; an opponent is {_opponents()}")
     return chosen
 
 

@@ -54,7 +54,6 @@ from .play import SKIPPED_GAMES, check_reward, make_rules, nothing_to_decide
 
 ActionSet = Literal["all", "gym"]
 ACTION_SETS: tuple[ActionSet, ...] = get_args(ActionSet)
-BOT_LEVELS = ("random", "heuristic", "optimal")
 AUTORESET_MODES = (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)
 IntArray = npt.NDArray[np.int64]
 
@@ -147,10 +146,10 @@ def _check_render_mode(mode: object) -> str | None:
 
 
 def _check_bot(level: object) -> int:
-    if isinstance(level, str) and level in BOT_LEVELS:
+    if isinstance(level, str) and level in KINDS:
         return KINDS[level]
-    raise InvalidPlayers(
-        f"bot {level!r} is not accepted; the vector environments' bots: {' | '.join(BOT_LEVELS)}"
+    raise InvalidPlayers(  # the compiled ones: a step plays every seat in the kernel
+        f"bot {level!r} is not accepted; the vector environments' bots: {' | '.join(KINDS)}"
     )
 
 

@@ -29,14 +29,13 @@ from ..core.state import State
 from ..core.views import seat_view
 from ..i18n import LANGS, error_text, guillemets
 from ..play.session import Seat, Session, parse_seats
-from ..players import BOTS
+from ..players import accepted, bot_level, levels, listing
 from ..sim.stats import game_stats
 from ..text import describe
 
 CODE_PREFIX = "local-"  # the page sends what starts so to its worker, the rest to the server
 LOG_LINES = 50  # as many log lines as the server sends
 MOST_SEATS = 20  # as many as a table of 421 serve seats by default (--max-seats)
-OFFLINE_BOTS = ("random", "heuristic")  # bot:optimal needs numpy's solvers: online only for now
 SAVE_KIND = "py421-local-table"
 MODES = ("play", "scorekeeper", "replay")
 RECORD_MOST = 5_000_000  # characters of a record imported: a long game's is a few hundred kilobytes
@@ -210,6 +209,8 @@ class LocalTables:
     def _route(self, method: str, path: str, body: Any, lang: str) -> tuple[Any, list[LocalTable]]:
         if method == "GET" and path == "/api/presets":
             return self.presets(), []
+        if method == "GET" and path == "/api/bots":
+            return listing(), []
         if method == "POST" and path == "/api/tables":
             table = self.create(body if isinstance(body, dict) else {}, lang)
             return {"code": table.code, "seat": 0, "token": "", "seed_hash": ""}, [table]
@@ -357,11 +358,11 @@ class LocalTables:
         except Py421Error as e:
             raise _refused("bad_seats", e, lang) from e
         for seat in seats:
-            if seat.bot is not None and (mode == "scorekeeper" or seat.bot not in OFFLINE_BOTS):
-                accepted = ", ".join(f"bot:{b}" for b in OFFLINE_BOTS if b in BOTS)
+            if seat.bot is not None and (mode == "scorekeeper" or not bot_level(seat.bot).offline):
+                here = accepted(tuple(level for level in levels() if level.offline))
                 raise LocalError(
                     "bad_seats",
-                    f"bot:{seat.bot} plays only at a server's tables; on this phone: {accepted}"
+                    f"bot:{seat.bot} plays only at a server's tables; on this phone: {here}"
                     if mode == "play"
                     else "a scorekeeper's players are the people at the real table",
                 )

@@ -32,7 +32,7 @@ class Seat:
     """Who sits at a seat: a human by name, or a bot of a level."""
 
     name: str
-    bot: str | None = None  # a key of players.BOTS, or None for a human
+    bot: str | None = None  # a bot level's key (py421.players.registry), or None for a human
 
     @property
     def human(self) -> bool:

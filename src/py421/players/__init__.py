@@ -1,13 +1,22 @@
-"""Players: one interface for humans and bots, and the bots by name."""
+"""Players: one interface for humans and bots, and the bots by level (:mod:`.registry`)."""
 
-import re
-from collections.abc import Callable
-
-from ..core.errors import InvalidPlayers, Message
-from ..i18n import CATALOGS, tr
+from ..i18n import CATALOGS
 from .base import Player
 from .heuristic import HeuristicBot
 from .random_bot import RandomBot
+from .registry import (
+    BotLevel,
+    accepted,
+    bot_level,
+    bot_name,
+    is_bot_name,
+    levels,
+    listing,
+    make_bot,
+    parse_bot,
+    register,
+    unregister,
+)
 
 
 def _optimal(seed: str) -> Player:
@@ -16,78 +25,32 @@ def _optimal(seed: str) -> Player:
     return OptimalBot(seed)
 
 
-# Bot levels by name, weakest first.
-BOTS: dict[str, Callable[[str], Player]] = {
-    "random": RandomBot,
-    "heuristic": lambda seed: HeuristicBot(),
-    "optimal": _optimal,
-}
+def _texts(key: str) -> dict[str, str]:
+    return {lang: catalog[key] for lang, catalog in CATALOGS.items()}
 
 
-def parse_bot(spec: str) -> str | None:
-    """The bot level a seat spec names (``bot:heuristic``), or None for a person's name.
+# py421's own levels, weakest first; each has its twin in the fast simulator.
+for _key, _make, _offline in (
+    ("random", RandomBot, True),
+    ("heuristic", lambda seed: HeuristicBot(), True),
+    ("optimal", _optimal, False),  # numpy's solvers: not in the page with no server
+):
+    names, about = _texts(f"bot.{_key}"), _texts(f"bot.{_key}.about")
+    register(BotLevel(_key, _make, names, about, compiled=True, offline=_offline))
 
-    >>> parse_bot("bot:Optimal"), parse_bot("Alice")
-    ('optimal', None)
-    """
-    text = spec.strip()
-    if not text.lower().startswith("bot:"):
-        return None
-    level = text[4:].strip().lower()
-    if level not in BOTS:
-        accepted = ", ".join(f"bot:{k}" for k in BOTS)
-        raise InvalidPlayers(
-            Message(
-                "players.unknown_bot",
-                f"unknown bot {text!r}; accepted: {accepted}",
-                {"name": repr(text), "accepted": accepted},
-            )
-        )
-    return level
-
-
-def bot_name(level: str, n: int, lang: str = "en") -> str:
-    """What the ``n``-th bot of a level is called at a table, in the table's language.
-
-    >>> bot_name("heuristic", 2), bot_name("heuristic", 2, "fr"), bot_name("random", 1, "fr")
-    ('Heuristic 2', 'Heuristique 2', 'Aléatoire 1')
-    """
-    return tr(lang, f"bot.{level}", n=n)
-
-
-# A bot's name in any language: a game keeps the names it was made with, whatever the reader's.
-_BOT_NAME = re.compile(
-    "|".join(
-        re.escape(catalog[f"bot.{level}"]).replace(re.escape("{n}"), "[0-9]+")
-        for catalog in CATALOGS.values()
-        for level in BOTS
-    ),
-    re.IGNORECASE,
-)
-
-
-def is_bot_name(name: str) -> bool:
-    """Whether a name is the kind given to bots (kept for them, in any case).
-
-    >>> is_bot_name("heuristic 1"), is_bot_name("Heuristique 2"), is_bot_name("Heuristic Harry")
-    (True, True, False)
-    """
-    return _BOT_NAME.fullmatch(name.strip()) is not None
-
-
-def make_bot(kind: str, seed: str) -> Player:
-    """A bot of the named level; ``seed`` makes a random bot repeatable."""
-    factory = BOTS.get(kind)
-    if factory is None:
-        accepted = ", ".join(f"bot:{k}" for k in BOTS)
-        raise InvalidPlayers(
-            Message(
-                "players.unknown_bot",
-                f"unknown bot 'bot:{kind}'; accepted: {accepted}",
-                {"name": repr(f"bot:{kind}"), "accepted": accepted},
-            )
-        )
-    return factory(seed)
-
-
-__all__ = ["BOTS", "HeuristicBot", "Player", "RandomBot", "bot_name", "is_bot_name", "make_bot", "parse_bot"]
+__all__ = [
+    "BotLevel",
+    "HeuristicBot",
+    "Player",
+    "RandomBot",
+    "accepted",
+    "bot_level",
+    "bot_name",
+    "is_bot_name",
+    "levels",
+    "listing",
+    "make_bot",
+    "parse_bot",
+    "register",
+    "unregister",
+]

@@ -34,6 +34,7 @@ from ..history import History
 from ..i18n import guillemets
 from ..page.bundle import RUNTIME
 from ..page.site import made_files
+from ..players import listing
 from . import protocol as p
 from .addresses import ForwardedClient, TrustedProxies
 from .analysis import Analyst
@@ -209,6 +210,11 @@ def create_app(
     # -- tables ------------------------------------------------------------------
 
     responses: dict[int | str, dict[str, Any]] = {400: {"model": p.ErrorBody}}
+
+    @app.get("/api/bots", response_model=list[p.BotOffer])
+    async def bots() -> list[dict[str, object]]:
+        """The bot levels a seat may be given, py421's own and any registered."""
+        return listing()
 
     @app.get("/api/presets", response_model=list[p.Preset])
     async def presets() -> list[dict[str, Any]]:

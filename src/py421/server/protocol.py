@@ -134,6 +134,13 @@ class Preset(Strict):
     no_limit: bool = Field(description="the rules set no most (the server's own cap applies)")
 
 
+class BotOffer(Strict):
+    spec: str = Field(description="what a seat is given to seat it: `bot:KEY`")
+    names: dict[str, str] = Field(description="by language: its name, without the number it gets at a table")
+    about: dict[str, str] = Field(description="by language: how it plays")
+    offline: bool = Field(description="it plays in the page with no server")
+
+
 class SeatPublic(Strict):
     seat: int
     kind: Literal["human", "bot"]
@@ -465,6 +472,7 @@ def typescript() -> str:
         "ErrorCode": (TypeAdapter(ErrorCode), "Why a request or a message was refused."),
         "ErrorBody": (TypeAdapter(ErrorBody), ""),
         "Preset": (TypeAdapter(Preset), ""),
+        "BotOffer": (TypeAdapter(BotOffer), ""),
         "CreateTable": (TypeAdapter(CreateTable), ""),
         "Created": (TypeAdapter(Created), ""),
         "JoinTable": (TypeAdapter(JoinTable), ""),

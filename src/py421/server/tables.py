@@ -35,7 +35,7 @@ from ..core.rules import Ruleset
 from ..history import GameRows, History, game_rows
 from ..play.session import Seat as SessionSeat
 from ..play.session import Session
-from ..players import BOTS, Player, bot_name, make_bot, parse_bot
+from ..players import Player, accepted, bot_name, make_bot, parse_bot
 from .cluster import Moved, Solo, TooLong, first_line, read_quietly, said_if_failed
 from .database import LIVE, Store, TableRow, now
 from .limits import AddressBook, Limits
@@ -1091,8 +1091,7 @@ def _seat(i: int, spec: str) -> Seat:
     except Py421Error:
         level = None
     if level is None:
-        accepted = ", ".join(["human", *(f"bot:{b}" for b in BOTS)])
-        raise TableError("bad_seats", f"unknown seat {spec!r}; accepted: {accepted}")
+        raise TableError("bad_seats", f"unknown seat {spec!r}; accepted: human, {accepted()}")
     return Seat(i, "bot", level)
 
 

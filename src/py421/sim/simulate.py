@@ -12,7 +12,10 @@ far, and the worker processes are ended before the stop goes on.
 
 The fast simulator (:mod:`.fast`) plays the games. :func:`engine_game` and
 :func:`count_game` play and count a game of a batch in the engine instead,
-from the same dice: the benchmark's engine loop and the tests use them.
+from the same dice: the benchmark's engine loop and the tests use them, and
+so does a simulation that seats a bot level with no compiled twin (its games
+are played that way, in the calling process: a level registered at run time
+exists only in the process that registered it).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..core.chance import DiceSource
+from ..core.engine import check_players as check_seats
 from ..core.errors import InvalidParameter
 from ..core.events import Gave, LeaderChosen, RoundDecided, Thrown, Took
 from ..core.game import Game
@@ -41,6 +45,7 @@ from ..solver.tables import INDEX, RESULTS
 from .fast import kernel as k
 from .fast.dice import batch_key, face, game_key, throw_code
 from .fast.lineup import Lineup, check_players, parse_players
+from .fast.policy import KINDS, LINEUP_KINDS
 from .loop import play_out
 
 BATCH = 10_080  # games per batch: a multiple of 2 to 8, so first seats rotate evenly
@@ -63,7 +68,17 @@ class Simulation:
             raise InvalidParameter(f"the number of games is a whole number from 1, not {self.games}")
         if self.seed < 0:
             raise InvalidParameter(f"a seed is a whole number from 0, not {self.seed}")
-        check_players(self.rules, self.levels)
+        if self.compiled:
+            check_players(self.rules, self.levels)
+        else:
+            check_seats(self.rules, [f"P{s}" for s in range(len(self.levels))])
+            for level in self.levels:
+                make_bot(level, "check")  # an unknown level, or one that refuses these rules, says so now
+
+    @property
+    def compiled(self) -> bool:
+        """Whether the fast simulator plays every seat; else the engine plays the games (far slower)."""
+        return all(level in LINEUP_KINDS for level in self.levels)
 
     @property
     def batch_count(self) -> int:
@@ -78,7 +93,12 @@ class Simulation:
 def play_batch(sim: Simulation, batch: int, games: int) -> Counts:
     """The counts of one batch (run in any process)."""
     counts = np.zeros(k.C_SIZE, dtype=np.int64)
-    _lineup(sim.rules, sim.levels).play(batch_key(sim.seed, batch), 0, games, counts)
+    key = batch_key(sim.seed, batch)
+    if sim.compiled:
+        _lineup(sim.rules, sim.levels).play(key, 0, games, counts)
+    else:
+        for game in range(games):
+            count_game(engine_game(sim.rules, sim.levels, key, game, f"{sim.seed}:{batch}"), counts)
     return counts
 
 
@@ -134,13 +154,18 @@ def run(
     they hold the batches finished so far.
     """
     total = new_counts() if total is None else total
+    if scheduler is not None and not sim.compiled:
+        raise InvalidParameter(
+            "a simulation that seats a bot with no compiled twin plays in this process, not on a Dask "
+            f"cluster; the compiled bots: {', '.join(f'bot:{level}' for level in KINDS)}"
+        )
     if scheduler is not None:
         from .cluster import run_on_dask
 
         return run_on_dask(sim, scheduler, progress, total=total)
     if workers < 1:
         raise InvalidParameter(f"the number of worker processes is a whole number from 1, not {workers}")
-    if min(workers, sim.batch_count) == 1:  # one process: no pool to start
+    if min(workers, sim.batch_count) == 1 or not sim.compiled:  # one process: no pool to start
         for b, games in sim.batches():
             total += play_batch(sim, b, games)
             if progress:

@@ -3,8 +3,8 @@
  */
 
 /**
- * @import { Analysis, CreateTable, Created, ErrorDetail, GameSummary, JoinTable, Joined, PlayerStats,
- *   Preset, Rematch, TablePublic } from "./protocol"
+ * @import { Analysis, BotOffer, CreateTable, Created, ErrorDetail, GameSummary, JoinTable, Joined,
+ *   PlayerStats, Preset, Rematch, TablePublic } from "./protocol"
  */
 import { errorText, t } from "./i18n.js";
 import { isLocal, localCall } from "./local.js";
@@ -112,6 +112,20 @@ export async function presets(here = false) {
   const key = String(here);
   presetsCache[key] ??= /** @type {Preset[]} */ (await call("GET", "/api/presets", undefined, null, here));
   return presetsCache[key];
+}
+
+/** @type {Record<string, BotOffer[]>} */
+const botsCache = {};
+
+/**
+ * The bot levels a seat may be given, asked once per visit: the server's, or with `here` those of
+ * this device's Python (each says whether it plays there).
+ * @param {boolean} [here]
+ */
+export async function botLevels(here = false) {
+  const key = String(here);
+  botsCache[key] ??= /** @type {BotOffer[]} */ (await call("GET", "/api/bots", undefined, null, here));
+  return botsCache[key];
 }
 
 /**

@@ -3,17 +3,14 @@
  * table page plays them (local.js links it to the worker).
  */
 
-import { NAME_MAX, createTable, importRecord, leaderboard, nameProblem, presets as loadPresets, refusal } from "./api.js";
+import { NAME_MAX, botLevels, createTable, importRecord, leaderboard, nameProblem, presets as loadPresets, refusal } from "./api.js";
 import { leaderboardTable } from "./board.js";
 import { app, fill, h, showError } from "./dom.js";
 import { t } from "./i18n.js";
 import { keptTables } from "./store.js";
 import { navigate } from "./router.js";
 import { lastName, rememberName } from "./saved.js";
-import { presetOf, presetSelect, seatList, settingsInput, splitSettings } from "./seats.js";
-
-/** A bot that needs no solver plays on a phone (py421.page.local.OFFLINE_BOTS). */
-const KINDS = ["human", "bot:random", "bot:heuristic"];
+import { botOption, presetOf, presetSelect, seatList, settingsInput, splitSettings } from "./seats.js";
 /** The largest record file read (py421.page.local.RECORD_MOST characters). */
 const RECORD_MOST = 5_000_000;
 
@@ -26,8 +23,8 @@ export function herePage() {
     app(),
     h("section", { class: "card" }, h("h1", { text: t("here.title") }), h("p", { class: "muted", testid: "here-loading", text: t("here.loading") })),
   );
-  loadPresets(true).then(
-    (presets) => {
+  Promise.all([loadPresets(true), botLevels(true)]).then(
+    ([presets, offers]) => {
       const presetSel = presetSelect(presets, "preset", () => seats.fit(presetOf(presets, presetSel.value)));
       const seats = seatList({
         legend: t("seats"),
@@ -40,9 +37,9 @@ export function herePage() {
         addText: t("add_seat"),
         field: (row, i, set) => {
           const select = h("select", { id: `seat-kind-${i}`, testid: `seat-kind-${i}`, "aria-label": t("seat_n", { n: i + 1 }) });
-          for (const k of KINDS) {
-            select.append(h("option", { value: k, text: k === "human" ? t("here.person") : t(`kind.${k}`), selected: k === row.kind }));
-          }
+          select.append(h("option", { value: "human", text: t("here.person"), selected: row.kind === "human" }));
+          // a bot that needs no solver plays on a phone
+          for (const offer of offers) if (offer.offline) select.append(botOption(offer, offer.spec === row.kind));
           const name = h("input", {
             type: "text",
             id: `seat-name-${i}`,

@@ -41,6 +41,14 @@ export function switchLang() {
 }
 
 /**
+ * Whether the page has words of its own for `key`.
+ * @param {string} key
+ */
+export function known(key) {
+  return key in STRINGS.en;
+}
+
+/**
  * The message `key` with `{field}`s filled; `{s}` is the plural mark of `n`.
  * @param {string} key
  * @param {Record<string, string | number>} [fields]

@@ -3,16 +3,14 @@
  */
 
 /** @import { CreateTable, GameSummary } from "./protocol" */
-import { NAME_MAX, createTable, finishedGames, leaderboard, nameProblem, presets as loadPresets, refusal, serverAnswers } from "./api.js";
+import { NAME_MAX, botLevels, createTable, finishedGames, leaderboard, nameProblem, presets as loadPresets, refusal, serverAnswers } from "./api.js";
 import { app, fill, h, showError } from "./dom.js";
 import { leaderboardTable } from "./board.js";
 import { herePromo, keptSection } from "./here.js";
 import { lang, presetText, t } from "./i18n.js";
 import { navigate } from "./router.js";
 import { lastName, rememberName, saveSeat } from "./saved.js";
-import { presetOf, presetSelect, seatList, settingsInput, splitSettings } from "./seats.js";
-
-const BOT_KINDS = ["bot:random", "bot:heuristic", "bot:optimal"];
+import { botOption, presetOf, presetSelect, seatList, settingsInput, splitSettings } from "./seats.js";
 
 export function lobbyPage() {
   document.title = "421";
@@ -42,8 +40,8 @@ function offlineLobby(root) {
 
 /** @param {HTMLElement} root */
 function onlineLobby(root) {
-  loadPresets().then(
-    (presets) => {
+  Promise.all([loadPresets(), botLevels()]).then(
+    ([presets, offers]) => {
       const presetSel = presetSelect(presets, "preset", () => {
         seats.fit(rules());
         describe();
@@ -67,10 +65,10 @@ function onlineLobby(root) {
             disabled: i === 0,
           });
           select.addEventListener("change", () => set(select.value));
-          const kinds = i === 0 ? ["you"] : ["human", ...BOT_KINDS];
-          for (const k of kinds) {
+          for (const k of i === 0 ? ["you"] : ["human"]) {
             select.append(h("option", { value: k, text: t(`kind.${k}`), selected: k === kind }));
           }
+          if (i > 0) for (const offer of offers) select.append(botOption(offer, offer.spec === kind));
           return select;
         },
       });

@@ -59,6 +59,17 @@ export interface Preset {
   no_limit: boolean;
 }
 
+export interface BotOffer {
+  /** what a seat is given to seat it: `bot:KEY` */
+  spec: string;
+  /** by language: its name, without the number it gets at a table */
+  names: Record<string, string>;
+  /** by language: how it plays */
+  about: Record<string, string>;
+  /** it plays in the page with no server */
+  offline: boolean;
+}
+
 /** `POST /api/tables`: a table to play (seats) or the scorekeeper of a real one (players). */
 export interface CreateTable {
   /** play online, or keep a real table's score */

@@ -3,9 +3,9 @@
  * editor (who sits where, within the rules' fewest and most players).
  */
 
-/** @import { Preset } from "./protocol" */
+/** @import { BotOffer, Preset } from "./protocol" */
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { known, lang, t } from "./i18n.js";
 
 /**
  * The presets' select, named `rules` like the request's field.
@@ -19,6 +19,17 @@ export function presetSelect(presets, testid, onchange) {
     select.append(h("option", { value: p.name, text: p.name }));
   }
   return select;
+}
+
+/**
+ * A bot level as a choice of a seat's select, its way of playing as the option's title.
+ * @param {BotOffer} offer
+ * @param {boolean} selected
+ */
+export function botOption(offer, selected) {
+  const own = `kind.${offer.spec}`; // py421's own levels have the page's words; a level added, the server's
+  const text = known(own) ? t(own) : t("kind.bot", { name: offer.names[lang] ?? offer.names.en ?? offer.spec });
+  return h("option", { value: offer.spec, text, title: offer.about[lang] ?? offer.about.en ?? "", selected });
 }
 
 /**

@@ -16,29 +16,31 @@ import numpy as np
 from ...core import engine
 from ...core.errors import InvalidPlayers, Message
 from ...core.rules import Ruleset
-from ...players import BOTS
+from ...players import accepted, levels
 from ...players.optimal import check_optimal, game_level, whole_game
 from . import bot_tables
 from . import kernel as k
 from .arrays import rules_array, tables
 from .optimal import DecisionTables, MaxnTables, OptimalPositions, OptimalRounds
-from .policy import H_MISSING, KINDS, LINEUP_KINDS, OPTIMAL, OPTIMAL_ROUNDS, no_positions
+from .policy import H_MISSING, LINEUP_KINDS, OPTIMAL, OPTIMAL_ROUNDS, no_positions
 
 I64 = k.I64
 
 
 def parse_players(text: str | Sequence[str]) -> tuple[str, ...]:
-    """Bot levels from ``bot:optimal,bot:heuristic``; says what is accepted otherwise."""
+    """Bot levels from ``bot:optimal,bot:heuristic``; says what is accepted otherwise. Any level of
+    :mod:`py421.players.registry` plays: those with no compiled twin through the engine."""
     items = [p.strip() for p in (text.split(",") if isinstance(text, str) else text)]
-    accepted = ", ".join(f"bot:{b}" for b in BOTS)
-    levels = []
+    known = {level.key for level in levels()}
+    found = []
     for item in items:
-        level = item.removeprefix("bot:")
-        if level not in KINDS:
-            said = f"{item!r} cannot play in a simulation; accepted: {accepted}, separated by commas"
-            raise InvalidPlayers(Message("sim.cannot_play", said, {"item": repr(item), "accepted": accepted}))
-        levels.append(level)
-    return tuple(levels)
+        level = item.removeprefix("bot:").strip().lower()
+        if level not in known:
+            bots = accepted()
+            said = f"{item!r} cannot play in a simulation; accepted: {bots}, separated by commas"
+            raise InvalidPlayers(Message("sim.cannot_play", said, {"item": repr(item), "accepted": bots}))
+        found.append(level)
+    return tuple(found)
 
 
 def check_players(rules: Ruleset, levels: Sequence[str]) -> None:

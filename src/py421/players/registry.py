@@ -1,0 +1,177 @@
+"""The bot levels, in one registry that every interface reads.
+
+A level is seated as ``bot:KEY`` in the terminal, the page, an online table and
+``421 simulate``. Adding one is its class and one :func:`register` call::
+
+    register(BotLevel("cautious", lambda seed: Cautious(), names={"en": "Cautious {n}", "fr": "Prudent {n}"},
+                      about={"en": "stops at its first result", "fr": "s'arrête à son premier résultat"}))
+
+The fast simulator plays the levels it has a compiled twin of (``compiled``); ``421 simulate``
+plays any other level through the engine, more slowly, and says so. The page with no server
+seats the ``offline`` ones (pure Python, no solver).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from ..core.errors import InvalidParameter, InvalidPlayers, Message
+from ..i18n import LANGS, fill
+from .base import Player
+
+_KEY = re.compile(r"[a-z][a-z0-9-]{0,23}")
+
+
+@dataclass(frozen=True)
+class BotLevel:
+    """One level of bot: how it is made, what it is called, and where it plays."""
+
+    key: str  # seated as ``bot:KEY``
+    make: Callable[[str], Player]  # a new bot from a seed (a random bot's choices follow it)
+    names: Mapping[str, str]  # by language: the name of the n-th bot of this level, with ``{n}``
+    about: Mapping[str, str]  # by language: how it plays, in a few words
+    compiled: bool = False  # the fast simulator has a compiled twin (py421.sim.fast.policy.KINDS)
+    offline: bool = False  # plays in the page with no server: pure Python, no solver
+
+    @property
+    def spec(self) -> str:
+        return f"bot:{self.key}"
+
+    def name(self, n: int, lang: str = "en") -> str:
+        """What the ``n``-th bot of this level is called at a table, in ``lang``."""
+        return fill(lang, self.names.get(lang, self.names["en"]), {"n": n})
+
+    def description(self, lang: str = "en") -> str:
+        return self.about.get(lang, self.about["en"])
+
+
+_LEVELS: dict[str, BotLevel] = {}
+_names: re.Pattern[str] | None = None  # any bot's name, in any language; made again at a change
+
+
+def register(level: BotLevel) -> BotLevel:
+    """Add a bot level (after the others: levels are listed in the order they came, weakest first
+    for py421's own). Refused with the reason if its key is taken or malformed, or a language lacks
+    its name or description."""
+    global _names
+    if not _KEY.fullmatch(level.key):
+        raise InvalidParameter(
+            f"a bot level's key is a lowercase letter then up to 23 letters, digits or '-', not {level.key!r}"
+        )
+    if level.key in _LEVELS:
+        raise InvalidParameter(f"bot:{level.key} is already a bot level")
+    for what, texts in (("names", level.names), ("about", level.about)):
+        missing = [lang for lang in LANGS if not texts.get(lang, "").strip()]
+        if missing:
+            raise InvalidParameter(f"bot:{level.key} has no {what} in {', '.join(missing)}")
+    if any("{n}" not in level.names[lang] for lang in LANGS):
+        raise InvalidParameter(f"each of bot:{level.key}'s names holds {{n}}, its number at the table")
+    _LEVELS[level.key] = level
+    _names = None
+    return level
+
+
+def unregister(key: str) -> None:
+    """Remove a bot level added by :func:`register` (a plugin unloaded, a test's toy bot)."""
+    global _names
+    _LEVELS.pop(key, None)
+    _names = None
+
+
+def levels() -> tuple[BotLevel, ...]:
+    """Every level, in the order they were registered."""
+    return tuple(_LEVELS.values())
+
+
+def listing() -> list[dict[str, object]]:
+    """Every level as the page offers it (``GET /api/bots``, from a server or the page's own Python):
+    its seat spec, its name without the number and how it plays in each language, and whether it
+    plays with no server."""
+    return [
+        {
+            "spec": level.spec,
+            "names": {lang: level.names[lang].replace("{n}", "").strip() for lang in LANGS},
+            "about": {lang: level.about[lang] for lang in LANGS},
+            "offline": level.offline,
+        }
+        for level in _LEVELS.values()
+    ]
+
+
+def accepted(levels_: tuple[BotLevel, ...] | None = None) -> str:
+    """``bot:random, bot:heuristic, …``: what a refusal says is accepted."""
+    return ", ".join(level.spec for level in (levels() if levels_ is None else levels_))
+
+
+def bot_level(key: str) -> BotLevel:
+    """The level called ``key``; refused, naming the levels, if there is none."""
+    found = _LEVELS.get(key)
+    if found is None:
+        said = accepted()
+        raise InvalidPlayers(
+            Message(
+                "players.unknown_bot",
+                f"unknown bot 'bot:{key}'; accepted: {said}",
+                {"name": repr(f"bot:{key}"), "accepted": said},
+            )
+        )
+    return found
+
+
+def parse_bot(spec: str) -> str | None:
+    """The bot level a seat spec names (``bot:heuristic``), or None for a person's name: the one
+    reading of a seat spec, wherever one is typed or sent.
+
+    >>> parse_bot("bot:Optimal"), parse_bot("Alice")
+    ('optimal', None)
+    """
+    text = spec.strip()
+    if not text.lower().startswith("bot:"):
+        return None
+    key = text[4:].strip().lower()
+    if key not in _LEVELS:
+        said = accepted()
+        raise InvalidPlayers(
+            Message(
+                "players.unknown_bot",
+                f"unknown bot {text!r}; accepted: {said}",
+                {"name": repr(text), "accepted": said},
+            )
+        )
+    return key
+
+
+def make_bot(key: str, seed: str) -> Player:
+    """A bot of the named level; ``seed`` makes a random bot repeatable."""
+    return bot_level(key).make(seed)
+
+
+def bot_name(key: str, n: int, lang: str = "en") -> str:
+    """What the ``n``-th bot of a level is called at a table, in the table's language.
+
+    >>> bot_name("heuristic", 2), bot_name("heuristic", 2, "fr"), bot_name("random", 1, "fr")
+    ('Heuristic 2', 'Heuristique 2', 'Aléatoire 1')
+    """
+    return bot_level(key).name(n, lang)
+
+
+def is_bot_name(name: str) -> bool:
+    """Whether a name is the kind given to bots (kept for them, in any language and case).
+
+    >>> is_bot_name("heuristic 1"), is_bot_name("Heuristique 2"), is_bot_name("Heuristic Harry")
+    (True, True, False)
+    """
+    global _names
+    if _names is None:  # a game keeps the names it was made with, whatever the reader's language
+        _names = re.compile(
+            "|".join(
+                re.escape(level.names[lang]).replace(re.escape("{n}"), "[0-9]+")
+                for level in _LEVELS.values()
+                for lang in LANGS
+            )
+            or "(?!)",
+            re.IGNORECASE,
+        )
+    return _names.fullmatch(name.strip()) is not None
