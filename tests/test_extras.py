@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -44,3 +47,81 @@ def test_the_base_install_declares_what_the_base_commands_import():
     # Alembic: the history file is migrated by 421 play, history and stats.
     assert {"click", "platformdirs", "sqlalchemy", "alembic", "textual", "rich", "numpy"} <= base
     assert not base & {"numba", "matplotlib", "fastapi", "uvicorn"}
+
+
+# A Python where the extras' packages are not installed: importing one fails as it would there.
+BASE_INSTALL = """
+import importlib.util
+import sys
+from importlib.abc import MetaPathFinder
+
+EXTRAS = {extras!r}
+
+
+class NotInstalled(MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in EXTRAS:
+            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+        return None
+
+
+def find_spec(name, package=None, real=importlib.util.find_spec):
+    return None if name.partition(".")[0] in EXTRAS else real(name, package)
+
+
+sys.meta_path.insert(0, NotInstalled())
+importlib.util.find_spec = find_spec
+from py421.cli import main
+
+main(sys.argv[1:], prog_name="421")
+"""
+EXTRA_PACKAGES = {
+    *("fastapi", "starlette", "uvicorn", "orjson", "pydantic", "pydantic_core"),  # server
+    *("numba", "llvmlite", "matplotlib", "psycopg", "dask", "distributed"),  # sim, report, postgres, dask
+    *("gymnasium", "pettingzoo", "pyspiel"),  # rl, openspiel
+    *("httpx", "httpx2", "playwright", "hypothesis"),  # the tests'
+}
+
+
+def base_install(tmp_path, *args: str) -> subprocess.CompletedProcess[str]:
+    code = BASE_INSTALL.format(extras=sorted(EXTRA_PACKAGES))
+    env = {**os.environ, "PY421_HOME": str(tmp_path / "home"), "PY421_LANG": "en"}
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300, env=env
+    )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["rules", "show", "classic-11"],
+        ["compare", "421", "654"],
+        ["odds", "653"],
+        ["advise", "642", "--throws-left", "2", "--target", "653"],
+        ["play", "--players", "bot:random,bot:random", "--seed", "1"],
+        ["history"],
+        ["site", "--out", "SITE"],
+        ["verify", "--help"],
+    ],
+    ids=lambda args: args[0],
+)
+def test_the_base_commands_run_without_any_extra(tmp_path, args):
+    """What README says the Play command installs is enough for these commands (nothing but a
+    traceback told a new user that `421 site` needed the server's packages)."""
+    args = [str(tmp_path / "site") if a == "SITE" else a for a in args]
+    done = base_install(tmp_path, *args)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    if args[0] == "site":
+        assert (tmp_path / "site" / "index.html").is_file()
+
+
+@pytest.mark.parametrize(
+    ("args", "extra"),
+    [(["serve"], "server"), (["simulate", "--games", "10"], "sim"), (["report", "--out", "out"], "report")],
+)
+def test_a_command_of_an_extra_not_installed_says_which_in_one_line(tmp_path, args, extra):
+    done = base_install(tmp_path, *args)
+    assert done.returncode == 2, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and f"needs py421's '{extra}' extra" in lines[0], done.stderr

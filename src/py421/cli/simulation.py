@@ -40,7 +40,7 @@ def _stopped_by_sigterm(command: Callable[..., None]) -> Callable[..., None]:
 
     @functools.wraps(command)
     def run(*args: Any, **kwargs: Any) -> None:
-        from ..sim.simulate import Terminated
+        from ..sim.stopping import Terminated
 
         try:
             with _sigterm_raises(Terminated):

@@ -19,8 +19,10 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+if TYPE_CHECKING:  # types only: `421 site` reads the caps' defaults with no server package installed
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
 IPV6_PREFIX = 64  # the part of an IPv6 address that one subscriber holds
 

@@ -47,6 +47,7 @@ from .fast.dice import batch_key, face, game_key, throw_code
 from .fast.lineup import Lineup, check_players, parse_players
 from .fast.policy import KINDS, LINEUP_KINDS
 from .loop import play_out
+from .stopping import Terminated
 
 BATCH = 10_080  # games per batch: a multiple of 2 to 8, so first seats rotate evenly
 Counts = k.I64
@@ -126,11 +127,6 @@ def _lineup(rules: Ruleset, levels: tuple[str, ...]) -> Lineup:
         _LINEUPS.clear()
         found = _LINEUPS[(rules, levels)] = Lineup(rules, levels)
     return found
-
-
-class Terminated(BaseException):
-    """A stop asked for by a signal other than Ctrl-C's (SIGTERM): like KeyboardInterrupt, not an
-    error, so that what is under way is cleaned up as it is for Ctrl-C."""
 
 
 def new_counts() -> Counts:
