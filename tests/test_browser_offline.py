@@ -100,6 +100,9 @@ def test_a_game_against_a_bot_plays_offline_from_the_static_site_and_replays(
     expect(page.get_by_test_id("here-no-solver")).to_contain_text("need the solvers of a py421 server")
     accessible(page)
     page.get_by_test_id("seat-name-0").fill("Ana")
+    # on a phone a person's name shows whole beside the seat's choice (it was squeezed to 28 px)
+    name, kind = (page.get_by_test_id(f"seat-{part}-0").bounding_box() for part in ("name", "kind"))
+    assert name is not None and kind is not None and name["width"] >= 0.8 * kind["width"], (name, kind)
     page.get_by_test_id("settings").fill("pot=0")
     page.get_by_test_id("create-here").click()
     expect(page.get_by_test_id("error-banner")).to_contain_text("pot")  # the rules' refusal, as a server's

@@ -786,7 +786,7 @@ MESSAGES: dict[str, str] = {
     "page.here.title": "A game on this phone",
     "page.here.intro": "No server and no network needed: py421 plays here, against bots or passing the phone around.",
     "page.here.open": "Play on this phone",
-    "page.here.person": "A person, on this phone",
+    "page.here.person": "A person",
     "page.here.person_name": "Name of the person at seat {n}",
     "page.here.create": "Start the game",
     "page.here.names_needed": "Each person needs a name.",

@@ -862,7 +862,7 @@ MESSAGES: dict[str, str] = {
     "page.here.title": "Une partie sur ce téléphone",
     "page.here.intro": "Ni serveur ni réseau : py421 joue ici, contre des robots ou en se passant le téléphone.",
     "page.here.open": "Jouer sur ce téléphone",
-    "page.here.person": "Une personne, sur ce téléphone",
+    "page.here.person": "Une personne",
     "page.here.person_name": "Nom de la personne à la place {n}",
     "page.here.create": "Commencer la partie",
     "page.here.names_needed": "Chaque personne a besoin d'un nom.",
