@@ -190,6 +190,8 @@ def test_a_real_tables_score_is_kept_offline_in_french(chromium: Browser, site: 
     page.get_by_test_id("create-table").click()
     page.wait_for_url("**/t/local-*")
     accessible(page)
+    expect(page.get_by_test_id("connection")).to_have_text("sur ce téléphone")  # not « en direct »
+    expect(page.locator(".tag-you")).to_have_count(0)  # the score of the whole table: nobody is « vous »
     report = page.get_by_test_id("report-input")
     report.fill("421")
     page.get_by_test_id("report-button").click()
@@ -213,6 +215,11 @@ def test_a_real_tables_score_is_kept_offline_in_french(chromium: Browser, site: 
         page.wait_for_function(f"window.drawn > {drawn}")  # the report's view is drawn
     expect(page.get_by_test_id("status")).to_have_attribute("data-status", "over")
     expect(page.get_by_test_id("outcome")).to_contain_text("Bob")
+    # over: nobody leads and there is nothing left to report, but a wrong last entry can be undone
+    expect(page.get_by_test_id("leader")).to_have_count(0)
+    expect(report).to_be_hidden()
+    expect(page.get_by_test_id("report-button")).to_be_hidden()
+    expect(page.get_by_test_id("undo-button")).to_be_visible()
 
 
 def test_421_serve_offers_the_games_on_the_phone_beside_its_tables(chromium: Browser, tmp_path: Path):

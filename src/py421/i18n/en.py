@@ -867,6 +867,7 @@ MESSAGES: dict[str, str] = {
     "page.share": "Invite with this link or the code {code}",
     "page.copy": "Copy",
     "page.copied": "Copied",
+    "page.conn.here": "on this phone",
     "page.conn.connecting": "connecting…",
     "page.conn.open": "live",
     "page.conn.closed": "reconnecting…",

@@ -943,6 +943,7 @@ MESSAGES: dict[str, str] = {
     "page.share": "Invitez avec ce lien ou le code {code}",
     "page.copy": "Copier",
     "page.copied": "Copié",
+    "page.conn.here": "sur ce téléphone",
     "page.conn.connecting": "connexion…",
     "page.conn.open": "en direct",
     "page.conn.closed": "reconnexion…",

@@ -164,15 +164,9 @@ export function tablePage(code) {
   const reportPrompt = h("label", { for: "report-input", class: "report-prompt" });
   const reportBtn = h("button", { type: "submit", class: "btn btn-primary", id: "report-button", testid: "report-button", text: t("sk.report") });
   const undoBtn = h("button", { type: "button", class: "btn btn-light", id: "undo-button", testid: "undo-button", text: t("sk.undo"), onclick: undo });
-  const reportForm = h(
-    "form",
-    { class: "card report", hidden: true, onsubmit: report },
-    h("h2", { text: t("sk.report_title") }),
-    reportPrompt,
-    h("div", { class: "row" }, reportInput, reportBtn),
-    h("p", { class: "hint", text: t("sk.help") }),
-    undoBtn,
-  );
+  // What is typed and how: hidden once the game is over, when only an undo is left to do.
+  const reportEntry = h("div", {}, reportPrompt, h("div", { class: "row" }, reportInput, reportBtn), h("p", { class: "hint", text: t("sk.help") }));
+  const reportForm = h("form", { class: "card report", hidden: true, onsubmit: report }, h("h2", { text: t("sk.report_title") }), reportEntry, undoBtn);
   const skWatch = h("p", { class: "muted", hidden: true, text: t("sk.watch") });
 
   // A record watched step by step (a table of this device): the step shown, moved by these.
@@ -333,7 +327,8 @@ export function tablePage(code) {
 
   /** @param {"connecting" | "open" | "closed"} state */
   function setConn(state) {
-    conn.textContent = t(`conn.${state}`);
+    // A table of this device is never online: it says where it is played rather than « live ».
+    conn.textContent = t(state === "open" && isLocal(code) ? "conn.here" : `conn.${state}`);
     conn.dataset.state = state;
   }
 
@@ -675,7 +670,8 @@ export function tablePage(code) {
   }
 
   function mySeat() {
-    if (T.view && typeof T.view.seat === "number") return T.view.seat;
+    if (isScorekeeper()) return null; // the score of the whole table, as it is played
+    if (T.view && (typeof T.view.seat === "number" || isLocal(code))) return T.view.seat ?? null; // a game of bots only: nobody
     return T.seat ? T.seat.seat : null;
   }
 
@@ -805,8 +801,8 @@ export function tablePage(code) {
         infoItem(t("pot"), v.pot, "pot"),
         infoItem(t("phase"), t(`phase.${v.phase}`), "phase"),
         infoItem(t("manche"), v.manche, "manche"),
-        infoItem(t("leader"), nameOf(v.leader), "leader"),
       ];
+      if (v.phase !== "over") items.push(infoItem(t("leader"), nameOf(v.leader), "leader"));
       if (limit) {
         // The call already says how many throws: « sec ! », « en 2 ! », « à fond ! ».
         const item = infoItem(t("limit"), t(`call.${limit}`), "limit");
@@ -1055,6 +1051,7 @@ export function tablePage(code) {
     const v = T.view;
     const w = v && v.waiting_for;
     const offline = !T.ws || T.ws.readyState !== WebSocket.OPEN;
+    show(reportEntry, v?.phase !== "over");
     reportBtn.disabled = offline || !w;
     undoBtn.disabled = offline;
     if (!v || !w) {
