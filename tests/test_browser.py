@@ -264,6 +264,11 @@ def test_the_scorekeeper_sets_up_with_the_seat_editor_reports_undoes_and_speaks_
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(server + "/scorekeeper")
+    followed = page.get_by_test_id("sk-followed")
+    expect(followed).to_be_visible()  # a server's table: others follow its standings by its link
+    page.get_by_test_id("sk-here").check()
+    expect(followed).to_be_hidden()  # this phone's table: nobody else does
+    page.get_by_test_id("sk-here").uncheck()
     page.get_by_test_id("preset").select_option("classic-11")
     names = page.locator("[data-testid^=sk-player-]")
     expect(names).to_have_count(3)

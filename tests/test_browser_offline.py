@@ -185,6 +185,8 @@ def test_a_real_tables_score_is_kept_offline_in_french(chromium: Browser, site: 
     here = page.get_by_test_id("sk-here")
     expect(here).to_be_checked()
     expect(here).to_be_disabled()  # no server: this phone keeps the score
+    intro = page.locator("form.card > p.hint").first
+    expect(intro).not_to_contain_text("lien", use_inner_text=True)  # nobody else follows the standings
     page.get_by_test_id("sk-player-0").fill("Ana")
     page.get_by_test_id("sk-player-1").fill("Bob")
     page.get_by_test_id("create-table").click()

@@ -3,7 +3,7 @@
  */
 
 import { NAME_MAX, createTable, nameProblem, presets as loadPresets, refusal, serverAnswers } from "./api.js";
-import { app, fill, h, showError } from "./dom.js";
+import { app, fill, h, show, showError } from "./dom.js";
 import { t } from "./i18n.js";
 import { navigate } from "./router.js";
 import { saveSeat } from "./saved.js";
@@ -19,6 +19,9 @@ export function scorekeeperPage() {
     .then(
     ([online, presets]) => {
       const here = h("input", { type: "checkbox", id: "sk-here", testid: "sk-here", checked: !online, disabled: !online });
+      // others follow the standings only from a server's table
+      const followed = h("span", { testid: "sk-followed", text: t("sk.intro_online"), hidden: !online });
+      here.addEventListener("change", () => show(followed, !here.checked));
       const presetSel = presetSelect(presets, "preset", () => names.fit(rules()));
       const names = seatList({
         legend: t("sk.players"),
@@ -82,7 +85,7 @@ export function scorekeeperPage() {
           "form",
           { class: "card", novalidate: true, onsubmit: submit },
           h("h1", { text: t("sk.title") }),
-          h("p", { class: "hint", text: t("sk.intro") }),
+          h("p", { class: "hint" }, t("sk.intro"), " ", followed),
           h("label", { for: "preset", text: t("rules") }),
           presetSel,
           names.element,
