@@ -140,6 +140,11 @@ def test_a_game_against_a_bot_plays_offline_from_the_static_site_and_replays(
     assert (options["pot"], options["manches"], options["charge_throws"]) == (7, 1, 3)  # as typed
     page.goto(site)  # still offline
     expect(page.get_by_test_id("kept")).to_contain_text("classic-11 · Ana, Heuristic 1")
+    # where it stands and when it was played, on a row a thumb can tap
+    kept = page.get_by_test_id("kept").locator("a").first
+    expect(kept.get_by_test_id("kept-state")).to_contain_text("finished ·")
+    box = kept.bounding_box()
+    assert box is not None and box["height"] >= 44, box
     players = page.get_by_test_id("kept-players").locator("tbody tr")
     expect(players).to_have_count(2)  # Ana and the bot, one game each
     expect(players.filter(has_text="Ana")).to_contain_text("1")

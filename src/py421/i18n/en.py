@@ -794,6 +794,7 @@ MESSAGES: dict[str, str] = {
     "page.here.players": "Players of the finished games",
     "page.here.no_solver": "Hints, bot:optimal and the analysis of a game need the solvers of a py421 server (421 serve): a game's record, downloaded at its end, is analysed by 421 analyse.",
     "page.here.no_kept": "No game on this phone yet.",
+    "page.here.finished": "finished",
     "page.here.in_play": "in play",
     "page.here.no_server": "Online tables need a py421 server, and this page cannot reach one: everything below plays on this phone.",
     "page.here.sk_here": "On this phone only (no server needed; nobody else follows the standings)",

@@ -870,6 +870,7 @@ MESSAGES: dict[str, str] = {
     "page.here.players": "Joueurs des parties finies",
     "page.here.no_solver": "Les conseils, bot:optimal et l'analyse d'une partie demandent les solveurs d'un serveur py421 (421 serve) : l'enregistrement d'une partie, téléchargé à sa fin, s'analyse avec 421 analyse.",
     "page.here.no_kept": "Aucune partie sur ce téléphone pour l'instant.",
+    "page.here.finished": "terminée",
     "page.here.in_play": "en cours",
     "page.here.no_server": "Les tables en ligne demandent un serveur py421, que cette page ne joint pas : tout ce qui suit se joue sur ce téléphone.",
     "page.here.sk_here": "Sur ce téléphone seulement (sans serveur ; personne d'autre ne suit le classement)",

@@ -6,7 +6,7 @@
 import { NAME_MAX, botLevels, createTable, importRecord, leaderboard, nameProblem, presets as loadPresets, refusal } from "./api.js";
 import { leaderboardTable } from "./board.js";
 import { app, fill, h, showError } from "./dom.js";
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 import { keptTables } from "./store.js";
 import { navigate } from "./router.js";
 import { lastName, rememberName } from "./saved.js";
@@ -164,28 +164,28 @@ export function keptSection() {
         (err) => fill(players, h("p", { class: "muted", text: refusal(err) })),
       );
     }
+    // the latest first; each says where it stands and when it was last played, so that two games of
+    // the same people tell apart, and the whole row is a link a thumb can tap
+    const latest = [...kept].sort((a, b) => (b.kept_at ?? 0) - (a.kept_at ?? 0));
     fill(
       list,
       h(
         "ul",
-        { class: "compact-list" },
-        kept.map((k) =>
-          h(
+        { class: "compact-list kept-list" },
+        latest.map((k) => {
+          const state = k.mode === "replay" ? "here.replayed" : k.record.final?.phase === "over" ? "here.finished" : "here.in_play";
+          const when = k.kept_at ? new Date(k.kept_at).toLocaleString(lang, { dateStyle: "short", timeStyle: "short" }) : "";
+          return h(
             "li",
             {},
-            h("a", {
-              href: `/t/${encodeURIComponent(k.code)}`,
-              "data-link": true,
-              testid: `kept-${k.code}`,
-              text: [k.record.rules.name, k.record.players.join(", ")].join(" · "),
-            }),
-            k.mode === "replay"
-              ? h("span", { class: "muted", text: ` — ${t("here.replayed")}` })
-              : k.record.final?.phase === "over"
-                ? null
-                : h("span", { class: "muted", text: ` — ${t("here.in_play")}` }),
-          ),
-        ),
+            h(
+              "a",
+              { href: `/t/${encodeURIComponent(k.code)}`, "data-link": true, testid: `kept-${k.code}` },
+              [k.record.rules.name, k.record.players.join(", ")].join(" · "),
+              h("span", { class: "muted", testid: "kept-state", text: ` — ${[t(state), when].filter(Boolean).join(" · ")}` }),
+            ),
+          );
+        }),
       ),
     );
   });
