@@ -98,6 +98,7 @@ def test_a_game_against_a_bot_plays_offline_from_the_static_site_and_replays(
     accessible(page)  # while Python starts in the page
     expect(page.get_by_test_id("create-here")).to_be_visible()
     expect(page.get_by_test_id("here-no-solver")).to_contain_text("need the solvers of a py421 server")
+    expect(page.get_by_test_id("preset-about")).to_contain_text("2 players or more")  # the rules, as online
     accessible(page)
     page.get_by_test_id("seat-name-0").fill("Ana")
     # on a phone a person's name shows whole beside the seat's choice (it was squeezed to 28 px)

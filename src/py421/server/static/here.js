@@ -10,7 +10,7 @@ import { lang, t } from "./i18n.js";
 import { keptTables } from "./store.js";
 import { navigate } from "./router.js";
 import { lastName, rememberName } from "./saved.js";
-import { botOption, presetOf, presetSelect, seatList, settingsInput, splitSettings } from "./seats.js";
+import { botOption, presetOf, presetSelect, presetSummary, seatList, settingsInput, splitSettings } from "./seats.js";
 /** The largest record file read (py421.page.local.RECORD_MOST characters). */
 const RECORD_MOST = 5_000_000;
 
@@ -25,7 +25,13 @@ export function herePage() {
   );
   Promise.all([loadPresets(true), botLevels(true)]).then(
     ([presets, offers]) => {
-      const presetSel = presetSelect(presets, "preset", () => seats.fit(presetOf(presets, presetSel.value)));
+      const description = h("p", { class: "hint", testid: "preset-about" });
+      const chosen = () => {
+        const rules = presetOf(presets, presetSel.value);
+        seats.fit(rules);
+        description.textContent = presetSummary(rules);
+      };
+      const presetSel = presetSelect(presets, "preset", chosen);
       const seats = seatList({
         legend: t("seats"),
         rows: /** @type {Row[]} */ ([
@@ -94,6 +100,7 @@ export function herePage() {
           h("p", { class: "hint", text: t("here.intro") }),
           h("label", { for: "preset", text: t("rules") }),
           presetSel,
+          description,
           h("label", { for: "settings", text: t("settings") }),
           settings,
           h("p", { class: "hint", text: t("settings_hint") }),
@@ -104,7 +111,7 @@ export function herePage() {
         replaySection(),
         keptSection(),
       );
-      seats.fit(presetOf(presets, presetSel.value));
+      chosen();
     },
     (err) => fill(root, h("p", { class: "error", text: refusal(err) })),
   );

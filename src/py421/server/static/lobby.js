@@ -7,10 +7,10 @@ import { NAME_MAX, botLevels, createTable, finishedGames, leaderboard, nameProbl
 import { app, fill, h, showError } from "./dom.js";
 import { leaderboardTable } from "./board.js";
 import { herePromo, keptSection } from "./here.js";
-import { lang, presetText, t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 import { navigate } from "./router.js";
 import { lastName, rememberName, saveSeat } from "./saved.js";
-import { botOption, presetOf, presetSelect, seatList, settingsInput, splitSettings } from "./seats.js";
+import { botOption, presetOf, presetSelect, presetSummary, seatList, settingsInput, splitSettings } from "./seats.js";
 
 export function lobbyPage() {
   document.title = "421";
@@ -103,13 +103,7 @@ function onlineLobby(root) {
       const rules = () => presetOf(presets, presetSel.value);
 
       function describe() {
-        const p = rules();
-        const range = p.no_limit
-          ? t("players_or_more", { min: p.min_players })
-          : p.min_players === p.max_players
-            ? t("players_exactly", { n: p.min_players })
-            : t("players_range", { min: p.min_players, max: p.max_players });
-        description.textContent = [presetText(p.name, p.description), range].filter(Boolean).join(" — ");
+        description.textContent = presetSummary(rules());
       }
 
       const form = h(

@@ -5,7 +5,7 @@
 
 /** @import { BotOffer, Preset } from "./protocol" */
 import { h } from "./dom.js";
-import { known, lang, t } from "./i18n.js";
+import { known, lang, presetText, t } from "./i18n.js";
 
 /**
  * The presets' select, named `rules` like the request's field.
@@ -30,6 +30,19 @@ export function botOption(offer, selected) {
   const own = `kind.${offer.spec}`; // py421's own levels have the page's words; a level added, the server's
   const text = known(own) ? t(own) : t("kind.bot", { name: offer.names[lang] ?? offer.names.en ?? offer.spec });
   return h("option", { value: offer.spec, text, title: offer.about[lang] ?? offer.about.en ?? "", selected });
+}
+
+/**
+ * What a preset is, and how many players it seats (beside the rules' choice of a form).
+ * @param {Preset} p
+ */
+export function presetSummary(p) {
+  const range = p.no_limit
+    ? t("players_or_more", { min: p.min_players })
+    : p.min_players === p.max_players
+      ? t("players_exactly", { n: p.min_players })
+      : t("players_range", { min: p.min_players, max: p.max_players });
+  return [presetText(p.name, p.description), range].filter(Boolean).join(" — ");
 }
 
 /**
