@@ -243,11 +243,14 @@ def test_a_record_that_does_not_replay_names_its_step(tmp_path):
 
 
 def test_neither_a_file_nor_a_game_number_is_refused(tmp_path):
-    assert "neither a record file nor the number of a game of 421 history" in refused(
-        "analyse", str(tmp_path / "missing.json")
+    missing = str(tmp_path / "missing.json")
+    assert f"{missing!r}: no such file, nor the number of a game of 421 history (421 history lists them)" in (
+        refused("analyse", missing)
     )
     assert "there is no game number 7 in the history" in refused("analyse", "7")
-    assert "ni un fichier d'enregistrement, ni le numéro" in refused("analyse", "nope", "--lang", "fr")
+    assert "'nope' : aucun fichier de ce nom, ni le numéro d'une partie de 421 history" in refused(
+        "analyse", "nope", "--lang", "fr"
+    )
 
 
 def test_rules_no_solver_covers_are_refused_with_the_reason(tmp_path):

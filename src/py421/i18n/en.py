@@ -154,7 +154,7 @@ MESSAGES: dict[str, str] = {
     "cli.history.when": "{year}-{month}-{day} {hour}:{minute}",  # local time
     "cli.history.analyse_needs": "--analyse needs the number of a game: 421 history N --analyse",
     "cli.analyse.bots_hint": "The bots' decisions are analysed with --bots.",
-    "cli.analyse.no_record": "{name}: neither a record file nor the number of a game of 421 history",
+    "cli.analyse.no_record": "{name}: no such file, nor the number of a game of 421 history (421 history lists them)",
     "cli.stats.player": "player",
     "cli.stats.games": "games",
     "cli.stats.losses": "losses",

@@ -145,7 +145,7 @@ MESSAGES: dict[str, str] = {
     "cli.history.when": "{day}/{month}/{year} {hour}:{minute}",  # local time
     "cli.history.analyse_needs": "--analyse demande le numéro d'une partie : 421 history N --analyse",
     "cli.analyse.bots_hint": "Les décisions des bots sont analysées avec --bots.",
-    "cli.analyse.no_record": "{name} : ni un fichier d'enregistrement, ni le numéro d'une partie de 421 history",
+    "cli.analyse.no_record": "{name} : aucun fichier de ce nom, ni le numéro d'une partie de 421 history (421 history les liste)",
     "cli.stats.player": "joueur",
     "cli.stats.games": "parties",
     "cli.stats.losses": "perdues",
