@@ -22,12 +22,15 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="sessions and pr
 
 from py421.sim.fast import compiling  # noqa: E402 - needs numba
 
-# A stand-in for the kernel's compiling: takes a while, then leaves its result behind.
+# A stand-in for the kernel's compiling: goes on until the test lets it finish (a file beside its
+# result), then leaves its result behind; however fast the machine, it is not over before then.
 COMPILING = """
 import sys, time
 from pathlib import Path
-time.sleep(2)
-Path(sys.argv[1]).write_text("compiled")
+done = Path(sys.argv[1])
+while not done.with_suffix(".go").exists():
+    time.sleep(0.02)
+done.write_text("compiled")
 """
 
 # A command whose kernel is not compiled yet: waits for the compiling apart, saying so once.
@@ -74,6 +77,7 @@ def test_ctrl_c_stops_the_command_and_the_compiling_goes_on(tmp_path: Path):
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode != 0 and "KeyboardInterrupt" in err
     assert not done.exists()  # stopped before the compiling was over
+    done.with_suffix(".go").touch()  # the compiling apart may finish now
     until(done.exists, "compiled")
     again = subprocess.run(run, capture_output=True, text=True, timeout=60, check=True)
     assert again.stdout == "ready\n"  # found compiled: no waiting

@@ -21,7 +21,7 @@ from .helpers import read_until
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal is POSIX only")
 
-GAMES = 5_000_000  # never played to the end: about 25 s of one process, stopped after the first batch
+GAMES = 1_000_000_000  # never played to the end (minutes of any machine): stopped after the first batch
 STARTED = re.compile(rb" ([1-9][0-9,]*)/" + str(GAMES).encode())
 
 
@@ -62,7 +62,7 @@ def stopped_simulation(home, sig: int, workers: int, *, group: bool = False, lan
 
 
 def finished(out: str) -> int:
-    found = re.search(r"of the ([\d,]+) games finished out of 5,000,000", out)
+    found = re.search(rf"of the ([\d,]+) games finished out of {GAMES:,}", out)
     assert found, out
     return int(found.group(1).replace(",", ""))
 
@@ -83,7 +83,7 @@ def test_ctrl_c_at_a_terminal_ends_the_workers_and_says_the_partial_totals(priva
     status, out, shown = stopped_simulation(private_home, signal.SIGINT, workers=2, group=True, lang="fr")
     assert status == 130, out + shown
     assert out.startswith("arrêté par Ctrl-C : totaux partiels, des "), out
-    assert "parties terminées sur 5 000 000" in out.replace("\u202f", " ").replace("\xa0", " ")
+    assert f"parties terminées sur {GAMES:,}".replace(",", " ") in out.replace("\u202f", " ").replace("\xa0", " ")
     assert "Traceback" not in shown and "KeyboardInterrupt" not in shown
     assert "leaked semaphore" not in shown
 
