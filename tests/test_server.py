@@ -8,6 +8,7 @@ import json
 import time
 from collections.abc import MutableMapping
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -209,18 +210,24 @@ def test_an_illegal_action_is_refused_in_the_connection_s_language(client):
         )
 
 
-def test_too_many_messages_are_rate_limited(client):
+@pytest.fixture
+def still_clock(monkeypatch):
+    """The caps' clock stopped: a budget spent stays spent however long the messages take to pass."""
+    monkeypatch.setattr("py421.server.limits.time", SimpleNamespace(monotonic=lambda: 1000.0))
+
+
+def test_too_many_messages_are_rate_limited(client, still_clock):
     code = create(client)["code"]
     with client.websocket_connect(f"/ws/{code}") as ws:
         receive_table(ws)
         for _ in range(40):
             ws.send_json({"type": "ping"})
         answers = [ws.receive_json() for _ in range(40)]
-    assert any(a.get("error") == "rate_limited" for a in answers)
-    assert sum(a["type"] == "pong" for a in answers) >= 20
+    assert sum(a.get("error") == "rate_limited" for a in answers) == 20
+    assert sum(a["type"] == "pong" for a in answers) == 20
 
 
-def test_a_spent_message_budget_is_not_refilled_by_closing_and_opening_a_connection(client):
+def test_a_spent_message_budget_is_not_refilled_by_closing_and_opening_a_connection(client, still_clock):
     code = create(client)["code"]
     answers = []
     for _ in range(4):  # a flooder that reconnects after each burst
@@ -229,8 +236,8 @@ def test_a_spent_message_budget_is_not_refilled_by_closing_and_opening_a_connect
             for _ in range(20):
                 ws.send_json({"type": "ping"})
             answers += [ws.receive_json() for _ in range(20)]
-    # the budget is 20 at once and 10 a second: four bursts in well under a second are not 80 pongs
-    assert sum(a["type"] == "pong" for a in answers) < 40
+    # the budget is 20 at once and 10 a second: four bursts in no time are 20 pongs, not 80
+    assert sum(a["type"] == "pong" for a in answers) == 20
     assert answers[-1].get("error") == "rate_limited"
 
 
