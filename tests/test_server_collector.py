@@ -6,15 +6,17 @@ import asyncio
 import gc
 import json
 import weakref
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx2 as httpx
+import pytest
 import uvloop
 from websockets.asyncio.client import connect
 
 from py421.server.app import create_app
-from py421.server.collector import keep_collections_short
+from py421.server.collector import YOUNG_THRESHOLD, Freezer, keep_collections_short
 from py421.server.limits import Limits
 from py421.server.serving import uvicorn_options
 
@@ -45,57 +47,57 @@ def full_collections() -> list[int]:
     return seen
 
 
-def test_frozen_cyclic_garbage_is_freed_once_what_is_frozen_has_doubled() -> None:
-    async def scenario() -> tuple[bool, bool, bool, int]:
-        keeper = asyncio.ensure_future(keep_collections_short(freeze_seconds=0.05, full_seconds=0.3))
-        try:
-            holder = [Node()]
-            holder[0].other = holder[0]  # a cycle still in use when frozen
-            lost = weakref.ref(holder[0])
-            await asyncio.sleep(0.2)  # frozen by now
-            holder.clear()
-            gc.collect()  # an ordinary full collection does not see frozen objects
-            kept_while_frozen = lost() is not None
-            seen = full_collections()
-            await asyncio.sleep(0.5)  # past full_seconds, but nothing grew: no full collection yet
-            kept_without_growth = lost() is not None
-            # thrice as many objects, frozen in turn
-            grown: list[list[int]] = [[] for _ in range(2 * gc.get_freeze_count())]
-            await asyncio.sleep(0.8)  # past the next look at what is frozen
-            freed = lost() is None
-            await asyncio.sleep(0.8)  # two more looks: what is frozen has not doubled again
-            del grown
-            return kept_while_frozen, kept_without_growth, freed, len(seen)
-        finally:
-            gc.callbacks.pop()
-            keeper.cancel()
-            gc.unfreeze()
-
-    kept_while_frozen, kept_without_growth, freed_at_last, full = asyncio.run(scenario())
-    assert kept_while_frozen and kept_without_growth and freed_at_last
-    assert full == 1
+@pytest.fixture
+def freezing() -> Iterator[None]:
+    """The young collected as the server has them; after the test, as before and nothing frozen."""
+    thresholds = gc.get_threshold()
+    gc.set_threshold(YOUNG_THRESHOLD, *thresholds[1:])
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
 
 
-def test_a_server_that_holds_as_many_objects_is_never_paused_by_a_full_collection() -> None:
+def test_frozen_cyclic_garbage_is_freed_once_what_is_frozen_has_doubled(freezing) -> None:
+    """The collector's ticks told the time (the task only sleeps between them): the same on any machine."""
+    freezer = Freezer(full_seconds=0.3, now=0.0)
+    holder = [Node()]
+    holder[0].other = holder[0]  # a cycle still in use when frozen
+    lost = weakref.ref(holder[0])
+    assert not freezer.tick(0.05)  # frozen
+    holder.clear()
+    gc.collect()  # an ordinary full collection does not see frozen objects
+    assert lost() is not None
+    seen = full_collections()
+    try:
+        assert not freezer.tick(0.4)  # past full_seconds, but nothing grew: no full collection
+        assert lost() is not None
+        grown: list[list[int]] = [[] for _ in range(2 * gc.get_freeze_count())]  # thrice as many objects
+        assert not freezer.tick(0.45)  # frozen in turn
+        assert freezer.tick(0.8)  # the next look: what is frozen has doubled
+        assert lost() is None
+        assert not freezer.tick(1.2) and not freezer.tick(1.6)  # it has not doubled again
+        del grown
+    finally:
+        gc.callbacks.pop()
+    assert len(seen) == 1
+
+
+def test_a_server_that_holds_as_many_objects_is_never_paused_by_a_full_collection(freezing) -> None:
     """A full collection walks every game in play (0.8 s at 1,000 tables): tables that come and
     go in the same numbers give it nothing to find."""
-
-    async def scenario() -> int:
-        keeper = asyncio.ensure_future(keep_collections_short(freeze_seconds=0.02, full_seconds=0.05))
-        seen = full_collections()
-        try:
-            await asyncio.sleep(0.05)
-            for _ in range(20):  # games end and others start: objects freed, as many made
-                games: list[list[list[int]]] = [[[] for _ in range(10)] for _ in range(1_000)]
-                await asyncio.sleep(0.03)
-                del games
-            return len(seen)
-        finally:
-            gc.callbacks.pop()
-            keeper.cancel()
-            gc.unfreeze()
-
-    assert asyncio.run(scenario()) == 0
+    freezer = Freezer(full_seconds=0.05, now=0.0)
+    seen = full_collections()
+    try:
+        freezer.tick(0.05)
+        for i in range(20):  # games end and others start: objects freed, as many made
+            games: list[list[list[int]]] = [[[] for _ in range(10)] for _ in range(1_000)]
+            freezer.tick(0.08 + 0.03 * i)
+            del games
+    finally:
+        gc.callbacks.pop()
+    assert seen == []
 
 
 def test_a_second_of_busy_play_starts_no_collection() -> None:
@@ -168,7 +170,10 @@ def test_a_websocket_connection_is_freed_at_once_without_the_cyclic_collector(tm
                 for _ in range(5):
                     async with connect(f"ws://127.0.0.1:{port}/ws/NOPE1") as ws:
                         await ws.recv()  # no such table: refused, and closed
-                await asyncio.sleep(0.2)  # the server sees the connections close
+                for _ in range(600):  # until the server has seen the connections close (a minute at most)
+                    if all(ref() is None for ref in made):
+                        break
+                    await asyncio.sleep(0.1)
                 return [ref() for ref in made if ref() is not None]
             finally:
                 gc.enable()

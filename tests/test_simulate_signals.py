@@ -83,7 +83,8 @@ def test_ctrl_c_at_a_terminal_ends_the_workers_and_says_the_partial_totals(priva
     status, out, shown = stopped_simulation(private_home, signal.SIGINT, workers=2, group=True, lang="fr")
     assert status == 130, out + shown
     assert out.startswith("arrêté par Ctrl-C : totaux partiels, des "), out
-    assert f"parties terminées sur {GAMES:,}".replace(",", " ") in out.replace("\u202f", " ").replace("\xa0", " ")
+    spaced = out.replace("\u202f", " ").replace("\xa0", " ")
+    assert f"parties terminées sur {GAMES:,}".replace(",", " ") in spaced
     assert "Traceback" not in shown and "KeyboardInterrupt" not in shown
     assert "leaked semaphore" not in shown
 

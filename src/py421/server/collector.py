@@ -35,25 +35,40 @@ YOUNG_THRESHOLD = 100_000  # allocations between two collections of the young (P
 GROWTH = 2.0  # what is frozen, against what the last full collection left, before the next one
 
 
+class Freezer:
+    """What the collector's task does at each tick, told the time: freeze what the server made since
+    the last tick and, every ``full_seconds``, collect in full if what is frozen has doubled."""
+
+    def __init__(self, full_seconds: float, now: float) -> None:
+        self.full_seconds = full_seconds
+        gc.freeze()  # what start-up made (modules, rules, migrations) lives as long as the server
+        self.kept = gc.get_freeze_count()
+        self.look = now + full_seconds
+
+    def tick(self, now: float) -> bool:
+        """One tick at time ``now``; whether it collected in full."""
+        gc.freeze()  # which also starts the count of allocations again
+        if now < self.look:  # counting what is frozen walks it (milliseconds at 1,000 tables)
+            return False
+        self.look = now + self.full_seconds
+        if gc.get_freeze_count() <= self.kept * GROWTH:
+            return False
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+        self.kept = gc.get_freeze_count()
+        return True
+
+
 async def keep_collections_short(freeze_seconds: float = 1.0, full_seconds: float = 600.0) -> None:
     """Run for the server's life (a task of its own)."""
     thresholds = gc.get_threshold()
     gc.set_threshold(YOUNG_THRESHOLD, *thresholds[1:])
-    gc.freeze()  # what start-up made (modules, rules, migrations) lives as long as the server
-    kept = gc.get_freeze_count()
-    look = time.monotonic() + full_seconds
+    freezer = Freezer(full_seconds, time.monotonic())
     try:
         while True:
             await asyncio.sleep(freeze_seconds)
-            gc.freeze()  # which also starts the count of allocations again
-            # counting what is frozen walks it (milliseconds at 1,000 tables): only when it may be due
-            if time.monotonic() >= look:
-                if gc.get_freeze_count() > kept * GROWTH:
-                    gc.unfreeze()
-                    gc.collect()
-                    gc.freeze()
-                    kept = gc.get_freeze_count()
-                look = time.monotonic() + full_seconds
+            freezer.tick(time.monotonic())
     finally:  # the server stops, the process may go on (tests, an embedding program): collect as usual
         gc.unfreeze()
         gc.set_threshold(*thresholds)
