@@ -10,6 +10,7 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -460,6 +461,34 @@ def _owner_wait(hub: Any, code: str, seconds: float = 10) -> bool:
     return code in hub.owned()
 
 
+def late_answers(asker: Any, owner: Any, kinds: tuple[str, ...]) -> list[str]:
+    """The owner answers ``kinds`` only once the asker has stopped waiting for an answer, however fast
+    both are; the asker then waits as long as it takes. Returns the kinds the owner served."""
+    gave_up = threading.Event()
+    request, serve, served = asker.cluster.request, owner.serve_request, []
+
+    async def impatient(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        try:
+            answer: dict[str, Any] = await request(*args, **kwargs)
+        except TimeoutError:
+            gave_up.set()
+            asker.cluster.answer_seconds = 60  # asked again: it waits for the answer this time
+            raise
+        return answer
+
+    async def late(code: str, kind: str, args: dict[str, Any]) -> dict[str, Any]:
+        served.append(kind)
+        if kind in kinds:
+            assert await asyncio.to_thread(gave_up.wait, 60), "the asker never stopped waiting"
+        answer: dict[str, Any] = await serve(code, kind, args)
+        return answer
+
+    asker.cluster.answer_seconds = 0.3
+    asker.cluster.request = impatient
+    owner.serve_request = late
+    return served
+
+
 def test_a_table_given_by_an_owner_too_busy_to_answer_in_time_is_taken_at_once(tmp_path: Path) -> None:
     """Under load the owner's answer to "give" may come after the asker stopped waiting: the table it
     gave must not stay without an owner until a scan finds it (its players would wait that long)."""
@@ -468,12 +497,12 @@ def test_a_table_given_by_an_owner_too_busy_to_answer_in_time_is_taken_at_once(t
         for hub in (hub_a, hub_b):
             hub.cluster.scan_seconds = 3600  # after the scan under way: no scan takes the table
         time.sleep(2.5)
-        hub_b.cluster.answer_seconds = 0.001  # every answer comes too late for B
         created = create(a, seats=["human", "bot:heuristic"])
         code, token = created["code"], created["token"]
+        late_answers(hub_b, hub_a, ("give",))  # every give comes too late for B
         with b.websocket_connect(f"/ws/{code}?token={token}") as ws:
             ws.receive_json()
-            assert _owner_wait(hub_b, code, seconds=3), "the table was left without an owner"
+            assert _owner_wait(hub_b, code, seconds=30), "the table was left without an owner"
             assert code not in hub_a.owned()
 
 
@@ -485,16 +514,7 @@ def test_a_change_asked_again_of_a_slow_owner_is_made_once_and_answered(tmp_path
         created = create(a, seats=["human", "bot:heuristic"])
         code, token = created["code"], created["token"]
         assert code in hub_a.owned()
-        serve, served = hub_a.serve_request, []
-
-        async def slow(code: str, kind: str, args: dict[str, Any]) -> dict[str, Any]:
-            served.append(kind)
-            await asyncio.sleep(0.5)  # longer than B waits for an answer
-            answer: dict[str, Any] = await serve(code, kind, args)
-            return answer
-
-        hub_a.serve_request = slow
-        hub_b.cluster.answer_seconds = 0.3
+        served = late_answers(hub_b, hub_a, ("start",))
         started = b.post(f"/api/tables/{code}/start", headers={"Authorization": f"Bearer {token}"})
         assert started.status_code == 200, started.text
         assert served == ["start"]  # asked twice, made once
