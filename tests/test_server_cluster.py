@@ -454,6 +454,22 @@ def two_processes(
         yield first, second
 
 
+def asked_for_its_table(hub: Any) -> threading.Event:
+    """Set once ``hub`` has asked another process for a table a player connected to it plays at,
+    and had its answer (kept there, or given)."""
+    asked = threading.Event()
+    come_here = hub._come_here
+
+    async def noted(code: str, seat: int) -> None:
+        try:
+            await come_here(code, seat)
+        finally:
+            asked.set()
+
+    hub._come_here = noted
+    return asked
+
+
 def _owner_wait(hub: Any, code: str, seconds: float = 10) -> bool:
     deadline = time.monotonic() + seconds
     while code not in hub.owned() and time.monotonic() < deadline:
@@ -542,12 +558,12 @@ def test_a_table_moves_to_the_process_its_players_play_through(tmp_path: Path) -
         code2 = two["code"]
         joined = b.post(f"/api/tables/{code2}/join", json={"name": "Bob"})
         assert joined.status_code == 200, joined.text
-        with (
-            a.websocket_connect(f"/ws/{code2}?token={two['token']}"),
-            b.websocket_connect(f"/ws/{code2}?token={joined.json()['token']}"),
-        ):
-            time.sleep(1)
-            assert code2 in hub_a.owned() and code2 not in hub_b.owned()  # Alice plays through A
+        asked = asked_for_its_table(hub_b)
+        with a.websocket_connect(f"/ws/{code2}?token={two['token']}") as alice:
+            alice.receive_json()  # Alice is connected through A before Bob's process asks
+            with b.websocket_connect(f"/ws/{code2}?token={joined.json()['token']}"):
+                assert asked.wait(60), "Bob's process never asked for the table"
+                assert code2 in hub_a.owned() and code2 not in hub_b.owned()  # Alice plays through A
 
 
 def test_a_table_its_player_takes_from_process_to_process_and_back_has_an_owner_at_once(
@@ -653,30 +669,29 @@ def test_a_move_passed_on_when_the_connection_for_requests_fails_is_still_answer
         code = created["code"]
         joined = b.post(f"/api/tables/{code}/join", json={"name": "Bob"})
         assert joined.status_code == 200, joined.text
-        with (
-            a.websocket_connect(f"/ws/{code}?token={created['token']}") as alice,
-            b.websocket_connect(f"/ws/{code}?token={joined.json()['token']}") as bob,
-        ):
-            alice.receive_json()
-            bob.receive_json()
-            time.sleep(1)  # Bob's process has asked for the table, and been told Alice keeps it
-            send = hub_b.cluster._send_notes
-            lost: list[list[str]] = []
+        asked = asked_for_its_table(hub_b)
+        with a.websocket_connect(f"/ws/{code}?token={created['token']}") as alice:
+            alice.receive_json()  # Alice is connected through A before Bob's process asks
+            with b.websocket_connect(f"/ws/{code}?token={joined.json()['token']}") as bob:
+                bob.receive_json()
+                assert asked.wait(60), "Bob's process never asked for the table"  # told Alice keeps it
+                send = hub_b.cluster._send_notes
+                lost: list[list[str]] = []
 
-            async def lost_once(channels: list[str], payloads: list[str]) -> None:
-                if not lost:
-                    lost.append(channels)
-                    raise psycopg.OperationalError("server closed the connection unexpectedly")
-                await send(channels, payloads)
+                async def lost_once(channels: list[str], payloads: list[str]) -> None:
+                    if not lost:
+                        lost.append(channels)
+                        raise psycopg.OperationalError("server closed the connection unexpectedly")
+                    await send(channels, payloads)
 
-            hub_b.cluster._send_notes = lost_once
-            bob.send_json({"type": "act", "version": 0, "action": "stop"})
-            answer = bob.receive_json()
-            while answer["type"] != "error":
+                hub_b.cluster._send_notes = lost_once
+                bob.send_json({"type": "act", "version": 0, "action": "stop"})
                 answer = bob.receive_json()
-            assert lost and answer["error"] == "not_started", answer
-            bob.send_json({"type": "ping"})
-            assert bob.receive_json()["type"] == "pong"
+                while answer["type"] != "error":
+                    answer = bob.receive_json()
+                assert lost and answer["error"] == "not_started", answer
+                bob.send_json({"type": "ping"})
+                assert bob.receive_json()["type"] == "pong"
 
 
 def test_a_table_shown_or_refused_by_a_process_that_does_not_own_it_is_not_kept_there(tmp_path: Path) -> None:
