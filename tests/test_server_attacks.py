@@ -773,12 +773,15 @@ def test_bots_play_on_after_the_database_was_away_and_no_task_fails_unseen(tmp_p
                 if not outage_done and waiting and waiting["seat"] != 0 and waiting["step"] == "decision":
                     # a bot decides in a second: the database goes away meanwhile, for longer than
                     # SQLite waits for a lock, so the bot's step cannot be written
-                    lock = sqlite3.connect(tmp_path / "s.db", timeout=1)
+                    lock = sqlite3.connect(tmp_path / "s.db", timeout=60)
                     lock.execute("BEGIN EXCLUSIVE")
-                    time.sleep(7)
+                    written = "SELECT count(*) FROM online_steps WHERE code = ?"
+                    if lock.execute(written, (code,)).fetchone()[0] == message["version"]:
+                        time.sleep(7)  # the bot's step not written yet: it meets the outage
+                        outage_done, outage_at = True, message["version"]
+                    # else this test was slower than the bot: the next decision of a bot's, then
                     lock.rollback()
                     lock.close()
-                    outage_done, outage_at = True, message["version"]
                 if view["your_turn"] and message["version"] > acted:
                     acted = message["version"]
                     move = view["legal_actions"][0]["text"]
