@@ -3,7 +3,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from py421.cli import main
 from py421.core.errors import InvalidRuleset
 from py421.core.rules import Ruleset, option_fields, preset_names
 
@@ -51,6 +53,20 @@ def test_a_preset_can_be_changed_by_options():
     r = Ruleset.preset("classic-11").with_settings(["pot=21", "le_bon=false", "tie_break=qui_barre_demarre"])
     assert (r.pot, r.le_bon, r.tie_break, r.name) == (21, False, "qui_barre_demarre", "classic-11")
     assert Ruleset.preset("classic-11").pot == 11  # presets never change
+
+
+def test_an_option_set_twice_is_refused_rather_than_the_last_one_taken(private_home):
+    with pytest.raises(
+        InvalidRuleset, match=r"pot is set twice \(pot=21, then pot=31\): set each option once"
+    ):
+        Ruleset.preset("classic-11").with_settings(["pot=21", "le_bon=false", " pot = 31"])
+    said = CliRunner().invoke(
+        main, ["rules", "show", "classic-11", "--set", "pot=21", "--set", "pot=31", "--lang", "fr"]
+    )
+    assert (
+        said.exit_code == 2
+        and "pot est réglé deux fois (pot=21, puis pot=31) : réglez chaque option une fois" in said.output
+    )
 
 
 def test_an_unknown_option_is_named_and_the_accepted_ones_listed():

@@ -274,7 +274,17 @@ class Ruleset:
                         {"text": repr(text)},
                     )
                 )
-            options[key.strip()] = value.strip()
+            key, value = key.strip(), value.strip()
+            if key in options:  # the last one would be taken without a word: say which was meant
+                first, then = f"{key}={options[key]}", f"{key}={value}"
+                raise InvalidRuleset(
+                    Message(
+                        "ruleset.setting_twice",
+                        f"{key} is set twice ({first}, then {then}): set each option once",
+                        {"option": key, "first": first, "then": then},
+                    )
+                )
+            options[key] = value
         return self.with_options(**options)
 
     @staticmethod

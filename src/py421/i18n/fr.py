@@ -557,6 +557,7 @@ MESSAGES: dict[str, str] = {
     "ruleset.unknown_option": "option inconnue : {name} ; au choix : {accepted}",
     "ruleset.unknown_option.close": "option inconnue : {name} (vouliez-vous dire {close} ?) ; au choix : {accepted}",
     "ruleset.setting": "{text} : écrivez OPTION=VALEUR, par exemple pot=21",
+    "ruleset.setting_twice": "{option} est réglé deux fois ({first}, puis {then}) : réglez chaque option une fois",
     "ruleset.bad_value": "{option}={value} n'est pas accepté ; {option} prend {accepted}",
     "ruleset.problems": "{first} ; {rest}",
     "ruleset.players_range": "min_players={low} dépasse max_players={high}",
