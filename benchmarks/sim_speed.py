@@ -19,7 +19,7 @@ import numpy as np
 
 from py421.core.rules import Ruleset
 from py421.sim.fast import kernel as k
-from py421.sim.fast.dice import batch_key
+from py421.sim.fast.counter_dice import batch_key
 from py421.sim.simulate import Simulation, default_workers, engine_game, run
 
 CASES = [("classic-11", 2), ("classic-11", 4), ("vache-41", 2), ("vache-41", 4)]

@@ -47,7 +47,7 @@ from py421.players import make_bot
 from py421.players.base import Player
 from py421.players.heuristic import GOOD_RANK, HeuristicBot
 from py421.sim.fast import kernel as k
-from py421.sim.fast.dice import batch_key
+from py421.sim.fast.counter_dice import batch_key
 from py421.sim.loop import play_out
 from py421.sim.simulate import CounterDice, Simulation, run
 from py421.solver.tables import RESULTS

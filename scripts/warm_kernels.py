@@ -19,7 +19,7 @@ import numpy as np
 from py421.cli import main
 from py421.core.rules import Ruleset
 from py421.envs.vector import MultiAgentVector, random_actions
-from py421.sim.fast.dice import batch_key
+from py421.sim.fast.counter_dice import batch_key
 from py421.sim.fast.lineup import Lineup
 from py421.sim.fast.replay import replay
 

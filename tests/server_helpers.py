@@ -79,6 +79,17 @@ def start(client: TestClient, code: str, token: str) -> None:
     assert response.status_code == 200, response.text
 
 
+def played_out(client: TestClient, **request: Any) -> dict[str, Any]:
+    """A table made with ``request`` (as :func:`create`), started and played to the end by its creator
+    through a WebSocket: its last message."""
+    created = create(client, **request)
+    code, token = created["code"], created["token"]
+    with client.websocket_connect(f"/ws/{code}?token={token}") as ws:
+        ws.receive_json()
+        start(client, code, token)
+        return play_to_the_end(ws)
+
+
 def play_to_the_end(ws: Any, seed: int = 0, first: dict[str, Any] | None = None) -> dict[str, Any]:
     """Read the table's messages and act whenever it is this seat's turn, until the end.
 

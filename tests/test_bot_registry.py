@@ -14,14 +14,14 @@ from py421.core.actions import Action, Stop
 from py421.core.errors import InvalidParameter, InvalidPlayers
 from py421.core.rules import Ruleset
 from py421.core.state import State
+from py421.page.handler import handle
 from py421.page.local import LocalTables
-from py421.page.worker import handle
 from py421.players import BotLevel, HeuristicBot, accepted, levels, make_bot, register, unregister
 from py421.server import protocol as p
 from py421.sim.simulate import Simulation
 from py421.sim.simulate import run as simulate
 
-from .server_helpers import create, play_to_the_end, serving, start
+from .server_helpers import played_out, serving
 
 
 class Cautious:
@@ -91,12 +91,7 @@ def test_the_engine_counts_a_simulation_as_the_compiled_simulator_does(preset):
 
 def test_a_registered_bot_takes_a_seat_at_an_online_table(cautious, tmp_path):
     with serving(f"sqlite:///{tmp_path}/s.db") as client:
-        created = create(client, seats=["human", "bot:cautious"])
-        code, token = created["code"], created["token"]
-        with client.websocket_connect(f"/ws/{code}?token={token}") as ws:
-            ws.receive_json()
-            start(client, code, token)
-            final = play_to_the_end(ws)
+        final = played_out(client, seats=["human", "bot:cautious"])
         assert final["view"]["outcome"] is not None
         assert [seat["name"] for seat in final["table"]["seats"]] == ["Alice", "Cautious 1"]
         refused = client.post(

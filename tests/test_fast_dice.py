@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from py421.core.dice import Result
-from py421.sim.fast.dice import (
+from py421.sim.fast.counter_dice import (
     RESULT_OF_FACES,
     batch_keys,
     dice_block,

@@ -16,9 +16,16 @@ from py421.core.errors import InvalidParameter, InvalidPlayers, InvalidRuleset, 
 from py421.core.rules import Ruleset, option_fields, preset_names
 from py421.sim.fast import kernel as k
 from py421.sim.fast.bot_tables import build_tables
-from py421.sim.fast.dice import CHOICE_STREAM, MIXED_COUNTERS, batch_key, dice_block, game_key, random_bits
+from py421.sim.fast.counter_dice import (
+    CHOICE_STREAM,
+    MIXED_COUNTERS,
+    batch_key,
+    dice_block,
+    game_key,
+    random_bits,
+)
 from py421.sim.fast.lineup import Lineup, parse_players
-from py421.sim.fast.optimal import OptimalPositions
+from py421.sim.fast.optimal_tables import OptimalPositions
 from py421.sim.fast.policy import HEADER, ROUNDS_LEVEL
 from py421.sim.fast.replay import Mismatch, entries, replay
 from py421.sim.simulate import Simulation, Summary, count_game, engine_game, run
@@ -167,7 +174,7 @@ def test_a_dask_cluster_of_two_workers_gives_the_local_totals():
 
 def test_an_unreachable_scheduler_is_a_clear_error():
     pytest.importorskip("distributed")
-    from py421.sim.cluster import run_on_dask
+    from py421.sim.dask_cluster import run_on_dask
 
     sim = Simulation(Ruleset.preset("tim"), ("heuristic", "heuristic"), 10)
     with pytest.raises(Py421Error, match=r"cannot reach a Dask scheduler at 'tcp://127\.0\.0\.1:9'"):

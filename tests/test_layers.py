@@ -109,9 +109,9 @@ def test_every_part_of_py421_has_a_layer():
             "def f():\n    from ..play import session",
             "players/bot.py:2 imports play (play)",
         ),
-        ("sim/run.py", "import py421.tui.app", "sim/run.py:1 imports tui.app (tui)"),
+        ("sim/run.py", "import py421.tui.game_app", "sim/run.py:1 imports tui.game_app (tui)"),
         ("paths.py", "from . import i18n", "paths.py:1 imports i18n (i18n)"),
-        ("tui/app.py", "from ..server import app", "tui/app.py:1 imports server (server)"),
+        ("tui/game_app.py", "from ..server import app", "tui/game_app.py:1 imports server (server)"),
     ],
 )
 def test_a_wrong_import_is_found(tmp_path, where, line, expected):

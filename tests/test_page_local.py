@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from py421.core.record import Record
+from py421.page.handler import handle
 from py421.page.local import LocalTables
-from py421.page.worker import handle
 from py421.server import protocol as p
 
 

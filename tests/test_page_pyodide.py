@@ -28,14 +28,14 @@ if not (NODE and (PYODIDE / "pyodide.mjs").is_file()):
 
 pytestmark = pytest.mark.slow  # Pyodide starts in seconds
 
-# Plays the request list given as argv[3] through py421.page.worker.handle, one answer a line.
+# Plays the request list given as argv[3] through py421.page.handler.handle, one answer a line.
 SCRIPT = """
 import { loadPyodide } from "%s";
 import fs from "node:fs";
 const pyodide = await loadPyodide();
 pyodide.unpackArchive(new Uint8Array(fs.readFileSync(process.argv[2])), "zip", { extractDir: "/py421" });
 pyodide.runPython("import sys; sys.path.insert(0, '/py421')");
-const handle = pyodide.pyimport("py421.page.worker").handle;
+const handle = pyodide.pyimport("py421.page.handler").handle;
 const out = [];
 let code = null;
 for (const request of JSON.parse(fs.readFileSync(process.argv[3], "utf8"))) {

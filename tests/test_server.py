@@ -875,7 +875,7 @@ def test_a_request_that_meets_a_bug_is_answered_500_and_logged_once(
 
     import httpx2 as httpx
 
-    from py421.server.tables import Hub
+    from py421.server.hub import Hub
 
     from .server_helpers import uvicorn_serving
 

@@ -212,7 +212,7 @@ def solving_forever(conn: Any, memory_mb: int) -> None:
 def test_rules_that_take_longer_than_the_budget_to_solve_are_refused_and_the_server_goes_on(
     tmp_path, monkeypatch
 ):
-    monkeypatch.setattr("py421.server.analysis._serve", solving_forever)
+    monkeypatch.setattr("py421.server.analyst._serve", solving_forever)
     app = create_app(f"sqlite:///{tmp_path}/s.db", bot_delay=0, budget=Budget(seconds=0.5))
     with TestClient(app) as client:
         body = {"rules": "classic-11", "seats": ["human", "bot:heuristic"], "name": "Alice", "hints": True}

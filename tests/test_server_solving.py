@@ -10,7 +10,7 @@ import pytest
 
 from py421.core.rules import Ruleset
 from py421.server import solving
-from py421.server.optimal import solve_line
+from py421.server.optimal_seats import solve_line
 from py421.server.solving import SolveLine
 from py421.server.table import TableError
 from py421.server.worker import Budget

@@ -30,10 +30,10 @@ from py421.core.rules import Ruleset
 from py421.core.state import Phase, State
 from py421.paths import data_dir
 from py421.players.optimal import OptimalBot, RoundsOptimalBot, game_level
-from py421.sim.fast.dice import batch_key
+from py421.sim.fast.counter_dice import batch_key
 from py421.sim.fast.lineup import Lineup, parse_players
 from py421.sim.fast.maxn import position_key
-from py421.sim.fast.optimal import MaxnTables
+from py421.sim.fast.optimal_tables import MaxnTables
 from py421.sim.fast.policy import ROUNDS_LEVEL
 from py421.sim.fast.replay import replay
 from py421.sim.simulate import Simulation, Summary, run

@@ -24,7 +24,7 @@ from py421.envs.gym_game import GameEnv
 from py421.play.session import Session, parse_seats
 from py421.players.optimal import prepare
 
-from .server_helpers import create, database_urls, play_to_the_end, serving, start
+from .server_helpers import database_urls, played_out, serving
 
 TWELVE = 12
 BOTS = ",".join(["bot:heuristic", "bot:random"] * 5 + ["bot:heuristic"])  # eleven
@@ -104,12 +104,7 @@ def test_an_online_table_of_twelve_and_its_scorekeeper_page(url, tmp_path):
         presets = {p["name"]: p for p in client.get("/api/presets").json()}
         assert presets["classic-11"]["no_limit"] and presets["classic-11"]["max_players"] >= TWELVE
         assert presets["engranjeu-21"]["max_players"] == 8
-        created = create(client, rules="classic-11", seats=["human", *BOTS.split(",")])
-        code, token = created["code"], created["token"]
-        with client.websocket_connect(f"/ws/{code}?token={token}") as ws:
-            ws.receive_json()
-            start(client, code, token)
-            final = play_to_the_end(ws)
+        final = played_out(client, rules="classic-11", seats=["human", *BOTS.split(",")])
         assert final["view"]["outcome"] is not None
         assert len(final["table"]["seats"]) == TWELVE
         names = [f"P{i}" for i in range(TWELVE)]

@@ -30,7 +30,15 @@ from py421.envs.observation import ObservationEncoder, encode
 from py421.envs.play import rewards
 from py421.envs.vector import MultiAgentVector, VectorGameEnv, random_actions
 from py421.players import make_bot
-from py421.sim.fast.dice import CHOICE_STREAM, batch_key, below, face, game_key, random_bits, throw_code
+from py421.sim.fast.counter_dice import (
+    CHOICE_STREAM,
+    batch_key,
+    below,
+    face,
+    game_key,
+    random_bits,
+    throw_code,
+)
 
 SEED = 2026
 

@@ -19,8 +19,8 @@ from .words import arrived
 
 # Each command: the module that defines it, and its name there.
 WHERE = {
-    "rules": ("rules", "rules"),
-    "compare": ("rules", "compare"),
+    "rules": ("rulebook", "rules"),
+    "compare": ("rulebook", "compare"),
     "odds": ("strategy", "odds"),
     "advise": ("strategy", "advise"),
     "duel": ("strategy", "duel"),
@@ -35,7 +35,7 @@ WHERE = {
     "history": ("games", "history"),
     "stats": ("games", "stats"),
     "replay": ("games", "replay"),
-    "analyse": ("analysis", "analyse"),
+    "analyse": ("analyse", "analyse"),
 }
 
 

@@ -103,7 +103,7 @@ def play(
                 language,
             )
         else:
-            from ..tui.app import PlayApp
+            from ..tui.game_app import PlayApp
 
             PlayApp(session, lang=language, bot_delay=bot_delay, on_step=on_step, hints=hints).run()
         _finish(store, session, save_id, "play", record_path, language)
@@ -372,7 +372,7 @@ def history(game_id: int | None, limit: int, analyse: bool, lang: str) -> None:
     record = store.record(game_id)
     _print_replay(record, lang)
     if analyse:
-        from .analysis import show_analysis
+        from .analyse import show_analysis
 
         click.echo()
         show_analysis(record, lang)

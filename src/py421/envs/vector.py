@@ -17,7 +17,7 @@ of a « main chaude » at 15 and 16) or Game-v0's eight (``actions="gym"``).
 
 The dice and the random bot's choices come from the kernel's counter-based
 streams: game ``g`` of env ``e`` under seed ``s`` throws what game ``g`` of
-batch ``e`` throws in ``421 simulate --seed s`` (``py421.sim.fast.dice``),
+batch ``e`` throws in ``421 simulate --seed s`` (``py421.sim.fast.counter_dice``),
 whatever the actions. Needs the ``sim`` and ``rl`` extras (numba, Gymnasium).
 """
 
@@ -44,9 +44,9 @@ from ..sim.fast import bot_tables
 from ..sim.fast import kernel as k
 from ..sim.fast import steps as s
 from ..sim.fast.arrays import rules_array, tables
-from ..sim.fast.dice import batch_key
+from ..sim.fast.counter_dice import batch_key
 from ..sim.fast.lineup import check_players
-from ..sim.fast.optimal import DecisionTables, MaxnTables, OptimalPositions, OptimalRounds
+from ..sim.fast.optimal_tables import DecisionTables, MaxnTables, OptimalPositions, OptimalRounds
 from ..sim.fast.policy import H_MISSING, KINDS, no_positions
 from ..solver.tables import KEEP_INDEX, RESULTS
 from .observation import GYM_ACTIONS, NUM_ACTIONS, FloatArray, MaskArray, ObservationEncoder, action_name

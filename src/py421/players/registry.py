@@ -109,15 +109,19 @@ def bot_level(key: str) -> BotLevel:
     """The level called ``key``; refused, naming the levels, if there is none."""
     found = _LEVELS.get(key)
     if found is None:
-        said = accepted()
-        raise InvalidPlayers(
-            Message(
-                "players.unknown_bot",
-                f"unknown bot 'bot:{key}'; accepted: {said}",
-                {"name": repr(f"bot:{key}"), "accepted": said},
-            )
-        )
+        raise _unknown(f"bot:{key}")
     return found
+
+
+def _unknown(spec: str) -> InvalidPlayers:
+    said = accepted()
+    return InvalidPlayers(
+        Message(
+            "players.unknown_bot",
+            f"unknown bot {spec!r}; accepted: {said}",
+            {"name": repr(spec), "accepted": said},
+        )
+    )
 
 
 def parse_bot(spec: str) -> str | None:
@@ -132,14 +136,7 @@ def parse_bot(spec: str) -> str | None:
         return None
     key = text[4:].strip().lower()
     if key not in _LEVELS:
-        said = accepted()
-        raise InvalidPlayers(
-            Message(
-                "players.unknown_bot",
-                f"unknown bot {text!r}; accepted: {said}",
-                {"name": repr(text), "accepted": said},
-            )
-        )
+        raise _unknown(text)
     return key
 
 

@@ -1,7 +1,7 @@
 """The table server: HTTP for tables and history, a WebSocket per player or watcher.
 
 Thin on purpose: requests are read into the models of :mod:`.protocol` here,
-and every change is made by :class:`py421.server.tables.Hub`. Every refusal,
+and every change is made by :class:`py421.server.hub.Hub`. Every refusal,
 whatever went wrong, has the body ``{"detail": {"error", "message"}}``.
 """
 
@@ -37,16 +37,16 @@ from ..page.site import made_files
 from ..players import listing
 from . import protocol as p
 from .addresses import ForwardedClient, TrustedProxies
-from .analysis import Analyst
+from .analyst import Analyst
 from .browsers import BrowserGuard, Origins
 from .cluster import Cluster, Solo, first_line
 from .collector import keep_collections_short
 from .database import Store, make_engine, migrate, single_process
 from .hints import Hints
+from .hub import Hub
 from .limits import Limits
-from .optimal import OptimalBots
+from .optimal_seats import OptimalBots
 from .table import Connection, Table, TableError
-from .tables import Hub
 from .worker import Budget
 
 STATIC = Path(__file__).parent / "static"

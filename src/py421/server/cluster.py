@@ -60,7 +60,7 @@ class Moved(Exception):
 
 
 class Member(Protocol):
-    """What the cluster needs of the tables of its process (:class:`py421.server.tables.Hub`)."""
+    """What the cluster needs of the tables of its process (:class:`py421.server.hub.Hub`)."""
 
     async def serve_request(self, code: str, kind: str, args: dict[str, Any]) -> dict[str, Any]: ...
 

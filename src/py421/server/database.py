@@ -629,7 +629,7 @@ class Store:
         with self.begin() as conn:
             return list(conn.execute(select(c.code).where(c.status.in_(LIVE))).scalars())
 
-    # -- housekeeping: many tables a transaction, in a thread of their own (server/tables.py) --------
+    # -- housekeeping: many tables a transaction, in a thread of their own (server/hub.py) --------
 
     def idle(self, created_before: str, active_before: str) -> list[tuple[str, str]]:
         """The tables to end, with their status: waiting and made before ``created_before``, or in

@@ -15,7 +15,7 @@ import asyncio
 import logging
 from weakref import WeakKeyDictionary
 
-from .analysis import Analyst
+from .analyst import Analyst
 from .cluster import said_if_failed
 from .table import Connection, Table, dumps
 

@@ -93,7 +93,10 @@ def clean_name(raw: object) -> str:
 
 
 @dataclass
-class Seat:
+class TableSeat:
+    """A seat of an online table: who holds it (a person's token, or a bot's level) and how they are
+    connected; what it holds at the game is a :class:`py421.play.session.Seat`."""
+
     seat: int
     kind: Literal["human", "bot"]
     bot: str | None = None  # the bot's level
@@ -105,8 +108,10 @@ class Seat:
     def row(self) -> SeatRow:
         return SeatRow(self.seat, self.kind, self.bot, self.name, self.token_hash)
 
-    def copy(self) -> Seat:
-        return Seat(self.seat, self.kind, self.bot, self.name, self.token_hash, self.connected, self.away)
+    def copy(self) -> TableSeat:
+        return TableSeat(
+            self.seat, self.kind, self.bot, self.name, self.token_hash, self.connected, self.away
+        )
 
 
 class Connection:
@@ -245,7 +250,7 @@ class Table:
     code: str
     mode: Literal["play", "scorekeeper"]
     rules: Ruleset
-    seats: list[Seat]
+    seats: list[TableSeat]
     seed: str
     seed_hash: str
     timeout: float

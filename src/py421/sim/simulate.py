@@ -43,7 +43,7 @@ from ..i18n import num, plural, tr
 from ..players import make_bot
 from ..solver.tables import INDEX, RESULTS
 from .fast import kernel as k
-from .fast.dice import batch_key, face, game_key, throw_code
+from .fast.counter_dice import batch_key, face, game_key, throw_code
 from .fast.lineup import Lineup, check_players, parse_players
 from .fast.policy import KINDS, LINEUP_KINDS
 from .loop import play_out
@@ -156,7 +156,7 @@ def run(
             f"cluster; the compiled bots: {', '.join(f'bot:{level}' for level in KINDS)}"
         )
     if scheduler is not None:
-        from .cluster import run_on_dask
+        from .dask_cluster import run_on_dask
 
         return run_on_dask(sim, scheduler, progress, total=total)
     if workers < 1:

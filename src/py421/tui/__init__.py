@@ -1,5 +1,5 @@
 """The terminal UI (Textual): ``PlayApp(session).run()`` plays a game at the keyboard."""
 
-from .app import PlayApp
+from .game_app import PlayApp
 
 __all__ = ["PlayApp"]

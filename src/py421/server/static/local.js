@@ -23,7 +23,7 @@ let asked = 0;
 const waiting = new Map();
 
 /**
- * One request to the worker's Python (py421.page.worker.handle).
+ * One request to the worker's Python (py421.page.handler.handle).
  * @param {object} request
  * @returns {Promise<any>}
  */

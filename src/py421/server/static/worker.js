@@ -16,7 +16,7 @@ import { keep, keptTables } from "./store.js";
  * @property {() => Uint8Array<ArrayBuffer>} makeMemorySnapshot
  */
 
-/** What the worker is sent: a request for py421.page.worker.handle, and its number. */
+/** What the worker is sent: a request for py421.page.handler.handle, and its number. */
 /** @typedef {{ id: number, request: string }} Asked */
 
 const scope = /** @type {{ postMessage(message: unknown): void }} */ (/** @type {unknown} */ (self));
@@ -42,14 +42,14 @@ async function start() {
     try {
       const pyodide = await loadPyodide({ indexURL: RUNTIME, _loadSnapshot: kept.memory });
       unpack(pyodide);
-      return pyodide.pyimport("py421.page.worker").handle;
+      return pyodide.pyimport("py421.page.handler").handle;
     } catch {
       await kept.forget(); // another Pyodide, or a memory cut short: started afresh below
     }
   }
   const pyodide = await loadPyodide({ indexURL: RUNTIME, _makeSnapshot: Boolean(kept) });
   unpack(pyodide);
-  pyodide.runPython("import sys; sys.path.insert(0, '/py421'); import py421.page.worker");
+  pyodide.runPython("import sys; sys.path.insert(0, '/py421'); import py421.page.handler");
   if (kept) {
     try {
       await kept.keep(pyodide.makeMemorySnapshot()); // before the page holds any of its objects
@@ -57,7 +57,7 @@ async function start() {
       /* no memory to spare for the copy (the whole heap): started afresh next time */
     }
   }
-  return pyodide.pyimport("py421.page.worker").handle;
+  return pyodide.pyimport("py421.page.handler").handle;
 }
 
 /**

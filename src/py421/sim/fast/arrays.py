@@ -19,7 +19,7 @@ from ...core.rules import (
 )
 from ...solver.tables import KEEPS, KEEPS_OF, RESULTS
 from . import kernel as k
-from .dice import RESULT_OF_FACES, faces_code
+from .counter_dice import RESULT_OF_FACES, faces_code
 from .policy import heuristic_tables
 
 C = TypeVar("C", bound=str)

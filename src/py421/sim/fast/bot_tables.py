@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from ...core.rules import Ruleset
 from ...solver.solutions import cache_path
-from .optimal import OptimalPositions
+from .optimal_tables import OptimalPositions
 from .policy import HEADER
 
 FORMAT = 3  # bump when the tables' layout or meaning changes

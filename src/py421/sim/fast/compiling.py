@@ -31,7 +31,7 @@ import numpy.typing as npt
 
 from ...core.rules import Ruleset
 from . import kernel as k
-from .dice import batch_key
+from .counter_dice import batch_key
 from .lineup import Lineup
 
 POLL = 0.25  # seconds between two looks at the process compiling (each tells the waiting command)

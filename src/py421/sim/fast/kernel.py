@@ -30,7 +30,7 @@ from numba import njit
 
 from ...core.combos import NENETTE
 from ...solver.tables import INDEX
-from .dice import CHOICE_STREAM, below, face, game_key, random_bits, throw_code
+from .counter_dice import CHOICE_STREAM, below, face, game_key, random_bits, throw_code
 from .maxn import MODE_MAXN, maxn_choice
 from .policy import (
     AMOUNTS,

@@ -21,7 +21,7 @@ from ...players.optimal import check_optimal, game_level, whole_game
 from . import bot_tables
 from . import kernel as k
 from .arrays import rules_array, tables
-from .optimal import DecisionTables, MaxnTables, OptimalPositions, OptimalRounds
+from .optimal_tables import DecisionTables, MaxnTables, OptimalPositions, OptimalRounds
 from .policy import H_MISSING, LINEUP_KINDS, OPTIMAL, OPTIMAL_ROUNDS, no_positions
 
 I64 = k.I64

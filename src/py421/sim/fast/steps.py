@@ -29,7 +29,7 @@ import numpy.typing as npt
 from numba import njit
 
 from . import kernel as k
-from .dice import game_key
+from .counter_dice import game_key
 from .kernel import (
     _ahead,
     _base_amount,

@@ -33,15 +33,14 @@ from ..core.errors import Py421Error
 from ..core.game import Game, Step
 from ..core.rules import Ruleset
 from ..history import GameRows, History, game_rows
-from ..play.session import Seat as SessionSeat
-from ..play.session import Session
+from ..play.session import Seat, Session
 from ..players import Player, accepted, bot_name, make_bot, parse_bot
 from .cluster import Moved, Solo, TooLong, first_line, read_quietly, said_if_failed
 from .database import LIVE, Store, TableRow, now
 from .limits import AddressBook, Limits
-from .optimal import OptimalBots
+from .optimal_seats import OptimalBots
 from .protocol import ActionMove, CreateTable
-from .table import Connection, Seat, Status, Table, TableError, clean_name, hash_token
+from .table import Connection, Status, Table, TableError, TableSeat, clean_name, hash_token
 from .writer import Writer
 
 log = logging.getLogger(__name__)
@@ -125,7 +124,7 @@ class Hub:
             if request.players is None:
                 raise TableError("malformed", "players: a list of names, in seating order")
             self._check_count(rules, len(request.players))
-            seats = [Seat(i, "human", name=clean_name(n)) for i, n in enumerate(request.players)]
+            seats = [TableSeat(i, "human", name=clean_name(n)) for i, n in enumerate(request.players)]
             _check_distinct([s.name or "" for s in seats])
             seats[0].token_hash = hash_token(token)
         else:
@@ -200,8 +199,7 @@ class Hub:
     def _session(self, table: Table, game: Game | None = None) -> Session:
         """The table's game and seats as a session: its dice, its bots (optimal ones in the worker)."""
         seats = [
-            SessionSeat(s.name or f"Seat {s.seat + 1}", s.bot if s.kind == "bot" else None)
-            for s in table.seats
+            Seat(s.name or f"Seat {s.seat + 1}", s.bot if s.kind == "bot" else None) for s in table.seats
         ]
         bots: dict[int, Player] = {
             s.seat: make_bot(s.bot or "heuristic", f"{table.seed}:{s.seat}")
@@ -230,7 +228,7 @@ class Hub:
             return None
         rules = Ruleset.from_mapping(row.rules)
         seats = [
-            Seat(s.seat, "bot" if s.kind == "bot" else "human", s.bot, s.name, s.token_hash)
+            TableSeat(s.seat, "bot" if s.kind == "bot" else "human", s.bot, s.name, s.token_hash)
             for s in row.seats
         ]
         status = _status(row.status)
@@ -505,7 +503,7 @@ class Hub:
         """
         connected = {s.seat: s.connected for s in table.seats}
         table.seats = [
-            Seat(
+            TableSeat(
                 s.seat,
                 "bot" if s.kind == "bot" else "human",
                 s.bot,
@@ -1046,7 +1044,7 @@ class Hub:
         if table.rematch:
             return self.get(table.rematch)
         seed = self._seed()
-        seats = [Seat(s.seat, s.kind, s.bot, s.name, s.token_hash) for s in table.seats]
+        seats = [TableSeat(s.seat, s.kind, s.bot, s.name, s.token_hash) for s in table.seats]
         for s in seats:
             if s.kind == "bot":
                 s.name = None  # named again when the rematch starts
@@ -1082,17 +1080,17 @@ def _rules(name: str, settings: list[str]) -> Ruleset:
         raise TableError("bad_rules", str(e)) from e
 
 
-def _seat(i: int, spec: str) -> Seat:
+def _seat(i: int, spec: str) -> TableSeat:
     """A seat from its spec: ``human`` or a bot (read by :func:`py421.players.parse_bot`)."""
     if spec == "human":
-        return Seat(i, "human")
+        return TableSeat(i, "human")
     try:
         level = parse_bot(spec)
     except Py421Error:
         level = None
     if level is None:
         raise TableError("bad_seats", f"unknown seat {spec!r}; accepted: human, {accepted()}")
-    return Seat(i, "bot", level)
+    return TableSeat(i, "bot", level)
 
 
 def _check_distinct(names: list[str]) -> None:
