@@ -10,6 +10,7 @@ count as much as those at the top of a module.
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -125,3 +126,12 @@ def test_a_wrong_import_is_found(tmp_path, where, line, expected):
     (tmp_path / where).parent.mkdir(parents=True, exist_ok=True)
     (tmp_path / where).write_text(line + "\n", encoding="utf-8")
     assert layer_violations(tmp_path, LAYERS) == [expected]
+
+
+def test_no_two_modules_share_a_name():
+    """A module's name says its role: two ``tables.py`` (or ``optimal.py``…) in different parts make a
+    reader open the wrong one."""
+    root = Path(py421.__file__).parent
+    modules = [p for p in root.rglob("*.py") if p.name != "__init__.py" and "migrations" not in p.parts]
+    names = Counter(p.name for p in modules)
+    assert sorted(name for name, n in names.items() if n > 1) == []
