@@ -3,6 +3,9 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
+from py421.core.errors import Message
+from py421.i18n import EN, error_text
+
 # Whole games vary in length: no per-example deadline. CI runs are derandomized so a
 # failure there reproduces locally with the same profile.
 settings.register_profile(
@@ -27,3 +30,24 @@ def unshipped(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPath
     from py421.solver import shipped
 
     monkeypatch.setattr(shipped, "SHIPPED", tmp_path_factory.mktemp("unshipped"))
+
+
+def _worded_as_the_catalog(message: Message) -> None:
+    """Core words its refusals in English without the catalog (it imports nothing of the project):
+    every message a test meets must say what the English catalog says with its fields."""
+    if message.key in EN and error_text("en", message) != message.text:
+        raise AssertionError(
+            f"{message.key}: the text raised differs from the English catalog's\n"
+            f"  raised : {message.text}\n  catalog: {error_text('en', message)}"
+        )
+
+
+_made = Message.__init__
+
+
+def _made_and_checked(self: Message, *args: object, **kwargs: object) -> None:
+    _made(self, *args, **kwargs)  # type: ignore[arg-type]
+    _worded_as_the_catalog(self)
+
+
+Message.__init__ = _made_and_checked  # type: ignore[method-assign]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from py421.core.actions import ChooseStake, Stop, Throw
-from py421.core.errors import IllegalAction, InvalidNotation
+from py421.core.errors import IllegalAction, InvalidNotation, Message
 from py421.core.events import RoundDecided
 from py421.core.rules import Ruleset
 from py421.i18n import (
@@ -224,3 +224,11 @@ def test_french_colons_joined_in_code_have_a_no_break_space_before_them() -> Non
     assert tr("en", "sk.undone", who="Bob", step="111") == "  undone: Bob: 111"
     chip = tr("fr", "page.an.chip", step="Étape 3 · Ana", action="garder 5")
     assert chip == "Étape 3 · Ana\u00a0: garder 5"
+
+
+def test_a_message_worded_otherwise_than_the_catalog_fails_the_test_that_meets_it() -> None:
+    """Core words its refusals in English without the catalog: tests/conftest.py checks every message
+    the suite makes against the catalog's English."""
+    with pytest.raises(AssertionError, match="differs from the English catalog's"):
+        Message("ruleset.setting", "'x': type OPTION=VALUE", {"text": "'x'"})
+    assert str(Message("ruleset.setting", "'x': write OPTION=VALUE, for example pot=21", {"text": "'x'"}))
