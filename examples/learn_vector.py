@@ -10,12 +10,14 @@ and the result it must beat. Manches are left out: in two-player
 learned as an episode whose cost is losing it, with the tokens held as
 shaping (the environment's ``tokens`` reward, read off the observations).
 
-The run prints its progress, saves the table (``policy.npz``), the learning
-curve (``curve.csv``, ``learning-curve.png``) and ends with an evaluation
-against bot:heuristic and bot:optimal (``evaluation.json``):
+The run prints its progress, saves the table (``policy.npz``) and a policy
+file that seats it at a table (``bot.py``), the learning curve (``curve.csv``,
+``learning-curve.png``) and ends with an evaluation against bot:heuristic and
+bot:optimal (``evaluation.json``):
 
     python examples/learn_vector.py --minutes 30 --out runs/classic-11
     python examples/learn_vector.py --policy runs/classic-11/policy.npz --out runs/again   # evaluate only
+    421 --bot learned=runs/classic-11/bot.py play --players Ana,bot:learned             # play against it
 
 Needs the ``sim``, ``rl`` and ``report`` extras (numba, Gymnasium, matplotlib).
 """
@@ -40,8 +42,7 @@ from py421.core.combos import Category
 from py421.core.game import Game
 from py421.core.rules import Ruleset
 from py421.core.state import State
-from py421.envs.gym_game import gym_mask, gym_move
-from py421.envs.observation import GYM_ACTIONS, ObservationEncoder
+from py421.envs.observation import GYM_ACTIONS, ObservationEncoder, gym_mask, gym_move
 from py421.envs.vector import VectorGameEnv, random_actions
 from py421.players import make_bot
 from py421.players.base import Player
@@ -531,6 +532,35 @@ def simulated(rules: str, bot: str, opponent: str, games: int, seed: int) -> Eva
     return Evaluation(opponent, scores, seed)
 
 
+def seat_policy(table: QTable, rules: str) -> Callable[[FloatArray, BoolArray], int]:
+    """The table's greedy play for one seat at a time, as ``421 --bot`` seats a policy."""
+    batch = greedy_policy(Features(Ruleset.preset(rules)), table)
+
+    def policy(observation: FloatArray, mask: BoolArray) -> int:
+        return int(batch(observation[None, :], mask.astype(bool)[None, :])[0])
+
+    return policy
+
+
+# What ``bot.py`` holds: the saved table as a policy file (``421 --bot learned=runs/…/bot.py play``).
+BOT_FILE = """\"\"\"The policy examples/learn_vector.py learned, to seat at a table:
+
+    421 --bot learned=THIS_FILE play --players YOUR_NAME,bot:learned
+\"\"\"
+
+import importlib.util
+import sys
+from pathlib import Path
+
+_spec = importlib.util.spec_from_file_location("learn_vector", {example!r})
+_example = importlib.util.module_from_spec(_spec)
+sys.modules["learn_vector"] = _example  # its dataclasses look their module up by name
+_spec.loader.exec_module(_example)
+_table, _meta = _example.QTable.load(Path(__file__).with_name("policy.npz"))
+policy = _example.seat_policy(_table, _meta["rules"])
+"""
+
+
 class PolicyPlayer:
     """A batch policy as a ``py421.players.Player``: the engine's own loop asks it one state at a time."""
 
@@ -679,6 +709,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         trained = train(settings, args.minutes * 60, steps=args.steps)
         table, curve = trained.table, trained.curve
         table.save(args.out / "policy.npz", {"rules": args.rules, "players": PLAYERS, **asdict(settings)})
+        (args.out / "bot.py").write_text(BOT_FILE.format(example=str(Path(__file__).resolve())))
         with open(args.out / "curve.csv", "w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=list(asdict(curve[0])))
             writer.writeheader()
@@ -737,7 +768,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         report["engine"] = {**_summary(engine), "same": same, "every_game": _summary(every)}
         report["every_game"] = {"share_decided": share, "learned": 0.5 + share * diff["difference"]}
     (args.out / "evaluation.json").write_text(json.dumps(report, indent=2) + "\n")
-    saved = "evaluation.json" if args.policy else "policy.npz, curve.csv, learning-curve.png, evaluation.json"
+    saved = (
+        "evaluation.json"
+        if args.policy
+        else "policy.npz, bot.py, curve.csv, learning-curve.png, evaluation.json"
+    )
     print(f"saved in {args.out}: {saved}")
     return report
 

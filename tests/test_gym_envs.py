@@ -19,8 +19,9 @@ from py421.core.game import Game
 from py421.core.rules import Ruleset
 from py421.core.state import State
 from py421.envs import ObservationEncoder, decode
-from py421.envs.gym_game import GameEnv, gym_mask, gym_move
+from py421.envs.gym_game import GameEnv
 from py421.envs.gym_turn import TurnEnv, optimal_value, policy_value, solver_action
+from py421.envs.observation import gym_mask, gym_move
 from py421.envs.picture import LOST, PIP_AREA, WON, pip_pixels
 from py421.players import make_bot
 from py421.solver.turn import odds

@@ -8,12 +8,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
 pytest.importorskip("numba")
 pytest.importorskip("gymnasium")
 pytest.importorskip("matplotlib")
 
+from py421.cli import main
 from py421.core.rules import Ruleset
+from py421.envs.policy_seat import PolicyPlayer, load_policy
+from py421.players import unregister
 from py421.players.heuristic import HeuristicBot
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "learn_vector.py"
@@ -128,3 +132,32 @@ def test_the_saved_policy_evaluated_again_scores_as_the_run_said(run, tmp_path):
     again = lv.main([*argv, "--engine-games", "0", "--no-optimal"])
     assert again["heuristic"] == report["heuristic"]  # the same games, the same moves
     assert not (tmp_path / "policy.npz").exists() and (tmp_path / "evaluation.json").exists()
+
+
+def test_the_saved_policy_takes_a_seat_and_plays_as_the_evaluation_played_it(run):
+    """bot.py, written beside the table, seats it (``421 --bot learned=…/bot.py``): through it the
+    engine plays the moves the example's own evaluation plays."""
+    out, _ = run
+    seated = PolicyPlayer(load_policy(out / "bot.py"))
+    rules = Ruleset.preset(RULES)
+    table, _ = lv.QTable.load(out / "policy.npz")
+    features = lv.Features(rules)
+    for game in range(20):
+        ours = lv.engine_game(rules, seated, game % 2, "heuristic", 5, 0, game)
+        example = lv.PolicyPlayer(lv.greedy_policy(features, table), features, game % 2)
+        assert ours.states == lv.engine_game(rules, example, game % 2, "heuristic", 5, 0, game).states
+    result = CliRunner().invoke(
+        main,
+        [
+            "--bot",
+            f"learned={out / 'bot.py'}",
+            "simulate",
+            "--players",
+            "bot:learned,bot:heuristic",
+            "--games",
+            "100",
+        ],
+    )
+    unregister("learned")
+    assert result.exit_code == 0, result.output
+    assert "bot:learned: no compiled twin in the fast simulator" in result.stderr

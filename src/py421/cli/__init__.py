@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator, MutableMapping
+from pathlib import Path
 
 import click
 
+from ..i18n import tr
 from .common import SAY_OPTION, Errors
 from .words import arrived
 
@@ -78,8 +80,16 @@ class Commands(MutableMapping[str, click.Command]):
 @click.group(cls=Errors, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="py421", prog_name="421")
 @SAY_OPTION
-def main(lang: str) -> None:
+@click.option("--bot", "bots", multiple=True, metavar="NAME=FILE")
+def main(lang: str, bots: tuple[str, ...]) -> None:
     """The ``421`` command; its help, and every command's, is the catalog's ``cli.help.*``."""
+    for spec in bots:  # trained policies seated as bot:NAME by the command that follows
+        from ..envs.policy_seat import register_policy
+
+        name, sep, file = spec.partition("=")
+        if not sep or not name.strip() or not file.strip():
+            raise click.BadParameter(tr(lang, "cli.bot.spec", given=repr(spec)), param_hint="'--bot'")
+        register_policy(name.strip().lower(), Path(file.strip()).expanduser())
 
 
 main.commands = Commands(WHERE)

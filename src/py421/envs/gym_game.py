@@ -28,16 +28,23 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from ..core.actions import Action, ChooseStake
+from ..core.actions import Action
 from ..core.engine import new_game
-from ..core.errors import IllegalAction, InvalidPlayers
+from ..core.errors import InvalidPlayers
 from ..core.events import Event
 from ..core.game import Game
 from ..core.rules import Ruleset
 from ..core.state import State
 from ..players import Player, levels, make_bot
-from .gym_turn import check_gym_action, policy_action
-from .observation import GYM_ACTIONS, FloatArray, MaskArray, ObservationEncoder, decode, legal_indices
+from .gym_turn import check_gym_action
+from .observation import (
+    GYM_ACTIONS,
+    FloatArray,
+    MaskArray,
+    ObservationEncoder,
+    gym_mask,
+    gym_move,
+)
 from .picture import Image, table_picture
 from .play import (
     RENDER_MODES,
@@ -51,10 +58,9 @@ from .play import (
     rewards,
     throw,
 )
+from .policy_seat import Policy, PolicyPlayer
 from .render import table_text
 
-Policy = Callable[[FloatArray, MaskArray], object]
-"""An opponent that plays like the learner: its seat's observation and mask in, an action 0 to 7 out."""
 Opponent = str | Player | Policy
 
 
@@ -87,27 +93,6 @@ def check_opponents(opponents: Opponent | Sequence[Opponent], others: int) -> tu
         if not isinstance(opponent, str) and not (is_player(opponent) or callable(opponent)):
             raise InvalidPlayers(f"opponent {opponent!r} is not accepted; an opponent is {_opponents()}")
     return chosen
-
-
-def gym_mask(state: State) -> MaskArray:
-    """1 for each of the eight Game-v0 actions legal for the deciding seat now."""
-    mask = np.zeros(GYM_ACTIONS, dtype=np.int8)
-    r = state.round
-    if state.to_move is None:
-        return mask
-    if r is not None and r.tie is not None:  # « main chaude »: 0 est, the others vient
-        mask[:] = 1
-    else:
-        mask[[i for i in legal_indices(state) if i < GYM_ACTIONS]] = 1
-    return mask
-
-
-def gym_move(state: State, index: int) -> Action:
-    """The engine's move for a Game-v0 action of the deciding seat."""
-    r = state.round
-    if r is not None and r.tie is not None:  # « main chaude »: the only other decision
-        return ChooseStake("est" if index == 0 else "vient")
-    return decode(state, index)
 
 
 class GameEnv(gymnasium.Env[FloatArray, np.int64]):
@@ -214,17 +199,8 @@ class GameEnv(gymnasium.Env[FloatArray, np.int64]):
             return make_bot(opponent, seed).choose
         if is_player(opponent):
             return opponent.choose
-        policy = cast(Policy, opponent)  # check_opponents let only callables through
-
-        def choose(state: State) -> Action:
-            answer = policy(self.encoder.encode(state, seat), gym_mask(state))
-            index = policy_action(answer, f"the policy playing seat {seat}")
-            try:
-                return gym_move(state, index)
-            except IllegalAction as exc:
-                raise IllegalAction(f"the policy playing seat {seat}: {exc}") from None
-
-        return choose
+        # check_opponents let only callables through
+        return PolicyPlayer(cast(Policy, opponent), f"the policy playing seat {seat}").choose
 
     def action_masks(self) -> MaskArray:
         """The learning seat's legal actions now, 1 each (all 0 once the game is over)."""

@@ -34,7 +34,7 @@ from ..core.state import Phase, Round, State
 from ..solver.exact_turn import advise
 from ..solver.tables import KEEP_INDEX, RESULTS, TRANSITIONS
 from ..solver.turn import beats_target, odds
-from .observation import GYM_ACTIONS, decode
+from .observation import GYM_ACTIONS, decode, policy_action
 from .picture import Image, turn_picture
 from .play import RENDER_MODES, RENDER_OFF, RenderMode, check_render_mode, faces, make_rules
 
@@ -51,22 +51,6 @@ def check_gym_action(action: object, env: str) -> int:
             f"not {action!r}"
         )
     return int(action)
-
-
-def policy_action(answer: object, who: str) -> int:
-    """What a policy returned, as an action 0 to 7.
-
-    Model libraries answer with numpy: a scalar, or an array of one action
-    (stable-baselines3's ``predict`` gives an array of shape ``()``).
-    """
-    if isinstance(answer, np.ndarray) and answer.size == 1 and answer.dtype.kind in "iu":
-        answer = answer.item()
-    if isinstance(answer, bool) or not isinstance(answer, int | np.integer) or not 0 <= answer < GYM_ACTIONS:
-        raise IllegalAction(
-            f"{who} returned {answer!r}; a policy returns an action 0 to 7 "
-            "(0 stops; bit i throws die i again, highest die first)"
-        )
-    return int(answer)
 
 
 def turn_rules(rules: Ruleset, throws: int) -> Ruleset:

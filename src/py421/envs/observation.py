@@ -288,3 +288,43 @@ class ObservationEncoder:
                 out[at["tie"] + place[s]] = 1
             out[at["tie_replays"]] = r.tie.replays
         return out
+
+
+# -- the eight actions of the Gymnasium environments, as a seat's policy sees them ------------
+
+
+def gym_mask(state: State) -> MaskArray:
+    """1 for each of the eight Game-v0 actions legal for the deciding seat now."""
+    mask = np.zeros(GYM_ACTIONS, dtype=np.int8)
+    r = state.round
+    if state.to_move is None:
+        return mask
+    if r is not None and r.tie is not None:  # « main chaude »: 0 est, the others vient
+        mask[:] = 1
+    else:
+        mask[[i for i in legal_indices(state) if i < GYM_ACTIONS]] = 1
+    return mask
+
+
+def gym_move(state: State, index: int) -> Action:
+    """The engine's move for a Game-v0 action of the deciding seat."""
+    r = state.round
+    if r is not None and r.tie is not None:  # « main chaude »: the only other decision
+        return ChooseStake("est" if index == 0 else "vient")
+    return decode(state, index)
+
+
+def policy_action(answer: object, who: str) -> int:
+    """What a policy returned, as an action 0 to 7.
+
+    Model libraries answer with numpy: a scalar, or an array of one action
+    (stable-baselines3's ``predict`` gives an array of shape ``()``).
+    """
+    if isinstance(answer, np.ndarray) and answer.size == 1 and answer.dtype.kind in "iu":
+        answer = answer.item()
+    if isinstance(answer, bool) or not isinstance(answer, int | np.integer) or not 0 <= answer < GYM_ACTIONS:
+        raise IllegalAction(
+            f"{who} returned {answer!r}; a policy returns an action 0 to 7 "
+            "(0 stops; bit i throws die i again, highest die first)"
+        )
+    return int(answer)

@@ -319,6 +319,8 @@ MESSAGES: dict[str, str] = {
     "cli.help.replay": "Replay a game record and print its outcome.\n\n\b\nExamples:\n  421 replay game.json\n  421 replay game.json --log --lang fr",
     "cli.help.analyse": "Every decision of a game, valued: the best choice, the one made, its cost.\n\nRECORD is a record file (421 play --record, an online table's record) or\nthe number of a game in 421 history. The choices are valued by the solved\ngame; docs/analysis.md says how, and what the numbers mean.\n\n\b\nExamples:\n  421 analyse game.json\n  421 analyse 3 --lang fr\n  421 analyse game.json --bots --json",
     "cli.short.analyse": "Every decision of a game, valued against the best.",
+    "cli.opt.bots": "Seat a trained policy as bot:NAME: FILE is a Python file that defines policy(observation, mask) (docs/rl.md). Repeat for several.",
+    "cli.bot.spec": "{given}: write --bot NAME=FILE, for example --bot learned=runs/classic-11/bot.py",
     "cli.opt.lang": "Language of the output (default: French where the system locale is French).",
     "cli.opt.play.lang": "Language of the game (default: French where the system locale is French).",
     "cli.opt.table.lang": "Language of the game (default: French where the system locale is French).",

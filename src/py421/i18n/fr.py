@@ -309,6 +309,8 @@ MESSAGES: dict[str, str] = {
     "cli.help.replay": "Rejouer l'enregistrement d'une partie et afficher son issue.\n\n\b\nExemples :\n  421 replay game.json\n  421 replay game.json --log --lang fr",
     "cli.help.analyse": "Chaque décision d'une partie, évaluée : le meilleur choix, celui qui a été fait, son coût.\n\nPARTIE est un fichier d'enregistrement (421 play --record, celui d'une table\nen ligne) ou le numéro d'une partie de 421 history. Les choix sont évalués\npar la partie résolue ; docs/analysis.md dit comment, et ce que disent les nombres.\n\n\b\nExemples :\n  421 analyse game.json\n  421 analyse 3 --lang fr\n  421 analyse game.json --bots --json",
     "cli.short.analyse": "Chaque décision d'une partie, évaluée.",
+    "cli.opt.bots": "Asseoir une politique entraînée comme bot:NOM : FICHIER est un fichier Python qui définit policy(observation, mask) (docs/rl.md). À répéter pour plusieurs.",
+    "cli.bot.spec": "{given} : écrivez --bot NOM=FICHIER, par exemple --bot appris=runs/classic-11/bot.py",
     "cli.opt.lang": "Langue de la sortie (par défaut : le français là où la langue du système est le français).",
     "cli.opt.play.lang": "Langue de la partie (par défaut : le français là où la langue du système est le français).",
     "cli.opt.table.lang": "Langue de la partie (par défaut : le français là où la langue du système est le français).",

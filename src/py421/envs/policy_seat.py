@@ -1,0 +1,79 @@
+"""A trained policy at the table: a function of a seat's observation and mask, seated as a bot.
+
+A policy file is a Python file that defines ``policy(observation, mask)``: what Game-v0's learner
+sees at its decisions (:class:`~py421.envs.observation.ObservationEncoder`, the eight actions'
+mask) in, an action 0 to 7 out. :func:`register_policy` makes it a bot level of
+:mod:`py421.players.registry`, so ``bot:NAME`` takes a seat wherever a bot does: ``421 --bot
+NAME=FILE play`` (or ``simulate``, ``analyse``, ``serve``), and the environments' opponents.
+
+Only numpy is needed (no Gymnasium): the policy may import what it was trained with.
+"""
+
+from __future__ import annotations
+
+import runpy
+from collections.abc import Callable
+from pathlib import Path
+
+from ..core.actions import Action
+from ..core.errors import IllegalAction, InvalidParameter
+from ..core.rules import Ruleset
+from ..core.state import State
+from ..players.registry import BotLevel, register
+from .observation import FloatArray, MaskArray, ObservationEncoder, gym_mask, gym_move, policy_action
+
+Policy = Callable[[FloatArray, MaskArray], object]
+"""What plays like the learner: its seat's observation and mask in, an action 0 to 7 out."""
+
+
+class PolicyPlayer:
+    """A policy as a :class:`~py421.players.base.Player`: it sees the deciding seat's observation
+    as Game-v0 gives it and chooses one of Game-v0's actions."""
+
+    def __init__(self, policy: Policy, who: str = "the policy") -> None:
+        self.policy = policy
+        self.who = who
+        self._encoders: dict[tuple[Ruleset, int], ObservationEncoder] = {}
+
+    def choose(self, state: State) -> Action:
+        seat = state.to_move
+        assert seat is not None, "a player is asked only at its own decisions"
+        key = (state.rules, len(state.tokens))
+        encoder = self._encoders.get(key)
+        if encoder is None:
+            encoder = self._encoders[key] = ObservationEncoder(*key)
+        index = policy_action(self.policy(encoder.encode(state, seat), gym_mask(state)), self.who)
+        try:
+            return gym_move(state, index)
+        except IllegalAction as exc:
+            raise IllegalAction(f"{self.who}: {exc}") from None
+
+
+def load_policy(path: Path) -> Policy:
+    """The ``policy`` a file defines; refused, saying why, if there is none to call."""
+    if not path.is_file():
+        raise InvalidParameter(
+            f"{path}: no such policy file (a Python file that defines policy(observation, mask))"
+        )
+    try:
+        found = runpy.run_path(str(path)).get("policy")
+    except Exception as exc:  # the file's own error, said in one line
+        raise InvalidParameter(f"{path} could not be run: {type(exc).__name__}: {exc}") from exc
+    if not callable(found):
+        raise InvalidParameter(f"{path} defines no policy(observation, mask) to call")
+    policy: Policy = found
+    return policy
+
+
+def register_policy(name: str, path: Path) -> BotLevel:
+    """The policy of ``path`` as the bot level ``bot:NAME`` (its n-th bot at a table: « Name n »)."""
+    policy = load_policy(path)
+    title = name[:1].upper() + name[1:]
+    return register(
+        BotLevel(
+            name,
+            lambda seed: PolicyPlayer(policy, f"the policy of bot:{name}"),
+            names={"en": f"{title} {{n}}", "fr": f"{title} {{n}}"},
+            about={"en": f"a trained policy ({path.name})", "fr": f"une politique entraînée ({path.name})"},
+        )
+    )

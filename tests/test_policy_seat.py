@@ -1,0 +1,164 @@
+"""A trained policy seated as a bot (``421 --bot NAME=FILE``): in the terminal, a simulation, online."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from py421.cli import main
+from py421.core.actions import Action, ChooseStake, Stop, Throw
+from py421.core.chance import SeededDice
+from py421.core.errors import IllegalAction, InvalidParameter
+from py421.core.game import Game
+from py421.core.rules import Ruleset
+from py421.core.state import State
+from py421.envs.policy_seat import PolicyPlayer, load_policy, register_policy
+from py421.players import HeuristicBot, levels, unregister
+from py421.sim.loop import play_out
+
+from .server_helpers import played_out, serving
+
+# Throws every die it may again until it must stop: a policy as a file, as training leaves one
+GREEDY = """
+import numpy as np
+
+
+def policy(observation, mask):
+    return int(np.flatnonzero(mask)[-1])
+"""
+
+
+@pytest.fixture
+def greedy(tmp_path: Path) -> Iterator[Path]:
+    path = tmp_path / "greedy.py"
+    path.write_text(GREEDY, encoding="utf-8")
+    yield path
+    unregister("greedy")  # what a command line registered in this process
+
+
+def test_a_policy_file_takes_a_seat_in_the_terminal_in_both_languages(greedy):
+    for lang, said in (("en", "Greedy 1 throws"), ("fr", "Greedy 1 lance")):
+        unregister("greedy")
+        result = CliRunner().invoke(
+            main,
+            [
+                "--bot",
+                f"greedy={greedy}",
+                "play",
+                "--players",
+                "Ana,bot:greedy",
+                "--seed",
+                "3",
+                "--lang",
+                lang,
+            ],
+            input="\n" * 2_000,
+        )
+        assert result.exit_code == 0, result.output
+        assert said in result.output
+
+
+def test_a_policy_file_is_simulated_through_the_engine(greedy):
+    result = CliRunner().invoke(
+        main,
+        [
+            "--bot",
+            f"greedy={greedy}",
+            "simulate",
+            "--players",
+            "bot:greedy,bot:heuristic",
+            "--games",
+            "200",
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert (data["games"], data["played_by"], data["players"]) == (
+        200,
+        "engine",
+        ["bot:greedy", "bot:heuristic"],
+    )
+
+
+def test_a_registered_policy_plays_at_an_online_table_and_is_offered_there(greedy, tmp_path):
+    register_policy("greedy", greedy)
+    with serving(f"sqlite:///{tmp_path}/s.db") as client:
+        final = played_out(client, seats=["human", "bot:greedy"])
+        assert final["view"]["outcome"] is not None
+        assert [seat["name"] for seat in final["table"]["seats"]] == ["Alice", "Greedy 1"]
+        offered = {offer["spec"]: offer for offer in client.get("/api/bots").json()}
+    assert offered["bot:greedy"]["about"]["en"] == "a trained policy (greedy.py)"
+
+
+class Hasty:
+    """Stops whenever it may, else throws the three dice again; at a « main chaude », est."""
+
+    def choose(self, state: State) -> Action:
+        assert state.round is not None
+        if state.round.tie is not None:
+            return ChooseStake("est")
+        return Stop() if Stop() in state.legal_actions() else Throw(())
+
+
+def hasty(observation: Any, mask: Any) -> int:
+    """The same as a policy of Game-v0's actions: 0 stops (est at a « main chaude »), 7 throws all."""
+    return 0 if mask[0] else 7
+
+
+@pytest.mark.parametrize("preset", ["classic-11", "vache-41", "engranjeu-21"])
+def test_a_policy_seated_plays_the_engine_moves_its_actions_name(preset):
+    """The seat's observation in, Game-v0's action out, the engine's move played: the same games as
+    the bot that makes those moves itself, from the same dice."""
+    rules = Ruleset.preset(preset).with_options(charge_throws=3)
+    for i in range(30):
+        seated = Game(rules, ["A", "B"])
+        play_out(seated, [PolicyPlayer(hasty), HeuristicBot()], SeededDice(f"hasty-{i}"))
+        itself = Game(rules, ["A", "B"])
+        play_out(itself, [Hasty(), HeuristicBot()], SeededDice(f"hasty-{i}"))
+        assert seated.states == itself.states
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (None, "no such policy file"),
+        ("x = 1\n", "defines no policy(observation, mask) to call"),
+        ("raise RuntimeError('no model here')\n", "could not be run: RuntimeError: no model here"),
+    ],
+    ids=["missing", "no-policy", "failing"],
+)
+def test_a_file_that_is_no_policy_is_refused_saying_why(tmp_path, text, said):
+    path = tmp_path / "policy.py"
+    if text is not None:
+        path.write_text(text, encoding="utf-8")
+    with pytest.raises(InvalidParameter, match=re.escape(said)):
+        load_policy(path)
+    result = CliRunner().invoke(main, ["--bot", f"mine={path}", "play"])
+    assert result.exit_code == 2 and said in result.output
+    assert "mine" not in {level.key for level in levels()}
+
+
+def test_a_policy_answering_an_action_that_does_not_exist_is_named(tmp_path):
+    path = tmp_path / "wild.py"
+    path.write_text("def policy(observation, mask):\n    return 9\n", encoding="utf-8")
+    player = PolicyPlayer(load_policy(path), "the policy of bot:wild")
+    game = Game(Ruleset.preset("classic-11").with_options(charge_throws=3), ["A", "B"])
+    with pytest.raises(
+        IllegalAction, match="the policy of bot:wild returned 9; a policy returns an action 0 to 7"
+    ):
+        play_out(game, [player, player], SeededDice("wild"))
+
+
+def test_a_bot_spec_without_its_file_is_refused_in_one_line():
+    result = CliRunner().invoke(main, ["--bot", "greedy", "play"])
+    assert result.exit_code == 2
+    assert (
+        "'greedy': write --bot NAME=FILE, for example --bot learned=runs/classic-11/bot.py" in result.output
+    )
