@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from fastapi.testclient import TestClient
 
 from py421.cli import main
 from py421.core.actions import Action, ChooseStake, Stop, Throw
@@ -20,9 +21,10 @@ from py421.core.rules import Ruleset
 from py421.core.state import State
 from py421.envs.policy_seat import PolicyPlayer, load_policy, register_policy
 from py421.players import HeuristicBot, levels, unregister
+from py421.server.app import create_app
 from py421.sim.loop import play_out
 
-from .server_helpers import played_out, serving
+from .server_helpers import create, played_out, serving, start
 
 # Throws every die it may again until it must stop: a policy as a file, as training leaves one
 GREEDY = """
@@ -162,3 +164,25 @@ def test_a_bot_spec_without_its_file_is_refused_in_one_line():
     assert (
         "'greedy': write --bot NAME=FILE, for example --bot learned=runs/classic-11/bot.py" in result.output
     )
+
+
+def test_a_table_whose_policy_the_restarted_server_lacks_says_how_to_resume_it(greedy, tmp_path):
+    """A server started again without the --bot its table was made with: the table is kept as it is
+    and refused saying what to start the server with, never a server error; with it, it resumes."""
+    url = f"sqlite:///{tmp_path}/s.db"
+    register_policy("greedy", greedy)
+    with serving(url) as client:
+        created = create(client, seats=["human", "bot:greedy"])
+        code, token = created["code"], created["token"]
+        start(client, code, token)
+    unregister("greedy")
+    with TestClient(create_app(url, bot_delay=0)) as client:
+        refused = client.get(f"/api/tables/{code}")
+        assert refused.status_code == 503, refused.text
+        detail = refused.json()["detail"]
+        assert detail["error"] == "bad_seats"
+        said = "bot:greedy is not a bot level of this server: start it with --bot greedy=FILE to resume"
+        assert detail["message"] == f"{said} this table"
+    register_policy("greedy", greedy)
+    with TestClient(create_app(url, bot_delay=0)) as client:
+        assert client.get(f"/api/tables/{code}").json()["status"] == "playing"

@@ -34,7 +34,7 @@ from ..core.game import Game, Step
 from ..core.rules import Ruleset
 from ..history import GameRows, History, game_rows
 from ..play.session import Seat, Session
-from ..players import Player, accepted, bot_name, make_bot, parse_bot
+from ..players import Player, accepted, bot_name, levels, make_bot, parse_bot
 from .cluster import Moved, Solo, TooLong, first_line, read_quietly, said_if_failed
 from .database import LIVE, Store, TableRow, now
 from .limits import AddressBook, Limits
@@ -201,6 +201,15 @@ class Hub:
         seats = [
             Seat(s.name or f"Seat {s.seat + 1}", s.bot if s.kind == "bot" else None) for s in table.seats
         ]
+        known = {level.key for level in levels()}
+        for s in table.seats:  # a level registered when the table was made (421 --bot), not now
+            if s.kind == "bot" and s.bot is not None and s.bot not in known:
+                raise TableError(
+                    "bad_seats",
+                    f"bot:{s.bot} is not a bot level of this server: start it with --bot {s.bot}=FILE to "
+                    "resume this table",
+                    503,
+                )
         bots: dict[int, Player] = {
             s.seat: make_bot(s.bot or "heuristic", f"{table.seed}:{s.seat}")
             for s in table.seats
