@@ -14,7 +14,7 @@ from .core.errors import Message, Py421Error
 
 # What each extra brings that py421 imports.
 EXTRAS: dict[str, tuple[str, ...]] = {
-    "sim": ("numba",),
+    "sim": ("numba", "openskill"),
     "report": ("matplotlib", "numba"),
     "server": ("fastapi", "uvicorn"),
     "postgres": ("psycopg",),

@@ -28,6 +28,7 @@ WHERE = {
     "duel": ("strategy", "duel"),
     "solve": ("strategy", "solve"),
     "simulate": ("simulation", "simulate"),
+    "ladder": ("simulation", "ladder"),
     "report": ("simulation", "report"),
     "serve": ("online", "serve"),
     "site": ("online", "site"),

@@ -270,3 +270,67 @@ def _prepare_optimal(rules: Ruleset, players: int, quiet: bool, workers: int, la
             workers,
             lambda done, total: say(tr(lang, "cli.sim.tables", done=done, total=total), "tables"),
         )
+
+
+@click.command(cls=Command)
+@with_rules
+@click.option("--players", default="bot:random,bot:heuristic,bot:optimal", show_default=True)
+@click.option("--games", type=click.IntRange(1), default=2_000, show_default=True)
+@click.option("--seed", type=click.IntRange(0), default=0, show_default=True)
+@click.option("--workers", type=click.IntRange(1), default=None)
+@click.option("--json", "as_json", is_flag=True)
+@SAY_OPTION
+def ladder(
+    rules: Ruleset, players: str, games: int, seed: int, workers: int | None, as_json: bool, lang: str
+) -> None:
+    require("sim", "421 ladder")
+    from ..players.optimal import whole_game
+    from ..sim.fast.policy import KINDS
+    from ..sim.ladder import play_ladder
+    from ..sim.simulate import default_workers, parse_players, warm_up
+
+    levels = parse_players(players)
+    workers = workers or default_workers()
+    if "optimal" in levels and whole_game(rules, 2):
+        _prepare_optimal(rules, 2, as_json, workers, lang)
+    slow = ", ".join(f"bot:{level}" for level in levels if level not in KINDS)
+    if slow:
+        click.echo(tr(lang, "cli.sim.engine", bots=slow), err=True)
+    if any(level in KINDS for level in levels):
+        compile_kernel(lang)
+        with status(tr(lang, "cli.sim.warm_up")):
+            warm_up(rules, 2)
+    with stages() as say:
+        result = play_ladder(
+            rules,
+            levels,
+            games,
+            seed,
+            workers,
+            lambda a, b: say(tr(lang, "cli.ladder.pair", first=f"bot:{a}", second=f"bot:{b}"), f"{a}-{b}"),
+        )
+    if as_json:
+        click.echo(json.dumps(result.to_dict(), indent=2))
+        return
+    click.echo(tr(lang, "cli.ladder.title", rules=result.rules, games=num(lang, games, ","), seed=seed))
+    width = max(len(s.level) for s in result.standings) + 4
+    for place, s in enumerate(result.standings, start=1):
+        click.echo(
+            tr(
+                lang,
+                "cli.ladder.row",
+                place=place,
+                bot=f"bot:{s.level}".ljust(width),
+                mu=num(lang, s.mu, ".1f"),
+                sigma=num(lang, s.sigma, ".1f"),
+                ordinal=num(lang, s.ordinal, ".1f"),
+                score=num(lang, s.score, ".3f"),
+                games=num(lang, s.games, ","),
+            )
+        )
+    click.echo(tr(lang, "cli.ladder.pairs"))
+    for p in result.pairings:
+        score = num(lang, p.score(p.first), ".3f")
+        click.echo(
+            tr(lang, "cli.ladder.pair_row", first=f"bot:{p.first}", second=f"bot:{p.second}", score=score)
+        )
