@@ -94,3 +94,16 @@ def test_the_report_speaks_french(tmp_path, monkeypatch):
     assert leftovers(result.output + page + "\n".join(drawn)) == []
     for english in ("what the numbers say", "first player", "throws", "preset", "against"):
         assert english not in page + "\n".join(drawn), english
+
+
+def test_each_preset_has_its_ladder_of_the_bots(report):
+    """The match-ups' games rate the bots: the optimal bot first and the random one last, each rated
+    over its games against the others (its games against itself left out)."""
+    data = json.loads((report / "report.json").read_text(encoding="utf-8"))
+    for preset in ("tim", "kytionnaire"):
+        ladder = data[preset]["ladder"]
+        assert [s["level"] for s in ladder] == ["optimal", "heuristic", "random"]
+        assert all(s["games"] == 4 * 600 for s in ladder)  # two others, each met in either seat
+        assert ladder[0]["score"] > 0.5 > ladder[-1]["score"]
+    page = (report / "index.html").read_text(encoding="utf-8")
+    assert page.count('<table class="ladder">') == 2 and "<td>1</td><td>bot:optimal</td>" in page

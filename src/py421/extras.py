@@ -15,7 +15,7 @@ from .core.errors import Message, Py421Error
 # What each extra brings that py421 imports.
 EXTRAS: dict[str, tuple[str, ...]] = {
     "sim": ("numba", "openskill"),
-    "report": ("matplotlib", "numba"),
+    "report": ("matplotlib", "numba", "openskill"),
     "server": ("fastapi", "uvicorn"),
     "postgres": ("psycopg",),
     "dask": ("distributed",),

@@ -14,7 +14,7 @@ import html
 import json
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from .play.coach import decharge_passes
 from .players.optimal import whole_game
 from .sim.fast.bot_tables import build_tables
 from .sim.fast.policy import KINDS
+from .sim.ladder import Pairing, Standing, standings
 from .sim.simulate import BATCH, Simulation, Summary, new_pool, run, warm_up
 from .solver.duel import solve_duel
 from .solver.heads_up import game_outcome
@@ -45,6 +46,7 @@ class PresetFacts:
     equal: dict[str, Any]  # heuristic against heuristic
     duel: float
     solved: dict[str, float] | None  # the solved game, if the solver covers it
+    ladder: list[Standing]  # the bots rated by the match-ups' games, the best first
 
 
 def report_steps(presets: Sequence[Ruleset]) -> int:
@@ -128,13 +130,22 @@ def _facts(
             sim = Simulation(rules, (a, b), games, seed)
             matrix[(a, b)] = Summary(sim, run(sim, workers, pool=pool)).to_dict()
     equal = matrix[("heuristic", "heuristic")]
+    ladder = standings(LEVELS, [_pairing(a, b, m) for (a, b), m in matrix.items() if a != b], seed)
     solved = None
     if whole_game(rules, 2):
         if step:
             step(tr(lang, "report.step.solved", rules=name))
         outcome = game_outcome(rules, solved_game(rules).manche_loss())
         solved = {"first": outcome.lose[0], "other": outcome.lose[1], "shared": outcome.shared}
-    return PresetFacts(rules, matrix, equal, solve_duel(rules).first_wins, solved)
+    return PresetFacts(rules, matrix, equal, solve_duel(rules).first_wins, solved, ladder)
+
+
+def _pairing(first: str, second: str, summary: dict[str, Any]) -> Pairing:
+    """A match-up's games as the ladder counts them: each seat's losses alone, and those shared."""
+    shared = summary["outcomes"]["shared"]
+    return Pairing(
+        first, second, summary["seats"][0]["losses"] - shared, summary["seats"][1]["losses"] - shared, shared
+    )
 
 
 # -- plots ----------------------------------------------------------------------
@@ -271,12 +282,21 @@ def _page(facts: Sequence[PresetFacts], summary: str, sections: Sequence[dict[st
         def image(k: str, name: str = name, plots: dict[str, str] = plots) -> str:
             return f'<img src="{e(plots[k])}" alt="{name} {say("alt." + k)}">'
 
+        ladder = "".join(
+            f"<tr><td>{place}</td><td>bot:{e(s.level)}</td><td>{num(lang, s.mu, '.1f')} ± "
+            f"{num(lang, s.sigma, '.1f')}</td><td>{num(lang, s.ordinal, '.1f')}</td>"
+            f"<td>{num(lang, s.score, '.3f')}</td></tr>"
+            for place, s in enumerate(f.ladder, start=1)
+        )
         blocks.append(
             f"<section><h2>{name}</h2><p>{described}</p>"
             + "".join(image(k) for k in ("results", "targets"))
             + '<div class="pair">'
             + "".join(image(k) for k in ("matrix", "length"))
-            + "</div></section>"
+            + "</div>"
+            + f'<table class="ladder"><caption>{say("ladder.caption")}</caption><tr>'
+            + "".join(f"<th>{say('ladder.' + c)}</th>" for c in ("place", "bot", "rating", "least", "score"))
+            + f"</tr>{ladder}</table></section>"
         )
     return f"""<!doctype html>
 <html lang="{lang}"><head><meta charset="utf-8">
@@ -314,6 +334,7 @@ def _json(facts: Sequence[PresetFacts]) -> dict[str, Any]:
             "solved": f.solved,
             "matrix": {f"{a} vs {b}": m["seats"][0]["loss_rate"] for (a, b), m in f.matrix.items()},
             "first_player_advantage": f.equal["first_player"]["advantage"],
+            "ladder": [asdict(s) for s in f.ladder],
         }
         for f in facts
     }

@@ -100,6 +100,12 @@ def play_ladder(
         if step:
             step(first, second)
         pairings.append(pairing(rules, first, second, games, seed, workers))
+    return Ladder(rules.name, games, seed, standings(levels, pairings, seed), pairings)
+
+
+def standings(levels: Sequence[str], pairings: Sequence[Pairing], seed: int) -> list[Standing]:
+    """The levels rated by their games, the best first: each game given to the model in turn, in an
+    order drawn from ``seed``."""
     model = PlackettLuce()
     ratings = {level: model.rating(name=level) for level in levels}
     played = [
@@ -112,7 +118,7 @@ def play_ladder(
     for first, second, outcome in played:
         rated = model.rate([[ratings[first]], [ratings[second]]], ranks=RANK[outcome])
         ratings[first], ratings[second] = rated[0][0], rated[1][0]
-    standings = [
+    found = [
         Standing(
             level,
             ratings[level].mu,
@@ -123,10 +129,10 @@ def play_ladder(
         )
         for level in levels
     ]
-    standings.sort(key=lambda s: -s.ordinal)
-    return Ladder(rules.name, games, seed, standings, pairings)
+    found.sort(key=lambda s: -s.ordinal)
+    return found
 
 
-def _score(level: str, pairings: list[Pairing]) -> float:
+def _score(level: str, pairings: Sequence[Pairing]) -> float:
     mine = [p for p in pairings if level in (p.first, p.second)]
     return sum(p.score(level) * p.games for p in mine) / sum(p.games for p in mine)
