@@ -84,6 +84,7 @@ def commands(tmp_path: Path, port: int) -> dict[str, list[tuple[list[str], str |
         "duel": [(["duel", "--ties", "half"], None)],
         "solve": [(["solve", "--rules", "tim"], None), (["solve", "--players", "3", "--set", "pot=3"], None)],
         "simulate": [(["simulate", "--games", "200", "--workers", "1"], None)],
+        "ladder": [(["ladder", "--players=bot:random,bot:heuristic", "--games=200", "--workers=1"], None)],
         # The page and its plots in French: tests/test_report.py (a report takes a while to write).
         "report": [(["report", "--rules", "nope", "--out", str(tmp_path / "report")], None)],
         "serve": [(["serve", "--port", str(port)], None)],
