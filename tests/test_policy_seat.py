@@ -186,3 +186,18 @@ def test_a_table_whose_policy_the_restarted_server_lacks_says_how_to_resume_it(g
     register_policy("greedy", greedy)
     with TestClient(create_app(url, bot_delay=0)) as client:
         assert client.get(f"/api/tables/{code}").json()["status"] == "playing"
+
+
+def test_a_policy_that_fails_at_an_online_table_is_stood_in_for_and_the_game_goes_on(tmp_path, caplog):
+    """A server's own bot level that answers nonsense must not leave its table waiting for ever: the
+    heuristic bot plays that move, and the server says so in a line."""
+    wild = tmp_path / "wild.py"
+    wild.write_text("def policy(observation, mask):\n    return 9\n", encoding="utf-8")
+    register_policy("wild", wild)
+    try:
+        with serving(f"sqlite:///{tmp_path}/s.db") as client:
+            final = played_out(client, seats=["human", "bot:wild"])
+    finally:
+        unregister("wild")
+    assert final["view"]["outcome"] is not None
+    assert "bot:wild could not choose (the policy of bot:wild returned 9" in caplog.text

@@ -881,7 +881,12 @@ class Hub:
             if isinstance(player, _Remote):
                 action = await self.optimal.choose(state)
             else:
-                action = player.choose(state)
+                try:
+                    action = player.choose(state)
+                except Exception as e:  # a level this server was given (421 --bot) that fails: play on
+                    level = table.seats[seat].bot or "heuristic"
+                    log.warning("bot:%s could not choose (%s): the heuristic bot plays this move", level, e)
+                    action = session.stand_in.choose(state)
             await self._commit(table, partial(session.act, action))
             return True
 
