@@ -61,3 +61,9 @@ def test_the_ladder_in_french_and_with_a_seated_policy(tmp_path: Path):
 def test_a_ladder_of_fewer_than_two_distinct_bots_is_refused(players, said):
     result = CliRunner().invoke(main, ["ladder", "--players", players, "--games", "10"])
     assert result.exit_code == 2 and said in result.output
+    assert "no compiled twin" not in result.output  # refused before anything is said or done
+
+
+def test_a_ladder_is_refused_in_french_too():
+    result = CliRunner().invoke(main, ["ladder", "--players", "bot:heuristic", "--lang", "fr"])
+    assert "un classement prend deux bots ou plus, chacun une fois ; pas bot:heuristic" in result.output

@@ -200,4 +200,75 @@ def test_a_policy_that_fails_at_an_online_table_is_stood_in_for_and_the_game_goe
     finally:
         unregister("wild")
     assert final["view"]["outcome"] is not None
-    assert "bot:wild could not choose (the policy of bot:wild returned 9" in caplog.text
+    assert "bot:wild could not choose (IllegalAction: the policy of bot:wild returned 9" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ("def policy(observation, mask):\n    raise ValueError('boom')\n", "failed: ValueError: boom"),
+        (
+            "def policy(observation):\n    return 0\n",
+            "failed: TypeError: policy() takes 1 positional argument",
+        ),
+        ("import sys\n\ndef policy(observation, mask):\n    sys.exit(3)\n", "failed: SystemExit: 3"),
+    ],
+    ids=["raises", "signature", "exits"],
+)
+def test_a_policy_that_fails_in_a_command_is_said_in_one_line(tmp_path, body, said):
+    path = tmp_path / "broken.py"
+    path.write_text(body, encoding="utf-8")
+    try:
+        args = [
+            "--bot",
+            f"broken={path}",
+            "simulate",
+            "--players",
+            "bot:broken,bot:heuristic",
+            "--games",
+            "20",
+        ]
+        result = CliRunner().invoke(main, args)
+    finally:
+        unregister("broken")
+    assert result.exit_code == 2, result.output
+    assert f"the policy of bot:broken {said}" in result.output and "Traceback" not in result.output
+
+
+def test_a_policy_file_that_exits_as_it_is_read_is_refused(tmp_path):
+    path = tmp_path / "exits.py"
+    path.write_text("import sys\nsys.exit(0)\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["--bot", f"exits={path}", "play"])
+    assert result.exit_code == 2 and "could not be run: SystemExit: 0" in result.output
+
+
+def test_a_policys_prints_go_to_the_error_stream_and_json_stays_json(tmp_path):
+    path = tmp_path / "chatty.py"
+    path.write_text(
+        "print('loading')\n\ndef policy(observation, mask):\n    print('hm')\n    return 0\n", "utf-8"
+    )
+    try:
+        args = ["--bot", f"chatty={path}", "simulate", "--players", "bot:chatty,bot:heuristic", "--games=20"]
+        result = CliRunner().invoke(main, [*args, "--json"])
+    finally:
+        unregister("chatty")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["games"] == 20
+    assert "hm" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("human", "human names a person's seat, not a bot level"),
+        ("heuristic", "bot:heuristic is already a bot level (taken: bot:random, bot:heuristic, bot:optimal)"),
+    ],
+)
+def test_a_name_a_seat_already_means_is_refused(greedy, name, said):
+    result = CliRunner().invoke(main, ["--bot", f"{name}={greedy}", "play"])
+    assert result.exit_code == 2 and said in result.output
+
+
+def test_a_folder_is_no_policy_file(tmp_path):
+    result = CliRunner().invoke(main, ["--bot", f"x={tmp_path}", "play"])
+    assert result.exit_code == 2 and f"{tmp_path} is a folder, not a policy file" in result.output

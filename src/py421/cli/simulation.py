@@ -286,10 +286,11 @@ def ladder(
     require("sim", "421 ladder")
     from ..players.optimal import whole_game
     from ..sim.fast.policy import KINDS
-    from ..sim.ladder import play_ladder
+    from ..sim.ladder import check_levels, play_ladder
     from ..sim.simulate import default_workers, parse_players, warm_up
 
     levels = parse_players(players)
+    check_levels(levels)  # before any solving, compiling or notice
     workers = workers or default_workers()
     if "optimal" in levels and whole_game(rules, 2):
         _prepare_optimal(rules, 2, as_json, workers, lang)

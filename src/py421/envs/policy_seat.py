@@ -11,12 +11,14 @@ Only numpy is needed (no Gymnasium): the policy may import what it was trained w
 
 from __future__ import annotations
 
+import contextlib
 import runpy
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..core.actions import Action
-from ..core.errors import IllegalAction, InvalidParameter
+from ..core.errors import IllegalAction, InvalidParameter, InvalidPlayers
 from ..core.rules import Ruleset
 from ..core.state import State
 from ..players.registry import BotLevel, register
@@ -42,7 +44,13 @@ class PolicyPlayer:
         encoder = self._encoders.get(key)
         if encoder is None:
             encoder = self._encoders[key] = ObservationEncoder(*key)
-        index = policy_action(self.policy(encoder.encode(state, seat), gym_mask(state)), self.who)
+        observation, mask = encoder.encode(state, seat), gym_mask(state)
+        try:
+            with _prints_aside():
+                answer = self.policy(observation, mask)
+        except (Exception, SystemExit) as exc:  # its own failure, said in one line: a command goes no further
+            raise InvalidPlayers(f"{self.who} failed: {type(exc).__name__}: {exc}") from exc
+        index = policy_action(answer, self.who)
         try:
             return gym_move(state, index)
         except IllegalAction as exc:
@@ -51,18 +59,28 @@ class PolicyPlayer:
 
 def load_policy(path: Path) -> Policy:
     """The ``policy`` a file defines; refused, saying why, if there is none to call."""
+    if path.is_dir():
+        raise InvalidParameter(f"{path} is a folder, not a policy file (a Python file that defines policy)")
     if not path.is_file():
         raise InvalidParameter(
             f"{path}: no such policy file (a Python file that defines policy(observation, mask))"
         )
     try:
-        found = runpy.run_path(str(path)).get("policy")
-    except Exception as exc:  # the file's own error, said in one line
+        with _prints_aside():
+            found = runpy.run_path(str(path)).get("policy")
+    except (Exception, SystemExit) as exc:  # the file's own error, said in one line
         raise InvalidParameter(f"{path} could not be run: {type(exc).__name__}: {exc}") from exc
     if not callable(found):
         raise InvalidParameter(f"{path} defines no policy(observation, mask) to call")
     policy: Policy = found
     return policy
+
+
+@contextlib.contextmanager
+def _prints_aside() -> Iterator[None]:
+    """What a policy prints goes to the error stream: the output (``--json``) stays the command's."""
+    with contextlib.redirect_stdout(sys.stderr):
+        yield
 
 
 def register_policy(name: str, path: Path) -> BotLevel:

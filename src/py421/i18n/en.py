@@ -521,6 +521,7 @@ MESSAGES: dict[str, str] = {
     "ruleset.unknown_preset": "unknown preset {name}; accepted: {accepted}",
     "ruleset.unknown_option": "unknown option {name}; accepted: {accepted}",
     "ruleset.unknown_option.close": "unknown option {name} (did you mean {close}?); accepted: {accepted}",
+    "ladder.players": "a ladder takes two bots or more, each once; not {given}",
     "ruleset.setting": "{text}: write OPTION=VALUE, for example pot=21",
     "ruleset.setting_twice": "{option} is set twice ({first}, then {then}): set each option once",
     "ruleset.bad_value": "{option}={value} is not accepted; {option} takes {accepted}",

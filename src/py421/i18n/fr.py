@@ -574,6 +574,7 @@ MESSAGES: dict[str, str] = {
     "ruleset.unknown_preset": "règles inconnues : {name} ; au choix : {accepted}",
     "ruleset.unknown_option": "option inconnue : {name} ; au choix : {accepted}",
     "ruleset.unknown_option.close": "option inconnue : {name} (vouliez-vous dire {close} ?) ; au choix : {accepted}",
+    "ladder.players": "un classement prend deux bots ou plus, chacun une fois ; pas {given}",
     "ruleset.setting": "{text} : écrivez OPTION=VALEUR, par exemple pot=21",
     "ruleset.setting_twice": "{option} est réglé deux fois ({first}, puis {then}) : réglez chaque option une fois",
     "ruleset.bad_value": "{option}={value} n'est pas accepté ; {option} prend {accepted}",

@@ -60,8 +60,10 @@ def register(level: BotLevel) -> BotLevel:
         raise InvalidParameter(
             f"a bot level's key is a lowercase letter then up to 23 letters, digits or '-', not {level.key!r}"
         )
+    if level.key == "human":
+        raise InvalidParameter("human names a person's seat, not a bot level: choose another name")
     if level.key in _LEVELS:
-        raise InvalidParameter(f"bot:{level.key} is already a bot level")
+        raise InvalidParameter(f"bot:{level.key} is already a bot level (taken: {accepted()})")
     for what, texts in (("names", level.names), ("about", level.about)):
         missing = [lang for lang in LANGS if not texts.get(lang, "").strip()]
         if missing:

@@ -885,7 +885,10 @@ class Hub:
                     action = player.choose(state)
                 except Exception as e:  # a level this server was given (421 --bot) that fails: play on
                     level = table.seats[seat].bot or "heuristic"
-                    log.warning("bot:%s could not choose (%s): the heuristic bot plays this move", level, e)
+                    said = f"{type(e).__name__}: {e}"
+                    log.warning(
+                        "bot:%s could not choose (%s): the heuristic bot plays this move", level, said
+                    )
                     action = session.stand_in.choose(state)
             await self._commit(table, partial(session.act, action))
             return True

@@ -19,7 +19,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
-from ..core.errors import InvalidPlayers
+from ..core.errors import InvalidPlayers, Message
 from ..core.rules import Ruleset
 from .fast import kernel as k
 from .simulate import Simulation, run
@@ -92,15 +92,24 @@ def play_ladder(
 ) -> Ladder:
     """Every pair of ``levels`` plays ``games`` games, then every game is rated (``step`` is told
     each pair as it starts)."""
-    if len(set(levels)) < 2 or len(set(levels)) != len(levels):
-        said = ", ".join(f"bot:{level}" for level in levels) or "none"
-        raise InvalidPlayers(f"a ladder takes two bots or more, each once; not {said}")
+    check_levels(levels)
     pairings = []
     for first, second in itertools.combinations(levels, 2):
         if step:
             step(first, second)
         pairings.append(pairing(rules, first, second, games, seed, workers))
     return Ladder(rules.name, games, seed, standings(levels, pairings, seed), pairings)
+
+
+def check_levels(levels: Sequence[str]) -> None:
+    """Two levels or more, each once."""
+    if len(set(levels)) < 2 or len(set(levels)) != len(levels):
+        said = ", ".join(f"bot:{level}" for level in levels) or "none"
+        raise InvalidPlayers(
+            Message(
+                "ladder.players", f"a ladder takes two bots or more, each once; not {said}", {"given": said}
+            )
+        )
 
 
 def standings(levels: Sequence[str], pairings: Sequence[Pairing], seed: int) -> list[Standing]:
