@@ -460,6 +460,24 @@ def test_a_request_head_without_end_is_cut_off_by_its_size(server: Server) -> No
     assert server.get("/api/presets").status_code == 200
 
 
+def test_a_large_body_after_a_small_head_is_refused_as_a_body(server: Server) -> None:
+    """A 70 KB body after a head of a few lines was refused as headers of more than 64 KB: the bytes
+    counted as the head's were those of the whole first read."""
+    body = json.dumps(
+        {"rules": "classic-11", "seats": ["human", "bot:" + "a" * 70_000], "name": "A"}
+    ).encode()
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
+        head = b"POST /api/tables HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        sock.sendall(head + b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body)
+        answer = b""
+        with contextlib.suppress(OSError):
+            while chunk := sock.recv(4096):
+                answer += chunk
+    status = answer.split(b"\r\n")[0]
+    assert b" 431 " not in status and b" 413 " in status, answer[:300]
+    assert b"a request body is at most" in answer
+
+
 def _server_side(port: int, sock: socket.socket) -> tuple[str, int] | None:
     """The server's end of ``sock`` as the kernel sees it: its TCP state (``01`` is established)
     and the bytes of answers waiting to leave; None once the server has let it go."""

@@ -168,12 +168,14 @@ def _protocols(
                 return
             if self._deadline is None:  # the first bytes of a request (or bytes between two)
                 self._arm()
-            if self._head >= 0:
+            heading = self._head >= 0
+            if heading:
                 self._head += len(data)
-                if self._head > HEAD_BYTES:  # a request line or headers without end: memory, not time
-                    self._answer_and_close(_TOO_LARGE)
-                    return
             super().data_received(data)
+            # A request line or headers without end: memory, not time. Checked once the read is parsed
+            # (one read more at most), so that a head that ends in it does not count the body after it.
+            if heading and self._head > HEAD_BYTES and not self.transport.is_closing():
+                self._answer_and_close(_TOO_LARGE)
 
         def on_message_begin(self) -> None:
             super().on_message_begin()
