@@ -41,6 +41,7 @@ from .core.state import Phase, State
 from .i18n import action_text, num, tr
 from .players import is_bot_name
 from .solver import game_maxn, heads_up
+from .solver.coverage import covering
 from .solver.heads_up_game import carries_over
 from .solver.rounds import MAX_ROUND_PLAYERS, RoundValues, pot_cap, solve_round
 from .solver.tables import INDEX, KEEP_INDEX, RESULTS, TRANSITIONS, FloatArray
@@ -157,10 +158,9 @@ def method_for(rules: Ruleset, players: int) -> Method:
         raise InvalidRuleset(_cannot(rules, players, why))
     # where manches carry over (« queue de la vache », l'Espagnole losing the game) the manche played for
     # itself is not the game: two players are valued by the game solved manche by manche
-    if players == 2 and heads_up.unsupported(rules) is None:
-        return "game" if carries_over(rules) else "heads_up"
-    if game_maxn.unsupported(rules, players) is None:
-        return "game"
+    chosen = covering(rules, players)
+    if chosen != "rounds":
+        return "heads_up" if chosen == "heads_up" else "game"
     if 2 <= players <= MAX_ROUND_PLAYERS:
         return "rounds"
     raise InvalidPlayers(

@@ -23,9 +23,10 @@ from ..core.errors import InvalidPlayers
 from ..core.rules import Ruleset
 from ..core.state import Phase, State
 from ..solver import game_maxn
+from ..solver.coverage import covering, two_player_game
 from ..solver.exact_turn import Option
 from ..solver.game_maxn import GameMaxn
-from ..solver.heads_up import HeadsUp, unsupported
+from ..solver.heads_up import HeadsUp
 from ..solver.heads_up_game import HeadsUpGame, carries_over
 from ..solver.rounds import STOP, RoundValues, check_round_players, round_for, vient_amount
 from ..solver.solutions import (
@@ -42,12 +43,12 @@ from ..solver.turn import StakedValues, options, staked_options
 
 def whole_game(rules: Ruleset, players: int) -> bool:
     """Whether the bot plays the exactly solved two-player game."""
-    return players == 2 and unsupported(rules) is None
+    return two_player_game(rules, players)
 
 
 def game_level(rules: Ruleset, players: int) -> bool:
     """Whether the bot plays the game of three or four players solved by max^n."""
-    return players > 2 and game_maxn.unsupported(rules, players) is None
+    return covering(rules, players, maxn_at_two=False) == "game_maxn"
 
 
 def prepare(

@@ -46,6 +46,7 @@ from ..core.rules import Ruleset
 from ..paths import data_dir
 from . import game_maxn, heads_up, heads_up_game, rounds, solutions
 from .amounts import settled_amounts, token_values
+from .coverage import covering, two_player_game
 from .shipped import located
 from .tables import RESULTS, FloatArray
 
@@ -127,7 +128,7 @@ def _optimal(rules: Ruleset, players: int) -> Cost:
             "bot:optimal does not play under must_throw_on (players behind must throw on): "
             "the solvers let every player stop; seat bot:heuristic or bot:random"
         )
-    two = players == 2 and heads_up.unsupported(rules) is None
+    two = two_player_game(rules, players)
     if not two:
         rounds.check_round_players(players)
     if two and not heads_up_game.carries_over(rules):
@@ -139,7 +140,7 @@ def _optimal(rules: Ruleset, players: int) -> Cost:
     later = [_round_solve(rules, players, True, first=False)] if _capped(rules, players) else []
     later += [_round_solve(rules, size, False, first=True) for size in range(2, players)]
     step = max((s.units for s in later), default=0)
-    if players > 2 and game_maxn.unsupported(rules, players) is None and _kept_game(rules, players):
+    if covering(rules, players, maxn_at_two=False) == "game_maxn" and _kept_game(rules, players):
         return _loaded_game(rules, players)
     return _rounds_cost(solves, step)
 
@@ -157,13 +158,12 @@ def _analysis(rules: Ruleset, players: int) -> Cost:
                 {"rules": rules.name, "n": players, "why": why},
             )
         )
-    if players == 2 and heads_up.unsupported(rules) is None:
-        if not heads_up_game.carries_over(rules):
-            return _heads_up(rules)
-        if _kept_heads_up_game(rules):
-            return _loaded_heads_up_game(rules)
-        return Cost("unsolved", 0, 0, 0)
-    if game_maxn.unsupported(rules, players) is None:
+    chosen = covering(rules, players)
+    if chosen == "heads_up":
+        return _heads_up(rules)
+    if chosen == "heads_up_game":
+        return _loaded_heads_up_game(rules) if _kept_heads_up_game(rules) else Cost("unsolved", 0, 0, 0)
+    if chosen == "game_maxn":
         return _loaded_game(rules, players) if _kept_game(rules, players) else Cost("unsolved", 0, 0, 0)
     if not 2 <= players <= rounds.MAX_ROUND_PLAYERS:
         raise InvalidPlayers(
