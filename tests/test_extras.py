@@ -77,7 +77,7 @@ main(sys.argv[1:], prog_name="421")
 """
 EXTRA_PACKAGES = {
     *("fastapi", "starlette", "uvicorn", "orjson", "pydantic", "pydantic_core"),  # server
-    *("numba", "llvmlite", "matplotlib", "psycopg", "dask", "distributed"),  # sim, report, postgres, dask
+    *("numba", "llvmlite", "openskill", "matplotlib", "psycopg", "dask", "distributed"),  # sim, report…
     *("gymnasium", "pettingzoo", "pyspiel"),  # rl, openspiel
     *("httpx", "httpx2", "playwright", "hypothesis"),  # the tests'
 }
@@ -118,7 +118,12 @@ def test_the_base_commands_run_without_any_extra(tmp_path, args):
 
 @pytest.mark.parametrize(
     ("args", "extra"),
-    [(["serve"], "server"), (["simulate", "--games", "10"], "sim"), (["report", "--out", "out"], "report")],
+    [
+        (["serve"], "server"),
+        (["simulate", "--games", "10"], "sim"),
+        (["ladder", "--games", "10"], "sim"),
+        (["report", "--out", "out"], "report"),
+    ],
 )
 def test_a_command_of_an_extra_not_installed_says_which_in_one_line(tmp_path, args, extra):
     done = base_install(tmp_path, *args)
