@@ -131,6 +131,7 @@ def _protocols(
         _stalled: asyncio.TimerHandle | None = None  # an answer the client does not take
         _refused: bytearray | None = None  # over the cap: the request's head, until it is answered
         _head = 0  # bytes of the request's line and headers so far; -1 once they are whole
+        _tail = b""  # the last bytes of the head so far: its end may come split over two reads
         _running: Any = None  # the request whose answer is under way
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -168,18 +169,20 @@ def _protocols(
                 return
             if self._deadline is None:  # the first bytes of a request (or bytes between two)
                 self._arm()
-            heading = self._head >= 0
-            if heading:
-                self._head += len(data)
+            if self._head >= 0:
+                # the head's bytes only: a read that holds its end and then a body counts up to the end
+                joined = self._tail + data
+                end = joined.find(b"\r\n\r\n")
+                self._head += len(data) if end < 0 else max(0, end + 4 - len(self._tail))
+                self._tail = joined[-3:]
+                if self._head > HEAD_BYTES:  # a request line or headers without end: memory, not time
+                    self._answer_and_close(_TOO_LARGE)
+                    return
             super().data_received(data)
-            # A request line or headers without end: memory, not time. Checked once the read is parsed
-            # (one read more at most), so that a head that ends in it does not count the body after it.
-            if heading and self._head > HEAD_BYTES and not self.transport.is_closing():
-                self._answer_and_close(_TOO_LARGE)
 
         def on_message_begin(self) -> None:
             super().on_message_begin()
-            self._head = 0
+            self._head, self._tail = 0, b""
             if self._deadline is None:
                 self._arm()
 
