@@ -76,7 +76,6 @@ def simulate(
     if scheduler is not None:
         require("dask", "421 simulate --scheduler")
     from ..players.optimal import game_level, whole_game
-    from ..sim.fast.policy import KINDS
     from ..sim.simulate import (
         Simulation,
         Summary,
@@ -86,7 +85,6 @@ def simulate(
         parse_players,
         run,
         summary_text,
-        warm_up,
     )
 
     sim = Simulation(rules, parse_players(players), games, seed)
@@ -94,16 +92,12 @@ def simulate(
     if "optimal" in sim.levels and (whole_game(rules, seated) or game_level(rules, seated)):
         _prepare_optimal(rules, seated, as_json, workers or default_workers(), lang)
     workers = workers or min(default_workers(), sim.batch_count)
-    if not sim.compiled:  # a bot the fast simulator does not have: the engine plays, here
+    if _engine_played(sim.levels, lang):  # a bot the fast simulator does not have: the engine plays, here
         workers = 1
-        slow = ", ".join(f"bot:{level}" for level in sim.levels if level not in KINDS)
-        click.echo(tr(lang, "cli.sim.engine", bots=slow), err=True)
     # The kernel is compiled once per machine (a minute or two): before the timer, so games/s is the speed.
     started = time.perf_counter()
     if scheduler is None and sim.compiled:
-        compile_kernel(lang)
-        with status(tr(lang, "cli.sim.warm_up")):
-            warm_up(rules, len(sim.levels))
+        _kernel_ready(rules, len(sim.levels), lang)
     warmed = time.perf_counter()
     counts = new_counts()
     stopped: str | None = None  # by what: Ctrl-C (SIGINT) or SIGTERM, the games finished kept
@@ -287,20 +281,16 @@ def ladder(
     from ..players.optimal import whole_game
     from ..sim.fast.policy import KINDS
     from ..sim.ladder import check_levels, play_ladder
-    from ..sim.simulate import default_workers, parse_players, warm_up
+    from ..sim.simulate import default_workers, parse_players
 
     levels = parse_players(players)
     check_levels(levels)  # before any solving, compiling or notice
     workers = workers or default_workers()
     if "optimal" in levels and whole_game(rules, 2):
         _prepare_optimal(rules, 2, as_json, workers, lang)
-    slow = ", ".join(f"bot:{level}" for level in levels if level not in KINDS)
-    if slow:
-        click.echo(tr(lang, "cli.sim.engine", bots=slow), err=True)
+    _engine_played(levels, lang)
     if any(level in KINDS for level in levels):
-        compile_kernel(lang)
-        with status(tr(lang, "cli.sim.warm_up")):
-            warm_up(rules, 2)
+        _kernel_ready(rules, 2, lang)
     with stages() as say:
         result = play_ladder(
             rules,
@@ -335,3 +325,22 @@ def ladder(
         click.echo(
             tr(lang, "cli.ladder.pair_row", first=f"bot:{p.first}", second=f"bot:{p.second}", score=score)
         )
+
+
+def _engine_played(levels: tuple[str, ...], lang: str) -> bool:
+    """Say on the error stream which bots the engine plays (no compiled twin); whether any does."""
+    from ..sim.fast.policy import KINDS
+
+    slow = ", ".join(f"bot:{level}" for level in levels if level not in KINDS)
+    if slow:
+        click.echo(tr(lang, "cli.sim.engine", bots=slow), err=True)
+    return bool(slow)
+
+
+def _kernel_ready(rules: Ruleset, players: int, lang: str) -> None:
+    """The simulator compiled (once per machine) and loaded in this process, saying so meanwhile."""
+    from ..sim.simulate import warm_up
+
+    compile_kernel(lang)
+    with status(tr(lang, "cli.sim.warm_up")):
+        warm_up(rules, players)
