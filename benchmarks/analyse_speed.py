@@ -57,7 +57,7 @@ def run(games: int, home: Path) -> None:
 
     took, decisions = [], []
     for record in records:
-        solutions.solved.cache_clear()  # as a new command: the solution read from the disk
+        solutions.forget()  # as a new command: the solution read from the disk
         start = time.perf_counter()
         found = analyse(record, bots=True)
         took.append(time.perf_counter() - start)

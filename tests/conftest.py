@@ -1,4 +1,5 @@
 import os
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -24,12 +25,15 @@ def private_home(tmp_path_factory, monkeypatch):
 
 
 @pytest.fixture
-def unshipped(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+def unshipped(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """No solution comes with py421 here: the presets are solved, as any other rules are (for the
     tests of solving itself: its progress, its cost, its cache)."""
-    from py421.solver import shipped
+    from py421.solver import shipped, solutions
 
     monkeypatch.setattr(shipped, "SHIPPED", tmp_path_factory.mktemp("unshipped"))
+    solutions.forget()  # nor from memory: what an earlier test solved or read
+    yield
+    solutions.forget()
 
 
 def _worded_as_the_catalog(message: Message) -> None:

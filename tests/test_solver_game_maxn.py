@@ -29,7 +29,7 @@ from py421.core.position import position_text
 from py421.core.rules import Ruleset
 from py421.core.state import Phase, State
 from py421.paths import data_dir
-from py421.players.optimal import OptimalBot, RoundsOptimalBot, game_level
+from py421.players.optimal import OptimalBot, RoundsOptimalBot
 from py421.sim.fast.counter_dice import batch_key
 from py421.sim.fast.lineup import Lineup, parse_players
 from py421.sim.fast.maxn import position_key
@@ -57,6 +57,7 @@ from py421.solver.heads_up import HeadsUp, game_outcome
 from py421.solver.rounds import OBJECTIVES, solve_round
 from py421.solver.shipped import located
 from py421.solver.solutions import solved_game
+from py421.solver.strategy import whole_game_maxn
 
 from .helpers import wilson
 
@@ -557,12 +558,13 @@ def test_the_simulator_plays_the_solved_game_as_the_engine_bot_does(preset, opti
 
 
 def test_bot_optimal_plays_the_whole_game_where_the_rules_allow():
-    assert game_level(Ruleset.preset("classic-11"), 3) and game_level(Ruleset.preset("kytionnaire"), 4)
-    assert not game_level(Ruleset.preset("comptoir-21"), 4)  # too many positions: round by round
-    assert not game_level(Ruleset.preset("classic-11"), 2)  # the two-player solver's
-    assert not game_level(Ruleset.preset("classic-11"), 5)
+    assert whole_game_maxn(Ruleset.preset("classic-11"), 3)
+    assert whole_game_maxn(Ruleset.preset("kytionnaire"), 4)
+    assert not whole_game_maxn(Ruleset.preset("comptoir-21"), 4)  # too many positions: round by round
+    assert not whole_game_maxn(Ruleset.preset("classic-11"), 2)  # the two-player solver's
+    assert not whole_game_maxn(Ruleset.preset("classic-11"), 5)
     lyonnaise = Ruleset.preset("lyonnaise-21")
-    assert not game_level(lyonnaise, 3)  # accumulated stakes: round by round, as the docs say
+    assert not whole_game_maxn(lyonnaise, 3)  # accumulated stakes: round by round, as the docs say
     game = Game(lyonnaise, ["A", "B", "C"])
     dice = SeededDice("lyonnaise")
     bot, rounds = OptimalBot(), RoundsOptimalBot()

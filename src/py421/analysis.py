@@ -26,28 +26,21 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import asdict, dataclass
-from typing import Any, Literal, Protocol, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
-import numpy as np
-
-from .core.actions import Action, ChooseStake, Stake, Stop, Throw, parse_action
-from .core.dice import Result, throw_outcomes
+from .core.actions import Action, Throw, parse_action
+from .core.dice import Result
 from .core.engine import throws_allowed
-from .core.errors import InvalidPlayers, InvalidRuleset, Message
 from .core.game import Game
 from .core.record import Record
-from .core.rules import Ruleset
-from .core.state import Phase, State
+from .core.state import State
 from .i18n import action_text, num, tr
 from .players import is_bot_name
-from .solver import game_maxn, heads_up
-from .solver.coverage import covering
-from .solver.heads_up_game import carries_over
-from .solver.rounds import MAX_ROUND_PLAYERS, RoundValues, pot_cap, solve_round
-from .solver.tables import INDEX, KEEP_INDEX, RESULTS, TRANSITIONS, FloatArray
-from .solver.turn import StakedValues, TurnValues, solve
+from .solver.strategy import Method, covering, method_of, refuse, strategy_for
 
-Method = Literal["heads_up", "game", "rounds"]
+if TYPE_CHECKING:
+    from .core.rules import Ruleset
+
 METHODS: tuple[Method, ...] = get_args(Method)
 # What each method's values are, as the JSON names them (advise's words).
 OBJECTIVES: dict[Method, str] = {
@@ -148,320 +141,10 @@ def _listed(data: Any) -> Any:
 
 
 def method_for(rules: Ruleset, players: int) -> Method:
-    """The solver that values the decisions of ``players`` under ``rules``; refuses, with the reason,
-    a table none of them covers."""
-    if rules.must_throw_on:  # every solver lets each player stop: it cannot say what a forced throw costs
-        why = Message(
-            "solver.game.must_throw_on",
-            "players who must throw on are not modelled (the round solvers let every player stop)",
-        )
-        raise InvalidRuleset(_cannot(rules, players, why))
-    # where manches carry over (« queue de la vache », l'Espagnole losing the game) the manche played for
-    # itself is not the game: two players are valued by the game solved manche by manche
-    chosen = covering(rules, players)
-    if chosen != "rounds":
-        return "heads_up" if chosen == "heads_up" else "game"
-    if 2 <= players <= MAX_ROUND_PLAYERS:
-        return "rounds"
-    raise InvalidPlayers(
-        Message(
-            "analysis.players",
-            f"a game of {players} players cannot be analysed: the round solver plays 2 to "
-            f"{MAX_ROUND_PLAYERS} players",
-            {"n": players, "most": MAX_ROUND_PLAYERS},
-        )
-    )
-
-
-def _cannot(rules: Ruleset, players: int, why: Message) -> Message:
-    return Message(
-        "analysis.cannot",
-        f"the games of {rules.name} with {players} players cannot be analysed: {why}",
-        {"rules": rules.name, "n": players, "why": why},
-    )
-
-
-# -- the values of a turn's choices -----------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Turn:
-    """A mover's values with some throws left: stopping on each result, each keep, each keep as « le bon »."""
-
-    stop: FloatArray  # [result]
-    keep: FloatArray | None  # [keep]; None with no throw left
-    bon: FloatArray | None  # [keep]; None unless a throw would leave another
-
-
-def _of_turn(values: TurnValues | StakedValues, left: int, row: int | None, stake: int) -> _Turn:
-    """The view of a solved turn (:mod:`.solver.turn`), as :func:`.solver.turn.options` reads it."""
-
-    def at(a: FloatArray) -> FloatArray:
-        return a if row is None else a[row]
-
-    if isinstance(values, StakedValues):
-        s = min(stake, values.cap)
-        stop = at(values.utility(left))[:, s]
-        keep = at(values.keep_values(left))[:, s] if left > 0 else None
-        bon = None
-        if left > 1:  # the throw is final: its result is stopped on, its value added to the stake
-            after = at(values.utility(left - 1))
-            bon = TRANSITIONS @ after[np.arange(len(RESULTS)), np.minimum(s + values.gains, values.cap)]
-        return _Turn(stop, keep, bon)
-    return _Turn(
-        at(values.utility(left)),
-        at(values.keep_values(left)) if left > 0 else None,
-        TRANSITIONS @ at(values.utility(left - 1)) if left > 1 else None,
-    )
-
-
-class _Values(Protocol):
-    def turn(self, state: State) -> _Turn:
-        """The mover's values at a decision of a turn."""
-        ...
-
-    def stakes(self, state: State) -> dict[Stake, float] | None:
-        """The chooser's value of each stake of « main chaude », or None where they are not valued."""
-        ...
-
-
-class _HeadsUp:
-    """Two players: the solved manche (the values :class:`.players.optimal.OptimalBot` plays)."""
-
-    def __init__(self, rules: Ruleset) -> None:
-        from .solver.solutions import solved
-
-        self.solver = solved(rules)
-
-    def turn(self, state: State) -> _Turn:
-        r = state.round
-        assert r is not None
-        charge = state.phase is Phase.CHARGE
-        leader_values, follower_values = self.solver.position(charge, state.pot, state.tokens[0], r.order[0])
-        left = throws_allowed(state) - r.throws
-        if not r.done:
-            return _of_turn(leader_values, left, None, r.stake)
-        first = r.done[0]
-        return _of_turn(follower_values[first.throws], left, INDEX[first.result], r.stake)
-
-    def stakes(self, state: State) -> dict[Stake, float]:
-        loses = _StakeLookahead(self.solver, state).values()  # P(seat 0 loses the manche)
-        return {k: 1 - v if state.to_move == 0 else v for k, v in loses.items()}
-
-
-_Point = tuple[object, ...]
-_THREE = tuple((faces, float(p)) for faces, p in throw_outcomes(3))
-
-
-class _StakeLookahead:
-    """« Main chaude » between two: each stake's value, one replay ahead through the engine.
-
-    After the choice a replay of coups secs either settles the round (the
-    solved value of the position it leads to) or ties again, where the same
-    player chooses again: those values are solved together, each chooser
-    taking their better stake.
-    """
-
-    def __init__(self, solver: heads_up.HeadsUp, state: State) -> None:
-        self.solver = solver
-        self.state = state
-        self.manches_lost = len(state.manche_losers)
-
-    def values(self) -> dict[Stake, float]:
-        stakes: tuple[Stake, ...] = ("est", "vient")
-        # point -> stake -> (P(seat 0 loses) by the replays that settle, chance of each point tied again)
-        points: dict[_Point, dict[Stake, tuple[float, dict[_Point, float]]]] = {}
-        chooser: dict[_Point, int | None] = {}
-        todo = [self.state]
-        while todo:
-            state = todo.pop()
-            key = _point(state)
-            if key in points:
-                continue
-            chooser[key] = state.to_move
-            points[key] = {}
-            for stake in stakes:
-                settled, tied, states = self._replay(state.apply(ChooseStake(stake)))
-                points[key][stake] = (settled, tied)
-                todo += [s for k, s in states.items() if k not in points]
-
-        def value(by: tuple[float, dict[_Point, float]], best: dict[_Point, float]) -> float:
-            settled, tied = by
-            return settled + sum(p * best[k] for k, p in tied.items())
-
-        best = dict.fromkeys(points, 0.5)
-        for _ in range(10_000):  # each pass shrinks the error by the chance of tying again
-            change = 0.0
-            for key, by in points.items():
-                found = [value(by[s], best) for s in stakes]
-                new = min(found) if chooser[key] == 0 else max(found)  # seat 0 loses less, seat 1 more
-                change = max(change, abs(new - best[key]))
-                best[key] = new
-            if change < 1e-15:
-                break
-        here = points[_point(self.state)]
-        return {s: value(here[s], best) for s in stakes}
-
-    def _replay(self, start: State) -> tuple[float, dict[_Point, float], dict[_Point, State]]:
-        settled = 0.0
-        tied: dict[_Point, float] = {}
-        states: dict[_Point, State] = {}
-        frontier = [(start, 1.0)]
-        while frontier:
-            state, p = frontier.pop()
-            request = state.chance
-            if request is not None and request.purpose == "tie":
-                outcomes = _THREE if request.count == 3 else throw_outcomes(request.count)
-                frontier += [(state.apply_dice(faces), p * float(q)) for faces, q in outcomes]
-            elif state.to_move is not None and state.round is not None and state.round.tie is not None:
-                key = _point(state)
-                tied[key] = tied.get(key, 0.0) + p
-                states[key] = state
-            else:
-                settled += p * self._settled(state)
-        return settled, tied, states
-
-    def _settled(self, state: State) -> float:
-        """P(seat 0 loses the manche) from a state between rounds."""
-        if len(state.manche_losers) > self.manches_lost:
-            return 1.0 if state.manche_losers[self.manches_lost] == 0 else 0.0
-        solver = self.solver
-        if state.draw is not None:  # the décharge's leader is drawn: a fair draw between the two
-            return float(solver.decharge[state.tokens[0]].mean())
-        r = state.round
-        assert r is not None and not r.done and not r.throws
-        if state.phase is Phase.CHARGE:
-            return float(solver.charge[state.pot][state.tokens[0], r.order[0]])
-        return float(solver.decharge[state.tokens[0], r.order[0]])
-
-
-def _point(state: State) -> _Point:
-    """A « main chaude » choice, without what does not change its value (the replays so far)."""
-    r = state.round
-    assert r is not None and r.tie is not None
-    tie = r.tie
-    return (state.phase, state.pot, state.tokens, r.stake, r.done, tie.worst, tie.best, tie.draw.seats)
-
-
-class _Game:
-    """Two to four players, the whole game solved by max^n (what :meth:`.GameMaxn.action` plays)."""
-
-    def __init__(self, rules: Ruleset, players: int) -> None:
-        from .solver.solutions import solved_game
-
-        self.rules = rules
-        self.game = solved_game(rules, players)
-        self.turns: dict[tuple[object, ...], TurnValues] = {}
-
-    def turn(self, state: State) -> _Turn:
-        r = state.round
-        assert r is not None
-        rules, game = self.rules, self.game
-        key, p, _ = game.locate(state)
-        seats = game.model.positions[p].order()
-        shape = game_maxn.shape_of(rules, len(seats))
-        place, limit = len(r.done), throws_allowed(state)
-        summary = 0
-        if place:
-            summary = INDEX[r.done[0].result]
-            for i, done in enumerate(r.done[1:]):
-                summary = int(shape.steps[i][summary, INDEX[done.result]])
-        found = self.turns.get((key, p, place, summary, limit))
-        if found is None:
-            most = rules.throws_allowed(state.phase is Phase.CHARGE)
-            payoff = game.model.payoff(p, game.manches[key].values)
-            stops = game_maxn.stop_values(
-                shape, payoff, seats, most, rules.leader_limit, place, summary, limit
-            )
-            found = self.turns[(key, p, place, summary, limit)] = solve(lambda left: stops[left], len(stops))
-        turn = _of_turn(found, limit - r.throws, None, 0)
-        return _shifted(turn)  # minus a share of the loss, as one minus it
-
-    def stakes(self, state: State) -> None:
-        return None  # « main chaude » is not played where the whole game is solved
-
-
-class _HeadsUpGame:
-    """Two players where manches carry over: the game solved manche by manche (what
-    :class:`.players.optimal.OptimalBot` plays there), as one minus the mover's expected share of its loss."""
-
-    def __init__(self, rules: Ruleset) -> None:
-        from .solver.solutions import solved_heads_up_game
-
-        self.game = solved_heads_up_game(rules)
-
-    def turn(self, state: State) -> _Turn:
-        r = state.round
-        assert r is not None and state.to_move is not None
-        charge = state.phase is Phase.CHARGE
-        manche = self.game.manche((state.manche_losses[0], state.manche_losses[1]))
-        leader_values, follower_values = manche.position(charge, state.pot, state.tokens[0], r.order[0])
-        left = throws_allowed(state) - r.throws
-        if r.done:
-            turn = _of_turn(follower_values[r.done[0].throws], left, INDEX[r.done[0].result], r.stake)
-        else:
-            turn = _of_turn(leader_values, left, None, r.stake)
-        # the manche's own values, in the game's terms (an affine map: the order of the choices stays)
-        a, b = manche.own_scale(charge, state.to_move, (state.debts[0], state.debts[1]))
-        return _Turn(
-            a + b * turn.stop,
-            None if turn.keep is None else a + b * turn.keep,
-            None if turn.bon is None else a + b * turn.bon,
-        )
-
-    def stakes(self, state: State) -> None:
-        return None  # « main chaude » is valued for the manche only: left unvalued here
-
-
-class _Rounds:
-    """Each round by max^n, for the chance of not losing it (:mod:`.solver.rounds`)."""
-
-    def __init__(self, rules: Ruleset) -> None:
-        self.rules = rules
-
-    def turn(self, state: State) -> _Turn:
-        r = state.round
-        assert r is not None
-        charge = state.phase is Phase.CHARGE
-        players = len(r.order)
-        values: RoundValues = solve_round(
-            self.rules, players, charge, "loser", pot_cap(self.rules, players, charge, state.pot)
-        )
-        limit = throws_allowed(state)
-        finals = [t.result for t in r.done]
-        turn, row = (
-            (values.followers[len(finals) - 1][limit], values.context(finals))
-            if finals
-            else (values.leader, 0)
-        )
-        left = limit - r.throws
-        return _shifted(
-            _Turn(
-                turn.stop[left][row],
-                turn.own[left - 1][row] @ TRANSITIONS.T if left > 0 else None,
-                TRANSITIONS @ turn.stop[left - 1][row] if left > 1 else None,
-            )
-        )
-
-    def stakes(self, state: State) -> None:
-        return None  # the stake changes who pays how much, never who loses the round
-
-
-def _shifted(turn: _Turn) -> _Turn:
-    """Values kept as minus a loss (or a share of it), as one minus it."""
-    return _Turn(
-        turn.stop + 1,
-        None if turn.keep is None else turn.keep + 1,
-        None if turn.bon is None else turn.bon + 1,
-    )
-
-
-def values_for(method: Method, rules: Ruleset, players: int) -> _Values:
-    if method == "heads_up":
-        return _HeadsUp(rules)
-    if method == "game":
-        return _HeadsUpGame(rules) if players == 2 and carries_over(rules) else _Game(rules, players)
-    return _Rounds(rules)
+    """How the decisions of ``players`` under ``rules`` are valued (:func:`.solver.strategy.covering`
+    chooses the solver); refuses, with the reason, a table none of them covers."""
+    refuse(rules, players, "analysis")
+    return method_of(covering(rules, players))
 
 
 # -- a game's decisions ------------------------------------------------------------------------
@@ -472,43 +155,6 @@ def _normal(action: Action) -> Action:
     return (
         Throw(tuple(sorted(action.keep, reverse=True)), action.bon) if isinstance(action, Throw) else action
     )
-
-
-def _order(action: Action) -> tuple[int, ...]:
-    """Between equal values: stop, then throw keeping more dice, a plain throw before « le bon »."""
-    if isinstance(action, Throw):
-        return (1, -len(action.keep), action.bon)
-    return (0,)
-
-
-def _turn_choices(state: State, turn: _Turn) -> list[tuple[Action, float]]:
-    r = state.round
-    assert r is not None
-    i = INDEX[Result.of(r.dice)]
-    found: list[tuple[Action, float]] = []
-    for action in state.legal_actions():
-        if isinstance(action, Stop):
-            found.append((action, float(turn.stop[i])))
-        elif isinstance(action, Throw):
-            row = turn.bon if action.bon else turn.keep
-            assert row is not None  # the engine allows a throw only with one left, « le bon » with two
-            found.append((action, float(row[KEEP_INDEX[action.keep]])))
-    return found
-
-
-def _valued(state: State, values: _Values) -> list[tuple[Action, float]]:
-    """Every legal choice of the mover at ``state`` with its value; none where the method leaves them
-    unvalued (« main chaude » by the rounds)."""
-    r = state.round
-    assert r is not None
-    if r.tie is None:
-        return _turn_choices(state, values.turn(state))
-    stakes = values.stakes(state)
-    return [] if stakes is None else [(ChooseStake(s), v) for s, v in stakes.items()]
-
-
-def _ranked(found: list[tuple[Action, float]]) -> list[tuple[Action, float]]:
-    return sorted(found, key=lambda c: (-c[1], _order(c[0])))
 
 
 def _where(state: State) -> tuple[Literal["turn", "stake"], str, int, tuple[str, ...]]:
@@ -527,9 +173,8 @@ def _decision(
 ) -> Decision:
     assert state.to_move is not None
     seat = state.to_move
-    ranked = _ranked(found)
     value = next(v for a, v in found if a == chosen)
-    best, best_value = ranked[0]
+    best, best_value = found[0]
     cost = best_value - value
     if cost < SAME:
         best, cost = chosen, 0.0
@@ -552,7 +197,7 @@ def _decision(
         best=str(best),
         best_value=best_value,
         cost=cost,
-        choices=tuple(Choice(str(a), v) for a, v in ranked),
+        choices=tuple(Choice(str(a), v) for a, v in found),
     )
 
 
@@ -573,7 +218,7 @@ def analyse(record: Record, *, bots: bool = False, seats: Collection[int] | None
     chosen_seats = (
         set(seats) if seats is not None else {s for s in range(len(names)) if bots or not robots[s]}
     )
-    values = values_for(method, rules, len(names))
+    strategy = strategy_for(rules, len(names))
     game = Game(rules, names, first_seat=record.first_seat)
     decisions: list[Decision] = []
     unvalued = dict.fromkeys(range(len(names)), 0)
@@ -581,7 +226,7 @@ def analyse(record: Record, *, bots: bool = False, seats: Collection[int] | None
         state = game.state
         if step.kind == "action" and step.seat in chosen_seats:
             action = _normal(parse_action(step.text))
-            found = _valued(state, values)
+            found = strategy.choices(state)
             if found:
                 decisions.append(_decision(number, state, action, found, robots[step.seat]))
             else:
@@ -638,14 +283,14 @@ class Adviser:
     def __init__(self, rules: Ruleset, players: int) -> None:
         self.method = method_for(rules, players)
         self.players = players
-        self._values = values_for(self.method, rules, players)
+        self._strategy = strategy_for(rules, players)
 
     def hint(self, state: State) -> Hint:
         seat = state.to_move
         if seat is None or state.chance is not None:
             raise ValueError("no decision is awaited")
         kind, dice, left, before = _where(state)
-        choices = tuple(Choice(str(a), v) for a, v in _ranked(_valued(state, self._values)))
+        choices = tuple(Choice(str(a), v) for a, v in self._strategy.choices(state))
         return Hint(seat, state.players[seat], kind, dice, left, before, choices)
 
 

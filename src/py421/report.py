@@ -23,7 +23,6 @@ import numpy as np
 from .core.rules import Ruleset, description_message
 from .i18n import error_text, num, tr
 from .play.coach import decharge_passes
-from .players.optimal import whole_game
 from .sim.fast.bot_tables import build_tables
 from .sim.fast.policy import KINDS
 from .sim.ladder import Pairing, Standing, standings
@@ -32,6 +31,7 @@ from .solver.duel import solve_duel
 from .solver.heads_up import game_outcome
 from .solver.solutions import solve_cached
 from .solver.solutions import solved as solved_game
+from .solver.strategy import two_player_game
 from .solver.tables import INDEX, KEEP_INDEX, TRANSITIONS
 from .solver.turn import odds
 
@@ -51,7 +51,7 @@ class PresetFacts:
 
 def report_steps(presets: Sequence[Ruleset]) -> int:
     """How many times :func:`build_report` calls ``step``: what a progress bar counts."""
-    return sum(len(LEVELS) ** 2 + 2 * whole_game(rules, 2) for rules in presets) + 2
+    return sum(len(LEVELS) ** 2 + 2 * two_player_game(rules, 2) for rules in presets) + 2
 
 
 def build_report(
@@ -103,7 +103,7 @@ def _facts(
     lang: str,
 ) -> PresetFacts:
     name = rules.name
-    if whole_game(rules, 2):
+    if two_player_game(rules, 2):
         if step:
             step(tr(lang, "report.step.optimal", rules=name))
 
@@ -132,7 +132,7 @@ def _facts(
     equal = matrix[("heuristic", "heuristic")]
     ladder = standings(LEVELS, [_pairing(a, b, m) for (a, b), m in matrix.items() if a != b], seed)
     solved = None
-    if whole_game(rules, 2):
+    if two_player_game(rules, 2):
         if step:
             step(tr(lang, "report.step.solved", rules=name))
         outcome = game_outcome(rules, solved_game(rules).manche_loss())

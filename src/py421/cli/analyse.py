@@ -14,7 +14,7 @@ from ..i18n import tr
 from .common import SAY_OPTION, Command, argument_hint, read_record, rules_name, stages, status
 
 if TYPE_CHECKING:
-    from ..analysis import Method
+    from ..solver.strategy import Method
 
 
 @click.command(cls=Command)

@@ -230,22 +230,16 @@ def prepare_optimal(rules: Ruleset, players: int, lang: str = "en") -> None:
     or four players (about 30 s for three players of classic-11, 15 min for four); rounds
     of more players take seconds.
     """
-    from ..play.coach import game_solving, solving
-    from ..players.optimal import game_level, prepare, whole_game
-    from ..solver.heads_up_game import carries_over
-    from ..solver.solutions import solve_cached
+    from ..play.coach import progress_told
+    from ..players.optimal import prepare
+    from ..solver.strategy import covering
 
     def once(text: str) -> str:
         return tr(lang, "cli.once", what=tr(lang, "cli.optimal", what=text))
 
-    if whole_game(rules, players) and not carries_over(rules):
+    if covering(rules, players) != "rounds":
         with stages() as say:
-            solve_cached(rules, lambda stage, step: say(once(solving(rules, stage, step, lang)), stage))
-        prepare(rules, players)  # read back from the disk
-        return
-    if whole_game(rules, players) or game_level(rules, players):
-        with stages() as say:
-            prepare(rules, players, game_solving(say, lang, once))
+            prepare(rules, players, progress_told(rules, players, say, lang, once))
         return
     with status(tr(lang, "cli.optimal", what=tr(lang, "cli.solving.rounds"))):
         prepare(rules, players)

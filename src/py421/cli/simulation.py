@@ -19,7 +19,7 @@ from ..core.rules import Ruleset, preset_names
 from ..extras import require
 from ..i18n import num, tr
 from ..paths import make_out_folder
-from ..play.coach import game_solving, solving
+from ..play.coach import progress_told
 from .common import (
     SAY_OPTION,
     Command,
@@ -75,7 +75,6 @@ def simulate(
     require("sim", "421 simulate")
     if scheduler is not None:
         require("dask", "421 simulate --scheduler")
-    from ..players.optimal import game_level, whole_game
     from ..sim.simulate import (
         Simulation,
         Summary,
@@ -86,10 +85,11 @@ def simulate(
         run,
         summary_text,
     )
+    from ..solver.strategy import covering
 
     sim = Simulation(rules, parse_players(players), games, seed)
     seated = len(sim.levels)
-    if "optimal" in sim.levels and (whole_game(rules, seated) or game_level(rules, seated)):
+    if "optimal" in sim.levels and covering(rules, seated) != "rounds":
         _prepare_optimal(rules, seated, as_json, workers or default_workers(), lang)
     workers = workers or min(default_workers(), sim.batch_count)
     if _engine_played(sim.levels, lang):  # a bot the fast simulator does not have: the engine plays, here
@@ -232,10 +232,8 @@ def compile_kernel(lang: str) -> None:
 
 def _prepare_optimal(rules: Ruleset, players: int, quiet: bool, workers: int, lang: str) -> None:
     """Solve the game (or load it) before the workers need it; at two players, build the bot's tables too."""
-    from ..players.optimal import game_level
     from ..sim.fast.bot_tables import build_tables
-    from ..solver.heads_up_game import carries_over
-    from ..solver.solutions import solve_cached, solved_game, solved_heads_up_game
+    from ..solver.strategy import TWO_PLAYERS, strategy_for
 
     with stages() as shown:
 
@@ -243,27 +241,16 @@ def _prepare_optimal(rules: Ruleset, players: int, quiet: bool, workers: int, la
             if not quiet:
                 shown(tr(lang, "cli.once", what=text), stage)
 
-        if game_level(rules, players):  # three or four: the whole game, which each process reads
-            solved_game(
-                rules, players, game_solving(say, lang, lambda text: tr(lang, "cli.sim.optimal", what=text))
-            )
-            return
-        if carries_over(rules):  # two players, the game manche by manche, which each process reads
-            solved_heads_up_game(
-                rules, game_solving(say, lang, lambda text: tr(lang, "cli.sim.optimal", what=text))
-            )
-        else:
-            solve_cached(
+        # three or four: the whole game, which each process reads; two: the manche (or the game
+        # manche by manche), then the bot's tables
+        told = progress_told(rules, players, say, lang, lambda text: tr(lang, "cli.sim.optimal", what=text))
+        strategy = strategy_for(rules, players, progress=told)
+        if strategy.covering in TWO_PLAYERS:  # the bot's tables, which each process reads
+            build_tables(
                 rules,
-                lambda stage, step: say(
-                    tr(lang, "cli.sim.optimal", what=solving(rules, stage, step, lang)), stage
-                ),
+                workers,
+                lambda done, total: say(tr(lang, "cli.sim.tables", done=done, total=total), "tables"),
             )
-        build_tables(
-            rules,
-            workers,
-            lambda done, total: say(tr(lang, "cli.sim.tables", done=done, total=total), "tables"),
-        )
 
 
 @click.command(cls=Command)
@@ -278,15 +265,15 @@ def ladder(
     rules: Ruleset, players: str, games: int, seed: int, workers: int | None, as_json: bool, lang: str
 ) -> None:
     require("sim", "421 ladder")
-    from ..players.optimal import whole_game
     from ..sim.fast.policy import KINDS
     from ..sim.ladder import check_levels, play_ladder
     from ..sim.simulate import default_workers, parse_players
+    from ..solver.strategy import two_player_game
 
     levels = parse_players(players)
     check_levels(levels)  # before any solving, compiling or notice
     workers = workers or default_workers()
-    if "optimal" in levels and whole_game(rules, 2):
+    if "optimal" in levels and two_player_game(rules, 2):
         _prepare_optimal(rules, 2, as_json, workers, lang)
     _engine_played(levels, lang)
     if any(level in KINDS for level in levels):

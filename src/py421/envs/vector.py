@@ -39,7 +39,7 @@ from gymnasium.vector.utils import batch_space
 from ..core.dice import DICE_PER_THROW
 from ..core.errors import IllegalAction, InvalidParameter, InvalidPlayers
 from ..core.rules import Ruleset
-from ..players.optimal import check_optimal, game_level, whole_game
+from ..players.optimal import check_optimal
 from ..sim.fast import bot_tables
 from ..sim.fast import kernel as k
 from ..sim.fast import steps as s
@@ -48,6 +48,7 @@ from ..sim.fast.counter_dice import batch_key
 from ..sim.fast.lineup import check_players
 from ..sim.fast.optimal_tables import DecisionTables, MaxnTables, OptimalPositions, OptimalRounds
 from ..sim.fast.policy import H_MISSING, KINDS, no_positions
+from ..solver.strategy import two_player_game, whole_game_maxn
 from ..solver.tables import KEEP_INDEX, RESULTS
 from .observation import GYM_ACTIONS, NUM_ACTIONS, FloatArray, MaskArray, ObservationEncoder, action_name
 from .play import SKIPPED_GAMES, check_reward, make_rules, nothing_to_decide
@@ -163,10 +164,10 @@ class _OptimalTables:
     def __init__(self, rules: Ruleset, players: int) -> None:
         check_optimal(rules, players)
         self.tables: DecisionTables
-        if whole_game(rules, players):
+        if two_player_game(rules, players):
             self.tables = OptimalPositions(rules)
             bot_tables.load(self.tables)  # every position, if they were built on this machine
-        elif game_level(rules, players):
+        elif whole_game_maxn(rules, players):
             self.tables = MaxnTables(rules, players)
         else:
             self.tables = OptimalRounds(rules, players)

@@ -1030,6 +1030,7 @@ MESSAGES: dict[str, str] = {
     "solver.round_before.one": "1 result before yours needs at least 2 players in the round, not {n}",
     "solver.leader_limit_one": "the leader's limit is 1 to 1 throws here, not {limit}",
     "solver.leader_limit": "the leader's limit is 1 to {most} throws here, not {limit}",
+    "optimal.must_throw_on": "bot:optimal does not play under must_throw_on (players behind must throw on): the solvers let every player stop; seat bot:heuristic or bot:random",
     "solver.rounds.players": "the round solver (bot:optimal, advice for three or more) plays 2 to {most} players, not {n}; bot:heuristic and bot:random play at any table",
     "solver.rounds.cannot": "cannot solve {rules}'s rounds for {objective}: {why}",
     "solver.rounds.accumulated": "with accumulated stakes the charge's tokens are not modelled: use the loser objective",

@@ -1106,6 +1106,7 @@ MESSAGES: dict[str, str] = {
     "solver.round_before.one": "1 résultat avant le vôtre demande au moins 2 joueurs dans le tour, pas {n}",
     "solver.leader_limit_one": "celui qui entame n'a ici qu'un lancer : sa limite ne peut pas être {limit}",
     "solver.leader_limit": "la limite de celui qui entame va ici de 1 à {most} lancers, pas {limit}",
+    "optimal.must_throw_on": "bot:optimal ne joue pas sous must_throw_on (les joueurs derrière doivent relancer) : les solveurs laissent chacun s'arrêter ; placez bot:heuristic ou bot:random",
     "solver.rounds.players": "le solveur des tours (bot:optimal, conseils à trois joueurs ou plus) prend de 2 à {most} joueurs, pas {n} ; bot:heuristic et bot:random jouent à toute table",
     "solver.rounds.cannot": "impossible de résoudre les tours de {rules} pour l'objectif {objective} : {why}",
     "solver.rounds.accumulated": "avec des mises cumulées, les jetons de la charge ne sont pas modélisés : prenez l'objectif loser",

@@ -20,8 +20,9 @@ from ..i18n import error_text, num, tr
 from .session import Session
 
 if TYPE_CHECKING:  # numpy and the solvers load when a hint or an analysis is asked for
-    from ..analysis import Adviser, Method
+    from ..analysis import Adviser
     from ..solver.game_maxn import Progress, Sweep
+    from ..solver.strategy import Method
 
 # How far a solve is: ``say(text, stage)``, each stage's text said as it changes (cli.common.stages).
 Say = Callable[[str, str], None]
@@ -88,6 +89,23 @@ def sweep_text(text: str, sweep: Sweep, step: int, lang: str = "en") -> str:
     return text
 
 
+def progress_told(
+    rules: Ruleset, players: int, say: Say, lang: str = "en", worded: Callable[[str], str] = str
+) -> Progress:
+    """How far the solve of a table's strategy is (:func:`py421.solver.strategy.strategy_for`), told to
+    ``say``: the two-player manche with its passes foretold (:func:`solving`), a whole game manche by
+    manche (:func:`game_solving`); ``worded`` says whose solve it is."""
+    from ..solver.strategy import covering
+
+    if covering(rules, players) != "heads_up":
+        return game_solving(say, lang, worded)
+
+    def progress(stage: str, step: int, total: int, sweep: Sweep | None = None, /) -> None:
+        say(worded(solving(rules, stage, step, lang)), stage)
+
+    return progress
+
+
 def prepare(rules: Ruleset, players: int, lang: str, say: Say, worded: Callable[[str], str] = str) -> Method:
     """Solve what valuing the decisions of this table needs, telling ``say`` how far it is (nothing
     is said when it is on the disk already), and return how they are valued.
@@ -96,20 +114,10 @@ def prepare(rules: Ruleset, players: int, lang: str, say: Say, worded: Callable[
     ``rounds`` method solves each round as the game reaches it: nothing to do here.
     """
     from ..analysis import method_for
+    from ..solver.strategy import strategy_for
 
     method = method_for(rules, players)
-    if method == "heads_up":
-        from ..solver.solutions import solve_cached
-
-        solve_cached(rules, lambda stage, step: say(worded(solving(rules, stage, step, lang)), stage))
-    elif method == "game" and players == 2:  # manches carry over: the game solved manche by manche
-        from ..solver.solutions import solved_heads_up_game
-
-        solved_heads_up_game(rules, game_solving(say, lang, worded))
-    elif method == "game":
-        from ..solver.solutions import solved_game
-
-        solved_game(rules, players, game_solving(say, lang, worded))
+    strategy_for(rules, players, progress=progress_told(rules, players, say, lang, worded))
     return method
 
 

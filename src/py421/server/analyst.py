@@ -46,17 +46,15 @@ def _serve(conn: Connection, memory_mb: int) -> None:
     from ..analysis import Adviser, analyse, method_for
     from ..core.record import Record
     from ..i18n import LANGS, error_text
-    from ..solver.solutions import kept_game, kept_heads_up_game
+    from ..solver.strategy import covering, played
 
     limit_memory(memory_mb)
     advisers: dict[tuple[Ruleset, int], Adviser] = {}
 
     def check(rules: Ruleset, players: int) -> None:
         """A whole game of three or four is solved in minutes: only one solved here before is used."""
-        if method_for(rules, players) != "game":
-            return
-        kept = kept_heads_up_game(rules) if players == 2 else kept_game(rules, players)
-        if kept is None:
+        method_for(rules, players)  # refuses, with the reason, a table no solver covers
+        if played(rules, players, solve=False) != covering(rules, players):
             raise _Unsolved(rules.name, players)
 
     def adviser(rules: Ruleset, players: int) -> Adviser:

@@ -3,9 +3,8 @@
 A server solves a table's rules in a worker process, for ``bot:optimal``
 (``players.optimal.prepare(..., solve_games=False)``) or for hints and game
 analyses (``analysis.Adviser`` and ``analyse``). :func:`solve_cost` says
-what that worker would solve, following the same choices (which it repeats,
-since the solvers may not import the bots or the analysis; the tests hold
-them together), and how much work it is:
+what that worker would solve, from the same choice (:mod:`.strategy`), and
+how much work it is:
 
 - two players (« heads_up »): the manche of :class:`.heads_up.HeadsUp`, its
   décharge by value iteration (the sweeps are foretold, below), its charge
@@ -41,13 +40,13 @@ from typing import Literal
 import numpy as np
 
 from ..core.engine import players_refused
-from ..core.errors import InvalidPlayers, InvalidRuleset, Message
+from ..core.errors import InvalidPlayers
 from ..core.rules import Ruleset
 from ..paths import data_dir
-from . import game_maxn, heads_up, heads_up_game, rounds, solutions
+from . import heads_up, rounds, solutions
 from .amounts import settled_amounts, token_values
-from .coverage import covering, two_player_game
 from .shipped import located
+from .strategy import covering, played, refuse
 from .tables import RESULTS, FloatArray
 
 Purpose = Literal["optimal", "analysis"]
@@ -117,63 +116,38 @@ def solve_cost(rules: Ruleset, players: int, purpose: Purpose) -> Cost:
     return _analysis(rules, players)
 
 
-# -- which solver, as players.optimal.prepare and analysis.method_for choose -----------------------
+# -- which solver: strategy.played, as the worker's strategy_for(..., solve=False) finds it ----------
 
 
 def _optimal(rules: Ruleset, players: int) -> Cost:
     if not rules.seats(players):
         raise InvalidPlayers(players_refused(rules, players))
-    if rules.must_throw_on:  # players.optimal.check_optimal
-        raise InvalidPlayers(
-            "bot:optimal does not play under must_throw_on (players behind must throw on): "
-            "the solvers let every player stop; seat bot:heuristic or bot:random"
-        )
-    two = two_player_game(rules, players)
-    if not two:
-        rounds.check_round_players(players)
-    if two and not heads_up_game.carries_over(rules):
+    refuse(rules, players, "optimal")
+    chosen = played(rules, players, solve=False)
+    if chosen == "heads_up":
         return _heads_up(rules)
-    if two and _kept_heads_up_game(rules):
+    if chosen == "heads_up_game":
         return _loaded_heads_up_game(rules)
+    if chosen == "game_maxn":
+        return _loaded_game(rules, players)
     solves = [_round_solve(rules, players, charge, first=charge) for charge in (True, False)]
     # in play: the charge again where the pot left caps it, the décharge once players are out
     later = [_round_solve(rules, players, True, first=False)] if _capped(rules, players) else []
     later += [_round_solve(rules, size, False, first=True) for size in range(2, players)]
-    step = max((s.units for s in later), default=0)
-    if covering(rules, players, maxn_at_two=False) == "game_maxn" and _kept_game(rules, players):
-        return _loaded_game(rules, players)
-    return _rounds_cost(solves, step)
+    return _rounds_cost(solves, max((s.units for s in later), default=0))
 
 
 def _analysis(rules: Ruleset, players: int) -> Cost:
-    if rules.must_throw_on:  # analysis.method_for
-        why = Message(
-            "solver.game.must_throw_on",
-            "players who must throw on are not modelled (the round solvers let every player stop)",
-        )
-        raise InvalidRuleset(
-            Message(
-                "analysis.cannot",
-                f"the games of {rules.name} with {players} players cannot be analysed: {why}",
-                {"rules": rules.name, "n": players, "why": why},
-            )
-        )
+    refuse(rules, players, "analysis")
     chosen = covering(rules, players)
     if chosen == "heads_up":
         return _heads_up(rules)
+    if played(rules, players, solve=False) != chosen:  # a whole game not solved here: refused
+        return Cost("unsolved", 0, 0, 0)
     if chosen == "heads_up_game":
-        return _loaded_heads_up_game(rules) if _kept_heads_up_game(rules) else Cost("unsolved", 0, 0, 0)
+        return _loaded_heads_up_game(rules)
     if chosen == "game_maxn":
-        return _loaded_game(rules, players) if _kept_game(rules, players) else Cost("unsolved", 0, 0, 0)
-    if not 2 <= players <= rounds.MAX_ROUND_PLAYERS:
-        raise InvalidPlayers(
-            Message(
-                "analysis.players",
-                f"a game of {players} players cannot be analysed: the round solver plays 2 to "
-                f"{rounds.MAX_ROUND_PLAYERS} players",
-                {"n": players, "most": rounds.MAX_ROUND_PLAYERS},
-            )
-        )
+        return _loaded_game(rules, players)
     # every round a game can ask for: the charge at every pot that caps it, the décharge at every size
     caps = {rounds.pot_cap(rules, players, True, pot) for pot in range(1, rules.pot + 1)}
     solves = [_round_solve(rules, players, True, first=i == 0) for i in range(len(caps))]
@@ -184,18 +158,6 @@ def _analysis(rules: Ruleset, players: int) -> Cost:
 def _capped(rules: Ruleset, players: int) -> bool:
     """Whether a pot the charge leaves caps what a round gives (:func:`.rounds.pot_cap`): a round more."""
     return any(rounds.pot_cap(rules, players, True, pot) is not None for pot in range(1, rules.pot + 1))
-
-
-def _kept_heads_up_game(rules: Ruleset) -> bool:
-    """As :func:`.solutions.kept_heads_up_game` finds it, without reading it."""
-    return rules in solutions._HEADS_UP_GAMES or solutions.heads_up_game_kept(rules)
-
-
-def _kept_game(rules: Ruleset, players: int) -> bool:
-    """As :func:`.solutions.kept_game` finds it, without reading it."""
-    if (rules, players) in solutions._GAMES:
-        return True
-    return located(game_maxn.cache_path(rules, players, data_dir(write=False) / "solver")).exists()
 
 
 # -- two players: the manche ---------------------------------------------------------------------

@@ -1,8 +1,10 @@
-"""Solved games kept on disk, so a ruleset is solved once per machine.
+"""Every solution kept: in memory for the process, on disk so a ruleset is solved once per machine.
 
 Two players: :class:`.heads_up.HeadsUp`, and where a manche's end is worth
 more than who lost it :class:`.heads_up_game.HeadsUpGame`; three and four:
-:class:`.game_maxn.GameMaxn`.
+:class:`.game_maxn.GameMaxn` (whose file format is :mod:`.game_maxn`'s).
+Each is solved with the one way of telling how far a solve is,
+:data:`.game_maxn.Progress`.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ import hashlib
 import json
 import os
 from collections.abc import Callable
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -78,10 +79,21 @@ def solve_cached(
     return solver, False
 
 
-@cache
-def solved(rules: Ruleset) -> HeadsUp:
-    """The solved values of a ruleset: from the disk cache, or solved once and kept there."""
-    return solve_cached(rules)[0]
+_HEADS_UP: dict[Ruleset, HeadsUp] = {}
+
+
+def solved(rules: Ruleset, progress: game_maxn.Progress | None = None) -> HeadsUp:
+    """The solved two-player manche of ``rules``: from memory, the disk cache, or solved once and kept
+    there (``progress`` is told ``("decharge", pass, 0)`` then ``("charge", pot level, full pot)``)."""
+    found = _HEADS_UP.get(rules)
+    if found is None:
+
+        def told(stage: str, step: int) -> None:
+            if progress is not None:
+                progress(stage, step, rules.pot if stage == "charge" else 0)
+
+        found = _HEADS_UP[rules] = solve_cached(rules, told)[0]
+    return found
 
 
 GAME_FORMAT = 1  # bump when the two-player game's results change meaning
@@ -144,6 +156,11 @@ def _load_game(game: HeadsUpGame, path: Path, folder: Path | None) -> HeadsUpGam
     return game
 
 
+def heads_up_game_known(rules: Ruleset) -> bool:
+    """Whether the two-player game where manches carry over is in memory or on the disk (nothing is read)."""
+    return rules in _HEADS_UP_GAMES or heads_up_game_kept(rules)
+
+
 def heads_up_game_kept(rules: Ruleset, folder: Path | None = None) -> bool:
     """Whether the two-player game where manches carry over is on the disk, solved here or come with
     py421: its own file and its manche played for itself, both (nothing is read)."""
@@ -152,14 +169,6 @@ def heads_up_game_kept(rules: Ruleset, folder: Path | None = None) -> bool:
         located(game_cache_path(rules, where)).exists()
         and located(cache_path(manche_rules(rules), where)).exists()
     )
-
-
-def kept_heads_up_game(rules: Ruleset) -> HeadsUpGame | None:
-    """The two-player game where manches carry over if it was solved on this machine before, else None
-    (nothing is solved: for a server, whose budget of time a solve may exceed)."""
-    if not heads_up_game_kept(rules):
-        return None
-    return solved_heads_up_game(rules)
 
 
 _HEADS_UP_GAMES: dict[Ruleset, HeadsUpGame] = {}
@@ -194,12 +203,16 @@ def solved_game(rules: Ruleset, players: int, progress: game_maxn.Progress | Non
     return found
 
 
-def kept_game(rules: Ruleset, players: int) -> GameMaxn | None:
-    """The whole game of three or four players if it was solved on this machine before, else None
-    (nothing is solved: for a server, whose budget of time a solve may exceed)."""
-    found = _GAMES.get((rules, players))
-    if found is None:
-        found = game_maxn.load_cached(rules, players)
-        if found is not None:
-            _GAMES[(rules, players)] = found
-    return found
+def game_known(rules: Ruleset, players: int) -> bool:
+    """Whether the whole game of three or four players is in memory or on the disk (nothing is read)."""
+    if (rules, players) in _GAMES:
+        return True
+    return located(game_maxn.cache_path(rules, players, read_folder())).exists()
+
+
+def forget() -> None:
+    """Forget every solution held in memory: the next one asked for is read from the disk (as by a
+    new command)."""
+    _HEADS_UP.clear()
+    _HEADS_UP_GAMES.clear()
+    _GAMES.clear()

@@ -17,7 +17,8 @@ from ...core import engine
 from ...core.errors import InvalidPlayers, Message
 from ...core.rules import Ruleset
 from ...players import accepted, levels
-from ...players.optimal import check_optimal, game_level, whole_game
+from ...players.optimal import check_optimal
+from ...solver.strategy import two_player_game, whole_game_maxn
 from . import bot_tables
 from . import kernel as k
 from .arrays import rules_array, tables
@@ -72,10 +73,10 @@ class Lineup:
         if OPTIMAL_ROUNDS in self.kinds:
             self._rounds = OptimalRounds(self.rules, players)
         if OPTIMAL in self.kinds:
-            if whole_game(self.rules, players):
+            if two_player_game(self.rules, players):
                 self._optimal = OptimalPositions(self.rules)
                 bot_tables.load(self._optimal)  # built once per machine, if it was
-            elif game_level(self.rules, players):
+            elif whole_game_maxn(self.rules, players):
                 self._optimal = _maxn_tables(self.rules, players)
             else:
                 self._optimal = OptimalRounds(self.rules, players)

@@ -27,11 +27,10 @@ import numpy.typing as npt
 
 from ...core.errors import InvalidPosition, InvalidRuleset
 from ...core.rules import MAX_THROWS, Ruleset
-from ...players.optimal import game_level, whole_game
 from ...solver.game_maxn import Losses, Position, shape_of
 from ...solver.game_maxn_turns import CHOICES_COUNT, SPARSE
 from ...solver.heads_up import HeadsUp
-from ...solver.heads_up_game import GameManche, carries_over
+from ...solver.heads_up_game import GameManche
 from ...solver.rounds import (
     FRESH,
     KEEP_CHOICES,
@@ -43,6 +42,7 @@ from ...solver.rounds import (
     vient_amount,
 )
 from ...solver.solutions import manche_solution, solved, solved_game, solved_heads_up_game
+from ...solver.strategy import covering, two_player_game, whole_game_maxn
 from ...solver.tables import KEEPS, RESULTS
 from ...solver.turn import StakedValues, TurnValues
 from . import maxn as m
@@ -113,16 +113,17 @@ class OptimalPositions(DecisionTables):
     """The kernel's ``index`` and ``actions`` for the two-player optimal bot of a ruleset."""
 
     def __init__(self, rules: Ruleset) -> None:
-        if not whole_game(rules, 2):
+        if not two_player_game(rules, 2):
             raise InvalidRuleset(
                 f"the optimal bot's tables are built for two-player games the solver covers, not {rules.name}"
             )
-        self.solver = solved(rules) if not carries_over(rules) else solved_heads_up_game(rules).plain
+        carries_over = covering(rules, 2) == "heads_up_game"  # manches carry over: the game, manche by manche
+        self.solver = solved(rules) if not carries_over else solved_heads_up_game(rules).plain
         total = self.solver.total
         # the charge of each manche is told apart by the manches lost, l0 * base + l1
-        self.base = max(rules.manches, rules.fiches_de_manche) if carries_over(rules) else 0
+        self.base = max(rules.manches, rules.fiches_de_manche) if carries_over else 0
         most_owed = 0
-        if carries_over(rules) and rules.queue_de_la_vache:
+        if carries_over and rules.queue_de_la_vache:
             most_owed = solved_heads_up_game(rules).following((0, 0)) * rules.pot
         self.stake_size = max(AMOUNTS, rules.pot + most_owed + 1)  # « main chaude » by amount, or by stake
         self.total = total
@@ -277,7 +278,7 @@ class MaxnTables(DecisionTables):
     """
 
     def __init__(self, rules: Ruleset, players: int) -> None:
-        if not game_level(rules, players):
+        if not whole_game_maxn(rules, players):
             raise InvalidRuleset(
                 f"the game-level tables are for three or four players the solver covers, not {rules.name}"
             )

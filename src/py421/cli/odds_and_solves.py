@@ -162,7 +162,6 @@ def advise(
         result = advise_turn(rules.table, held, throws_left, goal if chosen == "target" else None)
     else:
         from ..solver import advice as solver
-        from ..solver.heads_up_game import carries_over
 
         context = solver.RoundContext(
             in_round, finals, limit, phase == "charge", pot, counts, stake, _places(out, lang)
@@ -174,7 +173,7 @@ def advise(
                 result = solver.advise_game(rules, held, throws_left, context)
             case "loser" | "tokens":
                 result = solver.advise_round(rules, held, throws_left, context, chosen)
-        shares = chosen == "game" and (context.players > 2 or carries_over(rules))
+        shares = result.objective == solver.GAME_SHARE
     rows = [
         {"keep": str(held) if o.stop else format_dice(o.keep), "stop": o.stop, "value": o.value}
         for o in result.options
@@ -230,22 +229,21 @@ def solve(rules: Ruleset, players: int, as_json: bool, lang: str) -> None:
 
     if not rules.seats(players):
         raise click.UsageError(error_text(lang, players_refused(rules, players)))
-    if players != 2:
-        from ..solver.game_maxn import unsupported
-        from ..solver.rounds import rounds_summary, rounds_text
+    from ..solver.strategy import covering
 
-        if unsupported(rules, players) is None:
+    match covering(rules, players):
+        case "game_maxn":
             _solve_game(rules, players, as_json, lang)
             return
-        data = rounds_summary(rules, players)
-        click.echo(json.dumps(data, indent=2) if as_json else rounds_text(data, lang))
-        return
+        case "rounds":
+            from ..solver.rounds import rounds_summary, rounds_text
 
-    from ..solver.heads_up_game import carries_over
-
-    if carries_over(rules):
-        _solve_heads_up_game(rules, as_json, lang)
-        return
+            data = rounds_summary(rules, players)
+            click.echo(json.dumps(data, indent=2) if as_json else rounds_text(data, lang))
+            return
+        case "heads_up_game":
+            _solve_heads_up_game(rules, as_json, lang)
+            return
     with stages() as say:
         solved, cached = solve_cached(
             rules, lambda stage, step: None if as_json else say(solving(rules, stage, step, lang), stage)
