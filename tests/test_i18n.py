@@ -226,9 +226,15 @@ def test_french_colons_joined_in_code_have_a_no_break_space_before_them() -> Non
     assert chip == "Étape 3 · Ana\u00a0: garder 5"
 
 
-def test_a_message_worded_otherwise_than_the_catalog_fails_the_test_that_meets_it() -> None:
-    """Core words its refusals in English without the catalog: tests/conftest.py checks every message
-    the suite makes against the catalog's English."""
-    with pytest.raises(AssertionError, match="differs from the English catalog's"):
-        Message("ruleset.setting", "'x': type OPTION=VALUE", {"text": "'x'"})
-    assert str(Message("ruleset.setting", "'x': write OPTION=VALUE, for example pot=21", {"text": "'x'"}))
+def test_a_message_is_worded_by_the_catalog_in_english_and_in_french() -> None:
+    """An error carries a key and fields; its words, English included, are the catalogs' alone."""
+    said = Message("ruleset.setting", {"text": "'x'"})
+    assert str(said) == "'x': write OPTION=VALUE, for example pot=21"
+    assert error_text("fr", said).startswith("'x'")
+    assert error_text("fr", said) != str(said)
+
+
+def test_a_message_whose_key_no_catalog_holds_fails_the_test_that_meets_it() -> None:
+    """tests/conftest.py checks every message the suite makes: its key is in both catalogs."""
+    with pytest.raises(AssertionError, match="no catalog words"):
+        Message("ruleset.no_such_key", {"text": "'x'"})

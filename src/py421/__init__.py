@@ -2,6 +2,18 @@
 
 from typing import Any
 
+from .core.errors import Message, set_wording
+
+
+def _english(message: Message) -> str:
+    # the catalogs sit above core, which words nothing itself: read when a message is first said
+    from .i18n import error_text
+
+    return error_text("en", message)
+
+
+set_wording(_english)
+
 
 def __getattr__(name: str) -> Any:
     # the version is looked up when asked for: importlib.metadata is slow to import,
@@ -13,4 +25,4 @@ def __getattr__(name: str) -> Any:
             return version("py421")
         except PackageNotFoundError:  # running from a source tree without installing
             return "0+unknown"
-    raise AttributeError(f"module 'py421' has no attribute {name!r}")
+    raise AttributeError(f"module 'py421' has no attribute {name!r}")  # Python's own words

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 from .core.actions import Action, Throw, parse_action
 from .core.dice import Result
 from .core.engine import throws_allowed
+from .core.errors import InvalidPosition, Message
 from .core.game import Game
 from .core.record import Record
 from .core.state import State
@@ -288,7 +289,7 @@ class Adviser:
     def hint(self, state: State) -> Hint:
         seat = state.to_move
         if seat is None or state.chance is not None:
-            raise ValueError("no decision is awaited")
+            raise InvalidPosition(Message("analysis.no_decision_awaited"))
         kind, dice, left, before = _where(state)
         choices = tuple(Choice(str(a), v) for a, v in self._strategy.choices(state))
         return Hint(seat, state.players[seat], kind, dice, left, before, choices)

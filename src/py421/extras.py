@@ -36,8 +36,6 @@ def require(extra: str, what: str) -> None:
         raise MissingExtra(
             Message(
                 "extra.missing",
-                f"{what} needs py421's {extra!r} extra ({names} missing): "
-                f"pip install '.[{extra}]' in the py421 folder",
                 {"what": what, "extra": extra, "missing": names},
             )
         )

@@ -108,7 +108,7 @@ def game_rows(
     with its record (nobody lost it, and the stats leave it out). ``meta`` goes into the record."""
     outcome = game.state.outcome
     if outcome is None and not abandoned:
-        raise InvalidRecord(Message("history.finished_only", "only finished games go into the history"))
+        raise InvalidRecord(Message("history.finished_only"))
     bots = bots or {}
     names = list(game.players)
     losers = [names[s] for s in outcome.losers] if outcome is not None else []
@@ -153,7 +153,7 @@ class HistoryError(Py421Error):
 
 def _where(engine: Engine) -> str | Message:
     if engine.dialect.name == "sqlite":
-        return engine.url.database or Message("history.in_memory", "the in-memory database")
+        return engine.url.database or Message("history.in_memory")
     return engine.url.render_as_string(hide_password=True)
 
 
@@ -198,8 +198,6 @@ def upgrade(
                 raise error(
                     Message(
                         "history.newer",
-                        f"{where} was written by a newer py421 (schema revision {revisions}): "
-                        "upgrade py421 to open it",
                         {"where": where, "revisions": revisions},
                     )
                 )
@@ -214,9 +212,7 @@ def upgrade(
 
 
 def _cannot_open(where: str | Message, reason: object) -> Message:
-    return Message(
-        "history.cannot_open", f"cannot open {where}: {reason}", {"where": where, "reason": reason}
-    )
+    return Message("history.cannot_open", {"where": where, "reason": reason})
 
 
 def _read_only(path: Path) -> Engine:
@@ -250,14 +246,12 @@ def _check_upgradable(path: Path) -> None:
     """Refuse, saying why, to upgrade a history that cannot be written (only reading was asked)."""
     try:
         data_dir()
-        check_writable_file(path, Message("path.history", "the history"))
+        check_writable_file(path, Message("path.history"))
     except ReadOnlyPath as exc:
         problem = exc.message if exc.message is not None else str(exc)
         raise HistoryError(
             Message(
                 "history.upgrade_read_only",
-                f"{path} was written by an earlier py421 and must be upgraded before this one reads it, "
-                f"which writes it: {problem}",
                 {"path": path, "problem": problem},
             )
         ) from None
@@ -302,7 +296,7 @@ class History:
             if path.exists() and _is_database(path):  # an earlier py421's: upgraded, which writes
                 _check_upgradable(path)
         else:
-            check_writable_file(path, Message("path.history", "the history"))
+            check_writable_file(path, Message("path.history"))
         self.engine = create_engine(f"sqlite:///{path}")
         if HISTORY_HEAD not in _versions(self.engine):  # new, older, newer, or not a database
             try:
@@ -312,7 +306,6 @@ class History:
                 raise HistoryError(
                     Message(
                         "history.move_aside",
-                        f"{exc}; to start a new history, move it aside or set PY421_HOME to another folder",
                         {"problem": problem},
                     )
                 ) from None
@@ -366,11 +359,7 @@ class History:
             with self._begin() as conn:
                 text = conn.execute(select(games.c.record).where(games.c.id == game_id)).scalar()
         if text is None:
-            raise InvalidRecord(
-                Message(
-                    "history.no_game", f"there is no game number {game_id} in the history", {"n": game_id}
-                )
-            )
+            raise InvalidRecord(Message("history.no_game", {"n": game_id}))
         return Record.from_json(text)
 
     def stats(self, *, rules: str | None = None, name: str | None = None) -> list[dict[str, Any]]:

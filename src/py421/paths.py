@@ -45,17 +45,14 @@ def data_dir(*, write: bool = True) -> Path:
 
         path = platformdirs.user_data_path("py421")
     named = (
-        Message("path.named.home", f"PY421_HOME is {path}", {"path": path})
-        if override
-        else Message("path.named.data", f"the data folder is {path}", {"path": path})
+        Message("path.named.home", {"path": path}) if override else Message("path.named.data", {"path": path})
     )
-    elsewhere = Message("path.elsewhere", "set PY421_HOME to another folder")
+    elsewhere = Message("path.elsewhere")
     if not path.is_dir():
         if path.exists():
             raise UnusablePath(
                 Message(
                     "path.is_a_file",
-                    f"{named}, which is a file, not a folder: {elsewhere}, or move the file away",
                     {"named": named, "elsewhere": elsewhere},
                 )
             )
@@ -64,7 +61,6 @@ def data_dir(*, write: bool = True) -> Path:
             raise UnusablePath(
                 Message(
                     "path.parent_is_a_file",
-                    f"{named}, but {parent} is a file, not a folder: {elsewhere}",
                     {"named": named, "parent": parent, "elsewhere": elsewhere},
                 )
             )
@@ -72,8 +68,6 @@ def data_dir(*, write: bool = True) -> Path:
             raise UnusablePath(
                 Message(
                     "path.parent_missing",
-                    f"{named}, but the folder {parent} does not exist: "
-                    f"create it (mkdir -p {parent}), or {elsewhere}",
                     {"named": named, "parent": parent, "elsewhere": elsewhere},
                 )
             )
@@ -86,14 +80,11 @@ def data_dir(*, write: bool = True) -> Path:
             raise UnusablePath(
                 Message(
                     "path.cannot_make",
-                    f"{named}, which cannot be made ({reason}): {elsewhere}",
                     {"named": named, "reason": reason, "elsewhere": elsewhere},
                 )
             ) from None
     if write:
-        _check_writable(
-            path, Message("path.data_folder", f"cannot write in the data folder {path}", {"path": path})
-        )
+        _check_writable(path, Message("path.data_folder", {"path": path}))
     return path
 
 
@@ -122,23 +113,20 @@ def check_writable_file(path: Path, what: str | Message) -> None:
     except FileNotFoundError:
         return  # made when it is written, in a folder already checked
     except OSError as exc:
-        where = Message("path.new_file", f"cannot write {what} to {path}", {"what": what, "path": path})
+        where = Message("path.new_file", {"what": what, "path": path})
         raise _unwritable(where, exc, _WRITABLE) from None
 
 
 def check_new_file(path: Path, what: str | Message) -> None:
     """Refuse, before any work, a file that could not be written at the end (``what``: "the record")."""
-    where = Message("path.new_file", f"cannot write {what} to {path}", {"what": what, "path": path})
+    where = Message("path.new_file", {"what": what, "path": path})
     if path.is_dir():
-        raise UnusablePath(
-            Message("path.is_a_folder", f"{where}: it is a folder; name a file", {"where": where})
-        )
+        raise UnusablePath(Message("path.is_a_folder", {"where": where}))
     folder = path.parent
     if folder.exists() and not folder.is_dir():
         raise UnusablePath(
             Message(
                 "path.folder_is_a_file",
-                f"{where}: {folder} is a file, not a folder; choose another file",
                 {"where": where, "folder": folder},
             )
         )
@@ -146,28 +134,21 @@ def check_new_file(path: Path, what: str | Message) -> None:
         raise UnusablePath(
             Message(
                 "path.folder_missing",
-                f"{where}: the folder {folder} does not exist; create it or choose another file",
                 {"where": where, "folder": folder},
             )
         )
     if path.exists():  # overwritten in place: the folder need not take a new file
         if not os.access(path, os.W_OK):
-            raise UnusablePath(
-                Message(
-                    "path.read_only", f"{where}: the file is read-only; choose another file", {"where": where}
-                )
-            )
+            raise UnusablePath(Message("path.read_only", {"where": where}))
         return
-    _check_writable(
-        folder, where, Message("path.advice.folder", "choose a file in a folder you can write in")
-    )
+    _check_writable(folder, where, Message("path.advice.folder"))
 
 
 def make_out_folder(folder: Path, what: str | Message) -> None:
     """Make the folder ``what`` (e.g. "the report") is written to, and check it takes files, before any
     work: a read-only disk found after minutes of games would lose them."""
-    where = Message("path.out_folder", f"cannot write {what} in {folder}", {"what": what, "folder": folder})
-    advice = Message("path.advice.out", "choose a folder you can write in")
+    where = Message("path.out_folder", {"what": what, "folder": folder})
+    advice = Message("path.advice.out")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -194,21 +175,19 @@ def _check_writable(folder: Path, where: Message, advice: Message | None = None)
     _written.add(folder)
 
 
-_WRITABLE = Message(
-    "path.advice.writable", "make it writable, or set PY421_HOME to a folder you can write in"
-)
+_WRITABLE = Message("path.advice.writable")
 
 
 # The system's refusals a user meets with files, each as a message every language words.
 _REASONS = {
-    errno.ENOENT: ("os.missing", "no such file or folder"),
-    errno.EISDIR: ("os.folder", "it is a folder, not a file"),
-    errno.ENOTDIR: ("os.not_folder", "a part of the path is not a folder"),
-    errno.EACCES: ("os.denied", "permission denied"),
-    errno.EPERM: ("os.denied", "permission denied"),
-    errno.EROFS: ("os.read_only", "read-only file system"),
-    errno.ENOSPC: ("os.full", "no space left on the disk"),
-    errno.EADDRNOTAVAIL: ("os.no_address", "no network interface of this machine has that address"),
+    errno.ENOENT: "os.missing",
+    errno.EISDIR: "os.folder",
+    errno.ENOTDIR: "os.not_folder",
+    errno.EACCES: "os.denied",
+    errno.EPERM: "os.denied",
+    errno.EROFS: "os.read_only",
+    errno.ENOSPC: "os.full",
+    errno.EADDRNOTAVAIL: "os.no_address",
 }
 
 
@@ -216,12 +195,12 @@ def system_reason(exc: OSError | UnicodeDecodeError) -> Message:
     """Why a file could not be read or written (or an address listened on), in words each language
     has (the system's own words, untranslated, for a rarer refusal)."""
     if isinstance(exc, UnicodeDecodeError):
-        return Message("os.not_utf8", "not UTF-8 text")
+        return Message("os.not_utf8")
     known = _REASONS.get(exc.errno or 0)
     if known is not None:
-        return Message(*known)
+        return Message(known)
     said = exc.strerror or str(exc)
-    return Message("os.other", said, {"said": said})
+    return Message("os.other", {"said": said})
 
 
 def _unwritable(where: Message, exc: OSError, advice: Message) -> UnusablePath:
@@ -230,7 +209,6 @@ def _unwritable(where: Message, exc: OSError, advice: Message) -> UnusablePath:
     return kind(
         Message(
             "path.unwritable",
-            f"{where}: {reason}; {advice}",
             {"where": where, "reason": reason, "advice": advice},
         )
     )

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import click
 
+from ..core.errors import Message
 from ..i18n import tr
 from .common import SAY_OPTION, Errors
 from .words import arrived
@@ -59,7 +60,9 @@ class Commands(MutableMapping[str, click.Command]):
                 assert isinstance(found, click.Command)
                 arrived(found)  # in the language of the command line under way
             except KeyError as e:  # a word missing from the catalog, not a command missing
-                raise RuntimeError(f"the command {name!r} could not be made: {e!r}") from e
+                raise RuntimeError(
+                    str(Message("cli.command_unmade", {"name": repr(name), "error": repr(e)}))
+                ) from e
             self.loaded[name] = found
         return found
 

@@ -289,8 +289,6 @@ def people_seats(players: str) -> list[Seat]:
             raise InvalidPlayers(
                 Message(
                     "players.scorekeeper_bot",
-                    f"{name!r}: the scorekeeper seats the people at a real table, who throw their own dice; "
-                    "to play against bots, use 421 play --players",
                     {"name": repr(name)},
                 )
             )

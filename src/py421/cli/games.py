@@ -157,7 +157,7 @@ def _before_play(record_path: Path | None) -> History:
     from ..history import History
 
     if record_path is not None:
-        check_new_file(record_path, Message("path.record", "the record"))
+        check_new_file(record_path, Message("path.record"))
     return History()  # checks the data folder, and refuses a history file it cannot use
 
 
@@ -220,21 +220,17 @@ def _resume(
 
 def _agree(session: Session, rules: Ruleset | None, seats: list[Seat] | None, seed: str | None) -> None:
     """Refuse a resume asked with other rules, players or seed than the saved game's."""
-    how = Message("resume.how", "start a new game without --resume")
+    how = Message("resume.how")
     saved = session.rules
     if rules is not None and rules.options() != saved.options():
         asked: str | Message = rules.name
         if asked == saved.name:
             theirs = saved.options()
             changed = ", ".join(f"{k}={v}" for k, v in rules.options().items() if v != theirs[k])
-            asked = Message(
-                "resume.rules_with", f"{rules.name} with {changed}", {"name": rules.name, "changed": changed}
-            )
+            asked = Message("resume.rules_with", {"name": rules.name, "changed": changed})
         raise InvalidParameter(
             Message(
                 "resume.rules",
-                f"the saved game is played with {saved.name}, not {asked}: "
-                f"resume it without --rules and --set, or {how}",
                 {"saved": saved.name, "asked": asked, "how": how},
             )
         )
@@ -243,8 +239,6 @@ def _agree(session: Session, rules: Ruleset | None, seats: list[Seat] | None, se
         raise InvalidParameter(
             Message(
                 "resume.seats",
-                f"the saved game seats {saved_seats}, not {asked_seats}: "
-                f"resume it without --players, or {how}",
                 {"saved": saved_seats, "asked": asked_seats, "how": how},
             )
         )
@@ -252,8 +246,6 @@ def _agree(session: Session, rules: Ruleset | None, seats: list[Seat] | None, se
         raise InvalidParameter(
             Message(
                 "resume.seed",
-                f"the saved game's seed is {session.dice.seed}, not {seed}: "
-                f"resume it without --seed, or {how}",
                 {"saved": session.dice.seed, "asked": seed, "how": how},
             )
         )

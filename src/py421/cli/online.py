@@ -149,7 +149,7 @@ def site(out: Path, base: str, lang: str) -> None:
     from ..paths import make_out_folder
 
     folder = checked_base(base)  # refused before anything is written
-    make_out_folder(out, Message("path.site", "the site"))
+    make_out_folder(out, Message("path.site"))
     written = write_site(out, folder)
     size = sum(p.stat().st_size for p in written)
     mb = num(lang, size / 1e6, ".1f")

@@ -180,7 +180,7 @@ def report(
     from ..report import build_report, report_steps
     from ..sim.simulate import default_workers
 
-    make_out_folder(out, Message("path.report", "the report"))
+    make_out_folder(out, Message("path.report"))
     chosen = [Ruleset.preset(name) for name in presets or preset_names()]
     compile_kernel(lang)
     with progress_bar(report_steps(chosen), tr(lang, "cli.report.progress")) as bar:

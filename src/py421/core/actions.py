@@ -81,7 +81,7 @@ def action_from_data(data: object) -> Action:
     """
     accepted = '{"kind": "stop"}, {"kind": "throw", "keep": up to 2 dice, "bon": …} or {"kind": "stake", …}'
     if not isinstance(data, dict):
-        raise InvalidNotation(f"an action is an object like {accepted}")
+        raise InvalidNotation(Message("notation.action_object", {"accepted": accepted}))
     kind, keep, bon, stake = (
         data.get("kind"),
         data.get("keep") or [],
@@ -100,7 +100,7 @@ def action_from_data(data: object) -> Action:
         and isinstance(bon, bool)
     ):
         return Throw(tuple(keep), bon)
-    raise InvalidNotation(f"{data!r} is not an action; accepted: {accepted}")
+    raise InvalidNotation(Message("notation.action_data", {"data": repr(data), "accepted": accepted}))
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,12 +122,9 @@ class ReportedTurn:
 
     def __post_init__(self) -> None:
         if not 1 <= self.throws <= 3:
-            said = f"a turn has 1 to 3 throws, not {self.throws}"
-            raise InvalidNotation(Message("notation.throws", said, {"n": self.throws}))
+            raise InvalidNotation(Message("notation.throws", {"n": self.throws}))
         if self.earlier and len(self.earlier) != self.throws - 1:
-            raise InvalidNotation(
-                Message("notation.every_throw", "give every throw of the turn, or only the last one")
-            )
+            raise InvalidNotation(Message("notation.every_throw"))
 
     def __str__(self) -> str:
         if self.earlier:
@@ -147,8 +144,7 @@ class ReportedTurn:
             return ReportedTurn(results[-1], len(results), tuple(results[:-1]), bon)
         result_text, _, count = raw.partition("/")
         if count.strip() and not count.strip().isdigit():
-            said = f"{text!r}: write RESULT/THROWS, for example 421/2"
-            raise InvalidNotation(Message("notation.turn", said, {"text": repr(text)}))
+            raise InvalidNotation(Message("notation.turn", {"text": repr(text)}))
         throws = int(count) if count.strip() else 1
         return ReportedTurn(Result.parse(result_text), throws, (), bon)
 
@@ -160,8 +156,7 @@ def parse_action(text: str) -> Action:
     """Read an action as written in records and typed at prompts."""
     words = text.strip().lower().split(maxsplit=1)
     if not words:
-        said = f"no action given; accepted: {ACTION_HELP}"
-        raise InvalidNotation(Message("notation.no_action", said, {"accepted": ACTION_HELP}))
+        raise InvalidNotation(Message("notation.no_action", {"accepted": ACTION_HELP}))
     verb, rest = words[0], (words[1] if len(words) > 1 else "")
     if verb == "stop" and not rest:
         return Stop()
@@ -175,5 +170,4 @@ def parse_action(text: str) -> Action:
         return ChooseStake("est" if rest == "est" else "vient")
     if verb in ("est", "vient") and not rest:
         return ChooseStake("est" if verb == "est" else "vient")
-    said = f"{text!r}: not an action; accepted: {ACTION_HELP}"
-    raise InvalidNotation(Message("notation.not_action", said, {"text": repr(text), "accepted": ACTION_HELP}))
+    raise InvalidNotation(Message("notation.not_action", {"text": repr(text), "accepted": ACTION_HELP}))

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from .dice import parse_dice
-from .errors import IllegalAction
+from .errors import IllegalAction, Message
 from .state import ChanceRequest
 
 
@@ -72,7 +72,7 @@ class ScriptedDice:
 
     def throw(self, request: ChanceRequest) -> tuple[int, ...]:
         if self._next >= len(self._throws):
-            raise IllegalAction("the scripted dice ran out")
+            raise IllegalAction(Message("dice.script_ran_out"))
         faces = self._throws[self._next]
         self._next += 1
         return faces

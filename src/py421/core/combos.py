@@ -29,30 +29,15 @@ class Category(StrEnum):
     NENETTE = "nenette"  # 2-2-1
 
     @property
-    def label(self) -> str:
-        return _LABELS[self]
-
-    @property
     def message(self) -> Message:
-        """The label with its catalog key (``category.<value>``)."""
-        return Message(f"category.{self.value}", self.label)
+        """Its name, as a catalog key (``category.<value>``)."""
+        return Message(f"category.{self.value}")
 
     @property
     def any_message(self) -> Message:
         """« any 421 »: any result of the category, with its catalog key (``category.any.<value>``)."""
-        return Message(f"category.any.{self.value}", f"any {self.label}")
+        return Message(f"category.any.{self.value}")
 
-
-_LABELS = {
-    Category.FOUR_TWO_ONE: "421",
-    Category.TRIPLE_ACE: "triple ace",
-    Category.TWO_ACES: "two aces (x11)",
-    Category.BRELAN: "brelan",
-    Category.PAIR: "pair (fiches)",
-    Category.SUITE: "suite",
-    Category.SIMPLE: "simple",
-    Category.NENETTE: "nénette",
-}
 
 Ranking = Literal["classic", "vache", "kytionnaire", "tim"]
 RANKINGS: tuple[Ranking, ...] = get_args(Ranking)
@@ -122,13 +107,12 @@ def build_table(
 ) -> CombinationTable:
     """Build the table of one ranking; x11, brelans and pairs are worth a face."""
     if ranking not in RANKINGS:
-        raise InvalidRuleset(f"ranking {ranking!r} is unknown; accepted: {', '.join(RANKINGS)}")
+        raise InvalidRuleset(
+            Message("ruleset.ranking", {"ranking": repr(ranking), "accepted": ", ".join(RANKINGS)})
+        )
     with_pairs: tuple[Ranking, ...] = ("classic", "vache")  # annotated: mypy checks no bare tuple after `in`
     if pair_fiches and ranking not in with_pairs:
-        raise InvalidRuleset(
-            f"pair_fiches places pairs right after the x11 group, which ranking {ranking!r} "
-            "does not have; use it with ranking classic or vache"
-        )
+        raise InvalidRuleset(Message("ruleset.pair_fiches_ranking", {"ranking": repr(ranking)}))
     two_aces = ranking != "kytionnaire"
     cats = {r: classify(r, two_aces=two_aces, pairs=pair_fiches) for r in ALL_RESULTS}
 
@@ -196,13 +180,13 @@ class Comparison:
     winner: Result | None  # None when they are the same result
     reason: str
     # The reason with its catalog key (compare.*), for an interface to word in its language.
-    why: Message = field(default=Message("", ""), compare=False)
+    why: Message = field(default=Message("verbatim", {"text": ""}), compare=False)
 
 
 def compare(table: CombinationTable, a: Result, b: Result, *, ace_high: bool = False) -> Comparison:
     """Explain which result wins, as a player would say it."""
     if a == b:
-        same = Message("compare.same", "the same result; the tie rule decides")
+        same = Message("compare.same")
         return Comparison(a, b, None, same.text, same)
     win, lose = (a, b) if table.beats(a, b) else (b, a)
     cw, cl = table.categories[win], table.categories[lose]
@@ -216,10 +200,9 @@ def compare(table: CombinationTable, a: Result, b: Result, *, ace_high: bool = F
             if table.categories[y] == cl
         ):
             anyone = {"winner": cw.any_message, "loser": cl.any_message}
-            text = f"any {cw.label} beats any {cl.label} in this ruleset"
-            why = Message("compare.above", text, anyone)
+            why = Message("compare.above", anyone)
             if lose == table.order[-1] == NENETTE:  # under vache orders the simples rank below it
-                why = Message("compare.above_nenette", text + " (nénette is the weakest result)", anyone)
+                why = Message("compare.above_nenette", anyone)
         else:
             ranks = {
                 "win": str(win),
@@ -229,32 +212,23 @@ def compare(table: CombinationTable, a: Result, b: Result, *, ace_high: bool = F
             }
             why = Message(
                 "compare.interleave",
-                f"this ruleset interleaves {cw.label} and {cl.label}: "
-                f"{win} is ranked {table.rank(win)} of 56, {lose} is {table.rank(lose)}",
                 names | ranks,
             )
     elif cw == Category.BRELAN:
-        why = Message("compare.brelan", "both are brelans: the higher face wins")
+        why = Message("compare.brelan")
     elif cw == Category.TWO_ACES:
-        why = Message("compare.two_aces", "both are two aces: the higher third die wins")
+        why = Message("compare.two_aces")
     elif cw == Category.SUITE:
-        why = Message("compare.suite", "both are suites: the higher suite wins")
+        why = Message("compare.suite")
     elif cw == Category.PAIR:
-        if kicker(win) != kicker(lose):
-            why = Message("compare.pair", "both are pairs: the one worth more (its odd face) wins")
-        else:
-            why = Message("compare.pair_same", "both are pairs worth the same: the higher pair wins")
+        why = Message("compare.pair" if kicker(win) != kicker(lose) else "compare.pair_same")
     else:
         digit = next(i for i in range(3) if _face(win, i, ace_high) != _face(lose, i, ace_high))
-        nth = Message(f"compare.nth.{digit}", ("highest", "second", "third")[digit])
+        nth = Message(f"compare.nth.{digit}")
         faces = {"nth": nth, "win": _show(win, digit, ace_high), "lose": _show(lose, digit, ace_high)}
-        text = (
-            f"both are simples, compared die by die from the highest: the {nth} "
-            f"die decides, {faces['win']} against {faces['lose']}"
-        )
-        why = Message("compare.simple", text, faces)
+        why = Message("compare.simple", faces)
         if ace_high:
-            why = Message("compare.simple_ace", text + " (the ace counts as the highest face)", faces)
+            why = Message("compare.simple_ace", faces)
     return Comparison(a, b, win, why.text, why)
 
 

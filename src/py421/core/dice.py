@@ -32,7 +32,6 @@ OUTCOMES = 6**DICE_PER_THROW  # 216 ordered outcomes of three dice
 
 # Separators players write between faces: "4-2-1", "4 2 1", "4,2,1", "4.2.1".
 _SEPARATORS = re.compile(r"[\s\-,./]+")
-_HELP = "write faces 1 to 6, like 421 or 4-2-1"
 
 
 def parse_dice(text: str, *, count: int | None = None, what: str = "dice") -> tuple[int, ...]:
@@ -45,30 +44,25 @@ def parse_dice(text: str, *, count: int | None = None, what: str = "dice") -> tu
     """
     raw = _SEPARATORS.sub("", text.strip())
     if not raw.isdigit() and raw != "":
-        said = f"{text!r}: not {what} notation; {_HELP}"
-        raise InvalidNotation(Message(f"notation.not_dice.{what}", said, {"text": repr(text)}))
+        raise InvalidNotation(Message(f"notation.not_dice.{what}", {"text": repr(text)}))
     faces = [int(ch) for ch in raw]
     for face in faces:
         if face not in FACES:
-            said = f"{text!r}: a die shows 1 to 6, not {face}"
-            raise InvalidNotation(Message("notation.face", said, {"text": repr(text), "face": face}))
+            raise InvalidNotation(Message("notation.face", {"text": repr(text), "face": face}))
     if count is not None and len(faces) != count:
         n = len(faces)
         got = (
-            Message("notation.got.none", "no dice")
+            Message("notation.got.none")
             if not faces
             else Message(
                 "notation.got.one" if n == 1 else "notation.got.many",
-                f"{n} {'die' if n == 1 else 'dice'}",
                 {"n": n},
             )
         )
-        said = f"{text!r}: {what} is {count} dice, got {got}; {_HELP}"
-        key = "notation.result_count" if what == "a result" else ""
-        raise InvalidNotation(Message(key, said, {"text": repr(text), "count": count, "got": got}))
+        fields = {"text": repr(text), "count": count, "got": got}
+        raise InvalidNotation(Message("notation.result_count", fields))  # only a result is counted
     if len(faces) > DICE_PER_THROW:
-        said = f"{text!r}: at most 3 dice, got {len(faces)}"
-        raise InvalidNotation(Message("notation.too_many", said, {"text": repr(text), "n": len(faces)}))
+        raise InvalidNotation(Message("notation.too_many", {"text": repr(text), "n": len(faces)}))
     return tuple(sorted(faces, reverse=True))
 
 
@@ -94,7 +88,7 @@ class Result:
 
     def __post_init__(self) -> None:
         if len(self.dice) != DICE_PER_THROW or any(f not in FACES for f in self.dice):
-            raise InvalidNotation(f"{self.dice!r}: a result is three faces 1 to 6")
+            raise InvalidNotation(Message("notation.result_faces", {"dice": repr(self.dice)}))
         if list(self.dice) != sorted(self.dice, reverse=True):
             object.__setattr__(self, "dice", tuple(sorted(self.dice, reverse=True)))
 
@@ -112,7 +106,9 @@ class Result:
         if known is not None:
             return known
         if len(got) != DICE_PER_THROW:
-            raise InvalidNotation(f"{format_dice(got)!r}: a result is three dice, got {len(got)}")
+            raise InvalidNotation(
+                Message("notation.result_dice", {"dice": repr(format_dice(got)), "got": len(got)})
+            )
         return cls((got[0], got[1], got[2]))
 
     def __str__(self) -> str:
@@ -161,7 +157,7 @@ def throw_outcomes(count: int) -> tuple[tuple[tuple[int, ...], Fraction], ...]:
     [((6,), '1/6'), ((5,), '1/6')]
     """
     if not 0 <= count <= DICE_PER_THROW:
-        raise InvalidParameter(f"can throw 0 to 3 dice, not {count}")
+        raise InvalidParameter(Message("dice.throw_count", {"count": count}))
     total = 6**count
     return tuple(
         (faces, Fraction(multiset_ways(faces), total))

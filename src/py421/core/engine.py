@@ -60,7 +60,6 @@ def new_game(rules: Ruleset, players: Sequence[str], *, first_seat: int = 0) -> 
         raise InvalidPlayers(
             Message(
                 "players.no_first_seat",
-                f"first seat {first_seat} does not exist; seats are 0 to {n - 1}",
                 {"seat": first_seat, "last": n - 1},
             )
         )
@@ -89,7 +88,7 @@ def new_game(rules: Ruleset, players: Sequence[str], *, first_seat: int = 0) -> 
 def check_players(rules: Ruleset, players: Sequence[str]) -> tuple[str, ...]:
     """The names, checked: how many the rules allow, none empty, too long or alike."""
     if isinstance(players, str):
-        raise InvalidPlayers(Message("players.one_text", "players must be a list of names, not one text"))
+        raise InvalidPlayers(Message("players.one_text"))
     names = tuple(str(p).strip() for p in players)
     if not rules.seats(len(names)):
         raise InvalidPlayers(players_refused(rules, len(names)))
@@ -101,7 +100,6 @@ def check_players(rules: Ruleset, players: Sequence[str]) -> tuple[str, ...]:
             raise InvalidPlayers(
                 Message(
                     "players.repeated",
-                    f"two players are called {name!r}; names must differ",
                     {"name": repr(name)},
                 )
             )
@@ -112,7 +110,6 @@ def players_refused(rules: Ruleset, n: int) -> Message:
     """Why ``rules`` cannot seat ``n`` players: how many may play."""
     return Message(
         "players.count",
-        f"{rules.name} is played by {rules.players_range} players, not {n}",
         {"rules": rules.name, "range": players_range(rules), "n": n},
     )
 
@@ -121,10 +118,10 @@ def players_range(rules: Ruleset) -> Message:
     """How many may play, as :attr:`Ruleset.players_range` words it, in the reader's language."""
     low, high = rules.min_players, rules.max_players
     if not high:
-        return Message("players.or_more", f"{low} or more", {"low": low})
+        return Message("players.or_more", {"low": low})
     if low == high:
-        return Message("players.exactly", f"{low}", {"low": low})
-    return Message("players.between", f"{low} to {high}", {"low": low, "high": high})
+        return Message("players.exactly", {"low": low})
+    return Message("players.between", {"low": low, "high": high})
 
 
 # Control, format (invisible, or turning text around), surrogate, private-use, unassigned
@@ -143,12 +140,11 @@ def check_name(name: str, most: int = MAX_NAME) -> str:
     py421.core.errors.InvalidPlayers: 'Bob\u202e': a name cannot hold U+202E (invisible or control characters)
     """
     if not name.strip():
-        raise InvalidPlayers(Message("players.empty", "a player's name cannot be empty"))
+        raise InvalidPlayers(Message("players.empty"))
     if len(name) > most:
         raise InvalidPlayers(
             Message(
                 "players.too_long",
-                f"{name!r}: a name has at most {most} characters, not {len(name)}",
                 {"name": repr(name), "most": most, "n": len(name)},
             )
         )
@@ -157,7 +153,6 @@ def check_name(name: str, most: int = MAX_NAME) -> str:
             raise InvalidPlayers(
                 Message(
                     "players.invisible",
-                    f"{name!r}: a name cannot hold U+{ord(char):04X} (invisible or control characters)",
                     {"name": repr(name), "char": f"U+{ord(char):04X}"},
                 )
             )
@@ -273,11 +268,7 @@ def apply_action(state: State, action: Action) -> State:
     seat = deciding_seat(state)
     if seat is None:
         expected = _expected_step(state)
-        raise IllegalAction(
-            _refusal(
-                "not_now", f"cannot {_as_verb(action)} now: {expected}", action=action, expected=expected
-            )
-        )
+        raise IllegalAction(_refusal("not_now", action=action, expected=expected))
     if isinstance(action, Throw):
         action = Throw(tuple(sorted(action.keep, reverse=True)), action.bon)
     if action not in legal_actions(state):
@@ -302,21 +293,19 @@ def apply_dice(state: State, faces: tuple[int, ...] | str) -> State:
     request = chance_request(state)
     if request is None:
         expected = _expected_step(state)
-        raise IllegalAction(_refusal("no_dice_now", f"no dice are thrown now: {expected}", expected=expected))
+        raise IllegalAction(_refusal("no_dice_now", expected=expected))
     if isinstance(faces, str):
         got = parse_faces(faces)
     else:
         got = tuple(sorted(faces, reverse=True))
         if any(not isinstance(f, int) or not 1 <= f <= 6 for f in got):
-            raise IllegalAction(_refusal("bad_face", f"{faces!r}: a die shows 1 to 6", faces=repr(faces)))
+            raise IllegalAction(_refusal("bad_face", faces=repr(faces)))
     if len(got) != request.count:
         who = state.players[request.seat]
-        shown = format_dice(got) or _refusal("none", "none")
+        shown = format_dice(got) or _refusal("none")
         raise IllegalAction(
             _refusal(
                 "count_one" if request.count == 1 else "count",
-                f"{who} throws {request.count} {'die' if request.count == 1 else 'dice'} now, "
-                f"not {len(got)} ({shown})",
                 who=who,
                 count=request.count,
                 got=len(got),
@@ -347,18 +336,14 @@ def apply_turn(state: State, turn: ReportedTurn) -> State:
     r = state.round
     if request is None or request.purpose != "turn" or r is None or r.throws:
         expected = _expected_step(state)
-        raise IllegalAction(
-            _refusal("no_turn_now", f"cannot report a whole turn now: {expected}", expected=expected)
-        )
+        raise IllegalAction(_refusal("no_turn_now", expected=expected))
     rules = state.rules
     name = state.players[request.seat]
     allowed = throws_allowed(state)
     if not 1 <= turn.throws <= allowed:
-        may = "1 throw" if allowed == 1 else f"1 to {allowed} throws"
         raise IllegalAction(
             _refusal(
                 "throws_one" if allowed == 1 else "throws",
-                f"{name} may use {may} now, not {turn.throws}",
                 who=name,
                 allowed=allowed,
                 n=turn.throws,
@@ -369,19 +354,16 @@ def apply_turn(state: State, turn: ReportedTurn) -> State:
         raise IllegalAction(
             _refusal(
                 "each_throw",
-                "every throw adds to the stake here: "
-                f"give the result of each of {name}'s {turn.throws} throws",
                 who=name,
                 n=turn.throws,
             )
         )
     if turn.bon and not (rules.le_bon and 2 <= turn.throws < allowed):
         raise IllegalAction(
-            _refusal("reason.no_bon", "« le bon » is not played under these rules")
+            _refusal("reason.no_bon")
             if not rules.le_bon
             else _refusal(
                 "bon_before",
-                f"« le bon » marks a last throw before throw {allowed}; {name} used {turn.throws}",
                 allowed=allowed,
                 who=name,
                 n=turn.throws,
@@ -397,8 +379,6 @@ def apply_turn(state: State, turn: ReportedTurn) -> State:
         raise IllegalAction(
             _refusal(
                 "throw_on",
-                f"{name} is not ahead after {turn.throws} throw{'s' * (turn.throws != 1)} and must throw on "
-                f"(up to {allowed}) unless « le bon » was said",
                 who=name,
                 n=turn.throws,
                 allowed=allowed,
@@ -805,23 +785,23 @@ def _game_over(state: State, losers: tuple[int, ...], ev: Events) -> State:
 # -- messages for illegal steps -------------------------------------------
 
 
-def _refusal(key: str, text: str, **fields: object) -> Message:
-    """A refusal's English text with its catalog key (``refusal.<key>``), for interfaces to translate."""
-    return Message("refusal." + key, text, fields)
+def _refusal(key: str, **fields: object) -> Message:
+    """A refusal: its catalog key (``refusal.<key>``) and fields, for interfaces to word."""
+    return Message("refusal." + key, fields)
 
 
 def _expected_step(state: State) -> Message:
     if state.phase is Phase.OVER:
-        return _refusal("over", "the game is over")
+        return _refusal("over")
     request = chance_request(state)
     if request is not None:
         who = state.players[request.seat]
         if request.count == 1:
-            return _refusal("must_throw_one", f"{who} must throw 1 die", who=who)
-        return _refusal("must_throw", f"{who} must throw {request.count} dice", who=who, n=request.count)
+            return _refusal("must_throw_one", who=who)
+        return _refusal("must_throw", who=who, n=request.count)
     seat = deciding_seat(state)
     assert seat is not None
-    return _refusal("must_decide", f"{state.players[seat]} must decide", who=state.players[seat])
+    return _refusal("must_decide", who=state.players[seat])
 
 
 def _why_illegal(state: State, seat: int, action: Action) -> Message:
@@ -829,35 +809,31 @@ def _why_illegal(state: State, seat: int, action: Action) -> Message:
     r = state.round
     assert r is not None
     legal = tuple(legal_actions(state))
-    accepted = ", ".join(str(a) for a in legal)
     if r.tie is not None:
         return _refusal(
             "choose_stake",
-            f"{name} must choose the stake (« main chaude »): accepted: {accepted}",
             who=name,
             accepted=legal,
         )
     if isinstance(action, ChooseStake):
-        reason = _refusal("reason.no_stake", "there is no stake to choose now")
+        reason = _refusal("reason.no_stake")
     elif isinstance(action, Throw) and len(action.keep) >= DICE_PER_THROW:
-        reason = _refusal("reason.keep_all", "keeping all three dice is stopping")
+        reason = _refusal("reason.keep_all")
     elif isinstance(action, Throw) and not contains(r.dice, action.keep):
         kept, dice = format_dice(action.keep), format_dice(r.dice)
-        reason = _refusal("reason.not_among", f"{kept} is not among the dice {dice}", kept=kept, dice=dice)
+        reason = _refusal("reason.not_among", kept=kept, dice=dice)
     elif isinstance(action, Throw) and action.bon and not state.rules.le_bon:
-        reason = _refusal("reason.no_bon", "« le bon » is not played under these rules")
+        reason = _refusal("reason.no_bon")
     elif isinstance(action, Throw) and action.bon:
-        reason = _refusal("reason.bon_last", "the next throw is already the last one allowed")
+        reason = _refusal("reason.bon_last")
     elif isinstance(action, Stop):
         reason = _refusal(
             "reason.not_ahead",
-            "not yet ahead of every earlier result: throw again, or say « le bon » to make it the last",
         )
     else:
-        reason = _refusal("reason.not_allowed", "that is not allowed now")
+        reason = _refusal("reason.not_allowed")
     return _refusal(
         "cannot",
-        f"{name} cannot {_as_verb(action)}: {reason}; accepted: {accepted}",
         who=name,
         action=action,
         reason=reason,

@@ -4,31 +4,51 @@ A caller that only wants to show the message to a player can catch
 ``Py421Error``; a caller that must tell "could not read this" from
 "not allowed now" catches the specific class.
 
-An error may also carry its sentence as a catalog key and fields
-(:class:`Message`), so that an interface can say it in the player's
-language; ``str()`` stays the English text, since core knows no catalog.
+An error carries its sentence as a catalog key and fields (:class:`Message`),
+which an interface words in the player's language. The wording lives only in
+the catalogs (``py421.i18n``), above core: ``str()`` gives the English through
+:func:`set_wording`, which the package installs when it is imported.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True, slots=True)
 class Message:
-    """A sentence as a catalog key (``refusal.*``) and its fields, with its English text.
+    """A sentence as a catalog key (``refusal.*``) and its fields; ``str()`` is its English.
 
     A field may itself be a :class:`Message` (a reason inside a refusal) or actions,
     which an interface words in its language too.
     """
 
     key: str
-    text: str
     fields: Mapping[str, object] = field(default_factory=dict)
 
+    @property
+    def text(self) -> str:
+        """The English wording, from the catalog."""
+        return _wording(self)
+
     def __str__(self) -> str:
-        return self.text
+        return _wording(self)
+
+
+def _unworded(message: Message) -> str:
+    """Before any catalog is installed: the key and the fields, as they are."""
+    fields = ", ".join(f"{k}={v}" for k, v in message.fields.items())
+    return f"{message.key} ({fields})" if fields else message.key
+
+
+_wording: Callable[[Message], str] = _unworded
+
+
+def set_wording(wording: Callable[[Message], str]) -> None:
+    """How ``str()`` words a message: the English catalog's, installed by ``py421`` itself."""
+    global _wording
+    _wording = wording
 
 
 class Py421Error(Exception):

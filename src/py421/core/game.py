@@ -111,9 +111,7 @@ class Game:
     def undo(self) -> State:
         """Take back the last step; raises IllegalAction at the start of the game."""
         if not self._steps:
-            raise IllegalAction(
-                Message("refusal.nothing_to_undo", "nothing to undo: the game has just started")
-            )
+            raise IllegalAction(Message("refusal.nothing_to_undo"))
         self._states.pop()
         self._steps.pop()
         return self.state

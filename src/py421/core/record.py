@@ -81,9 +81,7 @@ class Record:
             data = load(text)
         except Unparsable as exc:
             reason = exc.reason
-            raise InvalidRecord(
-                Message("record.not_json", f"not a JSON game record ({reason})", {"reason": reason})
-            ) from None
+            raise InvalidRecord(Message("record.not_json", {"reason": reason})) from None
         return Record.from_dict(data)
 
     @staticmethod
@@ -92,7 +90,6 @@ class Record:
             raise InvalidRecord(
                 Message(
                     "record.not_a_record",
-                    f'not a py421 game record (expected "format": "{FORMAT}")',
                     {"format": FORMAT},
                 )
             )
@@ -101,7 +98,6 @@ class Record:
             raise InvalidRecord(
                 Message(
                     "record.no_version",
-                    f'the record has no "version"; this py421 reads "version": {VERSION}',
                     {"version": VERSION},
                 )
             )
@@ -109,8 +105,6 @@ class Record:
             raise InvalidRecord(
                 Message(
                     "record.version_type",
-                    f'the record\'s "version" is a number: this py421 reads "version": {VERSION}, '
-                    f"not {version!r}",
                     {"version": VERSION, "got": repr(version)},
                 )
             )
@@ -118,51 +112,45 @@ class Record:
             raise InvalidRecord(
                 Message(
                     "record.version",
-                    f"record version {version} is not supported; this py421 reads version {VERSION}",
                     {"got": version, "version": VERSION},
                 )
             )
         for key in ("rules", "players", "steps"):
             if key not in data:
-                raise InvalidRecord(
-                    Message("record.missing", f"the record has no {key!r}", {"name": repr(key)})
-                )
+                raise InvalidRecord(Message("record.missing", {"name": repr(key)}))
         given = data["rules"]
         if not isinstance(given, dict):
             text = f'the record\'s "rules" must be an object, as in a ruleset file, not {given!r}'
             if isinstance(given, str):
                 text += f'; for a preset write {{"base": "{given}"}}'
-                raise InvalidRecord(Message("record.rules_preset", text, {"got": repr(given), "base": given}))
-            raise InvalidRecord(Message("record.rules_type", text, {"got": repr(given)}))
+                raise InvalidRecord(Message("record.rules_preset", {"got": repr(given), "base": given}))
+            raise InvalidRecord(Message("record.rules_type", {"got": repr(given)}))
         if not isinstance(data["steps"], list):
             raise InvalidRecord(
                 Message(
                     "record.steps_type",
-                    f'the record\'s "steps" must be a list, not {data["steps"]!r}',
                     {"got": repr(data["steps"])},
                 )
             )
         try:
             rules = Ruleset.from_mapping(given)
         except Py421Error as exc:
-            raise InvalidRecord(
-                Message("record.rules", f"the record's rules are not valid: {exc}", {"reason": _said(exc)})
-            ) from None
+            raise InvalidRecord(Message("record.rules", {"reason": _said(exc)})) from None
         players = data["players"]
         if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-            raise InvalidRecord(Message("record.players_type", "'players' must be a list of names"))
+            raise InvalidRecord(Message("record.players_type"))
         steps = []
         for i, raw in enumerate(data["steps"]):
             steps.append(_read_step(i, raw))
         first_seat = data.get("first_seat", 0)
         if not isinstance(first_seat, int):
-            raise InvalidRecord(Message("record.first_seat_type", "'first_seat' must be a seat number"))
+            raise InvalidRecord(Message("record.first_seat_type"))
         final = data.get("final")
         if final is not None and not isinstance(final, dict):
-            raise InvalidRecord(Message("record.final_type", "'final' must be an object"))
+            raise InvalidRecord(Message("record.final_type"))
         meta = data.get("meta", {})
         if not isinstance(meta, dict):
-            raise InvalidRecord(Message("record.meta_type", "'meta' must be an object"))
+            raise InvalidRecord(Message("record.meta_type"))
         return Record(rules, tuple(players), first_seat, tuple(steps), meta, expected=final)
 
     def replay(self) -> State:
@@ -174,28 +162,22 @@ class Record:
         try:
             game = Game(self.rules, self.players, first_seat=self.first_seat)
         except Py421Error as exc:
-            raise InvalidRecord(
-                Message("record.seats", f"the record's table cannot be seated: {exc}", {"reason": _said(exc)})
-            ) from None
+            raise InvalidRecord(Message("record.seats", {"reason": _said(exc)})) from None
         for i, step in enumerate(self.steps, start=1):
             state = game.state
             due = state.chance.seat if state.chance else state.to_move
             if step.seat != due:
                 fields = {"i": i, "kind": step.kind, "text": repr(step.text), "seat": step.seat}
-                where = f"step {i} ({step.kind} {step.text!r}) is by seat {step.seat}"
                 if due is None:
-                    raise InvalidRecord(Message("record.no_step_due", f"{where}, but no step is due", fields))
+                    raise InvalidRecord(Message("record.no_step_due", fields))
                 who = self.players[due]
-                raise InvalidRecord(
-                    Message("record.wrong_seat", f"{where}, but it is {who}'s step", {**fields, "who": who})
-                )
+                raise InvalidRecord(Message("record.wrong_seat", {**fields, "who": who}))
             try:
                 game.apply_step(step)
             except Py421Error as exc:
                 raise InvalidRecord(
                     Message(
                         "record.step",
-                        f"step {i} ({step.text!r}) does not replay: {exc}",
                         {"i": i, "text": repr(step.text), "reason": _said(exc)},
                     )
                 ) from None
@@ -209,17 +191,12 @@ class Record:
                 details = tuple(
                     Message(
                         "record.difference",
-                        f"{k}: recorded {self.expected.get(k)!r}, replayed {got.get(k)!r}",
                         {"field": k, "recorded": repr(self.expected.get(k)), "replayed": repr(got.get(k))},
                     )
                     for k in diff
                 )
-                text = "; ".join(str(d) for d in details)
-                raise InvalidRecord(
-                    Message(
-                        "record.final", f"the replay does not end as recorded ({text})", {"details": details}
-                    )
-                )
+                "; ".join(str(d) for d in details)
+                raise InvalidRecord(Message("record.final", {"details": details}))
         return game
 
 
@@ -240,8 +217,6 @@ def _read_step(i: int, raw: Any) -> Step:
     raise InvalidRecord(
         Message(
             "record.step_shape",
-            f'step {i + 1} must be {{"seat": N, "dice": "421"}}, {{"seat": N, "action": "keep 42"}} '
-            f'or {{"seat": N, "turn": "421/2"}}, not {raw!r}',
             {"i": i + 1, "got": repr(raw)},
         )
     )

@@ -198,7 +198,6 @@ class Ruleset:
             problems.append(
                 Message(
                     "ruleset.players_range",
-                    f"min_players={self.min_players} is above max_players={self.max_players}",
                     {"low": self.min_players, "high": self.max_players},
                 )
             )
@@ -207,9 +206,6 @@ class Ruleset:
             problems.append(
                 Message(
                     "ruleset.manches_and_fiches",
-                    f"manches={self.manches} and fiches_de_manche={self.fiches_de_manche} are two ways "
-                    "to end a game: either a fixed number of manches (manches above 1) or manches until "
-                    "a player has lost fiches_de_manche of them; set one of them",
                     {"manches": self.manches, "fiches": self.fiches_de_manche},
                 )
             )
@@ -217,8 +213,6 @@ class Ruleset:
             problems.append(
                 Message(
                     "ruleset.winners",
-                    f"winners={self.winners} names winners of a one-manche game; "
-                    "it needs manches=1 and fiches_de_manche=0",
                     {"winners": self.winners},
                 )
             )
@@ -226,12 +220,10 @@ class Ruleset:
             problems.append(
                 Message(
                     "ruleset.queue_de_la_vache",
-                    "queue_de_la_vache carries a debt into the next manche; "
-                    "it needs manches above 1 or fiches_de_manche",
                 )
             )
         if self.le_bon and max(self.charge_throws, self.decharge_throws) < 2:
-            problems.append(Message("ruleset.le_bon", "le_bon needs a phase with more than one throw"))
+            problems.append(Message("ruleset.le_bon"))
         if problems:
             raise InvalidRuleset(_joined(problems))
         self.table  # noqa: B018 - builds the table now so inconsistent rankings fail here
@@ -247,7 +239,6 @@ class Ruleset:
             raise InvalidRuleset(
                 Message(
                     "ruleset.unknown_preset",
-                    f"unknown preset {name!r}; accepted: {accepted}",
                     {"name": repr(name), "accepted": accepted},
                 )
             )
@@ -270,7 +261,6 @@ class Ruleset:
                 raise InvalidRuleset(
                     Message(
                         "ruleset.setting",
-                        f"{text!r}: write OPTION=VALUE, for example pot=21",
                         {"text": repr(text)},
                     )
                 )
@@ -280,7 +270,6 @@ class Ruleset:
                 raise InvalidRuleset(
                     Message(
                         "ruleset.setting_twice",
-                        f"{key} is set twice ({first}, then {then}): set each option once",
                         {"option": key, "first": first, "then": then},
                     )
                 )
@@ -302,7 +291,6 @@ class Ruleset:
             raise InvalidRuleset(
                 Message(
                     "ruleset.not_a_table",
-                    f"a ruleset is a table with the keys {keys}, not {got}",
                     {"accepted": keys, "got": got},
                 )
             )
@@ -311,7 +299,6 @@ class Ruleset:
                 raise InvalidRuleset(
                     Message(
                         "ruleset.unknown_key",
-                        f"unknown key {key!r} in ruleset file; accepted: {keys}",
                         {"name": repr(key), "accepted": keys},
                     )
                 )
@@ -319,9 +306,7 @@ class Ruleset:
         base = Ruleset.preset(str(base_name)) if base_name is not None else Ruleset()
         options = data.get("options", {})
         if not isinstance(options, Mapping):
-            raise InvalidRuleset(
-                Message("ruleset.options_table", "'options' must be a table of OPTION = VALUE")
-            )
+            raise InvalidRuleset(Message("ruleset.options_table"))
         meta: dict[str, Any] = {k: str(data[k]) for k in ("name", "description", "source") if k in data}
         return replace(base.with_options(**options), **meta)
 
@@ -336,7 +321,6 @@ class Ruleset:
             raise InvalidRuleset(
                 Message(
                     "ruleset.not_toml",
-                    f"{filename}: not a TOML or JSON ruleset ({reason})",
                     {"file": filename, "reason": reason},
                 )
             ) from None
@@ -458,7 +442,7 @@ def accepted(f: Field[Any], say: Callable[[Message], str] = str) -> str:
     if f.type in ("bool", bool):
         return "true | false"
     low, high = f.metadata["low"], f.metadata["high"]
-    return say(Message("rules.range", f"{low} to {high}", {"low": low, "high": high}))
+    return say(Message("rules.range", {"low": low, "high": high}))
 
 
 def description_message(r: Ruleset) -> Message:
@@ -472,9 +456,8 @@ def description_message(r: Ruleset) -> Message:
     """
     preset = next((p for p in _presets().values() if r.description and p.description == r.description), None)
     if preset is None:
-        return Message("", r.description)
-    text = description_template(preset).format(n=r.pot, s="s" * (r.pot != 1))
-    return Message(f"preset.{preset.name}", text, {"n": r.pot})
+        return Message("verbatim", {"text": r.description})
+    return Message(f"preset.{preset.name}", {"n": r.pot})
 
 
 def description_template(preset: Ruleset) -> str:
@@ -492,12 +475,10 @@ def _unknown(key: str) -> Message:
     if close:
         return Message(
             "ruleset.unknown_option.close",
-            f"unknown option {key!r} (did you mean {close[0]!r}?); accepted: {names}",
             {"name": repr(key), "close": repr(close[0]), "accepted": names},
         )
     return Message(
         "ruleset.unknown_option",
-        f"unknown option {key!r}; accepted: {names}",
         {"name": repr(key), "accepted": names},
     )
 
@@ -507,7 +488,7 @@ def _joined(problems: list[Message]) -> Message:
     if len(problems) == 1:
         return problems[0]
     rest = _joined(problems[1:])
-    return Message("ruleset.problems", f"{problems[0]}; {rest}", {"first": problems[0], "rest": rest})
+    return Message("ruleset.problems", {"first": problems[0], "rest": rest})
 
 
 def _not_accepted(f: Field[Any], value: Any) -> Message:
@@ -515,10 +496,9 @@ def _not_accepted(f: Field[Any], value: Any) -> Message:
     takes: object = accepted(f)
     if not f.metadata["choices"] and f.type not in ("bool", bool):
         low, high = f.metadata["low"], f.metadata["high"]
-        takes = Message("rules.range", f"{low} to {high}", {"low": low, "high": high})
+        takes = Message("rules.range", {"low": low, "high": high})
     return Message(
         "ruleset.bad_value",
-        f"{f.name}={value!r} is not accepted; {f.name} takes {takes}",
         {"option": f.name, "value": repr(value), "accepted": takes},
     )
 
@@ -656,8 +636,8 @@ def rules_text(r: Ruleset, say: Callable[[Message], str] = str, width: int | Non
     whole; the value column is as wide as the longest value.
     """
 
-    def w(key: str, text: str, **fields: object) -> str:
-        return say(Message(key, text, fields))
+    def w(key: str, **fields: object) -> str:
+        return say(Message(key, fields))
 
     def wrapped(text: str, head: str, indent: str) -> list[str]:
         if width is None:
@@ -671,12 +651,10 @@ def rules_text(r: Ruleset, say: Callable[[Message], str] = str, width: int | Non
 
     description = say(description_message(r))
     lines = [
-        *wrapped(
-            w("rules.title", f"{r.name}: {description}", name=r.name, description=description), "", "  "
-        ),
-        *wrapped(w("rules.source", f"source: {r.source}", source=r.source), "", "  "),
+        *wrapped(w("rules.title", name=r.name, description=description), "", "  "),
+        *wrapped(w("rules.source", source=r.source), "", "  "),
         "",
-        *wrapped(w("rules.options", "options (* differs from the common rule):"), "", "  "),
+        *wrapped(w("rules.options"), "", "  "),
     ]
     changed = r.changed_options()
     options = option_fields()
@@ -688,21 +666,21 @@ def rules_text(r: Ruleset, say: Callable[[Message], str] = str, width: int | Non
     for f in options:
         if f.metadata["group"] != group:
             group = f.metadata["group"]
-            lines.append(f"  [{w('group.' + group, group)}]")
+            lines.append(f"  [{w('group.' + group)}]")
         mark = "*" if f.name in changed else " "
-        doc = w(f"option.{f.name}", f.metadata["doc"])
+        doc = w(f"option.{f.name}")
         head = f"  {mark} {f.name:<{name_width}} = {shown[f.name]:<{value_width}}  "
         lines += wrapped(f"{doc} ({accepted(f, say)})", head, indent)
     lines += [
         "",
         *wrapped(
-            w("rules.results", "results, strongest first (rank, dice, category, tokens, chance in 216):"),
+            w("rules.results"),
             "",
             "  ",
         ),
     ]
     for res, row in zip(r.table.order, result_rows(r), strict=True):
         c = r.table.categories[res]
-        category = w(f"category.{c.value}", c.label)
+        category = w(f"category.{c.value}")
         lines.append(f"  {row['rank']:>2}  {row['dice']}  {category:<15} {row['value']:>2}  {row['ways']}")
     return "\n".join(lines)

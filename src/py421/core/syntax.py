@@ -16,29 +16,6 @@ from typing import Any
 
 from .errors import Message
 
-# What went wrong, as a catalog key (syntax.KEY) and its English text (the English catalog's too).
-MISTAKES: dict[str, str] = {
-    "value": "a value is expected",
-    "bad_value": "a value is missing or not valid (text goes between double quotes)",
-    "key": "a name between double quotes is expected",
-    "name": "a name is expected",
-    "colon": "a colon is expected",
-    "equals": "'=' is expected after a name",
-    "comma": "a comma is expected",
-    "trailing_comma": "a comma comes just before the closing bracket or brace",
-    "unterminated": "a text is not closed by its quote",
-    "control": "a line break or control character inside a text or a comment",
-    "escape": "a backslash that starts no known escape",
-    "unicode_escape": "a \\u escape needs four hexadecimal digits",
-    "extra": "more text after the end",
-    "unclosed": "a bracket '[' is not closed",
-    "unclosed_list": "a bracket '[' is not closed, or a comma is missing between two of its items",
-    "unclosed_table": "a brace '{' is not closed",
-    "twice": "a name given twice",
-    "one_per_line": "more text after the value: one NAME = VALUE a line",
-    "statement": "this line is no NAME = VALUE nor [TABLE]",
-}
-
 # How the parsers' messages (json's, then tomllib's) start, for each mistake.
 _SAID = (
     ("Expecting value", "value"),
@@ -80,13 +57,13 @@ def syntax_reason(exc: ValueError | RecursionError) -> Message:
     (brackets nested past the interpreter's recursion, a number past its longest conversion)."""
     line: int | None
     if isinstance(exc, RecursionError):
-        return Message("syntax.too_deep", "brackets or braces nested too deep")
+        return Message("syntax.too_deep")
     if isinstance(exc, json.JSONDecodeError):
         said, line, column = exc.msg, exc.lineno, exc.colno
     elif not isinstance(exc, tomllib.TOMLDecodeError):
         if "digits" in str(exc):  # int("9" * 5000), which Python refuses
             most = sys.get_int_max_str_digits()
-            return Message("syntax.number_too_long", f"a number of more than {most} digits", {"most": most})
+            return Message("syntax.number_too_long", {"most": most})
         return _what(str(exc))
     else:
         where = _TOML_WHERE.match(str(exc))
@@ -95,17 +72,15 @@ def syntax_reason(exc: ValueError | RecursionError) -> Message:
         column = int(where["column"]) if where and where["column"] else 0
     what = _what(said)
     if line is None:
-        return Message("syntax.at_end", f"at the end: {what}", {"what": what})
-    return Message(
-        "syntax.at", f"line {line}, column {column}: {what}", {"line": line, "column": column, "what": what}
-    )
+        return Message("syntax.at_end", {"what": what})
+    return Message("syntax.at", {"line": line, "column": column, "what": what})
 
 
 def _what(said: str) -> Message:
     for start, key in _SAID:
         if said.startswith(start):
-            return Message(f"syntax.{key}", MISTAKES[key])
-    return Message("syntax.other", said, {"said": said})
+            return Message(f"syntax.{key}")
+    return Message("syntax.other", {"said": said})
 
 
 class Unparsable(ValueError):

@@ -12,7 +12,7 @@ from typing import Any
 from .actions import action_data
 from .dice import format_dice
 from .engine import throws_allowed
-from .errors import InvalidPlayers
+from .errors import InvalidPlayers, Message
 from .state import State
 
 
@@ -20,7 +20,7 @@ def seat_view(state: State, seat: int | None) -> dict[str, Any]:
     """The table as seen from ``seat``; ``None`` for a spectator."""
     names = state.players
     if seat is not None and not 0 <= seat < len(names):
-        raise InvalidPlayers(f"seat {seat} does not exist; seats are 0 to {len(names) - 1}")
+        raise InvalidPlayers(Message("players.no_seat", {"seat": seat, "last": len(names) - 1}))
     view: dict[str, Any] = {
         "seat": seat,
         "players": [

@@ -13,6 +13,7 @@ import importlib
 from types import ModuleType
 from typing import Any
 
+from ..core.errors import Message
 from ..core.rules import Ruleset
 from .observation import NUM_ACTIONS, ObservationEncoder, action_mask, action_name, decode, encode
 
@@ -27,7 +28,7 @@ def require(module: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise ImportError(f"py421's environments need {module}, which is not installed: {EXTRA}") from exc
+        raise ImportError(str(Message("envs.init.not_installed", {"module": module}))) from exc
 
 
 def pettingzoo_env(

@@ -19,7 +19,7 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped]  # pettingzoo ship
 from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from ..core.engine import new_game
-from ..core.errors import IllegalAction, InvalidParameter, InvalidPlayers
+from ..core.errors import IllegalAction, InvalidParameter, InvalidPlayers, Message
 from ..core.events import Event
 from ..core.game import Game
 from ..core.rules import Ruleset
@@ -64,7 +64,7 @@ class Py421Env(AECEnv):  # type: ignore[misc]  # AECEnv is untyped
         super().__init__()
         self.rules = make_rules(rules, options)
         if isinstance(num_players, bool) or not isinstance(num_players, int):
-            raise InvalidPlayers(f"num_players is a whole number of players, not {num_players!r}")
+            raise InvalidPlayers(Message("envs.num_players", {"value": repr(num_players)}))
         self.possible_agents = [f"player_{seat}" for seat in range(num_players)]
         new_game(self.rules, self.possible_agents, first_seat=first_seat)  # refuses a bad table now
         self.first_seat = first_seat
@@ -100,7 +100,11 @@ class Py421Env(AECEnv):  # type: ignore[misc]  # AECEnv is untyped
 
     def _check_agent(self, agent: str) -> str:
         if agent not in self._spaces:
-            raise InvalidPlayers(f"no agent {agent!r}; agents are {', '.join(self.possible_agents)}")
+            raise InvalidPlayers(
+                Message(
+                    "envs.aec.no_agent", {"agent": repr(agent), "agents": ", ".join(self.possible_agents)}
+                )
+            )
         return agent
 
     # -- playing ----------------------------------------------------------------
@@ -116,7 +120,7 @@ class Py421Env(AECEnv):  # type: ignore[misc]  # AECEnv is untyped
             if not self.game.state.is_over:
                 break  # a game over before anyone decides (an Espagnole) is skipped
         else:
-            raise nothing_to_decide(self.rules, "anyone")
+            raise nothing_to_decide(self.rules, Message("envs.play.anyone"))
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -133,7 +137,9 @@ class Py421Env(AECEnv):  # type: ignore[misc]  # AECEnv is untyped
         try:
             move = decode(self.game.state, action)
         except IllegalAction as exc:
-            raise IllegalAction(f"{agent}: {exc}") from None
+            raise IllegalAction(
+                Message("envs.aec.refused", {"agent": agent, "reason": exc.message or str(exc)})
+            ) from None
         self._cumulative_rewards[agent] = 0.0
         self._record(self.game.act(move).events)
         self._play_chance()
@@ -214,8 +220,6 @@ def env(
     game: Any = Py421Env(rules, num_players, seed, **options)
     if illegal_reward is not None:
         if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, int | float):
-            raise InvalidParameter(
-                f"illegal_reward={illegal_reward!r} is not accepted; give a number, or None to raise"
-            )
+            raise InvalidParameter(Message("envs.aec.illegal_reward", {"value": repr(illegal_reward)}))
         game = wrappers.TerminateIllegalWrapper(game, illegal_reward=float(illegal_reward))
     return wrappers.OrderEnforcingWrapper(game)

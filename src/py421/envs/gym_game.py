@@ -30,7 +30,7 @@ from gymnasium import spaces
 
 from ..core.actions import Action
 from ..core.engine import new_game
-from ..core.errors import InvalidPlayers
+from ..core.errors import InvalidPlayers, Message
 from ..core.events import Event
 from ..core.game import Game
 from ..core.rules import Ruleset
@@ -68,8 +68,8 @@ def _bot_levels() -> str:
     return " | ".join(level.key for level in levels())
 
 
-def _opponents() -> str:
-    return f"a bot level ({_bot_levels()}), a Player or a policy (observation, mask) -> action"
+def _opponents() -> Message:
+    return Message("envs.gym_game.kinds", {"levels": _bot_levels()})
 
 
 def is_player(opponent: object) -> TypeGuard[Player]:
@@ -83,15 +83,20 @@ def check_opponents(opponents: Opponent | Sequence[Opponent], others: int) -> tu
     elif isinstance(opponents, Sequence):
         chosen = tuple(opponents)
     else:
-        said = f"opponents is {_opponents()}, or a list of one per other seat; not {opponents!r}"
-        raise InvalidPlayers(said)
+        raise InvalidPlayers(
+            Message("envs.gym_game.opponents", {"kinds": _opponents(), "opponents": repr(opponents)})
+        )
     if len(chosen) != others:
-        raise InvalidPlayers(f"give one opponent for each of the {others} other seats, not {len(chosen)}")
+        raise InvalidPlayers(Message("envs.gym_game.count", {"others": others, "given": len(chosen)}))
     for opponent in chosen:
         if isinstance(opponent, str) and opponent not in {level.key for level in levels()}:
-            raise InvalidPlayers(f"opponent {opponent!r} is not a bot level; accepted: {_bot_levels()}")
+            raise InvalidPlayers(
+                Message("envs.gym_game.opponent", {"opponent": repr(opponent), "accepted": _bot_levels()})
+            )
         if not isinstance(opponent, str) and not (is_player(opponent) or callable(opponent)):
-            raise InvalidPlayers(f"opponent {opponent!r} is not accepted; an opponent is {_opponents()}")
+            raise InvalidPlayers(
+                Message("envs.gym_game.not_accepted", {"opponent": repr(opponent), "kinds": _opponents()})
+            )
     return chosen
 
 
@@ -113,11 +118,11 @@ class GameEnv(gymnasium.Env[FloatArray, np.int64]):
     ) -> None:
         self.rules = make_rules(rules, options)
         if isinstance(num_players, bool) or not isinstance(num_players, int):
-            raise InvalidPlayers(f"num_players is a whole number of players, not {num_players!r}")
+            raise InvalidPlayers(Message("envs.gym_game.num_players", {"num_players": repr(num_players)}))
         self.names = tuple(f"player_{s}" for s in range(num_players))
         new_game(self.rules, self.names)  # refuses a bad player count now
         if isinstance(seat, bool) or seat not in range(num_players):
-            raise InvalidPlayers(f"seat={seat!r} does not exist; seats are 0 to {num_players - 1}")
+            raise InvalidPlayers(Message("envs.gym_game.seat", {"seat": repr(seat), "last": num_players - 1}))
         self.seat = seat
         self.opponents = check_opponents(opponents, num_players - 1)
         if any(opponent == "optimal" for opponent in self.opponents if isinstance(opponent, str)):
@@ -151,7 +156,7 @@ class GameEnv(gymnasium.Env[FloatArray, np.int64]):
             if not self.game.state.is_over:
                 break  # a game in which the seat never decides (an Espagnole) is skipped
         else:
-            raise nothing_to_decide(self.rules, "the learning seat")
+            raise nothing_to_decide(self.rules, Message("envs.play.learning_seat"))
         if self.render_mode == "human":
             self.render()
         return self.encoder.encode(self.game.state, self.seat), {}
@@ -160,7 +165,7 @@ class GameEnv(gymnasium.Env[FloatArray, np.int64]):
         index = check_gym_action(action, "Game-v0")
         state = self.game.state
         if state.to_move != self.seat:
-            raise gymnasium.error.ResetNeeded("the game is over or not started: call reset() first")
+            raise gymnasium.error.ResetNeeded(str(Message("envs.gym_game.reset")))
         self._record(self.game.act(gym_move(state, index)).events)
         self._play_until_decision()
         earned = rewards(
@@ -200,7 +205,9 @@ class GameEnv(gymnasium.Env[FloatArray, np.int64]):
         if is_player(opponent):
             return opponent.choose
         # check_opponents let only callables through
-        return PolicyPlayer(cast(Policy, opponent), f"the policy playing seat {seat}").choose
+        return PolicyPlayer(
+            cast(Policy, opponent), Message("envs.gym_game.policy_seat", {"seat": seat})
+        ).choose
 
     def action_masks(self) -> MaskArray:
         """The learning seat's legal actions now, 1 each (all 0 once the game is over)."""

@@ -27,7 +27,7 @@ from gymnasium import spaces
 
 from ..core.dice import ALL_RESULTS, Result, format_dice
 from ..core.engine import new_game, throws_allowed
-from ..core.errors import IllegalAction, InvalidParameter
+from ..core.errors import IllegalAction, InvalidParameter, Message
 from ..core.events import TurnEnded
 from ..core.rules import Ruleset
 from ..core.state import Phase, Round, State
@@ -46,10 +46,7 @@ PLAYER = 0  # the player's seat in the round the turn is played in
 
 def check_gym_action(action: object, env: str) -> int:
     if isinstance(action, bool) or not isinstance(action, int | np.integer) or not 0 <= action < GYM_ACTIONS:
-        raise IllegalAction(
-            f"{env} takes an action 0 to 7 (0 stops; bit i throws die i again, highest die first), "
-            f"not {action!r}"
-        )
+        raise IllegalAction(Message("envs.gym_turn.action", {"env": env, "action": repr(action)}))
     return int(action)
 
 
@@ -80,7 +77,7 @@ def turn_state(rules: Ruleset) -> State:
 
 def check_throws(throws: object) -> int:
     if isinstance(throws, bool) or not isinstance(throws, int | np.integer) or throws not in (2, 3):
-        raise InvalidParameter(f"throws={throws!r} is not accepted; a turn with a decision has 2 or 3 throws")
+        raise InvalidParameter(Message("envs.gym_turn.throws", {"throws": repr(throws)}))
     return int(throws)
 
 
@@ -89,9 +86,7 @@ def check_target(target: object) -> Result | None:
     if target is None:
         return None
     if isinstance(target, bool) or not isinstance(target, str | int):
-        raise InvalidParameter(
-            f"target={target!r} is not accepted; a target is three dice such as '421', or None"
-        )
+        raise InvalidParameter(Message("envs.gym_turn.target", {"target": repr(target)}))
     return Result.parse(str(target))
 
 
@@ -215,7 +210,7 @@ class TurnEnv(gymnasium.Env[IntArray, np.int64]):
     def step(self, action: np.int64) -> tuple[IntArray, SupportsFloat, bool, bool, dict[str, Any]]:
         target = self._current_target
         if target is None or self._state.to_move != PLAYER:
-            raise gymnasium.error.ResetNeeded("the turn is over or not started: call reset() first")
+            raise gymnasium.error.ResetNeeded(str(Message("envs.gym_turn.reset")))
         state = self._state.apply(decode(self._state, check_gym_action(action, "Turn-v0")))
         info = {"target": str(target)}
         reward, over = 0.0, False

@@ -39,7 +39,7 @@ import numpy.typing as npt
 from ..core.actions import Action, ChooseStake, Stop, Throw
 from ..core.dice import DICE_PER_THROW
 from ..core.engine import throws_allowed
-from ..core.errors import IllegalAction, InvalidPlayers
+from ..core.errors import IllegalAction, InvalidPlayers, Message
 from ..core.rules import MAX_THROWS, Ruleset
 from ..core.state import Phase, State
 
@@ -52,6 +52,7 @@ BON = 7  # index of « le bon » with rethrow bits b: BON + b
 EST = 15
 VIENT = 16
 GYM_ACTIONS = 8  # the Gymnasium environments offer 0 to 7: stop and the rethrows
+_NO_DECISION = Message("envs.observation.no_decision")  # what is accepted when nothing is
 
 # Entries without an upper bound in the rules (an accumulated stake, a debt, tie replays).
 UNBOUNDED = float(np.finfo(np.float32).max)
@@ -90,9 +91,13 @@ def action_name(index: int) -> str:
 
 def _check_index(index: object) -> int:
     if isinstance(index, bool) or not isinstance(index, int | np.integer):
-        raise IllegalAction(f"an action is an index 0 to {NUM_ACTIONS - 1}, not {index!r}")
+        raise IllegalAction(
+            Message("envs.observation.index", {"last": NUM_ACTIONS - 1, "value": repr(index)})
+        )
     if not 0 <= index < NUM_ACTIONS:
-        raise IllegalAction(f"action {index} does not exist; actions are 0 to {NUM_ACTIONS - 1}")
+        raise IllegalAction(
+            Message("envs.observation.no_action", {"index": str(index), "last": NUM_ACTIONS - 1})
+        )
     return int(index)
 
 
@@ -128,8 +133,13 @@ def decode(state: State, index: object) -> Action:
     action = meaning(state, i)
     if action is None or action not in state.legal_actions():
         legal = legal_indices(state)
-        accepted = ", ".join(f"{j} ({meaning(state, j)})" for j in legal) or "none: no decision is due"
-        raise IllegalAction(f"action {i} ({action_name(i)}) is not allowed now; accepted: {accepted}")
+        accepted = ", ".join(f"{j} ({meaning(state, j)})" for j in legal) or _NO_DECISION
+        raise IllegalAction(
+            Message(
+                "envs.observation.index_not_allowed",
+                {"index": i, "name": action_name(i), "accepted": accepted},
+            )
+        )
     return action
 
 
@@ -138,8 +148,10 @@ def encode(state: State, action: Action) -> int:
     for i in legal_indices(state):
         if meaning(state, i) == _normal(action):
             return i
-    accepted = ", ".join(str(a) for a in state.legal_actions()) or "none: no decision is due"
-    raise IllegalAction(f"{action} is not allowed now; accepted: {accepted}")
+    accepted = ", ".join(str(a) for a in state.legal_actions()) or _NO_DECISION
+    raise IllegalAction(
+        Message("envs.observation.not_allowed", {"action": str(action), "accepted": accepted})
+    )
 
 
 def _normal(action: Action) -> Action:
@@ -242,7 +254,7 @@ class ObservationEncoder:
         """What ``seat`` sees of ``state``."""
         n = self.players
         if len(state.players) != n or not 0 <= seat < n:
-            raise InvalidPlayers(f"this encoder reads games of {n} players from seats 0 to {n - 1}")
+            raise InvalidPlayers(Message("envs.observation.encoder_seats", {"players": n, "last": n - 1}))
         seats = [(seat + k) % n for k in range(n)]  # the observer, then the next seats
         place = {s: k for k, s in enumerate(seats)}
         out = np.zeros(self.size, dtype=np.float32)
@@ -314,7 +326,7 @@ def gym_move(state: State, index: int) -> Action:
     return decode(state, index)
 
 
-def policy_action(answer: object, who: str) -> int:
+def policy_action(answer: object, who: str | Message) -> int:
     """What a policy returned, as an action 0 to 7.
 
     Model libraries answer with numpy: a scalar, or an array of one action
@@ -323,8 +335,5 @@ def policy_action(answer: object, who: str) -> int:
     if isinstance(answer, np.ndarray) and answer.size == 1 and answer.dtype.kind in "iu":
         answer = answer.item()
     if isinstance(answer, bool) or not isinstance(answer, int | np.integer) or not 0 <= answer < GYM_ACTIONS:
-        raise IllegalAction(
-            f"{who} returned {answer!r}; a policy returns an action 0 to 7 "
-            "(0 stops; bit i throws die i again, highest die first)"
-        )
+        raise IllegalAction(Message("envs.observation.policy", {"who": who, "value": repr(answer)}))
     return int(answer)

@@ -20,19 +20,17 @@ from typing import Any
 
 import numpy as np
 
+from ..core.errors import IllegalAction, InvalidParameter, InvalidPlayers, InvalidRuleset, Message
+
 try:
     import pyspiel
     from open_spiel.python.observation import IIGObserverForPublicInfoGame
 except ImportError as exc:
-    raise ImportError(
-        "py421's OpenSpiel game needs OpenSpiel, which is not installed: "
-        "pip install '.[openspiel]' in the py421 folder"
-    ) from exc
+    raise ImportError(str(Message("envs.openspiel.not_installed"))) from exc
 
 from ..core.actions import Action
 from ..core.dice import ALL_RESULTS, DICE_PER_THROW, FACES, Result, throw_outcomes
 from ..core.engine import check_players, new_game
-from ..core.errors import IllegalAction, InvalidParameter, InvalidPlayers, InvalidRuleset
 from ..core.position import position_text
 from ..core.rules import Ruleset
 from ..core.state import ChanceRequest, Outcome, State
@@ -55,7 +53,6 @@ PARAMETERS: dict[str, str | int | bool] = {"preset": "classic-11", "players": 2,
 beginning, within the same chance sequence, so every game has a decision
 (see docs/openspiel.md: what that does to the games' distribution).
 """
-OPTIONS_HELP = "OPTION:VALUE pairs separated by ';', for example pot:5;charge_throws:2"
 
 # -- actions and chance outcomes ----------------------------------------------
 
@@ -90,7 +87,9 @@ def outcome_text(outcome: int) -> str:
         return str(ALL_RESULTS[outcome])
     if FACE_BASE <= outcome < CHANCE_OUTCOMES:
         return str(outcome - FACE_BASE + 1)
-    raise IllegalAction(f"chance outcome {outcome} does not exist; outcomes are 0 to {CHANCE_OUTCOMES - 1}")
+    raise IllegalAction(
+        Message("envs.openspiel.no_outcome", {"outcome": outcome, "last": CHANCE_OUTCOMES - 1})
+    )
 
 
 @cache
@@ -119,9 +118,12 @@ def faces_of(outcome: int, request: ChanceRequest) -> tuple[int, ...]:
     """The faces thrown for a chance outcome: the result without the kept dice."""
     legal = dict(chance_distribution(request.kept, request.count))
     if outcome not in legal:
+        accepted = ", ".join(f"{o} ({outcome_text(o)})" for o in legal)
         raise IllegalAction(
-            f"chance outcome {outcome} ({_safe_text(outcome)}) cannot come up now; "
-            f"accepted: {', '.join(f'{o} ({outcome_text(o)})' for o in legal)}"
+            Message(
+                "envs.openspiel.outcome_now",
+                {"outcome": outcome, "text": _safe_text(outcome), "accepted": accepted},
+            )
         )
     if outcome >= FACE_BASE:
         return (outcome - FACE_BASE + 1,)
@@ -131,11 +133,11 @@ def faces_of(outcome: int, request: ChanceRequest) -> tuple[int, ...]:
     return tuple(faces)
 
 
-def _safe_text(outcome: int) -> str:
+def _safe_text(outcome: int) -> str | Message:
     try:
         return outcome_text(outcome)
     except IllegalAction:
-        return "no such outcome"
+        return Message("envs.openspiel.no_such_outcome")
 
 
 # -- parameters --------------------------------------------------------------
@@ -152,9 +154,9 @@ def parse_options(text: str) -> dict[str, str]:
             continue
         key, sep, value = (p.strip() for p in part.partition(":"))
         if not sep or not key or not value or "=" in part or "," in part:
-            raise InvalidRuleset(f"options {part.strip()!r}: write {OPTIONS_HELP}")
+            raise InvalidRuleset(Message("envs.openspiel.options", {"part": repr(part.strip())}))
         if key in found:
-            raise InvalidRuleset(f"options: {key!r} is given twice")
+            raise InvalidRuleset(Message("envs.openspiel.option_twice", {"key": repr(key)}))
         found[key] = value
     return found
 
@@ -163,7 +165,9 @@ def ruleset_of(params: Mapping[str, Any]) -> Ruleset:
     """The ruleset named by the game's parameters: a preset changed by ``options``."""
     unknown = sorted(set(params) - set(PARAMETERS))
     if unknown:
-        raise InvalidRuleset(f"unknown parameter {unknown[0]!r}; accepted: {', '.join(PARAMETERS)}")
+        raise InvalidRuleset(
+            Message("envs.openspiel.parameter", {"name": repr(unknown[0]), "accepted": ", ".join(PARAMETERS)})
+        )
     preset = str(params.get("preset", PARAMETERS["preset"]))
     return Ruleset.preset(preset).with_options(**parse_options(str(params.get("options", ""))))
 
@@ -220,10 +224,12 @@ class Game421(pyspiel.Game):  # type: ignore[misc]
         rules = ruleset_of(given)
         players = given["players"]
         if not isinstance(players, int) or isinstance(players, bool):
-            raise InvalidPlayers(f"players={players!r}: give a whole number of players, 2 or more")
+            raise InvalidPlayers(Message("envs.openspiel.players", {"players": repr(players)}))
         names = check_players(rules, seat_names(players))
         if players > MAX_PLAYERS:
-            raise InvalidPlayers(f"the OpenSpiel game seats at most {MAX_PLAYERS} players, not {players}")
+            raise InvalidPlayers(
+                Message("envs.openspiel.most_players", {"most": MAX_PLAYERS, "players": players})
+            )
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_ACTIONS,
             max_chance_outcomes=CHANCE_OUTCOMES,
@@ -238,7 +244,9 @@ class Game421(pyspiel.Game):  # type: ignore[misc]
         self.names = names
         self.skip_no_decision = given[SKIP]
         if not isinstance(self.skip_no_decision, bool):
-            raise InvalidParameter(f"{SKIP}={self.skip_no_decision!r}: give true or false")
+            raise InvalidParameter(
+                Message("envs.openspiel.skip", {"name": SKIP, "value": repr(self.skip_no_decision)})
+            )
         self._initial = new_game(rules, names)
 
     def new_initial_state(self) -> State421:
@@ -320,14 +328,16 @@ class State421(pyspiel.State):  # type: ignore[misc]
             if after.is_over and self._skip and not self._decided:
                 self._skipped += 1
                 if self._skipped == SKIPPED_GAMES:  # in a row: the rules leave no decision
-                    raise nothing_to_decide(after.rules, "anyone")
+                    raise nothing_to_decide(after.rules, Message("envs.play.anyone"))
                 after = self._restart  # this throw starts the next game's chance sequence
             self.state = after
             return
         legal = moves(self.state)
         if action not in legal:
-            accepted = ", ".join(f"{i} ({a})" for i, a in sorted(legal.items())) or "none: no decision is due"
-            raise IllegalAction(f"action {action} is not listed now; accepted: {accepted}")
+            if not legal:
+                raise IllegalAction(Message("envs.openspiel.action_none", {"action": action}))
+            accepted = ", ".join(f"{i} ({a})" for i, a in sorted(legal.items()))
+            raise IllegalAction(Message("envs.openspiel.action", {"action": action, "accepted": accepted}))
         self.state = self.state.apply(legal[action])
         self._decided = True
 
@@ -357,7 +367,7 @@ class TableObserver:
 
     def __init__(self, game: Game421, params: Mapping[str, Any] | None) -> None:
         if params:
-            raise InvalidParameter(f"observation parameters are not supported; got {dict(params)}")
+            raise InvalidParameter(Message("envs.openspiel.observer_params", {"params": str(dict(params))}))
         self.encoder = ObservationEncoder(game.rules, game.num_players())
         self.tensor: FloatArray = np.zeros(self.encoder.size, np.float32)
         self.dict: dict[str, FloatArray] = self.encoder.split(self.tensor)

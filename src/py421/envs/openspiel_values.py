@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
-from ..core.errors import InvalidPlayers, InvalidRuleset
+from ..core.errors import InvalidPlayers, InvalidRuleset, Message
 from ..core.rules import Ruleset
 from ..core.state import Phase, State
 from ..solver.heads_up import HeadsUp
@@ -61,8 +61,9 @@ def explore(start: Any) -> Graph:
     The walk keeps its own stack: a path through the game is longer than
     Python's recursion allows.
     """
-    if start.get_game().num_players() != 2:
-        raise InvalidPlayers(f"value iteration needs two players, not {start.get_game().num_players()}")
+    players = start.get_game().num_players()
+    if players != 2:
+        raise InvalidPlayers(Message("envs.openspiel_values.two_players", {"players": players}))
     nodes: dict[str, Node] = {}
     rounds: dict[str, State] = {}
     stack = [start]
@@ -120,7 +121,9 @@ def iterate(graph: Graph, tolerance: float = 1e-13, sweeps: int = 100_000) -> tu
             values[key] = value
         if change <= tolerance:
             return values, sweep
-    raise RuntimeError(f"values still moved by {change:.3g} after {sweeps} sweeps")
+    raise RuntimeError(
+        str(Message("envs.openspiel_values.unsettled", {"change": f"{change:.3g}", "sweeps": sweeps}))
+    )
 
 
 @dataclass(frozen=True)
@@ -157,7 +160,7 @@ def compare(graph: Graph, values: dict[str, float], solver: HeadsUp) -> Agreemen
 def one_manche(rules: Ruleset) -> None:
     """heads_up values a manche: only a game of one manche can be compared with it."""
     if rules.manches != 1 or rules.fiches_de_manche:
-        raise InvalidRuleset("heads_up values one manche: compare games of one manche (options manches:1)")
+        raise InvalidRuleset(Message("envs.openspiel_values.one_manche"))
 
 
 # -- OpenSpiel's own value_iteration, where it can run -------------------------------
@@ -178,11 +181,7 @@ def openspiel_value_iteration(game: Any, threshold: float = 1e-13) -> dict[str, 
     try:
         values: dict[str, float] = value_iteration.value_iteration(game, -1, threshold, cyclic_game=True)
     except RecursionError:
-        raise InvalidRuleset(
-            "OpenSpiel's value_iteration recursed without end: under these rules a chance state "
-            "comes back with no decision in between (a tie-break replayed, a décharge of coups "
-            "secs); iterate(explore(...)) values every state instead"
-        ) from None
+        raise InvalidRuleset(Message("envs.openspiel_values.recursion")) from None
     return values
 
 
@@ -195,7 +194,7 @@ class _Unavailable(ModuleType):
         return _Unavailable(f"{self.__name__}.{name}")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise ImportError(f"{self.__name__}: cvxpy is not installed (needed only for simultaneous moves)")
+        raise ImportError(str(Message("envs.openspiel_values.no_cvxpy", {"name": self.__name__})))
 
 
 def expected_from(state: Any, values: dict[str, float], reach: float = 1.0) -> float:

@@ -23,7 +23,7 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
-from ..core.errors import InvalidParameter, InvalidRuleset
+from ..core.errors import InvalidParameter, InvalidRuleset, Message
 from ..core.events import DebtOwed, Event, GameOver, Gave, Took
 from ..core.rules import Ruleset
 from ..core.state import ChanceRequest
@@ -42,7 +42,7 @@ def make_rules(rules: str | Ruleset, options: Mapping[str, Any]) -> Ruleset:
     if isinstance(rules, str):
         rules = Ruleset.preset(rules)
     elif not isinstance(rules, Ruleset):
-        raise InvalidRuleset(f"rules are a preset name or a Ruleset, not {rules!r}")
+        raise InvalidRuleset(Message("envs.play.rules", {"value": repr(rules)}))
     return rules.with_options(**options) if options else rules
 
 
@@ -71,7 +71,11 @@ def check_reward(reward: str) -> Reward:
     for known in REWARDS:
         if reward == known:
             return known
-    raise InvalidParameter(f"reward={reward!r} is not accepted; reward takes {' | '.join(REWARDS)}")
+    raise InvalidParameter(
+        Message(
+            "ruleset.bad_value", {"option": "reward", "value": repr(reward), "accepted": " | ".join(REWARDS)}
+        )
+    )
 
 
 def throw(rng: np.random.Generator, request: ChanceRequest) -> tuple[int, ...]:
@@ -100,10 +104,12 @@ def rewards(events: Iterable[Event], *, players: int, manche_tokens: int, reward
     return earned
 
 
-def nothing_to_decide(rules: Ruleset, who: str) -> InvalidRuleset:
-    """The error for rules under which games end before ``who`` has anything to decide."""
+def nothing_to_decide(rules: Ruleset, who: str | Message) -> InvalidRuleset:
+    """The error for rules under which games end before ``who`` has anything to decide.
+
+    ``who`` is worded in the reader's language: ``envs.play.learning_seat``, ``envs.play.any_agent``
+    or ``envs.play.anyone``.
+    """
     return InvalidRuleset(
-        f"{rules.name}: {SKIPPED_GAMES} games in a row ended before {who} had a decision to take; "
-        "these rules leave nothing to decide (each turn is one throw without « le bon »): "
-        "allow more throws (charge_throws, decharge_throws) or « le bon »"
+        Message("envs.play.nothing_to_decide", {"rules": rules.name, "games": SKIPPED_GAMES, "who": who})
     )

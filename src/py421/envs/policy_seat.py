@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..core.actions import Action
-from ..core.errors import IllegalAction, InvalidParameter, InvalidPlayers
+from ..core.errors import IllegalAction, InvalidParameter, InvalidPlayers, Message
 from ..core.rules import Ruleset
 from ..core.state import State
 from ..players.registry import BotLevel, register
@@ -26,13 +26,15 @@ from .observation import FloatArray, MaskArray, ObservationEncoder, gym_mask, gy
 
 Policy = Callable[[FloatArray, MaskArray], object]
 """What plays like the learner: its seat's observation and mask in, an action 0 to 7 out."""
+THE_POLICY = Message("envs.policy_seat.the_policy")
+"""Who a policy is in its errors when no one says (``who``: a Message is worded in the reader's language)."""
 
 
 class PolicyPlayer:
     """A policy as a :class:`~py421.players.base.Player`: it sees the deciding seat's observation
     as Game-v0 gives it and chooses one of Game-v0's actions."""
 
-    def __init__(self, policy: Policy, who: str = "the policy") -> None:
+    def __init__(self, policy: Policy, who: str | Message = THE_POLICY) -> None:
         self.policy = policy
         self.who = who
         self._encoders: dict[tuple[Ruleset, int], ObservationEncoder] = {}
@@ -49,29 +51,39 @@ class PolicyPlayer:
             with _prints_aside():
                 answer = self.policy(observation, mask)
         except (Exception, SystemExit) as exc:  # its own failure, said in one line: a command goes no further
-            raise InvalidPlayers(f"{self.who} failed: {type(exc).__name__}: {exc}") from exc
+            raise InvalidPlayers(
+                Message(
+                    "envs.policy_seat.failed",
+                    {"who": self.who, "error": type(exc).__name__, "reason": str(exc)},
+                )
+            ) from exc
         index = policy_action(answer, self.who)
         try:
             return gym_move(state, index)
         except IllegalAction as exc:
-            raise IllegalAction(f"{self.who}: {exc}") from None
+            reason = exc.message or str(exc)
+            raise IllegalAction(
+                Message("envs.policy_seat.refused", {"who": self.who, "reason": reason})
+            ) from None
 
 
 def load_policy(path: Path) -> Policy:
     """The ``policy`` a file defines; refused, saying why, if there is none to call."""
     if path.is_dir():
-        raise InvalidParameter(f"{path} is a folder, not a policy file (a Python file that defines policy)")
+        raise InvalidParameter(Message("envs.policy_seat.folder", {"path": str(path)}))
     if not path.is_file():
-        raise InvalidParameter(
-            f"{path}: no such policy file (a Python file that defines policy(observation, mask))"
-        )
+        raise InvalidParameter(Message("envs.policy_seat.no_file", {"path": str(path)}))
     try:
         with _prints_aside():
             found = runpy.run_path(str(path)).get("policy")
     except (Exception, SystemExit) as exc:  # the file's own error, said in one line
-        raise InvalidParameter(f"{path} could not be run: {type(exc).__name__}: {exc}") from exc
+        raise InvalidParameter(
+            Message(
+                "envs.policy_seat.run", {"path": str(path), "error": type(exc).__name__, "reason": str(exc)}
+            )
+        ) from exc
     if not callable(found):
-        raise InvalidParameter(f"{path} defines no policy(observation, mask) to call")
+        raise InvalidParameter(Message("envs.policy_seat.no_policy", {"path": str(path)}))
     policy: Policy = found
     return policy
 
@@ -90,7 +102,7 @@ def register_policy(name: str, path: Path) -> BotLevel:
     return register(
         BotLevel(
             name,
-            lambda seed: PolicyPlayer(policy, f"the policy of bot:{name}"),
+            lambda seed: PolicyPlayer(policy, Message("envs.policy_seat.of_bot", {"name": name})),
             names={"en": f"{title} {{n}}", "fr": f"{title} {{n}}"},
             about={"en": f"a trained policy ({path.name})", "fr": f"une politique entraînée ({path.name})"},
         )

@@ -37,7 +37,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from ..core.dice import DICE_PER_THROW
-from ..core.errors import IllegalAction, InvalidParameter, InvalidPlayers
+from ..core.errors import IllegalAction, InvalidParameter, InvalidPlayers, Message
 from ..core.rules import Ruleset
 from ..players.optimal import check_optimal
 from ..sim.fast import bot_tables
@@ -79,7 +79,7 @@ _NONE = no_positions()  # the tables of a lineup without the optimal bot
 
 def _check_count(value: object, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise InvalidParameter(f"{what} is a whole number from 1, not {value!r}")
+        raise InvalidParameter(Message("envs.vector.count", {"what": what, "value": repr(value)}))
     return int(value)
 
 
@@ -91,7 +91,7 @@ def _check_seed(seed: object) -> int | None:
     if seed is None:
         return None
     if not _is_seed(seed):
-        raise InvalidParameter(f"seed is a whole number from 0 (one for every game), or None; not {seed!r}")
+        raise InvalidParameter(Message("envs.vector.seed", {"value": repr(seed)}))
     return int(seed)
 
 
@@ -105,10 +105,7 @@ def _check_seeds(seed: object, count: int) -> Seeds:
             return [None if x is None else int(x) for x in seed]
     elif seed is None or _is_seed(seed):
         return _check_seed(seed)
-    raise InvalidParameter(
-        f"seed is a whole number from 0 (one for every env's games), or a list of {count} of them (one "
-        f"for each env, None for a fresh one), or None; not {_shown(seed)}"
-    )
+    raise InvalidParameter(Message("envs.vector.seeds", {"count": count, "value": _shown(seed)}))
 
 
 def _fresh_seed() -> int:
@@ -119,10 +116,7 @@ def _check_actions(actions: object) -> ActionSet:
     for known in ACTION_SETS:
         if actions == known:
             return known
-    raise InvalidParameter(
-        f"actions={actions!r} is not accepted; actions takes all (the 17 indices, « le bon » and the stake "
-        "of a « main chaude » included) | gym (Game-v0's eight)"
-    )
+    raise InvalidParameter(Message("envs.vector.actions", {"value": repr(actions)}))
 
 
 def _check_autoreset(mode: object) -> AutoresetMode:
@@ -130,7 +124,7 @@ def _check_autoreset(mode: object) -> AutoresetMode:
         if mode == known or mode == known.value:
             return known
     accepted = " | ".join(f"AutoresetMode.{m.name}" for m in AUTORESET_MODES)
-    raise InvalidParameter(f"autoreset_mode={mode!r} is not offered; accepted: {accepted}")
+    raise InvalidParameter(Message("envs.vector.autoreset", {"value": repr(mode), "accepted": accepted}))
 
 
 VECTOR_RENDER_MODES = ("ansi", "human")
@@ -141,8 +135,7 @@ def _check_render_mode(mode: object) -> str | None:
     if mode is None or mode in VECTOR_RENDER_MODES:
         return mode
     raise InvalidParameter(
-        f"render_mode={mode!r} is not offered by the vector environment (a line of text per env); "
-        f"accepted: None | {' | '.join(VECTOR_RENDER_MODES)}"
+        Message("envs.vector.render_mode", {"value": repr(mode), "accepted": " | ".join(VECTOR_RENDER_MODES)})
     )
 
 
@@ -150,7 +143,7 @@ def _check_bot(level: object) -> int:
     if isinstance(level, str) and level in KINDS:
         return KINDS[level]
     raise InvalidPlayers(  # the compiled ones: a step plays every seat in the kernel
-        f"bot {level!r} is not accepted; the vector environments' bots: {' | '.join(KINDS)}"
+        Message("envs.vector.bot", {"value": repr(level), "accepted": " | ".join(KINDS)})
     )
 
 
@@ -278,7 +271,7 @@ class _Batch:
         self, chosen: object
     ) -> tuple[FloatArray, npt.NDArray[np.float64], npt.NDArray[np.int8], FloatArray | None]:
         if not self.started:
-            raise gymnasium.error.ResetNeeded("call reset() before step()")
+            raise gymnasium.error.ResetNeeded(str(Message("envs.vector.reset_needed")))
         picked = self._check_chosen(chosen)
         if not s.check_actions(
             self.st, self.se, self.vs, self.rules_array, self.tab, self.conf, picked, self.report
@@ -328,8 +321,10 @@ class _Batch:
             picked = np.asarray(None)
         if picked.shape != (self.games,) or picked.dtype.kind not in "iu":
             raise IllegalAction(
-                f"step() takes one action per game: {self.games} whole numbers 0 to {self.action_count - 1}, "
-                f"not {_shown(chosen)}"
+                Message(
+                    "envs.vector.chosen",
+                    {"games": self.games, "last": self.action_count - 1, "value": _shown(chosen)},
+                )
             )
         return picked.astype(np.int64, copy=False)
 
@@ -343,13 +338,17 @@ class _Batch:
         ]
         what = f"{action} ({action_name(action)})" if 0 <= action < NUM_ACTIONS else str(action)
         raise IllegalAction(
-            f"game {e}, seat {seat}: action {what} is not allowed now; accepted: {', '.join(names)}"
+            Message(
+                "envs.vector.illegal",
+                {"game": e, "seat": seat, "action": what, "accepted": ", ".join(names)},
+            )
         )
 
     def _check_report(self) -> None:
         if self.report[s.E_NOTHING_GAME] >= 0:
             raise nothing_to_decide(
-                self.rules, "the learning seat" if self.viewers.size == 1 else "any agent"
+                self.rules,
+                Message("envs.play.learning_seat" if self.viewers.size == 1 else "envs.play.any_agent"),
             )
 
     @property
@@ -366,7 +365,7 @@ def random_actions(masks: npt.ArrayLike, rng: np.random.Generator) -> IntArray:
     """
     marked = np.asarray(masks)
     if marked.ndim != 2:
-        raise InvalidParameter(f"masks are one row of actions per game, not an array of shape {marked.shape}")
+        raise InvalidParameter(Message("envs.vector.masks", {"shape": str(marked.shape)}))
     out = np.empty(marked.shape[0], dtype=np.int64)
     s.pick_legal(
         marked.view(np.int8) if marked.dtype == np.bool_ else marked.astype(np.int8),
@@ -392,7 +391,7 @@ def _rules_and_players(
 ) -> tuple[Ruleset, int]:
     ruleset = make_rules(rules, options)
     if isinstance(num_players, bool) or not isinstance(num_players, int):
-        raise InvalidPlayers(f"num_players is a whole number of players, not {num_players!r}")
+        raise InvalidPlayers(Message("envs.num_players", {"value": repr(num_players)}))
     return ruleset, num_players
 
 
@@ -444,10 +443,10 @@ class VectorGameEnv(gymnasium.vector.VectorEnv[FloatArray, IntArray, npt.NDArray
         _check_table(ruleset, n)
         self.render_mode = _check_render_mode(render_mode)
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-            raise InvalidPlayers(f"seat={seat!r} does not exist; seats are 0 to {n - 1}")
+            raise InvalidPlayers(Message("envs.vector.seat", {"value": repr(seat), "last": n - 1}))
         others = [opponents] * (n - 1) if isinstance(opponents, str) else list(opponents)
         if len(others) != n - 1:
-            raise InvalidPlayers(f"give one opponent for each of the {n - 1} other seats, not {len(others)}")
+            raise InvalidPlayers(Message("envs.vector.opponents", {"others": n - 1, "got": len(others)}))
         bots = iter(_check_bot(level) for level in others)
         kinds = np.array([s.AGENT if p == seat else next(bots) for p in range(n)], dtype=np.int64)
         mode = _check_autoreset(autoreset_mode)
@@ -580,12 +579,12 @@ class MultiAgentVector:
         kinds = np.full(n, s.AGENT, dtype=np.int64)
         for seat, level in (bots or {}).items():
             if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-                raise InvalidPlayers(f"bots: seat {seat!r} does not exist; seats are 0 to {n - 1}")
+                raise InvalidPlayers(Message("envs.vector.bots_seat", {"seat": repr(seat), "last": n - 1}))
             kinds[seat] = _check_bot(level)
         if s.AGENT not in kinds:
-            raise InvalidPlayers("bots hold every seat: leave at least one seat to the agents")
+            raise InvalidPlayers(Message("envs.vector.no_agent"))
         if isinstance(first_seat, bool) or not isinstance(first_seat, int) or not 0 <= first_seat < n:
-            raise InvalidPlayers(f"first seat {first_seat!r} does not exist; seats are 0 to {n - 1}")
+            raise InvalidPlayers(Message("players.no_first_seat", {"seat": repr(first_seat), "last": n - 1}))
         self.num_games = _check_count(num_games, "num_games")
         self.num_players = n
         self.rules = ruleset

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..core.actions import Action, action_from_data
-from ..core.errors import InvalidRecord, Py421Error
+from ..core.engine import players_refused
+from ..core.errors import InvalidRecord, Message, Py421Error
 from ..core.record import Record
 from ..core.rules import Ruleset, preset_names
 from ..core.state import State
@@ -49,22 +50,30 @@ class LocalError(Exception):
     catalog words it (a socket's error message, like the server's)."""
 
     def __init__(
-        self, error: str, message: str, status: int = 400, said: tuple[str, str] | None = None
+        self, error: str, message: str | Message, status: int = 400, said: tuple[str, str] | None = None
     ) -> None:
-        super().__init__(message)
-        self.error, self.message, self.status = error, message, status
-        self.said = said or (message, "en")
+        super().__init__(str(message))
+        self.error, self.message, self.status = error, str(message), status
+        self.words = message if isinstance(message, Message) else None
+        self.said = said
 
     def body(self) -> dict[str, Any]:
         return {"detail": {"error": self.error, "message": self.message}}
 
-    def said_text(self) -> dict[str, str]:
-        """The refusal in the page's language where the catalog words it (else in English)."""
-        text, lang = self.said
+    def said_in(self, lang: str) -> tuple[str, str]:
+        """The refusal in the page's language ``lang`` where the catalog words it (else in English)."""
+        if self.said is not None:
+            return self.said
+        if self.words is not None:
+            return guillemets(error_text(lang, self.words)), lang
+        return self.message, "en"
+
+    def said_text(self, lang: str) -> dict[str, str]:
+        text, lang = self.said_in(lang)
         return {"said": text, "lang": lang}
 
-    def socket_message(self) -> dict[str, Any]:
-        text, lang = self.said
+    def socket_message(self, lang: str) -> dict[str, Any]:
+        text, lang = self.said_in(lang)
         return {"type": "error", "error": self.error, "message": text, "lang": lang}
 
 
@@ -177,12 +186,10 @@ class LocalTable:
     @staticmethod
     def from_save(data: dict[str, Any]) -> LocalTable:
         if not isinstance(data, dict) or data.get("kind") != SAVE_KIND:
-            raise InvalidRecord(f"not a table kept by the page (no kind {SAVE_KIND!r})")
+            raise InvalidRecord(Message("local.not_kept", {"kind": repr(SAVE_KIND)}))
         code, mode = data.get("code"), data.get("mode")
         if not isinstance(code, str) or not code.startswith(CODE_PREFIX) or mode not in MODES:
-            raise InvalidRecord(
-                "a kept table needs its code (local-…) and its mode (play, scorekeeper or replay)"
-            )
+            raise InvalidRecord(Message("local.kept_table", {}))
         rematch = data.get("rematch")
         return LocalTable(code, mode, Session.from_save(data), rematch if isinstance(rematch, str) else None)
 
@@ -203,7 +210,7 @@ class LocalTables:
         try:
             answer, changed = self._route(method, path, body, lang)
         except LocalError as e:
-            return e.status, e.body() | e.said_text(), []
+            return e.status, e.body() | e.said_text(lang), []
         return 200, answer, [t.save() for t in changed]
 
     def _route(self, method: str, path: str, body: Any, lang: str) -> tuple[Any, list[LocalTable]]:
@@ -222,7 +229,7 @@ class LocalTables:
             return self.leaderboard(rules[1] if rules else None), []
         found = re.fullmatch(r"/api/tables/([^/]+)(/start|/rematch|/record)?", path)
         if found is None:
-            raise LocalError("not_found", f"{method} {path}: not a request this page answers offline", 404)
+            raise LocalError("not_found", Message("local.no_route", {"method": method, "path": path}), 404)
         table = self.table(found[1])
         action = found[2]
         if method == "GET" and action is None:
@@ -234,7 +241,7 @@ class LocalTables:
         if method == "POST" and action == "/rematch":
             new = self.rematch(table)
             return {"code": new.code}, [table, new]
-        raise LocalError("not_found", f"{method} {path}: not a request this page answers offline", 404)
+        raise LocalError("not_found", Message("local.no_route", {"method": method, "path": path}), 404)
 
     def leaderboard(self, rules: str | None = None) -> list[dict[str, Any]]:
         """Per player, the finished games of this device (of one preset's rules, if named): the
@@ -276,21 +283,19 @@ class LocalTables:
         ``name``, the other people named after their seat."""
         mode = body.get("mode", "play")
         if mode not in ("play", "scorekeeper"):
-            raise LocalError("malformed", f"mode: play or scorekeeper, not {mode!r}")
+            raise LocalError("malformed", Message("local.mode", {"got": repr(mode)}))
         rules = self._rules(body, lang)
         seats = self._seats(mode, body, lang)
         if not rules.seats(len(seats)):
-            raise LocalError(
-                "bad_seats", f"{rules.name} is played by {rules.players_range} players, not {len(seats)}"
-            )
+            raise LocalError("bad_seats", players_refused(rules, len(seats)))
         if len(seats) > MOST_SEATS:
-            raise LocalError("bad_seats", f"a table seats at most {MOST_SEATS} players, not {len(seats)}")
+            raise LocalError("bad_seats", Message("local.most_seats", {"most": MOST_SEATS, "n": len(seats)}))
         folded = [s.name.casefold() for s in seats]
         if len(set(folded)) < len(folded):
-            raise LocalError("name_taken", "two players have the same name; names must differ")
+            raise LocalError("name_taken", Message("local.same_name", {}))
         seed = body.get("seed")  # as 421 play --seed: the same dice and bots' choices
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | str)):
-            raise LocalError("malformed", f"seed: a number or a text, not {seed!r}")
+            raise LocalError("malformed", Message("local.seed", {"got": repr(seed)}))
         try:
             session = Session(rules, seats, seed=secrets.token_hex(16) if seed is None else seed)
         except Py421Error as e:
@@ -306,9 +311,9 @@ class LocalTables:
         to watch step by step; a record that does not replay is refused and says why."""
         text = body.get("record")
         if not isinstance(text, str):
-            raise LocalError("malformed", "record: the text of a game record (the .json file of a game)")
+            raise LocalError("malformed", Message("local.record_text", {}))
         if len(text) > RECORD_MOST:
-            raise LocalError("too_large", f"a game record is at most {RECORD_MOST:,} characters")
+            raise LocalError("too_large", Message("local.record_size", {"most": RECORD_MOST}))
         try:
             record = Record.from_json(text)
             game = record.replay_game()
@@ -328,7 +333,7 @@ class LocalTables:
             or not isinstance(settings, list)
             or not all(isinstance(s, str) for s in settings)
         ):
-            raise LocalError("malformed", "rules: a preset's name; settings: texts like pot=21")
+            raise LocalError("malformed", Message("local.rules", {}))
         try:
             return Ruleset.preset(name).with_settings(settings)
         except Py421Error as e:
@@ -340,9 +345,7 @@ class LocalTables:
             specs = body.get("seats") or []
             name = body.get("name")
             if not isinstance(specs, list) or not isinstance(name, str):
-                raise LocalError(
-                    "malformed", "seats: human or bot:LEVEL, the creator first; name: the creator's"
-                )
+                raise LocalError("malformed", Message("local.seats", {}))
             humans = 0
             players = []
             for spec in specs:
@@ -352,7 +355,7 @@ class LocalTables:
                 else:
                     players.append(spec)
         if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-            raise LocalError("malformed", "players: a list of names, in seating order")
+            raise LocalError("malformed", Message("local.players", {}))
         try:
             seats = parse_seats([" ".join(p.split()) for p in players], lang)
         except Py421Error as e:
@@ -362,23 +365,23 @@ class LocalTables:
                 here = accepted(tuple(level for level in levels() if level.offline))
                 raise LocalError(
                     "bad_seats",
-                    f"bot:{seat.bot} plays only at a server's tables; on this phone: {here}"
+                    Message("local.bot_offline", {"bot": seat.bot, "accepted": here})
                     if mode == "play"
-                    else "a scorekeeper's players are the people at the real table",
+                    else Message("local.scorekeeper_bots", {}),
                 )
         return seats
 
     def table(self, code: str) -> LocalTable:
         table = self.tables.get(code)
         if table is None:
-            raise LocalError("not_found", f"no table {code!r} on this device", 404)
+            raise LocalError("not_found", Message("local.no_table", {"code": repr(code)}), 404)
         return table
 
     def rematch(self, table: LocalTable) -> LocalTable:
         if table.mode == "replay":
-            raise LocalError("over", "a game imported to be watched has no rematch")
+            raise LocalError("over", Message("local.replay_rematch", {}))
         if table.status != "over":
-            raise LocalError("not_over", "a rematch follows a finished game")
+            raise LocalError("not_over", Message("local.rematch_after", {}))
         if table.rematch is not None:
             return self.table(table.rematch)
         old = table.session
@@ -404,7 +407,7 @@ class LocalTables:
             table = self.table(code)
             changed = self._receive(table, message if isinstance(message, dict) else {}, lang)
         except LocalError as e:
-            return e.socket_message(), []
+            return e.socket_message(lang), []
         return table.message(lang), [table.save()] if changed else []
 
     def _receive(self, table: LocalTable, message: dict[str, Any], lang: str) -> bool:
@@ -414,7 +417,7 @@ class LocalTables:
                 table.at = _step(message["step"], len(table.session.game.states) - 1)
             return False
         if table.mode == "replay":
-            raise LocalError("over", "a game imported to be watched takes no moves: look at its steps")
+            raise LocalError("over", Message("local.replay_moves", {}))
         session = table.session
         if kind == "advance":
             if table.mode == "play" and session.waiting() == "bot":
@@ -423,34 +426,32 @@ class LocalTables:
                 return True
             return False
         if kind not in ("act", "report", "undo"):
-            raise LocalError("unknown_type", f"type: act, report or undo, not {kind!r}")
+            raise LocalError("unknown_type", Message("local.type", {"got": repr(kind)}))
         if kind == "undo":
             if table.mode != "scorekeeper":
-                raise LocalError("unknown_type", "undo is for keeping a real table's score")
+                raise LocalError("unknown_type", Message("local.undo_scorekeeper", {}))
             if not session.game.steps:
-                raise LocalError("illegal", "nothing to undo")
+                raise LocalError("illegal", Message("local.nothing_to_undo", {}))
             session.game.undo()
             return True
         if message.get("version") != table.version:
-            raise LocalError("stale", f"the table is at step {table.version}: look again")
+            raise LocalError("stale", Message("local.stale", {"step": table.version}))
         if session.state.is_over:
-            raise LocalError("over", "the game is over")
+            raise LocalError("over", Message("refusal.over", {}))
         try:
             if kind == "act":
                 if table.mode != "play":
-                    raise LocalError("unknown_type", "a scorekeeper's table takes 'report' and 'undo'")
+                    raise LocalError("unknown_type", Message("local.scorekeeper_act", {}))
                 if session.human_to_move() is None:
-                    raise LocalError("not_your_turn", "a bot decides now")
+                    raise LocalError("not_your_turn", Message("local.bot_decides", {}))
                 session.act(_action(message.get("action")))
                 self._throw(table)
             else:
                 if table.mode != "scorekeeper":
-                    raise LocalError(
-                        "unknown_type", "'report' is for keeping a real table's score; send 'act'"
-                    )
+                    raise LocalError("unknown_type", Message("local.report_play", {}))
                 turn = message.get("turn")
                 if not isinstance(turn, str) or not turn.strip():
-                    raise LocalError("malformed", "turn: a result like 421, 654/2, 123;221;421 or 555/2 bon")
+                    raise LocalError("malformed", Message("local.turn", {}))
                 request = session.state.chance
                 if request is None:
                     session.game.act(turn)
@@ -492,7 +493,7 @@ class LocalTables:
 def _step(raw: Any, steps: int) -> int:
     """The step a replay is asked to show: a whole number from 0 (the start) to ``steps``."""
     if isinstance(raw, bool) or not isinstance(raw, int) or not 0 <= raw <= steps:
-        raise LocalError("malformed", f"step: a whole number from 0 to {steps}, not {raw!r}")
+        raise LocalError("malformed", Message("local.step", {"steps": steps, "got": repr(raw)}))
     return raw
 
 

@@ -39,8 +39,7 @@ def checked_base(base: str) -> str:
     """The app's folder as an address path ending in /; ``py421`` and ``/py421`` are ``/py421/``."""
     folder = "/" + base.strip("/") + "/" if base.strip("/") else "/"
     if not _BASE.fullmatch(folder) or "/../" in folder or "/./" in folder:
-        said = "--base is the folder of the site's address, like /py421/ (letters, digits, - _ . ~)"
-        raise InvalidParameter(Message("site.base", f"{said}, not {base!r}", {"got": repr(base)}))
+        raise InvalidParameter(Message("site.base", {"got": repr(base)}))
     return folder
 
 
@@ -54,9 +53,7 @@ def _static() -> dict[str, bytes]:
 
 def _runtime() -> dict[str, bytes]:
     if not (RUNTIME / "pyodide.asm.wasm").is_file():
-        raise FileNotFoundError(
-            f"Pyodide's runtime is not in {RUNTIME}: it is put there when py421 is installed (pip install .)"
-        )
+        raise FileNotFoundError(str(Message("site.no_runtime", {"path": RUNTIME})))
     return {f"/pyodide/{f.name}": f.read_bytes() for f in sorted(RUNTIME.iterdir()) if f.is_file()}
 
 

@@ -72,12 +72,10 @@ def _read_save(path: Path) -> dict[str, Any]:
         raise
     except (OSError, UnicodeDecodeError, Unparsable) as exc:
         reason = exc.reason if isinstance(exc, Unparsable) else system_reason(exc)
-        raise _unusable(
-            path, Message("save.unreadable", f"it cannot be read ({reason})", {"reason": reason})
-        ) from None
+        raise _unusable(path, Message("save.unreadable", {"reason": reason})) from None
     if not isinstance(data, dict):  # the newest save is not skipped in silence
         kind = "list" if isinstance(data, list) else "string" if isinstance(data, str) else "value"
-        raise _unusable(path, Message(f"save.json.{kind}", f"it holds a JSON {kind}, not a saved game"))
+        raise _unusable(path, Message(f"save.json.{kind}"))
     return data
 
 
@@ -94,8 +92,6 @@ def _unusable(path: Path, why: str | Message) -> InvalidRecord:
     return InvalidRecord(
         Message(
             "save.unusable",
-            f"the saved game {path} cannot be resumed: {why}; move it out of {path.parent} "
-            "to resume the saved game before it (a new game, without --resume, does not read it)",
             {"path": path, "why": why, "folder": path.parent},
         )
     )
@@ -221,12 +217,11 @@ def _alive(holder: Mapping[str, Any]) -> bool:
 
 def _in_use(path: Path, holder: Mapping[str, Any]) -> SaveInUse:
     pid, host = holder.get("pid"), holder.get("host")
-    how = Message("resume.how", "start a new game without --resume")
+    how = Message("resume.how")
     if not isinstance(pid, int):
         return SaveInUse(
             Message(
                 "save.in_use_unknown",
-                f"the saved game {path} is being played by another 421: finish or quit it there, or {how}",
                 {"path": path, "how": how},
             )
         )
@@ -234,16 +229,12 @@ def _in_use(path: Path, holder: Mapping[str, Any]) -> SaveInUse:
         return SaveInUse(
             Message(
                 "save.in_use_elsewhere",
-                f"the saved game {path} is being played by another 421 (process {pid} on {host}): "
-                f"finish or quit it there, or {how}",
                 {"path": path, "pid": pid, "host": host, "how": how},
             )
         )
     return SaveInUse(
         Message(
             "save.in_use",
-            f"the saved game {path} is being played by another 421 (process {pid}): "
-            f"finish or quit it there, or {how}",
             {"path": path, "pid": pid, "how": how},
         )
     )

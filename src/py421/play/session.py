@@ -55,7 +55,6 @@ def parse_seats(specs: Sequence[str], lang: str = "en") -> list[Seat]:
             raise InvalidPlayers(
                 Message(
                     "players.bot_name",
-                    f"{raw.strip()!r}: names like 'Heuristic 1' are kept for the bots",
                     {"name": repr(raw.strip())},
                 )
             )
@@ -155,7 +154,7 @@ class Session:
         if seat in away:
             return self.stand_in
         name = self.seats[seat].name
-        raise IllegalAction(Message("refusal.must_decide", f"{name} must decide", {"who": name}))
+        raise IllegalAction(Message("refusal.must_decide", {"who": name}))
 
     def step(self, away: Collection[int] = ()) -> State:
         """One automatic step: a throw of the dice, or a bot's decision."""
@@ -165,7 +164,7 @@ class Session:
             return self.game.throw(self.dice.throw(request))
         seat = state.to_move
         if seat is None:
-            raise IllegalAction(Message("refusal.over", "the game is over"))
+            raise IllegalAction(Message("refusal.over"))
         return self.game.act(self.player(seat, away).choose(state))
 
     def act(self, action: Action | str) -> State:
@@ -190,7 +189,6 @@ class Session:
             raise InvalidRecord(
                 Message(
                     "save.not_a_save",
-                    f'it is not a saved py421 game (no "format": "{SAVE_FORMAT}")',
                     {"format": SAVE_FORMAT},
                 )
             )
@@ -199,23 +197,18 @@ class Session:
             raise InvalidRecord(
                 Message(
                     "save.version",
-                    f"saved game version {version!r} is not supported; this py421 reads {SAVE_VERSION}",
                     {"got": repr(version), "version": SAVE_VERSION},
                 )
             )
         for key in ("seats", "seed", "record"):
             if key not in data:
-                raise InvalidRecord(Message("save.missing", f"it has no {key!r}", {"name": repr(key)}))
+                raise InvalidRecord(Message("save.missing", {"name": repr(key)}))
         raw = data["seats"]
         if not isinstance(raw, list) or not all(
             isinstance(s, dict) and isinstance(s.get("name"), str) and isinstance(s.get("bot"), str | None)
             for s in raw
         ):
-            raise InvalidRecord(
-                Message(
-                    "save.seats_type", 'its \'seats\' must be a list of {"name": …, "bot": a level or null}'
-                )
-            )
+            raise InvalidRecord(Message("save.seats_type"))
         seats = [Seat(s["name"], s.get("bot")) for s in raw]
         record = Record.from_dict(data["record"])
         if [s.name for s in seats] != list(record.players):
@@ -223,7 +216,6 @@ class Session:
             raise InvalidRecord(
                 Message(
                     "save.seats_players",
-                    f"its seats ({names}) are not the players of its game ({players})",
                     {"seats": names, "players": players},
                 )
             )

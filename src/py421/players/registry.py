@@ -57,19 +57,19 @@ def register(level: BotLevel) -> BotLevel:
     its name or description."""
     global _names
     if not _KEY.fullmatch(level.key):
-        raise InvalidParameter(
-            f"a bot level's key is a lowercase letter then up to 23 letters, digits or '-', not {level.key!r}"
-        )
+        raise InvalidParameter(Message("bot.level_key", {"key": repr(level.key)}))
     if level.key == "human":
-        raise InvalidParameter("human names a person's seat, not a bot level: choose another name")
+        raise InvalidParameter(Message("bot.level_human"))
     if level.key in _LEVELS:
-        raise InvalidParameter(f"bot:{level.key} is already a bot level (taken: {accepted()})")
+        raise InvalidParameter(Message("bot.level_taken", {"key": level.key, "taken": accepted()}))
     for what, texts in (("names", level.names), ("about", level.about)):
         missing = [lang for lang in LANGS if not texts.get(lang, "").strip()]
         if missing:
-            raise InvalidParameter(f"bot:{level.key} has no {what} in {', '.join(missing)}")
+            raise InvalidParameter(
+                Message(f"bot.level_no_{what}", {"key": level.key, "langs": ", ".join(missing)})
+            )
     if any("{n}" not in level.names[lang] for lang in LANGS):
-        raise InvalidParameter(f"each of bot:{level.key}'s names holds {{n}}, its number at the table")
+        raise InvalidParameter(Message("bot.level_number", {"key": level.key}))
     _LEVELS[level.key] = level
     _names = None
     return level
@@ -120,7 +120,6 @@ def _unknown(spec: str) -> InvalidPlayers:
     return InvalidPlayers(
         Message(
             "players.unknown_bot",
-            f"unknown bot {spec!r}; accepted: {said}",
             {"name": repr(spec), "accepted": said},
         )
     )

@@ -26,7 +26,7 @@ from functools import partial
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
-from ..core.errors import Py421Error
+from ..core.errors import Message, Py421Error
 from ..core.rules import Ruleset
 from ..core.state import State
 from .cluster import read_quietly
@@ -110,7 +110,7 @@ class Analyst:
             busy="analysis_busy",
             too_costly="analysis_too_costly",
             refused=lambda e: TableError.of("no_analysis", e, 422),
-            advice="a smaller pot or table can be analysed, and played with hints",
+            advice=Message("server.advice.analysis"),
             name="py421-analysis",
         )
         self._hints = ThreadPoolExecutor(1, thread_name_prefix="py421-hints")
@@ -152,7 +152,8 @@ class Analyst:
         try:
             rules, players = Ruleset.from_mapping(record["rules"]), len(record["players"])
         except (Py421Error, KeyError, TypeError) as e:
-            raise TableError("no_analysis", f"the record cannot be analysed: {e}", 422) from e
+            reason = e.message if isinstance(e, Py421Error) and e.message is not None else str(e)
+            raise TableError("no_analysis", Message("server.no_analysis", {"reason": reason}), 422) from e
         try:
             await self.line.estimate(rules, players)  # refused at once if beyond the budget
             answer: dict[str, Any] = await self.line.run(partial(self._ask, ("analyse", record, bots)))
@@ -197,7 +198,7 @@ class Analyst:
         try:
             status, answer = self.worker.call(request, budget.seconds, cancel=True)
         except Stopping as e:
-            raise TableError("analysis_busy", str(e), 503) from e
+            raise TableError("analysis_busy", e.message, 503) from e
         if status == "ok":
             return answer
         if status == "refused":
@@ -207,8 +208,12 @@ class Analyst:
             rules, players = answer
             raise Unsolved(rules, players, "analysis_too_costly", 503)
         if status == "died":
-            raise TableError("analysis_busy", "the analysis worker stopped; try again in a moment", 503)
-        limit = f"{budget.seconds:g} s" if status == "timeout" else f"{budget.memory_mb} MB"
+            raise TableError("analysis_busy", Message("server.analyst_stopped"), 503)
+        if status == "timeout":
+            seconds = f"{budget.seconds:g}"
+            raise TableError(
+                "analysis_too_costly", Message("server.over_budget_time", {"seconds": seconds}), 503
+            )
         raise TableError(
-            "analysis_too_costly", f"solving these rules takes more than the server's budget of {limit}", 503
+            "analysis_too_costly", Message("server.over_budget_memory", {"mb": budget.memory_mb}), 503
         )

@@ -25,10 +25,11 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Message as ASGIMessage
 
 from ..core.engine import check_name
-from ..core.errors import Py421Error
+from ..core.errors import Message, Py421Error
 from ..core.rules import Ruleset, preset_names
 from ..history import History
 from ..i18n import guillemets
@@ -159,7 +160,7 @@ def create_app(
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        return refusal("malformed", _problems(exc.errors()), 400)
+        return refusal("malformed", str(_problems(exc.errors())), 400)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -266,7 +267,7 @@ def create_app(
         try:
             hub.store.exists("AAAAA")
         except SQLAlchemyError as e:
-            raise TableError("internal", "the database does not answer", 503) from e
+            raise TableError("internal", Message("server.database_silent"), 503) from e
         return {"ok": True, "process": cluster.me, "tables": len(hub.tables), "owned": len(hub.owned())}
 
     @app.get("/api/tables/{code}/record", responses=responses)
@@ -281,7 +282,7 @@ def create_app(
         except TableError as e:
             if e.error != "not_over":
                 raise
-            raise TableError("not_over", "a game is analysed once it is over", 409) from e
+            raise TableError("not_over", Message("server.analysed_after"), 409) from e
         return await analyst.analyse(found, bots)
 
     # -- history -----------------------------------------------------------------
@@ -296,20 +297,23 @@ def create_app(
         try:
             return hub.history.record(game_id).to_dict()
         except Exception as e:
-            raise TableError("no_game", f"there is no game number {game_id}", 404) from e
+            raise TableError("no_game", Message("server.no_game", {"number": game_id}), 404) from e
 
     @app.get("/api/games/{game_id}/analysis", responses=responses)
     async def game_analysis(game_id: int, bots: bool = False) -> dict[str, Any]:
         try:
             found = await asyncio.to_thread(hub.history.record, game_id)
         except Py421Error as e:
-            raise TableError("no_game", f"there is no game number {game_id}", 404) from e
+            raise TableError("no_game", Message("server.no_game", {"number": game_id}), 404) from e
         return await analyst.analyse(found.to_dict(), bots)
 
     @app.get("/api/leaderboard", response_model=list[p.PlayerStats], responses=responses)
     async def leaderboard(rules: str = "classic-11") -> list[dict[str, Any]]:
         if rules not in preset_names():
-            raise TableError("bad_rules", f"unknown preset {rules!r}; accepted: {', '.join(preset_names())}")
+            accepted = ", ".join(preset_names())
+            raise TableError(
+                "bad_rules", Message("ruleset.unknown_preset", {"name": repr(rules), "accepted": accepted})
+            )
         rows = hub.history.stats(rules=rules)
         for row in rows:
             row["loss_rate"] = (row["losses"] or 0) / row["games"]
@@ -320,10 +324,10 @@ def create_app(
         try:
             check_name(name, 100)
         except Py421Error as e:
-            raise TableError("bad_name", str(e)) from e
+            raise TableError.of("bad_name", e) from e
         rows = hub.history.stats(name=name)
         if not rows:
-            raise TableError("no_player", f"no finished game has a player named {name!r}", 404)
+            raise TableError("no_player", Message("server.no_player", {"name": repr(name)}), 404)
         return rows[0]
 
     # -- live play -----------------------------------------------------------------
@@ -384,16 +388,14 @@ def create_app(
             try:
                 text = message.get("text")
                 if text is None:
-                    raise TableError(
-                        "malformed", 'messages are text frames holding JSON, such as {"type": "ping"}'
-                    )
+                    raise TableError("malformed", Message("server.text_frames"))
                 if len(text.encode()) > limits.message_bytes:
-                    raise TableError("too_large", f"a message is at most {limits.message_bytes} bytes")
-                if not hub.addresses.message(conn.address):
                     raise TableError(
-                        "rate_limited",
-                        f"at most {limits.messages_per_second:g} messages a second; wait a moment",
+                        "too_large", Message("server.message_bytes", {"most": limits.message_bytes})
                     )
+                if not hub.addresses.message(conn.address):
+                    most = f"{limits.messages_per_second:g}"
+                    raise TableError("rate_limited", Message("server.messages_per_second", {"most": most}))
                 await _handle(hub, table, conn, text)
             except TableError as e:
                 conn.error(e.error, *e.said(conn.lang))
@@ -412,7 +414,7 @@ async def _handle(hub: Hub, table: Table, conn: Connection, text: str) -> None:
         message = p.INBOUND.validate_json(text)
     except ValidationError as e:
         if e.errors()[0].get("type") == "union_tag_invalid":
-            raise TableError("unknown_type", f"unknown type; accepted: {', '.join(p.INBOUND_TYPES)}") from e
+            raise TableError("unknown_type", _unknown_type()) from e
         raise TableError("malformed", _inbound_problem(e)) from e
     if isinstance(message, p.Ping):
         conn.offer('{"type":"pong"}')
@@ -424,20 +426,25 @@ async def _handle(hub: Hub, table: Table, conn: Connection, text: str) -> None:
         await hub.undo(table, conn.seat, message.version)
 
 
-def _inbound_problem(e: ValidationError) -> str:
+def _unknown_type() -> Message:
+    return Message("server.unknown_type", {"accepted": ", ".join(p.INBOUND_TYPES)})
+
+
+def _inbound_problem(e: ValidationError) -> str | Message:
     first = e.errors()[0]
     kind = first.get("type", "")
     if kind in ("json_invalid", "recursion_loop") or "recursion" in str(first.get("msg", "")):
-        return 'a message is a JSON object such as {"type": "ping"}'
+        return Message("server.message_json")
     if kind in ("union_tag_not_found", "model_type", "model_attributes_type", "dict_type"):
-        return 'a message is a JSON object with a "type": act, report, undo or ping'
+        return Message("server.message_type")
     if kind == "union_tag_invalid":
-        return f"unknown type; accepted: {', '.join(p.INBOUND_TYPES)}"
+        return _unknown_type()
     return _problems(e.errors())
 
 
-def _problems(errors: Any) -> str:
-    """Pydantic's complaints as one line: where, and what is accepted."""
+def _problems(errors: Any) -> str | Message:
+    """Pydantic's complaints as one line, in its own words: where, and what is accepted; or, for a
+    body that is no object at all or nothing Pydantic names, the catalog's message."""
     parts = []
     for err in list(errors)[:3]:
         where = ".".join(
@@ -446,9 +453,9 @@ def _problems(errors: Any) -> str:
         msg = str(err.get("msg", "invalid"))
         whole = err.get("type") in ("json_invalid", "model_attributes_type", "model_type", "dict_type")
         if whole and not where:
-            return "send a JSON object (at most 16 KB), with the fields the API lists"
+            return Message("server.json_object")
         parts.append(f"{where}: {msg}" if where else msg)
-    return "; ".join(parts) or "the request is not what the API accepts"
+    return "; ".join(parts) or Message("server.not_accepted")
 
 
 async def _read(request: Request, model: type[M]) -> M:
@@ -520,7 +527,7 @@ class BodyLimit:
             return
         seen = 0
 
-        async def counted() -> Message:
+        async def counted() -> ASGIMessage:
             nonlocal seen
             message = await receive()
             if message["type"] == "http.request":
@@ -557,7 +564,7 @@ class _Answer:
     def __init__(self, send: Send) -> None:
         self.send, self.started = send, False
 
-    async def __call__(self, message: Message) -> None:
+    async def __call__(self, message: ASGIMessage) -> None:
         self.started = self.started or message["type"] == "http.response.start"
         await self.send(message)
 

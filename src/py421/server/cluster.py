@@ -41,6 +41,8 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, Protocol
 
+from ..core.errors import Message
+
 log = logging.getLogger(__name__)
 
 CHANGES = "py421_changes"
@@ -52,7 +54,12 @@ NOTE_BYTES = 7999  # PostgreSQL refuses a notification's payload of 8,000 bytes 
 
 
 class TooLong(ValueError):
-    """A request too long to pass to another process; nothing was sent."""
+    """A request too long to pass to another process; nothing was sent. ``message``: why, as the
+    catalogs word it."""
+
+    def __init__(self, message: Message) -> None:
+        super().__init__(str(message))
+        self.message = message
 
 
 class Moved(Exception):
@@ -336,14 +343,14 @@ class Cluster(Solo):
         ident = ident or secrets.token_hex(8)
         payload = json.dumps({"id": ident, "to": self.inbox, "code": code, "kind": kind, "args": args})
         if len(payload.encode()) > NOTE_BYTES:
-            raise TooLong(f"a request passed to another process is at most {NOTE_BYTES} bytes")
+            raise TooLong(Message("server.request_bytes", {"most": NOTE_BYTES}))
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiting[ident] = future
         try:
             try:
                 await self._notify(REQUESTS, payload)
             except Exception as e:  # only this batch is lost: the next goes through a new connection
-                raise TimeoutError(f"the request could not be sent ({e})") from e
+                raise TimeoutError(str(Message("server.not_sent", {"reason": str(e)}))) from e
             return await asyncio.wait_for(future, self.answer_seconds)
         finally:
             self._waiting.pop(ident, None)

@@ -259,8 +259,6 @@ def make_engine(url: str) -> Engine:
         raise DatabaseError(
             Message(
                 "db.empty_url",
-                "--db is empty: give sqlite:///FILE or postgresql://…, or leave --db out for the SQLite "
-                "file in the data folder",
             )
         )
     url = normalize_url(url)
@@ -269,7 +267,6 @@ def make_engine(url: str) -> Engine:
         raise DatabaseError(
             Message(
                 "db.unsupported",
-                f"unsupported database {kind!r}; accepted: sqlite:///FILE, postgresql://…",
                 {"kind": repr(kind)},
             )
         )
@@ -280,7 +277,6 @@ def make_engine(url: str) -> Engine:
             raise DatabaseError(
                 Message(
                     "db.sqlite_host",
-                    f"{url!r} names a host: a SQLite URL is sqlite:///FILE (three slashes, four before /)",
                     {"url": repr(url)},
                 )
             )
@@ -288,7 +284,6 @@ def make_engine(url: str) -> Engine:
             raise DatabaseError(
                 Message(
                     "db.sqlite_memory",
-                    "sqlite:// keeps the tables in memory, lost at the end: give sqlite:///FILE",
                 )
             )
         # A database server may have dropped an idle connection; a file cannot.
@@ -297,7 +292,6 @@ def make_engine(url: str) -> Engine:
         raise DatabaseError(
             Message(
                 "db.missing_module",
-                f"{e}; for PostgreSQL: pip install '.[postgres]' in the py421 folder",
                 {"reason": str(e)},
             )
         ) from e
@@ -306,9 +300,6 @@ def make_engine(url: str) -> Engine:
         raise DatabaseError(
             Message(
                 "db.unreadable_url",
-                "the database URL cannot be read; accepted: sqlite:///FILE, "
-                "postgresql://USER:PASSWORD@HOST:PORT/NAME (PORT a number; @ : / in a password "
-                "written %40 %3A %2F)",
             )
         ) from e
     if url.startswith("sqlite"):
@@ -332,8 +323,6 @@ def single_process(engine: Engine) -> Any:
         raise DatabaseError(
             Message(
                 "db.second_process",
-                f"another 421 serve already uses {path}: SQLite serves one process; "
-                "for several, give them one PostgreSQL database (a postgresql:// URL, docs/deploy.md)",
                 {"path": path},
             )
         ) from None

@@ -29,7 +29,8 @@ from typing import Any, Literal
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from ..core.actions import Action, ChooseStake, Stop, Throw, parse_action
-from ..core.errors import Py421Error
+from ..core.engine import players_refused
+from ..core.errors import Message, Py421Error
 from ..core.game import Game, Step
 from ..core.rules import Ruleset
 from ..history import GameRows, History, game_rows
@@ -49,6 +50,12 @@ TOUCH_SECONDS = 600.0  # a table's activity is told to the database this often a
 PrepareHints = Callable[[Ruleset, int], Awaitable[None]]
 CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O: read aloud without doubt
 _CODE = re.compile(r"[A-Za-z]{5}")
+# Why a table that is no longer waiting cannot start, by its status.
+_ALREADY: dict[str, Message] = {
+    "playing": Message("server.already_playing"),
+    "over": Message("server.already_over"),
+    "abandoned": Message("server.already_abandoned"),
+}
 
 
 class Hub:
@@ -104,7 +111,7 @@ class Hub:
             except Exception:
                 await self.cluster.release(table.code)
                 raise
-        raise TableError("internal", "no free table code was found; try again", 503)
+        raise TableError("internal", Message("server.no_free_code"), 503)
 
     async def create(self, request: CreateTable, address: str = "") -> tuple[Table, str]:
         """A new table; returns it and the creator's token. Nothing is kept if any check fails.
@@ -114,15 +121,13 @@ class Hub:
         """
         rules = _rules(request.rules, request.settings)
         if request.timeout != 0 and not 10 <= request.timeout <= 3600:
-            raise TableError("malformed", f"timeout: 0 (none) or 10 to 3600 seconds, not {request.timeout}")
+            raise TableError("malformed", Message("server.timeout", {"timeout": request.timeout}))
         if request.hints and request.mode != "play":
-            raise TableError(
-                "malformed", "hints: for tables played online; a scorekeeper's turns are typed whole"
-            )
+            raise TableError("malformed", Message("server.hints_online"))
         token = secrets.token_urlsafe(24)
         if request.mode == "scorekeeper":
             if request.players is None:
-                raise TableError("malformed", "players: a list of names, in seating order")
+                raise TableError("malformed", Message("server.players_list"))
             self._check_count(rules, len(request.players))
             seats = [TableSeat(i, "human", name=clean_name(n)) for i, n in enumerate(request.players)]
             _check_distinct([s.name or "" for s in seats])
@@ -131,13 +136,13 @@ class Hub:
             self._check_count(rules, len(request.seats))
             seats = [_seat(i, spec) for i, spec in enumerate(request.seats)]
             if seats[0].kind != "human":
-                raise TableError("bad_seats", "the first seat is the creator's: 'human'")
+                raise TableError("bad_seats", Message("server.first_seat"))
             seats[0].name = clean_name(request.name)
             seats[0].token_hash = hash_token(token)
         if len(self.tables) >= self.limits.live_tables and self.live() >= self.limits.live_tables:
             raise TableError(
                 "too_many_tables",
-                "this server has all the tables it can hold; try later",
+                Message("server.tables_full"),
                 503,
                 retry_after=60,
             )
@@ -145,8 +150,7 @@ class Hub:
         if wait is not None:
             raise TableError(
                 "too_many_tables",
-                f"at most {self.limits.tables_per_minute} new tables a minute from one address; "
-                "wait a moment",
+                Message("server.tables_per_minute", {"most": self.limits.tables_per_minute}),
                 429,
                 retry_after=wait,
             )
@@ -171,11 +175,9 @@ class Hub:
 
     def _check_count(self, rules: Ruleset, n: int) -> None:
         if not rules.seats(n):
-            raise TableError("bad_seats", f"{rules.name} is played by {rules.players_range} players, not {n}")
+            raise TableError("bad_seats", players_refused(rules, n))
         if n > self.limits.seats:
-            raise TableError(
-                "bad_seats", f"an online table seats at most {self.limits.seats} players, not {n}"
-            )
+            raise TableError("bad_seats", Message("server.seats_most", {"most": self.limits.seats, "n": n}))
 
     def live(self) -> int:
         """The tables waiting or in play that this process holds (what ``--max-tables`` bounds); a
@@ -206,8 +208,7 @@ class Hub:
             if s.kind == "bot" and s.bot is not None and s.bot not in known:
                 raise TableError(
                     "bad_seats",
-                    f"bot:{s.bot} is not a bot level of this server: start it with --bot {s.bot}=FILE to "
-                    "resume this table",
+                    Message("server.unknown_level", {"level": s.bot}),
                     503,
                 )
         bots: dict[int, Player] = {
@@ -221,7 +222,7 @@ class Hub:
                 table.rules, seats, seed=table.seed, first_seat=table.first_seat, game=game, bots=bots
             )
         except Py421Error as e:
-            raise TableError("bad_seats", str(e)) from e
+            raise TableError.of("bad_seats", e) from e
 
     def load(self, code: str, *, keep: bool = True) -> Table | None:
         """A table, from memory or rebuilt from the database by replaying its steps.
@@ -262,7 +263,7 @@ class Hub:
         code = _checked(code)
         table = self.load(code, keep=keep)
         if table is None:
-            raise TableError("no_table", f"there is no table {code!r}", 404)
+            raise TableError("no_table", Message("server.no_table", {"code": repr(code)}), 404)
         return table
 
     def public(self, code: str) -> dict[str, Any]:
@@ -342,7 +343,7 @@ class Hub:
             try:
                 answer = await self.cluster.request(code, kind, args, ident)
             except TooLong as e:
-                raise TableError("too_large", str(e), 413) from e
+                raise TableError("too_large", e.message, 413) from e
             except TimeoutError:
                 silent += 1
                 if silent == 3:
@@ -357,7 +358,7 @@ class Hub:
                 raise TableError(answer["error"], answer["message"], answer["status"], answer.get("words"))
             result: dict[str, Any] = answer["result"]
             return result
-        raise TableError("internal", "the process holding this table does not answer; try again", 503)
+        raise TableError("internal", Message("server.owner_silent"), 503)
 
     async def serve_request(self, code: str, kind: str, args: dict[str, Any]) -> dict[str, Any]:
         """One change of a table this process owns, asked here or by another process."""
@@ -429,7 +430,7 @@ class Hub:
         """Under the table's lock, before changing it: still this process's (or :class:`Moved`), and
         still the server's (a table the housekeeping removed meanwhile is nobody's)."""
         if table.removed:
-            raise TableError("no_table", f"there is no table {table.code!r}: it was closed", 404)
+            raise TableError("no_table", Message("server.table_closed", {"code": repr(table.code)}), 404)
         if not self.cluster.owns(table.code):
             raise Moved(table.code)
 
@@ -561,16 +562,16 @@ class Hub:
         if mine is not None:
             return mine, token
         if table.mode != "play" or table.status != "waiting":
-            raise TableError("not_waiting", "this table is not waiting for players; watch it instead", 409)
+            raise TableError("not_waiting", Message("server.not_waiting"), 409)
         free = next((s for s in table.seats if s.kind == "human" and s.token_hash is None), None)
         if free is None:
-            raise TableError("full", "every seat is taken; watch the table instead", 409)
+            raise TableError("full", Message("server.seats_taken"), 409)
         if any(s.name is not None and s.name.casefold() == clean.casefold() for s in table.seats):
-            raise TableError("name_taken", f"{clean!r} already sits at this table; choose another name", 409)
+            raise TableError("name_taken", Message("server.name_at_table", {"name": repr(clean)}), 409)
         taken = free.copy()
         taken.name, taken.token_hash = clean, hash_token(token)
         if not await self.writer.call(self.store.take_seat, table.code, taken.row()):  # memory follows
-            raise TableError("full", "that seat was just taken; try again", 409)
+            raise TableError("full", Message("server.seat_just_taken"), 409)
         free.name, free.token_hash = taken.name, taken.token_hash
         table.active = time.time()
         table.broadcast()
@@ -578,14 +579,14 @@ class Hub:
 
     def creator(self, table: Table, token: str | None) -> None:
         if table.seat_of(token) != 0:
-            raise TableError("not_creator", "only the table's creator may do this", 403)
+            raise TableError("not_creator", Message("server.creator_only"), 403)
 
     async def _start(self, table: Table, token: str | None) -> None:
         self.creator(table, token)
         async with table.lock:
             self._owning(table)
             if table.status != "waiting":
-                raise TableError("not_waiting", f"the game is already {table.status}", 409)
+                raise TableError("not_waiting", _ALREADY[table.status], 409)
             seats = [s.copy() for s in table.seats]
             counts: dict[str, int] = {}
             for s in seats:  # nobody came: a bot plays the seat
@@ -600,7 +601,7 @@ class Hub:
             )
             session = self._session(trial)  # the engine checks every name before anything is written
             if not await self.writer.start(table.code, [s.row() for s in seats]):
-                raise TableError("not_waiting", "the game has already started", 409)
+                raise TableError("not_waiting", Message("server.already_started"), 409)
             table.seats, table.session, table.status = seats, session, "playing"
             table.active = time.time()
             table.events = list(session.state.events)
@@ -616,12 +617,12 @@ class Hub:
         written (a commit waits on the database with the lock held)."""
         async with table.lock:
             if table.removed:  # closed by the housekeeping while this connection waited for it
-                raise TableError("no_table", f"there is no table {table.code!r}: it was closed", 404)
+                raise TableError("no_table", Message("server.table_closed", {"code": repr(table.code)}), 404)
             if conn.seat is None and table.spectators() >= self.limits.spectators:
                 self._forget_if_done(table)  # read for this connection only
                 raise TableError(
                     "too_many_spectators",
-                    f"this table has its {self.limits.spectators} spectators; try later",
+                    Message("server.spectators_full", {"most": self.limits.spectators}),
                     503,
                 )
             table.connections.append(conn)
@@ -699,10 +700,10 @@ class Hub:
             self._owning(table)
             session = self._playing(table, seat, version)
             if table.mode != "play":
-                raise TableError("unknown_type", "a scorekeeper table takes 'report' and 'undo'")
+                raise TableError("unknown_type", Message("server.scorekeeper_types"))
             assert seat is not None
             if session.state.to_move != seat:
-                raise TableError("not_your_turn", "it is not your turn to decide")
+                raise TableError("not_your_turn", Message("server.not_your_turn"))
             action = _action(move)
             table.seats[seat].away = False  # acting hands the seat back
             table.active = time.time()
@@ -716,11 +717,11 @@ class Hub:
             session = self._playing(table, seat, version)
             game = session.game
             if table.mode != "scorekeeper":
-                raise TableError("unknown_type", "'report' is for scorekeeper tables; send 'act'")
+                raise TableError("unknown_type", Message("server.report_scorekeeper"))
             if seat != 0:
-                raise TableError("not_creator", "only the table's creator reports turns")
+                raise TableError("not_creator", Message("server.creator_reports"))
             if not text.strip():
-                raise TableError("malformed", "turn: a result like 421, 654/2, 123;221;421 or 555/2 bon")
+                raise TableError("malformed", Message("server.turn_format"))
             table.active = time.time()
             request = game.state.chance
             if request is None:
@@ -737,9 +738,9 @@ class Hub:
             session = self._playing(table, seat, version, over_ok=True)
             game = session.game
             if table.mode != "scorekeeper" or seat != 0:
-                raise TableError("not_creator", "only a scorekeeper table's creator may undo")
+                raise TableError("not_creator", Message("server.creator_undoes"))
             if not game.steps:
-                raise TableError("illegal", "nothing to undo")
+                raise TableError("illegal", Message("server.nothing_to_undo"))
             table.active = time.time()
             reopen = None
             if table.status == "over" and table.game_id is not None:
@@ -758,19 +759,15 @@ class Hub:
 
     def _playing(self, table: Table, seat: int | None, version: int, over_ok: bool = False) -> Session:
         if seat is None:
-            raise TableError("spectator", "spectators watch; join the table to play")
+            raise TableError("spectator", Message("server.spectator"))
         if table.status == "waiting" or table.session is None:
-            raise TableError("not_started", "the game has not started yet")
+            raise TableError("not_started", Message("server.not_started"))
         if table.status == "abandoned":
-            raise TableError(
-                "over", "nobody played at this table for a long while: its game was ended, unfinished"
-            )
+            raise TableError("over", Message("server.abandoned"))
         if table.status == "over" and not over_ok:
-            raise TableError("over", "the game is over")
+            raise TableError("over", Message("refusal.over"))
         if version != table.version:
-            raise TableError(
-                "stale", f"you saw version {version}; the table is at {table.version}: look again"
-            )
+            raise TableError("stale", Message("server.stale", {"seen": version, "version": table.version}))
         return table.session
 
     async def _commit(self, table: Table, apply: Callable[[], object]) -> None:
@@ -1057,7 +1054,7 @@ class Hub:
         self.creator(table, token)
         self._owning(table)
         if table.status != "over":
-            raise TableError("not_over", "a rematch is offered once the game is over", 409)
+            raise TableError("not_over", Message("server.rematch_after"), 409)
         if table.rematch:
             return self.get(table.rematch)
         seed = self._seed()
@@ -1079,7 +1076,7 @@ class Hub:
     def record(self, code: str) -> dict[str, Any]:
         table = self.get(code, keep=False)
         if not table.finished or table.game is None:
-            raise TableError("not_over", "the record and the seed are published once the game is over", 409)
+            raise TableError("not_over", Message("server.record_after"), 409)
         return table.game.record(table.record_meta()).to_dict()
 
 
@@ -1094,7 +1091,7 @@ def _rules(name: str, settings: list[str]) -> Ruleset:
     try:
         return Ruleset.preset(name).with_settings(settings)
     except Py421Error as e:
-        raise TableError("bad_rules", str(e)) from e
+        raise TableError.of("bad_rules", e) from e
 
 
 def _seat(i: int, spec: str) -> TableSeat:
@@ -1106,7 +1103,9 @@ def _seat(i: int, spec: str) -> TableSeat:
     except Py421Error:
         level = None
     if level is None:
-        raise TableError("bad_seats", f"unknown seat {spec!r}; accepted: human, {accepted()}")
+        raise TableError(
+            "bad_seats", Message("server.unknown_seat", {"spec": repr(spec), "accepted": accepted()})
+        )
     return TableSeat(i, "bot", level)
 
 
@@ -1114,7 +1113,7 @@ def _check_distinct(names: list[str]) -> None:
     folded = [n.casefold() for n in names]
     for name in names:
         if folded.count(name.casefold()) > 1:
-            raise TableError("name_taken", f"two players are called {name!r}; names must differ")
+            raise TableError("name_taken", Message("players.repeated", {"name": repr(name)}))
 
 
 def _action(move: str | ActionMove) -> Action:
@@ -1128,13 +1127,13 @@ def _action(move: str | ActionMove) -> Action:
         action = Stop()
     elif move.kind == "stake":
         if move.stake is None:
-            raise TableError("malformed", "a stake move names its stake: est or vient")
+            raise TableError("malformed", Message("server.stake_move"))
         action = ChooseStake(move.stake)
     else:
         action = Throw(tuple(move.keep), move.bon)
     if move.text is not None and _action(move.text) != action:
         raise TableError(
-            "malformed", f"the move's text {move.text!r} is not the move its fields make ({action})"
+            "malformed", Message("server.move_text", {"text": repr(move.text), "action": str(action)})
         )
     return action
 
@@ -1142,7 +1141,7 @@ def _action(move: str | ActionMove) -> Action:
 def _checked(code: str) -> str:
     """A table's code in capitals, or the refusal a code that cannot be one gets."""
     if not _CODE.fullmatch(code):
-        raise TableError("no_table", f"there is no table {code[:20]!r}: a table's code is five letters", 404)
+        raise TableError("no_table", Message("server.bad_code", {"code": repr(code[:20])}), 404)
     return code.upper()
 
 

@@ -19,7 +19,7 @@ from functools import partial
 from multiprocessing.connection import Connection
 
 from ..core.actions import Action
-from ..core.errors import Py421Error
+from ..core.errors import Message, Py421Error
 from ..core.rules import Ruleset
 from ..core.state import State
 from ..players import HeuristicBot
@@ -62,8 +62,8 @@ def solve_line(budget: Budget) -> SolveLine:
         "optimal",
         busy="optimal_busy",
         too_costly="optimal_too_costly",
-        refused=lambda e: TableError("optimal_too_costly", str(e)),
-        advice="seat bot:heuristic, or a smaller pot or table",
+        refused=lambda e: TableError.of("optimal_too_costly", e),
+        advice=Message("server.advice.optimal"),
         name="py421-optimal-line",
     )
 
@@ -95,23 +95,18 @@ class OptimalBots:
         try:
             status, detail = self.solver.call(("prepare", rules, players), self.budget.seconds, cancel=True)
         except Stopping as e:
-            raise TableError("optimal_busy", str(e), 503) from e
+            raise TableError("optimal_busy", e.message, 503) from e
         if status == "ok":
             return
         if status == "refused":
             raise TableError("optimal_too_costly", str(detail))
         if status == "timeout":
-            raise TableError(
-                "optimal_too_costly",
-                f"solving these rules for bot:optimal takes more than {self.budget.seconds:g} s "
-                "(the server's budget); seat bot:heuristic, or a smaller pot or table",
-            )
+            seconds = f"{self.budget.seconds:g}"
+            raise TableError("optimal_too_costly", Message("server.optimal_time", {"seconds": seconds}))
         if status == "died":
-            raise TableError("optimal_busy", "the solving worker stopped; try again in a moment", 503)
+            raise TableError("optimal_busy", Message("server.solver_stopped"), 503)
         raise TableError(
-            "optimal_too_costly",
-            f"solving these rules for bot:optimal needs more than {self.budget.memory_mb} MB "
-            "(the server's budget); seat bot:heuristic, or a smaller pot or table",
+            "optimal_too_costly", Message("server.optimal_memory", {"mb": self.budget.memory_mb})
         )
 
     def choose_now(self, state: State) -> Action:

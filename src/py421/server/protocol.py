@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from ..core.actions import Stake
+from ..core.errors import Message
 from ..history import GameRow
 
 # -- errors ------------------------------------------------------------------------
@@ -540,7 +541,7 @@ def typescript() -> str:
         for def_name, s, note in [(name, schema, named[name][1]), *((n, d, "") for n, d in defs.items())]:
             if def_name in seen:
                 if seen[def_name] != s:
-                    raise ValueError(f"two different schemas are named {def_name}")
+                    raise ValueError(str(Message("server.schema_names", {"name": def_name})))
                 continue
             seen[def_name] = s
             out += ["", *declare(def_name, s, note)]

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-from ..core.errors import Py421Error
+from ..core.errors import Message, Py421Error
 from ..core.rules import Ruleset
 from ..solver.cost import Cost, Purpose, measure_rate, seconds, solve_cost
 from .protocol import ErrorCode
@@ -73,7 +73,7 @@ class SolveLine:
         busy: ErrorCode,
         too_costly: ErrorCode,
         refused: Callable[[Py421Error], TableError],
-        advice: str,
+        advice: Message,
         name: str,
     ) -> None:
         self.budget, self.purpose = budget, purpose
@@ -95,7 +95,7 @@ class SolveLine:
         if self._in_line > self.budget.queue:
             raise TableError(
                 self.busy,
-                f"the server is solving other rules and {self.budget.queue} more wait; try again in a minute",
+                Message("server.solving_busy", {"waiting": self.budget.queue}),
                 503,
                 retry_after=self.budget.seconds,
             )
@@ -155,16 +155,25 @@ class SolveLine:
         if took > self.budget.seconds:
             raise TableError(
                 self.too_costly,
-                f"solving these rules would take about {_round(took)} s by estimate ({cost.positions:,} "
-                f"positions at {rate:,.0f} a second), more than the server's budget of "
-                f"{self.budget.seconds:g} s; {self.advice}",
+                Message(
+                    "server.estimate_time",
+                    {
+                        "seconds": _round(took),
+                        "positions": f"{cost.positions:,}",
+                        "rate": f"{rate:,.0f}",
+                        "budget": f"{self.budget.seconds:g}",
+                        "advice": self.advice,
+                    },
+                ),
                 *self._status(),
             )
         if memory_mb > self.budget.memory_mb:
             raise TableError(
                 self.too_costly,
-                f"solving these rules would need about {_round(memory_mb)} MB by estimate, more than the "
-                f"server's budget of {self.budget.memory_mb} MB; {self.advice}",
+                Message(
+                    "server.estimate_memory",
+                    {"mb": _round(memory_mb), "budget": self.budget.memory_mb, "advice": self.advice},
+                ),
                 *self._status(),
             )
         return cost
@@ -191,12 +200,7 @@ class Unsolved(TableError):
     not for good (solving it once here changes that)."""
 
     def __init__(self, rules: str, players: int, error: ErrorCode, status: int) -> None:
-        super().__init__(
-            error,
-            f"the whole game of {players} players of {rules} is not solved on this server (that takes "
-            f"minutes); run '421 solve --players {players} --rules {rules}' once as the server's user",
-            status,
-        )
+        super().__init__(error, Message("server.unsolved", {"players": players, "rules": rules}), status)
 
 
 def again(e: TableError) -> TableError:
@@ -204,9 +208,9 @@ def again(e: TableError) -> TableError:
     return TableError(e.error, e.message, e.status, e.words, retry_after=e.retry_after)
 
 
-def _round(x: float) -> str:
+def _round(x: float) -> str | Message:
     """A large estimate, in two significant digits: 97 s, 1,300 s, 4,200,000 MB."""
     if not math.isfinite(x):
-        return "an unbounded number of"
+        return Message("server.unbounded")
     digits = max(0, len(str(int(x))) - 2)
     return f"{round(x, -digits):,.0f}"

@@ -18,7 +18,7 @@ from typing import Any, Literal
 import orjson
 
 from ..core.engine import check_name
-from ..core.errors import Py421Error
+from ..core.errors import Message, Py421Error
 from ..core.events import Event
 from ..core.game import Game
 from ..core.rules import Ruleset
@@ -41,22 +41,24 @@ FINISHED = ("over", "abandoned")
 class TableError(Exception):
     """A refused request: ``error`` is a stable code, ``message`` says what is accepted.
 
-    ``words`` holds the message in each language where the catalog words it (a
-    refusal of the rules), so a player is told why in the page's language.
+    ``words`` holds the message in each language, so a player is told why in the page's
+    language; a :class:`~py421.core.errors.Message` is worded by the catalogs in each.
     """
 
     def __init__(
         self,
         error: ErrorCode,
-        message: str,
+        message: str | Message,
         status: int = 400,
         words: dict[str, str] | None = None,
         *,
         retry_after: float | None = None,
     ) -> None:
-        super().__init__(message)
+        super().__init__(str(message))
         self.error: ErrorCode = error
-        self.message, self.status = message, status
+        self.message, self.status = str(message), status
+        if words is None and isinstance(message, Message):
+            words = {lang: error_text(lang, message) for lang in LANGS}
         self.words = words or {}
         self.retry_after = retry_after  # seconds: said in a Retry-After header
 
@@ -82,13 +84,13 @@ def clean_name(raw: object) -> str:
     """A person's name as the server keeps it: spaces folded, the engine's characters, 1 to 24."""
     name = " ".join(raw.split()) if isinstance(raw, str) else ""
     if not 1 <= len(name) <= NAME_MAX:
-        raise TableError("bad_name", f"a name is 1 to {NAME_MAX} characters, not {len(name)}")
+        raise TableError("bad_name", Message("server.name_length", {"most": NAME_MAX, "n": len(name)}))
     try:
         check_name(name, NAME_MAX)
     except Py421Error as e:
-        raise TableError("bad_name", str(e)) from e
+        raise TableError.of("bad_name", e) from e
     if is_bot_name(name):
-        raise TableError("bad_name", f"{name!r}: names like 'Heuristic 1' are kept for the bots")
+        raise TableError("bad_name", Message("players.bot_name", {"name": repr(name)}))
     return name
 
 

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
+from ..core.errors import Message
+
 
 @dataclass(frozen=True)
 class Budget:
@@ -31,7 +33,12 @@ class Budget:
 
 
 class Stopping(Exception):
-    """The server is stopping: its workers take no more requests."""
+    """The server is stopping: its workers take no more requests. ``message``: that, as the
+    catalogs word it."""
+
+    def __init__(self, message: Message) -> None:
+        super().__init__(str(message))
+        self.message = message
 
 
 def limit_memory(extra_mb: int) -> None:
@@ -75,7 +82,7 @@ class Worker:
 
     def _start(self) -> Connection:
         if self.closed:
-            raise Stopping("the server is stopping")
+            raise Stopping(Message("server.stopping"))
         if self._conn is None or self._process is None or not self._process.is_alive():
             self._kill()
             context = multiprocessing.get_context("spawn")  # not a fork of the server's threads

@@ -33,7 +33,6 @@ def run_on_dask(
         raise Py421Error(
             Message(
                 "sim.no_dask",
-                "a Dask cluster needs Dask, py421's dask extra: pip install '.[dask]' in the py421 folder",
             )
         ) from None
     from .simulate import play_batch
@@ -45,7 +44,6 @@ def run_on_dask(
         raise Py421Error(
             Message(
                 "sim.no_scheduler",
-                f"cannot reach a Dask scheduler at {address!r} ({exc}); give its address, like tcp://host:8786",
                 {"address": repr(address), "reason": str(exc)},
             )
         ) from None

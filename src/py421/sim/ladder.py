@@ -105,11 +105,7 @@ def check_levels(levels: Sequence[str]) -> None:
     """Two levels or more, each once."""
     if len(set(levels)) < 2 or len(set(levels)) != len(levels):
         said = ", ".join(f"bot:{level}" for level in levels) or "none"
-        raise InvalidPlayers(
-            Message(
-                "ladder.players", f"a ladder takes two bots or more, each once; not {said}", {"given": said}
-            )
-        )
+        raise InvalidPlayers(Message("ladder.players", {"given": said}))
 
 
 def standings(levels: Sequence[str], pairings: Sequence[Pairing], seed: int) -> list[Standing]:

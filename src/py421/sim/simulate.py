@@ -34,7 +34,7 @@ import numpy as np
 
 from ..core.chance import DiceSource
 from ..core.engine import check_players as check_seats
-from ..core.errors import InvalidParameter
+from ..core.errors import InvalidParameter, Message
 from ..core.events import Gave, LeaderChosen, RoundDecided, Thrown, Took
 from ..core.game import Game
 from ..core.rules import Ruleset
@@ -66,9 +66,9 @@ class Simulation:
 
     def __post_init__(self) -> None:
         if self.games < 1:
-            raise InvalidParameter(f"the number of games is a whole number from 1, not {self.games}")
+            raise InvalidParameter(Message("sim.games", {"games": self.games}))
         if self.seed < 0:
-            raise InvalidParameter(f"a seed is a whole number from 0, not {self.seed}")
+            raise InvalidParameter(Message("sim.seed", {"seed": self.seed}))
         if self.compiled:
             check_players(self.rules, self.levels)
         else:
@@ -151,16 +151,14 @@ def run(
     """
     total = new_counts() if total is None else total
     if scheduler is not None and not sim.compiled:
-        raise InvalidParameter(
-            "a simulation that seats a bot with no compiled twin plays in this process, not on a Dask "
-            f"cluster; the compiled bots: {', '.join(f'bot:{level}' for level in KINDS)}"
-        )
+        compiled = ", ".join(f"bot:{level}" for level in KINDS)
+        raise InvalidParameter(Message("sim.dask_engine", {"compiled": compiled}))
     if scheduler is not None:
         from .dask_cluster import run_on_dask
 
         return run_on_dask(sim, scheduler, progress, total=total)
     if workers < 1:
-        raise InvalidParameter(f"the number of worker processes is a whole number from 1, not {workers}")
+        raise InvalidParameter(Message("sim.workers", {"workers": workers}))
     if min(workers, sim.batch_count) == 1 or not sim.compiled:  # one process: no pool to start
         for b, games in sim.batches():
             total += play_batch(sim, b, games)

@@ -70,8 +70,6 @@ class RoundContext:
             raise InvalidPosition(
                 Message(
                     "solver.round_before.one" if done == 1 else "solver.round_before",
-                    f"{done} result{'s' * (done != 1)} before yours need{'s' * (done == 1)} "
-                    f"at least {done + 1} players in the round, not {self.players}",
                     {"done": done, "least": done + 1, "n": self.players},
                 )
             )
@@ -80,7 +78,6 @@ class RoundContext:
             raise InvalidPosition(
                 Message(
                     "solver.leader_limit_one" if most == 1 else "solver.leader_limit",
-                    f"the leader's limit is 1 to {most} throws here, not {limit}",
                     {"most": most, "limit": limit},
                 )
             )
@@ -116,16 +113,12 @@ def advise_game(rules: Ruleset, dice: Result, throws_left: int, context: RoundCo
         raise InvalidPosition(
             Message(
                 "solver.game.out_two",
-                "at a table of two, a player out of the manche ends it: "
-                "players out are named at three or four",
             )
         )
     if context.players != 2:
         raise InvalidPosition(
             Message(
                 "solver.two_players.round",
-                "the chance of losing the manche is solved for two players, "
-                f"not a round of {context.players}",
                 {"n": context.players},
             )
         )
@@ -137,8 +130,6 @@ def advise_game(rules: Ruleset, dice: Result, throws_left: int, context: RoundCo
         raise InvalidPosition(
             Message(
                 "solver.two_players.tokens",
-                f"tokens {mine},{other} and pot {pot} do not make a position of {total} tokens "
-                f"({start} or more each in the charge, 1 or more in the décharge)",
                 {"mine": mine, "other": other, "pot": pot, "total": total, "start": start},
             )
         )
@@ -165,29 +156,21 @@ def _out(context: RoundContext, tokens: tuple[int, ...]) -> frozenset[int]:
     n = len(tokens)
     for place in context.out:
         if place == 0:
-            raise InvalidPosition(
-                Message("solver.game.out_you", "you cannot be out of the manche: the advice is for your turn")
-            )
+            raise InvalidPosition(Message("solver.game.out_you"))
         if not 0 < place < n:
             raise InvalidPosition(
                 Message(
                     "solver.game.out_place",
-                    "a player out of the manche is named by their place after you, "
-                    f"1 to {n - 1} at a table of {n}, not {place}",
                     {"place": place, "last": n - 1, "n": n},
                 )
             )
         if context.charge:
-            raise InvalidPosition(
-                Message("solver.game.out_charge", "nobody is out of the manche in the charge")
-            )
+            raise InvalidPosition(Message("solver.game.out_charge"))
         if tokens[place]:
             held = tokens[place]
             raise InvalidPosition(
                 Message(
                     "solver.game.out_holding.one" if held == 1 else "solver.game.out_holding",
-                    f"the player {place} places after you holds {held} token{'s' * (held != 1)}: only a "
-                    "player holding none can be out of the manche",
                     {"place": place, "tokens": held},
                 )
             )
@@ -217,8 +200,6 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
         raise InvalidPosition(
             Message(
                 "solver.game.tokens",
-                f"tokens {counts} and pot {pot} do not make a position of {n} players and {total} tokens "
-                f"({n} counts that add up to {total} with the pot, {start} or more each in the charge)",
                 {"counts": counts, "pot": pot, "n": n, "total": total, "start": start},
             )
         )
@@ -227,18 +208,12 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
     active = tuple(in_manche and s not in out for s, in_manche in enumerate(held))
     behind = [s for s in (0, *range(n - 1, 0, -1)) if active[s]]  # the mover, then counter-clockwise
     if not active[0]:
-        raise InvalidPosition(
-            Message(
-                "solver.game.out", "you hold no token and are out of the manche: you have no turn to play"
-            )
-        )
+        raise InvalidPosition(Message("solver.game.out"))
     done = len(context.before)
     if done >= len(behind):
         raise InvalidPosition(
             Message(
                 "solver.game.holding.one" if done == 1 else "solver.game.holding",
-                f"{done} result{'s' * (done != 1)} before yours need{'s' * (done == 1)} at least {done + 1} "
-                f"players holding tokens in the round, not {len(behind)}",
                 {"done": done, "least": done + 1, "holding": len(behind)},
             )
         )

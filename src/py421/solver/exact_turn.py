@@ -69,14 +69,12 @@ def check_throws_left(throws_left: int, most: int = 3) -> None:
             raise InvalidPosition(
                 Message(
                     "solver.throws_left_one",
-                    f"a turn has at most 1 throw here: no throw can be left, not {throws_left}",
                     {"n": throws_left},
                 )
             )
         raise InvalidPosition(
             Message(
                 "solver.throws_left",
-                f"a turn has at most {most} throws here: 0 to {most - 1} left, not {throws_left}",
                 {"most": most, "last": most - 1, "n": throws_left},
             )
         )

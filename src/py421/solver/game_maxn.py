@@ -159,43 +159,34 @@ def unsupported(rules: Ruleset, players: int) -> Message | None:
     if not rules.seats(players):
         return Message(
             "solver.game.seats",
-            f"{rules.name} is not played by {players}",
             {"rules": rules.name, "n": players},
         )
     if not 2 <= players <= MOST_PLAYERS:
         return Message(
             "solver.game.players",
-            f"the game-level solver seats 2 to {MOST_PLAYERS} players, not {players}",
             {"most": MOST_PLAYERS, "n": players},
         )
     if rules.accumulated_stakes:
         return Message(
             "solver.game.accumulated",
-            "accumulated stakes make the amount depend on every throw of the round, not only the results",
         )
     if rules.tie_break == "qui_barre_demarre":
         return Message(
             "solver.game.qui_barre",
-            "« qui barre démarre » compares throw counts and lets « main chaude » choose the stake",
         )
     if rules.nenette_last_wins:
-        return Message(
-            "solver.game.nenette", "the later nénette winning makes tie-breaks depend on the throwing order"
-        )
+        return Message("solver.game.nenette")
     if rules.queue_de_la_vache:
-        return Message("solver.game.queue", "« queue de la vache » carries debts into the next manche")
+        return Message("solver.game.queue")
     if rules.must_throw_on:
         return Message(
             "solver.game.must_throw_on",
-            "players who must throw on are not modelled (the round solvers let every player stop)",
         )
     total = rules.pot + players * rules.initial_tokens
     decharge = math.comb(total + players - 1, players - 1) * players
     if decharge > MOST_DECHARGE[players]:
         return Message(
             "solver.game.too_big",
-            f"its décharge would have about {decharge:,} positions of {players} players, more than the "
-            f"{MOST_DECHARGE[players]:,} the solver takes on (solving would take hours)",
             {"positions": decharge, "n": players, "most": MOST_DECHARGE[players]},
         )
     return None
@@ -209,7 +200,6 @@ def check(rules: Ruleset, players: int) -> None:
         raise error(
             Message(
                 "solver.game.cannot",
-                f"the game-level solver cannot solve {rules.name} for {players}: {why}",
                 {"rules": rules.name, "n": players, "why": why},
             )
         )
@@ -247,7 +237,7 @@ class Shape:
 @cache
 def shape_of(rules: Ruleset, players: int) -> Shape:
     if players < 2:
-        raise InvalidPlayers("a round needs two players")
+        raise InvalidPlayers(Message("solver.game.round_two"))
     strength = np.array(comparison_of(rules).strength, dtype=np.intp)
     n = len(RESULTS)
     best = np.arange(n)
@@ -954,8 +944,6 @@ class GameMaxn:
         raise InvalidPosition(
             Message(
                 "solver.game.unreached",
-                f"no position of the solved game has these tokens ({tokens}), "
-                f"pot {start.pot} and leader: the game never reaches it",
                 {"tokens": tokens, "pot": start.pot},
             )
         )
@@ -968,7 +956,7 @@ class GameMaxn:
         """
         r = state.round
         if r is None:
-            raise InvalidPosition("there is no round being played")
+            raise InvalidPosition(Message("solver.game.no_round"))
         n = self.players
         leader = r.order[0]
         start = Position(state.phase is Phase.CHARGE, state.pot, state.tokens, state.active, leader)
@@ -980,7 +968,7 @@ class GameMaxn:
             p = self.model.index.get(_turned_position(start, frame))
             if key in self.manches and p is not None:
                 return key, p, frame
-        raise InvalidPosition(f"the solved game holds no position like this round's start: {start}")
+        raise InvalidPosition(Message("solver.game.no_start", {"start": str(start)}))
 
     def round_play(self, state: State) -> RoundPlay:
         """The solved round being played in ``state`` (the last few solved are kept)."""
@@ -1006,7 +994,7 @@ class GameMaxn:
         """The solved choice of the player throwing in ``state``: stop, or the dice to keep."""
         r = state.round
         if r is None or r.tie is not None or state.to_move is None:
-            raise InvalidPosition("no player is choosing whether to throw again")
+            raise InvalidPosition(Message("solver.game.no_mover"))
         play = self.round_play(state)
         rules = self.rules
         charge = state.phase is Phase.CHARGE

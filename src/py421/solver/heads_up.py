@@ -89,9 +89,7 @@ def unsupported(rules: Ruleset) -> Message | None:
     game manche by manche (:mod:`.heads_up_game`).
     """
     if not rules.seats(2):
-        return Message(
-            "solver.two_players.seats", f"{rules.name} is not played by two", {"rules": rules.name}
-        )
+        return Message("solver.two_players.seats", {"rules": rules.name})
     return None
 
 
@@ -102,9 +100,6 @@ def check_lost_is_worse(rules: Ruleset, lost: FloatArray, won: FloatArray) -> No
         raise LostIsBetter(
             Message(
                 "solver.two_players.lost_is_better",
-                f"under {rules.name} losing a manche can be worth more than winning it "
-                f"({lost[0]:.6f} against {won[0]:.6f}): the two-player solver plays the décharge "
-                "for the manche and cannot solve these rules",
                 {"rules": rules.name, "lost": f"{lost[0]:.6f}", "won": f"{won[0]:.6f}"},
             )
         )
@@ -114,7 +109,6 @@ def cannot_solve(rules: Ruleset, why: Message) -> Message:
     """The two-player solver's refusal of ``rules``, for the reason :func:`unsupported` gives."""
     return Message(
         "solver.two_players.cannot",
-        f"the two-player solver cannot solve {rules.name}: {why}",
         {"rules": rules.name, "why": why},
     )
 

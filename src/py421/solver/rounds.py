@@ -72,8 +72,6 @@ def check_round_players(players: int) -> None:
         raise InvalidPlayers(
             Message(
                 "solver.rounds.players",
-                f"the round solver (bot:optimal, advice for three or more) plays 2 to {MAX_ROUND_PLAYERS} "
-                f"players, not {players}; bot:heuristic and bot:random play at any table",
                 {"most": MAX_ROUND_PLAYERS, "n": players},
             )
         )
@@ -167,7 +165,6 @@ def unsupported(rules: Ruleset, charge: bool, objective: Objective) -> Message |
     if objective == "tokens" and charge and rules.accumulated_stakes:
         return Message(
             "solver.rounds.accumulated",
-            "with accumulated stakes the charge's tokens are not modelled: use the loser objective",
         )
     return None
 
@@ -362,7 +359,6 @@ def solve_round(
         raise InvalidRuleset(
             Message(
                 "solver.rounds.cannot",
-                f"cannot solve {rules.name}'s rounds for {objective}: {why}",
                 {"rules": rules.name, "objective": objective, "why": why},
             )
         )

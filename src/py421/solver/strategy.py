@@ -100,8 +100,6 @@ def refuse(rules: Ruleset, players: int, purpose: Purpose) -> None:
             raise InvalidPlayers(
                 Message(
                     "optimal.must_throw_on",
-                    "bot:optimal does not play under must_throw_on (players behind must throw on): "
-                    "the solvers let every player stop; seat bot:heuristic or bot:random",
                 )
             )
         if chosen not in TWO_PLAYERS:
@@ -110,12 +108,10 @@ def refuse(rules: Ruleset, players: int, purpose: Purpose) -> None:
     if rules.must_throw_on:
         why = Message(
             "solver.game.must_throw_on",
-            "players who must throw on are not modelled (the round solvers let every player stop)",
         )
         raise InvalidRuleset(
             Message(
                 "analysis.cannot",
-                f"the games of {rules.name} with {players} players cannot be analysed: {why}",
                 {"rules": rules.name, "n": players, "why": why},
             )
         )
@@ -123,8 +119,6 @@ def refuse(rules: Ruleset, players: int, purpose: Purpose) -> None:
         raise InvalidPlayers(
             Message(
                 "analysis.players",
-                f"a game of {players} players cannot be analysed: the round solver plays 2 to "
-                f"{MAX_ROUND_PLAYERS} players",
                 {"n": players, "most": MAX_ROUND_PLAYERS},
             )
         )

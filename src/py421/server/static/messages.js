@@ -286,6 +286,7 @@ export const MESSAGES = {
     "action.bon_keep": "bon {kept}",
     "action.est": "stake est",
     "action.vient": "stake vient",
+    "analysis.no_decision_awaited": "no decision is awaited",
     "preset.classic-11": "The classic bar game: 11 tokens, coups secs in the charge, two manches and a « grand perdant ».",
     "preset.lyonnaise-21": "« À la lyonnaise »: 21 tokens, vache order and values, three throws and accumulated stakes in the charge.",
     "preset.vache-41": "« À la vache »: 41 tokens, brelans above the x11, nénette above the simples, accumulated stakes.",
@@ -585,6 +586,7 @@ export const MESSAGES = {
     "action.bon": "annoncer « le bon »",
     "action.bon_keep": "annoncer « le bon » en gardant {kept}",
     "action.est": "jouer « pour ce qui est »",
-    "action.vient": "jouer « pour ce qui vient »"
+    "action.vient": "jouer « pour ce qui vient »",
+    "analysis.no_decision_awaited": "aucune décision n'est attendue"
   }
 };

@@ -16,7 +16,7 @@ import numpy.typing as npt
 from numba import njit
 
 from ...core.dice import Result
-from ...core.errors import InvalidParameter
+from ...core.errors import InvalidParameter, Message
 from ...solver.tables import INDEX
 
 U64 = np.uint64
@@ -33,7 +33,7 @@ def batch_key(seed: int, batch: int) -> npt.NDArray[np.uint64]:
     The same as ``SeedSequence(seed).spawn(batch + 1)[batch]``, without making the others.
     """
     if seed < 0:
-        raise InvalidParameter(f"a seed is a whole number from 0, not {seed}")
+        raise InvalidParameter(Message("sim.seed", {"seed": seed}))
     words = np.random.SeedSequence(seed, spawn_key=(batch,)).generate_state(2, np.uint64)
     return np.asarray(words, dtype=np.uint64)
 

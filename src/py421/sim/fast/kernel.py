@@ -1028,5 +1028,5 @@ def trace_game(
         key, game, one, rules, tab, kinds, index, actions, rindex, ractions, st, se, trace, gc, counts
     )
     if st[S_TRACE] > size:
-        raise ValueError("the trace is too small for this game")
+        raise AssertionError("trace too small")  # the caller sizes it for the longest game
     return trace[: st[S_TRACE]].copy(), se[SE_OUT].copy()

@@ -38,8 +38,7 @@ def parse_players(text: str | Sequence[str]) -> tuple[str, ...]:
         level = item.removeprefix("bot:").strip().lower()
         if level not in known:
             bots = accepted()
-            said = f"{item!r} cannot play in a simulation; accepted: {bots}, separated by commas"
-            raise InvalidPlayers(Message("sim.cannot_play", said, {"item": repr(item), "accepted": bots}))
+            raise InvalidPlayers(Message("sim.cannot_play", {"item": repr(item), "accepted": bots}))
         found.append(level)
     return tuple(found)
 
@@ -48,8 +47,8 @@ def check_players(rules: Ruleset, levels: Sequence[str]) -> None:
     """As many seats as the rules allow (the engine's own check) and the simulator holds."""
     engine.check_players(rules, [f"P{s}" for s in range(len(levels))])
     if len(levels) > k.MAX_SEATS:
-        said = f"the simulator seats at most {k.MAX_SEATS} players, not {len(levels)}"
-        raise InvalidPlayers(Message("sim.most_seats", said, {"most": k.MAX_SEATS, "n": len(levels)}))
+        f"the simulator seats at most {k.MAX_SEATS} players, not {len(levels)}"
+        raise InvalidPlayers(Message("sim.most_seats", {"most": k.MAX_SEATS, "n": len(levels)}))
     if any(level.startswith("optimal") for level in levels):
         check_optimal(rules, len(levels))
 

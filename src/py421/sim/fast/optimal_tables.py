@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ...core.errors import InvalidPosition, InvalidRuleset
+from ...core.errors import InvalidPosition, InvalidRuleset, Message
 from ...core.rules import MAX_THROWS, Ruleset
 from ...solver.game_maxn import Losses, Position, shape_of
 from ...solver.game_maxn_turns import CHOICES_COUNT, SPARSE
@@ -114,9 +114,7 @@ class OptimalPositions(DecisionTables):
 
     def __init__(self, rules: Ruleset) -> None:
         if not two_player_game(rules, 2):
-            raise InvalidRuleset(
-                f"the optimal bot's tables are built for two-player games the solver covers, not {rules.name}"
-            )
+            raise InvalidRuleset(Message("sim.tables_two", {"rules": rules.name}))
         carries_over = covering(rules, 2) == "heads_up_game"  # manches carry over: the game, manche by manche
         self.solver = solved(rules) if not carries_over else solved_heads_up_game(rules).plain
         total = self.solver.total
@@ -279,9 +277,7 @@ class MaxnTables(DecisionTables):
 
     def __init__(self, rules: Ruleset, players: int) -> None:
         if not whole_game_maxn(rules, players):
-            raise InvalidRuleset(
-                f"the game-level tables are for three or four players the solver covers, not {rules.name}"
-            )
+            raise InvalidRuleset(Message("sim.tables_game", {"rules": rules.name}))
         self.game = solved_game(rules, players)
         self.players = players
         model = self.game.model
@@ -290,7 +286,7 @@ class MaxnTables(DecisionTables):
         self.manche_base = 1 if rules.fiches_de_manche else rules.manches + 1
         largest = self.manche_base * self.loss_base**players * 2 * self.base ** (players + 1)
         if largest * (1 << players) * players >= 1 << 62:
-            raise InvalidRuleset(f"{rules.name} has too many tokens for the game-level tables of {players}")
+            raise InvalidRuleset(Message("sim.tables_tokens", {"rules": rules.name, "n": players}))
         header = np.zeros(m.MH_SIZE, dtype=np.int64)
         header[H_TOTAL], header[H_MISSING], header[H_MODE] = model.total, -1, m.MODE_MAXN
         header[m.MH_PLAYERS], header[m.MH_BASE] = players, self.base
@@ -363,9 +359,7 @@ class MaxnTables(DecisionTables):
 
     def build(self, code: int) -> None:
         if code == m.NOWHERE:
-            raise InvalidPosition(
-                "a game reached a round start the solved game does not hold, however seated"
-            )
+            raise InvalidPosition(Message("sim.tables_position"))
         manche, losses, pos = self.decode(code)
         key = (manche, losses)
         p = self.game.model.index.get(pos)
