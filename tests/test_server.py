@@ -852,10 +852,9 @@ def test_a_join_asked_again_of_the_table_s_new_owner_gives_the_same_seat_and_tok
         asked: list[dict[str, Any]] = []
         change = hub._change
 
-        async def recorded(code: str, kind: str, args: dict[str, Any]) -> dict[str, Any]:
-            asked.append(args)
-            answer: dict[str, Any] = await change(code, kind, args)
-            return answer
+        async def recorded(code: str, command: Any, answer: Any) -> Any:
+            asked.append(command.args())  # what the wire carries to another process
+            return await change(code, command, answer)
 
         hub._change = recorded
         first = client.post(f"/api/tables/{code}/join", json={"name": "Bob"}).json()
@@ -882,7 +881,7 @@ def test_a_request_that_meets_a_bug_is_answered_500_and_logged_once(
     def broken(*args: object) -> list[str]:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr("py421.server.app.preset_names", broken)
+    monkeypatch.setattr("py421.server.routes.preset_names", broken)
     monkeypatch.setattr(Hub, "public", broken)
 
     async def scenario() -> list[httpx.Response]:

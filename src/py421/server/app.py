@@ -1,41 +1,33 @@
-"""The table server: HTTP for tables and history, a WebSocket per player or watcher.
+"""The table server: its parts put together, the pages and files it serves, and how it refuses.
 
-Thin on purpose: requests are read into the models of :mod:`.protocol` here,
-and every change is made by :class:`py421.server.hub.Hub`. Every refusal,
-whatever went wrong, has the body ``{"detail": {"error", "message"}}``.
+The routes are :mod:`.routes`; every change is made by :class:`py421.server.hub.Hub`.
+Every refusal, whatever went wrong, has the body ``{"detail": {"error", "message"}}``.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import math
 import socket
 from collections.abc import AsyncIterator, Iterable, Iterator
 from contextlib import asynccontextmanager
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TypeVar
 
-from fastapi import FastAPI, Header, Request, WebSocket
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ValidationError
-from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from pydantic import BaseModel
+from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.types import Message as ASGIMessage
 
-from ..core.engine import check_name
-from ..core.errors import Message, Py421Error
-from ..core.rules import Ruleset, preset_names
 from ..history import History
 from ..i18n import guillemets
 from ..page.bundle import RUNTIME
 from ..page.site import made_files
-from ..players import listing
 from . import protocol as p
 from .addresses import ForwardedClient, TrustedProxies
 from .analyst import Analyst
@@ -47,7 +39,8 @@ from .hints import Hints
 from .hub import Hub
 from .limits import Limits
 from .optimal_seats import OptimalBots
-from .table import Connection, Table, TableError
+from .routes import problems, router
+from .table import TableError
 from .worker import Budget
 
 STATIC = Path(__file__).parent / "static"
@@ -139,8 +132,9 @@ def create_app(
     # No page of the API's own: FastAPI's runs a CDN's scripts on the origin that keeps the seats'
     # tokens. The API is described at /openapi.json.
     app = FastAPI(title="py421 tables", lifespan=lifespan, docs_url=None, redoc_url=None)
-    app.state.hub = hub
+    app.state.hub = hub  # what the routes (.routes) depend on
     app.state.hints = hints
+    app.state.analyst = analyst
     app.add_middleware(BodyLimit, most=limits.body_bytes)
     app.add_middleware(AnswerFailures)  # outside BodyLimit, which answers its own refusal
     app.add_middleware(BrowserGuard, origins=Origins(allowed_origins))  # every answer, every refusal
@@ -160,7 +154,7 @@ def create_app(
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        return refusal("malformed", str(_problems(exc.errors())), 400)
+        return refusal("malformed", str(problems(exc.errors())), 400)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -208,307 +202,8 @@ def create_app(
         if address in files:
             app.add_api_route(address, _serve_file(files[address], media_type), include_in_schema=False)
 
-    # -- tables ------------------------------------------------------------------
-
-    responses: dict[int | str, dict[str, Any]] = {400: {"model": p.ErrorBody}}
-
-    @app.get("/api/bots", response_model=list[p.BotOffer])
-    async def bots() -> list[dict[str, object]]:
-        """The bot levels a seat may be given, py421's own and any registered."""
-        return listing()
-
-    @app.get("/api/presets", response_model=list[p.Preset])
-    async def presets() -> list[dict[str, Any]]:
-        found = []
-        for name in preset_names():
-            r = Ruleset.preset(name)
-            found.append(
-                {
-                    "name": name,
-                    "description": r.description,
-                    "min_players": r.min_players,
-                    "max_players": hub.seats_limit(r),
-                    "no_limit": not r.max_players,
-                }
-            )
-        return found
-
-    @app.post("/api/tables", response_model=p.Created, responses=responses)
-    async def create(request: Request) -> dict[str, Any]:
-        body = await _read(request, p.CreateTable)
-        table, token = await hub.create(body, _address(request))
-        hints.watch(table)
-        return {"code": table.code, "seat": 0, "token": token, "seed_hash": table.seed_hash}
-
-    @app.get("/api/tables/{code}", response_model=p.TablePublic, responses=responses)
-    async def show(code: str) -> dict[str, Any]:
-        return hub.public(code)
-
-    @app.post("/api/tables/{code}/join", response_model=p.Joined, responses=responses)
-    async def join(code: str, request: Request) -> dict[str, Any]:
-        body = await _read(request, p.JoinTable)
-        table, seat, token = await hub.join(code, body.name)
-        return {"code": table, "seat": seat, "token": token}
-
-    @app.post("/api/tables/{code}/start", response_model=p.TablePublic, responses=responses)
-    async def start(code: str, authorization: str | None = Header(None)) -> dict[str, Any]:
-        return await hub.start(code, _bearer(authorization))
-
-    @app.post("/api/tables/{code}/rematch", response_model=p.Rematch, responses=responses)
-    async def rematch(code: str, authorization: str | None = Header(None)) -> dict[str, Any]:
-        new = await hub.rematch(code, _bearer(authorization))
-        if new in hub.tables:
-            hints.watch(hub.tables[new])  # the rematch has the hints of its game
-        return {"code": new}
-
-    @app.get("/healthz", response_model=p.Health)
-    async def healthz() -> dict[str, Any]:
-        """For a load balancer: the database answers, and what this process holds."""
-        try:
-            hub.store.exists("AAAAA")
-        except SQLAlchemyError as e:
-            raise TableError("internal", Message("server.database_silent"), 503) from e
-        return {"ok": True, "process": cluster.me, "tables": len(hub.tables), "owned": len(hub.owned())}
-
-    @app.get("/api/tables/{code}/record", responses=responses)
-    async def record(code: str) -> dict[str, Any]:
-        return hub.record(code)
-
-    @app.get("/api/tables/{code}/analysis", responses=responses)
-    async def table_analysis(code: str, bots: bool = False) -> dict[str, Any]:
-        """Every decision of the finished game valued (docs/analysis.md); like the record, once it is over."""
-        try:
-            found = hub.record(code)
-        except TableError as e:
-            if e.error != "not_over":
-                raise
-            raise TableError("not_over", Message("server.analysed_after"), 409) from e
-        return await analyst.analyse(found, bots)
-
-    # -- history -----------------------------------------------------------------
-
-    @app.get("/api/games", response_model=list[p.GameSummary])
-    async def games(limit: int = 20) -> list[dict[str, Any]]:
-        rows = hub.history.games(max(1, min(limit, 200)))
-        return [asdict(r) for r in rows]
-
-    @app.get("/api/games/{game_id}/record", responses=responses)
-    async def game_record(game_id: int) -> dict[str, Any]:
-        try:
-            return hub.history.record(game_id).to_dict()
-        except Exception as e:
-            raise TableError("no_game", Message("server.no_game", {"number": game_id}), 404) from e
-
-    @app.get("/api/games/{game_id}/analysis", responses=responses)
-    async def game_analysis(game_id: int, bots: bool = False) -> dict[str, Any]:
-        try:
-            found = await asyncio.to_thread(hub.history.record, game_id)
-        except Py421Error as e:
-            raise TableError("no_game", Message("server.no_game", {"number": game_id}), 404) from e
-        return await analyst.analyse(found.to_dict(), bots)
-
-    @app.get("/api/leaderboard", response_model=list[p.PlayerStats], responses=responses)
-    async def leaderboard(rules: str = "classic-11") -> list[dict[str, Any]]:
-        if rules not in preset_names():
-            accepted = ", ".join(preset_names())
-            raise TableError(
-                "bad_rules", Message("ruleset.unknown_preset", {"name": repr(rules), "accepted": accepted})
-            )
-        rows = hub.history.stats(rules=rules)
-        for row in rows:
-            row["loss_rate"] = (row["losses"] or 0) / row["games"]
-        return sorted(rows, key=lambda r: (r["loss_rate"], -r["games"], r["name"]))
-
-    @app.get("/api/players/{name}", response_model=p.PlayerStats, responses=responses)
-    async def player(name: str) -> dict[str, Any]:
-        try:
-            check_name(name, 100)
-        except Py421Error as e:
-            raise TableError.of("bad_name", e) from e
-        rows = hub.history.stats(name=name)
-        if not rows:
-            raise TableError("no_player", Message("server.no_player", {"name": repr(name)}), 404)
-        return rows[0]
-
-    # -- live play -----------------------------------------------------------------
-
-    @app.websocket("/ws/{code}")
-    async def play(ws: WebSocket, code: str, lang: str = "en") -> None:
-        address = ws.client.host if ws.client else ""
-        token, protocol = _ws_token(ws)
-        await ws.accept(subprotocol=protocol)
-        if not hub.addresses.open(address):
-            await _refuse(ws, "too_many_connections", f"at most {limits.connections_per_address} connections "
-                          "from one address; close some tabs")  # fmt: skip
-            return
-        try:
-            await _session(ws, code, token, "fr" if lang == "fr" else "en", address)
-        finally:
-            hub.addresses.close(address)
-
-    async def _session(ws: WebSocket, code: str, token: str | None, lang: str, address: str) -> None:
-        try:
-            table = hub.get(code)
-            hints.watch(table)
-            conn = Connection(
-                ws.send_text,
-                table.seat_of(token),
-                lang,
-                address=address,
-                queue=limits.queue,
-                send_seconds=limits.send_seconds,
-            )
-            await hub.connect(table, conn)
-        except TableError as e:
-            await _refuse(ws, e.error, e.message)
-            return
-        tasks = [
-            asyncio.create_task(conn.write()),
-            asyncio.create_task(_receive(ws, table, conn)),
-            asyncio.create_task(conn.dropped.wait()),
-        ]
-        try:
-            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in tasks:
-                if task.done() and not task.cancelled():
-                    task.exception()  # a socket that broke ends the session; nothing more to say
-                task.cancel()
-            await hub.disconnect(table, conn)
-        if conn.dropped.is_set():
-            with contextlib.suppress(Exception):  # a client that does not read may not take this either
-                async with asyncio.timeout(1):
-                    await ws.close(code=1013 if conn.why == "slow_client" else 1000)
-
-    async def _receive(ws: WebSocket, table: Table, conn: Connection) -> None:
-        while True:
-            message = await ws.receive()
-            if message["type"] == "websocket.disconnect":
-                return
-            try:
-                text = message.get("text")
-                if text is None:
-                    raise TableError("malformed", Message("server.text_frames"))
-                if len(text.encode()) > limits.message_bytes:
-                    raise TableError(
-                        "too_large", Message("server.message_bytes", {"most": limits.message_bytes})
-                    )
-                if not hub.addresses.message(conn.address):
-                    most = f"{limits.messages_per_second:g}"
-                    raise TableError("rate_limited", Message("server.messages_per_second", {"most": most}))
-                await _handle(hub, table, conn, text)
-            except TableError as e:
-                conn.error(e.error, *e.said(conn.lang))
-            except SQLAlchemyError:  # nothing was kept: the move can be sent again
-                log.exception("table %s: a move could not be saved", table.code)
-                conn.error("internal", "the move could not be saved; send it again")
-            except Exception:  # a fault of the server's: said, and the connection goes on
-                log.exception("table %s: a message failed", table.code)
-                conn.error("internal", "the server failed on this message; it is logged; send it again")
-
+    app.include_router(router)
     return app
-
-
-async def _handle(hub: Hub, table: Table, conn: Connection, text: str) -> None:
-    try:
-        message = p.INBOUND.validate_json(text)
-    except ValidationError as e:
-        if e.errors()[0].get("type") == "union_tag_invalid":
-            raise TableError("unknown_type", _unknown_type()) from e
-        raise TableError("malformed", _inbound_problem(e)) from e
-    if isinstance(message, p.Ping):
-        conn.offer('{"type":"pong"}')
-    elif isinstance(message, p.Act):
-        await hub.act(table, conn.seat, message.version, message.action)
-    elif isinstance(message, p.Report):
-        await hub.report(table, conn.seat, message.version, message.turn)
-    else:
-        await hub.undo(table, conn.seat, message.version)
-
-
-def _unknown_type() -> Message:
-    return Message("server.unknown_type", {"accepted": ", ".join(p.INBOUND_TYPES)})
-
-
-def _inbound_problem(e: ValidationError) -> str | Message:
-    first = e.errors()[0]
-    kind = first.get("type", "")
-    if kind in ("json_invalid", "recursion_loop") or "recursion" in str(first.get("msg", "")):
-        return Message("server.message_json")
-    if kind in ("union_tag_not_found", "model_type", "model_attributes_type", "dict_type"):
-        return Message("server.message_type")
-    if kind == "union_tag_invalid":
-        return _unknown_type()
-    return _problems(e.errors())
-
-
-def _problems(errors: Any) -> str | Message:
-    """Pydantic's complaints as one line, in its own words: where, and what is accepted; or, for a
-    body that is no object at all or nothing Pydantic names, the catalog's message."""
-    parts = []
-    for err in list(errors)[:3]:
-        where = ".".join(
-            str(x) for x in err.get("loc", ()) if x not in ("body", "act", "report", "undo", "ping")
-        )
-        msg = str(err.get("msg", "invalid"))
-        whole = err.get("type") in ("json_invalid", "model_attributes_type", "model_type", "dict_type")
-        if whole and not where:
-            return Message("server.json_object")
-        parts.append(f"{where}: {msg}" if where else msg)
-    return "; ".join(parts) or Message("server.not_accepted")
-
-
-async def _read(request: Request, model: type[M]) -> M:
-    """The body as ``model``; JSON nested too deep or too large, or wrong fields, are refused."""
-    body = await request.body()
-    try:
-        return model.model_validate_json(body or b"{}")
-    except ValidationError as e:
-        raise TableError("malformed", _problems(e.errors())) from e
-
-
-async def _refuse(ws: WebSocket, error: p.ErrorCode, message: str) -> None:
-    with contextlib.suppress(Exception):
-        async with asyncio.timeout(2):
-            await ws.send_json({"type": "error", "error": error, "message": message})
-            await ws.close(code=4404 if error == "no_table" else 1013)
-
-
-def _address(request: Request) -> str:
-    return request.client.host if request.client else ""
-
-
-TOKEN_MOST = 64  # the server's tokens are 32 characters: a longer one is nobody's
-
-
-SUBPROTOCOL = "py421"  # what the server answers a WebSocket that offers it
-TOKEN_PROTOCOL = "py421.token."  # offered beside it, followed by the seat's token
-
-
-def _ws_token(ws: WebSocket) -> tuple[str | None, str | None]:
-    """A WebSocket's seat token, and the subprotocol to accept it with.
-
-    The page offers the protocols ``py421`` and ``py421.token.TOKEN`` (a browser can set no other
-    header); another client may send ``Authorization: Bearer TOKEN``. A URL's ``?token=`` is still
-    read, for clients written before: proxies log URLs, so it is no longer documented, and the
-    server never logs a query.
-    """
-    offered = [str(x) for x in ws.scope.get("subprotocols") or []]
-    token = next((x[len(TOKEN_PROTOCOL) :] for x in offered if x.startswith(TOKEN_PROTOCOL)), None)
-    if token is None:
-        token = _bearer(ws.headers.get("authorization")) or ws.query_params.get("token")
-    if token is not None and len(token) > TOKEN_MOST:
-        token = None
-    return token, SUBPROTOCOL if SUBPROTOCOL in offered else None
-
-
-def _bearer(header: str | None) -> str | None:
-    """The token of an ``Authorization: Bearer`` header; one that cannot be a seat's is no token
-    (it would be refused all the same, and it is not worth passing to another process)."""
-    if header and header.lower().startswith("bearer "):
-        token = header[7:].strip()
-        return token if len(token) <= TOKEN_MOST else None
-    return None
 
 
 class BodyLimit:

@@ -24,8 +24,9 @@ from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, assert_never
 
+from pydantic import BaseModel
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from ..core.actions import Action, ChooseStake, Stop, Throw, parse_action
@@ -37,6 +38,22 @@ from ..history import GameRows, History, game_rows
 from ..play.session import Seat, Session
 from ..players import Player, accepted, bot_name, levels, make_bot, parse_bot
 from .cluster import Moved, Solo, TooLong, first_line, read_quietly, said_if_failed
+from .commands import (
+    Act,
+    Answer,
+    Command,
+    Done,
+    Give,
+    Given,
+    Join,
+    Rematch,
+    Rematched,
+    Report,
+    Seated,
+    Start,
+    Undo,
+    command,
+)
 from .database import LIVE, Store, TableRow, now
 from .limits import AddressBook, Limits
 from .optimal_seats import OptimalBots
@@ -45,6 +62,7 @@ from .table import Connection, Status, Table, TableError, TableSeat, clean_name,
 from .writer import Writer
 
 log = logging.getLogger(__name__)
+A = TypeVar("A", bound=BaseModel)  # one of the answers (commands.Answer)
 BATCH = 200  # tables ended, or told active, in one transaction by the housekeeping
 TOUCH_SECONDS = 600.0  # a table's activity is told to the database this often at most
 PrepareHints = Callable[[Ruleset, int], Awaitable[None]]
@@ -324,8 +342,8 @@ class Hub:
         self._elsewhere[code] = time.monotonic()
         return False
 
-    async def _change(self, code: str, kind: str, args: dict[str, Any]) -> dict[str, Any]:
-        """Make a change here if this process owns the table, else ask its owner.
+    async def _change(self, code: str, command: Command, answer: type[A]) -> A:
+        """Make a change here if this process owns the table, else ask its owner; its answer.
 
         An owner that does not answer may have died: the next try finds the table free
         (and takes it) or finds its new owner. A table on its way from one process to
@@ -337,11 +355,13 @@ class Hub:
         for attempt in range(30):
             if await self._owned(code):
                 try:
-                    return await self.serve_request(code, kind, args)
+                    made = await self.handle(code, command)
                 except Moved:  # given away while the request waited for the table
                     continue
+                assert isinstance(made, answer)
+                return made
             try:
-                answer = await self.cluster.request(code, kind, args, ident)
+                said = await self.cluster.request(code, command.kind, command.args(), ident)
             except TooLong as e:
                 raise TableError("too_large", e.message, 413) from e
             except TimeoutError:
@@ -350,64 +370,64 @@ class Hub:
                     break
                 self._elsewhere.pop(code, None)  # its owner may be gone: try to take it
                 continue
-            if "moved" in answer:  # being given to another process: ask again, of the new owner
+            if "moved" in said:  # being given to another process: ask again, of the new owner
                 self._elsewhere.pop(code, None)
                 await asyncio.sleep(0.02 * (attempt + 1))
                 continue
-            if "error" in answer:
-                raise TableError(answer["error"], answer["message"], answer["status"], answer.get("words"))
-            result: dict[str, Any] = answer["result"]
-            return result
+            if "error" in said:
+                raise TableError(said["error"], said["message"], said["status"], said.get("words"))
+            return answer.model_validate(said["result"])
         raise TableError("internal", Message("server.owner_silent"), 503)
 
     async def serve_request(self, code: str, kind: str, args: dict[str, Any]) -> dict[str, Any]:
+        """A change asked by another process, as the wire carries it: its answer, as the wire does."""
+        made = await self.handle(code, command(kind, args))
+        return made.model_dump(mode="json")
+
+    async def handle(self, code: str, asked: Command) -> Answer:
         """One change of a table this process owns, asked here or by another process."""
         table = self.get(code)
-        if kind == "join":
-            # a process of an earlier version (a rolling restart) sends no token: drawn here, as it was
-            token = args.get("token") or secrets.token_urlsafe(24)
-            seat, token = await self._join(table, args["name"], str(token))
-            return {"seat": seat, "token": token}
-        if kind == "start":
-            await self._start(table, args["token"])
-        elif kind == "act":
-            move = args["move"]
-            await self._act(
-                table, args["seat"], args["version"], move if isinstance(move, str) else ActionMove(**move)
-            )
-        elif kind == "report":
-            await self._report(table, args["seat"], args["version"], args["turn"])
-        elif kind == "undo":
-            await self._undo(table, args["seat"], args["version"])
-        elif kind == "rematch":
-            return {"code": (await self._rematch(table, args["token"])).code}
-        elif kind == "give":
-            return {"given": await self._give(table, args["seat"])}
-        return {}
+        match asked:
+            case Join(name=name, token=token):
+                # a process of an earlier version (a rolling restart) sends no token: drawn here
+                seat, token = await self._join(table, name, token or secrets.token_urlsafe(24))
+                return Seated(seat=seat, token=token)
+            case Start(token=token):
+                await self._start(table, token)
+            case Act(seat=seat, version=version, move=move):
+                await self._act(table, seat, version, move)
+            case Report(seat=seat, version=version, turn=turn):
+                await self._report(table, seat, version, turn)
+            case Undo(seat=seat, version=version):
+                await self._undo(table, seat, version)
+            case Rematch(token=token):
+                return Rematched(code=(await self._rematch(table, token)).code)
+            case Give(seat=seat):
+                return Given(given=await self._give(table, seat))
+            case _:
+                assert_never(asked)
+        return Done()
 
     async def join(self, code: str, name: str) -> tuple[str, int, str]:
         # The token is drawn here, once: asked again of another owner, the join finds its seat.
-        token = secrets.token_urlsafe(24)
-        result = await self._change(code, "join", {"name": name, "token": token})
-        return _checked(code), result["seat"], result["token"]
+        seated = await self._change(code, Join(name=name, token=secrets.token_urlsafe(24)), Seated)
+        return _checked(code), seated.seat, seated.token
 
     async def start(self, code: str, token: str | None) -> dict[str, Any]:
-        await self._change(code, "start", {"token": token})
+        await self._change(code, Start(token=token), Done)
         return self.public(code)
 
     async def act(self, table: Table, seat: int | None, version: int, move: str | ActionMove) -> None:
-        data = move if isinstance(move, str) else move.model_dump()
-        await self._change(table.code, "act", {"seat": seat, "version": version, "move": data})
+        await self._change(table.code, Act(seat=seat, version=version, move=move), Done)
 
     async def report(self, table: Table, seat: int | None, version: int, text: str) -> None:
-        await self._change(table.code, "report", {"seat": seat, "version": version, "turn": text})
+        await self._change(table.code, Report(seat=seat, version=version, turn=text), Done)
 
     async def undo(self, table: Table, seat: int | None, version: int) -> None:
-        await self._change(table.code, "undo", {"seat": seat, "version": version})
+        await self._change(table.code, Undo(seat=seat, version=version), Done)
 
     async def rematch(self, code: str, token: str | None) -> str:
-        result = await self._change(code, "rematch", {"token": token})
-        return str(result["code"])
+        return (await self._change(code, Rematch(token=token), Rematched)).code
 
     async def _give(self, table: Table, seat: int) -> bool:
         """A player of ``seat`` connected to another process, which asks for the table: it is
@@ -664,7 +684,7 @@ class Hub:
                 return  # nobody held it: it is here now
             with self.cluster.asking_for(code):
                 try:
-                    answer = await self.cluster.request(code, "give", {"seat": seat})
+                    answer = await self.cluster.request(code, "give", Give(seat=seat).args())
                 except TimeoutError:
                     answer = {"result": {"given": None}}  # a busy owner may give it all the same, later
                 given = answer.get("result", {}).get("given", False)

@@ -324,7 +324,9 @@ class Ping(Strict):
 
 Inbound = Annotated[Act | Report | Undo | Ping, Field(discriminator="type")]
 INBOUND: TypeAdapter[Act | Report | Undo | Ping] = TypeAdapter(Inbound)
-INBOUND_TYPES = ("act", "report", "undo", "ping")
+INBOUND_TYPES: tuple[str, ...] = tuple(
+    get_args(m.model_fields["type"].annotation)[0] for m in get_args(get_args(Inbound)[0])
+)
 
 
 # -- WebSocket: what the server sends ----------------------------------------------

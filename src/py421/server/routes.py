@@ -1,0 +1,378 @@
+"""The server's routes: HTTP for tables and history, a WebSocket per player or watcher.
+
+Each is a small function on one :data:`router`; what it needs of the server (the tables'
+:class:`~py421.server.hub.Hub`, the hints, the analyst) comes as a dependency from the app's
+state (:func:`py421.server.app.create_app` puts them there). Requests are read into the
+models of :mod:`.protocol` here, and every change is made by the hub.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import asdict
+from typing import Annotated, Any, TypeVar, assert_never, cast
+
+from fastapi import APIRouter, Depends, Header, Request, WebSocket
+from pydantic import BaseModel, ValidationError
+from sqlalchemy.exc import SQLAlchemyError
+from starlette.requests import HTTPConnection
+
+from ..core.engine import check_name
+from ..core.errors import Message, Py421Error
+from ..core.rules import Ruleset, preset_names
+from ..players import listing
+from . import protocol as p
+from .analyst import Analyst
+from .hints import Hints
+from .hub import Hub
+from .table import Connection, Table, TableError
+
+M = TypeVar("M", bound=BaseModel)
+log = logging.getLogger(__name__)
+router = APIRouter()
+
+
+def _hub(connection: HTTPConnection) -> Hub:
+    return cast(Hub, connection.app.state.hub)
+
+
+def _hints(connection: HTTPConnection) -> Hints:
+    return cast(Hints, connection.app.state.hints)
+
+
+def _analyst(connection: HTTPConnection) -> Analyst:
+    return cast(Analyst, connection.app.state.analyst)
+
+
+HubDep = Annotated[Hub, Depends(_hub)]
+HintsDep = Annotated[Hints, Depends(_hints)]
+AnalystDep = Annotated[Analyst, Depends(_analyst)]
+
+# -- tables ------------------------------------------------------------------
+
+responses: dict[int | str, dict[str, Any]] = {400: {"model": p.ErrorBody}}
+
+
+@router.get("/api/bots", response_model=list[p.BotOffer])
+async def bots() -> list[dict[str, object]]:
+    """The bot levels a seat may be given, py421's own and any registered."""
+    return listing()
+
+
+@router.get("/api/presets", response_model=list[p.Preset])
+async def presets(hub: HubDep) -> list[dict[str, Any]]:
+    found = []
+    for name in preset_names():
+        r = Ruleset.preset(name)
+        found.append(
+            {
+                "name": name,
+                "description": r.description,
+                "min_players": r.min_players,
+                "max_players": hub.seats_limit(r),
+                "no_limit": not r.max_players,
+            }
+        )
+    return found
+
+
+@router.post("/api/tables", response_model=p.Created, responses=responses)
+async def create(request: Request, hub: HubDep, hints: HintsDep) -> dict[str, Any]:
+    body = await _read(request, p.CreateTable)
+    table, token = await hub.create(body, _address(request))
+    hints.watch(table)
+    return {"code": table.code, "seat": 0, "token": token, "seed_hash": table.seed_hash}
+
+
+@router.get("/api/tables/{code}", response_model=p.TablePublic, responses=responses)
+async def show(code: str, hub: HubDep) -> dict[str, Any]:
+    return hub.public(code)
+
+
+@router.post("/api/tables/{code}/join", response_model=p.Joined, responses=responses)
+async def join(code: str, request: Request, hub: HubDep) -> dict[str, Any]:
+    body = await _read(request, p.JoinTable)
+    table, seat, token = await hub.join(code, body.name)
+    return {"code": table, "seat": seat, "token": token}
+
+
+@router.post("/api/tables/{code}/start", response_model=p.TablePublic, responses=responses)
+async def start(code: str, hub: HubDep, authorization: str | None = Header(None)) -> dict[str, Any]:
+    return await hub.start(code, _bearer(authorization))
+
+
+@router.post("/api/tables/{code}/rematch", response_model=p.Rematch, responses=responses)
+async def rematch(
+    code: str, hub: HubDep, hints: HintsDep, authorization: str | None = Header(None)
+) -> dict[str, Any]:
+    new = await hub.rematch(code, _bearer(authorization))
+    if new in hub.tables:
+        hints.watch(hub.tables[new])  # the rematch has the hints of its game
+    return {"code": new}
+
+
+@router.get("/healthz", response_model=p.Health)
+async def healthz(hub: HubDep) -> dict[str, Any]:
+    """For a load balancer: the database answers, and what this process holds."""
+    try:
+        hub.store.exists("AAAAA")
+    except SQLAlchemyError as e:
+        raise TableError("internal", Message("server.database_silent"), 503) from e
+    return {"ok": True, "process": hub.cluster.me, "tables": len(hub.tables), "owned": len(hub.owned())}
+
+
+@router.get("/api/tables/{code}/record", responses=responses)
+async def record(code: str, hub: HubDep) -> dict[str, Any]:
+    return hub.record(code)
+
+
+@router.get("/api/tables/{code}/analysis", responses=responses)
+async def table_analysis(code: str, hub: HubDep, analyst: AnalystDep, bots: bool = False) -> dict[str, Any]:
+    """Every decision of the finished game valued (docs/analysis.md); like the record, once it is over."""
+    try:
+        found = hub.record(code)
+    except TableError as e:
+        if e.error != "not_over":
+            raise
+        raise TableError("not_over", Message("server.analysed_after"), 409) from e
+    return await analyst.analyse(found, bots)
+
+
+# -- history -----------------------------------------------------------------
+
+
+@router.get("/api/games", response_model=list[p.GameSummary])
+async def games(hub: HubDep, limit: int = 20) -> list[dict[str, Any]]:
+    rows = hub.history.games(max(1, min(limit, 200)))
+    return [asdict(r) for r in rows]
+
+
+@router.get("/api/games/{game_id}/record", responses=responses)
+async def game_record(game_id: int, hub: HubDep) -> dict[str, Any]:
+    try:
+        return hub.history.record(game_id).to_dict()
+    except Exception as e:
+        raise TableError("no_game", Message("server.no_game", {"number": game_id}), 404) from e
+
+
+@router.get("/api/games/{game_id}/analysis", responses=responses)
+async def game_analysis(game_id: int, hub: HubDep, analyst: AnalystDep, bots: bool = False) -> dict[str, Any]:
+    try:
+        found = await asyncio.to_thread(hub.history.record, game_id)
+    except Py421Error as e:
+        raise TableError("no_game", Message("server.no_game", {"number": game_id}), 404) from e
+    return await analyst.analyse(found.to_dict(), bots)
+
+
+@router.get("/api/leaderboard", response_model=list[p.PlayerStats], responses=responses)
+async def leaderboard(hub: HubDep, rules: str = "classic-11") -> list[dict[str, Any]]:
+    if rules not in preset_names():
+        accepted = ", ".join(preset_names())
+        raise TableError(
+            "bad_rules", Message("ruleset.unknown_preset", {"name": repr(rules), "accepted": accepted})
+        )
+    rows = hub.history.stats(rules=rules)
+    for row in rows:
+        row["loss_rate"] = (row["losses"] or 0) / row["games"]
+    return sorted(rows, key=lambda r: (r["loss_rate"], -r["games"], r["name"]))
+
+
+@router.get("/api/players/{name}", response_model=p.PlayerStats, responses=responses)
+async def player(name: str, hub: HubDep) -> dict[str, Any]:
+    try:
+        check_name(name, 100)
+    except Py421Error as e:
+        raise TableError.of("bad_name", e) from e
+    rows = hub.history.stats(name=name)
+    if not rows:
+        raise TableError("no_player", Message("server.no_player", {"name": repr(name)}), 404)
+    return rows[0]
+
+
+# -- live play -----------------------------------------------------------------
+
+
+@router.websocket("/ws/{code}")
+async def play(ws: WebSocket, code: str, hub: HubDep, hints: HintsDep, lang: str = "en") -> None:
+    address = ws.client.host if ws.client else ""
+    token, protocol = _ws_token(ws)
+    await ws.accept(subprotocol=protocol)
+    if not hub.addresses.open(address):
+        await _refuse(ws, "too_many_connections", f"at most {hub.limits.connections_per_address} connections "
+                      "from one address; close some tabs")  # fmt: skip
+        return
+    try:
+        await _session(ws, hub, hints, code, token, "fr" if lang == "fr" else "en", address)
+    finally:
+        hub.addresses.close(address)
+
+
+async def _session(
+    ws: WebSocket, hub: Hub, hints: Hints, code: str, token: str | None, lang: str, address: str
+) -> None:
+    try:
+        table = hub.get(code)
+        hints.watch(table)
+        conn = Connection(
+            ws.send_text,
+            table.seat_of(token),
+            lang,
+            address=address,
+            queue=hub.limits.queue,
+            send_seconds=hub.limits.send_seconds,
+        )
+        await hub.connect(table, conn)
+    except TableError as e:
+        await _refuse(ws, e.error, e.message)
+        return
+    tasks = [
+        asyncio.create_task(conn.write()),
+        asyncio.create_task(_receive(ws, hub, table, conn)),
+        asyncio.create_task(conn.dropped.wait()),
+    ]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            if task.done() and not task.cancelled():
+                task.exception()  # a socket that broke ends the session; nothing more to say
+            task.cancel()
+        await hub.disconnect(table, conn)
+    if conn.dropped.is_set():
+        with contextlib.suppress(Exception):  # a client that does not read may not take this either
+            async with asyncio.timeout(1):
+                await ws.close(code=1013 if conn.why == "slow_client" else 1000)
+
+
+async def _receive(ws: WebSocket, hub: Hub, table: Table, conn: Connection) -> None:
+    while True:
+        message = await ws.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        try:
+            text = message.get("text")
+            if text is None:
+                raise TableError("malformed", Message("server.text_frames"))
+            if len(text.encode()) > hub.limits.message_bytes:
+                raise TableError(
+                    "too_large", Message("server.message_bytes", {"most": hub.limits.message_bytes})
+                )
+            if not hub.addresses.message(conn.address):
+                most = f"{hub.limits.messages_per_second:g}"
+                raise TableError("rate_limited", Message("server.messages_per_second", {"most": most}))
+            await _handle(hub, table, conn, text)
+        except TableError as e:
+            conn.error(e.error, *e.said(conn.lang))
+        except SQLAlchemyError:  # nothing was kept: the move can be sent again
+            log.exception("table %s: a move could not be saved", table.code)
+            conn.error("internal", "the move could not be saved; send it again")
+        except Exception:  # a fault of the server's: said, and the connection goes on
+            log.exception("table %s: a message failed", table.code)
+            conn.error("internal", "the server failed on this message; it is logged; send it again")
+
+
+async def _handle(hub: Hub, table: Table, conn: Connection, text: str) -> None:
+    try:
+        message = p.INBOUND.validate_json(text)
+    except ValidationError as e:
+        if e.errors()[0].get("type") == "union_tag_invalid":
+            raise TableError("unknown_type", _unknown_type()) from e
+        raise TableError("malformed", _inbound_problem(e)) from e
+    match message:  # a message added to the protocol fails mypy here until it is handled
+        case p.Ping():
+            conn.offer('{"type":"pong"}')
+        case p.Act():
+            await hub.act(table, conn.seat, message.version, message.action)
+        case p.Report():
+            await hub.report(table, conn.seat, message.version, message.turn)
+        case p.Undo():
+            await hub.undo(table, conn.seat, message.version)
+        case _:
+            assert_never(message)
+
+
+def _unknown_type() -> Message:
+    return Message("server.unknown_type", {"accepted": ", ".join(p.INBOUND_TYPES)})
+
+
+def _inbound_problem(e: ValidationError) -> str | Message:
+    first = e.errors()[0]
+    kind = first.get("type", "")
+    if kind in ("json_invalid", "recursion_loop") or "recursion" in str(first.get("msg", "")):
+        return Message("server.message_json")
+    if kind in ("union_tag_not_found", "model_type", "model_attributes_type", "dict_type"):
+        return Message("server.message_type")
+    if kind == "union_tag_invalid":
+        return _unknown_type()
+    return problems(e.errors())
+
+
+def problems(errors: Any) -> str | Message:
+    """Pydantic's complaints as one line, in its own words: where, and what is accepted; or, for a
+    body that is no object at all or nothing Pydantic names, the catalog's message."""
+    parts = []
+    for err in list(errors)[:3]:
+        where = ".".join(
+            str(x) for x in err.get("loc", ()) if x not in ("body", "act", "report", "undo", "ping")
+        )
+        msg = str(err.get("msg", "invalid"))
+        whole = err.get("type") in ("json_invalid", "model_attributes_type", "model_type", "dict_type")
+        if whole and not where:
+            return Message("server.json_object")
+        parts.append(f"{where}: {msg}" if where else msg)
+    return "; ".join(parts) or Message("server.not_accepted")
+
+
+async def _read(request: Request, model: type[M]) -> M:
+    """The body as ``model``; JSON nested too deep or too large, or wrong fields, are refused."""
+    body = await request.body()
+    try:
+        return model.model_validate_json(body or b"{}")
+    except ValidationError as e:
+        raise TableError("malformed", problems(e.errors())) from e
+
+
+async def _refuse(ws: WebSocket, error: p.ErrorCode, message: str) -> None:
+    with contextlib.suppress(Exception):
+        async with asyncio.timeout(2):
+            await ws.send_json({"type": "error", "error": error, "message": message})
+            await ws.close(code=4404 if error == "no_table" else 1013)
+
+
+def _address(request: Request) -> str:
+    return request.client.host if request.client else ""
+
+
+TOKEN_MOST = 64  # the server's tokens are 32 characters: a longer one is nobody's
+
+
+SUBPROTOCOL = "py421"  # what the server answers a WebSocket that offers it
+TOKEN_PROTOCOL = "py421.token."  # offered beside it, followed by the seat's token
+
+
+def _ws_token(ws: WebSocket) -> tuple[str | None, str | None]:
+    """A WebSocket's seat token, and the subprotocol to accept it with.
+
+    The page offers the protocols ``py421`` and ``py421.token.TOKEN`` (a browser can set no other
+    header); another client may send ``Authorization: Bearer TOKEN``. A URL's ``?token=`` is still
+    read, for clients written before: proxies log URLs, so it is no longer documented, and the
+    server never logs a query.
+    """
+    offered = [str(x) for x in ws.scope.get("subprotocols") or []]
+    token = next((x[len(TOKEN_PROTOCOL) :] for x in offered if x.startswith(TOKEN_PROTOCOL)), None)
+    if token is None:
+        token = _bearer(ws.headers.get("authorization")) or ws.query_params.get("token")
+    if token is not None and len(token) > TOKEN_MOST:
+        token = None
+    return token, SUBPROTOCOL if SUBPROTOCOL in offered else None
+
+
+def _bearer(header: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer`` header; one that cannot be a seat's is no token
+    (it would be refused all the same, and it is not worth passing to another process)."""
+    if header and header.lower().startswith("bearer "):
+        token = header[7:].strip()
+        return token if len(token) <= TOKEN_MOST else None
+    return None
