@@ -1,14 +1,10 @@
-"""Every online table of this server, and the only place one changes.
+"""Every online table of this process: their register, and the road each change takes.
 
-Each request is checked in full before anything changes; a change is written
-to the database first and only then made in memory (joins, starts), or, for a
-step of the game, applied in memory to check it, written, and taken back if
-the write fails. A step that ends the game is written with the game's history
-row and the table's new status in one transaction. Bots, server dice and
-timeouts move games on through the same :class:`~py421.play.session.Session`
-steps as every other interface. With several processes on one PostgreSQL
-database only a table's owner changes it; the others pass their clients'
-requests on to it and follow its changes (:mod:`.cluster`).
+The hub makes, loads and ends tables, routes each change (a typed command, :mod:`.commands`)
+to the process that owns its table, here or in another process (:mod:`.cluster`), follows
+the changes other processes make, and hands out the tables' views and connections. The
+table itself makes the change, one at a time and in order (:class:`.table_actor.TableActor`):
+checked in full first, written to the database, and only then shown.
 """
 
 from __future__ import annotations
@@ -23,20 +19,18 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
-from functools import partial
 from typing import Any, Literal, TypeVar, assert_never
 
 from pydantic import BaseModel
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from ..core.actions import Action, ChooseStake, Stop, Throw, parse_action
 from ..core.engine import players_refused
 from ..core.errors import Message, Py421Error
 from ..core.game import Game, Step
 from ..core.rules import Ruleset
 from ..history import GameRows, History, game_rows
 from ..play.session import Seat, Session
-from ..players import Player, accepted, bot_name, levels, make_bot, parse_bot
+from ..players import Player, accepted, levels, make_bot, parse_bot
 from .cluster import Moved, Solo, TooLong, first_line, read_quietly, said_if_failed
 from .commands import (
     Act,
@@ -59,6 +53,7 @@ from .limits import AddressBook, Limits
 from .optimal_seats import OptimalBots
 from .protocol import ActionMove, CreateTable
 from .table import Connection, Status, Table, TableError, TableSeat, clean_name, hash_token
+from .table_actor import RemoteBot, TableActor, bots_of
 from .writer import Writer
 
 log = logging.getLogger(__name__)
@@ -68,12 +63,6 @@ TOUCH_SECONDS = 600.0  # a table's activity is told to the database this often a
 PrepareHints = Callable[[Ruleset, int], Awaitable[None]]
 CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O: read aloud without doubt
 _CODE = re.compile(r"[A-Za-z]{5}")
-# Why a table that is no longer waiting cannot start, by its status.
-_ALREADY: dict[str, Message] = {
-    "playing": Message("server.already_playing"),
-    "over": Message("server.already_over"),
-    "abandoned": Message("server.already_abandoned"),
-}
 
 
 class Hub:
@@ -184,7 +173,7 @@ class Hub:
         )  # fmt: skip
         if request.mode == "scorekeeper":
             table.status = "playing"
-            table.session = self._session(table)  # checks the names with the engine, before writing
+            table.session = self.session_of(table)  # checks the names with the engine, before writing
         await self._store_new(table)
         self.tables[table.code] = table
         if table.session is not None:
@@ -216,7 +205,7 @@ class Hub:
             t.first_seat, t.rematch, None, [s.row() for s in t.seats], [], t.hints, made,
         )  # fmt: skip
 
-    def _session(self, table: Table, game: Game | None = None) -> Session:
+    def session_of(self, table: Table, game: Game | None = None) -> Session:
         """The table's game and seats as a session: its dice, its bots (optimal ones in the worker)."""
         seats = [
             Seat(s.name or f"Seat {s.seat + 1}", s.bot if s.kind == "bot" else None) for s in table.seats
@@ -234,7 +223,7 @@ class Hub:
             for s in table.seats
             if s.kind == "bot" and s.bot != "optimal"
         }
-        bots |= {s.seat: _Remote() for s in table.seats if s.kind == "bot" and s.bot == "optimal"}
+        bots |= {s.seat: RemoteBot() for s in table.seats if s.kind == "bot" and s.bot == "optimal"}
         try:
             return Session(
                 table.rules, seats, seed=table.seed, first_seat=table.first_seat, game=game, bots=bots
@@ -267,7 +256,7 @@ class Hub:
             created=_timestamp(row.created_at), hints=row.hints, active=active, active_saved=active,
         )  # fmt: skip
         if table.status != "waiting":
-            table.session = self._session(table)
+            table.session = self.session_of(table)
             game = table.session.game
             table.events = list(game.state.events)
             for step in row.steps:
@@ -310,7 +299,7 @@ class Hub:
                 log.warning("table %s is left as it is: it could not be resumed (%s)", code, e)
                 continue
             if table is not None and table.status == "playing":
-                self.spawn(self.advance(table))
+                self.spawn(TableActor(table, self).advance())
 
     # -- seats -----------------------------------------------------------------
 
@@ -388,18 +377,10 @@ class Hub:
         """One change of a table this process owns, asked here or by another process."""
         table = self.get(code)
         match asked:
-            case Join(name=name, token=token):
-                # a process of an earlier version (a rolling restart) sends no token: drawn here
-                seat, token = await self._join(table, name, token or secrets.token_urlsafe(24))
-                return Seated(seat=seat, token=token)
-            case Start(token=token):
-                await self._start(table, token)
-            case Act(seat=seat, version=version, move=move):
-                await self._act(table, seat, version, move)
-            case Report(seat=seat, version=version, turn=turn):
-                await self._report(table, seat, version, turn)
-            case Undo(seat=seat, version=version):
-                await self._undo(table, seat, version)
+            case Join(token=None):  # a process of an earlier version (a rolling restart): drawn here
+                return await self.handle(code, asked.model_copy(update={"token": secrets.token_urlsafe(24)}))
+            case Join() | Start() | Act() | Report() | Undo():
+                return await TableActor(table, self).handle(asked)
             case Rematch(token=token):
                 return Rematched(code=(await self._rematch(table, token)).code)
             case Give(seat=seat):
@@ -434,7 +415,7 @@ class Hub:
         given up if none of its players is connected here (else it stays, not to go back and
         forth). Under the lock, so between two steps and with every step written."""
         async with table.lock:
-            self._owning(table)
+            self.owning(table)
             if 0 <= seat < len(table.seats) and table.seats[seat].away:
                 table.seats[seat].away = False
                 table.broadcast()
@@ -443,10 +424,10 @@ class Hub:
             if table.timer is not None:
                 table.timer.cancel()
             await self.cluster.release(table.code, given=True)  # bots and timers stop: they check
-            self._forget_if_done(table)
+            self.forget_if_done(table)
             return True
 
-    def _owning(self, table: Table) -> None:
+    def owning(self, table: Table) -> None:
         """Under the table's lock, before changing it: still this process's (or :class:`Moved`), and
         still the server's (a table the housekeeping removed meanwhile is nobody's)."""
         if table.removed:
@@ -479,7 +460,7 @@ class Hub:
                     table.events.extend(game.state.events)
                 table.broadcast()
                 return
-            if not await self._read_again(table):  # expired: nobody started it
+            if not await self.read_again(table):  # expired: nobody started it
                 for conn in list(table.connections):
                     conn.close_after("no_table", "this table is closed")
                 self.tables.pop(code, None)
@@ -494,12 +475,12 @@ class Hub:
                 return
         else:
             async with table.lock:  # read under the lock: a step being written is then in the row
-                if not await self._read_again(table):
+                if not await self.read_again(table):
                     return
         if table.status == "playing" and table.mode == "play":
-            self.spawn(self.advance(table))
+            self.spawn(TableActor(table, self).advance())
 
-    async def _read_again(self, table: Table, *, if_changed: bool = False) -> bool:
+    async def read_again(self, table: Table, *, if_changed: bool = False) -> bool:
         """Bring a copy up to the database (the steps after its last one, and that one to check it
         is still there) and show it; False if the table is no longer in the database.
         ``if_changed``: shown only if the database has a different number of steps."""
@@ -558,7 +539,7 @@ class Hub:
                 assert full is not None
                 self._refresh(table, full)
                 return
-            table.session = self._session(table)
+            table.session = self.session_of(table)
             game = table.session.game
             table.events = list(game.state.events)
             table.forget_log()
@@ -569,67 +550,6 @@ class Hub:
 
     # -- seats -----------------------------------------------------------------
 
-    async def _join(self, table: Table, name: object, token: str) -> tuple[int, str]:
-        clean = clean_name(name)
-        async with table.lock:  # two people joining at once are given two seats
-            self._owning(table)
-            return await self._sit(table, clean, token)
-
-    async def _sit(self, table: Table, clean: str, token: str) -> tuple[int, str]:
-        """A seat for ``clean``, held by ``token``; the same seat if ``token`` holds one already (the
-        join asked again: its first owner made it and died before answering)."""
-        mine = table.seat_of(token)
-        if mine is not None:
-            return mine, token
-        if table.mode != "play" or table.status != "waiting":
-            raise TableError("not_waiting", Message("server.not_waiting"), 409)
-        free = next((s for s in table.seats if s.kind == "human" and s.token_hash is None), None)
-        if free is None:
-            raise TableError("full", Message("server.seats_taken"), 409)
-        if any(s.name is not None and s.name.casefold() == clean.casefold() for s in table.seats):
-            raise TableError("name_taken", Message("server.name_at_table", {"name": repr(clean)}), 409)
-        taken = free.copy()
-        taken.name, taken.token_hash = clean, hash_token(token)
-        if not await self.writer.call(self.store.take_seat, table.code, taken.row()):  # memory follows
-            raise TableError("full", Message("server.seat_just_taken"), 409)
-        free.name, free.token_hash = taken.name, taken.token_hash
-        table.active = time.time()
-        table.broadcast()
-        return free.seat, token
-
-    def creator(self, table: Table, token: str | None) -> None:
-        if table.seat_of(token) != 0:
-            raise TableError("not_creator", Message("server.creator_only"), 403)
-
-    async def _start(self, table: Table, token: str | None) -> None:
-        self.creator(table, token)
-        async with table.lock:
-            self._owning(table)
-            if table.status != "waiting":
-                raise TableError("not_waiting", _ALREADY[table.status], 409)
-            seats = [s.copy() for s in table.seats]
-            counts: dict[str, int] = {}
-            for s in seats:  # nobody came: a bot plays the seat
-                if s.kind == "human" and s.token_hash is None:
-                    s.kind, s.bot = "bot", "heuristic"
-                if s.kind == "bot":
-                    level = s.bot or "heuristic"
-                    counts[level] = counts.get(level, 0) + 1
-                    s.name = bot_name(level, counts[level])
-            trial = Table(
-                table.code, table.mode, table.rules, seats, table.seed, table.seed_hash, table.timeout
-            )
-            session = self._session(trial)  # the engine checks every name before anything is written
-            if not await self.writer.start(table.code, [s.row() for s in seats]):
-                raise TableError("not_waiting", Message("server.already_started"), 409)
-            table.seats, table.session, table.status = seats, session, "playing"
-            table.active = time.time()
-            table.events = list(session.state.events)
-            if table.timer is not None:
-                table.timer.cancel()
-            table.broadcast()
-        self.spawn(self.advance(table))
-
     # -- connections -------------------------------------------------------------
 
     async def connect(self, table: Table, conn: Connection) -> None:
@@ -639,7 +559,7 @@ class Hub:
             if table.removed:  # closed by the housekeeping while this connection waited for it
                 raise TableError("no_table", Message("server.table_closed", {"code": repr(table.code)}), 404)
             if conn.seat is None and table.spectators() >= self.limits.spectators:
-                self._forget_if_done(table)  # read for this connection only
+                self.forget_if_done(table)  # read for this connection only
                 raise TableError(
                     "too_many_spectators",
                     Message("server.spectators_full", {"most": self.limits.spectators}),
@@ -674,7 +594,7 @@ class Hub:
                     table.active = max(table.active, time.time())  # connected until now
                     table.seats[conn.seat].connected -= 1
                     table.broadcast()
-                self._forget_if_done(table)
+                self.forget_if_done(table)
 
     async def _come_here(self, code: str, seat: int) -> None:
         """A seated player connected here to a table owned elsewhere: their seat is theirs again,
@@ -698,7 +618,7 @@ class Hub:
                     if await self._owned(code) or given:
                         return
 
-    def _forget_if_done(self, table: Table) -> None:
+    def forget_if_done(self, table: Table) -> None:
         """A table nobody here watches leaves memory if it is finished, or owned by another process:
         the database has it all."""
         if table.connections or self.tables.get(table.code) is not table:
@@ -713,223 +633,6 @@ class Hub:
             self.spawn(self.cluster.release(table.code))
 
     # -- playing -----------------------------------------------------------------
-
-    async def _act(self, table: Table, seat: int | None, version: int, move: str | ActionMove) -> None:
-        """A player's action, from their own seat only."""
-        async with table.lock:
-            self._owning(table)
-            session = self._playing(table, seat, version)
-            if table.mode != "play":
-                raise TableError("unknown_type", Message("server.scorekeeper_types"))
-            assert seat is not None
-            if session.state.to_move != seat:
-                raise TableError("not_your_turn", Message("server.not_your_turn"))
-            action = _action(move)
-            table.seats[seat].away = False  # acting hands the seat back
-            table.active = time.time()
-            await self._commit(table, lambda: session.act(action))
-        self.spawn(self.advance(table))
-
-    async def _report(self, table: Table, seat: int | None, version: int, text: str) -> None:
-        """Scorekeeper: the creator reports what the real dice showed."""
-        async with table.lock:
-            self._owning(table)
-            session = self._playing(table, seat, version)
-            game = session.game
-            if table.mode != "scorekeeper":
-                raise TableError("unknown_type", Message("server.report_scorekeeper"))
-            if seat != 0:
-                raise TableError("not_creator", Message("server.creator_reports"))
-            if not text.strip():
-                raise TableError("malformed", Message("server.turn_format"))
-            table.active = time.time()
-            request = game.state.chance
-            if request is None:
-                await self._commit(table, lambda: game.act(text))
-            elif request.purpose == "turn":
-                await self._commit(table, lambda: game.report_turn(text))
-            else:
-                await self._commit(table, lambda: game.throw(text))
-
-    async def _undo(self, table: Table, seat: int | None, version: int) -> None:
-        """Scorekeeper: take the last entry back, even the one that ended the game."""
-        async with table.lock:
-            self._owning(table)
-            session = self._playing(table, seat, version, over_ok=True)
-            game = session.game
-            if table.mode != "scorekeeper" or seat != 0:
-                raise TableError("not_creator", Message("server.creator_undoes"))
-            if not game.steps:
-                raise TableError("illegal", Message("server.nothing_to_undo"))
-            table.active = time.time()
-            reopen = None
-            if table.status == "over" and table.game_id is not None:
-                game_id = table.game_id
-
-                def reopen(conn: Any) -> None:  # the game leaves the history with its last step
-                    self.history.remove(game_id, conn)
-
-            await self.writer.call(self.store.remove_steps_from, table.code, len(game.steps) - 1, reopen)
-            game.undo()
-            if table.status == "over":
-                table.status, table.game_id = "playing", None
-            table.events = [e for s in game.states for e in s.events]
-            table.forget_log()
-            table.broadcast()
-
-    def _playing(self, table: Table, seat: int | None, version: int, over_ok: bool = False) -> Session:
-        if seat is None:
-            raise TableError("spectator", Message("server.spectator"))
-        if table.status == "waiting" or table.session is None:
-            raise TableError("not_started", Message("server.not_started"))
-        if table.status == "abandoned":
-            raise TableError("over", Message("server.abandoned"))
-        if table.status == "over" and not over_ok:
-            raise TableError("over", Message("refusal.over"))
-        if version != table.version:
-            raise TableError("stale", Message("server.stale", {"seen": version, "version": table.version}))
-        return table.session
-
-    async def _commit(self, table: Table, apply: Callable[[], object]) -> None:
-        """Apply one step, then the server's dice it calls for; write them all in one
-        transaction (with the history row if the game ends), then tell everyone.
-        A failed write takes every one of them back."""
-        self._owning(table)  # every step is written by the table's owner only
-        session = table.session
-        assert session is not None
-        game = session.game
-        before = game.played
-        try:
-            apply()
-        except Py421Error as e:
-            raise TableError.of("illegal", e) from e
-        while table.mode == "play" and session.waiting() == "dice":
-            session.step()  # thrown at once: nobody waits for the server's dice
-        new, states = game.since(before)
-        if not new:
-            return
-        finish = None
-        if game.state.is_over:
-            finish = game_rows(game, bots=_bots(table), source="online", meta=table.record_meta())
-
-        def written(game_id: int | None) -> None:  # told the moment the write is committed
-            for state in states:
-                table.events.extend(state.events)
-            if game.state.is_over:
-                table.status, table.game_id = "over", game_id
-            table.broadcast()
-            self._forget_if_done(table)
-
-        try:
-            await self.writer.add_steps(table.code, before, new, finish, written)
-        except SQLAlchemyError:
-            for _ in new:
-                game.undo()
-            await self._as_written(table)
-            raise
-
-    async def _as_written(self, table: Table) -> None:
-        """After a failed write, the table as the database has it: a connection lost after the
-        commit fails a write that is there all the same, and the next steps would be refused."""
-        version = table.version
-        try:
-            await self._read_again(table, if_changed=True)
-        except SQLAlchemyError as e:  # the database is away: the next write will tell
-            log.warning("table %s could not be read again after a failed write: %s", table.code, e)
-            return
-        if table.version != version:
-            log.warning("table %s: a write reported as failed was committed; read again", table.code)
-
-    async def advance(self, table: Table) -> None:
-        """Throw the server's dice and play the bots' (and away players') moves.
-
-        A step that cannot be written (the database is away) is taken back, said in one line, and
-        tried again a moment later, each time twice as late up to half a minute: the game goes on
-        when the database is back.
-        """
-        pause = 0.0
-        while True:
-            try:
-                if not await self._advance_step(table):
-                    return
-                pause = 0.0
-            except Moved:
-                return  # given to another process while a bot chose: it plays on there
-            except SQLAlchemyError as e:
-                if not pause:
-                    log.warning(
-                        "table %s: a step of the server's could not be saved (%s); trying again",
-                        table.code,
-                        first_line(e),
-                    )
-                pause = min(max(2 * pause, 0.5), 30.0)
-                await asyncio.sleep(pause)
-
-    async def _advance_step(self, table: Table) -> bool:
-        """One server's throw or bot's move, if one is due; False when none is (or will be here)."""
-        async with table.lock:
-            session = table.session
-            if session is None or table.status != "playing" or table.mode != "play":
-                return False
-            if not self.cluster.owns(table.code):
-                return False  # another process plays it now
-            waiting = session.waiting(table.away)
-            if waiting == "dice":
-                await self._commit(table, session.step)
-                return True
-            if waiting != "bot":
-                seat = session.state.to_move
-                if seat is not None:
-                    self._start_timer(table, seat)
-                return False
-            step = session.state.steps
-        await asyncio.sleep(self.bot_delay)
-        async with table.lock:
-            if not self.cluster.owns(table.code):
-                return False  # given to another process meanwhile
-            if table.session is not session or session.state.steps != step or table.status != "playing":
-                return True  # someone else moved meanwhile, or the table was read again
-            if session.waiting(table.away) != "bot":
-                return True
-            state = session.state
-            seat = state.to_move
-            assert seat is not None
-            player = session.player(seat, table.away)
-            if isinstance(player, _Remote):
-                action = await self.optimal.choose(state)
-            else:
-                try:
-                    action = player.choose(state)
-                except Exception as e:  # a level this server was given (421 --bot) that fails: play on
-                    level = table.seats[seat].bot or "heuristic"
-                    said = f"{type(e).__name__}: {e}"
-                    log.warning(
-                        "bot:%s could not choose (%s): the heuristic bot plays this move", level, said
-                    )
-                    action = session.stand_in.choose(state)
-            await self._commit(table, partial(session.act, action))
-            return True
-
-    def _start_timer(self, table: Table, seat: int) -> None:
-        if table.timer is not None:
-            table.timer.cancel()
-        if not table.timeout or table.session is None:
-            return
-        step = table.session.state.steps
-
-        async def expire() -> None:
-            await asyncio.sleep(table.timeout)
-            async with table.lock:
-                session = table.session
-                if session is None or session.state.steps != step or session.state.to_move != seat:
-                    return
-                if not self.cluster.owns(table.code):
-                    return
-                table.seats[seat].away = True  # a bot plays for them until they act again
-                table.broadcast()
-            await self.advance(table)
-
-        table.timer = self.spawn(expire())
 
     def spawn(self, coro: Awaitable[None]) -> asyncio.Task[None]:
         task: asyncio.Task[None] = asyncio.ensure_future(coro)
@@ -1046,7 +749,9 @@ class Hub:
             games: list[tuple[str, GameRows]] = []
             for t in idle:
                 assert t.game is not None
-                rows = game_rows(t.game, bots=_bots(t), source="online", meta=t.record_meta(), abandoned=True)
+                rows = game_rows(
+                    t.game, bots=bots_of(t), source="online", meta=t.record_meta(), abandoned=True
+                )
                 games.append((t.code, rows))
             numbers = dict(await self.writer.in_thread(self.store.abandon, games)) if games else {}
             idle = [t for t in idle if t.code in numbers]
@@ -1056,7 +761,7 @@ class Hub:
                     table.timer.cancel()
                 table.broadcast()  # its watchers see it ended, and its seed
         for table in idle:
-            self._forget_if_done(table)
+            self.forget_if_done(table)
         return [t.code for t in (*waiting, *idle)]
 
     async def close(self) -> None:
@@ -1071,8 +776,8 @@ class Hub:
     # -- after the game ------------------------------------------------------------
 
     async def _rematch(self, table: Table, token: str | None) -> Table:
-        self.creator(table, token)
-        self._owning(table)
+        TableActor(table, self).creator(token)
+        self.owning(table)
         if table.status != "over":
             raise TableError("not_over", Message("server.rematch_after"), 409)
         if table.rematch:
@@ -1098,13 +803,6 @@ class Hub:
         if not table.finished or table.game is None:
             raise TableError("not_over", Message("server.record_after"), 409)
         return table.game.record(table.record_meta()).to_dict()
-
-
-class _Remote:
-    """Marks a seat whose decisions come from the optimal-bot worker (:class:`OptimalWorker`)."""
-
-    def choose(self, state: Any) -> Action:
-        raise AssertionError("the hub asks the worker for this seat's moves")
 
 
 def _rules(name: str, settings: list[str]) -> Ruleset:
@@ -1136,28 +834,6 @@ def _check_distinct(names: list[str]) -> None:
             raise TableError("name_taken", Message("players.repeated", {"name": repr(name)}))
 
 
-def _action(move: str | ActionMove) -> Action:
-    if isinstance(move, str):
-        try:
-            return parse_action(move)
-        except Py421Error as e:
-            raise TableError.of("illegal", e) from e
-    action: Action
-    if move.kind == "stop":
-        action = Stop()
-    elif move.kind == "stake":
-        if move.stake is None:
-            raise TableError("malformed", Message("server.stake_move"))
-        action = ChooseStake(move.stake)
-    else:
-        action = Throw(tuple(move.keep), move.bon)
-    if move.text is not None and _action(move.text) != action:
-        raise TableError(
-            "malformed", Message("server.move_text", {"text": repr(move.text), "action": str(action)})
-        )
-    return action
-
-
 def _checked(code: str) -> str:
     """A table's code in capitals, or the refusal a code that cannot be one gets."""
     if not _CODE.fullmatch(code):
@@ -1175,10 +851,6 @@ def _status(text: str) -> Status:
         if text == found:
             return found
     return "waiting"
-
-
-def _bots(table: Table) -> dict[int, str]:
-    return {s.seat: s.bot or "heuristic" for s in table.seats if s.kind == "bot"}
 
 
 def _iso(when: float) -> str:
