@@ -20,7 +20,7 @@ from py421.players import make_bot
 from py421.server import hints as hints_module
 from py421.server.app import create_app
 from py421.server.limits import Limits
-from py421.server.worker import Budget
+from py421.server.worker import Budget, Failed, HintAt
 from py421.sim.loop import play_out
 
 from .server_helpers import create, database_urls, play_to_the_end, serving, start
@@ -243,14 +243,13 @@ def hints_asked(client: TestClient, failing: Callable[[int], str | None]) -> lis
     call = worker.call
     asked: list[Any] = []
 
-    def answering(request: tuple[Any, ...], seconds: float, *, cancel: bool) -> tuple[str, Any]:
-        if request[0] == "hint":
+    def answering(request: Any, seconds: float, *, cancel: bool) -> Any:
+        if isinstance(request, HintAt):
             asked.append(request)
             status = failing(len(asked) - 1)
             if status is not None:
-                return (status, None)
-        answer: tuple[str, Any] = call(request, seconds, cancel=cancel)
-        return answer
+                return Failed(status)  # type: ignore[arg-type]
+        return call(request, seconds, cancel=cancel)
 
     worker.call = answering
     return asked

@@ -24,7 +24,7 @@ from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from multiprocessing.connection import Connection
-from typing import Any, TypeVar
+from typing import Any, TypeVar, assert_never
 
 from ..core.errors import Message, Py421Error
 from ..core.rules import Ruleset
@@ -32,7 +32,21 @@ from ..core.state import State
 from .cluster import read_quietly
 from .solving import TRIED_SECONDS, VERDICTS, SolveLine, Unsolved, again
 from .table import TableError
-from .worker import Budget, Stopping, Worker, limit_memory
+from .worker import (
+    Analyse,
+    Answered,
+    Budget,
+    Failed,
+    HintAt,
+    NotSolvedHere,
+    Prepare,
+    Refused,
+    Reply,
+    Request,
+    Stopping,
+    Worker,
+    limit_memory,
+)
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -40,12 +54,11 @@ KEPT = 64  # finished games' analyses kept in memory (a few tens of KB each)
 
 
 def _serve(conn: Connection, memory_mb: int) -> None:
-    """The worker: answers ("prepare", rules, players), ("analyse", record, bots) and ("hint", state)."""
+    """The worker: answers :class:`.Prepare`, :class:`.Analyse` and :class:`.HintAt`."""
     from dataclasses import asdict
 
     from ..analysis import Adviser, analyse, method_for
     from ..core.record import Record
-    from ..i18n import LANGS, error_text
     from ..solver.strategy import covering, played
 
     limit_memory(memory_mb)
@@ -66,29 +79,32 @@ def _serve(conn: Connection, memory_mb: int) -> None:
 
     while True:
         try:
-            request = conn.recv()
+            request: Request = conn.recv()
         except (EOFError, OSError):
             return
-        kind = request[0]
+        reply: Reply
         try:
-            if kind == "prepare":
-                adviser(request[1], request[2])
-                conn.send(("ok", None))
-            elif kind == "analyse":
-                record = Record.from_dict(request[1])
-                check(record.rules, len(record.players))
-                conn.send(("ok", analyse(record, bots=request[2]).to_dict()))
-            else:
-                state: State = request[1]
-                advice = adviser(state.rules, len(state.players))
-                conn.send(("ok", {"method": advice.method, **asdict(advice.hint(state))}))
+            match request:
+                case Prepare(rules=rules, players=players):
+                    adviser(rules, players)
+                    reply = Answered()
+                case Analyse(record=data, bots=bots):
+                    record = Record.from_dict(data)
+                    check(record.rules, len(record.players))
+                    reply = Answered(analyse(record, bots=bots).to_dict())
+                case HintAt(state=state):
+                    advice = adviser(state.rules, len(state.players))
+                    reply = Answered({"method": advice.method, **asdict(advice.hint(state))})
+                case _:
+                    raise AssertionError(f"the analysis worker is asked {request!r}")
         except MemoryError:
-            conn.send(("memory", None))
+            conn.send(Failed("memory"))
             return  # start again with empty caches
         except _Unsolved as e:
-            conn.send(("unsolved", (e.rules, e.players)))
+            reply = NotSolvedHere(e.rules, e.players)
         except Py421Error as e:
-            conn.send(("refused", (str(e), {lang: error_text(lang, e) for lang in LANGS})))
+            reply = Refused.of(e)
+        conn.send(reply)
 
 
 class _Unsolved(Exception):
@@ -156,7 +172,7 @@ class Analyst:
             raise TableError("no_analysis", Message("server.no_analysis", {"reason": reason}), 422) from e
         try:
             await self.line.estimate(rules, players)  # refused at once if beyond the budget
-            answer: dict[str, Any] = await self.line.run(partial(self._ask, ("analyse", record, bots)))
+            answer: dict[str, Any] = await self.line.run(partial(self._ask, Analyse(record, bots)))
         except TableError as e:
             if e.error != "analysis_busy":
                 self._refused[key] = (self.line.clock() + TRIED_SECONDS, e)
@@ -171,11 +187,9 @@ class Analyst:
     async def prepare(self, rules: Ruleset, players: int) -> None:
         """Solve a table's rules for its hints, or refuse them (``no_analysis``, ``analysis_too_costly``,
         ``analysis_busy``); the worker that gives the hints is then readied with them."""
-        cost = await self.line.prepare(rules, players, partial(self._ask, ("prepare", rules, players)))
+        cost = await self.line.prepare(rules, players, partial(self._ask, Prepare(rules, players)))
         if self.line.cheap(cost):
-            asyncio.get_running_loop().run_in_executor(
-                self._hints, self.hinter.warm, ("prepare", rules, players)
-            )
+            asyncio.get_running_loop().run_in_executor(self._hints, self.hinter.warm, Prepare(rules, players))
 
     @property
     def closed(self) -> bool:
@@ -185,35 +199,44 @@ class Analyst:
     async def hint(self, state: State) -> tuple[str, dict[str, Any] | None]:
         """The ranked choices of the player to move: ``("ok", hint)``, or why there are none now
         (``"busy"``: still on a decision given up on, ``"timeout"``, ``"closed"``…)."""
-        call = partial(self.hinter.call, ("hint", state), self.budget.decision_seconds, cancel=False)
+        call = partial(self.hinter.call, HintAt(state), self.budget.decision_seconds, cancel=False)
         try:
-            status, answer = await asyncio.get_running_loop().run_in_executor(self._hints, call)
+            reply = await asyncio.get_running_loop().run_in_executor(self._hints, call)
         except Stopping:
             return "closed", None
-        return status, answer if status == "ok" else None
+        match reply:
+            case Answered(value=hint):
+                return "ok", hint
+            case Failed(why=why):
+                return why, None
+            case Refused():
+                return "refused", None
+            case NotSolvedHere():
+                return "unsolved", None
+            case _:
+                assert_never(reply)
 
-    def _ask(self, request: tuple[Any, ...]) -> Any:
+    def _ask(self, request: Request) -> Any:
         """One request in the worker, killed past the budget; every failure a :class:`TableError`."""
         budget = self.budget
         try:
-            status, answer = self.worker.call(request, budget.seconds, cancel=True)
+            reply = self.worker.call(request, budget.seconds, cancel=True)
         except Stopping as e:
             raise TableError("analysis_busy", e.message, 503) from e
-        if status == "ok":
-            return answer
-        if status == "refused":
-            message, words = answer
-            raise TableError("no_analysis", message, 422, words)
-        if status == "unsolved":
-            rules, players = answer
-            raise Unsolved(rules, players, "analysis_too_costly", 503)
-        if status == "died":
-            raise TableError("analysis_busy", Message("server.analyst_stopped"), 503)
-        if status == "timeout":
-            seconds = f"{budget.seconds:g}"
-            raise TableError(
-                "analysis_too_costly", Message("server.over_budget_time", {"seconds": seconds}), 503
-            )
+        match reply:
+            case Answered(value=value):
+                return value
+            case Refused(reason=reason):
+                raise TableError("no_analysis", reason, 422)
+            case NotSolvedHere(rules=rules, players=players):
+                raise Unsolved(rules, players, "analysis_too_costly", 503)
+            case Failed(why="died"):
+                raise TableError("analysis_busy", Message("server.analyst_stopped"), 503)
+            case Failed(why="timeout"):
+                seconds = f"{budget.seconds:g}"
+                raise TableError(
+                    "analysis_too_costly", Message("server.over_budget_time", {"seconds": seconds}), 503
+                )
         raise TableError(
             "analysis_too_costly", Message("server.over_budget_memory", {"mb": budget.memory_mb}), 503
         )

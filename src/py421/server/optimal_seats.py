@@ -25,34 +25,50 @@ from ..core.state import State
 from ..players import HeuristicBot
 from .solving import SolveLine
 from .table import TableError
-from .worker import Budget, Stopping, Worker, limit_memory
+from .worker import (
+    Answered,
+    Budget,
+    Choose,
+    Failed,
+    Prepare,
+    Refused,
+    Reply,
+    Request,
+    Stopping,
+    Worker,
+    limit_memory,
+)
 
 log = logging.getLogger(__name__)
 
 
 def _serve(conn: Connection, memory_mb: int) -> None:
-    """The worker: answers ("prepare", rules, players) and ("choose", state) until the pipe closes."""
+    """The worker: answers :class:`.Prepare` and :class:`.Choose` until the pipe closes."""
     from ..players.optimal import OptimalBot, prepare
 
     limit_memory(memory_mb)
     bot = OptimalBot(solve_games=False)  # a whole game of three or four only if solved here before
     while True:
         try:
-            request = conn.recv()
+            request: Request = conn.recv()
         except (EOFError, OSError):
             return
-        kind = request[0]
+        reply: Reply
         try:
-            if kind == "prepare":
-                prepare(request[1], request[2], solve_games=False)
-                conn.send(("ok", None))
-            else:
-                conn.send(("ok", bot.choose(request[1])))
+            match request:
+                case Prepare(rules=rules, players=players):
+                    prepare(rules, players, solve_games=False)
+                    reply = Answered()
+                case Choose(state=state):
+                    reply = Answered(bot.choose(state))
+                case _:
+                    raise AssertionError(f"the optimal worker is asked {request!r}")
         except MemoryError:
-            conn.send(("memory", None))
+            conn.send(Failed("memory"))
             return  # start again with empty caches
         except Py421Error as e:
-            conn.send(("refused", str(e)))
+            reply = Refused.of(e)
+        conn.send(reply)
 
 
 def solve_line(budget: Budget) -> SolveLine:
@@ -89,22 +105,23 @@ class OptimalBots:
         ``optimal_busy``); the worker that plays is then readied with them."""
         cost = await self.line.prepare(rules, players, partial(self._solve, rules, players))
         if self.line.cheap(cost):  # else it is solved when a move asks for it, not on every table made
-            asyncio.get_running_loop().run_in_executor(None, self.player.warm, ("prepare", rules, players))
+            asyncio.get_running_loop().run_in_executor(None, self.player.warm, Prepare(rules, players))
 
     def _solve(self, rules: Ruleset, players: int) -> None:
         try:
-            status, detail = self.solver.call(("prepare", rules, players), self.budget.seconds, cancel=True)
+            reply = self.solver.call(Prepare(rules, players), self.budget.seconds, cancel=True)
         except Stopping as e:
             raise TableError("optimal_busy", e.message, 503) from e
-        if status == "ok":
-            return
-        if status == "refused":
-            raise TableError("optimal_too_costly", str(detail))
-        if status == "timeout":
-            seconds = f"{self.budget.seconds:g}"
-            raise TableError("optimal_too_costly", Message("server.optimal_time", {"seconds": seconds}))
-        if status == "died":
-            raise TableError("optimal_busy", Message("server.solver_stopped"), 503)
+        match reply:
+            case Answered():
+                return
+            case Refused(reason=reason):
+                raise TableError("optimal_too_costly", reason)
+            case Failed(why="timeout"):
+                seconds = f"{self.budget.seconds:g}"
+                raise TableError("optimal_too_costly", Message("server.optimal_time", {"seconds": seconds}))
+            case Failed(why="died"):
+                raise TableError("optimal_busy", Message("server.solver_stopped"), 503)
         raise TableError(
             "optimal_too_costly", Message("server.optimal_memory", {"mb": self.budget.memory_mb})
         )
@@ -112,14 +129,14 @@ class OptimalBots:
     def choose_now(self, state: State) -> Action:
         """The optimal decision, or the heuristic bot's if the worker cannot answer in time."""
         try:
-            status, action = self.player.call(("choose", state), self.budget.decision_seconds, cancel=False)
+            reply = self.player.call(Choose(state), self.budget.decision_seconds, cancel=False)
         except Stopping:
-            status, action = "closed", None
-        if status == "ok":
-            assert action is not None
-            chosen: Action = action
+            reply = Failed("closed")
+        if isinstance(reply, Answered):
+            chosen: Action = reply.value
             return chosen
-        log.warning("bot:optimal did not answer (%s): the heuristic bot plays this move", status)
+        why = reply.why if isinstance(reply, Failed) else "refused"
+        log.warning("bot:optimal did not answer (%s): the heuristic bot plays this move", why)
         return self._fallback.choose(state)
 
     async def choose(self, state: State) -> Action:

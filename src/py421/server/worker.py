@@ -19,9 +19,11 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, Literal
 
-from ..core.errors import Message
+from ..core.errors import Message, Py421Error
+from ..core.rules import Ruleset
+from ..core.state import State
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,78 @@ class Budget:
     memory_mb: int = 2048  # a worker's address space beyond what it holds once started
     decision_seconds: float = 5.0  # beyond this a decision falls back to the heuristic bot
     queue: int = 4  # solves that may wait while a worker solves another; more are refused
+
+
+# -- what the server asks of a worker, and what comes back -------------------------------------
+
+
+@dataclass(frozen=True)
+class Prepare:
+    """Solve (or read) a table's rules before its first move, hint or analysis."""
+
+    rules: Ruleset
+    players: int
+
+
+@dataclass(frozen=True)
+class Choose:
+    """bot:optimal's move at ``state``."""
+
+    state: State
+
+
+@dataclass(frozen=True)
+class Analyse:
+    """A finished game's analysis (its record as JSON's types)."""
+
+    record: dict[str, Any]
+    bots: bool
+
+
+@dataclass(frozen=True)
+class HintAt:
+    """The ranked choices of the player to move at ``state``."""
+
+    state: State
+
+
+Request = Prepare | Choose | Analyse | HintAt
+
+
+@dataclass(frozen=True)
+class Answered:
+    value: Any = None
+
+
+@dataclass(frozen=True)
+class Refused:
+    """The rules or the position refused, with the reason (a catalog's message, worded in each
+    language by the server)."""
+
+    reason: Message | str
+
+    @classmethod
+    def of(cls, e: Py421Error) -> Refused:
+        return cls(e.message if e.message is not None else str(e))
+
+
+@dataclass(frozen=True)
+class NotSolvedHere:
+    """A whole game this machine has not solved (the server does not solve one: it takes minutes)."""
+
+    rules: str
+    players: int
+
+
+@dataclass(frozen=True)
+class Failed:
+    """No answer: past the deadline, the process died or ran out of memory, still busy with a request
+    given up on, or the server is stopping."""
+
+    why: Literal["timeout", "died", "memory", "busy", "closed"]
+
+
+Reply = Answered | Refused | NotSolvedHere | Failed
 
 
 class Stopping(Exception):
@@ -111,30 +185,31 @@ class Worker:
         self.closed = True
         self._kill()
 
-    def call(self, request: tuple[Any, ...], seconds: float, *, cancel: bool) -> tuple[str, Any]:
+    def call(self, request: Request, seconds: float, *, cancel: bool) -> Reply:
         """Send one request and wait up to ``seconds``; ``cancel``: kill the worker if it takes longer
         (a solve), else let it finish and drop its answer (a decision in play): until then the
         worker is ``busy``. :class:`Stopping` once closed."""
         with self._lock:
             conn = self._start()
+            answer: Reply
             try:
                 self._drain(conn)
                 if self._stale and not cancel:
-                    return ("busy", None)  # still working on a request given up on
+                    return Failed("busy")  # still working on a request given up on
                 if self._stale:
                     self._kill()
                     conn = self._start()
                 conn.send(request)
-                answer: tuple[str, Any] = conn.recv() if conn.poll(seconds) else ("timeout", None)
+                answer = conn.recv() if conn.poll(seconds) else Failed("timeout")
             except (EOFError, OSError):
-                answer = ("died", None)
-            if answer[0] == "timeout" and not cancel:
+                answer = Failed("died")
+            if answer == Failed("timeout") and not cancel:
                 self._stale += 1
-            elif answer[0] in ("timeout", "died", "memory"):
+            elif isinstance(answer, Failed):
                 self._kill()  # the next request starts a fresh worker
             return answer
 
-    def warm(self, request: tuple[Any, ...]) -> None:
+    def warm(self, request: Request) -> None:
         """Send a request whose answer nobody waits for, to ready the worker (a table's rules solved
         before its first move); left out when the worker is busy. Never raises."""
         with self._lock:
