@@ -131,7 +131,10 @@ def create_app(
 
     # No page of the API's own: FastAPI's runs a CDN's scripts on the origin that keeps the seats'
     # tokens. The API is described at /openapi.json.
-    app = FastAPI(title="py421 tables", lifespan=lifespan, docs_url=None, redoc_url=None)
+    # The routes are the app's own, not an included router: matched at once, with no router between.
+    app = FastAPI(
+        title="py421 tables", lifespan=lifespan, docs_url=None, redoc_url=None, routes=list(router.routes)
+    )
     app.state.hub = hub  # what the routes (.routes) depend on
     app.state.hints = hints
     app.state.analyst = analyst
@@ -202,7 +205,6 @@ def create_app(
         if address in files:
             app.add_api_route(address, _serve_file(files[address], media_type), include_in_schema=False)
 
-    app.include_router(router)
     return app
 
 

@@ -1,8 +1,9 @@
 """The server's routes: HTTP for tables and history, a WebSocket per player or watcher.
 
 Each is a small function on one :data:`router`; what it needs of the server (the tables'
-:class:`~py421.server.hub.Hub`, the hints, the analyst) comes as a dependency from the app's
-state (:func:`py421.server.app.create_app` puts them there). Requests are read into the
+:class:`~py421.server.hub.Hub`, the hints, the analyst) it reads from the app's state
+(:func:`py421.server.app.create_app` puts them there): not FastAPI's dependencies, which
+cost every request a fifth more time. Requests are read into the
 models of :mod:`.protocol` here, and every change is made by the hub.
 """
 
@@ -12,9 +13,9 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import asdict
-from typing import Annotated, Any, TypeVar, assert_never, cast
+from typing import Any, TypeVar, assert_never, cast
 
-from fastapi import APIRouter, Depends, Header, Request, WebSocket
+from fastapi import APIRouter, Header, Request, WebSocket
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.requests import HTTPConnection
@@ -46,10 +47,6 @@ def _analyst(connection: HTTPConnection) -> Analyst:
     return cast(Analyst, connection.app.state.analyst)
 
 
-HubDep = Annotated[Hub, Depends(_hub)]
-HintsDep = Annotated[Hints, Depends(_hints)]
-AnalystDep = Annotated[Analyst, Depends(_analyst)]
-
 # -- tables ------------------------------------------------------------------
 
 responses: dict[int | str, dict[str, Any]] = {400: {"model": p.ErrorBody}}
@@ -62,7 +59,8 @@ async def bots() -> list[dict[str, object]]:
 
 
 @router.get("/api/presets", response_model=list[p.Preset])
-async def presets(hub: HubDep) -> list[dict[str, Any]]:
+async def presets(request: Request) -> list[dict[str, Any]]:
+    hub = _hub(request)
     found = []
     for name in preset_names():
         r = Ruleset.preset(name)
@@ -79,7 +77,9 @@ async def presets(hub: HubDep) -> list[dict[str, Any]]:
 
 
 @router.post("/api/tables", response_model=p.Created, responses=responses)
-async def create(request: Request, hub: HubDep, hints: HintsDep) -> dict[str, Any]:
+async def create(request: Request) -> dict[str, Any]:
+    hub = _hub(request)
+    hints = _hints(request)
     body = await _read(request, p.CreateTable)
     table, token = await hub.create(body, _address(request))
     hints.watch(table)
@@ -87,26 +87,29 @@ async def create(request: Request, hub: HubDep, hints: HintsDep) -> dict[str, An
 
 
 @router.get("/api/tables/{code}", response_model=p.TablePublic, responses=responses)
-async def show(code: str, hub: HubDep) -> dict[str, Any]:
+async def show(request: Request, code: str) -> dict[str, Any]:
+    hub = _hub(request)
     return hub.public(code)
 
 
 @router.post("/api/tables/{code}/join", response_model=p.Joined, responses=responses)
-async def join(code: str, request: Request, hub: HubDep) -> dict[str, Any]:
+async def join(code: str, request: Request) -> dict[str, Any]:
+    hub = _hub(request)
     body = await _read(request, p.JoinTable)
     table, seat, token = await hub.join(code, body.name)
     return {"code": table, "seat": seat, "token": token}
 
 
 @router.post("/api/tables/{code}/start", response_model=p.TablePublic, responses=responses)
-async def start(code: str, hub: HubDep, authorization: str | None = Header(None)) -> dict[str, Any]:
+async def start(request: Request, code: str, authorization: str | None = Header(None)) -> dict[str, Any]:
+    hub = _hub(request)
     return await hub.start(code, _bearer(authorization))
 
 
 @router.post("/api/tables/{code}/rematch", response_model=p.Rematch, responses=responses)
-async def rematch(
-    code: str, hub: HubDep, hints: HintsDep, authorization: str | None = Header(None)
-) -> dict[str, Any]:
+async def rematch(request: Request, code: str, authorization: str | None = Header(None)) -> dict[str, Any]:
+    hub = _hub(request)
+    hints = _hints(request)
     new = await hub.rematch(code, _bearer(authorization))
     if new in hub.tables:
         hints.watch(hub.tables[new])  # the rematch has the hints of its game
@@ -114,8 +117,9 @@ async def rematch(
 
 
 @router.get("/healthz", response_model=p.Health)
-async def healthz(hub: HubDep) -> dict[str, Any]:
+async def healthz(request: Request) -> dict[str, Any]:
     """For a load balancer: the database answers, and what this process holds."""
+    hub = _hub(request)
     try:
         hub.store.exists("AAAAA")
     except SQLAlchemyError as e:
@@ -124,13 +128,16 @@ async def healthz(hub: HubDep) -> dict[str, Any]:
 
 
 @router.get("/api/tables/{code}/record", responses=responses)
-async def record(code: str, hub: HubDep) -> dict[str, Any]:
+async def record(request: Request, code: str) -> dict[str, Any]:
+    hub = _hub(request)
     return hub.record(code)
 
 
 @router.get("/api/tables/{code}/analysis", responses=responses)
-async def table_analysis(code: str, hub: HubDep, analyst: AnalystDep, bots: bool = False) -> dict[str, Any]:
+async def table_analysis(request: Request, code: str, bots: bool = False) -> dict[str, Any]:
     """Every decision of the finished game valued (docs/analysis.md); like the record, once it is over."""
+    hub = _hub(request)
+    analyst = _analyst(request)
     try:
         found = hub.record(code)
     except TableError as e:
@@ -144,13 +151,15 @@ async def table_analysis(code: str, hub: HubDep, analyst: AnalystDep, bots: bool
 
 
 @router.get("/api/games", response_model=list[p.GameSummary])
-async def games(hub: HubDep, limit: int = 20) -> list[dict[str, Any]]:
+async def games(request: Request, limit: int = 20) -> list[dict[str, Any]]:
+    hub = _hub(request)
     rows = hub.history.games(max(1, min(limit, 200)))
     return [asdict(r) for r in rows]
 
 
 @router.get("/api/games/{game_id}/record", responses=responses)
-async def game_record(game_id: int, hub: HubDep) -> dict[str, Any]:
+async def game_record(request: Request, game_id: int) -> dict[str, Any]:
+    hub = _hub(request)
     try:
         return hub.history.record(game_id).to_dict()
     except Exception as e:
@@ -158,7 +167,9 @@ async def game_record(game_id: int, hub: HubDep) -> dict[str, Any]:
 
 
 @router.get("/api/games/{game_id}/analysis", responses=responses)
-async def game_analysis(game_id: int, hub: HubDep, analyst: AnalystDep, bots: bool = False) -> dict[str, Any]:
+async def game_analysis(request: Request, game_id: int, bots: bool = False) -> dict[str, Any]:
+    hub = _hub(request)
+    analyst = _analyst(request)
     try:
         found = await asyncio.to_thread(hub.history.record, game_id)
     except Py421Error as e:
@@ -167,7 +178,8 @@ async def game_analysis(game_id: int, hub: HubDep, analyst: AnalystDep, bots: bo
 
 
 @router.get("/api/leaderboard", response_model=list[p.PlayerStats], responses=responses)
-async def leaderboard(hub: HubDep, rules: str = "classic-11") -> list[dict[str, Any]]:
+async def leaderboard(request: Request, rules: str = "classic-11") -> list[dict[str, Any]]:
+    hub = _hub(request)
     if rules not in preset_names():
         accepted = ", ".join(preset_names())
         raise TableError(
@@ -180,7 +192,8 @@ async def leaderboard(hub: HubDep, rules: str = "classic-11") -> list[dict[str, 
 
 
 @router.get("/api/players/{name}", response_model=p.PlayerStats, responses=responses)
-async def player(name: str, hub: HubDep) -> dict[str, Any]:
+async def player(request: Request, name: str) -> dict[str, Any]:
+    hub = _hub(request)
     try:
         check_name(name, 100)
     except Py421Error as e:
@@ -195,7 +208,9 @@ async def player(name: str, hub: HubDep) -> dict[str, Any]:
 
 
 @router.websocket("/ws/{code}")
-async def play(ws: WebSocket, code: str, hub: HubDep, hints: HintsDep, lang: str = "en") -> None:
+async def play(ws: WebSocket, code: str, lang: str = "en") -> None:
+    hub = _hub(ws)
+    hints = _hints(ws)
     address = ws.client.host if ws.client else ""
     token, protocol = _ws_token(ws)
     await ws.accept(subprotocol=protocol)
