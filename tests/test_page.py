@@ -12,11 +12,17 @@ import pytest
 
 from py421.i18n import CATALOGS, page_module, tr
 from py421.players import levels
-from py421.server.protocol import typescript
+from py421.server.protocol import typed_dicts, typescript
 
 from .server_helpers import serving
 
 STATIC = Path(__file__).parents[1] / "src" / "py421" / "server" / "static"
+
+
+def test_what_the_server_sends_is_typed_from_the_protocol():
+    """server/outbound.py: the messages the server builds, as TypedDicts mypy checks them against."""
+    committed = (STATIC.parent / "outbound.py").read_text(encoding="utf-8")
+    assert committed == typed_dicts(), "write it again: .venv/bin/python scripts/page_types.py"
 
 
 def test_the_page_types_are_written_from_the_protocol():

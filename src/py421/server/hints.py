@@ -15,6 +15,7 @@ import asyncio
 import logging
 from weakref import WeakKeyDictionary
 
+from . import outbound as out
 from .analyst import Analyst
 from .cluster import said_if_failed
 from .table import Connection, Table, dumps
@@ -85,7 +86,7 @@ class Hints:
             self._asking.discard((table.code, version))
         if hint is None or not self._still(table, session, version, seat):
             return  # the server stops, or the table moved on meanwhile
-        message = {
+        message: out.HintsMessage = {
             "type": "hints",
             "version": version,
             "seat": hint["seat"],

@@ -31,6 +31,7 @@ from ..core.rules import Ruleset
 from ..history import GameRows, History, game_rows
 from ..play.session import Seat, Session
 from ..players import Player, accepted, levels, make_bot, parse_bot
+from . import outbound as out
 from .cluster import Moved, Solo, TooLong, first_line, read_quietly, said_if_failed
 from .commands import (
     Act,
@@ -273,7 +274,7 @@ class Hub:
             raise TableError("no_table", Message("server.no_table", {"code": repr(code)}), 404)
         return table
 
-    def public(self, code: str) -> dict[str, Any]:
+    def public(self, code: str) -> out.TablePublic:
         """The table as the database has it now (a copy here may lag a change made elsewhere)."""
         code = _checked(code)
         if self.cluster.owns(code) and code in self.tables:
@@ -394,7 +395,7 @@ class Hub:
         seated = await self._change(code, Join(name=name, token=secrets.token_urlsafe(24)), Seated)
         return _checked(code), seated.seat, seated.token
 
-    async def start(self, code: str, token: str | None) -> dict[str, Any]:
+    async def start(self, code: str, token: str | None) -> out.TablePublic:
         await self._change(code, Start(token=token), Done)
         return self.public(code)
 

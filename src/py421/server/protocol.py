@@ -550,5 +550,64 @@ def typescript() -> str:
     return "\n".join(out) + "\n"
 
 
+def typed_dicts() -> str:
+    """What the server sends over the WebSocket, as typed dicts written from the models.
+
+    ``server/outbound.py`` holds this text (``python scripts/page_types.py`` writes it; a test keeps
+    the two equal): the server builds its messages as these, so that mypy checks each against the
+    models, at no cost at run time. (Building the models themselves, validated, then serialising
+    them, would cost the server about 20 µs a message on every change of every table.)
+    """
+    schema = OUTBOUND.json_schema()
+    defs: dict[str, Any] = schema.pop("$defs", {})
+    names = {tuple(d["enum"]): name for name, d in defs.items() if set(d) <= {"enum", "type"}}
+
+    def py(s: dict[str, Any]) -> str:
+        if "$ref" in s:
+            return str(s["$ref"]).rsplit("/", 1)[1]
+        if "const" in s:
+            return f"Literal[{s['const']!r}]".replace("'", '"')
+        if "enum" in s:
+            return (
+                names.get(tuple(s["enum"]))
+                or "Literal[" + ", ".join(repr(v).replace("'", '"') for v in s["enum"]) + "]"
+            )
+        for key in ("anyOf", "oneOf"):
+            if key in s:
+                return " | ".join(py(part) for part in s[key])
+        kind = str(s.get("type", ""))
+        if kind == "array":
+            return f"list[{py(s.get('items', {}))}]"
+        if kind == "object":
+            extra = s.get("additionalProperties", True)
+            return f"dict[str, {'Any' if extra is True else py(extra)}]"
+        return {"integer": "int", "number": "float", "string": "str", "boolean": "bool", "null": "None"}.get(
+            kind, "Any"
+        )
+
+    out = [
+        '"""What the server sends over the WebSocket, as the messages are built: written from',
+        "py421.server.protocol by `python scripts/page_types.py`, not by hand (see",
+        ':func:`py421.server.protocol.typed_dicts`)."""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from typing import Any, Literal, NotRequired, TypedDict",
+    ]
+    for name, d in sorted(defs.items()):
+        if "enum" in d:
+            members = ", ".join(repr(v).replace("'", '"') for v in d["enum"])
+            out += ["", f"{name} = Literal[{members}]"]
+    for name, d in sorted(defs.items()):
+        if "properties" not in d:
+            continue
+        out += ["", "", f"class {name}(TypedDict):"]
+        required = set(d.get("required", ()))
+        for field, f in d["properties"].items():
+            kind = py(f)
+            out.append(f"    {field}: {kind if field in required else f'NotRequired[{kind}]'}")
+    return "\n".join(out) + "\n"
+
+
 if __name__ == "__main__":
     sys.stdout.write(markdown())

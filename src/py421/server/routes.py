@@ -24,6 +24,7 @@ from ..core.engine import check_name
 from ..core.errors import Message, Py421Error
 from ..core.rules import Ruleset, preset_names
 from ..players import listing
+from . import outbound as out
 from . import protocol as p
 from .analyst import Analyst
 from .hints import Hints
@@ -87,7 +88,7 @@ async def create(request: Request) -> dict[str, Any]:
 
 
 @router.get("/api/tables/{code}", response_model=p.TablePublic, responses=responses)
-async def show(request: Request, code: str) -> dict[str, Any]:
+async def show(request: Request, code: str) -> out.TablePublic:
     hub = _hub(request)
     return hub.public(code)
 
@@ -101,7 +102,7 @@ async def join(code: str, request: Request) -> dict[str, Any]:
 
 
 @router.post("/api/tables/{code}/start", response_model=p.TablePublic, responses=responses)
-async def start(request: Request, code: str, authorization: str | None = Header(None)) -> dict[str, Any]:
+async def start(request: Request, code: str, authorization: str | None = Header(None)) -> out.TablePublic:
     hub = _hub(request)
     return await hub.start(code, _bearer(authorization))
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-from collections.abc import Awaitable, Callable, Generator
+from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import orjson
 
@@ -27,6 +27,7 @@ from ..i18n import LANGS, error_text, guillemets
 from ..play.session import Session
 from ..players import is_bot_name
 from ..text import describe
+from . import outbound as out
 from .database import SeatRow
 from .protocol import ErrorCode
 
@@ -190,7 +191,8 @@ class Connection:
             self.drop("slow_client")
 
     def error(self, error: ErrorCode, message: str, lang: str = "en") -> None:
-        self.offer(dumps({"type": "error", "error": error, "message": message, "lang": lang}))
+        said: out.ErrorMessage = {"type": "error", "error": error, "message": message, "lang": _lang(lang)}
+        self.offer(dumps(said))
 
     def drop(self, why: ErrorCode) -> None:
         self.why = self.why or why
@@ -241,7 +243,11 @@ class _Close:
     why: ErrorCode
 
 
-def dumps(message: dict[str, Any]) -> str:
+def _lang(lang: str) -> Literal["en", "fr"]:
+    return "fr" if lang == "fr" else "en"
+
+
+def dumps(message: Mapping[str, Any]) -> str:
     """A message as the server sends it: compact JSON, names and French as they are (orjson:
     a server writes one for every change of every table)."""
     return orjson.dumps(message).decode()
@@ -314,7 +320,7 @@ class Table:
     def spectators(self) -> int:
         return sum(1 for c in self.connections if c.seat is None)
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> out.TablePublic:
         return {
             "code": self.code,
             "mode": self.mode,
@@ -355,7 +361,7 @@ class Table:
         for conn in self.connections:
             conn.log_sent = 0
 
-    def message(self, conn: Connection, public: dict[str, Any] | None = None) -> dict[str, Any]:
+    def message(self, conn: Connection, public: out.TablePublic | None = None) -> out.TableMessage:
         """What one connection is sent; ``public``: the table, when already built for others.
 
         The log goes as the lines the connection does not have yet (at most the last
@@ -374,11 +380,13 @@ class Table:
             "log": lines[start:],
         }
 
-    def view(self, seat: int | None) -> dict[str, Any] | None:
-        """What ``seat`` sees of the game; at an abandoned table, nobody has a move left to make."""
+    def view(self, seat: int | None) -> out.View | None:
+        """What ``seat`` sees of the game; at an abandoned table, nobody has a move left to make.
+
+        Core builds it as a plain dict (it knows no protocol); tests hold it to the model."""
         if self.session is None:
             return None
-        view = seat_view(self.session.state, seat)
+        view = cast(out.View, seat_view(self.session.state, seat))
         if self.status == "abandoned":
             view = {**view, "your_turn": False, "legal_actions": []}
         return view
@@ -394,7 +402,7 @@ class Table:
         a hundred spectators cost one view and one JSON text.
         """
         public = self.public()  # the same for every connection
-        views: dict[int | None, dict[str, Any] | None] = {}
+        views: dict[int | None, out.View | None] = {}
         texts: dict[tuple[int | None, str, int], str] = {}
         for conn in list(self.connections):
             lines = self.log(conn.lang)
@@ -405,7 +413,7 @@ class Table:
             if text is None:
                 if conn.seat not in views:
                     views[conn.seat] = self.view(conn.seat)
-                message = {
+                message: out.TableMessage = {
                     "type": "table",
                     "table": public,
                     "view": views[conn.seat],
