@@ -28,10 +28,11 @@ from py421.core.rules import Ruleset, preset_names
 from py421.sim.fast.policy import ROUNDS_LEVEL
 from py421.sim.simulate import Simulation, Summary, run
 from py421.solver.exact_turn import advise
-from py421.solver.game_maxn import GameMaxn, Sweep, store
+from py421.solver.game_maxn import GameMaxn, Sweep
 from py421.solver.heads_up import HeadsUp, unsupported
 from py421.solver.heads_up_game import HeadsUpGame
 from py421.solver.rounds import solve_round
+from py421.solver.solutions import store_maxn as store
 
 
 def large_round(players: int) -> None:

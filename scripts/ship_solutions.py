@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from py421.core.rules import Ruleset, preset_names
-from py421.solver import game_maxn, heads_up, shipped, solutions
+from py421.solver import heads_up, shipped, solutions
 from py421.solver.heads_up_game import carries_over
 from py421.solver.shipped import SHIPPED, Shipped
 
@@ -41,11 +41,11 @@ def main() -> None:
         for name in THREE:
             rules = Ruleset.preset(name)
             began = time.perf_counter()
-            game, _ = game_maxn.solve_cached(rules, 3, folder=folder)
+            game, _ = solutions.solve_maxn_cached(rules, 3, folder=folder)
             if not all(s.converged for s in game.manches.values()):
                 print(f"{name}, 3 players: not settled, not shipped")
                 continue
-            path = game_maxn.cache_path(rules, 3, folder)
+            path = solutions.maxn_cache_path(rules, 3, folder)
             index.append({"file": path.name, "kind": "game-maxn", "preset": name, "players": 3})
             print(f"{name}, 3 players: {time.perf_counter() - began:.1f} s")
         SHIPPED.mkdir(exist_ok=True)

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from py421.cli import main
 from py421.core.rules import Ruleset, preset_names
 from py421.paths import data_dir
-from py421.solver import game_maxn, solutions
+from py421.solver import solutions
 from py421.solver.game_maxn import GameMaxn
 from py421.solver.heads_up import HeadsUp
 from py421.solver.shipped import SHIPPED, Shipped, shipped
@@ -46,7 +46,7 @@ def test_each_shipped_solution_is_a_fresh_solve(entry: Shipped):
     else:
         assert entry["kind"] == "game-maxn"
         players = entry["players"]
-        assert game_maxn.cache_path(rules, players, SHIPPED).name == entry["file"]
+        assert solutions.maxn_cache_path(rules, players, SHIPPED).name == entry["file"]
         game = GameMaxn(rules, players).solve()
         keys = [(int(k[0]), tuple(int(x) for x in k[1:])) for k in kept["keys"]]
         assert sorted(keys) == sorted(game.manches)

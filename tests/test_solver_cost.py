@@ -11,7 +11,7 @@ from py421.analysis import method_for
 from py421.core.errors import Py421Error
 from py421.core.rules import Ruleset
 from py421.players.optimal import prepare
-from py421.solver import cost, game_maxn, heads_up, rounds, solutions
+from py421.solver import cost, heads_up, rounds, solutions
 from py421.solver.heads_up import HeadsUp
 from py421.solver.heads_up_game import carries_over
 
@@ -315,7 +315,7 @@ def test_a_whole_game_kept_is_read(private_home):
     rounds_only = cost.solve_cost(rules_of("classic-11", queue_de_la_vache=True), 3, "optimal")
     assert looked_for.method == rounds_only.method == "rounds"
     assert looked_for.positions == rounds_only.positions  # a game not on the disk costs nothing to miss
-    path = game_maxn.cache_path(rules, 3, private_home / "solver")
+    path = solutions.maxn_cache_path(rules, 3, private_home / "solver")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.touch()  # as if solved here before: only its presence is looked at
     for purpose in ("optimal", "analysis"):

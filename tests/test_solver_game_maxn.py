@@ -37,17 +37,15 @@ from py421.sim.fast.optimal_tables import MaxnTables
 from py421.sim.fast.policy import ROUNDS_LEVEL
 from py421.sim.fast.replay import replay
 from py421.sim.simulate import Simulation, Summary, run
-from py421.solver import game_maxn
+from py421.solver import game_maxn, solutions
 from py421.solver.advice import RoundContext, advise_game_level
 from py421.solver.game_maxn import (
     GameMaxn,
     Manche,
     Position,
-    cache_path,
     play_round,
     settling_of,
     shape_of,
-    solve_cached,
     solve_manche,
     turned,
     unsupported,
@@ -56,7 +54,7 @@ from py421.solver.game_maxn_turns import _numpy_turns, follower_turns
 from py421.solver.heads_up import HeadsUp, game_outcome
 from py421.solver.rounds import OBJECTIVES, solve_round
 from py421.solver.shipped import located
-from py421.solver.solutions import solved_game
+from py421.solver.solutions import maxn_cache_path, solve_maxn_cached, solved_game
 from py421.solver.strategy import whole_game_maxn
 
 from .helpers import wilson
@@ -210,9 +208,9 @@ def test_accelerated_sweeps_find_the_value_iteration_values():
 
 def test_a_cached_solve_is_the_fresh_one(tmp_path):
     rules = SMALL.with_options(pot=3)
-    fresh, cached = solve_cached(rules, 3, folder=tmp_path)
+    fresh, cached = solve_maxn_cached(rules, 3, folder=tmp_path)
     assert not cached
-    again, cached = solve_cached(rules, 3, folder=tmp_path)
+    again, cached = solve_maxn_cached(rules, 3, folder=tmp_path)
     assert cached
     assert again.manches.keys() == fresh.manches.keys()
     for key, solution in fresh.manches.items():
@@ -479,10 +477,10 @@ def shared_solutions(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def solved_here(rules: Ruleset, players: int, shared: Path) -> None:
     """Put the solved game in this test's data folder: solved once in ``shared`` (the others wait)."""
     shared.mkdir(exist_ok=True)
-    solve_cached(rules, players, folder=shared)
+    solve_maxn_cached(rules, players, folder=shared)
     here = data_dir() / "solver"
     here.mkdir(parents=True, exist_ok=True)
-    shutil.copy(located(cache_path(rules, players, shared)), here)  # solved there, or came with py421
+    shutil.copy(located(maxn_cache_path(rules, players, shared)), here)  # solved there, or came with py421
 
 
 def seat_rates(levels: tuple[str, ...], games: int, seed: int = 0) -> list[dict[str, Any]]:
@@ -674,7 +672,7 @@ def test_a_game_not_on_the_disk_is_found_missing_without_building_its_model(tmp_
         raise AssertionError("the model was built")
 
     monkeypatch.setattr(game_maxn, "GameMaxn", built)
-    assert game_maxn.load_cached(rules, 3, tmp_path) is None
+    assert solutions.load_maxn_cached(rules, 3, tmp_path) is None
 
 
 def test_advice_says_who_left_the_manche_where_holding_nothing_does_not(shared_solutions):

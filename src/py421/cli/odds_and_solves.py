@@ -322,13 +322,13 @@ def _solve_heads_up_game(rules: Ruleset, as_json: bool, lang: str) -> None:
 def _solve_game(rules: Ruleset, players: int, as_json: bool, lang: str) -> None:
     """Three or four players: each seat's chance of losing the whole game, solved by max^n."""
     from ..play.coach import game_solving
-    from ..solver.game_maxn import solve_cached
+    from ..solver.solutions import solve_maxn_cached
 
     def quiet(text: str, stage: str) -> None:
         """With --json, nothing but the data."""
 
     with stages() as say:
-        game, cached = solve_cached(rules, players, game_solving(quiet if as_json else say, lang))
+        game, cached = solve_maxn_cached(rules, players, game_solving(quiet if as_json else say, lang))
     data = game.summary() | {"cached": cached}
     if as_json:
         from ..solver.rounds import rounds_summary

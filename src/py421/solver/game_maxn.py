@@ -54,16 +54,11 @@ Rules this model does not cover are refused with the reason
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import json
 import math
-import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -74,11 +69,9 @@ from ..core.dice import Result
 from ..core.errors import InvalidPlayers, InvalidPosition, InvalidRuleset, Message
 from ..core.rules import Ruleset
 from ..core.state import Phase, State
-from ..paths import data_dir, kept_folder
 from .amounts import settled_amounts
 from .game_maxn_turns import follower_turns
 from .rounds import EPS, FRESH, KEEP_CHOICES, STOP, comparison_of
-from .shipped import located
 from .tables import INDEX, KEEPS, RESULTS, TRANSITIONS, FloatArray
 
 IntArray = npt.NDArray[np.intp]
@@ -1125,106 +1118,3 @@ class GameMaxn:
             "converged": all(m.converged for m in self.manches.values()),
             "seconds": self.seconds,
         }
-
-
-# -- kept on disk ---------------------------------------------------------------------------------
-
-
-def cache_path(rules: Ruleset, players: int, folder: Path) -> Path:
-    key = json.dumps({"format": FORMAT, "players": players, "options": rules.options()}, sort_keys=True)
-    return folder / f"game-maxn-{players}-{hashlib.sha256(key.encode()).hexdigest()[:20]}.npz"
-
-
-def solve_cached(
-    rules: Ruleset, players: int, progress: Progress | None = None, folder: Path | None = None
-) -> tuple[GameMaxn, bool]:
-    """The solved game of ``rules`` for ``players``, and whether it came from the disk cache.
-
-    Processes that ask for the same game together solve it once: the others
-    wait for the first one's results.
-    """
-    read = folder or data_dir(write=False) / "solver"  # reading needs no writing
-    game = GameMaxn(rules, players)
-    if _load(game, located(cache_path(rules, players, read))):
-        return game, True
-    if folder is not None:
-        folder.mkdir(parents=True, exist_ok=True)
-    keep = folder or kept_folder("solver")
-    if keep is None:  # a read-only data folder: solved for this process, not kept
-        game.solve(progress)
-        return game, False
-    path = cache_path(rules, players, keep)
-    with _locked(path):
-        if _load(game, path):
-            return game, True
-        game.solve(progress)
-        _save(game, path)
-    return game, False
-
-
-def load_cached(rules: Ruleset, players: int, folder: Path | None = None) -> GameMaxn | None:
-    """The solved game from the disk cache, or None if it is not there (nothing is solved, and the
-    game's model is not even built: a server asks at every move)."""
-    path = located(cache_path(rules, players, folder or data_dir(write=False) / "solver"))
-    if not path.exists():
-        return None
-    game = GameMaxn(rules, players)
-    return game if _load(game, path) else None
-
-
-def _load(game: GameMaxn, path: Path) -> bool:
-    if not path.exists():
-        return False
-    with np.load(path) as data:
-        for i, key in enumerate(data["keys"]):
-            solution = MancheSolution(data[f"values_{i}"], data[f"ends_{i}"])
-            change, gap, residual, converged = (float(x) for x in data["checks"][i])
-            solution.sweeps, solution.change, solution.linear_gap = int(data["sweeps"][i]), change, gap
-            solution.residual, solution.converged = residual, bool(converged)
-            game.manches[(int(key[0]), tuple(int(x) for x in key[1:]))] = solution
-        game.seconds = float(data["seconds"])
-    return True
-
-
-def store(game: GameMaxn, folder: Path | None = None) -> Path:
-    """Keep a game solved elsewhere (a benchmark's timed solve) in the disk cache."""
-    where = folder or data_dir() / "solver"
-    where.mkdir(parents=True, exist_ok=True)
-    path = cache_path(game.rules, game.players, where)
-    with _locked(path):
-        _save(game, path)
-    return path
-
-
-def _save(game: GameMaxn, path: Path) -> None:
-    keys = list(game.manches)
-    arrays: dict[str, Any] = {
-        "keys": np.array([[m, *losses] for m, losses in keys], dtype=np.intp),
-        "sweeps": np.array([game.manches[k].sweeps for k in keys]),
-        "checks": np.array(
-            [[s.change, s.linear_gap, s.residual, s.converged] for s in (game.manches[k] for k in keys)]
-        ),
-        "seconds": np.array(game.seconds),
-    }
-    for i, k in enumerate(keys):
-        arrays[f"values_{i}"] = game.manches[k].values
-        arrays[f"ends_{i}"] = game.manches[k].ends
-    tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")  # runs started together do not collide
-    np.savez(tmp, **arrays)
-    tmp.replace(path)
-
-
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """Hold a lock beside ``path`` (where the system has them: elsewhere, no wait)."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        yield
-        return
-    with open(path.with_suffix(".lock"), "w", encoding="ascii") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)

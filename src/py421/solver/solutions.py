@@ -2,17 +2,18 @@
 
 Two players: :class:`.heads_up.HeadsUp`, and where a manche's end is worth
 more than who lost it :class:`.heads_up_game.HeadsUpGame`; three and four:
-:class:`.game_maxn.GameMaxn` (whose file format is :mod:`.game_maxn`'s).
+:class:`.game_maxn.GameMaxn`. Each kind of solution has its file's name and format here.
 Each is solved with the one way of telling how far a solve is,
 :data:`.game_maxn.Progress`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -199,7 +200,7 @@ def solved_game(rules: Ruleset, players: int, progress: game_maxn.Progress | Non
     and kept there (the solve's ``progress`` is only shown when it is not cached)."""
     found = _GAMES.get((rules, players))
     if found is None:
-        found = _GAMES[(rules, players)] = game_maxn.solve_cached(rules, players, progress)[0]
+        found = _GAMES[(rules, players)] = solve_maxn_cached(rules, players, progress)[0]
     return found
 
 
@@ -207,7 +208,7 @@ def game_known(rules: Ruleset, players: int) -> bool:
     """Whether the whole game of three or four players is in memory or on the disk (nothing is read)."""
     if (rules, players) in _GAMES:
         return True
-    return located(game_maxn.cache_path(rules, players, read_folder())).exists()
+    return located(maxn_cache_path(rules, players, read_folder())).exists()
 
 
 def forget() -> None:
@@ -216,3 +217,108 @@ def forget() -> None:
     _HEADS_UP.clear()
     _HEADS_UP_GAMES.clear()
     _GAMES.clear()
+
+
+# -- the whole game of three or four, by max^n (its file) -------------------------------------
+
+
+def maxn_cache_path(rules: Ruleset, players: int, folder: Path) -> Path:
+    key = json.dumps(
+        {"format": game_maxn.FORMAT, "players": players, "options": rules.options()}, sort_keys=True
+    )
+    return folder / f"game-maxn-{players}-{hashlib.sha256(key.encode()).hexdigest()[:20]}.npz"
+
+
+def solve_maxn_cached(
+    rules: Ruleset, players: int, progress: game_maxn.Progress | None = None, folder: Path | None = None
+) -> tuple[GameMaxn, bool]:
+    """The solved game of ``rules`` for ``players``, and whether it came from the disk cache.
+
+    Processes that ask for the same game together solve it once: the others
+    wait for the first one's results.
+    """
+    read = folder or data_dir(write=False) / "solver"  # reading needs no writing
+    game = GameMaxn(rules, players)
+    if _load_maxn(game, located(maxn_cache_path(rules, players, read))):
+        return game, True
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+    keep = folder or kept_folder("solver")
+    if keep is None:  # a read-only data folder: solved for this process, not kept
+        game.solve(progress)
+        return game, False
+    path = maxn_cache_path(rules, players, keep)
+    with _locked(path):
+        if _load_maxn(game, path):
+            return game, True
+        game.solve(progress)
+        _save_maxn(game, path)
+    return game, False
+
+
+def load_maxn_cached(rules: Ruleset, players: int, folder: Path | None = None) -> GameMaxn | None:
+    """The solved game from the disk cache, or None if it is not there (nothing is solved, and the
+    game's model is not even built: a server asks at every move)."""
+    path = located(maxn_cache_path(rules, players, folder or data_dir(write=False) / "solver"))
+    if not path.exists():
+        return None
+    game = GameMaxn(rules, players)
+    return game if _load_maxn(game, path) else None
+
+
+def _load_maxn(game: GameMaxn, path: Path) -> bool:
+    if not path.exists():
+        return False
+    with np.load(path) as data:
+        for i, key in enumerate(data["keys"]):
+            solution = game_maxn.MancheSolution(data[f"values_{i}"], data[f"ends_{i}"])
+            change, gap, residual, converged = (float(x) for x in data["checks"][i])
+            solution.sweeps, solution.change, solution.linear_gap = int(data["sweeps"][i]), change, gap
+            solution.residual, solution.converged = residual, bool(converged)
+            game.manches[(int(key[0]), tuple(int(x) for x in key[1:]))] = solution
+        game.seconds = float(data["seconds"])
+    return True
+
+
+def store_maxn(game: GameMaxn, folder: Path | None = None) -> Path:
+    """Keep a game solved elsewhere (a benchmark's timed solve) in the disk cache."""
+    where = folder or data_dir() / "solver"
+    where.mkdir(parents=True, exist_ok=True)
+    path = maxn_cache_path(game.rules, game.players, where)
+    with _locked(path):
+        _save_maxn(game, path)
+    return path
+
+
+def _save_maxn(game: GameMaxn, path: Path) -> None:
+    keys = list(game.manches)
+    arrays: dict[str, Any] = {
+        "keys": np.array([[m, *losses] for m, losses in keys], dtype=np.intp),
+        "sweeps": np.array([game.manches[k].sweeps for k in keys]),
+        "checks": np.array(
+            [[s.change, s.linear_gap, s.residual, s.converged] for s in (game.manches[k] for k in keys)]
+        ),
+        "seconds": np.array(game.seconds),
+    }
+    for i, k in enumerate(keys):
+        arrays[f"values_{i}"] = game.manches[k].values
+        arrays[f"ends_{i}"] = game.manches[k].ends
+    tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")  # runs started together do not collide
+    np.savez(tmp, **arrays)
+    tmp.replace(path)
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold a lock beside ``path`` (where the system has them: elsewhere, no wait)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    with open(path.with_suffix(".lock"), "w", encoding="ascii") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
