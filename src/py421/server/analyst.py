@@ -45,6 +45,7 @@ from .worker import (
     Request,
     Stopping,
     Worker,
+    answer_requests,
     limit_memory,
 )
 
@@ -77,34 +78,24 @@ def _serve(conn: Connection, memory_mb: int) -> None:
             found = advisers[(rules, players)] = Adviser(rules, players)
         return found
 
-    while True:
-        try:
-            request: Request = conn.recv()
-        except (EOFError, OSError):
-            return
-        reply: Reply
+    def answer(request: Request) -> Reply:
         try:
             match request:
                 case Prepare(rules=rules, players=players):
                     adviser(rules, players)
-                    reply = Answered()
+                    return Answered()
                 case Analyse(record=data, bots=bots):
                     record = Record.from_dict(data)
                     check(record.rules, len(record.players))
-                    reply = Answered(analyse(record, bots=bots).to_dict())
+                    return Answered(analyse(record, bots=bots).to_dict())
                 case HintAt(state=state):
                     advice = adviser(state.rules, len(state.players))
-                    reply = Answered({"method": advice.method, **asdict(advice.hint(state))})
-                case _:
-                    raise AssertionError(f"the analysis worker is asked {request!r}")
-        except MemoryError:
-            conn.send(Failed("memory"))
-            return  # start again with empty caches
+                    return Answered({"method": advice.method, **asdict(advice.hint(state))})
         except _Unsolved as e:
-            reply = NotSolvedHere(e.rules, e.players)
-        except Py421Error as e:
-            reply = Refused.of(e)
-        conn.send(reply)
+            return NotSolvedHere(e.rules, e.players)
+        raise AssertionError(f"the analysis worker is asked {request!r}")
+
+    answer_requests(conn, answer)
 
 
 class _Unsolved(Exception):

@@ -19,7 +19,7 @@ from functools import partial
 from multiprocessing.connection import Connection
 
 from ..core.actions import Action
-from ..core.errors import Message, Py421Error
+from ..core.errors import Message
 from ..core.rules import Ruleset
 from ..core.state import State
 from ..players import HeuristicBot
@@ -36,6 +36,7 @@ from .worker import (
     Request,
     Stopping,
     Worker,
+    answer_requests,
     limit_memory,
 )
 
@@ -48,27 +49,17 @@ def _serve(conn: Connection, memory_mb: int) -> None:
 
     limit_memory(memory_mb)
     bot = OptimalBot(solve_games=False)  # a whole game of three or four only if solved here before
-    while True:
-        try:
-            request: Request = conn.recv()
-        except (EOFError, OSError):
-            return
-        reply: Reply
-        try:
-            match request:
-                case Prepare(rules=rules, players=players):
-                    prepare(rules, players, solve_games=False)
-                    reply = Answered()
-                case Choose(state=state):
-                    reply = Answered(bot.choose(state))
-                case _:
-                    raise AssertionError(f"the optimal worker is asked {request!r}")
-        except MemoryError:
-            conn.send(Failed("memory"))
-            return  # start again with empty caches
-        except Py421Error as e:
-            reply = Refused.of(e)
-        conn.send(reply)
+
+    def answer(request: Request) -> Reply:
+        match request:
+            case Prepare(rules=rules, players=players):
+                prepare(rules, players, solve_games=False)
+                return Answered()
+            case Choose(state=state):
+                return Answered(bot.choose(state))
+        raise AssertionError(f"the optimal worker is asked {request!r}")
+
+    answer_requests(conn, answer)
 
 
 def solve_line(budget: Budget) -> SolveLine:

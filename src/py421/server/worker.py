@@ -132,6 +132,25 @@ def limit_memory(extra_mb: int) -> None:
 Serve = Callable[[Connection, int], None]
 
 
+def answer_requests(conn: Connection, answer: Callable[[Request], Reply]) -> None:
+    """A worker's loop: each request answered in turn until the pipe closes. A refusal of the
+    rules is the reply :class:`Refused`; out of memory, the process ends (the next request
+    starts it again, with empty caches)."""
+    while True:
+        try:
+            request: Request = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            reply = answer(request)
+        except MemoryError:
+            conn.send(Failed("memory"))
+            return
+        except Py421Error as e:
+            reply = Refused.of(e)
+        conn.send(reply)
+
+
 class Worker:
     """The server's side of a worker process: one request at a time, each with a deadline.
 
