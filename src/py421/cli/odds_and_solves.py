@@ -162,16 +162,15 @@ def advise(
         result = advise_turn(rules.table, held, throws_left, goal if chosen == "target" else None)
     else:
         from ..solver import advice as solver
+        from ..solver.strategy import advise_whole_game
 
         context = solver.RoundContext(
             in_round, finals, limit, phase == "charge", pot, counts, stake, _places(out, lang)
         )
         match chosen:
-            case "game" if context.players > 2:
-                result = solver.advise_game_level(rules, held, throws_left, context)
-            case "game":
-                result = solver.advise_game(rules, held, throws_left, context)
-            case "loser" | "tokens":
+            case "game":  # the solver that covers the table says
+                result = advise_whole_game(rules, held, throws_left, context)
+            case "loser" | "tokens":  # one round, for the objective asked
                 result = solver.advise_round(rules, held, throws_left, context, chosen)
         shares = result.objective == solver.GAME_SHARE
     rows = [

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 
@@ -35,6 +35,7 @@ from ..core.errors import InvalidPlayers, InvalidRuleset, Message
 from ..core.rules import Ruleset
 from ..core.state import Phase, State
 from . import game_maxn, heads_up
+from .exact_turn import Advice
 from .heads_up_game import GameManche, carries_over
 from .rounds import (
     MAX_ROUND_PLAYERS,
@@ -48,6 +49,9 @@ from .rounds import (
 )
 from .tables import INDEX, KEEP_INDEX, KEEPS, RESULTS, TRANSITIONS, FloatArray
 from .turn import StakedValues, TurnValues, options, solve, staked_options
+
+if TYPE_CHECKING:
+    from .advice import RoundContext
 
 Covering = Literal["heads_up", "heads_up_game", "game_maxn", "rounds"]
 # Who asks: the optimal bot, which plays every table it seats, or the analysis (and hints), which
@@ -154,6 +158,18 @@ def strategy_for(
     if chosen == "game_maxn":
         return GameStrategy(rules, players, progress)
     return RoundsStrategy(rules, players)
+
+
+def advise_whole_game(rules: Ruleset, dice: Result, throws_left: int, context: RoundContext) -> Advice:
+    """Every choice of a position described by hand (``421 advise --objective game``), valued for
+    the whole game by the solver that covers the table: the two-player solver (the manche, or the
+    game manche by manche), else the whole game by max^n, which refuses, with the reason, rules it
+    does not model. The position is checked before anything is solved."""
+    from . import advice
+
+    if context.players == 2 or covering(rules, context.players) in TWO_PLAYERS:
+        return advice.advise_game(rules, dice, throws_left, context)
+    return advice.advise_game_level(rules, dice, throws_left, context)
 
 
 # -- a decision's values ---------------------------------------------------------------------------
