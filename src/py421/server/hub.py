@@ -26,7 +26,7 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from ..core.engine import players_refused
 from ..core.errors import Message, Py421Error
-from ..core.game import Game, Step
+from ..core.game import Game
 from ..core.rules import Ruleset
 from ..history import GameRows, History, game_rows
 from ..play.session import Seat, Session
@@ -453,18 +453,8 @@ class Hub:
         table = self.tables.get(code)
         if table is None or self.cluster.owns(code):
             return
-        async with table.lock:
-            game = table.game
-            if news and "steps" in news and game is not None and news["from"] == game.played:
-                for seat, kind, text in news["steps"]:
-                    game.apply_step(Step(seat, kind, text))
-                    table.events.extend(game.state.events)
-                table.broadcast()
-                return
-            if not await self.read_again(table):  # expired: nobody started it
-                for conn in list(table.connections):
-                    conn.close_after("no_table", "this table is closed")
-                self.tables.pop(code, None)
+        if not await TableActor(table, self).follow(news):  # expired: nobody started it
+            self.tables.pop(code, None)
 
     async def adopt(self, code: str) -> None:
         """This process now owns a table (its owner died): read it again and play it on."""
@@ -588,14 +578,7 @@ class Hub:
         await asyncio.shield(self.spawn(self._disconnect(table, conn)))
 
     async def _disconnect(self, table: Table, conn: Connection) -> None:
-        async with table.lock:
-            if conn in table.connections:
-                table.connections.remove(conn)
-                if conn.seat is not None:
-                    table.active = max(table.active, time.time())  # connected until now
-                    table.seats[conn.seat].connected -= 1
-                    table.broadcast()
-                self.forget_if_done(table)
+        await TableActor(table, self).leave(conn)
 
     async def _come_here(self, code: str, seat: int) -> None:
         """A seated player connected here to a table owned elsewhere: their seat is theirs again,

@@ -1,10 +1,12 @@
-"""A live table this process owns: the changes it takes, one at a time, and the game's own steps.
+"""A live table of this process: the changes it takes, one at a time, and the game's own steps.
 
 A :class:`TableActor` handles the commands that change its table (:mod:`.commands`: join,
 start, act, report, undo), each under the table's lock, so that they come one at a time and
-in order; it also throws the server's dice, plays the bots' moves and hands a seat whose
-player timed out to a bot. Every step is applied to the table's session, written in one
-transaction, taken back if the write fails, and only then shown.
+in order; it also throws the server's dice, plays the bots' moves, hands a seat whose
+player timed out to a bot (expiry), lets a connection go (leave) and, where another process
+owns the table, brings this process's copy up to its news (follow). Every step is applied
+to the table's session, written in one transaction, taken back if the write fails, and only
+then shown.
 
 What it needs of its process (the writer, the database, the bots' worker, the other tables)
 comes from the :class:`~py421.server.hub.Hub`, through :class:`Services`: the hub registers the
@@ -24,6 +26,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from ..core.actions import Action, ChooseStake, Stop, Throw, parse_action
 from ..core.errors import Message, Py421Error
+from ..core.game import Step
 from ..history import History, game_rows
 from ..play.session import Session
 from ..players import bot_name
@@ -32,7 +35,7 @@ from .commands import Act, Answer, Done, Join, Report, Seated, Start, Undo
 from .database import Store
 from .optimal_seats import OptimalBots
 from .protocol import ActionMove
-from .table import Table, TableError, clean_name, hash_token
+from .table import Connection, Table, TableError, clean_name, hash_token
 from .writer import Writer
 
 log = logging.getLogger(__name__)
@@ -302,6 +305,42 @@ class TableActor:
             return
         if table.version != version:
             log.warning("table %s: a write reported as failed was committed; read again", table.code)
+
+    # -- connections and news ------------------------------------------------------------------
+
+    async def leave(self, conn: Connection) -> None:
+        """A connection closed: its seat is shown let go, and the table leaves memory if nobody
+        here watches it any more and it is done with (:meth:`Services.forget_if_done`)."""
+        table = self.table
+        async with table.lock:
+            if conn in table.connections:
+                table.connections.remove(conn)
+                if conn.seat is not None:
+                    table.active = max(table.active, time.time())  # connected until now
+                    table.seats[conn.seat].connected -= 1
+                    table.broadcast()
+                self.services.forget_if_done(table)
+
+    async def follow(self, news: dict[str, Any] | None) -> bool:
+        """Another process changed this table (a copy of it is kept here): bring the copy up to
+        the database's, from the ``news`` where it brings the steps that follow the copy's last
+        one, else by reading again. False if the table is no longer in the database (its
+        connections are told so)."""
+        table = self.table
+        async with table.lock:
+            game = table.game
+            if news and "steps" in news and game is not None and news["from"] == game.played:
+                for seat, kind, text in news["steps"]:
+                    game.apply_step(Step(seat, kind, text))
+                    table.events.extend(game.state.events)
+                table.broadcast()
+                return True
+            if await self.services.read_again(table):
+                return True
+            closed = Message("server.table_closed", {"code": repr(table.code)})
+            for conn in list(table.connections):
+                conn.close_after("no_table", str(closed))
+            return False
 
     # -- the game's own steps: the server's dice, the bots, the timeouts -------------------------
 
