@@ -1291,6 +1291,7 @@ MESSAGES: dict[str, str] = {
     "envs.policy_seat.no_file": "{path}: no such policy file (a Python file that defines policy(observation, mask))",
     "envs.policy_seat.run": "{path} could not be run: {error}: {reason}",
     "envs.policy_seat.no_policy": "{path} defines no policy(observation, mask) to call",
+    "server.not_started_in_time": "nobody started this table within {minutes} minutes: it is closed",
 }
 
 # The presets' descriptions, the options' documentation and their groups are declared with the rules

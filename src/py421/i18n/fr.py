@@ -1334,4 +1334,5 @@ MESSAGES: dict[str, str] = {
     "envs.policy_seat.no_file": "{path} : ce fichier de politique n'existe pas (un fichier Python qui définit policy(observation, mask))",
     "envs.policy_seat.run": "{path} n'a pas pu être exécuté : {error} : {reason}",
     "envs.policy_seat.no_policy": "{path} ne définit aucune policy(observation, mask) à appeler",
+    "server.not_started_in_time": "personne n'a lancé cette table en {minutes} minutes : elle est fermée",
 }

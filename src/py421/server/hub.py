@@ -723,7 +723,7 @@ class Hub:
             if waiting:
                 removed = set(await self.writer.in_thread(self.store.delete_many, [t.code for t in waiting]))
                 waiting = [t for t in waiting if t.code in removed]
-                said = f"nobody started this table within {self.limits.waiting_minutes} minutes: it is closed"
+                said = Message("server.not_started_in_time", {"minutes": self.limits.waiting_minutes})
                 for table in waiting:
                     table.removed = True
                     self.tables.pop(table.code, None)

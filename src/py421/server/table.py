@@ -198,9 +198,9 @@ class Connection:
         self.why = self.why or why
         self.dropped.set()
 
-    def close_after(self, error: ErrorCode, message: str) -> None:
-        """Send an error after what is queued, then close."""
-        self.error(error, message)
+    def close_after(self, error: ErrorCode, message: Message) -> None:
+        """Send an error after what is queued, in the connection's language, then close."""
+        self.error(error, guillemets(error_text(self.lang, message)), self.lang)
         self._idle = False  # the close goes after the error, whichever way that went
         with contextlib.suppress(asyncio.QueueFull):
             self.queue.put_nowait(_Close(error))

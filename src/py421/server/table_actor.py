@@ -339,7 +339,7 @@ class TableActor:
                 return True
             closed = Message("server.table_closed", {"code": repr(table.code)})
             for conn in list(table.connections):
-                conn.close_after("no_table", str(closed))
+                conn.close_after("no_table", closed)
             return False
 
     # -- the game's own steps: the server's dice, the bots, the timeouts -------------------------
