@@ -901,3 +901,13 @@ def test_a_request_that_meets_a_bug_is_answered_500_and_logged_once(
         "request GET '/api/presets' failed",
         "request GET '/api/tables/AB\\nINFO forged' failed",
     ]
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"), [("en", "there is no table 'ABCDE'"), ("fr", "il n'y a pas de table 'ABCDE'")]
+)
+def test_a_socket_refused_before_it_plays_is_told_why_in_its_language(client, lang, said):
+    with client.websocket_connect(f"/ws/ABCDE?lang={lang}") as ws:
+        refused = ws.receive_json()
+    assert (refused["type"], refused["error"], refused["lang"]) == ("error", "no_table", lang)
+    assert refused["message"].startswith(said)

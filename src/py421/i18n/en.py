@@ -1292,6 +1292,9 @@ MESSAGES: dict[str, str] = {
     "envs.policy_seat.run": "{path} could not be run: {error}: {reason}",
     "envs.policy_seat.no_policy": "{path} defines no policy(observation, mask) to call",
     "server.not_started_in_time": "nobody started this table within {minutes} minutes: it is closed",
+    "server.connections_per_address": "at most {most} connections from one address; close some tabs",
+    "server.move_unsaved": "the move could not be saved; send it again",
+    "server.message_failed": "the server failed on this message; it is logged; send it again",
 }
 
 # The presets' descriptions, the options' documentation and their groups are declared with the rules

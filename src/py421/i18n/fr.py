@@ -1335,4 +1335,7 @@ MESSAGES: dict[str, str] = {
     "envs.policy_seat.run": "{path} n'a pas pu être exécuté : {error} : {reason}",
     "envs.policy_seat.no_policy": "{path} ne définit aucune policy(observation, mask) à appeler",
     "server.not_started_in_time": "personne n'a lancé cette table en {minutes} minutes : elle est fermée",
+    "server.connections_per_address": "au plus {most} connexions depuis une même adresse ; fermez quelques onglets",
+    "server.move_unsaved": "le coup n'a pas pu être enregistré ; envoyez-le à nouveau",
+    "server.message_failed": "le serveur a échoué sur ce message ; c'est noté dans son journal ; envoyez-le à nouveau",
 }

@@ -214,13 +214,14 @@ async def play(ws: WebSocket, code: str, lang: str = "en") -> None:
     hints = _hints(ws)
     address = ws.client.host if ws.client else ""
     token, protocol = _ws_token(ws)
+    lang = "fr" if lang == "fr" else "en"
     await ws.accept(subprotocol=protocol)
     if not hub.addresses.open(address):
-        await _refuse(ws, "too_many_connections", f"at most {hub.limits.connections_per_address} connections "
-                      "from one address; close some tabs")  # fmt: skip
+        most = Message("server.connections_per_address", {"most": hub.limits.connections_per_address})
+        await _refuse(ws, TableError("too_many_connections", most), lang)
         return
     try:
-        await _session(ws, hub, hints, code, token, "fr" if lang == "fr" else "en", address)
+        await _session(ws, hub, hints, code, token, lang, address)
     finally:
         hub.addresses.close(address)
 
@@ -241,7 +242,7 @@ async def _session(
         )
         await hub.connect(table, conn)
     except TableError as e:
-        await _refuse(ws, e.error, e.message)
+        await _refuse(ws, e, lang)
         return
     tasks = [
         asyncio.create_task(conn.write()),
@@ -283,10 +284,10 @@ async def _receive(ws: WebSocket, hub: Hub, table: Table, conn: Connection) -> N
             conn.error(e.error, *e.said(conn.lang))
         except SQLAlchemyError:  # nothing was kept: the move can be sent again
             log.exception("table %s: a move could not be saved", table.code)
-            conn.error("internal", "the move could not be saved; send it again")
+            conn.say("internal", Message("server.move_unsaved"))
         except Exception:  # a fault of the server's: said, and the connection goes on
             log.exception("table %s: a message failed", table.code)
-            conn.error("internal", "the server failed on this message; it is logged; send it again")
+            conn.say("internal", Message("server.message_failed"))
 
 
 async def _handle(hub: Hub, table: Table, conn: Connection, text: str) -> None:
@@ -350,11 +351,19 @@ async def _read(request: Request, model: type[M]) -> M:
         raise TableError("malformed", problems(e.errors())) from e
 
 
-async def _refuse(ws: WebSocket, error: p.ErrorCode, message: str) -> None:
+async def _refuse(ws: WebSocket, refused: TableError, lang: str) -> None:
+    """A WebSocket refused before its session starts: why, in its language, then closed."""
+    text, said_in = refused.said(lang)
+    message: out.ErrorMessage = {
+        "type": "error",
+        "error": refused.error,
+        "message": text,
+        "lang": "fr" if said_in == "fr" else "en",
+    }
     with contextlib.suppress(Exception):
         async with asyncio.timeout(2):
-            await ws.send_json({"type": "error", "error": error, "message": message})
-            await ws.close(code=4404 if error == "no_table" else 1013)
+            await ws.send_json(message)
+            await ws.close(code=4404 if refused.error == "no_table" else 1013)
 
 
 def _address(request: Request) -> str:

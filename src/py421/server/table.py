@@ -198,9 +198,13 @@ class Connection:
         self.why = self.why or why
         self.dropped.set()
 
+    def say(self, error: ErrorCode, message: Message) -> None:
+        """An error worded in the connection's language."""
+        self.error(error, guillemets(error_text(self.lang, message)), self.lang)
+
     def close_after(self, error: ErrorCode, message: Message) -> None:
         """Send an error after what is queued, in the connection's language, then close."""
-        self.error(error, guillemets(error_text(self.lang, message)), self.lang)
+        self.say(error, message)
         self._idle = False  # the close goes after the error, whichever way that went
         with contextlib.suppress(asyncio.QueueFull):
             self.queue.put_nowait(_Close(error))
