@@ -1,10 +1,11 @@
 """The server's routes: HTTP for tables and history, a WebSocket per player or watcher.
 
-Each is a small function on one :data:`router`; what it needs of the server (the tables'
-:class:`~py421.server.hub.Hub`, the hints, the analyst) it reads from the app's state
-(:func:`py421.server.app.create_app` puts them there): not FastAPI's dependencies, which
-cost every request a fifth more time. Requests are read into the
-models of :mod:`.protocol` here, and every change is made by the hub.
+Each is a small function on one :data:`router`, whose routes the app takes as its own; what
+a route needs of the server (the tables' :class:`~py421.server.hub.Hub`, the hints, the
+analyst) it reads from the app's state (:func:`py421.server.app.create_app` puts them there).
+Neither an included router nor FastAPI's dependencies: together they cost the server 5 to 10 %
+more CPU an action (benchmarks/README.md). Requests are read into the models of
+:mod:`.protocol` here, and every change is made by the hub.
 """
 
 from __future__ import annotations
