@@ -167,7 +167,7 @@ def advise_whole_game(rules: Ruleset, dice: Result, throws_left: int, context: R
     does not model. The position is checked before anything is solved."""
     from . import advice
 
-    if context.players == 2 or covering(rules, context.players) in TWO_PLAYERS:
+    if context.players == 2:  # covering(): the two-player solver covers every table of two
         return advice.advise_game(rules, dice, throws_left, context)
     return advice.advise_game_level(rules, dice, throws_left, context)
 
@@ -325,8 +325,9 @@ class RoundsStrategy(Strategy):
 class _Manches(Strategy):
     """Two players, a manche at a time: the bot's choice from the manche's solved values."""
 
+    @abstractmethod
     def _manche(self, state: State) -> heads_up.HeadsUp | GameManche:
-        raise NotImplementedError
+        """The manche being played, as its solver has it."""
 
     def choose(self, state: State) -> Action:
         solver = self._manche(state)
@@ -405,7 +406,7 @@ class HeadsUpGameStrategy(_Manches):
 
     def turn(self, state: State) -> TurnChoices:
         assert state.to_move is not None
-        manche = self.game.manche((state.manche_losses[0], state.manche_losses[1]))
+        manche = self._manche(state)
         turn = self._turn(manche, state)
         # the manche's own values, in the game's terms (an affine map: the order of the choices stays)
         charge = state.phase is Phase.CHARGE
