@@ -44,7 +44,9 @@ def waiting(seconds):
     if not said:
         said.append(1)
         print("waiting", flush=True)
-compile_apart(waiting, cached=done.exists, command=[sys.executable, sys.argv[2], str(done)])
+compile_apart(
+    waiting, cached=done.exists, shipped=lambda: False, command=[sys.executable, sys.argv[2], str(done)]
+)
 print("ready", flush=True)
 """
 

@@ -31,6 +31,7 @@ import numpy.typing as npt
 
 from ...core.rules import Ruleset
 from . import kernel as k
+from . import shipped_kernel
 from .counter_dice import batch_key
 from .lineup import Lineup
 
@@ -76,16 +77,20 @@ def compile_apart(
     waiting: Callable[[float], None] | None = None,
     *,
     cached: Callable[[], bool | None] = kernel_cached,
+    shipped: Callable[[], bool] = shipped_kernel.install,
     command: Sequence[str] = (sys.executable, "-m", __name__),
 ) -> None:
     """Have the kernel compiled by ``command`` in a process of its own if ``cached()`` says numba's
-    cache lacks it, and wait for that process.
+    cache lacks it and ``shipped()`` cannot put there the kernel py421 ships (:mod:`.shipped_kernel`),
+    and wait for that process.
 
     ``waiting(seconds)`` is told how long it has waited, about four times a second. A Ctrl-C here
     stops the wait (``KeyboardInterrupt``), not the compiling. If the compiling fails, the kernel is
     left to the caller's process, which compiles it and says why it fails.
     """
     if cached() is not False:
+        return
+    if shipped() and cached() is not False:  # the kernel py421 ships, made from the same source
         return
     process = subprocess.Popen(
         list(command),
