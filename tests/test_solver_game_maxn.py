@@ -116,6 +116,24 @@ def test_the_compiled_turns_are_the_numpy_turns():
     assert compiled[0][1:] == pytest.approx(plain[0][1:], abs=1e-14)
 
 
+@pytest.mark.parametrize("contexts", [30, 1_000])  # solved by one thread, then split among the cores
+def test_the_turns_of_one_limit_are_those_of_every_limit(contexts):
+    """A caller that needs one limit's values gets that row as the whole solve has it, and a turn
+    split among threads is the turn solved in one piece."""
+    rng = np.random.default_rng(contexts)
+    later = rng.random((400, 3))
+    later[:200] = later[200:]
+    step = rng.integers(0, 400, (contexts, 56))
+    out, final, choices = follower_turns(later, step, 2, 3)
+    plain = _numpy_turns(later, step, 2, 3)
+    assert np.array_equal(choices, plain[2])
+    assert out[1:] == pytest.approx(plain[0][1:], abs=1e-14)
+    only = follower_turns(later, step, 2, 3, first_limit=3)
+    assert np.array_equal(only[2], choices)
+    assert np.array_equal(only[0][2], out[2]) and np.array_equal(only[1][2], final[2])
+    assert not only[0][1].any()  # the limit not asked for is not solved
+
+
 @pytest.mark.parametrize(
     ("preset", "options"),
     [

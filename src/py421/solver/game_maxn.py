@@ -415,7 +415,7 @@ def play_round(
                 finals[limit].append(final[limit - 1])
                 followers[limit].append(list(choices[:limit]))
             for i in range(k - 2, 0, -1):
-                out_i, final_i, choices_i = follower_turns(later, shape.steps[i - 1], seats[i], limit)
+                out_i, final_i, choices_i = follower_turns(later, shape.steps[i - 1], seats[i], limit, limit)
                 later = out_i[limit - 1]
                 if keep:
                     finals[limit].insert(0, final_i[limit - 1])
@@ -466,7 +466,7 @@ def _after(shape: Shape, payoff: FloatArray, seats: Sequence[int], limit: int, p
         if limit == 1:  # coups secs: nothing to choose
             later = np.einsum("r,crs->cs", FRESH, later[step])
         else:
-            later = follower_turns(later, step, seats[i], limit)[0][limit - 1]
+            later = follower_turns(later, step, seats[i], limit, limit)[0][limit - 1]
     return later
 
 

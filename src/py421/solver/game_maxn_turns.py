@@ -18,6 +18,8 @@ numba the same turns are solved with numpy.
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -40,19 +42,35 @@ SPARSE = (_T_START, _T_RESULT, _T_CHANCE)
 assert STOP == -1  # the compiled loops write -1 for STOP
 
 
-def follower_turns(later: FloatArray, step: IntArray, mover: int, throws: int) -> Turns:
+def follower_turns(later: FloatArray, step: IntArray, mover: int, throws: int, first_limit: int = 2) -> Turns:
     """Solve a follower's turn of up to ``throws`` throws in every summary.
 
     Returns ``out[limit - 1, summary, seat]``: every seat's value when the
-    mover has ``limit`` throws (rows from 2 up are filled: one throw is
-    handled by the caller); ``final[limit - 1, summary, result]``: the chance
-    of ending on each result; ``choices[r, summary, result]``: STOP or a keep.
+    mover has ``limit`` throws (rows from ``first_limit`` up are filled: one
+    throw is handled by the caller, and a caller that needs one limit asks
+    only for it); ``final[limit - 1, summary, result]``: the chance of ending
+    on each result (the same rows); ``choices[r, summary, result]``: STOP or a keep.
     """
     kernel = _kernel()
-    if kernel is not None:
-        found: Turns = kernel(later, step, mover, throws, KEEP_CHOICES, CHOICES_COUNT, *SPARSE, FRESH, EPS)
-        return found
-    return _numpy_turns(later, step, mover, throws)
+    if kernel is None:
+        return _numpy_turns(later, step, mover, throws)
+    contexts, results = step.shape
+    out = np.zeros((throws, contexts, later.shape[1]))
+    final = np.zeros((throws, contexts, results))
+    choices = np.full((throws, contexts, results), STOP, np.intp)
+    common = (later, step, mover, throws, max(first_limit, 2), KEEP_CHOICES, CHOICES_COUNT, *SPARSE, FRESH, EPS)
+    common += (out, final, choices)
+    # Each summary's turn is its own: split among the cores, each part written by one thread (the
+    # compiled loops let go of the GIL), the same numbers as one thread would write.
+    parts = min(len(_CORES), contexts // MIN_PART)
+    if parts < 2:
+        kernel(*common, 0, contexts)
+    else:
+        bounds = np.linspace(0, contexts, parts + 1).astype(int)
+        done = [_pool().submit(kernel, *common, a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+        for part in done:
+            part.result()
+    return out, final, choices
 
 
 def _numpy_turns(later: FloatArray, step: IntArray, mover: int, throws: int) -> Turns:
@@ -90,6 +108,16 @@ def _numpy_turns(later: FloatArray, step: IntArray, mover: int, throws: int) -> 
 
 
 _compiled: list[Any] = []
+_CORES = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else range(os.cpu_count() or 1)
+MIN_PART = 64  # summaries a thread takes at least: fewer cost more to hand over than to solve
+_threads: list[ThreadPoolExecutor] = []
+
+
+def _pool() -> ThreadPoolExecutor:
+    """Threads for the parts of a turn, one per core this process may use, started when first needed."""
+    if not _threads:
+        _threads.append(ThreadPoolExecutor(len(_CORES), thread_name_prefix="py421-turns"))
+    return _threads[0]
 
 
 def _kernel() -> Any:
@@ -100,7 +128,7 @@ def _kernel() -> Any:
         except ImportError:
             _compiled.append(None)
         else:
-            _compiled.append(njit(cache=True)(_loops))
+            _compiled.append(njit(cache=True, nogil=True)(_loops))
     return _compiled[0]
 
 
@@ -109,6 +137,7 @@ def _loops(
     step: Any,
     mover: int,
     throws: int,
+    first_limit: int,
     keep_choices: Any,
     choices_count: Any,
     t_start: Any,
@@ -116,20 +145,23 @@ def _loops(
     t_chance: Any,
     fresh: Any,
     eps: float,
-) -> Any:  # pragma: no cover - compiled by numba; the same turns as _numpy_turns
-    contexts, results = step.shape
+    out: Any,
+    final: Any,
+    choices: Any,
+    start: int,
+    stop: int,
+) -> None:  # pragma: no cover - compiled by numba; the same turns as _numpy_turns
+    """The turns of summaries ``start`` to ``stop - 1``, written into ``out``, ``final`` and ``choices``."""
+    results = step.shape[1]
     seats = later.shape[1]
     keeps = len(t_start) - 1
-    out = np.zeros((throws, contexts, seats))
-    final = np.zeros((throws, contexts, results))
-    choices = np.full((throws, contexts, results), -1, np.intp)
     stops = np.empty(results)
     own = np.empty(results)
     nxt = np.empty(results)
     cont = np.empty(keeps)
     holding = np.empty(results)
     mass = np.empty(keeps)
-    for c in range(contexts):
+    for c in range(start, stop):
         for res in range(results):
             stops[res] = later[step[c, res], mover]
             own[res] = stops[res]
@@ -153,7 +185,7 @@ def _loops(
                             break
             for res in range(results):
                 own[res] = nxt[res]
-        for limit in range(2, throws + 1):
+        for limit in range(first_limit, throws + 1):
             for res in range(results):
                 holding[res] = fresh[res]
             for used in range(1, limit + 1):
@@ -182,4 +214,3 @@ def _loops(
                     row = step[c, res]
                     for s in range(seats):
                         out[limit - 1, c, s] += p * later[row, s]
-    return out, final, choices
