@@ -7,6 +7,7 @@ import json
 import math
 import os
 import shutil
+import signal
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
@@ -747,3 +748,17 @@ def test_charge_rounds_worth_nothing_are_solved_exactly():
     assert sum(summary["lose"]) == pytest.approx(1 + summary["shared"], abs=5e-14)
     for solution in game.manches.values():
         assert solution.values.sum(axis=1) == pytest.approx(-1, abs=5e-14)  # at every position
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX")
+def test_a_process_forked_after_a_split_turn_splits_its_own():
+    """A child forked once the turns' threads run has none of them: its turns are solved all the same."""
+    rng = np.random.default_rng(3)
+    later, step = rng.random((400, 3)), rng.integers(0, 400, (1_000, 56))
+    expected = follower_turns(later, step, 2, 3)[0]  # split among threads, started here
+    pid = os.fork()
+    if pid == 0:  # the child: exits 0 only if its own split turn comes back equal, in time
+        signal.alarm(120)  # a turn waiting for threads that are not there: ended, not hung
+        os._exit(0 if np.array_equal(follower_turns(later, step, 2, 3)[0], expected) else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

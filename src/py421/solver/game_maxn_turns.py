@@ -18,6 +18,7 @@ numba the same turns are solved with numpy.
 
 from __future__ import annotations
 
+import itertools
 import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -58,16 +59,19 @@ def follower_turns(later: FloatArray, step: IntArray, mover: int, throws: int, f
     out = np.zeros((throws, contexts, later.shape[1]))
     final = np.zeros((throws, contexts, results))
     choices = np.full((throws, contexts, results), STOP, np.intp)
-    common = (later, step, mover, throws, max(first_limit, 2), KEEP_CHOICES, CHOICES_COUNT, *SPARSE, FRESH, EPS)
-    common += (out, final, choices)
+    common = (later, step, mover, throws, max(first_limit, 2), KEEP_CHOICES, CHOICES_COUNT, *SPARSE, FRESH)
+
+    def solve(start: int, stop: int) -> None:
+        kernel(*common, EPS, out, final, choices, start, stop)
+
     # Each summary's turn is its own: split among the cores, each part written by one thread (the
     # compiled loops let go of the GIL), the same numbers as one thread would write.
     parts = min(len(_CORES), contexts // MIN_PART)
     if parts < 2:
-        kernel(*common, 0, contexts)
+        solve(0, contexts)
     else:
-        bounds = np.linspace(0, contexts, parts + 1).astype(int)
-        done = [_pool().submit(kernel, *common, a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+        bounds = np.linspace(0, contexts, parts + 1).astype(int).tolist()
+        done = [_pool().submit(solve, a, b) for a, b in itertools.pairwise(bounds)]
         for part in done:
             part.result()
     return out, final, choices
@@ -118,6 +122,10 @@ def _pool() -> ThreadPoolExecutor:
     if not _threads:
         _threads.append(ThreadPoolExecutor(len(_CORES), thread_name_prefix="py421-turns"))
     return _threads[0]
+
+
+if hasattr(os, "register_at_fork"):  # a forked child has none of its parent's threads: its own pool
+    os.register_at_fork(after_in_child=_threads.clear)
 
 
 def _kernel() -> Any:
