@@ -8,6 +8,8 @@ import math
 import os
 import shutil
 import signal
+import subprocess
+import sys
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
@@ -762,3 +764,25 @@ def test_a_process_forked_after_a_split_turn_splits_its_own():
         os._exit(0 if np.array_equal(follower_turns(later, step, 2, 3)[0], expected) else 1)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="resource limits are POSIX")
+def test_a_process_whose_memory_is_capped_solves_its_turns_in_one_thread():
+    """A server's worker caps its address space: threads' own stacks and heaps would count against it,
+    so its turns are solved in the one thread it has, the same numbers."""
+    probe = (
+        "import resource, threading, numpy as np\n"
+        "from py421.solver.game_maxn_turns import follower_turns\n"
+        "rng = np.random.default_rng(3)\n"
+        "later, step = rng.random((400, 3)), rng.integers(0, 400, (1_000, 56))\n"
+        "free = follower_turns(later, step, 2, 3)[0]\n"
+        "threads = threading.active_count()\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (8 << 30, resource.getrlimit(resource.RLIMIT_AS)[1]))\n"
+        "import py421.solver.game_maxn_turns as t; t._threads.clear()\n"
+        "capped = follower_turns(later, step, 2, 3)[0]\n"
+        "print(threads > 1 or len(__import__('os').sched_getaffinity(0)) == 1, "
+        "not t._threads, np.array_equal(free, capped))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True", "True"]

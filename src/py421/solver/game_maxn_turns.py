@@ -66,7 +66,7 @@ def follower_turns(later: FloatArray, step: IntArray, mover: int, throws: int, f
 
     # Each summary's turn is its own: split among the cores, each part written by one thread (the
     # compiled loops let go of the GIL), the same numbers as one thread would write.
-    parts = min(len(_CORES), contexts // MIN_PART)
+    parts = min(_threads_allowed(), contexts // MIN_PART)
     if parts < 2:
         solve(0, contexts)
     else:
@@ -112,15 +112,27 @@ def _numpy_turns(later: FloatArray, step: IntArray, mover: int, throws: int) -> 
 
 
 _compiled: list[Any] = []
-_CORES = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else range(os.cpu_count() or 1)
 MIN_PART = 64  # summaries a thread takes at least: fewer cost more to hand over than to solve
 _threads: list[ThreadPoolExecutor] = []
+
+
+def _threads_allowed() -> int:
+    """How many threads may share a turn: one per core this process may use, or one only if its
+    memory is capped (a server's worker): each thread's stack and heap would count against the cap."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not POSIX: no cap
+        pass
+    else:
+        if resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY:
+            return 1
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _pool() -> ThreadPoolExecutor:
     """Threads for the parts of a turn, one per core this process may use, started when first needed."""
     if not _threads:
-        _threads.append(ThreadPoolExecutor(len(_CORES), thread_name_prefix="py421-turns"))
+        _threads.append(ThreadPoolExecutor(_threads_allowed(), thread_name_prefix="py421-turns"))
     return _threads[0]
 
 
