@@ -53,7 +53,7 @@ from py421.solver.game_maxn import (
     turned,
     unsupported,
 )
-from py421.solver.game_maxn_turns import _numpy_turns, follower_turns
+from py421.solver.game_maxn_turns import _numpy_turns, follower_turns, spread
 from py421.solver.heads_up import HeadsUp, game_outcome
 from py421.solver.rounds import OBJECTIVES, solve_round
 from py421.solver.shipped import located
@@ -786,3 +786,11 @@ def test_a_process_whose_memory_is_capped_solves_its_turns_in_one_thread():
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "True", "True"]
+
+
+def test_the_chances_spread_over_summaries_are_numpys_sums():
+    """Compiled, the chance of reaching each summary after a turn is numpy's weighted count, exactly."""
+    rng = np.random.default_rng(8)
+    step, final, reach = rng.integers(0, 500, (700, 56)), rng.random((700, 56)), rng.random(700)
+    expected = np.bincount(step.ravel(), (reach[:, None] * final).ravel(), minlength=520)
+    assert np.array_equal(spread(step, final, reach, 520), expected)

@@ -70,7 +70,7 @@ from ..core.errors import InvalidPlayers, InvalidPosition, InvalidRuleset, Messa
 from ..core.rules import Ruleset
 from ..core.state import Phase, State
 from .amounts import settled_amounts
-from .game_maxn_turns import follower_turns
+from .game_maxn_turns import follower_turns, spread
 from .rounds import EPS, FRESH, KEEP_CHOICES, STOP, comparison_of
 from .tables import INDEX, KEEPS, RESULTS, TRANSITIONS, FloatArray
 
@@ -486,7 +486,7 @@ def _class_chances(
             continue
         for step, final in zip(shape.steps, finals[limit], strict=True):
             size = shape.classes if step is shape.steps[-1] else int(step.max()) + 1
-            reach = np.bincount(step.ravel(), (reach[:, None] * final).ravel(), minlength=size)
+            reach = spread(step, final, reach, size)
         total += reach
     return total
 

@@ -11,8 +11,9 @@ one solve gives every limit.
 Ties within EPS: stop rather than throw, then the first keep of
 KEEP_CHOICES (more dice first), as :mod:`.rounds` plays.
 
-Compiled with numba when it is installed (the ``sim`` extra): the keeps'
-values are then sums over the few results each keep can lead to. Without
+Compiled with numba when it is installed (the ``sim`` extra): the dice a
+keep leaves are then thrown one at a time (:data:`CHILDREN`), each keep's
+value the mean of six, and the summaries are shared among the cores. Without
 numba the same turns are solved with numpy.
 """
 
@@ -26,6 +27,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..core.dice import Result
+from .keeps import INDEX, KEEP_INDEX, KEEPS
 from .rounds import EPS, FRESH, KEEP_CHOICES, STOP
 from .tables import TRANSITIONS, FloatArray
 
@@ -43,6 +46,30 @@ SPARSE = (_T_START, _T_RESULT, _T_CHANCE)
 assert STOP == -1  # the compiled loops write -1 for STOP
 
 
+def _one_die_more() -> tuple[IntArray, int]:
+    """``children[keep, face]``: what keeping one die more, showing ``face``, makes of ``keep``: a keep
+    of one die more, or the result once three are kept (keeps of two dice, from index ``leaves`` on).
+
+    Throwing the dice a keep leaves is throwing one of them, then the others: a keep is worth the
+    mean, over the six faces, of keeping that die too, and the chance of holding a keep passes a
+    sixth to each face. 168 sums a throw, where TRANSITIONS has 308 nonzero chances.
+    """
+    children = np.empty((len(KEEPS), 6), dtype=np.intp)
+    for k, keep in enumerate(KEEPS):
+        for face in range(1, 7):
+            more = tuple(sorted((*keep, face), reverse=True))
+            children[k, face - 1] = INDEX[Result.of(more)] if len(more) == 3 else KEEP_INDEX[more]
+    sizes = [len(keep) for keep in KEEPS]
+    # keeps of fewer dice come first: a pass from the last keep back meets each keep after its children
+    assert sizes == sorted(sizes)
+    leaves = sizes.index(2)
+    assert all(children[k].min() > k for k in range(leaves))
+    return children, leaves
+
+
+CHILDREN, LEAVES = _one_die_more()
+
+
 def follower_turns(later: FloatArray, step: IntArray, mover: int, throws: int, first_limit: int = 2) -> Turns:
     """Solve a follower's turn of up to ``throws`` throws in every summary.
 
@@ -58,11 +85,11 @@ def follower_turns(later: FloatArray, step: IntArray, mover: int, throws: int, f
     contexts, results = step.shape
     out = np.zeros((throws, contexts, later.shape[1]))
     final = np.zeros((throws, contexts, results))
-    choices = np.full((throws, contexts, results), STOP, np.intp)
-    common = (later, step, mover, throws, max(first_limit, 2), KEEP_CHOICES, CHOICES_COUNT, *SPARSE, FRESH)
+    choices = np.empty((throws, contexts, results), np.intp)  # every place written by the loops
+    asked = (later, step, mover, throws, max(first_limit, 2), KEEP_CHOICES, CHOICES_COUNT, CHILDREN, LEAVES)
 
     def solve(start: int, stop: int) -> None:
-        kernel(*common, EPS, out, final, choices, start, stop)
+        kernel(*asked, FRESH, EPS, out, final, choices, start, stop)
 
     # Each summary's turn is its own: split among the cores, each part written by one thread (the
     # compiled loops let go of the GIL), the same numbers as one thread would write.
@@ -111,7 +138,24 @@ def _numpy_turns(later: FloatArray, step: IntArray, mover: int, throws: int) -> 
     return out, final, choices
 
 
+def spread(step: IntArray, final: FloatArray, reach: FloatArray, size: int) -> FloatArray:
+    """``out[next summary]``: the chance of reaching each summary after a follower's turn, from the
+    chance ``reach[summary]`` of each summary before it and ``final[summary, result]`` of its results.
+
+    The same sums as ``np.bincount(step.ravel(), (reach[:, None] * final).ravel(), size)``, in the
+    same order, compiled where numba is.
+    """
+    compiled = _kernel()
+    if compiled is None:
+        weighted = np.bincount(step.ravel(), (reach[:, None] * final).ravel(), minlength=size)
+        return np.asarray(weighted, dtype=np.float64)  # floats already: weights make them so
+    out = np.zeros(size)
+    _compiled_spread[0](step, final, reach, out)
+    return out
+
+
 _compiled: list[Any] = []
+_compiled_spread: list[Any] = []
 MIN_PART = 64  # summaries a thread takes at least: fewer cost more to hand over than to solve
 _threads: list[ThreadPoolExecutor] = []
 
@@ -149,7 +193,14 @@ def _kernel() -> Any:
             _compiled.append(None)
         else:
             _compiled.append(njit(cache=True, nogil=True)(_loops))
+            _compiled_spread.append(njit(cache=True, nogil=True)(_spread))
     return _compiled[0]
+
+
+def _spread(step: Any, final: Any, reach: Any, out: Any) -> None:  # pragma: no cover - compiled
+    for c in range(step.shape[0]):
+        for res in range(step.shape[1]):
+            out[step[c, res]] += reach[c] * final[c, res]
 
 
 def _loops(
@@ -160,9 +211,8 @@ def _loops(
     first_limit: int,
     keep_choices: Any,
     choices_count: Any,
-    t_start: Any,
-    t_result: Any,
-    t_chance: Any,
+    children: Any,
+    leaves: int,
     fresh: Any,
     eps: float,
     out: Any,
@@ -174,7 +224,7 @@ def _loops(
     """The turns of summaries ``start`` to ``stop - 1``, written into ``out``, ``final`` and ``choices``."""
     results = step.shape[1]
     seats = later.shape[1]
-    keeps = len(t_start) - 1
+    keeps = children.shape[0]
     stops = np.empty(results)
     own = np.empty(results)
     nxt = np.empty(results)
@@ -185,18 +235,24 @@ def _loops(
         for res in range(results):
             stops[res] = later[step[c, res], mover]
             own[res] = stops[res]
+            choices[0, c, res] = -1  # no throw left: stop
         for r in range(1, throws):
-            for k in range(keeps):
+            for k in range(keeps - 1, -1, -1):  # two dice kept, then one, then none
                 total = 0.0
-                for j in range(t_start[k], t_start[k + 1]):
-                    total += t_chance[j] * own[t_result[j]]
-                cont[k] = total
+                if k >= leaves:
+                    for face in range(6):
+                        total += own[children[k, face]]
+                else:
+                    for face in range(6):
+                        total += cont[children[k, face]]
+                cont[k] = total / 6.0
             for res in range(results):
                 best = cont[keep_choices[res, 0]]
                 for j in range(1, choices_count[res]):
                     best = max(best, cont[keep_choices[res, j]])
                 if stops[res] >= best - eps:
                     nxt[res] = stops[res]
+                    choices[r, c, res] = -1
                 else:
                     nxt[res] = best
                     for j in range(choices_count[res]):
@@ -224,10 +280,15 @@ def _loops(
                         mass[choice] += holding[res]
                 for res in range(results):
                     holding[res] = 0.0
-                for k in range(keeps):
+                for k in range(keeps):  # no dice kept, then one, then two: each passes its chance on
                     if mass[k] != 0.0:
-                        for j in range(t_start[k], t_start[k + 1]):
-                            holding[t_result[j]] += mass[k] * t_chance[j]
+                        share = mass[k] / 6.0
+                        if k >= leaves:
+                            for face in range(6):
+                                holding[children[k, face]] += share
+                        else:
+                            for face in range(6):
+                                mass[children[k, face]] += share
             for res in range(results):
                 p = final[limit - 1, c, res]
                 if p != 0.0:
