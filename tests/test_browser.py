@@ -7,6 +7,7 @@ import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -385,3 +386,44 @@ def test_a_game_with_hints_then_its_analysis_on_a_small_phone(server: str, brows
     page.locator("[data-testid^=game-analysis-]").first.click()
     expect(page.locator("[data-testid^=decision-]").first).to_be_visible(timeout=60_000)
     assert errors == []
+
+
+def test_a_table_whose_rules_take_long_to_solve_says_how_long_while_it_is_made(
+    server: str, browser: Browser
+) -> None:
+    """The lobby asks the server how long the table's rules will take to solve (here, as it would
+    for rules nobody solved on it: 30 s) and counts the wait against it until the table is made."""
+    page = phone(browser)
+    held: list[Any] = []
+    page.route("**/api/tables/estimate", lambda route: route.fulfill(json={"seconds": 29.2}))
+
+    def hold(route: Any) -> None:  # the table's making, held until the line has been read
+        if route.request.method == "POST":
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route(re.compile(r".*/api/tables$"), hold)
+    page.goto(server + "/")
+    page.get_by_test_id("player-name").fill("Alice")
+    page.get_by_test_id("preset").select_option("classic-11")
+    page.get_by_test_id("remove-seat-2").click()
+    page.get_by_test_id("hints").check()
+    page.get_by_test_id("create-table").click()
+    solving = page.get_by_test_id("create-solving")
+    expect(solving).to_contain_text("Solving these rules for this table, once on this server")
+    expect(solving).to_contain_text("of about 30 s")
+    assert len(held) == 1
+    held[0].continue_()
+    expect(page.get_by_test_id("hints-on")).to_be_visible()  # made: the table's page
+
+
+def test_a_table_made_at_once_says_nothing_of_solving(server: str, browser: Browser) -> None:
+    page = phone(browser)
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))
+    page.goto(server + "/")
+    page.get_by_test_id("player-name").fill("Alice")
+    page.get_by_test_id("create-table").click()  # no hints, no optimal seat: nothing to solve
+    expect(page.get_by_test_id("status")).to_have_attribute("data-status", "waiting")
+    assert not any(url.endswith("/api/tables/estimate") for url in asked)

@@ -284,3 +284,24 @@ def test_hints_the_worker_fails_on_each_time_are_asked_for_a_few_times_only(quic
             time.sleep(0.01)
         time.sleep(0.5)  # ten more pauses between asks: none is made
     assert len(asked) == hints_module.TRIES
+
+
+def test_the_page_is_told_how_long_a_table_will_take_to_solve_before_it_is_made(quick, unshipped):
+    """``POST /api/tables/estimate``: what creating the table would spend solving its rules (hints,
+    an optimal seat) by the server's estimate; nothing once solved here, nothing for a table that
+    needs no solve, and nothing made by asking."""
+    client = quick
+    body = {"rules": "classic-11", "seats": ["human", "bot:heuristic"], "name": "Alice"}
+
+    def seconds(**changes: Any) -> float:
+        answer = client.post("/api/tables/estimate", json=body | changes)
+        assert answer.status_code == 200, answer.text
+        return float(answer.json()["seconds"])
+
+    assert seconds() == 0  # no hints, no optimal seat: made at once
+    assert seconds(hints=True) > 0  # the two-player game, not shipped here: solved first
+    assert seconds(seats=["human", "bot:optimal"], settings=["pot=9"]) > 0
+    assert seconds(rules="no-such-rules", hints=True) == 0  # refused by the table's making itself
+    assert not client.app.state.hub.tables  # asking made nothing
+    assert client.post("/api/tables", json=body | {"hints": True}).status_code == 200
+    assert seconds(hints=True) == 0  # solved now: the next table is made at once

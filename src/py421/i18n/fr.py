@@ -874,6 +874,7 @@ MESSAGES: dict[str, str] = {
     "page.remove": "Retirer",
     "page.your_name": "Votre nom",
     "page.timeout": "Secondes pour jouer avant qu'un robot remplace (0 : sans limite)",
+    "page.create_solving": "Résolution de ces règles pour cette table, une fois sur ce serveur : {elapsed} s sur environ {total} s…",
     "page.hints_option": "Conseils : à son tour, chaque joueur voit ses choix classés par le solveur (tout le monde voit que les conseils sont activés)",
     "page.create": "Créer la table",
     "page.join_title": "Rejoindre avec un code",

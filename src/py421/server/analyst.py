@@ -182,6 +182,10 @@ class Analyst:
         if self.line.cheap(cost):
             asyncio.get_running_loop().run_in_executor(self._hints, self.hinter.warm, Prepare(rules, players))
 
+    async def expected(self, rules: Ruleset, players: int) -> float:
+        """The seconds :meth:`prepare` would take now, by estimate (0: nothing to solve)."""
+        return await self.line.expected(rules, players)
+
     @property
     def closed(self) -> bool:
         """The server is stopping: no hint will come any more."""

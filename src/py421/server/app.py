@@ -111,6 +111,7 @@ def create_app(
         optimal=OptimalBots(budget),
         cluster=cluster,
         prepare_hints=analyst.prepare,
+        expect_hints=analyst.expected,
     )
     hints = Hints(analyst)
 

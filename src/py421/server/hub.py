@@ -62,6 +62,7 @@ A = TypeVar("A", bound=BaseModel)  # one of the answers (commands.Answer)
 BATCH = 200  # tables ended, or told active, in one transaction by the housekeeping
 TOUCH_SECONDS = 600.0  # a table's activity is told to the database this often at most
 PrepareHints = Callable[[Ruleset, int], Awaitable[None]]
+ExpectHints = Callable[[Ruleset, int], Awaitable[float]]
 CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O: read aloud without doubt
 _CODE = re.compile(r"[A-Za-z]{5}")
 
@@ -80,6 +81,7 @@ class Hub:
         optimal: OptimalBots | None = None,
         cluster: Solo | None = None,
         prepare_hints: PrepareHints | None = None,
+        expect_hints: ExpectHints | None = None,
     ) -> None:
         self.store = store
         self.writer = Writer(store)  # every write of play goes through it (server/writer.py)
@@ -91,6 +93,7 @@ class Hub:
         self.addresses = AddressBook(self.limits)
         self.optimal = optimal or OptimalBots()
         self.prepare_hints = prepare_hints  # solves a table's rules for its hints, or refuses them
+        self.expect_hints = expect_hints  # how long that would take now, by estimate
         self.cluster = cluster or Solo()
         self.tables: dict[str, Table] = {}
         self._elsewhere: dict[str, float] = {}  # tables last found owned by another process, and when
@@ -180,6 +183,22 @@ class Hub:
         if table.session is not None:
             table.events = list(table.session.state.events)
         return table, token
+
+    async def solving_seconds(self, request: CreateTable) -> float:
+        """The seconds :meth:`create` would spend solving the table's rules (for hints, an optimal
+        seat), by estimate: 0 when nothing is to be solved. Advice for the page's wait, not a check:
+        what :meth:`create` refuses, it refuses itself."""
+        try:
+            rules = _rules(request.rules, request.settings)
+            seats = [_seat(i, spec) for i, spec in enumerate(request.seats)]
+        except TableError:
+            return 0.0
+        waits = []
+        if request.hints and request.mode == "play" and self.expect_hints is not None:
+            waits.append(await self.expect_hints(rules, len(seats)))
+        if request.mode == "play" and any(s.bot == "optimal" for s in seats):
+            waits.append(await self.optimal.expected(rules, len(seats)))
+        return max(waits, default=0.0)
 
     def _check_count(self, rules: Ruleset, n: int) -> None:
         if not rules.seats(n):

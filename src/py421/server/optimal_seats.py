@@ -98,6 +98,10 @@ class OptimalBots:
         if self.line.cheap(cost):  # else it is solved when a move asks for it, not on every table made
             asyncio.get_running_loop().run_in_executor(None, self.player.warm, Prepare(rules, players))
 
+    async def expected(self, rules: Ruleset, players: int) -> float:
+        """The seconds :meth:`prepare` would take now, by estimate (0: nothing to solve)."""
+        return await self.line.expected(rules, players)
+
     def _solve(self, rules: Ruleset, players: int) -> None:
         try:
             reply = self.solver.call(Prepare(rules, players), self.budget.seconds, cancel=True)

@@ -104,6 +104,14 @@ class CreateTable(Strict):
     )
 
 
+class Solving(Strict):
+    """``POST /api/tables/estimate``: what creating that table would spend solving its rules."""
+
+    seconds: float = Field(
+        description="by estimate, solving the rules for the hints or a bot:optimal seat (0: nothing to solve)"
+    )
+
+
 class JoinTable(Strict):
     """``POST /api/tables/{code}/join``."""
 
@@ -395,6 +403,7 @@ DOCUMENTED: tuple[type[BaseModel], ...] = (
     CreateTable,
     JoinTable,
     Created,
+    Solving,
     Joined,
     ErrorBody,
     ErrorDetail,
@@ -478,6 +487,7 @@ def typescript() -> str:
         "BotOffer": (TypeAdapter(BotOffer), ""),
         "CreateTable": (TypeAdapter(CreateTable), ""),
         "Created": (TypeAdapter(Created), ""),
+        "Solving": (TypeAdapter(Solving), ""),
         "JoinTable": (TypeAdapter(JoinTable), ""),
         "Joined": (TypeAdapter(Joined), ""),
         "Rematch": (TypeAdapter(Rematch), ""),

@@ -88,6 +88,13 @@ async def create(request: Request) -> dict[str, Any]:
     return {"code": table.code, "seat": 0, "token": token, "seed_hash": table.seed_hash}
 
 
+@router.post("/api/tables/estimate", response_model=p.Solving, responses=responses)
+async def estimate(request: Request) -> dict[str, Any]:
+    """What creating this table would spend solving its rules, for the page to say while it waits."""
+    body = await _read(request, p.CreateTable)
+    return {"seconds": await _hub(request).solving_seconds(body)}
+
+
 @router.get("/api/tables/{code}", response_model=p.TablePublic, responses=responses)
 async def show(request: Request, code: str) -> out.TablePublic:
     hub = _hub(request)

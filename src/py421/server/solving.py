@@ -139,6 +139,22 @@ class SolveLine:
         self._remember(key, cost)
         return cost
 
+    async def expected(self, rules: Ruleset, players: int) -> float:
+        """The seconds :meth:`prepare` would take now by estimate, for a client to say how long it
+        waits: 0 when the verdict on the rules is known (solved, or refused) or the estimate refuses
+        them (:meth:`prepare` says why)."""
+        known = self._verdicts.get((rules, players))
+        if known is not None and (known[1] is None or self.clock() < known[1]):
+            return 0.0
+        try:
+            cost = await self.estimate(rules, players)
+        except TableError:
+            return 0.0
+        return seconds(cost, await self._rate())
+
+    async def _rate(self) -> float:
+        return _rate if _rate is not None else await asyncio.to_thread(machine_rate)  # not behind a solve
+
     async def estimate(self, rules: Ruleset, players: int) -> Cost:
         """The cost of solving ``rules``; refused (``too_costly``, or the rules' own refusal) when it is
         beyond the budget of time or memory, or when it is a whole game of three or four that the
@@ -149,7 +165,7 @@ class SolveLine:
             raise self.refused(e) from e
         if cost.method == "unsolved":
             raise Unsolved(rules.name, players, self.too_costly, *self._status())
-        rate = _rate if _rate is not None else await asyncio.to_thread(machine_rate)  # not behind a solve
+        rate = await self._rate()
         took = seconds(cost, rate)
         memory_mb = cost.memory_bytes / 2**20
         if took > self.budget.seconds:

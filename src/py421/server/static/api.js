@@ -4,7 +4,7 @@
 
 /**
  * @import { Analysis, BotOffer, CreateTable, Created, ErrorDetail, GameSummary, JoinTable, Joined,
- *   PlayerStats, Preset, Rematch, TablePublic } from "./protocol"
+ *   PlayerStats, Preset, Rematch, Solving, TablePublic } from "./protocol"
  */
 import { errorText, t } from "./i18n.js";
 import { isLocal, localCall } from "./local.js";
@@ -136,6 +136,14 @@ export async function botLevels(here = false) {
  * @returns {Promise<Created>}
  */
 export const createTable = (body, here = false) => call("POST", "/api/tables", body, null, here);
+
+/**
+ * What creating this server table would spend solving its rules (hints, a bot:optimal seat), by
+ * the server's estimate: what the page says while it waits.
+ * @param {CreateTable} body
+ * @returns {Promise<Solving>}
+ */
+export const estimateTable = (body) => call("POST", "/api/tables/estimate", body, null, false);
 
 /**
  * A game record (the text of its file) kept on this device as a table to watch step by step.

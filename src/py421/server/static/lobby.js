@@ -3,8 +3,8 @@
  */
 
 /** @import { CreateTable, GameSummary } from "./protocol" */
-import { NAME_MAX, botLevels, createTable, finishedGames, leaderboard, nameProblem, presets as loadPresets, refusal, serverAnswers } from "./api.js";
-import { app, fill, h, showError } from "./dom.js";
+import { NAME_MAX, botLevels, createTable, estimateTable, finishedGames, leaderboard, nameProblem, presets as loadPresets, refusal, serverAnswers } from "./api.js";
+import { app, fill, h, setText, show, showError } from "./dom.js";
 import { leaderboardTable } from "./board.js";
 import { herePromo, keptSection } from "./here.js";
 import { lang, t } from "./i18n.js";
@@ -99,6 +99,7 @@ function onlineLobby(root) {
         testid: "create-table",
         text: t("create"),
       });
+      const solving = h("p", { class: "hint", testid: "create-solving", role: "status", hidden: true });
 
       const rules = () => presetOf(presets, presetSel.value);
 
@@ -124,7 +125,38 @@ function onlineLobby(root) {
         timeout,
         h("label", { class: "check", for: "hints" }, hints, h("span", { text: t("hints_option") })),
         create,
+        solving,
       );
+
+      /**
+       * While the server makes a table whose rules it must solve first (hints, a bot:optimal seat),
+       * how long it has taken of what the server expects; nothing for a table made at once.
+       * @param {CreateTable} body
+       * @returns {() => void} stops saying it
+       */
+      function sayTheSolving(body) {
+        let timer = 0;
+        let stopped = false;
+        const began = Date.now();
+        if (body.hints || (body.seats ?? []).includes("bot:optimal")) {
+          estimateTable(body).then(
+            ({ seconds }) => {
+              if (stopped || seconds < 2) return; // made before the line would be read
+              const total = Math.ceil(seconds);
+              const tell = () => setText(solving, t("create_solving", { elapsed: Math.round((Date.now() - began) / 1000), total }));
+              tell();
+              show(solving, true);
+              timer = window.setInterval(tell, 1000);
+            },
+            () => {}, // no estimate: the button alone says it is under way, as before
+          );
+        }
+        return () => {
+          stopped = true;
+          window.clearInterval(timer);
+          show(solving, false);
+        };
+      }
 
       /** @param {SubmitEvent} event */
       async function submit(event) {
@@ -146,6 +178,7 @@ function onlineLobby(root) {
           hints: hints.checked,
         };
         create.disabled = true;
+        const done = sayTheSolving(body);
         try {
           const res = await createTable(body);
           rememberName(player);
@@ -154,6 +187,8 @@ function onlineLobby(root) {
         } catch (err) {
           showError(refusal(err));
           create.disabled = false;
+        } finally {
+          done();
         }
       }
 

@@ -99,6 +99,12 @@ export interface Created {
   seed_hash: string;
 }
 
+/** `POST /api/tables/estimate`: what creating that table would spend solving its rules. */
+export interface Solving {
+  /** by estimate, solving the rules for the hints or a bot:optimal seat (0: nothing to solve) */
+  seconds: number;
+}
+
 /** `POST /api/tables/{code}/join`. */
 export interface JoinTable {
   /** the name to sit under */
