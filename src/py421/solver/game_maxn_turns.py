@@ -199,8 +199,11 @@ def _kernel() -> Any:
 
 def _spread(step: Any, final: Any, reach: Any, out: Any) -> None:  # pragma: no cover - compiled
     for c in range(step.shape[0]):
+        if reach[c] == 0.0:
+            continue
         for res in range(step.shape[1]):
-            out[step[c, res]] += reach[c] * final[c, res]
+            if final[c, res] != 0.0:  # adding 0.0 changes no sum: left out, the same numbers
+                out[step[c, res]] += reach[c] * final[c, res]
 
 
 def _loops(
