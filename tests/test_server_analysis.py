@@ -7,6 +7,7 @@ import random
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -305,3 +306,16 @@ def test_the_page_is_told_how_long_a_table_will_take_to_solve_before_it_is_made(
     assert not client.app.state.hub.tables  # asking made nothing
     assert client.post("/api/tables", json=body | {"hints": True}).status_code == 200
     assert seconds(hints=True) == 0  # solved now: the next table is made at once
+
+
+def test_asking_for_estimates_in_a_flood_is_refused_like_a_flood_of_messages(tmp_path, monkeypatch):
+    """Each estimate asks the solver's cost: an address spends its message budget on them (a burst
+    of twice the rate a second; the caps' clock stopped, so none comes back meanwhile)."""
+    monkeypatch.setattr("py421.server.limits.time", SimpleNamespace(monotonic=lambda: 1000.0))
+    app = create_app(f"sqlite:///{tmp_path}/s.db", bot_delay=0, limits=Limits(messages_per_second=2))
+    body = {"rules": "classic-11", "seats": ["human", "bot:heuristic"], "name": "Alice", "hints": True}
+    with TestClient(app) as client:
+        codes = [client.post("/api/tables/estimate", json=body).status_code for _ in range(6)]
+        refused = client.post("/api/tables/estimate", json=body)
+    assert codes == [200] * 4 + [429] * 2
+    assert refused.json()["detail"]["error"] == "rate_limited" and "messages a second" in refused.text

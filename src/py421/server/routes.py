@@ -90,9 +90,17 @@ async def create(request: Request) -> dict[str, Any]:
 
 @router.post("/api/tables/estimate", response_model=p.Solving, responses=responses)
 async def estimate(request: Request) -> dict[str, Any]:
-    """What creating this table would spend solving its rules, for the page to say while it waits."""
+    """What creating this table would spend solving its rules, for the page to say while it waits.
+
+    Each asks the solver's cost (tens of milliseconds): it spends one of the address's messages.
+    """
+    hub = _hub(request)
+    if not hub.addresses.message(_address(request)):
+        most = f"{hub.limits.messages_per_second:g}"
+        flood = Message("server.messages_per_second", {"most": most})
+        raise TableError("rate_limited", flood, 429, retry_after=1)
     body = await _read(request, p.CreateTable)
-    return {"seconds": await _hub(request).solving_seconds(body)}
+    return {"seconds": await hub.solving_seconds(body)}
 
 
 @router.get("/api/tables/{code}", response_model=p.TablePublic, responses=responses)
