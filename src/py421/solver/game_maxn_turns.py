@@ -33,7 +33,8 @@ from .rounds import EPS, FRESH, KEEP_CHOICES, STOP
 from .tables import TRANSITIONS, FloatArray
 
 IntArray = npt.NDArray[np.intp]
-Turns = tuple[FloatArray, FloatArray, IntArray]  # out[limit - 1], final[limit - 1], choices[r]
+Choices = npt.NDArray[np.signedinteger[Any]]  # STOP or a keep: int8 compiled, intp from numpy
+Turns = tuple[FloatArray, FloatArray, Choices]  # out[limit - 1], final[limit - 1], choices[r]
 
 CHOICES_COUNT = np.array([len(set(row)) for row in KEEP_CHOICES.tolist()], dtype=np.intp)  # per result
 _NONZERO = [np.flatnonzero(row) for row in TRANSITIONS]
@@ -85,7 +86,7 @@ def follower_turns(later: FloatArray, step: IntArray, mover: int, throws: int, f
     contexts, results = step.shape
     out = np.zeros((throws, contexts, later.shape[1]))
     final = np.zeros((throws, contexts, results))
-    choices = np.empty((throws, contexts, results), np.intp)  # every place written by the loops
+    choices = np.empty((throws, contexts, results), np.int8)  # all written by the loops; keeps: 0 to 27
     asked = (later, step, mover, throws, max(first_limit, 2), KEEP_CHOICES, CHOICES_COUNT, CHILDREN, LEAVES)
 
     def solve(start: int, stop: int) -> None:
