@@ -42,7 +42,8 @@ _T_START = np.cumsum([0] + [len(nz) for nz in _NONZERO]).astype(np.intp)
 _T_RESULT = np.concatenate(_NONZERO).astype(np.intp)
 _T_CHANCE = np.concatenate([TRANSITIONS[k, nz] for k, nz in enumerate(_NONZERO)])
 # Each keep's row of TRANSITIONS: where it leads (from T_START[keep] to T_START[keep + 1]), with what chance.
-# The fast simulator's optimal bot reads them too, to choose as these loops do (py421.sim.fast.maxn).
+# The fast simulator's optimal bot values its keeps with them (py421.sim.fast.maxn), choosing by the same
+# rule as these loops; its sums, in another order, may differ from theirs in the last bits only.
 SPARSE = (_T_START, _T_RESULT, _T_CHANCE)
 assert STOP == -1  # the compiled loops write -1 for STOP
 
