@@ -31,7 +31,7 @@ import os
 import pickle
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from types import CodeType, FunctionType
 from typing import Any
@@ -169,13 +169,13 @@ def _write(path: Path, data: bytes) -> None:
         raise
 
 
-def install(why_not: Callable[[], str | None] = made_here) -> bool:
+def install() -> bool:
     """Put the shipped kernel into this machine's numba cache if it was made from what runs here.
 
     Returns whether it did. Any failure (a cache folder that cannot be written, numba's internals
     changed) leaves the kernel to be compiled, as without a shipped one.
     """
-    if why_not() is not None:
+    if made_here() is not None:
         return False
     said = manifest()
     assert said is not None  # made_here read it
