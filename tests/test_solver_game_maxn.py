@@ -46,6 +46,7 @@ from py421.solver.game_maxn import (
     GameMaxn,
     Manche,
     Position,
+    alike,
     play_round,
     settling_of,
     shape_of,
@@ -225,6 +226,27 @@ def test_accelerated_sweeps_find_the_value_iteration_values():
     assert fast.sweeps < plain.sweeps
     assert fast.values == pytest.approx(plain.values, abs=1e-10)
     assert plain.linear_gap < 1e-10
+
+
+def test_a_manche_alike_one_solved_starts_from_its_policies_and_ends_where_its_own_sweeps_do():
+    """Each player compares only their own values: ends changed by a positive affine map per seat
+    make the same manche, settled in one sweep from the other's policies, with the values the
+    sweeps from nothing find."""
+    model = Manche(SMALL.with_options(pot=3), 3)
+    ends = np.zeros((3, 2, 3))
+    ends[np.arange(3), :, np.arange(3)] = -1
+    ends[0, 1, 0] = -2  # an espagnole costs seat 0 more
+    first = solve_manche(model, ends)
+    other = np.array([0.25, -1.0, 0.5]) + np.array([2.0, 0.5, 3.0]) * ends
+    assert alike(ends, other) and not alike(ends, -other) and not alike(ends, other[::-1])
+    cold = solve_manche(model, other)
+    warm = solve_manche(model, other, like=first.policies)
+    assert warm.sweeps == 1 < cold.sweeps
+    assert warm.values == pytest.approx(cold.values, abs=1e-12)
+    assert warm.ends == pytest.approx(cold.ends, abs=1e-12)
+    assert warm.residual < 1e-11
+    game = small_game()  # its first manche is the second solved, alike the last: one sweep
+    assert [solution.sweeps for solution in game.manches.values()] == [game.manches[(2, (1, 0, 0))].sweeps, 1]
 
 
 def test_a_cached_solve_is_the_fresh_one(tmp_path):

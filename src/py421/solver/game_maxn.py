@@ -70,7 +70,7 @@ from ..core.errors import InvalidPlayers, InvalidPosition, InvalidRuleset, Messa
 from ..core.rules import Ruleset
 from ..core.state import Phase, State
 from .amounts import settled_amounts
-from .game_maxn_turns import follower_turns, spread
+from .game_maxn_turns import follower_turns, follower_values, spread
 from .rounds import EPS, FRESH, KEEP_CHOICES, STOP, comparison_of
 from .tables import INDEX, KEEPS, RESULTS, TRANSITIONS, FloatArray
 
@@ -408,18 +408,24 @@ def play_round(
     longer = [limit for limit in limits if limit > 1]
     if longer:
         # the last player's values come from the payoff whatever the limit: one solve serves all
-        out, final, choices = follower_turns(payoff, shape.steps[k - 2], seats[k - 1], max(longer))
+        last = (payoff, shape.steps[k - 2], seats[k - 1], max(longer))
+        if keep:
+            out, final, choices = follower_turns(*last)
+        else:  # a sweep: only the values
+            out = follower_values(*last)
         for limit in longer:
             later = out[limit - 1]
             if keep:
                 finals[limit].append(final[limit - 1])
                 followers[limit].append(list(choices[:limit]))
             for i in range(k - 2, 0, -1):
+                if not keep:
+                    later = follower_values(later, shape.steps[i - 1], seats[i], limit, limit)[limit - 1]
+                    continue
                 out_i, final_i, choices_i = follower_turns(later, shape.steps[i - 1], seats[i], limit, limit)
                 later = out_i[limit - 1]
-                if keep:
-                    finals[limit].insert(0, final_i[limit - 1])
-                    followers[limit].insert(0, list(choices_i))
+                finals[limit].insert(0, final_i[limit - 1])
+                followers[limit].insert(0, list(choices_i))
             after_leader[limit] = later
     stops = [after_leader[most - r if leader_limit else most][None, :, seats[0]] for r in range(most)]
     leader = _choices(stops, most)
@@ -466,7 +472,7 @@ def _after(shape: Shape, payoff: FloatArray, seats: Sequence[int], limit: int, p
         if limit == 1:  # coups secs: nothing to choose
             later = np.einsum("r,crs->cs", FRESH, later[step])
         else:
-            later = follower_turns(later, step, seats[i], limit, limit)[0][limit - 1]
+            later = follower_values(later, step, seats[i], limit, limit)[limit - 1]
     return later
 
 
@@ -629,6 +635,9 @@ class Manche:
 # -- solving a manche --------------------------------------------------------------------------
 
 
+Moves = tuple[IntArray, FloatArray]  # the nodes a round leads to, and the chance of each
+
+
 @dataclass
 class MancheSolution:
     """A solved manche: each node's value to each seat, and how the manche ends from each position.
@@ -644,6 +653,8 @@ class MancheSolution:
     linear_gap: float = 0.0  # largest |value iteration - exact values of its policies|
     residual: float = 0.0  # largest change of one more pass over the exact values
     converged: bool = True  # the last sweep moved no value by more than TOLERANCE
+    # the décharge's final policies, by position (not kept in a solution read from a file)
+    policies: dict[int, Moves] = field(default_factory=dict, repr=False, compare=False)
 
 
 def round_at(manche: Manche, p: int, values: FloatArray, keep: bool = False) -> RoundPlay:
@@ -656,9 +667,6 @@ def round_at(manche: Manche, p: int, values: FloatArray, keep: bool = False) -> 
     return play_round(shape, manche.payoff(p, values), order, most, rules.leader_limit, keep)
 
 
-Moves = tuple[IntArray, FloatArray]  # the nodes a round leads to, and the chance of each
-
-
 def _moves(manche: Manche, p: int, classes: FloatArray) -> Moves:
     """Where the round at ``p`` leads when its classes come with these chances."""
     pos = manche.positions[p]
@@ -668,9 +676,19 @@ def _moves(manche: Manche, p: int, classes: FloatArray) -> Moves:
 
 
 def solve_manche(
-    manche: Manche, ends: FloatArray, progress: Progress | None = None, accelerate: bool = True
+    manche: Manche,
+    ends: FloatArray,
+    progress: Progress | None = None,
+    accelerate: bool = True,
+    like: dict[int, Moves] | None = None,
 ) -> MancheSolution:
     """Solve a manche whose ends are worth ``ends[loser, espagnole, seat]``.
+
+    ``like``: the décharge's final policies in a manche whose ends are these
+    up to a positive affine map per seat (:func:`alike`). Each player's
+    choices only compare their own values, so the sweeps would retrace that
+    manche's and end on its policies: the décharge starts from their exact
+    values instead, and the sweeps check them.
 
     With ``accelerate``, after each sweep of the décharge the values become
     the exact values of the policies that sweep chose (a linear solve), so
@@ -688,8 +706,10 @@ def solve_manche(
     values[count:] = ends.reshape(2 * n, n)
     decharge = [p for p, pos in enumerate(manche.positions) if not pos.charge]
     values[decharge] = ends[:, 0].mean(axis=0)  # start from a loser drawn at random
-    solution = MancheSolution(values, np.zeros((count, n, 2)))
+    if like and decharge:
+        values[decharge] = _evaluate(decharge, like, values)
     moves: dict[int, Moves] = {}
+    solution = MancheSolution(values, np.zeros((count, n, 2)), policies=moves)
     last = best = np.inf
     since_best = 0
     changes: list[float] = []
@@ -745,6 +765,22 @@ def solve_manche(
             progress("charge", pot, manche.rules.pot)
     solution.ends = _manche_ends(manche, moves, decharge, [levels[pot] for pot in sorted(levels)])
     return solution
+
+
+def alike(ends: FloatArray, other: FloatArray, tolerance: float = 1e-12) -> bool:
+    """Whether ``other[..., seat]`` is ``a + b * ends[..., seat]`` with ``b > 0`` for every seat
+    (to ``tolerance``): the same manche to every player, who only compares their own values."""
+    for seat in range(ends.shape[-1]):
+        x, y = ends[..., seat].ravel(), other[..., seat].ravel()
+        spread_x, spread_y = np.ptp(x), np.ptp(y)
+        if spread_x == 0 or spread_y == 0:
+            if max(spread_x, spread_y) > tolerance:
+                return False
+            continue
+        scale = spread_y / spread_x
+        if np.abs(y.min() + scale * (x - x.min()) - y).max() > tolerance:
+            return False
+    return True
 
 
 def _evaluate(rows: list[int], moves: dict[int, Moves], values: FloatArray) -> FloatArray:
@@ -909,12 +945,15 @@ class GameMaxn:
     def solve(self, progress: Progress | None = None) -> GameMaxn:
         began = time.perf_counter()
         contexts = self._contexts()
+        solved: list[tuple[FloatArray, MancheSolution]] = []
         for number, (manche, losses) in enumerate(contexts, start=1):
             if progress:
                 progress("manche", number, len(contexts))
-            self.manches[(manche, losses)] = solve_manche(
-                self.model, self.end_values(manche, losses), progress
-            )
+            ends = self.end_values(manche, losses)
+            like = next((done.policies for before, done in solved if alike(before, ends)), None)
+            solution = solve_manche(self.model, ends, progress, like=like)
+            self.manches[(manche, losses)] = solution
+            solved.append((ends, solution))
         self.seconds = time.perf_counter() - began
         return self
 

@@ -85,13 +85,40 @@ def follower_turns(later: FloatArray, step: IntArray, mover: int, throws: int, f
     if kernel is None:
         return _numpy_turns(later, step, mover, throws)
     contexts, results = step.shape
-    out = np.zeros((throws, contexts, later.shape[1]))
     final = np.zeros((throws, contexts, results))
     choices = np.empty((throws, contexts, results), np.int8)  # all written by the loops; keeps: 0 to 27
+    return _compiled_turns(kernel, later, step, mover, throws, first_limit, final, choices), final, choices
+
+
+def follower_values(
+    later: FloatArray, step: IntArray, mover: int, throws: int, first_limit: int = 2
+) -> FloatArray:
+    """``out`` of :func:`follower_turns` alone, as a sweep needs it: the final chances and the
+    choices are not kept (at four players they would be tens of megabytes a turn)."""
+    kernel = _kernel()
+    if kernel is None:
+        return _numpy_turns(later, step, mover, throws)[0]
+    unkept = np.empty((0, 0, 0))
+    return _compiled_turns(kernel, later, step, mover, throws, first_limit, unkept, unkept.astype(np.int8))
+
+
+def _compiled_turns(
+    kernel: Any,
+    later: FloatArray,
+    step: IntArray,
+    mover: int,
+    throws: int,
+    first_limit: int,
+    final: FloatArray,
+    choices: Choices,
+) -> FloatArray:
+    contexts = step.shape[0]
+    out = np.zeros((throws, contexts, later.shape[1]))
+    keep = final.size > 0
     asked = (later, step, mover, throws, max(first_limit, 2), KEEP_CHOICES, CHOICES_COUNT, CHILDREN, LEAVES)
 
     def solve(start: int, stop: int) -> None:
-        kernel(*asked, FRESH, EPS, out, final, choices, start, stop)
+        kernel(*asked, FRESH, EPS, out, keep, final, choices, start, stop)
 
     # Each summary's turn is its own: split among the cores, each part written by one thread (the
     # compiled loops let go of the GIL), the same numbers as one thread would write.
@@ -103,7 +130,7 @@ def follower_turns(later: FloatArray, step: IntArray, mover: int, throws: int, f
         done = [_pool().submit(solve, a, b) for a, b in itertools.pairwise(bounds)]
         for part in done:
             part.result()
-    return out, final, choices
+    return out
 
 
 def _numpy_turns(later: FloatArray, step: IntArray, mover: int, throws: int) -> Turns:
@@ -221,12 +248,14 @@ def _loops(
     fresh: Any,
     eps: float,
     out: Any,
+    keep: bool,
     final: Any,
     choices: Any,
     start: int,
     stop: int,
 ) -> None:  # pragma: no cover - compiled by numba; the same turns as _numpy_turns
-    """The turns of summaries ``start`` to ``stop - 1``, written into ``out``, ``final`` and ``choices``."""
+    """The turns of summaries ``start`` to ``stop - 1``, written into ``out``, and with ``keep``
+    into ``final`` and ``choices`` too."""
     results = step.shape[1]
     seats = later.shape[1]
     keeps = children.shape[0]
@@ -236,11 +265,13 @@ def _loops(
     cont = np.empty(keeps)
     holding = np.empty(results)
     mass = np.empty(keeps)
+    ended = np.empty(results)  # one limit's final chances, in this summary
+    chosen = np.empty((throws, results), np.int8)  # this summary's choices
     for c in range(start, stop):
         for res in range(results):
             stops[res] = later[step[c, res], mover]
             own[res] = stops[res]
-            choices[0, c, res] = -1  # no throw left: stop
+            chosen[0, res] = -1  # no throw left: stop
         for r in range(1, throws):
             for k in range(keeps - 1, -1, -1):  # two dice kept, then one, then none
                 total = 0.0
@@ -257,30 +288,31 @@ def _loops(
                     best = max(best, cont[keep_choices[res, j]])
                 if stops[res] >= best - eps:
                     nxt[res] = stops[res]
-                    choices[r, c, res] = -1
+                    chosen[r, res] = -1
                 else:
                     nxt[res] = best
                     for j in range(choices_count[res]):
                         if cont[keep_choices[res, j]] >= best - eps:
-                            choices[r, c, res] = keep_choices[res, j]
+                            chosen[r, res] = keep_choices[res, j]
                             break
             for res in range(results):
                 own[res] = nxt[res]
         for limit in range(first_limit, throws + 1):
             for res in range(results):
                 holding[res] = fresh[res]
+                ended[res] = 0.0
             for used in range(1, limit + 1):
                 r = limit - used
                 if r == 0:
                     for res in range(results):
-                        final[limit - 1, c, res] += holding[res]
+                        ended[res] += holding[res]
                     break
                 for k in range(keeps):
                     mass[k] = 0.0
                 for res in range(results):
-                    choice = choices[r, c, res]
+                    choice = chosen[r, res]
                     if choice < 0:
-                        final[limit - 1, c, res] += holding[res]
+                        ended[res] += holding[res]
                     else:
                         mass[choice] += holding[res]
                 for res in range(results):
@@ -295,8 +327,15 @@ def _loops(
                             for face in range(6):
                                 mass[children[k, face]] += share
             for res in range(results):
-                p = final[limit - 1, c, res]
+                p = ended[res]
                 if p != 0.0:
                     row = step[c, res]
                     for s in range(seats):
                         out[limit - 1, c, s] += p * later[row, s]
+            if keep:
+                for res in range(results):
+                    final[limit - 1, c, res] = ended[res]
+        if keep:
+            for r in range(throws):
+                for res in range(results):
+                    choices[r, c, res] = chosen[r, res]
