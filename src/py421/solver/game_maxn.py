@@ -40,7 +40,12 @@ sweep the values become the exact values of the policies the sweep chose
 final policies are evaluated exactly by a linear solve, and one more pass
 of the rounds over those exact values checks that no player would change a
 choice. The charge only empties the pot, so it is solved pot level by pot
-level from the smallest.
+level from the smallest. A manche whose ends are worth, to every seat, a
+positive affine map of what another manche's ends are worth (:func:`alike`;
+in `classic-11`, the first manche and the second) is the same game to
+every player, who only compare their own values: its sweeps would retrace
+the other's, so its décharge starts from the other's policies, exactly
+valued, and one sweep checks them.
 
 **Ties between choices.** A player whose choices are worth the same to
 them within ``1e-12`` stops rather than throws again, keeps more dice
