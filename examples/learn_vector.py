@@ -11,13 +11,13 @@ learned as an episode whose cost is losing it, with the tokens held as
 shaping (the environment's ``tokens`` reward, read off the observations).
 
 The run prints its progress, saves the table (``policy.npz``) and a policy
-file that seats it at a table (``bot.py``), the learning curve (``curve.csv``,
+file py421 seats at a table (``bot:policy:PATH``), the learning curve (``curve.csv``,
 ``learning-curve.png``) and ends with an evaluation against bot:heuristic and
 bot:optimal (``evaluation.json``):
 
     python examples/learn_vector.py --minutes 30 --out runs/classic-11
     python examples/learn_vector.py --policy runs/classic-11/policy.npz --out runs/again   # evaluate only
-    421 --bot learned=runs/classic-11/bot.py play --players Ana,bot:learned             # play against it
+    421 play --players Ana,bot:policy:runs/classic-11/policy.npz                         # play against it
 
 Needs the ``sim``, ``rl`` and ``report`` extras (numba, Gymnasium, matplotlib).
 """
@@ -42,7 +42,9 @@ from py421.core.combos import Category
 from py421.core.game import Game
 from py421.core.rules import Ruleset
 from py421.core.state import State
-from py421.envs.observation import GYM_ACTIONS, ObservationEncoder, gym_mask, gym_move
+from py421.envs.features import ACTIONS, PLAYERS, Features, kept_dice
+from py421.envs.observation import gym_mask, gym_move
+from py421.envs.saved_policy import greedy, load_saved_policy, save_table
 from py421.envs.vector import VectorGameEnv, random_actions
 from py421.players import make_bot
 from py421.players.base import Player
@@ -58,97 +60,7 @@ BoolArray = npt.NDArray[np.bool_]
 IntArray = npt.NDArray[np.int64]
 # A policy for a batch of games: observations (N, size) and legal-action masks (N, 8) to actions (N,).
 Policy = Callable[[FloatArray, BoolArray], IntArray]
-ACTIONS = GYM_ACTIONS  # 0 stops; 1 to 7 rethrow the dice whose bits are set (highest die first)
-PLAYERS = 2
 Z95 = 1.959964
-
-
-# -- what a decision depends on, read from observations ----------------------------
-
-
-def _kept(dice: tuple[int, ...], bits: int) -> tuple[int, ...]:
-    return tuple(sorted((f for i, f in enumerate(dice) if not bits >> i & 1), reverse=True))
-
-
-class Features:
-    """Reads batches of observations of two-player games under ``rules`` as numbers."""
-
-    def __init__(self, rules: Ruleset) -> None:
-        self.rules = rules
-        self.encoder = ObservationEncoder(rules, PLAYERS)
-        self.at = {seg.name: seg.start for seg in self.encoder.segments}
-        self.total = rules.pot + rules.initial_tokens * PLAYERS  # the tokens of a manche
-        table = rules.table
-        # faces (highest first) -> index in RESULTS; a result's strength (1 weakest .. 56) -> index
-        self.result_of_faces = np.full(7**3, -1, dtype=np.int64)
-        self.result_of_strength = np.full(len(RESULTS) + 1, -1, dtype=np.int64)
-        for r, result in enumerate(RESULTS):
-            a, b, c = result.dice
-            self.result_of_faces[a * 49 + b * 7 + c] = r
-            self.result_of_strength[table.strength(result) + 1] = r  # strength counts from 0, ranks from 1
-        # canonical[r, i]: action i is the smallest index of its move holding result r (4-4-2: 1 and 2
-        # both keep 4-2), so each move is learned once
-        self.canonical = np.zeros((len(RESULTS), ACTIONS), dtype=np.bool_)
-        for r, result in enumerate(RESULTS):
-            seen: set[tuple[int, ...]] = set()
-            self.canonical[r, 0] = True
-            for bits in range(1, ACTIONS):
-                kept = _kept(result.dice, bits)
-                self.canonical[r, bits] = kept not in seen
-                seen.add(kept)
-
-    def column(self, obs: FloatArray, name: str, seat: int = 0) -> IntArray:
-        """One entry of every observation, as whole numbers (seat 0: the learning seat, 1: the other)."""
-        return obs[:, self.at[name] + seat].astype(np.int64)
-
-    def result(self, obs: FloatArray) -> IntArray:
-        """The index in RESULTS of the dice in hand (-1: none)."""
-        d = obs[:, self.at["dice"] : self.at["dice"] + 3].astype(np.int64)
-        found: IntArray = self.result_of_faces[d[:, 0] * 49 + d[:, 1] * 7 + d[:, 2]]
-        return found
-
-    def to_beat(self, obs: FloatArray) -> IntArray:
-        """The other seat's final result of this round (index in RESULTS), -1 while it has none."""
-        strength = self.column(obs, "result_rank", 1)
-        return np.where(strength > 0, self.result_of_strength[strength], -1)
-
-    def keys(self, obs: FloatArray) -> IntArray:
-        """A whole number per observation that names the decision's position (the table's row)."""
-        phase = np.argmax(obs[:, self.at["phase"] : self.at["phase"] + 4], axis=1).astype(np.int64)
-        parts = (
-            (phase, 4),
-            (self.column(obs, "pot"), self.rules.pot + 1),
-            (np.minimum(self.column(obs, "tokens"), self.total), self.total + 1),
-            (self.column(obs, "leader"), 2),
-            (self.result(obs) + 1, len(RESULTS) + 1),
-            (self.column(obs, "throws"), 4),
-            (self.column(obs, "throws_allowed"), 4),
-            (self.to_beat(obs) + 1, len(RESULTS) + 1),
-            (self.column(obs, "tie") | self.column(obs, "tie", 1), 2),
-            (self.column(obs, "stake_choice"), 2),
-        )
-        key = np.zeros(len(obs), dtype=np.int64)
-        for value, size in parts:
-            key = key * size + value
-        return key
-
-    def choices(self, obs: FloatArray, masks: BoolArray) -> BoolArray:
-        """The legal actions, one per distinct move (at a « main chaude »: 0 est, 1 vient)."""
-        r = self.result(obs)
-        stake = self.column(obs, "stake_choice") == 1
-        distinct = np.where(stake[:, None], np.arange(ACTIONS) < 2, self.canonical[np.maximum(r, 0)])
-        return masks & distinct
-
-    def manche(self, obs: FloatArray) -> IntArray:
-        return self.column(obs, "manche")
-
-    def manches_lost(self, obs: FloatArray, seat: int = 0) -> IntArray:
-        return self.column(obs, "manches_lost", seat)
-
-    def held(self, obs: FloatArray) -> npt.NDArray[np.float64]:
-        """The share of the manche's tokens the seat holds or owes: all of them at the end loses it."""
-        held = obs[:, self.at["tokens"]] + obs[:, self.at["debts"]]
-        return held.astype(np.float64) / self.total
 
 
 # -- the table of action values ----------------------------------------------------
@@ -214,25 +126,23 @@ class QTable:
         step = np.minimum(1.0, count / visits[cells].astype(np.float64) ** power)
         q[cells] += step * (mean - q[cells])
 
-    def save(self, path: Path, meta: dict[str, Any]) -> None:
+    def save(self, path: Path, rules: Ruleset, about: dict[str, Any]) -> None:
+        """The table as a policy file py421 seats (``bot:policy:PATH``, :mod:`py421.envs.saved_policy`)."""
         keys = np.empty(self.size, dtype=np.int64)
         keys[self.sorted_rows] = self.sorted_keys
-        np.savez_compressed(
-            path, keys=keys, q=self.q[: self.size], visits=self.visits[: self.size], meta=json.dumps(meta)
-        )
+        save_table(path, keys, self.q[: self.size], self.visits[: self.size], rules, about)
 
     @classmethod
     def load(cls, path: Path) -> tuple[QTable, dict[str, Any]]:
-        with np.load(path) as data:
-            keys = data["keys"]
-            table = cls(max(1, len(keys)))
-            table.sorted_rows = np.argsort(keys, kind="stable")
-            table.sorted_keys = keys[table.sorted_rows]
-            table.size = len(keys)
-            table.q[: table.size] = data["q"]
-            table.visits[: table.size] = data["visits"]
-            meta: dict[str, Any] = json.loads(str(data["meta"]))
-        return table, meta
+        saved = load_saved_policy(path)
+        keys = saved.arrays["keys"]
+        table = cls(max(1, len(keys)))
+        table.sorted_rows = np.argsort(keys, kind="stable")
+        table.sorted_keys = keys[table.sorted_rows]
+        table.size = len(keys)
+        table.q[: table.size] = saved.arrays["q"]
+        table.visits[: table.size] = saved.arrays["visits"]
+        return table, saved.meta
 
 
 # -- policies -----------------------------------------------------------------------
@@ -254,11 +164,7 @@ def greedy_policy(features: Features, table: QTable, seen: Seen | None = None) -
         if seen is not None:
             seen.decisions += len(rows)
             seen.unseen += int((rows < 0).sum())
-        allowed = features.choices(obs, masks)
-        known: BoolArray = rows[:, None] >= 0
-        tried: BoolArray = allowed & known & (table.visits[np.maximum(rows, 0)] > 0)
-        some = np.asarray(tried.any(axis=1))[:, None]
-        return table.best(rows, np.where(some, tried, allowed))[0]
+        return greedy(rows, features.choices(obs, masks), table.q, table.visits)
 
     return policy
 
@@ -274,7 +180,10 @@ def heuristic_policy(features: Features) -> Policy:
     leads = np.array([table.rank(r) <= GOOD_RANK for r in RESULTS])
     beats = np.array([[table.beats(a, b) for b in RESULTS] for a in RESULTS])
     keep = np.array(
-        [min(i for i in range(1, ACTIONS) if _kept(r.dice, i) == HeuristicBot.keep(r.dice)) for r in RESULTS]
+        [
+            min(i for i in range(1, ACTIONS) if kept_dice(r.dice, i) == HeuristicBot.keep(r.dice))
+            for r in RESULTS
+        ],
     )
 
     def policy(obs: FloatArray, masks: BoolArray) -> IntArray:
@@ -532,35 +441,6 @@ def simulated(rules: str, bot: str, opponent: str, games: int, seed: int) -> Eva
     return Evaluation(opponent, scores, seed)
 
 
-def seat_policy(table: QTable, rules: str) -> Callable[[FloatArray, BoolArray], int]:
-    """The table's greedy play for one seat at a time, as ``421 --bot`` seats a policy."""
-    batch = greedy_policy(Features(Ruleset.preset(rules)), table)
-
-    def policy(observation: FloatArray, mask: BoolArray) -> int:
-        return int(batch(observation[None, :], mask.astype(bool)[None, :])[0])
-
-    return policy
-
-
-# What ``bot.py`` holds: the saved table as a policy file (``421 --bot learned=runs/…/bot.py play``).
-BOT_FILE = """\"\"\"The policy examples/learn_vector.py learned, to seat at a table:
-
-    421 --bot learned=THIS_FILE play --players YOUR_NAME,bot:learned
-\"\"\"
-
-import importlib.util
-import sys
-from pathlib import Path
-
-_spec = importlib.util.spec_from_file_location("learn_vector", {example!r})
-_example = importlib.util.module_from_spec(_spec)
-sys.modules["learn_vector"] = _example  # its dataclasses look their module up by name
-_spec.loader.exec_module(_example)
-_table, _meta = _example.QTable.load(Path(__file__).with_name("policy.npz"))
-policy = _example.seat_policy(_table, _meta["rules"])
-"""
-
-
 class PolicyPlayer:
     """A batch policy as a ``py421.players.Player``: the engine's own loop asks it one state at a time."""
 
@@ -699,7 +579,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     curve: list[Point] = []
     if args.policy:
         table, meta = QTable.load(args.policy)
-        args.rules = report["rules"] = meta["rules"]
+        args.rules = report["rules"] = meta["rules"]["name"]
         print(f"evaluating {args.policy} ({args.rules}, two players)")
     else:
         settings = Settings(args.rules, envs=args.envs, seed=args.seed, curve_games=args.curve_games)
@@ -708,8 +588,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         print(f"learning {args.rules}, two players, against bot:heuristic for {budget}")
         trained = train(settings, args.minutes * 60, steps=args.steps)
         table, curve = trained.table, trained.curve
-        table.save(args.out / "policy.npz", {"rules": args.rules, "players": PLAYERS, **asdict(settings)})
-        (args.out / "bot.py").write_text(BOT_FILE.format(example=str(Path(__file__).resolve())))
+        table.save(args.out / "policy.npz", Ruleset.preset(args.rules), {"settings": asdict(settings)})
         with open(args.out / "curve.csv", "w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=list(asdict(curve[0])))
             writer.writeheader()
@@ -768,11 +647,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         report["engine"] = {**_summary(engine), "same": same, "every_game": _summary(every)}
         report["every_game"] = {"share_decided": share, "learned": 0.5 + share * diff["difference"]}
     (args.out / "evaluation.json").write_text(json.dumps(report, indent=2) + "\n")
-    saved = (
-        "evaluation.json"
-        if args.policy
-        else "policy.npz, bot.py, curve.csv, learning-curve.png, evaluation.json"
-    )
+    saved = "evaluation.json" if args.policy else "policy.npz, curve.csv, learning-curve.png, evaluation.json"
     print(f"saved in {args.out}: {saved}")
     return report
 

@@ -24,6 +24,16 @@ def private_home(tmp_path_factory, monkeypatch):
     return home
 
 
+@pytest.fixture(autouse=True)
+def no_policy_family():
+    """The commands that seat trained policies (``bot:policy:PATH``) register them in the process they
+    run in: each test starts as a server's process does, without them."""
+    yield
+    from py421.players.registry import unregister_family
+
+    unregister_family("policy")
+
+
 @pytest.fixture
 def unshipped(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """No solution comes with py421 here: the presets are solved, as any other rules are (for the

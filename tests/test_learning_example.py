@@ -16,8 +16,8 @@ pytest.importorskip("matplotlib")
 
 from py421.cli import main
 from py421.core.rules import Ruleset
-from py421.envs.policy_seat import PolicyPlayer, load_policy
-from py421.players import unregister
+from py421.envs.policy_seat import PolicyPlayer
+from py421.envs.saved_policy import load_saved_policy
 from py421.players.heuristic import HeuristicBot
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "learn_vector.py"
@@ -50,7 +50,8 @@ def run(tmp_path_factory):
 def test_a_tiny_run_saves_the_policy_the_curve_and_the_evaluation(run):
     out, report = run
     table, meta = lv.QTable.load(out / "policy.npz")
-    assert meta["rules"] == RULES and meta["players"] == 2
+    assert meta["format"] == "py421-policy" and meta["kind"] == "table"
+    assert meta["rules"]["name"] == RULES and meta["players"] == 2 and meta["settings"]["envs"] == 256
     # what was trained is what is saved: every decision counted once
     assert table.visits.sum() == report["decisions"] == 60 * 256
     assert table.size > 100  # positions met
@@ -85,9 +86,9 @@ def test_the_saved_policy_plays_legal_moves_in_the_engine_and_as_many_games_as_t
 def test_the_saved_table_is_the_trained_one(tmp_path):
     settings = lv.Settings(RULES, envs=128, curve_games=256, curve_every_steps=10)
     trained = lv.train(settings, 0, log=lambda line: None, steps=20)  # the same run on any machine
-    trained.table.save(tmp_path / "policy.npz", {"rules": RULES})
+    trained.table.save(tmp_path / "policy.npz", Ruleset.preset(RULES), {"note": "kept"})
     table, meta = lv.QTable.load(tmp_path / "policy.npz")
-    assert meta == {"rules": RULES}
+    assert meta["note"] == "kept" and Ruleset.from_mapping(meta["rules"]) == Ruleset.preset(RULES)
     keys = np.random.default_rng(0).choice(trained.table.sorted_keys, 500)
     np.testing.assert_array_equal(table.q[table.find(keys)], trained.table.q[trained.table.find(keys)])
     assert table.q[table.find(keys)].any()  # values were learned, not left at zero
@@ -135,10 +136,10 @@ def test_the_saved_policy_evaluated_again_scores_as_the_run_said(run, tmp_path):
 
 
 def test_the_saved_policy_takes_a_seat_and_plays_as_the_evaluation_played_it(run):
-    """bot.py, written beside the table, seats it (``421 --bot learned=…/bot.py``): through it the
-    engine plays the moves the example's own evaluation plays."""
+    """policy.npz seats as ``bot:policy:PATH``: through it the engine plays the moves the example's
+    own evaluation plays, and ``421 simulate`` plays it (through the engine, as it says)."""
     out, _ = run
-    seated = PolicyPlayer(load_policy(out / "bot.py"))
+    seated = PolicyPlayer(load_saved_policy(out / "policy.npz"))
     rules = Ruleset.preset(RULES)
     table, _ = lv.QTable.load(out / "policy.npz")
     features = lv.Features(rules)
@@ -146,18 +147,7 @@ def test_the_saved_policy_takes_a_seat_and_plays_as_the_evaluation_played_it(run
         ours = lv.engine_game(rules, seated, game % 2, "heuristic", 5, 0, game)
         example = lv.PolicyPlayer(lv.greedy_policy(features, table), features, game % 2)
         assert ours.states == lv.engine_game(rules, example, game % 2, "heuristic", 5, 0, game).states
-    result = CliRunner().invoke(
-        main,
-        [
-            "--bot",
-            f"learned={out / 'bot.py'}",
-            "simulate",
-            "--players",
-            "bot:learned,bot:heuristic",
-            "--games",
-            "100",
-        ],
-    )
-    unregister("learned")
+    spec = f"bot:policy:{out / 'policy.npz'}"
+    result = CliRunner().invoke(main, ["simulate", "--players", f"{spec},bot:heuristic", "--games", "100"])
     assert result.exit_code == 0, result.output
-    assert "bot:learned: no compiled twin in the fast simulator" in result.stderr
+    assert f"{spec}: no compiled twin in the fast simulator" in result.stderr

@@ -22,6 +22,7 @@ from .words import Command as Command  # the commands' class, for the modules th
 if TYPE_CHECKING:  # the engine, imported by the commands that play or read games only
     from ..core.record import Record
     from ..play.session import Seat
+    from ..players.registry import BotLevel
 
 
 class Finite(click.FloatRange):
@@ -34,6 +35,20 @@ class Finite(click.FloatRange):
             said = click_text(spoken(), EN["click.not_in_range"])
             self.fail(said.format(value=value, range=self._describe_range()), param, ctx)
         return number
+
+
+def seat_policies() -> None:
+    """Let this command's ``--players`` seat trained policies, ``bot:policy:PATH``: a file of this
+    machine, so only commands typed here (never a server, whose seats its visitors name)."""
+    from ..players.registry import register_family
+
+    register_family("policy", _policy_level, "PATH")
+
+
+def _policy_level(argument: str) -> BotLevel:
+    from ..envs.policy_seat import policy_level  # numpy and the encoder, once a policy is named
+
+    return policy_level(argument)
 
 
 def resolve_rules(spec: str, settings: tuple[str, ...] = (), param_hint: str = "'--rules'") -> Ruleset:

@@ -31,6 +31,7 @@ from .common import (
     people_seats,
     prepare_optimal,
     read_record,
+    seat_policies,
     with_rules,
 )
 from .words import ASKED, spoken
@@ -61,6 +62,7 @@ def play(
     resume: bool,
     record_path: Path | None,
 ) -> None:
+    seat_policies()
     seats = parse_seats(players.split(","), lang or spoken()) if players is not None else None
     store = _before_play(record_path)
     if resume:

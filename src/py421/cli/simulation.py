@@ -25,6 +25,7 @@ from .common import (
     Command,
     NamedPath,
     progress_bar,
+    seat_policies,
     stages,
     status,
     stop_behind,
@@ -73,6 +74,7 @@ def simulate(
     lang: str,
 ) -> None:
     require("sim", "421 simulate")
+    seat_policies()
     if scheduler is not None:
         require("dask", "421 simulate --scheduler")
     from ..sim.simulate import (
@@ -265,6 +267,7 @@ def ladder(
     rules: Ruleset, players: str, games: int, seed: int, workers: int | None, as_json: bool, lang: str
 ) -> None:
     require("sim", "421 ladder")
+    seat_policies()
     from ..sim.fast.policy import KINDS
     from ..sim.ladder import check_levels, play_ladder
     from ..sim.simulate import default_workers, parse_players

@@ -52,6 +52,9 @@ BON = 7  # index of « le bon » with rethrow bits b: BON + b
 EST = 15
 VIENT = 16
 GYM_ACTIONS = 8  # the Gymnasium environments offer 0 to 7: stop and the rethrows
+# Raised whenever the observations' layout or meaning changes: a saved policy names the version it
+# read (py421.envs.saved_policy) and is refused under another.
+OBSERVATION_VERSION = 1
 _NO_DECISION = Message("envs.observation.no_decision")  # what is accepted when nothing is
 
 # Entries without an upper bound in the rules (an accumulated stake, a debt, tie replays).
@@ -326,14 +329,16 @@ def gym_move(state: State, index: int) -> Action:
     return decode(state, index)
 
 
-def policy_action(answer: object, who: str | Message) -> int:
-    """What a policy returned, as an action 0 to 7.
+def policy_action(answer: object, who: str | Message, count: int = GYM_ACTIONS) -> int:
+    """What a policy returned, as an action 0 to ``count - 1`` (Game-v0's eight by default).
 
     Model libraries answer with numpy: a scalar, or an array of one action
     (stable-baselines3's ``predict`` gives an array of shape ``()``).
     """
     if isinstance(answer, np.ndarray) and answer.size == 1 and answer.dtype.kind in "iu":
         answer = answer.item()
-    if isinstance(answer, bool) or not isinstance(answer, int | np.integer) or not 0 <= answer < GYM_ACTIONS:
-        raise IllegalAction(Message("envs.observation.policy", {"who": who, "value": repr(answer)}))
+    if isinstance(answer, bool) or not isinstance(answer, int | np.integer) or not 0 <= answer < count:
+        raise IllegalAction(
+            Message("envs.observation.policy", {"who": who, "value": repr(answer), "last": count - 1})
+        )
     return int(answer)

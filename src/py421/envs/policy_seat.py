@@ -21,8 +21,19 @@ from ..core.actions import Action
 from ..core.errors import IllegalAction, InvalidParameter, InvalidPlayers, Message
 from ..core.rules import Ruleset
 from ..core.state import State
+from ..i18n import CATALOGS, LANGS, tr
 from ..players.registry import BotLevel, register
-from .observation import FloatArray, MaskArray, ObservationEncoder, gym_mask, gym_move, policy_action
+from .observation import (
+    FloatArray,
+    MaskArray,
+    ObservationEncoder,
+    action_mask,
+    decode,
+    gym_mask,
+    gym_move,
+    policy_action,
+)
+from .saved_policy import load_saved_policy
 
 Policy = Callable[[FloatArray, MaskArray], object]
 """What plays like the learner: its seat's observation and mask in, an action 0 to 7 out."""
@@ -32,11 +43,13 @@ THE_POLICY = Message("envs.policy_seat.the_policy")
 
 class PolicyPlayer:
     """A policy as a :class:`~py421.players.base.Player`: it sees the deciding seat's observation
-    as Game-v0 gives it and chooses one of Game-v0's actions."""
+    as Game-v0 gives it and chooses one of Game-v0's actions (``actions="gym"``), or one of the 17
+    indices of :mod:`.observation` (``"all"``, as the vector environments offer them)."""
 
-    def __init__(self, policy: Policy, who: str | Message = THE_POLICY) -> None:
+    def __init__(self, policy: Policy, who: str | Message = THE_POLICY, actions: str = "gym") -> None:
         self.policy = policy
         self.who = who
+        self.actions = actions
         self._encoders: dict[tuple[Ruleset, int], ObservationEncoder] = {}
 
     def choose(self, state: State) -> Action:
@@ -46,7 +59,8 @@ class PolicyPlayer:
         encoder = self._encoders.get(key)
         if encoder is None:
             encoder = self._encoders[key] = ObservationEncoder(*key)
-        observation, mask = encoder.encode(state, seat), gym_mask(state)
+        every = self.actions == "all"
+        observation, mask = encoder.encode(state, seat), action_mask(state) if every else gym_mask(state)
         try:
             with _prints_aside():
                 answer = self.policy(observation, mask)
@@ -57,9 +71,9 @@ class PolicyPlayer:
                     {"who": self.who, "error": type(exc).__name__, "reason": str(exc)},
                 )
             ) from exc
-        index = policy_action(answer, self.who)
+        index = policy_action(answer, self.who, len(mask))
         try:
-            return gym_move(state, index)
+            return decode(state, index) if every else gym_move(state, index)
         except IllegalAction as exc:
             reason = exc.message or str(exc)
             raise IllegalAction(
@@ -96,14 +110,27 @@ def _prints_aside() -> Iterator[None]:
 
 
 def register_policy(name: str, path: Path) -> BotLevel:
-    """The policy of ``path`` as the bot level ``bot:NAME`` (its n-th bot at a table: « Name n »)."""
-    policy = load_policy(path)
+    """The policy of ``path`` (a saved ``.npz`` or a Python file) as the bot level ``bot:NAME`` (its
+    n-th bot at a table: « Name n »)."""
     title = name[:1].upper() + name[1:]
-    return register(
-        BotLevel(
-            name,
-            lambda seed: PolicyPlayer(policy, Message("envs.policy_seat.of_bot", {"name": name})),
-            names={"en": f"{title} {{n}}", "fr": f"{title} {{n}}"},
-            about={"en": f"a trained policy ({path.name})", "fr": f"une politique entraînée ({path.name})"},
+    return register(_level(name, path, dict.fromkeys(LANGS, f"{title} {{n}}")))
+
+
+def policy_level(argument: str) -> BotLevel:
+    """The level ``bot:policy:PATH`` names (« Policy n »)."""
+    names = {lang: CATALOGS[lang]["envs.policy_seat.bot_name"] for lang in LANGS}  # "{n}" filled per seat
+    return _level(f"policy:{argument}", Path(argument).expanduser(), names)
+
+
+def _level(key: str, path: Path, names: dict[str, str]) -> BotLevel:
+    """A saved policy (``.npz``, :mod:`.saved_policy`), which refuses a table other than the one it
+    learned, or a Python file that defines ``policy``."""
+    who = Message("envs.policy_seat.of_bot", {"name": key})
+    about = {lang: tr(lang, "envs.policy_seat.about", file=path.name) for lang in LANGS}
+    if path.suffix.lower() == ".npz":
+        saved = load_saved_policy(path)
+        return BotLevel(
+            key, lambda seed: PolicyPlayer(saved, who, saved.actions), names, about, fits=saved.check
         )
-    )
+    policy = load_policy(path)
+    return BotLevel(key, lambda seed: PolicyPlayer(policy, who), names, about)

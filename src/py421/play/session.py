@@ -22,6 +22,7 @@ from ..core.rules import Ruleset
 from ..core.state import State
 from ..i18n import tr
 from ..players import Player, bot_name, is_bot_name, make_bot, parse_bot
+from ..players.registry import check_levels
 
 SAVE_FORMAT = "py421-save"
 SAVE_VERSION = 1
@@ -102,6 +103,7 @@ class Session:
         if bots is not None:
             self.bots = dict(bots)
         else:
+            check_levels((s.bot for s in self.seats), rules, len(self.seats))
             self.bots = {
                 i: make_bot(s.bot, f"{self.dice.seed}:bot{i}")
                 for i, s in enumerate(self.seats)

@@ -14,10 +14,11 @@ seats the ``offline`` ones (pure Python, no solver).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from ..core.errors import InvalidParameter, InvalidPlayers, Message
+from ..core.rules import Ruleset
 from ..i18n import LANGS, fill
 from .base import Player
 
@@ -34,6 +35,8 @@ class BotLevel:
     about: Mapping[str, str]  # by language: how it plays, in a few words
     compiled: bool = False  # the fast simulator has a compiled twin (py421.sim.fast.policy.KINDS)
     offline: bool = False  # plays in the page with no server: pure Python, no solver
+    # refuses, saying why, a table it cannot play (rules, players): a trained policy plays only its own
+    fits: Callable[[Ruleset, int], None] | None = None
 
     @property
     def spec(self) -> str:
@@ -48,6 +51,10 @@ class BotLevel:
 
 
 _LEVELS: dict[str, BotLevel] = {}
+# Levels named by what follows a prefix (``bot:policy:PATH``), made when first named. A command
+# that reads local files registers one; a server does not, so a visitor names no file of its host.
+Family = Callable[[str], BotLevel]
+_FAMILIES: dict[str, tuple[Family, str]] = {}  # prefix -> how a level is made, what follows the prefix
 _names: re.Pattern[str] | None = None  # any bot's name, in any language; made again at a change
 
 
@@ -73,6 +80,50 @@ def register(level: BotLevel) -> BotLevel:
     _LEVELS[level.key] = level
     _names = None
     return level
+
+
+def register_family(prefix: str, make: Family, argument: str) -> None:
+    """Let ``bot:PREFIX:ARGUMENT`` name a level: ``make(ARGUMENT)`` gives it, keyed
+    ``PREFIX:ARGUMENT`` (the argument as typed), the first time it is named; ``argument``: what a
+    refusal says to put there (``PATH``)."""
+    if not _KEY.fullmatch(prefix):
+        raise InvalidParameter(Message("bot.level_key", {"key": repr(prefix)}))
+    _FAMILIES[prefix] = (make, argument)
+
+
+def unregister_family(prefix: str) -> None:
+    """Forget a family and the levels made from it."""
+    _FAMILIES.pop(prefix, None)
+    for key in [key for key in _LEVELS if key.startswith(prefix + ":")]:
+        unregister(key)
+
+
+def _from_family(key: str) -> BotLevel | None:
+    """The level of a family's key (``policy:runs/a.npz``), made now if it is new; None if no family
+    has that prefix. What the family refuses (a missing file) is said in its own words."""
+    global _names
+    prefix, sep, argument = key.partition(":")
+    family = _FAMILIES.get(prefix.lower())
+    if not sep or family is None:
+        return None
+    make = family[0]
+    key = f"{prefix.lower()}:{argument.strip()}"
+    if key not in _LEVELS:
+        if not argument.strip():
+            raise InvalidPlayers(Message("bot.family_argument", {"spec": f"bot:{key}"}))
+        level = make(argument.strip())
+        _LEVELS[key] = BotLevel(key, level.make, level.names, level.about, fits=level.fits)
+        _names = None
+    return _LEVELS[key]
+
+
+def check_levels(keys: Iterable[str | None], rules: Ruleset, players: int) -> None:
+    """Refuse, saying why, a table one of these levels cannot play (None: a person's seat)."""
+    for key in keys:
+        if key is not None:
+            fits = bot_level(key).fits
+            if fits is not None:
+                fits(rules, players)
 
 
 def unregister(key: str) -> None:
@@ -103,13 +154,22 @@ def listing() -> list[dict[str, object]]:
 
 
 def accepted(levels_: tuple[BotLevel, ...] | None = None) -> str:
-    """``bot:random, bot:heuristic, …``: what a refusal says is accepted."""
-    return ", ".join(level.spec for level in (levels() if levels_ is None else levels_))
+    """``bot:random, bot:heuristic, …`` (and ``bot:policy:PATH`` where that family is registered):
+    what a refusal says is accepted."""
+    if levels_ is not None:
+        return ", ".join(level.spec for level in levels_)
+    families = [f"bot:{prefix}:{argument}" for prefix, (_, argument) in _FAMILIES.items()]
+    return ", ".join([level.spec for level in levels() if ":" not in level.key] + families)
+
+
+def find_level(key: str) -> BotLevel | None:
+    """The level called ``key`` (any case; a family's made now), or None if there is none."""
+    return _LEVELS.get(key.lower()) or _from_family(key)
 
 
 def bot_level(key: str) -> BotLevel:
     """The level called ``key``; refused, naming the levels, if there is none."""
-    found = _LEVELS.get(key)
+    found = find_level(key)
     if found is None:
         raise _unknown(f"bot:{key}")
     return found
@@ -135,10 +195,13 @@ def parse_bot(spec: str) -> str | None:
     text = spec.strip()
     if not text.lower().startswith("bot:"):
         return None
-    key = text[4:].strip().lower()
-    if key not in _LEVELS:
+    key = text[4:].strip()
+    if key.lower() in _LEVELS:
+        return key.lower()
+    family = _from_family(key)  # its argument as typed: a path's case matters
+    if family is None:
         raise _unknown(text)
-    return key
+    return family.key
 
 
 def make_bot(key: str, seed: str) -> Player:

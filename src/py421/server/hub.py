@@ -31,6 +31,7 @@ from ..core.rules import Ruleset
 from ..history import GameRows, History, game_rows
 from ..play.session import Seat, Session
 from ..players import Player, accepted, levels, make_bot, parse_bot
+from ..players.registry import check_levels
 from . import outbound as out
 from .cluster import Moved, Solo, TooLong, first_line, read_quietly, said_if_failed
 from .commands import (
@@ -148,6 +149,10 @@ class Hub:
             seats = [_seat(i, spec) for i, spec in enumerate(request.seats)]
             if seats[0].kind != "human":
                 raise TableError("bad_seats", Message("server.first_seat"))
+            try:  # a trained policy seated by the server's operator plays only the game it learned
+                check_levels((s.bot for s in seats), rules, len(seats))
+            except Py421Error as e:
+                raise TableError.of("bad_seats", e) from e
             seats[0].name = clean_name(request.name)
             seats[0].token_hash = hash_token(token)
         if len(self.tables) >= self.limits.live_tables and self.live() >= self.limits.live_tables:

@@ -41,6 +41,7 @@ from ..core.rules import Ruleset
 from ..core.state import ChanceRequest, OutcomeKind
 from ..i18n import num, plural, tr
 from ..players import make_bot
+from ..players.registry import check_levels
 from ..solver.tables import INDEX, RESULTS
 from .fast import kernel as k
 from .fast.counter_dice import batch_key, face, game_key, throw_code
@@ -75,6 +76,7 @@ class Simulation:
             check_seats(self.rules, [f"P{s}" for s in range(len(self.levels))])
             for level in self.levels:
                 make_bot(level, "check")  # an unknown level, or one that refuses these rules, says so now
+            check_levels(self.levels, self.rules, len(self.levels))
 
     @property
     def compiled(self) -> bool:

@@ -16,8 +16,8 @@ import numpy as np
 from ...core import engine
 from ...core.errors import InvalidPlayers, Message
 from ...core.rules import Ruleset
-from ...players import accepted, levels
 from ...players.optimal import check_optimal
+from ...players.registry import accepted, find_level
 from ...solver.strategy import two_player_game, whole_game_maxn
 from . import bot_tables
 from . import kernel as k
@@ -32,14 +32,13 @@ def parse_players(text: str | Sequence[str]) -> tuple[str, ...]:
     """Bot levels from ``bot:optimal,bot:heuristic``; says what is accepted otherwise. Any level of
     :mod:`py421.players.registry` plays: those with no compiled twin through the engine."""
     items = [p.strip() for p in (text.split(",") if isinstance(text, str) else text)]
-    known = {level.key for level in levels()}
     found = []
     for item in items:
-        level = item.removeprefix("bot:").strip().lower()
-        if level not in known:
+        level = find_level(item[4:] if item.lower().startswith("bot:") else item)
+        if level is None:
             bots = accepted()
             raise InvalidPlayers(Message("sim.cannot_play", {"item": repr(item), "accepted": bots}))
-        found.append(level)
+        found.append(level.key)
     return tuple(found)
 
 
