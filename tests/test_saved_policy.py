@@ -19,7 +19,7 @@ from py421.core.rules import Ruleset
 from py421.envs.features import Features
 from py421.envs.observation import NUM_ACTIONS, ObservationEncoder, action_mask, gym_mask
 from py421.envs.policy_seat import PolicyPlayer
-from py421.envs.saved_policy import load_saved_policy, save_network, save_table
+from py421.envs.saved_policy import ActionSet, load_saved_policy, save_network, save_table
 from py421.players import HeuristicBot
 from py421.players.registry import parse_bot, unregister_family
 from py421.sim.loop import play_out
@@ -30,7 +30,7 @@ RULES = Ruleset.preset("classic-11")
 
 
 def _network(
-    path: Path, rules: Ruleset = RULES, players: int = 2, actions: str = "all", seed: int = 0
+    path: Path, rules: Ruleset = RULES, players: int = 2, actions: ActionSet = "all", seed: int = 0
 ) -> None:
     """A small random perceptron with its observations normalised, as a torch policy exports one."""
     rng = np.random.default_rng(seed)
@@ -80,7 +80,7 @@ def test_a_saved_network_plays_whole_games_in_the_engine(tmp_path, actions):
     player = PolicyPlayer(saved, actions=saved.actions)
     masks = action_mask if actions == "all" else gym_mask
     for game in range(10):
-        state = play_out(Game(RULES, ["N", "H"]), {0: player, 1: HeuristicBot()}, SeededDice(game)).state
+        state = play_out(Game(RULES, ["N", "H"]), [player, HeuristicBot()], SeededDice(game)).state
         assert state.outcome is not None  # every move it chose was legal: the engine refuses any other
         assert masks(state).sum() == 0  # and the game is over for both
 
