@@ -200,7 +200,35 @@ def test_a_policy_that_fails_at_an_online_table_is_stood_in_for_and_the_game_goe
     finally:
         unregister("wild")
     assert final["view"]["outcome"] is not None
-    assert "bot:wild could not choose (IllegalAction: the policy of bot:wild returned 9" in caplog.text
+    assert "bot:wild could not choose (the policy of bot:wild returned 9; a policy returns" in caplog.text
+
+
+SLOW = "def policy(observation, mask):\n    while True:\n        pass\n"
+GREEDY_TOO = "def policy(observation, mask):\n    return 0\n"
+HUNGRY = "def policy(observation, mask):\n    return len(bytearray(1 << 40))\n"
+
+
+def test_an_online_policy_chooses_in_a_worker_within_the_budget_and_the_heuristic_stands_in(tmp_path, caplog):
+    """A server's policies play in a worker of their own, as bot:optimal does: a move past the
+    deadline or past the memory cap is the heuristic bot's, and the next move is asked afresh."""
+    from py421.server.policy_seats import PolicyBots
+    from py421.server.worker import Budget
+
+    files = {}
+    for name, body in (("slow", SLOW), ("fine", GREEDY_TOO), ("hungry", HUNGRY)):
+        files[name] = tmp_path / f"{name}.py"
+        files[name].write_text(body, encoding="utf-8")
+    bots = PolicyBots(files, Budget(decision_seconds=1.0, memory_mb=512))
+    state = Game(Ruleset.preset("lyonnaise-21"), ["A", "B"]).state.apply_dice("642")
+    try:
+        assert bots.choose_now("slow", state) == HeuristicBot().choose(state)
+        assert "bot:slow could not choose (timeout)" in caplog.text
+        assert bots.choose_now("fine", state) == Stop()  # a fresh worker: its own answer
+        assert bots.choose_now("hungry", state) == HeuristicBot().choose(state)
+        assert "bot:hungry could not choose (" in caplog.text
+        assert bots.choose_now("fine", state) == Stop()
+    finally:
+        bots.close()
 
 
 @pytest.mark.parametrize(

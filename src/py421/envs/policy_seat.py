@@ -129,8 +129,7 @@ def _level(key: str, path: Path, names: dict[str, str]) -> BotLevel:
     about = {lang: tr(lang, "envs.policy_seat.about", file=path.name) for lang in LANGS}
     if path.suffix.lower() == ".npz":
         saved = load_saved_policy(path)
-        return BotLevel(
-            key, lambda seed: PolicyPlayer(saved, who, saved.actions), names, about, fits=saved.check
-        )
+        make = lambda seed: PolicyPlayer(saved, who, saved.actions)  # noqa: E731
+        return BotLevel(key, make, names, about, fits=saved.check, source=str(path.resolve()))
     policy = load_policy(path)
-    return BotLevel(key, lambda seed: PolicyPlayer(policy, who), names, about)
+    return BotLevel(key, lambda seed: PolicyPlayer(policy, who), names, about, source=str(path.resolve()))

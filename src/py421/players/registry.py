@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..core.errors import InvalidParameter, InvalidPlayers, Message
 from ..core.rules import Ruleset
@@ -37,6 +37,7 @@ class BotLevel:
     offline: bool = False  # plays in the page with no server: pure Python, no solver
     # refuses, saying why, a table it cannot play (rules, players): a trained policy plays only its own
     fits: Callable[[Ruleset, int], None] | None = None
+    source: str | None = None  # the file a trained policy was read from: a server plays it in a worker
 
     @property
     def spec(self) -> str:
@@ -112,7 +113,7 @@ def _from_family(key: str) -> BotLevel | None:
         if not argument.strip():
             raise InvalidPlayers(Message("bot.family_argument", {"spec": f"bot:{key}"}))
         level = make(argument.strip())
-        _LEVELS[key] = BotLevel(key, level.make, level.names, level.about, fits=level.fits)
+        _LEVELS[key] = replace(level, key=key)
         _names = None
     return _LEVELS[key]
 

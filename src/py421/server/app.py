@@ -28,6 +28,7 @@ from ..history import History
 from ..i18n import guillemets
 from ..page.bundle import RUNTIME
 from ..page.site import made_files
+from ..players import levels
 from . import protocol as p
 from .addresses import ForwardedClient, TrustedProxies
 from .analyst import Analyst
@@ -39,6 +40,7 @@ from .hints import Hints
 from .hub import Hub
 from .limits import Limits
 from .optimal_seats import OptimalBots
+from .policy_seats import PolicyBots
 from .routes import problems, router
 from .table import TableError
 from .worker import Budget
@@ -109,6 +111,7 @@ def create_app(
         seeds=seeds,
         limits=limits,
         optimal=OptimalBots(budget),
+        policies=PolicyBots({level.key: Path(level.source) for level in levels() if level.source}, budget),
         cluster=cluster,
         prepare_hints=analyst.prepare,
         expect_hints=analyst.expected,

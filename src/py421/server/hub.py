@@ -53,6 +53,7 @@ from .commands import (
 from .database import LIVE, Store, TableRow, now
 from .limits import AddressBook, Limits
 from .optimal_seats import OptimalBots
+from .policy_seats import PolicyBots
 from .protocol import ActionMove, CreateTable
 from .table import Connection, Status, Table, TableError, TableSeat, clean_name, hash_token
 from .table_actor import RemoteBot, TableActor, bots_of
@@ -80,6 +81,7 @@ class Hub:
         seeds: Iterator[str] | None = None,
         limits: Limits | None = None,
         optimal: OptimalBots | None = None,
+        policies: PolicyBots | None = None,
         cluster: Solo | None = None,
         prepare_hints: PrepareHints | None = None,
         expect_hints: ExpectHints | None = None,
@@ -93,6 +95,7 @@ class Hub:
         self.limits = limits or Limits()
         self.addresses = AddressBook(self.limits)
         self.optimal = optimal or OptimalBots()
+        self.policies = policies or PolicyBots({})  # the trained policies the operator named
         self.prepare_hints = prepare_hints  # solves a table's rules for its hints, or refuses them
         self.expect_hints = expect_hints  # how long that would take now, by estimate
         self.cluster = cluster or Solo()
@@ -243,12 +246,13 @@ class Hub:
                     Message("server.unknown_level", {"level": s.bot}),
                     503,
                 )
-        bots: dict[int, Player] = {
-            s.seat: make_bot(s.bot or "heuristic", f"{table.seed}:{s.seat}")
-            for s in table.seats
-            if s.kind == "bot" and s.bot != "optimal"
-        }
-        bots |= {s.seat: RemoteBot() for s in table.seats if s.kind == "bot" and s.bot == "optimal"}
+        remote = {"optimal", *self.policies.levels}  # played in a worker, within its budget
+        bots: dict[int, Player] = {}
+        for s in table.seats:
+            if s.kind == "bot":
+                level = s.bot or "heuristic"
+                seed = f"{table.seed}:{s.seat}"
+                bots[s.seat] = RemoteBot(level) if level in remote else make_bot(level, seed)
         try:
             return Session(
                 table.rules, seats, seed=table.seed, first_seat=table.first_seat, game=game, bots=bots
@@ -776,6 +780,7 @@ class Hub:
         for task in list(self.tasks):
             task.cancel()
         self.optimal.close()
+        self.policies.close()
         await self.writer.aclose()
         for _ in range(2):  # each reading thread closes its connection
             self._readers.submit(self.store.close)

@@ -34,6 +34,7 @@ from .cluster import Moved, Solo, first_line
 from .commands import Act, Answer, Done, Join, Report, Seated, Start, Undo
 from .database import Store
 from .optimal_seats import OptimalBots
+from .policy_seats import PolicyBots
 from .protocol import ActionMove
 from .table import Connection, Table, TableError, clean_name, hash_token
 from .writer import Writer
@@ -56,6 +57,7 @@ class Services(Protocol):
     history: History
     cluster: Solo
     optimal: OptimalBots
+    policies: PolicyBots
     bot_delay: float
 
     def spawn(self, coro: Awaitable[None]) -> asyncio.Task[None]: ...
@@ -74,7 +76,11 @@ class Services(Protocol):
 
 
 class RemoteBot:
-    """Marks a seat whose decisions come from the optimal-bot worker (:class:`.OptimalBots`)."""
+    """Marks a seat whose decisions come from a worker: the optimal bot's (:class:`.OptimalBots`), or
+    the policies' the operator named (:class:`.PolicyBots`)."""
+
+    def __init__(self, level: str = "optimal") -> None:
+        self.level = level
 
     def choose(self, state: Any) -> Action:
         raise AssertionError("the table asks the worker for this seat's moves")
@@ -400,8 +406,10 @@ class TableActor:
             seat = state.to_move
             assert seat is not None
             player = session.player(seat, table.away)
-            if isinstance(player, RemoteBot):
+            if isinstance(player, RemoteBot) and player.level == "optimal":
                 action = await services.optimal.choose(state)
+            elif isinstance(player, RemoteBot):
+                action = await services.policies.choose(player.level, state)
             else:
                 try:
                     action = player.choose(state)

@@ -6,8 +6,8 @@ of its own does, its memory capped (``RLIMIT_AS``), each request with a
 deadline. A request past its deadline either kills the process (a solve: it
 is started again for the next request) or is given up on while the process
 finishes it (a decision in play: its answer is dropped when it comes). The
-server's workers are :mod:`.optimal`'s (``bot:optimal``) and
-:mod:`.analysis`'s (hints and analyses).
+server's workers are :mod:`.optimal_seats`'s (``bot:optimal``),
+:mod:`.policy_seats`'s (trained policies) and :mod:`.analyst`'s (hints and analyses).
 """
 
 from __future__ import annotations
@@ -67,7 +67,15 @@ class HintAt:
     state: State
 
 
-Request = Prepare | Choose | Analyse | HintAt
+@dataclass(frozen=True)
+class ChooseAs:
+    """The move of the bot level ``level`` (a policy the operator named) at ``state``."""
+
+    level: str
+    state: State
+
+
+Request = Prepare | Choose | Analyse | HintAt | ChooseAs
 
 
 @dataclass(frozen=True)

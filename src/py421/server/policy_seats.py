@@ -1,0 +1,85 @@
+"""Trained policies at online tables: their moves chosen in a worker process, within a budget.
+
+A server seats the policies its operator named (``421 --bot NAME=FILE serve``):
+a Python file runs code, a network computes for as long as it is made to, and
+neither may hold up or bring down the server. A worker of its own (:mod:`.worker`,
+its memory capped as ``bot:optimal``'s) reads every named file when it starts
+and chooses their moves; a move it does not give within
+``Budget.decision_seconds`` (or a policy that fails) is played by the heuristic
+bot, the worker started afresh for the next move, and the game goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from functools import partial
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+from ..core.actions import Action
+from ..core.state import State
+from ..players import HeuristicBot, Player
+from .worker import (
+    Answered,
+    Budget,
+    ChooseAs,
+    Failed,
+    Request,
+    Stopping,
+    Worker,
+    answer_requests,
+    limit_memory,
+)
+
+log = logging.getLogger(__name__)
+
+
+def _serve(files: tuple[tuple[str, str], ...], conn: Connection, memory_mb: int) -> None:
+    """The worker: registers each named file as its level, then answers :class:`ChooseAs`."""
+    from ..envs.policy_seat import register_policy
+    from ..players import make_bot
+
+    limit_memory(memory_mb)
+    for name, path in files:
+        register_policy(name, Path(path))
+    players: dict[str, Player] = {}
+
+    def answer(request: Request) -> Answered:
+        if not isinstance(request, ChooseAs):
+            raise AssertionError(f"the policy worker is asked {request!r}")
+        player = players.get(request.level) or players.setdefault(request.level, make_bot(request.level, ""))
+        return Answered(player.choose(request.state))
+
+    answer_requests(conn, answer)
+
+
+class PolicyBots:
+    """Every seat of a policy the server's operator named, played in one worker."""
+
+    def __init__(self, files: Mapping[str, Path], budget: Budget | None = None) -> None:
+        self.budget = budget or Budget()
+        self.levels = frozenset(files)
+        named = tuple((name, str(path)) for name, path in files.items())
+        self.worker = Worker(self.budget, partial(_serve, named), "py421-policies")
+        self._fallback = HeuristicBot()
+
+    def close(self) -> None:
+        self.worker.close()
+
+    def choose_now(self, level: str, state: State) -> Action:
+        """The policy's decision, or the heuristic bot's if the worker cannot give it in time."""
+        try:
+            reply = self.worker.call(ChooseAs(level, state), self.budget.decision_seconds, cancel=True)
+        except Stopping:
+            reply = Failed("closed")
+        if isinstance(reply, Answered):
+            chosen: Action = reply.value
+            return chosen
+        why = reply.why if isinstance(reply, Failed) else getattr(reply, "reason", "refused")
+        log.warning("bot:%s could not choose (%s): the heuristic bot plays this move", level, why)
+        return self._fallback.choose(state)
+
+    async def choose(self, level: str, state: State) -> Action:
+        return await asyncio.to_thread(self.choose_now, level, state)
