@@ -149,3 +149,35 @@ def test_maskable_ppo_learns_on_it_and_its_policy_takes_a_seat(tmp_path):
         Game(Ruleset.preset("classic-11"), ["P", "H"]), [player, HeuristicBot()], SeededDice(1)
     ).state
     assert state.outcome is not None
+
+
+def test_self_play_makes_each_seat_an_env_whose_game_ends_for_both():
+    from py421.envs.sb3 import self_play_vec_env
+
+    env = self_play_vec_env("classic-11", n_games=16)
+    assert env.num_envs == 32
+    env.seed(4)
+    env.reset()
+    rng = np.random.default_rng(4)
+    ends = 0
+    for _ in range(300):
+        _, _, dones, infos = env.step(random_actions(env.env_method("action_masks"), rng))
+        np.testing.assert_array_equal(dones[0::2], dones[1::2])  # both seats of a game, together
+        for e in np.flatnonzero(dones):
+            ends += 1
+            assert infos[e]["lost"] == (e % 2 in infos[e]["losers"])
+            assert infos[e]["terminal_observation"].shape == env.observation_space.shape
+    assert ends > 20
+
+
+def test_maskable_ppo_trains_one_policy_in_every_seat(tmp_path):
+    pytest.importorskip("torch")
+    contrib = pytest.importorskip("sb3_contrib")
+    from py421.envs.saved_policy import load_saved_policy
+    from py421.envs.sb3 import export_policy, self_play_vec_env
+
+    env = self_play_vec_env("classic-11", n_games=32)
+    model = contrib.MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=512, n_epochs=1, seed=0)
+    model.learn(64 * 32 * 2)
+    export_policy(model, tmp_path / "self.npz")
+    assert load_saved_policy(tmp_path / "self.npz").players == 2

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+import gymnasium
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
@@ -651,3 +652,41 @@ def test_render_shows_every_env_in_a_line_of_what_its_seat_sees():
         assert VectorGameEnv(2, seed=1).render() is None  # made without a render mode: nothing drawn
     with pytest.raises(InvalidParameter, match=r"render_mode='rgb_array' .*; accepted: None \| ansi"):
         VectorGameEnv(2, render_mode="rgb_array")
+
+
+@pytest.mark.parametrize("mode", [AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP])
+def test_self_play_as_a_gymnasium_vector_env_of_one_env_per_seat_is_the_multi_agent_vector(mode):
+    """Env ``g * n + s`` is seat ``s`` of game ``g``: the observations, rewards and ends of the games,
+    only the seat to move read (what the others send changes nothing)."""
+    games, twin = (MultiAgentVector(40, "engranjeu-21", 3, seed=2, autoreset_mode=mode) for _ in range(2))
+    seats = games.seat_vector()
+    assert isinstance(seats, gymnasium.vector.VectorEnv) and seats.num_envs == 120
+    obs, info = seats.reset(seed=[100 + e // 3 for e in range(120)])  # a game takes its first seat's
+    got = twin.reset(seed=[100 + g for g in range(40)])
+    np.testing.assert_array_equal(obs, got.observations.reshape(120, -1))
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(400):
+        masks = seats.action_masks()
+        assert masks.any(axis=1).all() and not masks[~info["to_move"], 1:].any()
+        np.testing.assert_array_equal(
+            info["to_move"].reshape(40, 3).argmax(axis=1)[got.to_move >= 0], got.to_move[got.to_move >= 0]
+        )
+        chosen = random_actions(masks, rng)
+        noise = rng.integers(0, masks.shape[1], 120)
+        obs, rewards, terminated, truncated, info = seats.step(np.where(info["to_move"], chosen, noise))
+        got = twin.step(chosen.reshape(40, 3).max(axis=1))  # the mover's action; the others' are 0
+        np.testing.assert_array_equal(obs, got.observations.reshape(120, -1))
+        np.testing.assert_array_equal(rewards, got.rewards.reshape(-1))
+        np.testing.assert_array_equal(terminated, np.repeat(got.terminated, 3))
+        np.testing.assert_array_equal(truncated, np.repeat(got.truncated, 3))
+        if got.terminated.any():
+            ended += int(got.terminated.sum())
+            where = np.flatnonzero(np.repeat(got.terminated, 3))
+            outcome = info["final_info"] if mode == AutoresetMode.SAME_STEP else info
+            assert all((e % 3 in outcome["losers"][e]) == outcome["lost"][e] for e in where)
+            if mode == AutoresetMode.SAME_STEP:
+                last = np.stack(info["final_obs"][where])
+                assert got.final_observations is not None
+                np.testing.assert_array_equal(last, got.final_observations.reshape(-1, last.shape[1]))
+    assert ended > 20

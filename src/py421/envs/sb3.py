@@ -40,7 +40,7 @@ from ..core.errors import InvalidParameter, Message
 from ..core.rules import Ruleset
 from .observation import GYM_ACTIONS
 from .saved_policy import ActionSet, save_network
-from .vector import VectorGameEnv
+from .vector import MultiAgentVector, SeatVectorEnv, VectorGameEnv
 
 Indices = None | int | Iterable[int]
 MASKS = "action_masks"  # what MaskablePPO asks of each env
@@ -113,7 +113,7 @@ def _base() -> Any:
 class GameVecEnv(_base()):  # type: ignore[misc]  # sb3's VecEnv where it is installed
     """``VectorGameEnv`` games as one stable-baselines3 ``VecEnv``: see the module's text."""
 
-    def __init__(self, env: VectorGameEnv) -> None:
+    def __init__(self, env: VectorGameEnv | SeatVectorEnv) -> None:
         if env.metadata["autoreset_mode"].name != "SAME_STEP":
             raise InvalidParameter(
                 Message("envs.sb3.autoreset", {"mode": env.metadata["autoreset_mode"].name})
@@ -209,6 +209,17 @@ def vec_env(rules: str | Ruleset = "classic-11", n_envs: int = 1024, **kwargs: A
     return GameVecEnv(VectorGameEnv(n_envs, rules, **kwargs))
 
 
+def self_play_vec_env(
+    rules: str | Ruleset = "classic-11", n_games: int = 256, num_players: int = 2, **kwargs: Any
+) -> GameVecEnv:
+    """Self-play: every seat of ``n_games`` games is an env (``n_games * num_players`` in all,
+    :class:`~.vector.SeatVectorEnv`), played by the one policy being trained; ``kwargs`` are
+    :class:`~.vector.MultiAgentVector`'s (``bots``, ``reward``, ``actions``, the ruleset's options).
+    Only the seat to move is read: every other env's mask allows action 0 alone."""
+    kwargs.setdefault("autoreset_mode", AutoresetMode.SAME_STEP)
+    return GameVecEnv(MultiAgentVector(n_games, rules, num_players, **kwargs).seat_vector())
+
+
 def export_policy(model: Any, path: str | Path, normalise: Any = None) -> None:
     """Save a stable-baselines3 policy trained on :func:`vec_env` (PPO or MaskablePPO,
     ``MlpPolicy``) as a numpy network py421 seats (``bot:policy:PATH``, :mod:`.saved_policy`).
@@ -236,7 +247,7 @@ def export_policy(model: Any, path: str | Path, normalise: Any = None) -> None:
     save_network(Path(path), weights, game.rules, game.encoder.players, actions, activation, scaled)
 
 
-def _game_env(env: Any) -> VectorGameEnv:
+def _game_env(env: Any) -> VectorGameEnv | SeatVectorEnv:
     """The :class:`~.vector.VectorGameEnv` under stable-baselines3's wrappers."""
     while not isinstance(env, GameVecEnv):
         inner = getattr(env, "venv", None)

@@ -636,3 +636,121 @@ class MultiAgentVector:
     def close(self) -> None:
         """Stop the threads, if any."""
         self._batch.close()
+
+    def seat_vector(self) -> SeatVectorEnv:
+        """These games as a Gymnasium vector env of one env per seat of each game (below)."""
+        return SeatVectorEnv(self)
+
+
+class SeatVectorEnv(gymnasium.vector.VectorEnv[FloatArray, IntArray, npt.NDArray[Any]]):
+    """The games of a :class:`MultiAgentVector` as a ``gymnasium.vector.VectorEnv`` of one env per
+    seat of each game: env ``g * n + s`` is seat ``s`` of game ``g``, as SuperSuit's vector
+    environments of PettingZoo games make each agent an env (self-play with one shared policy).
+
+    Every env gets its seat's observation and reward at each step; only the seat to move is read:
+    ``info["to_move"]`` marks it, ``action_masks()`` gives it its legal actions and every other env
+    action 0 alone (whatever it sends is not read). A game that ends ends its ``n`` envs together;
+    with same-step autoreset ``info["final_obs"]`` and ``info["final_info"]`` hold each env's
+    last observation and Game-v0's ``losers`` and ``lost`` (that seat among them), as
+    :class:`VectorGameEnv` gives them.
+    """
+
+    def __init__(self, games: MultiAgentVector) -> None:
+        self.games = games
+        self.rules, self.encoder = games.rules, games.encoder
+        n = self.players = games.num_players
+        self.num_envs = games.num_games * n
+        self.metadata = {"autoreset_mode": games._batch.autoreset}
+        self.render_mode = None
+        self.single_observation_space = games.observation_space
+        self.single_action_space = games.action_space
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = spaces.MultiDiscrete(
+            np.full(self.num_envs, games._batch.action_count, dtype=np.int64)
+        )
+        self._to_move = np.full(games.num_games, -1, dtype=np.int64)
+
+    def reset(
+        self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[FloatArray, dict[str, Any]]:
+        """New games; ``seed``: one for all, or Gymnasium's list of one per env (each game takes its
+        first seat's), as :meth:`MultiAgentVector.reset` takes them."""
+        if isinstance(seed, list | tuple) and len(seed) == self.num_envs:
+            seed = list(seed[:: self.players])
+        got = self.games.reset(seed)
+        self._to_move = got.to_move
+        return self._rows(got.observations), {"to_move": self._moving()}
+
+    def step(
+        self, actions: IntArray
+    ) -> tuple[
+        FloatArray, npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], dict[str, Any]
+    ]:
+        chosen = np.asarray(actions)
+        if chosen.shape != (self.num_envs,) or chosen.dtype.kind not in "iu":
+            raise IllegalAction(
+                Message(
+                    "envs.vector.chosen",
+                    {
+                        "games": self.num_envs,
+                        "last": self.games._batch.action_count - 1,
+                        "value": _shown(actions),
+                    },
+                )
+            )
+        g, n = self.games.num_games, self.players
+        read = chosen.reshape(g, n)[np.arange(g), np.maximum(self._to_move, 0)]
+        got = self.games.step(np.where(self._to_move >= 0, read, 0))
+        self._to_move = got.to_move
+        terminated, truncated = np.repeat(got.terminated, n), np.repeat(got.truncated, n)
+        info: dict[str, Any] = {"to_move": self._moving()}
+        ended = got.terminated | got.truncated
+        if ended.any():
+            rows = np.repeat(ended, n)
+            outcome = self._outcomes(ended)
+            if got.final_observations is None:
+                info |= outcome
+            else:
+                last = np.full(self.num_envs, None, dtype=object)
+                for k, game in enumerate(np.flatnonzero(ended)):
+                    for seat in range(n):
+                        last[game * n + seat] = got.final_observations[k, seat]
+                info["final_obs"], info["_final_obs"] = last, rows
+                info["final_info"], info["_final_info"] = outcome, rows
+        return self._rows(got.observations), got.rewards.reshape(-1), terminated, truncated, info
+
+    def action_masks(self) -> npt.NDArray[np.bool_]:
+        """(num_envs, actions): the seat to move its legal actions, every other env action 0 alone."""
+        masks = self.games._batch.masks.astype(bool).reshape(self.num_envs, -1)
+        idle = ~masks.any(axis=1)
+        masks[idle, 0] = True
+        return masks
+
+    def render(self) -> tuple[str, ...] | None:
+        return None  # each game is drawn by MultiAgentVector's observations; nothing more here
+
+    def close_extras(self, **kwargs: Any) -> None:
+        self.games.close()
+
+    def _rows(self, per_seat: FloatArray) -> FloatArray:
+        return per_seat.reshape(self.num_envs, -1)
+
+    def _moving(self) -> npt.NDArray[np.bool_]:
+        moving = np.zeros((self.games.num_games, self.players), dtype=bool)
+        playing = self._to_move >= 0
+        moving[np.flatnonzero(playing), self._to_move[playing]] = True
+        return moving.reshape(-1)
+
+    def _outcomes(self, ended: npt.NDArray[np.bool_]) -> dict[str, Any]:
+        """Game-v0's info at the end for each env of the games that ended: who lost, and that seat."""
+        n = self.players
+        losers = np.full(self.num_envs, None, dtype=object)
+        lost = np.zeros(self.num_envs, dtype=bool)
+        for game in np.flatnonzero(ended):
+            bits = int(self.games._batch.vs[game, s.V_ENDED_LOSERS])
+            who = tuple(p for p in range(n) if bits >> p & 1)
+            for seat in range(n):
+                losers[game * n + seat] = who
+                lost[game * n + seat] = seat in who
+        rows = np.repeat(ended, n)
+        return {"losers": losers, "_losers": rows, "lost": lost, "_lost": rows}
