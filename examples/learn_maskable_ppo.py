@@ -46,12 +46,11 @@ from py421.envs.sb3 import export_policy, vec_env
 sys.path.insert(0, str(Path(__file__).parent))  # the evaluation of examples/learn_vector.py
 from learn_vector import (
     Point,
-    _describe,
     _summary,
-    compare,
     evaluate,
     heuristic_policy,
     plot_curve,
+    print_paired,
 )
 
 
@@ -162,13 +161,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     theirs = evaluate(
         heuristic_policy(Features(Ruleset.preset(args.rules))), args.rules, "heuristic", args.eval_games, seed
     )
-    diff = compare(mine, theirs)
-    print(_describe("learned policy (policy.npz)", mine))
-    print(_describe("bot:heuristic", theirs))
-    print(
-        f"  difference (paired, same dice): {diff.difference:+.4f} "
-        f"(95 % {diff.low:+.4f} to {diff.high:+.4f}), z = {diff.z:.1f}, p = {diff.p:.1e}"
-    )
+    diff = print_paired("learned policy (policy.npz)", mine, theirs)
     report: dict[str, Any] = {
         "rules": args.rules,
         "minutes": seconds / 60,

@@ -543,6 +543,18 @@ def plot_curve(curve: Sequence[Point], path: Path, title: str, optimal: float | 
     plt.close(fig)
 
 
+def print_paired(name: str, mine: Evaluation, theirs: Evaluation) -> Comparison:
+    """Print a policy's evaluation beside bot:heuristic's on the same games, and their difference."""
+    diff = compare(mine, theirs)
+    print(_describe(name, mine))
+    print(_describe("bot:heuristic", theirs))
+    print(
+        f"  difference (paired, same dice): {diff.difference:+.4f} "
+        f"(95 % {diff.low:+.4f} to {diff.high:+.4f}), z = {diff.z:.1f}, p = {diff.p:.1e}"
+    )
+    return diff
+
+
 def _summary(e: Evaluation) -> dict[str, Any]:
     return {"rate": e.rate, "interval": e.interval, "games": e.games}
 
@@ -612,13 +624,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     for opponent in ("heuristic", *(() if args.no_optimal else ("optimal",))):
         mine = evaluate(learned, args.rules, opponent, args.eval_games, seed)
         theirs = evaluate(copy, args.rules, opponent, args.eval_games, seed)
-        diff = compare(mine, theirs)
-        print(_describe("learned policy", mine))
-        print(_describe("bot:heuristic", theirs))
-        print(
-            f"  difference (paired, same dice): {diff.difference:+.4f} "
-            f"(95 % {diff.low:+.4f} to {diff.high:+.4f}), z = {diff.z:.1f}, p = {diff.p:.1e}"
-        )
+        diff = print_paired("learned policy", mine, theirs)
         report[opponent] = {
             "learned": _summary(mine),
             "heuristic": _summary(theirs),
