@@ -21,7 +21,7 @@ from py421.envs.observation import NUM_ACTIONS, ObservationEncoder, action_mask,
 from py421.envs.policy_seat import PolicyPlayer
 from py421.envs.saved_policy import ActionSet, load_saved_policy, save_network, save_table
 from py421.players import HeuristicBot
-from py421.players.registry import parse_bot, unregister_family
+from py421.players.registry import bot_level, parse_bot, unregister_family
 from py421.sim.loop import play_out
 
 from .server_helpers import create, serving
@@ -215,3 +215,17 @@ def test_a_server_visitor_cannot_name_a_file_of_the_server(tmp_path, monkeypatch
         assert answer.json()["detail"]["error"] == "bad_seats", answer.json()
         assert create(client, rules="classic-11")["code"]  # the same body with a seat it knows is made
         assert "bot:policy" not in {offer["spec"] for offer in client.get("/api/bots").json()}
+
+
+def test_two_files_whose_names_differ_by_case_are_two_bots(tmp_path, family):
+    _network(tmp_path / "a.npz", seed=1)
+    _network(tmp_path / "A.npz", actions="gym", seed=2)
+    lower, upper = (
+        parse_bot(f"bot:policy:{tmp_path / 'a.npz'}"),
+        parse_bot(f"bot:Policy:{tmp_path / 'A.npz'}"),
+    )
+    assert lower != upper and upper == f"policy:{tmp_path / 'A.npz'}"
+    assert (bot_level(lower).source, bot_level(upper).source) == (
+        str(tmp_path / "a.npz"),
+        str(tmp_path / "A.npz"),
+    )

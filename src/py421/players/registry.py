@@ -164,8 +164,11 @@ def accepted(levels_: tuple[BotLevel, ...] | None = None) -> str:
 
 
 def find_level(key: str) -> BotLevel | None:
-    """The level called ``key`` (any case; a family's made now), or None if there is none."""
-    return _LEVELS.get(key.lower()) or _from_family(key)
+    """The level called ``key`` (any case; a family's, its argument as typed, made now if new), or
+    None if there is none."""
+    if ":" in key:  # a family's: ``policy:runs/A.npz`` and ``policy:runs/a.npz`` are two files
+        return _from_family(key)
+    return _LEVELS.get(key.lower())
 
 
 def bot_level(key: str) -> BotLevel:
@@ -196,13 +199,10 @@ def parse_bot(spec: str) -> str | None:
     text = spec.strip()
     if not text.lower().startswith("bot:"):
         return None
-    key = text[4:].strip()
-    if key.lower() in _LEVELS:
-        return key.lower()
-    family = _from_family(key)  # its argument as typed: a path's case matters
-    if family is None:
+    level = find_level(text[4:].strip())
+    if level is None:
         raise _unknown(text)
-    return family.key
+    return level.key
 
 
 def make_bot(key: str, seed: str) -> Player:
