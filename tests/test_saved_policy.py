@@ -224,6 +224,7 @@ def test_two_files_whose_names_differ_by_case_are_two_bots(tmp_path, family):
         parse_bot(f"bot:policy:{tmp_path / 'a.npz'}"),
         parse_bot(f"bot:Policy:{tmp_path / 'A.npz'}"),
     )
+    assert lower is not None and upper is not None
     assert lower != upper and upper == f"policy:{tmp_path / 'A.npz'}"
     assert (bot_level(lower).source, bot_level(upper).source) == (
         str(tmp_path / "a.npz"),
