@@ -79,8 +79,10 @@ class Budget(BaseCallback):
 
     def _on_step(self) -> bool:
         for info in self.locals["infos"]:
-            if "lost" in info:
-                self.wins.append(0.0 if info["lost"] else 1.0)
+            if "lost" in info:  # a game ended: 1 not lost, 1/2 a loss both players share, 0 lost
+                self.wins.append(
+                    0.0 if info["lost"] and len(info["losers"]) == 1 else 0.5 if info["lost"] else 1.0
+                )
         return bool(self._spent() < (self.args.steps or self.args.minutes * 60))  # False ends learn()
 
     def _on_rollout_end(self) -> None:
