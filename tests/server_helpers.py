@@ -56,12 +56,13 @@ def fresh_postgres(url: str) -> str:
 
 
 @contextmanager
-def serving(url: str, bot_delay: float = 0.0) -> Iterator[TestClient]:
-    """A server whose tables' dice are fixed: the same games on every run."""
+def serving(url: str, bot_delay: float = 0.0, **options: Any) -> Iterator[TestClient]:
+    """A server whose tables' dice are fixed: the same games on every run; ``options``: the rest of
+    :func:`create_app`'s."""
     if url.startswith("postgresql"):
         url = fresh_postgres(url)
     seeds = (f"test-table-{i}" for i in itertools.count())
-    with TestClient(create_app(url, bot_delay=bot_delay, seeds=seeds)) as client:
+    with TestClient(create_app(url, bot_delay=bot_delay, seeds=seeds, **options)) as client:
         yield client
 
 

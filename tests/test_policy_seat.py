@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -194,8 +195,8 @@ def test_a_policy_that_fails_at_an_online_table_is_stood_in_for_and_the_game_goe
     wild = tmp_path / "wild.py"
     wild.write_text("def policy(observation, mask):\n    return 9\n", encoding="utf-8")
     register_policy("wild", wild)
-    try:
-        with serving(f"sqlite:///{tmp_path}/s.db") as client:
+    try:  # as 421 serve makes it: the policy plays in its worker
+        with serving(f"sqlite:///{tmp_path}/s.db", policy_reader=register_policy) as client:
             final = played_out(client, seats=["human", "bot:wild"])
     finally:
         unregister("wild")
@@ -208,6 +209,31 @@ GREEDY_TOO = "def policy(observation, mask):\n    return 0\n"
 HUNGRY = "def policy(observation, mask):\n    return len(bytearray(1 << 40))\n"
 
 
+WHERE = """
+import os
+from pathlib import Path
+
+
+def policy(observation, mask):
+    Path(__file__).with_name("pids").open("a").write(f"{os.getpid()}\\n")
+    return 0
+"""
+
+
+def test_a_server_plays_its_operators_policies_in_a_worker_process(tmp_path):
+    where = tmp_path / "where.py"
+    where.write_text(WHERE, encoding="utf-8")
+    register_policy("where", where)
+    try:
+        with serving(f"sqlite:///{tmp_path}/s.db", policy_reader=register_policy) as client:
+            final = played_out(client, seats=["human", "bot:where"])
+    finally:
+        unregister("where")
+    assert final["view"]["outcome"] is not None
+    pids = set((tmp_path / "pids").read_text().split())
+    assert pids and str(os.getpid()) not in pids  # every move chosen in another process
+
+
 def test_an_online_policy_chooses_in_a_worker_within_the_budget_and_the_heuristic_stands_in(tmp_path, caplog):
     """A server's policies play in a worker of their own, as bot:optimal does: a move past the
     deadline or past the memory cap is the heuristic bot's, and the next move is asked afresh."""
@@ -218,7 +244,7 @@ def test_an_online_policy_chooses_in_a_worker_within_the_budget_and_the_heuristi
     for name, body in (("slow", SLOW), ("fine", GREEDY_TOO), ("hungry", HUNGRY)):
         files[name] = tmp_path / f"{name}.py"
         files[name].write_text(body, encoding="utf-8")
-    bots = PolicyBots(files, Budget(decision_seconds=1.0, memory_mb=512))
+    bots = PolicyBots(files, Budget(decision_seconds=1.0, memory_mb=512), register_policy)
     state = Game(Ruleset.preset("lyonnaise-21"), ["A", "B"]).state.apply_dice("642")
     try:
         assert bots.choose_now("slow", state) == HeuristicBot().choose(state)

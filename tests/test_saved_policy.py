@@ -131,9 +131,13 @@ def test_a_policy_from_other_observations_is_refused_saying_to_train_it_again(tm
 @pytest.mark.parametrize(
     ("arrays", "said"),
     [
-        ({"q": np.zeros(3)}, "KeyError"),  # no meta
-        ({"meta": np.array("[1, 2]")}, "meta is not a JSON object"),
-        ({"meta": np.array(json.dumps({"format": "other", "version": 1}))}, "format 'other'"),
+        ({"q": np.zeros(3)}, "it has no 'meta'"),
+        ({"meta": np.array("[1, 2]")}, "its meta is not a JSON object"),
+        ({"meta": np.array("{")}, "its meta cannot be read: JSONDecodeError"),
+        (
+            {"meta": np.array(json.dumps({"format": "other", "version": 1}))},
+            "its format is 'other' 1, not 'py421-policy' 1",
+        ),
     ],
 )
 def test_an_archive_that_is_no_policy_is_refused_saying_why(tmp_path, arrays, said):

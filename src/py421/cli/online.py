@@ -132,8 +132,16 @@ def serve(
     url = db_url if db_url is not None else f"sqlite:///{data_dir() / 'server.sqlite3'}"
     budget = Budget(seconds=optimal_seconds, memory_mb=optimal_memory, queue=optimal_queue)
     caps, proxies = Limits(**limits), TrustedProxies(trusted_proxy)
+    from ..envs.policy_seat import register_policy  # the worker reads the policies of --bot so
+
     app = create_app(
-        url, bot_delay=bot_delay, limits=caps, budget=budget, proxies=proxies, allowed_origins=allowed_origin
+        url,
+        bot_delay=bot_delay,
+        limits=caps,
+        budget=budget,
+        proxies=proxies,
+        allowed_origins=allowed_origin,
+        policy_reader=register_policy,
     )
     shown = f"[{host}]" if ":" in host else host  # an IPv6 address is bracketed in a URL
     click.echo(tr(lang, "cli.serve", host=shown, port=port, database=url.split("@")[-1]), err=True)

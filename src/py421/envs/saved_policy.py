@@ -38,7 +38,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from ..core.errors import InvalidParameter, InvalidPlayers, Message, Py421Error
+from ..core.errors import InvalidParameter, InvalidPlayers, Message
 from ..core.rules import Ruleset
 from .features import Features
 from .observation import GYM_ACTIONS, NUM_ACTIONS, OBSERVATION_VERSION, FloatArray, MaskArray
@@ -229,28 +229,38 @@ def load_saved_policy(path: Path) -> SavedPolicy:
     try:
         meta = json.loads(str(arrays.pop("meta")))
         return _policy(path, meta, arrays)
-    except (KeyError, TypeError, ValueError, Py421Error) as exc:
-        if isinstance(exc, InvalidParameter):
-            raise
-        raise InvalidParameter(
-            Message(
-                "envs.saved_policy.not_a_policy",
-                {"path": str(path), "reason": f"{type(exc).__name__}: {exc}"},
-            )
+    except _Malformed as exc:
+        raise _refused(path, exc.reason) from exc
+    except KeyError as exc:  # an array or an entry of meta the format has and the file lacks
+        raise _refused(path, Message("envs.saved_policy.missing", {"name": repr(exc.args[0])})) from exc
+    except (TypeError, ValueError) as exc:  # meta that is not JSON, or an entry of the wrong kind
+        raise _refused(
+            path, Message("envs.saved_policy.unusable", {"error": f"{type(exc).__name__}: {exc}"})
         ) from exc
+
+
+class _Malformed(Exception):
+    """What is wrong with a file's content: a catalog's reason, given in « … is not a py421 policy »."""
+
+    def __init__(self, key: str, **fields: object) -> None:
+        super().__init__(key)
+        self.reason = Message(key, fields)
+
+
+def _refused(path: Path, reason: Message) -> InvalidParameter:
+    return InvalidParameter(Message("envs.saved_policy.not_a_policy", {"path": str(path), "reason": reason}))
 
 
 def _policy(path: Path, meta: Any, arrays: dict[str, npt.NDArray[Any]]) -> SavedPolicy:
     if not isinstance(meta, dict):
-        raise ValueError("meta is not a JSON object")
+        raise _Malformed("envs.saved_policy.meta")
     if "format" not in meta and isinstance(meta.get("rules"), str) and "keys" in arrays:
         # a table saved by examples/learn_vector.py before the format had a name: its preset's, 2 players
         meta = {**meta, "kind": "table", "rules": Ruleset.preset(meta["rules"]).to_dict(), "players": 2}
         meta.update(format=FORMAT, version=VERSION, observation=1, actions="gym")
     if meta.get("format") != FORMAT or meta.get("version") != VERSION:
-        raise ValueError(
-            f"format {meta.get('format')!r} version {meta.get('version')!r}, not {FORMAT!r} {VERSION}"
-        )
+        found = f"{meta.get('format')!r} {meta.get('version')!r}"
+        raise _Malformed("envs.saved_policy.format", found=found, expected=f"{FORMAT!r} {VERSION}")
     if meta["observation"] != OBSERVATION_VERSION:
         raise InvalidParameter(
             Message(
@@ -260,7 +270,7 @@ def _policy(path: Path, meta: Any, arrays: dict[str, npt.NDArray[Any]]) -> Saved
         )
     kind, actions = meta["kind"], meta["actions"]
     if kind not in ("table", "network") or actions not in ACTION_COUNTS:
-        raise ValueError(f"kind {kind!r} with actions {actions!r}")
+        raise _Malformed("envs.saved_policy.kind", kind=repr(kind), actions=repr(actions))
     policy = SavedPolicy(
         path,
         kind,
@@ -282,26 +292,26 @@ def _check_shapes(policy: SavedPolicy) -> None:
     if policy.kind == "table":
         rows = len(a["keys"])
         if a["keys"].ndim != 1 or a["q"].shape != (rows, count) or a["visits"].shape != (rows, count):
-            raise ValueError(
-                f"keys, q and visits of shapes {a['keys'].shape}, {a['q'].shape}, {a['visits'].shape}"
-            )
+            shapes = f"{a['keys'].shape}, {a['q'].shape}, {a['visits'].shape}"
+            raise _Malformed("envs.saved_policy.table_shapes", shapes=shapes, count=count)
         if policy.players != 2 or policy.actions != "gym":
-            raise ValueError("a table plays two players with Game-v0's actions")
+            raise _Malformed("envs.saved_policy.table_game")
         return
     from .observation import ObservationEncoder
 
     width = ObservationEncoder(policy.rules, policy.players).size
     if policy.meta.get("activation") not in ACTIVATIONS:
-        raise ValueError(f"activation {policy.meta.get('activation')!r}, not one of {', '.join(ACTIVATIONS)}")
+        accepted = ", ".join(ACTIVATIONS)
+        raise _Malformed(
+            "envs.saved_policy.activation", value=repr(policy.meta.get("activation")), accepted=accepted
+        )
     for i in range(int(policy.meta["layers"])):
         w, b = a[f"w{i}"], a[f"b{i}"]
         if w.ndim != 2 or w.shape[0] != width or b.shape != (w.shape[1],):
-            raise ValueError(f"layer {i}: w {w.shape} and b {b.shape} after {width} inputs")
+            raise _Malformed("envs.saved_policy.layer", layer=i, w=str(w.shape), b=str(b.shape), width=width)
         width = w.shape[1]
     if width != count:
-        raise ValueError(f"{width} outputs for {count} actions ({policy.actions})")
+        raise _Malformed("envs.saved_policy.outputs", width=width, count=count, actions=policy.actions)
     inputs = a["w0"].shape[0]
-    if "obs_mean" in a and (
-        a["obs_mean"].shape != (inputs,) or a.get("obs_var", a["obs_mean"]).shape != (inputs,)
-    ):
-        raise ValueError(f"obs_mean and obs_var of shape {a['obs_mean'].shape}, not ({inputs},)")
+    if "obs_mean" in a and (a["obs_mean"].shape != (inputs,) or a["obs_var"].shape != (inputs,)):
+        raise _Malformed("envs.saved_policy.normalise", shape=str(a["obs_mean"].shape), inputs=inputs)

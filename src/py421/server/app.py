@@ -40,7 +40,7 @@ from .hints import Hints
 from .hub import Hub
 from .limits import Limits
 from .optimal_seats import OptimalBots
-from .policy_seats import PolicyBots
+from .policy_seats import PolicyBots, Reader
 from .routes import problems, router
 from .table import TableError
 from .worker import Budget
@@ -88,10 +88,12 @@ def create_app(
     budget: Budget | None = None,
     proxies: TrustedProxies | None = None,
     allowed_origins: Iterable[str] = (),
+    policy_reader: Reader | None = None,
 ) -> FastAPI:
     """The server on a database; ``seeds`` fixes the tables' dice (for tests). ``proxies``: those
     whose word on a client's address is taken; ``allowed_origins``: other sites whose pages may
-    use the server."""
+    use the server; ``policy_reader``: how a worker reads the trained policies the operator named
+    (bot levels read from a file), which are then played there (:mod:`.policy_seats`)."""
     limits = limits or Limits()
     engine = make_engine(db_url)
     migrate(engine)
@@ -111,7 +113,9 @@ def create_app(
         seeds=seeds,
         limits=limits,
         optimal=OptimalBots(budget),
-        policies=PolicyBots({level.key: Path(level.source) for level in levels() if level.source}, budget),
+        policies=PolicyBots(
+            {level.key: Path(level.source) for level in levels() if level.source}, budget, policy_reader
+        ),
         cluster=cluster,
         prepare_hints=analyst.prepare,
         expect_hints=analyst.expected,

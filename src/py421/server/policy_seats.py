@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -36,14 +36,22 @@ from .worker import (
 log = logging.getLogger(__name__)
 
 
-def _serve(files: tuple[tuple[str, str], ...], conn: Connection, memory_mb: int) -> None:
-    """The worker: registers each named file as its level, then answers :class:`ChooseAs`."""
-    from ..envs.policy_seat import register_policy
+Reader = Callable[[str, Path], object]
+"""Registers a policy file as the bot level of that name, in the worker: given by whoever starts the
+server (the ``421`` command gives ``py421.envs.policy_seat.register_policy``), a function of a
+module, which the worker imports when it starts."""
+
+
+def _serve(
+    files: tuple[tuple[str, str], ...], reader: Reader | None, conn: Connection, memory_mb: int
+) -> None:
+    """The worker: reads each named file as its level, then answers :class:`ChooseAs`."""
     from ..players import make_bot
 
     limit_memory(memory_mb)
     for name, path in files:
-        register_policy(name, Path(path))
+        if reader is not None:
+            reader(name, Path(path))
     players: dict[str, Player] = {}
 
     def answer(request: Request) -> Answered:
@@ -56,13 +64,19 @@ def _serve(files: tuple[tuple[str, str], ...], conn: Connection, memory_mb: int)
 
 
 class PolicyBots:
-    """Every seat of a policy the server's operator named, played in one worker."""
+    """Every seat of a policy the server's operator named, played in one worker.
 
-    def __init__(self, files: Mapping[str, Path], budget: Budget | None = None) -> None:
+    ``files``: each level's file; ``reader``: how the worker reads one (none: no policy is played
+    here, and the levels are played where the table is, as any other bot).
+    """
+
+    def __init__(
+        self, files: Mapping[str, Path], budget: Budget | None = None, reader: Reader | None = None
+    ) -> None:
         self.budget = budget or Budget()
-        self.levels = frozenset(files)
+        self.levels = frozenset(files) if reader is not None else frozenset()
         named = tuple((name, str(path)) for name, path in files.items())
-        self.worker = Worker(self.budget, partial(_serve, named), "py421-policies")
+        self.worker = Worker(self.budget, partial(_serve, named, reader), "py421-policies")
         self._fallback = HeuristicBot()
 
     def close(self) -> None:
