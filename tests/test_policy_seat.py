@@ -244,7 +244,7 @@ def test_an_online_policy_chooses_in_a_worker_within_the_budget_and_the_heuristi
     for name, body in (("slow", SLOW), ("fine", GREEDY_TOO), ("hungry", HUNGRY)):
         files[name] = tmp_path / f"{name}.py"
         files[name].write_text(body, encoding="utf-8")
-    bots = PolicyBots(files, Budget(decision_seconds=1.0, memory_mb=512), register_policy)
+    bots = PolicyBots(files, Budget(memory_mb=512), register_policy)  # 5 s a move, past the worker's start
     state = Game(Ruleset.preset("lyonnaise-21"), ["A", "B"]).state.apply_dice("642")
     try:
         assert bots.choose_now("slow", state) == HeuristicBot().choose(state)

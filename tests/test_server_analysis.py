@@ -206,6 +206,9 @@ def test_a_table_with_hints_the_server_cannot_give_is_refused_saying_why(
 def solving_forever(conn: Any, memory_mb: int) -> None:
     """An analysis worker whose every solve outlasts any budget, whatever the machine's speed:
     it takes each request and never answers."""
+    from py421.server.worker import Ready
+
+    conn.send(Ready())  # set up, as every worker says
     while True:
         conn.recv()
 

@@ -351,6 +351,11 @@ class _Batch:
                 Message("envs.play.learning_seat" if self.viewers.size == 1 else "envs.play.any_agent"),
             )
 
+    def losers(self, game: int) -> tuple[int, ...]:
+        """The seats that lost game ``game``, which just ended (none for a game cut short)."""
+        bits = int(self.vs[game, s.V_ENDED_LOSERS])
+        return tuple(p for p in range(self.kinds.size) if bits >> p & 1)
+
     @property
     def deciding(self) -> IntArray:
         """Per game: the seat that must decide (-1 once the game is over)."""
@@ -526,9 +531,8 @@ class VectorGameEnv(gymnasium.vector.VectorEnv[FloatArray, IntArray, npt.NDArray
         losers = np.full(self.num_envs, None, dtype=object)
         lost = np.zeros(self.num_envs, dtype=bool)
         for e in np.flatnonzero(ended):
-            bits = int(self._batch.vs[e, s.V_ENDED_LOSERS])
-            losers[e] = tuple(p for p in range(self._batch.kinds.size) if bits >> p & 1)
-            lost[e] = bool(bits >> self.seat & 1)
+            losers[e] = self._batch.losers(int(e))
+            lost[e] = self.seat in losers[e]
         return {"losers": losers, "_losers": ended, "lost": lost, "_lost": ended}
 
     def action_masks(self) -> npt.NDArray[np.bool_]:
@@ -747,8 +751,7 @@ class SeatVectorEnv(gymnasium.vector.VectorEnv[FloatArray, IntArray, npt.NDArray
         losers = np.full(self.num_envs, None, dtype=object)
         lost = np.zeros(self.num_envs, dtype=bool)
         for game in np.flatnonzero(ended):
-            bits = int(self.games._batch.vs[game, s.V_ENDED_LOSERS])
-            who = tuple(p for p in range(n) if bits >> p & 1)
+            who = self.games._batch.losers(int(game))
             for seat in range(n):
                 losers[game * n + seat] = who
                 lost[game * n + seat] = seat in who

@@ -14,7 +14,6 @@ table ever waits on it.
 from __future__ import annotations
 
 import asyncio
-import logging
 from functools import partial
 from multiprocessing.connection import Connection
 
@@ -22,7 +21,6 @@ from ..core.actions import Action
 from ..core.errors import Message
 from ..core.rules import Ruleset
 from ..core.state import State
-from ..players import HeuristicBot
 from .solving import SolveLine
 from .table import TableError
 from .worker import (
@@ -37,10 +35,9 @@ from .worker import (
     Stopping,
     Worker,
     answer_requests,
+    decision,
     limit_memory,
 )
-
-log = logging.getLogger(__name__)
 
 
 def _serve(conn: Connection, memory_mb: int) -> None:
@@ -83,7 +80,6 @@ class OptimalBots:
         self.solver = Worker(self.budget, _serve, "py421-optimal-solve")
         self.player = Worker(self.budget, _serve, "py421-optimal")
         self.line = solve_line(self.budget)
-        self._fallback = HeuristicBot()
 
     def close(self) -> None:
         """Stop both workers now (the server is stopping)."""
@@ -123,16 +119,9 @@ class OptimalBots:
 
     def choose_now(self, state: State) -> Action:
         """The optimal decision, or the heuristic bot's if the worker cannot answer in time."""
-        try:
-            reply = self.player.call(Choose(state), self.budget.decision_seconds, cancel=False)
-        except Stopping:
-            reply = Failed("closed")
-        if isinstance(reply, Answered):
-            chosen: Action = reply.value
-            return chosen
-        why = reply.why if isinstance(reply, Failed) else "refused"
-        log.warning("bot:optimal did not answer (%s): the heuristic bot plays this move", why)
-        return self._fallback.choose(state)
+        return decision(
+            self.player, Choose(state), self.budget.decision_seconds, cancel=False, level="optimal"
+        )
 
     async def choose(self, state: State) -> Action:
         return await asyncio.to_thread(self.choose_now, state)

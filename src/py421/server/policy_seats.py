@@ -12,7 +12,6 @@ bot, the worker started afresh for the next move, and the game goes on.
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Callable, Mapping
 from functools import partial
 from multiprocessing.connection import Connection
@@ -20,21 +19,17 @@ from pathlib import Path
 
 from ..core.actions import Action
 from ..core.state import State
-from ..players import HeuristicBot, Player
+from ..players import Player
 from .worker import (
     Answered,
     Budget,
     ChooseAs,
-    Failed,
     Request,
-    Stopping,
     Worker,
     answer_requests,
+    decision,
     limit_memory,
 )
-
-log = logging.getLogger(__name__)
-
 
 Reader = Callable[[str, Path], object]
 """Registers a policy file as the bot level of that name, in the worker: given by whoever starts the
@@ -77,23 +72,16 @@ class PolicyBots:
         self.levels = frozenset(files) if reader is not None else frozenset()
         named = tuple((name, str(path)) for name, path in files.items())
         self.worker = Worker(self.budget, partial(_serve, named, reader), "py421-policies")
-        self._fallback = HeuristicBot()
 
     def close(self) -> None:
         self.worker.close()
 
     def choose_now(self, level: str, state: State) -> Action:
-        """The policy's decision, or the heuristic bot's if the worker cannot give it in time."""
-        try:
-            reply = self.worker.call(ChooseAs(level, state), self.budget.decision_seconds, cancel=True)
-        except Stopping:
-            reply = Failed("closed")
-        if isinstance(reply, Answered):
-            chosen: Action = reply.value
-            return chosen
-        why = reply.why if isinstance(reply, Failed) else getattr(reply, "reason", "refused")
-        log.warning("bot:%s could not choose (%s): the heuristic bot plays this move", level, why)
-        return self._fallback.choose(state)
+        """The policy's decision, or the heuristic bot's if the worker cannot give it in time (the
+        worker is then started afresh: a policy's move is cheap to ask again)."""
+        return decision(
+            self.worker, ChooseAs(level, state), self.budget.decision_seconds, cancel=True, level=level
+        )
 
     async def choose(self, level: str, state: State) -> Action:
         return await asyncio.to_thread(self.choose_now, level, state)

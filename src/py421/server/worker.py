@@ -13,6 +13,7 @@ server's workers are :mod:`.optimal_seats`'s (``bot:optimal``),
 from __future__ import annotations
 
 import contextlib
+import logging
 import multiprocessing
 import os
 import threading
@@ -21,9 +22,13 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, Literal
 
+from ..core.actions import Action
 from ..core.errors import Message, Py421Error
 from ..core.rules import Ruleset
 from ..core.state import State
+from ..players import HeuristicBot
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -32,6 +37,8 @@ class Budget:
     memory_mb: int = 2048  # a worker's address space beyond what it holds once started
     decision_seconds: float = 5.0  # beyond this a decision falls back to the heuristic bot
     queue: int = 4  # solves that may wait while a worker solves another; more are refused
+    # a worker's start (Python, py421, a policy's files): not counted in a request's deadline
+    start_seconds: float = 120.0
 
 
 # -- what the server asks of a worker, and what comes back -------------------------------------
@@ -114,6 +121,12 @@ class Failed:
 Reply = Answered | Refused | NotSolvedHere | Failed
 
 
+@dataclass(frozen=True)
+class Ready:
+    """What a worker sends once, when it is set up: a request's deadline counts from then, so that
+    a loaded machine's slow start is not taken for a slow answer."""
+
+
 class Stopping(Exception):
     """The server is stopping: its workers take no more requests. ``message``: that, as the
     catalogs word it."""
@@ -144,6 +157,7 @@ def answer_requests(conn: Connection, answer: Callable[[Request], Reply]) -> Non
     """A worker's loop: each request answered in turn until the pipe closes. A refusal of the
     rules is the reply :class:`Refused`; out of memory, the process ends (the next request
     starts it again, with empty caches)."""
+    conn.send(Ready())
     while True:
         try:
             request: Request = conn.recv()
@@ -157,6 +171,10 @@ def answer_requests(conn: Connection, answer: Callable[[Request], Reply]) -> Non
         except Py421Error as e:
             reply = Refused.of(e)
         conn.send(reply)
+
+
+class _NotStarted(Exception):
+    """A worker that did not say :class:`Ready` within ``Budget.start_seconds``."""
 
 
 class Worker:
@@ -194,6 +212,13 @@ class Worker:
             process.start()
             theirs.close()
             self._process, self._conn = process, ours
+            try:
+                started = ours.poll(self.budget.start_seconds) and isinstance(ours.recv(), Ready)
+            except (EOFError, OSError):
+                started = False
+            if not started:  # it died setting up, or hangs there (a policy file that never returns)
+                self._kill()
+                raise _NotStarted
         return self._conn
 
     def _kill(self) -> None:
@@ -217,9 +242,9 @@ class Worker:
         (a solve), else let it finish and drop its answer (a decision in play): until then the
         worker is ``busy``. :class:`Stopping` once closed."""
         with self._lock:
-            conn = self._start()
             answer: Reply
             try:
+                conn = self._start()
                 self._drain(conn)
                 if self._stale and not cancel:
                     return Failed("busy")  # still working on a request given up on
@@ -228,7 +253,7 @@ class Worker:
                     conn = self._start()
                 conn.send(request)
                 answer = conn.recv() if conn.poll(seconds) else Failed("timeout")
-            except (EOFError, OSError):
+            except (EOFError, OSError, _NotStarted):
                 answer = Failed("died")
             if answer == Failed("timeout") and not cancel:
                 self._stale += 1
@@ -246,7 +271,7 @@ class Worker:
                 if not self._stale:
                     conn.send(request)
                     self._stale += 1
-            except (EOFError, OSError, Stopping):
+            except (EOFError, OSError, Stopping, _NotStarted):
                 pass
 
     def _drain(self, conn: Connection) -> None:
@@ -254,3 +279,20 @@ class Worker:
         while self._stale and conn.poll(0):
             conn.recv()
             self._stale -= 1
+
+
+def decision(
+    worker: Worker, request: Choose | ChooseAs, seconds: float, *, cancel: bool, level: str
+) -> Action:
+    """A bot's move chosen in ``worker``, or the heuristic bot's if it gives none within ``seconds``
+    (or refuses, fails, or is stopping), said in the log: no table waits on a worker."""
+    try:
+        reply = worker.call(request, seconds, cancel=cancel)
+    except Stopping:
+        reply = Failed("closed")
+    if isinstance(reply, Answered):
+        chosen: Action = reply.value
+        return chosen
+    why = reply.why if isinstance(reply, Failed) else getattr(reply, "reason", "refused")
+    log.warning("bot:%s could not choose (%s): the heuristic bot plays this move", level, why)
+    return HeuristicBot().choose(request.state)
