@@ -1,15 +1,16 @@
 """Solver timings: a full two-player game solve, and one piece of advice.
 
 Run: .venv/bin/python benchmarks/solver_speed.py
-     [--large-rounds | --game-maxn N [--preset P] | --heads-up-game]
+     [--large-rounds | --game-maxn N [--preset P] [--games G] | --heads-up-game]
 Targets: the classic-11 game solve under 60 s and `advise` under 50 ms on 2 cores.
 ``--large-rounds`` only measures rounds of 4 to 8 players (time and peak memory), each in
 a process of its own: what sets the round solver's limit of eight players.
 ``--game-maxn N`` only measures a whole game of N players (classic-11, or ``--preset P``) solved
 by max^n at the game level (time, peak memory, the solver's progress): targets under 10 minutes
 for three players and under 60 for four. The solve is kept in the data folder, then played by the
-fast simulator: bot:optimal in every seat against what the solver says (within 4 standard errors),
-against the heuristic bot, and against the optimal bot playing round by round as it did before.
+fast simulator (G games a lineup, 60,000 unless said): bot:optimal in every seat against what the
+solver says (within 4 standard errors), against the heuristic bot, and against the optimal bot
+playing round by round as it did before.
 ``--heads-up-game`` only measures two-player games whose manches carry over (« queue de la vache »,
 l'Espagnole losing the game), solved manche by manche.
 """
@@ -145,7 +146,8 @@ def main() -> None:
         return
     if "--game-maxn" in sys.argv:
         preset = sys.argv[sys.argv.index("--preset") + 1] if "--preset" in sys.argv else "classic-11"
-        game_maxn(int(sys.argv[sys.argv.index("--game-maxn") + 1]), preset)
+        games = int(sys.argv[sys.argv.index("--games") + 1]) if "--games" in sys.argv else 60_000
+        game_maxn(int(sys.argv[sys.argv.index("--game-maxn") + 1]), preset, games)
         return
     print("two-player game solve (decharge value iteration + charge):")
     for name in preset_names():

@@ -59,7 +59,7 @@ from py421.solver.heads_up import HeadsUp, game_outcome
 from py421.solver.rounds import OBJECTIVES, solve_round
 from py421.solver.shipped import located
 from py421.solver.solutions import maxn_cache_path, solve_maxn_cached, solved_game
-from py421.solver.strategy import whole_game_maxn
+from py421.solver.strategy import SOLVED_FOR_PLAY, played, whole_game_maxn
 
 from .helpers import wilson
 
@@ -271,7 +271,7 @@ def test_a_cached_solve_is_the_fresh_one(tmp_path):
         ("vache-41", 4, "accumulated stakes"),
         ("engranjeu-21", 3, "qui barre démarre"),
         ("tim", 3, "not played by 3"),
-        ("classic-11", 5, "2 to 4 players"),
+        ("classic-11", 6, "2 to 5 players"),
         ("comptoir-21", 4, "about 8,096 positions of 4 players"),  # 21 tokens: hours to solve
     ],
 )
@@ -284,9 +284,9 @@ def test_rules_outside_the_model_are_refused(preset, players, why):
 
 
 @pytest.mark.parametrize(
-    ("preset", "seats"), [("classic-11", (3, 4)), ("kytionnaire", (3, 4)), ("comptoir-21", (3,))]
+    ("preset", "seats"), [("classic-11", (3, 4, 5)), ("kytionnaire", (3, 4, 5)), ("comptoir-21", (3,))]
 )
-def test_the_presets_for_three_and_four_are_in_the_model(preset, seats):
+def test_the_presets_for_three_to_five_are_in_the_model(preset, seats):
     for players in seats:
         assert unsupported(Ruleset.preset(preset), players) is None
 
@@ -588,14 +588,41 @@ KEY = batch_key(2026, 0)
         ("comptoir-21", {"pot": 4}, ("optimal", ROUNDS_LEVEL, "optimal"), 20),
         # four players choosing in the charge: the third and the fourth worked out by the kernel
         ("classic-11", {"pot": 2, "charge_throws": 3}, ("optimal", "optimal", "heuristic", "optimal"), 30),
+        # five: the third's choices kept, the fourth and the fifth worked out by the kernel
+        ("classic-11", {"pot": 2, "charge_throws": 3}, ("optimal",) * 3 + ("heuristic", "optimal"), 10),
+        ("kytionnaire", {"pot": 3, "charge_throws": 2}, ("optimal",) * 5, 10),
     ],
 )
 def test_the_simulator_plays_the_solved_game_as_the_engine_bot_does(preset, options, levels, games):
     """Same dice, same decisions: each optimal seat chooses in the engine what the kernel chose."""
     rules = Ruleset.preset(preset).with_options(**options)
+    if len(levels) > SOLVED_FOR_PLAY:  # five: played whole once solved on the machine
+        solve_maxn_cached(rules, len(levels))
+    assert played(rules, len(levels)) == "game_maxn"
     lineup = Lineup(rules, levels)
     rounds = sum(replay(lineup, KEY, g).rounds for g in range(games))
     assert rounds > games
+
+
+def test_five_players_are_played_whole_once_solved_on_the_machine():
+    solutions.forget()  # as a new command: nothing solved in memory
+    rules = Ruleset.preset("kytionnaire").with_options(pot=3, charge_throws=2)
+    runner = CliRunner()
+    args = ["simulate", "--rules", "kytionnaire", "--set", "pot=3", "--set", "charge_throws=2"]
+    args += ["--players", ",".join(["bot:optimal"] * 5), "--games", "20", "--workers", "1"]
+    before = runner.invoke(main, args, catch_exceptions=False)
+    assert played(rules, 5) == "rounds"
+    assert "the whole game of 5 players is not solved on this machine" in before.output
+    assert "421 solve --rules kytionnaire --players 5" in before.output
+    solved = runner.invoke(
+        main,
+        ["solve", "--rules", "kytionnaire", "--set", "pot=3", "--set", "charge_throws=2", "--players", "5"],
+    )
+    assert solved.exit_code == 0 and "P(among the losers)" in solved.output
+    assert played(rules, 5) == "game_maxn"
+    after = runner.invoke(main, args, catch_exceptions=False)
+    assert "not solved on this machine" not in after.output
+    assert before.output != after.output  # another strategy, other games
 
 
 def test_bot_optimal_plays_the_whole_game_where_the_rules_allow():
@@ -603,7 +630,8 @@ def test_bot_optimal_plays_the_whole_game_where_the_rules_allow():
     assert whole_game_maxn(Ruleset.preset("kytionnaire"), 4)
     assert not whole_game_maxn(Ruleset.preset("comptoir-21"), 4)  # too many positions: round by round
     assert not whole_game_maxn(Ruleset.preset("classic-11"), 2)  # the two-player solver's
-    assert not whole_game_maxn(Ruleset.preset("classic-11"), 5)
+    assert whole_game_maxn(Ruleset.preset("classic-11"), 5)
+    assert not whole_game_maxn(Ruleset.preset("classic-11"), 6)
     lyonnaise = Ruleset.preset("lyonnaise-21")
     assert not whole_game_maxn(lyonnaise, 3)  # accumulated stakes: round by round, as the docs say
     game = Game(lyonnaise, ["A", "B", "C"])

@@ -9,7 +9,7 @@ possible after it:
   losing the manche;
 - two players where manches carry over (« queue de la vache », l'Espagnole
   losing the game), the game solved manche by manche
-  (:mod:`.solver.heads_up_game`); three or four (or two, where neither
+  (:mod:`.solver.heads_up_game`); three to five (or two, where neither
   applies) with the whole game solved by max^n (:mod:`.solver.game_maxn`):
   one minus the mover's expected share of the game's loss;
 - elsewhere, each round by max^n (:mod:`.solver.rounds`): the mover's chance

@@ -255,9 +255,19 @@ def prepare_optimal(rules: Ruleset, players: int, lang: str = "en") -> None:
     if covering(rules, players) != "rounds":
         with stages() as say:
             prepare(rules, players, progress_told(rules, players, say, lang, once))
+        unsolved_note(rules, players, lang)
         return
     with status(tr(lang, "cli.optimal", what=tr(lang, "cli.solving.rounds"))):
         prepare(rules, players)
+
+
+def unsolved_note(rules: Ruleset, players: int, lang: str) -> None:
+    """Say so on the error stream where bot:optimal plays round by round a whole game the solver
+    covers but that is not solved on this machine (five players: :data:`.strategy.SOLVED_FOR_PLAY`)."""
+    from ..solver.strategy import covering, played
+
+    if covering(rules, players) == "game_maxn" and played(rules, players) == "rounds":
+        click.echo(tr(lang, "cli.optimal.unsolved", rules=rules.name, n=players), err=True)
 
 
 def argument_hint(name: str) -> str:

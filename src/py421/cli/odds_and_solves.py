@@ -95,15 +95,17 @@ def _places(text: str | None, lang: str) -> tuple[int, ...]:
 
 
 def _counts(text: str | None, players: int | None, lang: str) -> tuple[int, ...] | None:
-    """Every player's tokens, yours first: two counts, or as many as --players says (or 3 or 4 given)."""
+    """Every player's tokens, yours first: two counts, or as many as --players says (or 3 to 5 given)."""
     if text is None:
         return None
+    from ..solver.game_maxn import MOST_PLAYERS
+
     parts = text.split(",")
-    wanted = players or (len(parts) if len(parts) in (3, 4) else 2)
+    wanted = players or (len(parts) if 3 <= len(parts) <= MOST_PLAYERS else 2)
     if len(parts) != wanted or not all(p.strip().isdigit() for p in parts):
         if wanted == 2:
             raise click.BadParameter(tr(lang, "cli.advise.tokens_two", text=repr(text)))
-        example = ",".join(["4", "4", "3", "0"][:wanted])
+        example = ",".join(["4", "4", "3", "0", "0"][:wanted])
         raise click.BadParameter(tr(lang, "cli.advise.tokens", n=wanted, example=example, text=repr(text)))
     return tuple(int(p) for p in parts)
 
@@ -154,7 +156,7 @@ def advise(
     finals = _finals(before)
     counts = _counts(tokens, players, lang)
     in_round = players or (len(counts) if counts else max(2, len(finals) + 1))
-    shares = False  # the whole game of three or four, or of two where manches carry over
+    shares = False  # the whole game of three to five, or of two where manches carry over
     if chosen in ("target", "coup-sec"):
         # one turn alone, in exact fractions: no numpy to import, the answer comes at once
         from ..solver.exact_turn import advise as advise_turn
@@ -347,3 +349,8 @@ def _solve_game(rules: Ruleset, players: int, as_json: bool, lang: str) -> None:
         click.echo(tr(lang, "game.drawn"))
     if not data["converged"]:
         click.echo(tr(lang, "game.unsettled"))
+    if data["exploitability"] is not None:
+        gains = " / ".join(num(lang, g, ".2g") for g in data["gains"])
+        most = num(lang, data["exploitability"], ".2g")
+        anywhere = num(lang, data["gain_anywhere"], ".2g")
+        click.echo(tr(lang, "game.exploitability", gain=most, gains=gains, anywhere=anywhere))

@@ -29,6 +29,7 @@ from .common import (
     stages,
     status,
     stop_behind,
+    unsolved_note,
     with_rules,
 )
 
@@ -243,10 +244,12 @@ def _prepare_optimal(rules: Ruleset, players: int, quiet: bool, workers: int, la
             if not quiet:
                 shown(tr(lang, "cli.once", what=text), stage)
 
-        # three or four: the whole game, which each process reads; two: the manche (or the game
+        # three to five: the whole game, which each process reads; two: the manche (or the game
         # manche by manche), then the bot's tables
         told = progress_told(rules, players, say, lang, lambda text: tr(lang, "cli.sim.optimal", what=text))
         strategy = strategy_for(rules, players, progress=told)
+        if not quiet:
+            unsolved_note(rules, players, lang)
         if strategy.covering in TWO_PLAYERS:  # the bot's tables, which each process reads
             build_tables(
                 rules,

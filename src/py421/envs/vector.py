@@ -48,7 +48,7 @@ from ..sim.fast.counter_dice import batch_key
 from ..sim.fast.lineup import check_players
 from ..sim.fast.optimal_tables import DecisionTables, MaxnTables, OptimalPositions, OptimalRounds
 from ..sim.fast.policy import H_MISSING, KINDS, no_positions
-from ..solver.strategy import two_player_game, whole_game_maxn
+from ..solver.strategy import played, two_player_game
 from ..solver.tables import KEEP_INDEX, RESULTS
 from .observation import GYM_ACTIONS, NUM_ACTIONS, FloatArray, MaskArray, ObservationEncoder, action_name
 from .play import SKIPPED_GAMES, check_reward, make_rules, nothing_to_decide
@@ -160,7 +160,7 @@ class _OptimalTables:
         if two_player_game(rules, players):
             self.tables = OptimalPositions(rules)
             bot_tables.load(self.tables)  # every position, if they were built on this machine
-        elif whole_game_maxn(rules, players):
+        elif played(rules, players) == "game_maxn":  # as the engine's bot:optimal plays
             self.tables = MaxnTables(rules, players)
         else:
             self.tables = OptimalRounds(rules, players)

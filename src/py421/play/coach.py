@@ -53,7 +53,7 @@ def decharge_passes(rules: Ruleset) -> int:
 
 
 def game_solving(say: Say, lang: str = "en", worded: Callable[[str], str] = str) -> Progress:
-    """How far the whole game of three or four players is solved, told to ``say``.
+    """How far the whole game of three to five players is solved, told to ``say``.
 
     The solver's ``progress`` (:data:`py421.solver.game_maxn.Progress`): each manche's décharge
     pass by pass, with how far its last pass was from settling and the passes foretold to remain,

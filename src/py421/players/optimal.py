@@ -6,7 +6,7 @@ every decision lowers its exact chance of losing the manche; where the end of
 a manche is worth more than who lost it (« queue de la vache », l'Espagnole
 losing the game), it plays the whole game manche by manche
 (:mod:`py421.solver.heads_up_game`), lowering its expected share of the
-game's loss. With three or four it plays the whole game solved by max^n
+game's loss. With three to five it plays the whole game solved by max^n
 (:mod:`py421.solver.game_maxn`): every decision lowers its expected share of
 the game's loss, anticipating that every other player does the same for
 themselves. Elsewhere (five players or more, or rules those solvers do not
@@ -55,7 +55,7 @@ def check_optimal(rules: Ruleset, players: int) -> None:
 
 
 class OptimalBot:
-    """``solve_games=False``: three or four players are played whole only where the game was solved
+    """``solve_games=False``: three to five players are played whole only where the game was solved
     on this machine before (see :func:`prepare`)."""
 
     def __init__(self, seed: str = "", *, solve_games: bool = True) -> None:
@@ -68,7 +68,7 @@ class OptimalBot:
 
 
 class RoundsOptimalBot(OptimalBot):
-    """The optimal bot playing each round by max^n at three and four players too, as it did before the
+    """The optimal bot playing each round by max^n at three to five players too, as it did before the
     whole game was solved: what the game-level solution gains is measured against it."""
 
     def choose(self, state: State) -> Action:

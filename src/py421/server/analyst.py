@@ -66,7 +66,7 @@ def _serve(conn: Connection, memory_mb: int) -> None:
     advisers: dict[tuple[Ruleset, int], Adviser] = {}
 
     def check(rules: Ruleset, players: int) -> None:
-        """A whole game of three or four is solved in minutes: only one solved here before is used."""
+        """A whole game of three to five is solved in minutes: only one solved here before is used."""
         method_for(rules, players)  # refuses, with the reason, a table no solver covers
         if played(rules, players, solve=False) != covering(rules, players):
             raise _Unsolved(rules.name, players)

@@ -45,7 +45,7 @@ def _serve(conn: Connection, memory_mb: int) -> None:
     from ..players.optimal import OptimalBot, prepare
 
     limit_memory(memory_mb)
-    bot = OptimalBot(solve_games=False)  # a whole game of three or four only if solved here before
+    bot = OptimalBot(solve_games=False)  # a whole game of three to five only if solved here before
 
     def answer(request: Request) -> Reply:
         match request:

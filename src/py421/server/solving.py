@@ -157,7 +157,7 @@ class SolveLine:
 
     async def estimate(self, rules: Ruleset, players: int) -> Cost:
         """The cost of solving ``rules``; refused (``too_costly``, or the rules' own refusal) when it is
-        beyond the budget of time or memory, or when it is a whole game of three or four that the
+        beyond the budget of time or memory, or when it is a whole game of three to five that the
         analysis needs and nobody solved on this machine."""
         try:  # tens of milliseconds at most: not on the event loop all the same
             cost = await asyncio.to_thread(solve_cost, rules, players, self.purpose)
@@ -212,7 +212,7 @@ class SolveLine:
 
 
 class Unsolved(TableError):
-    """A whole game of three or four the analysis needs, not solved on this machine: refused, but
+    """A whole game of three to five the analysis needs, not solved on this machine: refused, but
     not for good (solving it once here changes that)."""
 
     def __init__(self, rules: str, players: int, error: ErrorCode, status: int) -> None:

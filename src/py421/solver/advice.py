@@ -21,7 +21,7 @@ And one needs the whole position of the game:
   (:mod:`.heads_up`), or where the end of a manche is worth more than who lost
   it (« queue de la vache », l'Espagnole losing the game) one minus the
   expected share of the game's loss (:mod:`.heads_up_game`, the first manche,
-  nothing owed); with three or four, one minus the expected share of the
+  nothing owed); with three to five, one minus the expected share of the
   game's loss (a loss shared by ``k`` players costing each ``1/k``), every
   player playing for their own share (:mod:`.game_maxn`, the first manche).
 """
@@ -56,7 +56,7 @@ class RoundContext:
     pot: int | None = None  # tokens left in the pot (charge)
     tokens: tuple[int, ...] | None = None  # every player's tokens: the mover's first, then clockwise
     stake: int = 0  # accumulated stakes so far this round
-    # three or four players: those out of the manche, by place after the mover (1: the next clockwise),
+    # three to five players: those out of the manche, by place after the mover (1: the next clockwise),
     # where holding no token does not say it (``withdraw_at_zero`` off)
     out: tuple[int, ...] = ()
 

@@ -9,7 +9,7 @@ how much work it is:
 - two players (« heads_up »): the manche of :class:`.heads_up.HeadsUp`, its
   décharge by value iteration (the sweeps are foretold, below), its charge
   pot level by pot level; nothing where it is in the disk cache (« loaded »);
-- a whole game of three or four, or of two where manches carry over: only
+- a whole game of three to five, or of two where manches carry over: only
   read where solved on this machine before (« loaded »: its model built,
   :func:`game_model`, and its values read); else ``optimal`` plays round by
   round and ``analysis`` is refused (« unsolved »), as the server does;
@@ -400,7 +400,7 @@ def _loaded_heads_up_game(rules: Ruleset) -> Cost:
 
 
 def _loaded_game(rules: Ruleset, players: int) -> Cost:
-    """A whole game of three or four read from the disk: its model built (:func:`game_model`), its
+    """A whole game of three to five read from the disk: its model built (:func:`game_model`), its
     values read; nothing if already in memory."""
     if (rules, players) in solutions._GAMES:
         return Cost("loaded", 0, 0, 0)
@@ -409,11 +409,11 @@ def _loaded_game(rules: Ruleset, players: int) -> Cost:
 
 
 # Summaries of a whole game's round after all results but the last (game_maxn.shape_of; docs/strategy.md)
-GAME_SUMMARIES = {2: len(RESULTS), 3: len(RESULTS) ** 2, 4: 18_206}
+GAME_SUMMARIES = {2: len(RESULTS), 3: len(RESULTS) ** 2, 4: 18_206, 5: 75_076}
 
 
 def game_model(rules: Ruleset, players: int) -> tuple[int, int]:
-    """Units and peak bytes of :class:`.game_maxn.Manche`: built whenever a whole game of three or four
+    """Units and peak bytes of :class:`.game_maxn.Manche`: built whenever a whole game of three to five
     is read from the disk, its positions and where each round's outcomes lead tabled in Python,
     about a hundred bytes an outcome, after the round's summaries (``shape_of``: a dozen arrays of
     them by the next result)."""

@@ -1,4 +1,4 @@
-"""Whole games of three and four players by max^n: every player plays for the game.
+"""Whole games of three to five players by max^n: every player plays for the game.
 
 The two-player solver (:mod:`.heads_up`) values manches because a manche
 between two is zero-sum. With more players it is not, and the round solver
@@ -61,10 +61,10 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -79,16 +79,18 @@ from .game_maxn_turns import follower_turns, follower_values, spread
 from .rounds import EPS, FRESH, KEEP_CHOICES, STOP, comparison_of
 from .tables import INDEX, KEEPS, RESULTS, TRANSITIONS, FloatArray
 
+if TYPE_CHECKING:
+    from .deviation import Deviation
+
 IntArray = npt.NDArray[np.intp]
 TOLERANCE = 1e-12  # value iteration stops when no value moves by more
 STALL = 20  # sweeps without the largest change halving: the décharge does not settle
 LEVEL_SWEEPS = 1000  # a pot level that loops on itself (rounds worth nothing) settles well before
-MOST_PLAYERS = 4  # a round of five: about 77,000 summaries after four results, at every position
+MOST_PLAYERS = 5  # a round of five holds 75,076 summaries after four results, at every position
 # The décharge's positions the solver takes on (about: every split of the tokens, times the leader):
-# a round of four costs about six of three. Four-player classic-11 (about 1,456) solves in 15 to 20
-# minutes on two cores; four-player comptoir-21 (8,096) would take hours.
-MOST_DECHARGE = {2: 1 << 30, 3: 4_000, 4: 2_000}
-FORMAT = 1  # bump when the cached results change meaning
+# a round of four costs about six of three, one of five about five of four.
+MOST_DECHARGE = {2: 1 << 30, 3: 4_000, 4: 2_000, 5: 7_000}
+FORMAT = 2  # bump when the cached results change meaning (2: where unsettled, what deviating gains)
 KEPT_ROUNDS = 16  # solved rounds kept for play: a round of four holds megabytes of choices
 
 
@@ -105,8 +107,10 @@ class Sweep:
 
 class Progress(Protocol):
     """How far a solve is: ("manche", number, of), ("decharge", sweep, 0, :class:`Sweep`),
-    ("unsettled", sweeps, 0), ("charge", pot level, full pot). The two-player game's décharge
-    (:mod:`.heads_up_game`) says its passes without a :class:`Sweep`."""
+    ("unsettled", sweeps, 0), ("charge", pot level, full pot); then, where a décharge did not
+    settle, ("manche", number, of) and ("deviation", pass, 0) once more (:mod:`.deviation`).
+    The two-player game's décharge (:mod:`.heads_up_game`) says its passes without a
+    :class:`Sweep`."""
 
     def __call__(self, stage: str, step: int, total: int, sweep: Sweep | None = None, /) -> None: ...
 
@@ -900,6 +904,8 @@ class GameMaxn:
     players: int
     manches: dict[tuple[int, Losses], MancheSolution] = field(default_factory=dict)
     seconds: float = 0.0
+    # where a décharge did not settle: what any one player gains by deviating (:mod:`.deviation`)
+    deviation: Deviation | None = None
     _plays: dict[tuple[tuple[int, Losses], int], RoundPlay] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -931,9 +937,20 @@ class GameMaxn:
         ordered = sorted({self._key(*c) for c in found}, key=lambda c: (-sum(c[1]), -c[0]))
         return ordered
 
-    def end_values(self, manche: int, losses: Losses) -> FloatArray:
-        """[loser, espagnole, seat]: what each end of this manche is worth to each seat."""
+    def start_key(self) -> tuple[int, Losses]:
+        """The game's first manche."""
+        return self._key(1, (0,) * self.players)
+
+    def end_values(
+        self, manche: int, losses: Losses, starts: Callable[[tuple[int, Losses]], FloatArray] | None = None
+    ) -> FloatArray:
+        """[loser, espagnole, seat]: what each end of this manche is worth to each seat.
+
+        ``starts(key)``: what the start of manche ``key`` is worth to each seat (by default its
+        solved values; :mod:`.deviation` values the manches otherwise).
+        """
         n = self.players
+        start = self.model.index[self.model.start]
         ends = np.zeros((n, 2, n))
         for loser in range(n):
             for espagnole in (False, True):
@@ -943,8 +960,9 @@ class GameMaxn:
                     continue
                 after = list(losses)
                 after[loser] += 1
-                nxt = self.manches[self._key(manche + 1, _turned_losses(after, loser))]
-                ends[loser, int(espagnole)] = turned(nxt.values[self.model.index[self.model.start]], loser)
+                key = self._key(manche + 1, _turned_losses(after, loser))
+                found = starts(key) if starts else self.manches[key].values[start]
+                ends[loser, int(espagnole)] = turned(found, loser)
         return ends
 
     def solve(self, progress: Progress | None = None) -> GameMaxn:
@@ -959,6 +977,10 @@ class GameMaxn:
             solution = solve_manche(self.model, ends, progress, like=like)
             self.manches[(manche, losses)] = solution
             solved.append((ends, solution))
+        if not all(m.converged for m in self.manches.values()):
+            from .deviation import deviation  # it builds on this module
+
+            self.deviation = deviation(self, progress)
         self.seconds = time.perf_counter() - began
         return self
 
@@ -1063,7 +1085,11 @@ class GameMaxn:
 
     def start_values(self) -> FloatArray:
         """[seat]: minus each seat's expected share of the loss, from the start of the game."""
-        start = self.manches[self._key(1, (0,) * self.players)].values[self.model.index[self.model.start]]
+        return self.from_start(self.manches[self.start_key()].values[self.model.index[self.model.start]])
+
+    def from_start(self, start: FloatArray) -> FloatArray:
+        """[seat at the table]: values of the first manche's start (seats turned from its first
+        leader), as the first leader is chosen."""
         found: FloatArray = sum(p * turned(start, s) for s, p in enumerate(self.first_leaders()))
         return found
 
@@ -1160,5 +1186,9 @@ class GameMaxn:
             "linear_gap": float(max(m.linear_gap for m in self.manches.values())),
             "residual": float(max(m.residual for m in self.manches.values())),
             "converged": all(m.converged for m in self.manches.values()),
+            # where it did not settle: each seat's gain by deviating alone, and the largest
+            "gains": None if self.deviation is None else [float(g) for g in self.deviation.gains],
+            "exploitability": None if self.deviation is None else self.deviation.exploitability,
+            "gain_anywhere": None if self.deviation is None else float(self.deviation.anywhere.max()),
             "seconds": self.seconds,
         }

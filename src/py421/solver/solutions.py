@@ -1,7 +1,7 @@
 """Every solution kept: in memory for the process, on disk so a ruleset is solved once per machine.
 
 Two players: :class:`.heads_up.HeadsUp`, and where a manche's end is worth
-more than who lost it :class:`.heads_up_game.HeadsUpGame`; three and four:
+more than who lost it :class:`.heads_up_game.HeadsUpGame`; three to five:
 :class:`.game_maxn.GameMaxn`. Each kind of solution has its file's name and format here.
 Each is solved with the one way of telling how far a solve is,
 :data:`.game_maxn.Progress`.
@@ -22,6 +22,7 @@ import numpy as np
 from ..core.rules import Ruleset
 from ..paths import data_dir, kept_folder
 from . import game_maxn
+from .deviation import Deviation
 from .game_maxn import GameMaxn
 from .heads_up import HeadsUp
 from .heads_up_game import GameManche, HeadsUpGame, Lost, carries_over, manche_rules
@@ -196,7 +197,7 @@ _GAMES: dict[tuple[Ruleset, int], GameMaxn] = {}
 
 
 def solved_game(rules: Ruleset, players: int, progress: game_maxn.Progress | None = None) -> GameMaxn:
-    """The whole game of three or four players solved by max^n: from the disk cache, or solved once
+    """The whole game of three to five players solved by max^n: from the disk cache, or solved once
     and kept there (the solve's ``progress`` is only shown when it is not cached)."""
     found = _GAMES.get((rules, players))
     if found is None:
@@ -205,7 +206,7 @@ def solved_game(rules: Ruleset, players: int, progress: game_maxn.Progress | Non
 
 
 def game_known(rules: Ruleset, players: int) -> bool:
-    """Whether the whole game of three or four players is in memory or on the disk (nothing is read)."""
+    """Whether the whole game of three to five players is in memory or on the disk (nothing is read)."""
     if (rules, players) in _GAMES:
         return True
     return located(maxn_cache_path(rules, players, read_folder())).exists()
@@ -219,7 +220,7 @@ def forget() -> None:
     _GAMES.clear()
 
 
-# -- the whole game of three or four, by max^n (its file) -------------------------------------
+# -- the whole game of three to five, by max^n (its file) -------------------------------------
 
 
 def maxn_cache_path(rules: Ruleset, players: int, folder: Path) -> Path:
@@ -277,6 +278,9 @@ def _load_maxn(game: GameMaxn, path: Path) -> bool:
             solution.residual, solution.converged = residual, bool(converged)
             game.manches[(int(key[0]), tuple(int(x) for x in key[1:]))] = solution
         game.seconds = float(data["seconds"])
+        if "deviation" in data:
+            played, best, anywhere = data["deviation"]
+            game.deviation = Deviation(played, best, anywhere)
     return True
 
 
@@ -300,6 +304,9 @@ def _save_maxn(game: GameMaxn, path: Path) -> None:
         ),
         "seconds": np.array(game.seconds),
     }
+    if game.deviation is not None:
+        found = game.deviation
+        arrays["deviation"] = np.stack([found.played, found.best, found.anywhere])
     for i, k in enumerate(keys):
         arrays[f"values_{i}"] = game.manches[k].values
         arrays[f"ends_{i}"] = game.manches[k].ends

@@ -84,7 +84,7 @@ def two_player_game(rules: Ruleset, players: int) -> bool:
 
 
 def whole_game_maxn(rules: Ruleset, players: int) -> bool:
-    """Whether the whole game solved by max^n covers the table (three or four players)."""
+    """Whether the whole game solved by max^n covers the table (three to five players)."""
     return covering(rules, players) == "game_maxn"
 
 
@@ -128,14 +128,22 @@ def refuse(rules: Ruleset, players: int, purpose: Purpose) -> None:
         )
 
 
+# The most players whose whole game a table solves before it plays (minutes at four); five take about
+# an hour: played whole where solved on the machine before (``421 solve``), else round by round.
+SOLVED_FOR_PLAY = 4
+
+
 def played(rules: Ruleset, players: int, *, solve: bool = True) -> Covering:
     """The solver whose strategy is played at the table: :func:`covering`'s, except that without
-    ``solve`` (a server, whose budget of time a solve may exceed) a whole game is played only where
-    it was solved on this machine before, else round by round. Nothing is read or solved."""
+    ``solve`` (a server, whose budget of time a solve may exceed), or beyond
+    :data:`SOLVED_FOR_PLAY` players, a whole game is played only where it was solved on this
+    machine before, else round by round. Nothing is read or solved."""
     from . import solutions
 
     chosen = covering(rules, players)
-    if solve or chosen in ("heads_up", "rounds"):
+    if chosen in ("heads_up", "rounds"):
+        return chosen
+    if solve and (chosen != "game_maxn" or players <= SOLVED_FOR_PLAY):
         return chosen
     if chosen == "heads_up_game":
         known = solutions.heads_up_game_known(rules)

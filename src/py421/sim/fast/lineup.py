@@ -18,7 +18,7 @@ from ...core.errors import InvalidPlayers, Message
 from ...core.rules import Ruleset
 from ...players.optimal import check_optimal
 from ...players.registry import accepted, find_level
-from ...solver.strategy import two_player_game, whole_game_maxn
+from ...solver.strategy import played, two_player_game
 from . import bot_tables
 from . import kernel as k
 from .arrays import rules_array, tables
@@ -74,7 +74,7 @@ class Lineup:
             if two_player_game(self.rules, players):
                 self._optimal = OptimalPositions(self.rules)
                 bot_tables.load(self._optimal)  # built once per machine, if it was
-            elif whole_game_maxn(self.rules, players):
+            elif played(self.rules, players) == "game_maxn":  # as the engine's bot:optimal plays
                 self._optimal = _maxn_tables(self.rules, players)
             else:
                 self._optimal = OptimalRounds(self.rules, players)

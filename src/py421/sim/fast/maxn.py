@@ -1,4 +1,4 @@
-"""The optimal bot of three or four players in the kernel: the whole game solved by max^n.
+"""The optimal bot of three to five players in the kernel: the whole game solved by max^n.
 
 :mod:`py421.solver.game_maxn` solves every round of the game against the
 values of the positions it leads to. Here the kernel plays those solved
@@ -10,11 +10,15 @@ keys, built on first use by :class:`.optimal.MaxnTables`) the tables hold:
 - what each class of the round (:class:`py421.solver.game_maxn.Shape`) is
   worth to each seat of the solved manche (``payoff``).
 
-The third and fourth players' choices would take megabytes a round; the
-kernel works them out from ``payoff`` instead, with the same loops, in the
-same order, as :mod:`py421.solver.game_maxn_turns` (so the same floats and
-the same ties): the last player best-responds to the summary of the results
-before them; the third of four to the last player's solved turn.
+- in a round of five, the third player's choices too, [limit, throws
+  left][summary after two results][result] (half a megabyte).
+
+The last two players' choices would take megabytes a round; the kernel
+works them out from ``payoff`` instead, with the same loops, in the same
+order, as :mod:`py421.solver.game_maxn_turns` (so the same floats and the
+same ties): the last player best-responds to the summary of the results
+before them; the one before (the third of four, the fourth of five) to the
+last player's solved turn.
 
 The solved manche has its first leader as seat 0 (seats are turned). In a
 game's first manche every seat looks alike: as
@@ -57,9 +61,11 @@ STEPS_WIDTH = 4  # steps per count of players in the directory
 KEEPS_N = 28
 CHOICES_WIDTH = 7
 # A record: where its payoff starts (float bits, [class][seat]), its classes, where its choices
-# start in ``actions``, the throws allowed in the phase
-R_PAYOFF, R_CLASSES, R_ACTIONS, R_MOST = 0, 1, 2, 3
-RECORD = 4
+# start in ``actions``, the throws allowed in the phase; in a round of five, where the third
+# player's choices start in ``actions`` and the summaries after two results (else 0)
+R_PAYOFF, R_CLASSES, R_ACTIONS, R_MOST, R_THIRD, R_SUMMARIES = 0, 1, 2, 3, 4, 5
+RECORD = 6
+STORED = 3  # the places whose choices a record holds in a round of five: the leader's to the third's
 
 
 def triangle(limit: int, left: int) -> int:
@@ -253,6 +259,10 @@ def maxn_choice(
     row = finals[0]
     for i in range(1, place):
         row = _step(index, count, i - 1, row, finals[i])
+    if place < count - 2:  # the third of five: its choices are kept
+        summaries = index[record + R_SUMMARIES]
+        block = index[record + R_THIRD] + _triangle(allowed, left) * summaries * RESULTS_N
+        return int(actions[block + row * RESULTS_N + result])
     col = (order[place] - frame) % n
     payoff = index[record + R_PAYOFF]
     fl = index.view(np.float64)
@@ -260,7 +270,7 @@ def maxn_choice(
     if place == count - 1:
         for res in range(RESULTS_N):
             stops[res] = fl[payoff + _step(index, count, count - 2, row, res) * n + col]
-    else:  # the third of four: the last player's turn follows
+    else:  # the last but one (the third of four, the fourth of five): the last player's turn follows
         last = (order[count - 1] - frame) % n
         for res in range(RESULTS_N):
             after = _step(index, count, count - 3, row, res)

@@ -8,7 +8,7 @@ charge's also depend on the manches each seat lost. :class:`OptimalPositions`
 turns the values of a position into decisions (stop, or which dice to keep,
 for every result, throws left and stake) the first time a game reaches it.
 
-For three or four players the bot plays the whole game solved by max^n
+For three to five players the bot plays the whole game solved by max^n
 (:mod:`py421.solver.game_maxn`): :class:`MaxnTables` keeps, for each round
 start a game reaches, what the kernel needs to play it (:mod:`.maxn`).
 
@@ -269,7 +269,7 @@ class OptimalRounds(DecisionTables):
 
 
 class MaxnTables(DecisionTables):
-    """The kernel's ``index`` and ``actions`` for the optimal bot of three or four players.
+    """The kernel's ``index`` and ``actions`` for the optimal bot of three to five players.
 
     Round starts are added as games reach them (:mod:`.maxn` says what each
     holds); ``index`` grows by doubling, so that it is copied few times.
@@ -385,12 +385,21 @@ class MaxnTables(DecisionTables):
             for left in range(1, limit):
                 second[m.triangle(limit, left)] = places[0][left]
         start = self._add(np.concatenate([lead.ravel(), second.ravel()]))
+        third, summaries = 0, 0
+        count = len(pos.order())
+        if count > m.STORED + 1:  # a round of five: the third player's choices too (maxn.STORED)
+            summaries = int(shape_of(rules, count).steps[0].max()) + 1
+            kept = np.full((len(second), summaries, n), STOP, dtype=np.int8)
+            for limit, places in play.followers.items():
+                for left in range(1, limit):
+                    kept[m.triangle(limit, left)] = places[1][left]
+            third = self._add(kept.ravel())
         floats = self._alloc(payoff.size)
         self.index[floats : floats + payoff.size] = (
             np.ascontiguousarray(payoff, dtype=np.float64).ravel().view(np.int64)
         )
         record = self._alloc(m.RECORD)
-        self.index[record : record + m.RECORD] = (floats, payoff.shape[0], start, most)
+        self.index[record : record + m.RECORD] = (floats, payoff.shape[0], start, most, third, summaries)
         return record
 
     def _alloc(self, size: int) -> int:

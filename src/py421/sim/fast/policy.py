@@ -21,7 +21,7 @@ from ...solver.tables import KEEP_INDEX, RESULTS
 RANDOM, HEURISTIC, OPTIMAL, OPTIMAL_ROUNDS = 0, 1, 2, 3
 KINDS = {"random": RANDOM, "heuristic": HEURISTIC, "optimal": OPTIMAL}
 # Not a bot a player can seat: the optimal bot playing round by round where it would play the whole
-# game (three or four players), to measure what the game-level solution gains (tests, benchmarks).
+# game (three to five players), to measure what the game-level solution gains (tests, benchmarks).
 ROUNDS_LEVEL = "optimal-rounds"
 LINEUP_KINDS = {**KINDS, ROUNDS_LEVEL: OPTIMAL_ROUNDS}
 
@@ -62,7 +62,7 @@ def heuristic_tables(rules: Ruleset) -> tuple[I64, I64, I64]:
 # [throws left - 1][summary of the earlier results][result]. The summary's row
 # follows the earlier results through ``next`` tables, one per place.
 #
-# MODE_MAXN (2), the whole game of three or four players: see maxn.py. Beside it
+# MODE_MAXN (2), the whole game of three to five players: see maxn.py. Beside it
 # the kernel may read a second pair of tables (``rindex``, ``ractions``), in
 # MODE_ROUNDS, for seats of the optimal bot playing round by round (OPTIMAL_ROUNDS).
 

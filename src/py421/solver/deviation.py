@@ -1,0 +1,233 @@
+"""What any one player gains by deviating from a whole game solved by max^n (its exploitability).
+
+Max^n need not settle (:func:`.game_maxn.solve_manche` stops when a choice
+keeps flipping), and then the play it ends on is an equilibrium only up to
+some gain. This module measures that gain exactly. The *played* profile is
+what ``bot:optimal`` plays: in every round, each player's choices solved
+against the stored values of the positions the round leads to. For each
+seat in turn, every other player keeps those choices (the same choice for
+the same summary of results, dice held and throws left), and the seat plays
+its best response over the whole game: a game against chance alone, solved
+as the manches are (policy iteration over the décharge, pot level by pot
+level in the charge, the last manche first). The seat's gain is its best
+response's value less the played profile's, both from the start of the game
+and in shares of the loss; the largest over the seats is the profile's
+exploitability. Where max^n settles, no player gains anything (to rounding):
+the solver's last pass already found that no choice changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .game_maxn import (
+    LEVEL_SWEEPS,
+    TOLERANCE,
+    GameMaxn,
+    Losses,
+    Manche,
+    Moves,
+    Progress,
+    RoundPlay,
+    Shape,
+    _choices,
+    _class_chances,
+    _ended,
+    _evaluate,
+    _moves,
+    _zero_amounts,
+    round_at,
+    shape_of,
+)
+from .game_maxn_turns import follower_turns
+from .tables import FloatArray
+
+MOST_PASSES = 200  # policy iteration over a décharge settles in a handful
+
+
+@dataclass(frozen=True)
+class Deviation:
+    """Each seat's value from the start of the game (minus its expected share of the loss), by seat
+    at the table: ``played`` when everyone plays the solved choices, ``best`` when that seat alone
+    plays its best response to the others'. ``anywhere`` is by seat of the solved manches (seats
+    turned so that the manche's first leader is seat 0)."""
+
+    played: FloatArray
+    best: FloatArray
+    # [seat]: the most a seat gains by deviating from any position of any manche (not only the start)
+    anywhere: FloatArray
+
+    @property
+    def gains(self) -> FloatArray:
+        """[seat]: how much less of the loss each seat expects by deviating (never below 0)."""
+        found: FloatArray = np.maximum(self.best - self.played, 0.0)
+        return found
+
+    @property
+    def exploitability(self) -> float:
+        return float(self.gains.max())
+
+
+def respond(
+    shape: Shape,
+    played: RoundPlay,
+    target: FloatArray,
+    most: int,
+    leader_limit: bool,
+    place: int,
+) -> tuple[float, FloatArray]:
+    """The best response of the player at ``place`` (in playing order) in one round.
+
+    ``played``: the round solved with its strategies (:func:`.game_maxn.play_round` with ``keep``),
+    which every other player follows; ``target[class]``: what each class is worth to the
+    responder. Returns the responder's value and the chance of each class.
+    """
+    k = shape.players
+    limits = list(range(1, most + 1)) if leader_limit else [most]
+    after_leader: dict[int, FloatArray] = {}
+    finals: dict[int, list[FloatArray]] = {limit: [] for limit in limits}
+    for limit in limits:
+        if limit == 1:  # coups secs: nothing to choose after the leader
+            after_leader[1] = shape.coups_secs @ target
+            continue
+        later = target
+        for i in range(k - 1, 0, -1):
+            step = shape.steps[i - 1]
+            if i == place:
+                column = np.ascontiguousarray(later[:, None])
+                out, final, _ = follower_turns(column, step, 0, limit, limit)
+                later, chances = out[limit - 1][:, 0], final[limit - 1]
+            else:
+                chances = _ended(list(played.followers[limit][i - 1]), limit).sum(axis=1)
+                later = np.einsum("cr,cr->c", chances, later[step])
+            finals[limit].insert(0, chances)
+        after_leader[limit] = later
+    if place == 0:
+        stops = [after_leader[most - r if leader_limit else most][None, :] for r in range(most)]
+        leader = _choices(stops, most)
+    else:
+        leader = played.leader
+    ended = _ended(leader, most)[0]
+    value = sum(float(ended[u - 1] @ after_leader[u if leader_limit else most]) for u in range(1, most + 1))
+    return value, _class_chances(shape, ended, finals, limits, leader_limit)
+
+
+def _round(manche: Manche, p: int, stored: FloatArray, best: FloatArray) -> list[tuple[float, Moves]]:
+    """Each seat's best response at position ``p`` (the others playing as solved against
+    ``stored``), given each seat's best-response values ``best[node, seat]``: its value, and where
+    the round then leads."""
+    rules = manche.rules
+    pos = manche.positions[p]
+    order = pos.order()
+    played = round_at(manche, p, stored, keep=True)
+    assert played.classes is not None
+    targets = manche.payoff(p, best)
+    most = rules.throws_allowed(pos.charge)
+    shape = shape_of(rules, len(order))
+    found = []
+    for seat in range(manche.players):
+        if seat in order:
+            place = order.index(seat)
+            value, classes = respond(shape, played, targets[:, seat], most, rules.leader_limit, place)
+        else:  # out of the décharge: the round is played without them
+            value, classes = float(played.classes @ targets[:, seat]), played.classes
+        found.append((value, _moves(manche, p, classes)))
+    return found
+
+
+def _played(manche: Manche, stored: FloatArray, ends: FloatArray) -> FloatArray:
+    """Every node's value to each seat when everyone plays the choices solved against ``stored``."""
+    n, count = manche.players, len(manche.positions)
+    values = np.zeros((count + 2 * n, n))
+    values[count:] = ends.reshape(2 * n, n)
+    moves: dict[int, Moves] = {}
+    for p in range(count):
+        play = round_at(manche, p, stored, keep=True)
+        assert play.classes is not None
+        moves[p] = _moves(manche, p, play.classes)
+    decharge, levels = _groups(manche)
+    for group in ([decharge] if decharge else []) + levels:  # each leads to itself and earlier ones
+        values[group] = _evaluate(group, moves, values)
+    return values
+
+
+def _groups(manche: Manche) -> tuple[list[int], list[list[int]]]:
+    """The décharge's positions, then the charge's by pot level from the smallest."""
+    decharge = [p for p, pos in enumerate(manche.positions) if not pos.charge]
+    levels: dict[int, list[int]] = {}
+    for p, pos in enumerate(manche.positions):
+        if pos.charge:
+            levels.setdefault(pos.pot, []).append(p)
+    return decharge, [levels[pot] for pot in sorted(levels)]
+
+
+def _best(
+    manche: Manche, stored: FloatArray, ends: FloatArray, start: FloatArray, progress: Progress | None = None
+) -> FloatArray:
+    """[node, seat]: each seat's value when it alone plays its best response, from ``start`` (the
+    played values: policy iteration only improves on them). The seats are solved side by side,
+    each round's solved choices found once for all of them."""
+    n, count = manche.players, len(manche.positions)
+    values = start.copy()
+    values[count:] = ends.reshape(2 * n, n)
+    decharge, levels = _groups(manche)
+    looping = _zero_amounts(manche.rules)
+    for group in [decharge] if decharge else []:
+        for passes in range(1, MOST_PASSES + 1):
+            change, moves = _pass(manche, group, stored, values)
+            _exactly(group, moves, values)
+            if progress:
+                progress("deviation", passes, 0)
+            if change < TOLERANCE:
+                break
+    for group in levels:
+        for _ in range(LEVEL_SWEEPS if looping else 1):
+            change, moves = _pass(manche, group, stored, values)
+            if change < TOLERANCE:
+                break
+        if looping:
+            _exactly(group, moves, values)
+    return values
+
+
+def _exactly(group: list[int], moves: list[dict[int, Moves]], values: FloatArray) -> None:
+    """Each seat's values of ``group`` under its best responses' moves, exactly (in place)."""
+    for seat, own in enumerate(moves):
+        values[group, seat] = _evaluate(group, own, values[:, [seat]])[:, 0]
+
+
+def _pass(
+    manche: Manche, group: Sequence[int], stored: FloatArray, values: FloatArray
+) -> tuple[float, list[dict[int, Moves]]]:
+    """One pass of best responses over ``group``, in place: the largest change, and each seat's moves."""
+    change = 0.0
+    moves: list[dict[int, Moves]] = [{} for _ in range(manche.players)]
+    for p in group:
+        for seat, (value, where) in enumerate(_round(manche, p, stored, values)):
+            change = max(change, abs(value - float(values[p, seat])))
+            values[p, seat] = value
+            moves[seat][p] = where
+    return change, moves
+
+
+def deviation(game: GameMaxn, progress: Progress | None = None) -> Deviation:
+    """What each seat gets from the start of ``game`` playing as solved, and deviating alone."""
+    model = game.model
+    start = model.index[model.start]
+    played: dict[tuple[int, Losses], FloatArray] = {}
+    best: dict[tuple[int, Losses], FloatArray] = {}
+    for m, ((number, losses), solution) in enumerate(game.manches.items()):  # the last manche first
+        ends_played = game.end_values(number, losses, lambda key: played[key][start])
+        ends_best = game.end_values(number, losses, lambda key: best[key][start])
+        values = played[(number, losses)] = _played(model, solution.values, ends_played)
+        if progress:
+            progress("manche", m + 1, len(game.manches))
+        best[(number, losses)] = _best(model, solution.values, ends_best, values, progress)
+    first = game.start_key()
+    count = len(model.positions)
+    gains = [best[key][:count] - played[key][:count] for key in game.manches]
+    anywhere = np.maximum(np.max([gain.max(axis=0) for gain in gains], axis=0), 0.0)
+    return Deviation(game.from_start(played[first][start]), game.from_start(best[first][start]), anywhere)

@@ -1,0 +1,102 @@
+"""What one player gains by deviating from a game solved by max^n (py421.solver.deviation)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from py421.cli import main
+from py421.core.rules import Ruleset
+from py421.solver import game_maxn
+from py421.solver.deviation import deviation, respond
+from py421.solver.game_maxn import GameMaxn, play_round, shape_of
+from py421.solver.solutions import solve_maxn_cached
+
+SMALL = Ruleset.preset("classic-11").with_options(pot=4)
+
+
+@pytest.mark.parametrize("players", [3, 4])
+@pytest.mark.parametrize(("most", "leader_limit"), [(1, True), (3, True), (3, False), (2, True)])
+def test_in_a_solved_round_every_players_choices_are_already_their_best_response(players, most, leader_limit):
+    shape = shape_of(SMALL, players)
+    payoff = np.random.default_rng(players * 10 + most).random((shape.classes, players))
+    seats = list(range(players))
+    played = play_round(shape, payoff, seats, most, leader_limit, keep=True)
+    for place in range(players):
+        value, classes = respond(shape, played, payoff[:, place], most, leader_limit, place)
+        assert value == pytest.approx(played.value[place], abs=1e-12)
+        assert classes == pytest.approx(played.classes, abs=1e-12)
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_a_best_response_to_other_values_does_better_than_the_solved_choices(players):
+    shape = shape_of(SMALL, players)
+    rng = np.random.default_rng(players)
+    payoff = rng.random((shape.classes, players))
+    played = play_round(shape, payoff, list(range(players)), 3, True, keep=True)
+    assert played.classes is not None
+    gained = []
+    for place in range(players):
+        other = rng.random(shape.classes)  # the responder wants something else than the solve assumed
+        value, classes = respond(shape, played, other, 3, True, place)
+        assert classes.sum() == pytest.approx(1.0, abs=1e-12)
+        assert value == pytest.approx(classes @ other, abs=1e-12)
+        assert value >= played.classes @ other - 1e-12
+        gained.append(value - played.classes @ other)
+    assert max(gained) > 1e-3  # and it does strictly better somewhere: the choices are its own
+
+
+def test_nobody_gains_by_deviating_where_max_n_settles():
+    game = GameMaxn(SMALL, 3).solve()
+    assert game.deviation is None  # not measured where the last pass changed no choice
+    found = deviation(game)
+    assert found.played == pytest.approx(game.start_values(), abs=1e-12)
+    assert found.gains.max() < 1e-12
+    assert found.anywhere.max() < 1e-12
+
+
+def stopped_early(rules: Ruleset, players: int, monkeypatch: pytest.MonkeyPatch) -> GameMaxn:
+    """A solve whose décharge is stopped after one sweep, as if it did not settle."""
+    monkeypatch.setattr(game_maxn, "STALL", 0)
+    return GameMaxn(rules, players).solve()
+
+
+def test_where_the_sweeps_stop_unsettled_the_gain_of_deviating_is_measured_and_reported(
+    monkeypatch, tmp_path
+):
+    game = stopped_early(SMALL, 3, monkeypatch)
+    summary = game.summary()
+    assert summary["converged"] is False
+    assert game.deviation is not None
+    played, best = game.deviation.played, game.deviation.best
+    # every seat at least keeps its value by deviating; somebody gains, by about as much as the last
+    # pass still moved a value (the residual): the stop left the play away from an equilibrium
+    assert np.all(best >= played - 1e-12)
+    assert summary["exploitability"] == max(summary["gains"]) > 1e-9
+    assert summary["exploitability"] < 0.1
+    # from some position a seat gains at least as much as from the start
+    assert summary["gain_anywhere"] >= summary["exploitability"] - 1e-12
+    # the played values are those of the stored solution's choices, the start's shares summing to 1
+    assert -played.sum() == pytest.approx(1.0, abs=1e-9)
+    # kept on the disk with the solve
+    monkeypatch.setattr(game_maxn, "STALL", 0)
+    _, cached = solve_maxn_cached(SMALL, 3, folder=tmp_path)
+    again, cached_again = solve_maxn_cached(SMALL, 3, folder=tmp_path)
+    assert (cached, cached_again) == (False, True)
+    assert again.deviation is not None
+    assert again.summary()["gains"] == pytest.approx(summary["gains"], abs=1e-12)
+
+
+def test_solve_says_what_deviating_gains_where_it_does_not_settle(monkeypatch):
+    monkeypatch.setattr(game_maxn, "STALL", 0)
+    runner = CliRunner()
+    args = ["solve", "--players", "3", "--set", "pot=4"]
+    data = json.loads(runner.invoke(main, [*args, "--json"], catch_exceptions=False).output)
+    assert data["converged"] is False and data["exploitability"] > 0
+    text = runner.invoke(main, args, catch_exceptions=False).output
+    assert "by deviating alone" in text
+    french = runner.invoke(main, [*args, "--lang", "fr"], catch_exceptions=False).output
+    assert "en déviant seul" in french
