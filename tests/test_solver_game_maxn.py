@@ -620,6 +620,13 @@ def test_five_players_are_played_whole_once_solved_on_the_machine():
     )
     assert solved.exit_code == 0 and "P(among the losers)" in solved.output
     assert played(rules, 5) == "game_maxn"
+    # the advice over the game: five counts name five players (a short list is refused with an example)
+    advise = ["advise", "642", "--throws-left", "1", "--objective", "game", *args[1:7]]
+    ranked = runner.invoke(main, [*advise, "--tokens", "1,1,1,0,0", "--before", "631", "--json"])
+    rows = json.loads(ranked.output)["options"]
+    assert [r["value"] for r in rows] == sorted((r["value"] for r in rows), reverse=True)
+    short = runner.invoke(main, [*advise, "--players", "5", "--tokens", "1,1,1"])
+    assert short.exit_code == 2 and "expected 5 counts like 4,4,3,0,0" in short.output
     after = runner.invoke(main, args, catch_exceptions=False)
     assert "not solved on this machine" not in after.output
     assert before.output != after.output  # another strategy, other games
