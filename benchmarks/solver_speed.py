@@ -80,6 +80,11 @@ def game_maxn(players: int, preset: str = "classic-11", games: int = 60_000) -> 
     print(f"  P(among the losers) from the first round's leader on: {lose}; shared {summary['shared']:.4%}")
     print(f"  largest gap to the exact values of the policies {summary['linear_gap']:.1e}, ", end="")
     print(f"one more pass moves a value by {summary['residual']:.1e}; settled: {summary['converged']}")
+    if summary["exploitability"] is not None:  # measured where it did not settle
+        print(
+            f"  a player deviating alone gains at most {summary['exploitability']:.1e} from the start, "
+            f"{summary['gain_anywhere']:.1e} from any position (solver/deviation.py)"
+        )
     print(f"  kept in {store(game)} (421 solve and bot:optimal read it)", flush=True)
     game_play(rules, players, summary, games)
 
