@@ -502,10 +502,10 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
             f"{CANNOT_3} tim à 3 : tim ne se joue pas à 3",
         ),
         (
-            [*GAME, "--players", "5"],
-            "the game-level solver cannot solve classic-11 for 5: the game-level solver seats 2 to 4 "
-            "players, not 5",
-            f"{CANNOT_3} classic-11 à 5 : le solveur de la partie entière prend de 2 à 4 joueurs, pas 5",
+            [*GAME, "--players", "6"],
+            "the game-level solver cannot solve classic-11 for 6: the game-level solver seats 2 to 5 "
+            "players, not 6",
+            f"{CANNOT_3} classic-11 à 6 : le solveur de la partie entière prend de 2 à 5 joueurs, pas 6",
         ),
         (
             [*GAME_3, "--rules", "lyonnaise-21"],
