@@ -144,6 +144,8 @@ def test_the_turns_of_one_limit_are_those_of_every_limit(contexts):
         ("kytionnaire", {"pot": 7}),
         ("classic-11", {"pot": 7}),
         ("comptoir-21", {"pot": 7}),
+        ("lyonnaise-21", {"pot": 7}),
+        ("vache-41", {"pot": 9, "tied_losers_all_take": True}),
         ("classic-11", {"withdraw_at_zero": False, "initial_tokens": 2, "pot": 4}),
     ],
 )
@@ -265,18 +267,19 @@ def test_a_cached_solve_is_the_fresh_one(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("preset", "players", "why"),
+    ("preset", "options", "players", "why"),
     [
-        ("lyonnaise-21", 3, "accumulated stakes"),
-        ("vache-41", 4, "accumulated stakes"),
-        ("engranjeu-21", 3, "qui barre démarre"),
-        ("tim", 3, "not played by 3"),
-        ("classic-11", 6, "2 to 5 players"),
-        ("comptoir-21", 4, "about 8,096 positions of 4 players"),  # 21 tokens: hours to solve
+        ("lyonnaise-21", {"nenette_penalty": 2}, 3, "accumulated stakes with a nénette penalty"),
+        ("vache-41", {"queue_de_la_vache": True}, 3, "queue de la vache"),
+        ("vache-41", {}, 4, "about 52,976 positions of 4 players"),
+        ("engranjeu-21", {}, 3, "qui barre démarre"),
+        ("tim", {}, 3, "not played by 3"),
+        ("classic-11", {}, 6, "2 to 5 players"),
+        ("comptoir-21", {}, 4, "about 8,096 positions of 4 players"),  # 21 tokens: hours to solve
     ],
 )
-def test_rules_outside_the_model_are_refused(preset, players, why):
-    rules = Ruleset.preset(preset)
+def test_rules_outside_the_model_are_refused(preset, options, players, why):
+    rules = Ruleset.preset(preset).with_options(**options)
     reason = unsupported(rules, players)
     assert reason is not None and why in str(reason)
     with pytest.raises((InvalidRuleset, InvalidPlayers), match=why):
@@ -284,7 +287,14 @@ def test_rules_outside_the_model_are_refused(preset, players, why):
 
 
 @pytest.mark.parametrize(
-    ("preset", "seats"), [("classic-11", (3, 4, 5)), ("kytionnaire", (3, 4, 5)), ("comptoir-21", (3,))]
+    ("preset", "seats"),
+    [
+        ("classic-11", (3, 4, 5)),
+        ("kytionnaire", (3, 4, 5)),
+        ("comptoir-21", (3,)),
+        ("lyonnaise-21", (3,)),
+        ("vache-41", (3,)),
+    ],
 )
 def test_the_presets_for_three_to_five_are_in_the_model(preset, seats):
     for players in seats:
@@ -305,6 +315,8 @@ def engine_key(state: State) -> Key:
         return ("over", state.outcome.losers)
     assert state.draw is None, "the walk's rules draw nobody outside rounds"
     if r is not None and r.tie is not None:
+        if staking(state):  # a stake from the pot up takes the pot: a rampot tied again comes back
+            state = replace(state, round=replace(r, stake=min(r.stake, state.pot)))
         return "" if r.tie.draw.thrown else position_text(state)  # a replay that ties comes back to it
     if r is not None and not r.done and r.throws == 0:
         return (
@@ -329,15 +341,18 @@ def settled(child: State, node: State) -> tuple[object, ...]:
     r = node.round
     assert r is not None
     place = {s: i for i, s in enumerate(r.order)}
-    exact = r.tie is None
+    exact = r.tie is None or staking(node)  # a rampot adds to an accumulated stake
     for e in child.events:
         if isinstance(e, RoundDecided):
             decided = ("decided", tuple(sorted(place[s] for s in e.losers)), place.get(e.winner, -1))
-            return decided + ((e.amount,) if exact else ())
+            amount = min(e.amount, node.pot) if staking(node) else e.amount  # the pot at most is taken
+            return decided + ((amount,) if exact else ())
     assert child.round is not None and child.round.tie is not None
     tie = child.round.tie
     found: tuple[object, ...] = ("tie", tuple(place[s] for s in tie.worst), tuple(place[s] for s in tie.best))
     found += (tie.draw.purpose, tuple(place[s] for s in tie.draw.seats))
+    if staking(node):  # the tie-break's future: who is tied, and the stake (the results say no more)
+        return (*found, min(child.round.stake, node.pot))
     return found + ((tuple((place[d.seat], str(d.result)) for d in child.round.done),) if exact else ())
 
 
@@ -345,12 +360,18 @@ def pattern(node: State) -> tuple[object, ...]:
     """What the chances of how a round or tie-break ends depend on: its phase and its players' places."""
     r = node.round
     assert r is not None
-    if r.tie is None:
-        return ("round", node.phase, len(r.order))
+    if r.tie is None:  # where stakes accumulate, the pot caps what is taken
+        return ("round", node.phase, len(r.order)) + ((node.pot,) if staking(node) else ())
     place = {s: i for i, s in enumerate(r.order)}
     tie = r.tie
     seats = tuple(place[s] for s in tie.draw.seats)
-    return ("tie", node.phase, tuple(place[s] for s in tie.worst), tuple(place[s] for s in tie.best), seats)
+    found = ("tie", node.phase, tuple(place[s] for s in tie.worst), tuple(place[s] for s in tie.best), seats)
+    return found + ((node.pot, min(r.stake, node.pot)) if staking(node) else ())
+
+
+def staking(node: State) -> bool:
+    """Whether every throw of the round at ``node`` adds to its stake."""
+    return node.rules.accumulated_stakes and node.phase is Phase.CHARGE
 
 
 Dice = tuple[tuple[int, ...], ...]  # one throw's faces after another
@@ -464,27 +485,36 @@ def engine_values(rules: Ruleset, players: int) -> tuple[dict[Key, np.ndarray], 
     return {k: values[i] for k, i in index.items()}, states
 
 
-def test_every_engine_state_walked_agrees_with_the_game_solver():
-    """Three players of classic-11 with a pot of 4, coups secs, every tied loser taking, two manches.
+WALKED = {
+    # Simple results, suites and nénettes are worth 2: the charge leaves at most two players holding
+    # tokens, so the décharge is played by two (a round of three would hold thousands of tie-break
+    # states), and a winner holding 3 gives 2 back: tokens go back and forth.
+    "classic-11": {
+        "pot": 4,
+        "tied_losers_all_take": True,
+        "decharge_throws": 1,
+        "le_bon": False,
+        "value_simple": 2,
+        "value_suite": 2,
+        "value_nenette": 2,
+    },
+    # Every coup sec of the charge adds its value to the stake, and so does the best of each rampot
+    # between players tied for the worst; a round of three coups secs is worth at least 3: the
+    # charge leaves at most two players holding tokens.
+    "lyonnaise-21": {"pot": 4, "charge_throws": 1, "decharge_throws": 1, "le_bon": False},
+}
 
-    Simple results, suites and nénettes are worth 2: the charge leaves at most
-    two players holding tokens, so the décharge is played by two (a round of
-    three would hold thousands of tie-break states), and a winner holding 3
-    gives 2 back: tokens go back and forth. The charge, l'Espagnole, the
-    décharge's cycles and tie-breaks, the second manche led by the first one's
-    loser and the game's end are all the engine's; the solver's value of
-    every position of every manche matches the engine's at every round start
-    walked, to 1e-9.
+
+@pytest.mark.parametrize("preset", list(WALKED))
+def test_every_engine_state_walked_agrees_with_the_game_solver(preset):
+    """Three players with a pot of 4 in coups secs, two manches (:data:`WALKED`).
+
+    The charge, l'Espagnole, the décharge's cycles and tie-breaks, the second
+    manche led by the first one's loser and the game's end are all the
+    engine's; the solver's value of every position of every manche matches
+    the engine's at every round start walked, to 1e-9.
     """
-    rules = Ruleset.preset("classic-11").with_options(
-        pot=4,
-        tied_losers_all_take=True,
-        decharge_throws=1,
-        le_bon=False,
-        value_simple=2,
-        value_suite=2,
-        value_nenette=2,
-    )
+    rules = Ruleset.preset(preset).with_options(**WALKED[preset])
     values, states = engine_values(rules, 3)
     game = GameMaxn(rules, 3).solve()
     compared = set()

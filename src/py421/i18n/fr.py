@@ -1133,7 +1133,7 @@ MESSAGES: dict[str, str] = {
     "solver.game.cannot": "le solveur de la partie entière ne peut pas résoudre {rules} à {n} : {why}",
     "solver.game.seats": "{rules} ne se joue pas à {n}",
     "solver.game.players": "le solveur de la partie entière prend de 2 à {most} joueurs, pas {n}",
-    "solver.game.accumulated": "avec des mises cumulées, le montant dépend de chaque lancer du tour, et pas seulement des résultats",
+    "solver.game.accumulated": "les mises cumulées avec une pénalité de nénette (un perdant qui a une nénette prend la pénalité, pas la mise) ne sont pas dans le modèle",
     "solver.game.qui_barre": "« qui barre démarre » compare les nombres de lancers et laisse « main chaude » choisir la mise",
     "solver.game.nenette": "si la dernière nénette gagne, les départages dépendent de l'ordre de jeu",
     "solver.game.queue": "« queue de la vache » reporte des dettes sur la manche suivante",

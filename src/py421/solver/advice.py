@@ -35,12 +35,13 @@ from ..core.engine import players_refused
 from ..core.errors import InvalidPosition, InvalidRuleset, Message
 from ..core.rules import Ruleset
 from . import game_maxn
+from .amounts import token_values
 from .exact_turn import Advice, check_throws_left
 from .heads_up import cannot_solve, unsupported
 from .heads_up_game import GameManche
 from .rounds import EPS, Objective, solve_round
 from .tables import INDEX
-from .turn import StakedValues, TurnValues, options, solve, staked_options
+from .turn import StakedValues, TurnValues, options, solve, solve_staked, staked_options
 
 GAME_SHARE = "1 - expected share of the game's loss"
 
@@ -222,7 +223,7 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
     key, p, _ = game.find(where)
     seats = game.model.positions[p].order()
     place = len(context.before)
-    shape = game_maxn.shape_of(rules, len(seats))
+    shape = game_maxn.shape_of(rules, len(seats))  # its steps before the last: every round's
     most = rules.throws_allowed(context.charge)
     limit = most if not place or not rules.leader_limit else (context.limit or most)
     check_throws_left(throws_left, limit)
@@ -231,8 +232,14 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
         summary = INDEX[context.before[0]]
         for i, before in enumerate(context.before[1:]):
             summary = int(shape.steps[i][summary, INDEX[before]])
-    payoff = game.model.payoff(p, game.manches[key].values)
-    stops = game_maxn.stop_values(shape, payoff, seats, most, rules.leader_limit, place, summary, limit)
-    values = solve(lambda remaining: stops[remaining], len(stops))
-    found = [replace(o, value=1 + o.value) for o in options(values, dice.dice, throws_left, tie=EPS)]
+    stops = game_maxn.stops_at(game.model, p, game.manches[key].values, place, summary, limit)
+    if stops[0].ndim == 2:  # every throw adds to the stake: the stake so far counts
+        cap = stops[0].shape[1] - 1
+        staked = solve_staked(lambda remaining: stops[remaining], len(stops), token_values(rules), cap)
+        chosen = staked_options(staked, dice.dice, throws_left, context.stake, tie=EPS)
+    else:
+        chosen = options(
+            solve(lambda remaining: stops[remaining], len(stops)), dice.dice, throws_left, tie=EPS
+        )
+    found = [replace(o, value=1 + o.value) for o in chosen]
     return Advice(GAME_SHARE, found)

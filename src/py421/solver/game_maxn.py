@@ -74,7 +74,9 @@ from ..core.dice import Result
 from ..core.errors import InvalidPlayers, InvalidPosition, InvalidRuleset, Message
 from ..core.rules import Ruleset
 from ..core.state import Phase, State
-from .amounts import settled_amounts
+from .amounts import settled_amounts, token_values
+from .game_maxn_stakes import play_staked_round, staked, staked_ways
+from .game_maxn_stakes import stop_values as staked_stop_values
 from .game_maxn_turns import follower_turns, follower_values, spread
 from .rounds import EPS, FRESH, KEEP_CHOICES, STOP, comparison_of
 from .tables import INDEX, KEEPS, RESULTS, TRANSITIONS, FloatArray
@@ -168,7 +170,7 @@ def unsupported(rules: Ruleset, players: int) -> Message | None:
             "solver.game.players",
             {"most": MOST_PLAYERS, "n": players},
         )
-    if rules.accumulated_stakes:
+    if rules.accumulated_stakes and rules.nenette_penalty:
         return Message(
             "solver.game.accumulated",
         )
@@ -237,7 +239,9 @@ class Shape:
 
 
 @cache
-def shape_of(rules: Ruleset, players: int) -> Shape:
+def shape_of(rules: Ruleset, players: int, staked: bool = False) -> Shape:
+    """The summaries of a round; ``staked``: a charge round where every throw adds to the stake
+    (:mod:`.game_maxn_stakes`), whose classes say only who holds the best and the worst result."""
     if players < 2:
         raise InvalidPlayers(Message("solver.game.round_two"))
     strength = np.array(comparison_of(rules).strength, dtype=np.intp)
@@ -265,7 +269,7 @@ def shape_of(rules: Ruleset, players: int) -> Shape:
             best_mask, found = found % span, found // span
             worst, best = found % n, found // n
         else:
-            amount = settled_amounts(rules, nb, nw, nb == nw)
+            amount = np.zeros_like(nb) if staked else settled_amounts(rules, nb, nw, nb == nw)
             top = int(amount.max()) + 1
             key = (nbm * span + nwm) * top + amount
             found, inverse = np.unique(key, return_inverse=True)
@@ -297,12 +301,22 @@ class Settling:
 
 @cache
 def settling_of(rules: Ruleset, players: int, charge: bool) -> Settling:
-    """Tie-breaks are coups secs among the tied players: each is equally likely to lose (or win)."""
-    shape = shape_of(rules, players)
+    """Tie-breaks are coups secs among the tied players: each is equally likely to lose (or win).
+
+    Where every throw of a charge round adds to the stake, the classes are those of the staked
+    shape times the stake, from 0 to the full pot (class ``c * (pot + 1) + stake``)."""
+    bets = staked(rules, charge)
+    shape = shape_of(rules, players, bets)
     all_take = rules.tied_losers_all_take
     found: dict[Outcome, int] = {}
     rows: list[list[tuple[int, float]]] = []
     everyone = (1 << players) - 1
+    if bets:
+        for worst in shape.worst.tolist():
+            for stake in range(rules.pot + 1):
+                staking = staked_ways(rules, worst, players, stake)
+                rows.append([(found.setdefault(outcome, len(found)), p) for outcome, p in staking])
+        return _settling(found, rows)
     for best, worst, amount in zip(shape.best, shape.worst, shape.amount, strict=True):
         holders_best = [i for i in range(players) if best >> i & 1]
         holders_worst = [i for i in range(players) if worst >> i & 1]
@@ -328,7 +342,12 @@ def settling_of(rules: Ruleset, players: int, charge: bool) -> Settling:
                 for group in losers:
                     ways.append(((group, w, amount), 1 / len(holders_best) / len(losers)))
         rows.append([(found.setdefault(outcome, len(found)), p) for outcome, p in ways])
-    weights = np.zeros((shape.classes, len(found)))
+    return _settling(found, rows)
+
+
+def _settling(found: dict[Outcome, int], rows: list[list[tuple[int, float]]]) -> Settling:
+    """The weights of ``rows[class]``: (outcome number, chance) pairs."""
+    weights = np.zeros((len(rows), len(found)))
     for c, row in enumerate(rows):
         for o, p in row:
             weights[c, o] += p
@@ -470,6 +489,26 @@ def stop_values(
     after = _after(shape, payoff, seats, limit, place)
     stops = after[shape.steps[place - 1][summary], seats[place]]
     return [stops] * limit
+
+
+def stops_at(
+    manche: Manche, p: int, values: FloatArray, place: int, summary: int, limit: int
+) -> list[FloatArray]:
+    """:func:`stop_values` in the round at position ``p`` solved against ``values``; where every
+    throw adds to the stake, ``stops[r][result, stake]`` (stakes from 0 to the pot left)."""
+    rules = manche.rules
+    pos = manche.positions[p]
+    seats = pos.order()
+    most = rules.throws_allowed(pos.charge)
+    payoff = manche.payoff(p, values)
+    if staked(rules, pos.charge):
+        shape = shape_of(rules, len(seats), staked=True)
+        return staked_stop_values(
+            shape, payoff, seats, most, rules.leader_limit, place, summary, limit, rules, pos.pot
+        )
+    return stop_values(
+        shape_of(rules, len(seats)), payoff, seats, most, rules.leader_limit, place, summary, limit
+    )
 
 
 def _after(shape: Shape, payoff: FloatArray, seats: Sequence[int], limit: int, place: int) -> FloatArray:
@@ -671,9 +710,12 @@ def round_at(manche: Manche, p: int, values: FloatArray, keep: bool = False) -> 
     rules = manche.rules
     pos = manche.positions[p]
     order = pos.order()
-    shape = shape_of(rules, len(order))
     most = rules.throws_allowed(pos.charge)
-    return play_round(shape, manche.payoff(p, values), order, most, rules.leader_limit, keep)
+    payoff = manche.payoff(p, values)
+    if staked(rules, pos.charge):
+        shape = shape_of(rules, len(order), staked=True)
+        return play_staked_round(shape, payoff, order, most, rules.leader_limit, rules, pos.pot, keep)
+    return play_round(shape_of(rules, len(order)), payoff, order, most, rules.leader_limit, keep)
 
 
 def _moves(manche: Manche, p: int, classes: FloatArray) -> Moves:
@@ -804,6 +846,9 @@ def _evaluate(rows: list[int], moves: dict[int, Moves], values: FloatArray) -> F
 
 @cache
 def _zero_amounts(rules: Ruleset) -> bool:
+    """Whether a charge round can move no token (then a pot level comes back to itself)."""
+    if rules.accumulated_stakes:  # the stake holds every throw's value
+        return bool(token_values(rules).min() == 0)
     return any(int(shape_of(rules, k).amount.min()) == 0 for k in range(2, MOST_PLAYERS + 1))
 
 
@@ -1062,14 +1107,21 @@ class GameMaxn:
         limit = min(most, r.limit) if mover and rules.leader_limit and r.limit is not None else most
         remaining = limit - r.throws
         result = INDEX[Result.of(r.dice)]
+        bets = staked(rules, charge)
+        at: tuple[int, ...] = (result,)
         if mover == 0:
-            choice = int(play.leader[remaining][0, result])
+            chosen = play.leader[remaining]
+            at = (0, result)
         else:
-            shape = shape_of(rules, len(r.order))
+            shape = shape_of(rules, len(r.order), bets)
             summary = INDEX[r.done[0].result]
             for i, done in enumerate(r.done[1:]):
                 summary = int(shape.steps[i][summary, INDEX[done.result]])
-            choice = int(play.followers[limit][mover - 1][remaining][summary, result])
+            chosen = play.followers[limit][mover - 1][remaining]
+            at = (summary, result)
+        if bets:  # the stake so far, this throw's value added; a stake from the pot up is the pot
+            at = (*at, min(r.stake, chosen.shape[-1] - 1))
+        choice = int(chosen[at])
         return Stop() if choice == STOP else Throw(KEEPS[choice])
 
     # -- what the solution says --------------------------------------------------------------

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import os
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -120,17 +121,24 @@ def _compiled_turns(
     def solve(start: int, stop: int) -> None:
         kernel(*asked, FRESH, EPS, out, keep, final, choices, start, stop)
 
-    # Each summary's turn is its own: split among the cores, each part written by one thread (the
-    # compiled loops let go of the GIL), the same numbers as one thread would write.
+    shared(contexts, solve)
+    return out
+
+
+def shared(contexts: int, solve: Callable[[int, int], None]) -> None:
+    """``solve(start, stop)`` for every summary from 0 to ``contexts``, split among the cores.
+
+    Each summary's turn is its own: each part is written by one thread (the compiled loops let go
+    of the GIL), the same numbers as one thread would write.
+    """
     parts = min(_threads_allowed(), contexts // MIN_PART)
     if parts < 2:
         solve(0, contexts)
-    else:
-        bounds = np.linspace(0, contexts, parts + 1).astype(int).tolist()
-        done = [_pool().submit(solve, a, b) for a, b in itertools.pairwise(bounds)]
-        for part in done:
-            part.result()
-    return out
+        return
+    bounds = np.linspace(0, contexts, parts + 1).astype(int).tolist()
+    done = [_pool().submit(solve, a, b) for a, b in itertools.pairwise(bounds)]
+    for part in done:
+        part.result()
 
 
 def _numpy_turns(later: FloatArray, step: IntArray, mover: int, throws: int) -> Turns:

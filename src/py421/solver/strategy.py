@@ -35,6 +35,7 @@ from ..core.errors import InvalidPlayers, InvalidRuleset, Message
 from ..core.rules import Ruleset
 from ..core.state import Phase, State
 from . import game_maxn, heads_up
+from .amounts import token_values
 from .exact_turn import Advice
 from .heads_up_game import GameManche, carries_over
 from .rounds import (
@@ -48,7 +49,7 @@ from .rounds import (
     vient_amount,
 )
 from .tables import INDEX, KEEP_INDEX, KEEPS, RESULTS, TRANSITIONS, FloatArray
-from .turn import StakedValues, TurnValues, options, solve, staked_options
+from .turn import StakedValues, TurnValues, options, solve, solve_staked, staked_options
 
 if TYPE_CHECKING:
     from .advice import RoundContext
@@ -435,7 +436,7 @@ class GameStrategy(Strategy):
         super().__init__(rules, players)
         self.game = solved_game(rules, players, progress)
         self._rounds = RoundsStrategy(rules, players)
-        self._turns: dict[tuple[object, ...], TurnValues] = {}
+        self._turns: dict[tuple[object, ...], TurnValues | StakedValues] = {}
 
     def choose(self, state: State) -> Action:
         r = state.round
@@ -449,7 +450,7 @@ class GameStrategy(Strategy):
         rules, game = self.rules, self.game
         key, p, _ = game.locate(state)
         seats = game.model.positions[p].order()
-        shape = game_maxn.shape_of(rules, len(seats))
+        shape = game_maxn.shape_of(rules, len(seats))  # its steps before the last: every round's
         place, limit = len(r.done), throws_allowed(state)
         summary = 0
         if place:
@@ -458,13 +459,17 @@ class GameStrategy(Strategy):
                 summary = int(shape.steps[i][summary, INDEX[done.result]])
         found = self._turns.get((key, p, place, summary, limit))
         if found is None:
-            most = rules.throws_allowed(state.phase is Phase.CHARGE)
-            payoff = game.model.payoff(p, game.manches[key].values)
-            stops = game_maxn.stop_values(
-                shape, payoff, seats, most, rules.leader_limit, place, summary, limit
-            )
-            found = self._turns[(key, p, place, summary, limit)] = solve(lambda left: stops[left], len(stops))
-        return _of_turn(found, limit - r.throws, None, 0).mapped(1, 1)  # minus a share, as one minus it
+            stops = game_maxn.stops_at(game.model, p, game.manches[key].values, place, summary, limit)
+            found = self._turns[(key, p, place, summary, limit)] = _solved_turn(rules, stops)
+        return _of_turn(found, limit - r.throws, None, r.stake).mapped(1, 1)  # minus a share, as one minus it
+
+
+def _solved_turn(rules: Ruleset, stops: list[FloatArray]) -> TurnValues | StakedValues:
+    """The mover's turn from what stopping is worth by throws left (``[result]``, or ``[result, stake]``
+    where every throw adds to the stake)."""
+    if stops[0].ndim == 2:
+        return solve_staked(lambda left: stops[left], len(stops), token_values(rules), stops[0].shape[1] - 1)
+    return solve(lambda left: stops[left], len(stops))
 
 
 # -- « main chaude » between two --------------------------------------------------------------------

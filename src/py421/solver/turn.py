@@ -186,8 +186,10 @@ def staked_options(
     remaining: int,
     stake: int,
     row: int | None = None,
+    tie: float = 0.0,
 ) -> list[Option]:
-    """Every choice holding ``dice`` with ``remaining`` throws and ``stake`` so far, best first."""
+    """Every choice holding ``dice`` with ``remaining`` throws and ``stake`` so far, best first
+    (:func:`best_first`, choices within ``tie`` of the best ranked as equal)."""
     result = Result.of(dice)
     i = INDEX[result]
     s = min(stake, values.cap)
@@ -198,4 +200,4 @@ def staked_options(
         cont = values.keep_values(remaining)
         cont = cont if row is None else cont[row]
         found += [Option(KEEPS[k], False, float(cont[k, s])) for k in KEEPS_OF[i]]
-    return best_first(found)
+    return best_first(found, tie)

@@ -1,0 +1,566 @@
+"""Charge rounds where every throw adds to the stake (accumulated stakes, seed 001), for :mod:`.game_maxn`.
+
+Under accumulated stakes the loser of a charge round takes the sum of the
+values of every throw of the round (and of the best result of each rampot
+that breaks a tie for the worst), up to the pot. A round's state then holds
+the stake so far besides the summary of the results already final
+(:class:`.game_maxn.Shape`, its last step giving only who holds the best and
+the worst result): every array of a turn gains a stake axis, from 0 to the
+pot left (a larger stake takes the same pot).
+
+A turn's state is the results before (the summary), the dice held, the
+throws left and the stake with this throw added. A player's choices depend on
+the stake as it stands, not on the stake before their turn, so the same
+choices serve every stake the turn may start from. The rounds are solved by
+backward induction over the throws left, every seat's value following the
+mover's choices, as :mod:`.game_maxn_turns` does without the stake; ties
+between choices within ``EPS`` are broken the same way (stop, then the first
+keep of :data:`.rounds.KEEP_CHOICES`).
+
+A tie for the worst result is broken by rampot: the tied players throw a coup
+sec each, the best of those results adds its value to the stake, the worst
+loses, and players tied again throw again (engine ``_tie_thrown``). Every tied
+player is as likely to lose, whatever the stake comes to: :func:`rampot`
+gives the stake's distribution.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..core.rules import Ruleset
+from .amounts import token_values
+from .game_maxn_turns import CHILDREN, CHOICES_COUNT, LEAVES, shared
+from .keeps import KEEP_INDEX
+from .rounds import EPS, FRESH, KEEP_CHOICES, STOP
+from .tables import RESULTS, TRANSITIONS, FloatArray
+
+if TYPE_CHECKING:
+    from .game_maxn import RoundPlay, Shape
+
+IntArray = npt.NDArray[np.intp]
+CHUNK = 256  # summaries solved at once: a turn's arrays hold 56 results x the stakes x 7 keeps each
+_RESULTS = np.arange(len(RESULTS))
+
+
+def staked(rules: Ruleset, charge: bool) -> bool:
+    """Whether a round of this phase adds every throw to its stake."""
+    return charge and rules.accumulated_stakes
+
+
+def shifted(rules: Ruleset, cap: int) -> IntArray:
+    """``[result, stake]``: the stake once a throw showing ``result`` is added, capped at ``cap``."""
+    stakes = np.arange(cap + 1)
+    found: IntArray = np.minimum(stakes[None, :] + token_values(rules)[:, None], cap)
+    return found
+
+
+@cache
+def _one_rampot(rules: Ruleset, tied: int) -> dict[tuple[int, int], float]:
+    """``{(value added, players tied again for the worst): chance}`` when ``tied`` players throw a
+    coup sec each; 1 tied again: the worst is alone and loses. The best is the first to throw the
+    strongest result, as the engine reads it."""
+    strength = np.array([rules.table.strength(r) for r in RESULTS])
+    values = token_values(rules)
+    # (best result, worst strength, how many hold it) -> chance, one player after another
+    states: dict[tuple[int, int, int], float] = {}
+    for r in range(len(RESULTS)):
+        key = (r, int(strength[r]), 1)
+        states[key] = states.get(key, 0.0) + float(FRESH[r])
+    for _ in range(1, tied):
+        following: dict[tuple[int, int, int], float] = {}
+        for (best, low, count), p in states.items():
+            for r in range(len(RESULTS)):
+                s = int(strength[r])
+                nb = r if s > strength[best] else best
+                nlow, ncount = (s, 1) if s < low else (low, count + (s == low))
+                key = (nb, nlow, ncount)
+                following[key] = following.get(key, 0.0) + p * float(FRESH[r])
+        states = following
+    found: dict[tuple[int, int], float] = {}
+    for (best, _, count), p in states.items():
+        added = (int(values[best]), count)
+        found[added] = found.get(added, 0.0) + p
+    return found
+
+
+@cache
+def rampot(rules: Ruleset, tied: int, cap: int) -> FloatArray:
+    """``[stake before, stake after]``: how rampots among ``tied`` players, until one loses, move
+    the stake (capped at ``cap``). The loser is any of them, equally likely, whatever the stake."""
+    found = np.zeros((tied + 1, cap + 1, cap + 1))  # [players tied, stake before, after]
+    for s in range(cap, -1, -1):  # a rampot only adds: the larger stakes are known first
+        for m in range(2, tied + 1):  # fewer tied again: known first at this stake
+            row = np.zeros(cap + 1)
+            stay = 0.0
+            for (value, again), p in _one_rampot(rules, m).items():
+                after = min(cap, s + value)
+                if again == 1:
+                    row[after] += p
+                elif again == m and after == s:
+                    stay += p  # all tie again and nothing is added: the same rampot once more
+                else:
+                    row += p * found[again, after]
+            found[m, s] = row / (1 - stay)
+    moved: FloatArray = found[tied]
+    return moved
+
+
+def staked_ways(
+    rules: Ruleset, worst: int, players: int, stake: int
+) -> list[tuple[tuple[tuple[int, ...], int, int], float]]:
+    """How a charge round whose worst result is held by ``worst`` (bit ``i``: the ``i``-th player)
+    settles at ``stake``: ``[((losers, -1, amount), chance)]``; none where no round ends so (the
+    manche's positions are those its rounds reach)."""
+    holders = [i for i in range(players) if worst >> i & 1]
+    if stake < min(rules.pot, players * int(token_values(rules).min())):
+        return []  # every player has thrown once at least: a round never ends on so small a stake
+    if rules.tied_losers_all_take or len(holders) == 1:
+        return [((tuple(holders), -1, stake), 1.0)]
+    after = rampot(rules, len(holders), rules.pot)[stake]
+    return [
+        (((i,), -1, amount), float(p) / len(holders))
+        for amount in np.flatnonzero(after).tolist()
+        for i in holders
+        for p in [after[amount]]
+    ]
+
+
+# -- a turn, for every summary and stake at once ----------------------------------------------------
+
+
+def _turn(
+    stops: Sequence[FloatArray], mover: int, shift: IntArray
+) -> tuple[list[FloatArray], list[IntArray]]:
+    """``stops[t][summary, result, stake, seat]``: what stopping is worth with ``t`` throws left.
+
+    Returns ``values[t]``, the same, once the mover plays the best choice, every seat's value
+    following it; and ``choices[t][summary, result, stake]``: STOP or a keep.
+    """
+    values = [stops[0]]
+    choices = [np.full(stops[0].shape[:3], STOP, np.intp)]
+    for t in range(1, len(stops)):
+        after = values[-1][:, _RESULTS[:, None], shift]  # [summary, result thrown, stake before, seat]
+        cont = np.einsum("kr,crsz->cksz", TRANSITIONS, after)  # [summary, keep, stake, seat]
+        candidates = cont[..., mover][:, KEEP_CHOICES, :]  # [summary, result, choice, stake]
+        best = candidates.max(axis=2)
+        first = np.argmax(candidates >= best[:, :, None, :] - EPS, axis=2)
+        keep = KEEP_CHOICES[_RESULTS[None, :, None], first]  # [summary, result, stake]
+        stop = stops[t][..., mover] >= best - EPS
+        chosen = np.where(stop, STOP, keep)
+        # cont[c, keep[c, r, s], s, :]: the keep's value at the stake the result was held at
+        kept = cont[
+            np.arange(cont.shape[0])[:, None, None],
+            np.where(stop, 0, keep),
+            np.arange(shift.shape[1])[None, None, :],
+        ]
+        values.append(np.where(stop[..., None], stops[t], kept))
+        choices.append(chosen)
+    return values, choices
+
+
+def _start(values: FloatArray, shift: IntArray) -> FloatArray:
+    """``[summary, stake before the turn, seat]``: a fresh turn, from ``values[summary, result,
+    stake, seat]``."""
+    found: FloatArray = np.einsum("r,crsz->csz", FRESH, values[:, _RESULTS[:, None], shift])
+    return found
+
+
+def follower(
+    later: FloatArray, step: IntArray, mover: int, throws: int, shift: IntArray, keep: bool
+) -> tuple[FloatArray, npt.NDArray[np.int8] | None]:
+    """A follower's turn of up to ``throws`` throws in every summary and at every stake.
+
+    ``later[next summary, stake, seat]``; returns ``out[limit - 1, summary, stake before, seat]`` for
+    every limit from 1, and with ``keep`` ``choices[t, summary, result, stake]``. Compiled with numba
+    where it is installed, the summaries shared among the cores (:func:`.game_maxn_turns.shared`).
+    """
+    contexts = step.shape[0]
+    width, seats = later.shape[1], later.shape[2]
+    out = np.zeros((throws, contexts, width, seats))
+    choices = np.empty((throws, contexts, len(RESULTS), width), np.int8) if keep else None
+    kernel = _kernels()
+    if kernel is None:
+        _numpy_follower(later, step, mover, throws, shift, out, choices)
+        return out, choices
+    written = choices if choices is not None else np.empty((0, 0, 0, 0), np.int8)
+    asked = (later, step, mover, throws, shift, KEEP_CHOICES, CHOICES_COUNT, CHILDREN, LEAVES, FRESH, EPS)
+    shared(contexts, lambda a, b: kernel[0](*asked, out, choices is not None, written, a, b))
+    return out, choices
+
+
+def _numpy_follower(
+    later: FloatArray,
+    step: IntArray,
+    mover: int,
+    throws: int,
+    shift: IntArray,
+    out: FloatArray,
+    choices: npt.NDArray[np.int8] | None,
+) -> None:
+    """:func:`follower` with numpy, a few summaries at a time."""
+    contexts = step.shape[0]
+    for a in range(0, contexts, CHUNK):
+        b = min(contexts, a + CHUNK)
+        stops = later[step[a:b]]  # [summary, result, stake, seat]
+        values, chosen = _turn([stops] * throws, mover, shift)
+        for limit in range(1, throws + 1):
+            out[limit - 1, a:b] = _start(values[limit - 1], shift)
+        if choices is not None:
+            choices[:, a:b] = np.stack(chosen)
+
+
+def forward(
+    reach: FloatArray, choices: Sequence[npt.NDArray[np.signedinteger]], limit: int, shift: IntArray
+) -> FloatArray:
+    """``[throws used - 1, summary, result, stake]``: how turns of up to ``limit`` throws end, from the
+    chance ``reach[summary, stake]`` of each summary and stake before them, under ``choices[t]``."""
+    contexts, width = reach.shape
+    results, keeps = len(RESULTS), TRANSITIONS.shape[0]
+    ended = np.zeros((limit, contexts, results, width))
+    rows = np.arange(contexts)[:, None, None]
+    columns = np.arange(width)[None, None, :]
+
+    def thrown(mass: FloatArray) -> FloatArray:
+        """[summary, result, stake]: where a throw from ``mass[summary, keep, stake]`` leads."""
+        spread = np.einsum("cks,kr->crs", mass, TRANSITIONS)  # [summary, result, stake before]
+        flat = (rows * results + _RESULTS[None, :, None]) * width + shift[None, :, :]
+        landed = np.bincount(flat.ravel(), spread.ravel(), minlength=contexts * results * width)
+        return np.asarray(landed, dtype=np.float64).reshape(contexts, results, width)
+
+    holding = thrown(_fresh_mass(reach))
+    for used in range(1, limit + 1):
+        t = limit - used
+        if t == 0:
+            ended[used - 1] = holding
+            break
+        chosen = np.asarray(choices[t])
+        stop = chosen == STOP
+        ended[used - 1] = np.where(stop, holding, 0.0)
+        flat = (rows * keeps + np.where(stop, 0, chosen)) * width + columns
+        mass = np.bincount(
+            flat.ravel(), np.where(stop, 0.0, holding).ravel(), minlength=contexts * keeps * width
+        )
+        holding = thrown(np.asarray(mass, dtype=np.float64).reshape(contexts, keeps, width))
+    return ended
+
+
+def _fresh_mass(reach: FloatArray) -> FloatArray:
+    """[summary, keep, stake]: ``reach`` as mass on the empty keep (a fresh throw)."""
+    mass = np.zeros((reach.shape[0], TRANSITIONS.shape[0], reach.shape[1]))
+    mass[:, KEEP_INDEX[()], :] = reach
+    return mass
+
+
+def onward(step: IntArray, ended: FloatArray, size: int) -> FloatArray:
+    """``[next summary, stake]``: the chance of each, from ``ended[summary, result, stake]``."""
+    width = ended.shape[-1]
+    flat = step[:, :, None] * width + np.arange(width)[None, None, :]
+    found = np.bincount(flat.ravel(), ended.ravel(), minlength=size * width)
+    return np.asarray(found, dtype=np.float64).reshape(size, width)
+
+
+def play_staked_round(
+    shape: Shape,
+    payoff: FloatArray,
+    seats: Sequence[int],
+    most: int,
+    leader_limit: bool,
+    rules: Ruleset,
+    cap: int,
+    keep: bool = False,
+) -> RoundPlay:
+    """:func:`.game_maxn.play_round` for a charge round where every throw adds to the stake.
+
+    ``payoff[class, seat]`` over the classes of :func:`.game_maxn.settling_of`: who holds the best
+    and the worst result, times the stake from 0 to the full pot; ``cap``: the pot left. The
+    strategies kept have a stake axis last (``leader[t][0, result, stake]``,
+    ``followers[limit][i - 1][t][summary, result, stake]``).
+    """
+    from .game_maxn import RoundPlay
+
+    shift = shifted(rules, cap)
+    limits = list(range(1, most + 1)) if leader_limit else [most]
+    after_leader, followers = _followers(shape, payoff, seats, limits, rules.pot, shift, keep)
+    stops = [after_leader[most - t if leader_limit else most][None] for t in range(most)]
+    values, leader = _turn(stops, seats[0], shift)
+    play = RoundPlay(np.asarray(_start(values[most - 1], shift)[0, 0], dtype=float))
+    if keep:
+        play.leader = leader
+        play.followers = {
+            limit: [[c[t] for t in range(limit)] for c in found] for limit, found in followers.items()
+        }
+        play.classes = _classes(shape, leader, followers, limits, leader_limit, shift, rules.pot + 1, most)
+    return play
+
+
+def _followers(
+    shape: Shape,
+    payoff: FloatArray,
+    seats: Sequence[int],
+    limits: Sequence[int],
+    pot: int,
+    shift: IntArray,
+    keep: bool,
+    place: int = 0,
+) -> tuple[dict[int, FloatArray], dict[int, list[npt.NDArray[np.int8]]]]:
+    """The turns of the players after ``place``, by the followers' limit: ``after[limit][summary after
+    place's result, stake, seat]``, and with ``keep`` each follower's choices (``[t, summary,
+    result, stake]``, from the first after ``place``)."""
+    k = shape.players
+    width = shift.shape[1]
+    later_last = payoff.reshape(-1, pot + 1, payoff.shape[-1])[:, _stakes(width, pot)]  # [class, stake, seat]
+    after: dict[int, FloatArray] = {}
+    followers: dict[int, list[npt.NDArray[np.int8]]] = {limit: [] for limit in limits}
+    if place == k - 1:  # the last player: the classes follow
+        return dict.fromkeys(limits, later_last), followers
+    last_out, last_choices = follower(later_last, shape.steps[k - 2], seats[k - 1], max(limits), shift, keep)
+    for limit in limits:
+        later = last_out[limit - 1]
+        if last_choices is not None:
+            followers[limit].append(last_choices[:limit])
+        for i in range(k - 2, place, -1):
+            out_i, choices_i = follower(later, shape.steps[i - 1], seats[i], limit, shift, keep)
+            later = out_i[limit - 1]
+            if choices_i is not None:
+                followers[limit].insert(0, choices_i)
+        after[limit] = later
+    return after, followers
+
+
+def stop_values(
+    shape: Shape,
+    payoff: FloatArray,
+    seats: Sequence[int],
+    most: int,
+    leader_limit: bool,
+    place: int,
+    summary: int,
+    limit: int,
+    rules: Ruleset,
+    cap: int,
+) -> list[FloatArray]:
+    """:func:`.game_maxn.stop_values` where every throw adds to the stake: ``stops[r][result, stake]``."""
+    shift = shifted(rules, cap)
+    if place == 0:
+        limits = list(range(1, most + 1)) if leader_limit else [most]
+        after, _ = _followers(shape, payoff, seats, limits, rules.pot, shift, keep=False)
+        return [after[most - r if leader_limit else most][:, :, seats[0]] for r in range(most)]
+    after, _ = _followers(shape, payoff, seats, [limit], rules.pot, shift, keep=False, place=place)
+    stops = after[limit][shape.steps[place - 1][summary], :, seats[place]]
+    return [stops] * limit
+
+
+def _classes(
+    shape: Shape,
+    leader: list[IntArray],
+    followers: dict[int, list[npt.NDArray[np.int8]]],
+    limits: list[int],
+    leader_limit: bool,
+    shift: IntArray,
+    full: int,
+    most: int,
+) -> FloatArray:
+    """The chance of each class (holders of the best and the worst, stake), following the play.
+
+    ``followers[limit][i]``: the choices ``[t, summary, result, stake]`` of the ``i + 1``-th player
+    after the leader."""
+    width = shift.shape[1]
+    start = np.zeros((1, width))
+    start[0, 0] = 1.0
+    ended = forward(start, leader, most, shift)[:, 0]  # [used - 1, result, stake]
+    total = np.zeros((shape.classes, width))
+    for limit in limits:
+        reach = ended[limit - 1] if leader_limit else ended.sum(axis=0)  # [summary after the leader, stake]
+        for i, step in enumerate(shape.steps):
+            size = shape.classes if i == len(shape.steps) - 1 else int(step.max()) + 1
+            reach = advance(reach, step, followers[limit][i][:limit], shift, size)
+        total += reach
+    found = np.zeros((shape.classes, full))
+    found[:, _stakes(width, full - 1)] = total
+    return found.ravel()
+
+
+def _stakes(width: int, pot: int) -> list[int]:
+    """The classes' stakes for a round's stakes up to ``width - 1``, the pot left: a stake of the pot
+    left or more takes it, as the full pot's would (the smallest stakes end no round)."""
+    return [*range(width - 1), pot]
+
+
+def advance(
+    reach: FloatArray, step: IntArray, choices: npt.NDArray[np.int8], shift: IntArray, size: int
+) -> FloatArray:
+    """``[next summary, stake]``: the chance of each once a follower plays ``choices[t, summary,
+    result, stake]`` from ``reach[summary, stake]`` (turns of up to ``len(choices)`` throws)."""
+    limit = len(choices)
+    kernel = _kernels()
+    if kernel is None:
+        return onward(step, forward(reach, list(choices), limit, shift).sum(axis=0), size)
+    out = np.zeros((size, reach.shape[1]))
+    kernel[1](reach, step, choices, limit, shift, CHILDREN, LEAVES, FRESH, out)
+    return out
+
+
+# -- compiled with numba where it is installed: the same turns as the numpy above ------------------
+
+_compiled: list[Any] = []
+
+
+def _kernels() -> tuple[Any, Any] | None:
+    """The compiled turn and advance, or None without numba."""
+    if not _compiled:
+        try:
+            from numba import njit
+        except ImportError:
+            _compiled.append(None)
+        else:
+            _compiled.append((njit(cache=True, nogil=True)(_turn_loops), njit(cache=True)(_advance_loops)))
+    found: tuple[Any, Any] | None = _compiled[0]
+    return found
+
+
+def _turn_loops(
+    later: Any,
+    step: Any,
+    mover: int,
+    throws: int,
+    shift: Any,
+    keep_choices: Any,
+    choices_count: Any,
+    children: Any,
+    leaves: int,
+    fresh: Any,
+    eps: float,
+    out: Any,
+    keep: bool,
+    choices: Any,
+    start: int,
+    stop: int,
+) -> None:  # pragma: no cover - compiled by numba; the same turns as _numpy_follower
+    """The turns of summaries ``start`` to ``stop - 1``, written into ``out`` (and ``choices``).
+
+    A keep's value is the mean over the six faces of keeping one die more (CHILDREN); once three
+    dice are held, the result's value at the stake with its value added."""
+    results = step.shape[1]
+    width, seats = later.shape[1], later.shape[2]
+    keeps = children.shape[0]
+    values = np.empty((throws, results, width, seats))
+    cont = np.empty((keeps, width, seats))
+    chosen = np.empty((throws, results, width), np.int8)
+    for c in range(start, stop):
+        for r in range(results):
+            row = step[c, r]
+            for s in range(width):
+                for z in range(seats):
+                    values[0, r, s, z] = later[row, s, z]
+                chosen[0, r, s] = -1
+        for t in range(1, throws):
+            for k in range(keeps - 1, -1, -1):  # two dice kept, then one, then none
+                for s in range(width):
+                    for z in range(seats):
+                        total = 0.0
+                        if k >= leaves:
+                            for face in range(6):
+                                res = children[k, face]
+                                total += values[t - 1, res, shift[res, s], z]
+                        else:
+                            for face in range(6):
+                                total += cont[children[k, face], s, z]
+                        cont[k, s, z] = total / 6.0
+            for r in range(results):
+                for s in range(width):
+                    best = cont[keep_choices[r, 0], s, mover]
+                    for j in range(1, choices_count[r]):
+                        best = max(best, cont[keep_choices[r, j], s, mover])
+                    if values[0, r, s, mover] >= best - eps:
+                        chosen[t, r, s] = -1
+                        for z in range(seats):
+                            values[t, r, s, z] = values[0, r, s, z]
+                        continue
+                    k = keep_choices[r, 0]
+                    for j in range(choices_count[r]):
+                        if cont[keep_choices[r, j], s, mover] >= best - eps:
+                            k = keep_choices[r, j]
+                            break
+                    chosen[t, r, s] = k
+                    for z in range(seats):
+                        values[t, r, s, z] = cont[k, s, z]
+        for limit in range(1, throws + 1):
+            for s0 in range(width):
+                for z in range(seats):
+                    total = 0.0
+                    for r in range(results):
+                        total += fresh[r] * values[limit - 1, r, shift[r, s0], z]
+                    out[limit - 1, c, s0, z] = total
+        if keep:
+            for t in range(throws):
+                for r in range(results):
+                    for s in range(width):
+                        choices[t, c, r, s] = chosen[t, r, s]
+
+
+def _advance_loops(
+    reach: Any,
+    step: Any,
+    choices: Any,
+    limit: int,
+    shift: Any,
+    children: Any,
+    leaves: int,
+    fresh: Any,
+    out: Any,
+) -> None:  # pragma: no cover - compiled by numba; the same chances as forward and onward
+    """Add to ``out[next summary, stake]`` where every summary's turn ends, from ``reach``."""
+    contexts, width = reach.shape
+    results = step.shape[1]
+    keeps = children.shape[0]
+    holding = np.empty((results, width))
+    mass = np.empty((keeps, width))
+    for c in range(contexts):
+        for r in range(results):
+            for s in range(width):
+                holding[r, s] = 0.0
+        reached = False
+        for s0 in range(width):
+            p = reach[c, s0]
+            if p != 0.0:
+                reached = True
+                for r in range(results):
+                    holding[r, shift[r, s0]] += p * fresh[r]
+        if not reached:
+            continue
+        for used in range(1, limit + 1):
+            t = limit - used
+            for k in range(keeps):
+                for s in range(width):
+                    mass[k, s] = 0.0
+            for r in range(results):
+                for s in range(width):
+                    h = holding[r, s]
+                    if h == 0.0:
+                        continue
+                    choice = -1 if t == 0 else choices[t, c, r, s]
+                    if choice < 0:
+                        out[step[c, r], s] += h
+                    else:
+                        mass[choice, s] += h
+                    holding[r, s] = 0.0
+            if t == 0:
+                break
+            for k in range(keeps):  # no dice kept, then one, then two: each passes its chance on
+                for s in range(width):
+                    share = mass[k, s] / 6.0
+                    if share == 0.0:
+                        continue
+                    if k >= leaves:
+                        for face in range(6):
+                            res = children[k, face]
+                            holding[res, shift[res, s]] += share
+                    else:
+                        for face in range(6):
+                            mass[children[k, face], s] += share
