@@ -41,6 +41,7 @@ from py421.sim.fast.policy import ROUNDS_LEVEL
 from py421.sim.fast.replay import replay
 from py421.sim.simulate import Simulation, Summary, run
 from py421.solver import game_maxn, solutions
+from py421.solver import game_maxn_stakes as stakes
 from py421.solver.advice import RoundContext, advise_game_level
 from py421.solver.game_maxn import (
     GameMaxn,
@@ -118,6 +119,30 @@ def test_the_compiled_turns_are_the_numpy_turns():
     assert np.array_equal(compiled[2], plain[2])
     assert compiled[1] == pytest.approx(plain[1], abs=1e-14)
     assert compiled[0][1:] == pytest.approx(plain[0][1:], abs=1e-14)
+
+
+@pytest.mark.parametrize("contexts", [30, 1_000])  # one thread, then split among the cores
+def test_the_compiled_staked_turns_are_the_numpy_turns(contexts):
+    """Where every throw adds to the stake, compiled turns make numpy's choices, values and chances."""
+    rng = np.random.default_rng(41)
+    later = rng.random((40, 8, 3))
+    later[:20] = later[20:]  # equal values: ties, settled by the rule
+    step = rng.integers(0, 40, (contexts, 56))
+    shift = stakes.shifted(Ruleset.preset("vache-41"), 7)
+    out, choices = stakes.follower(later, step, 2, 3, shift, keep=True)
+    assert choices is not None
+    plain = np.zeros_like(out)
+    plain_choices = np.empty_like(choices)
+    stakes._numpy_follower(later, step, 2, 3, shift, plain, plain_choices)
+    assert np.array_equal(choices, plain_choices)
+    assert out == pytest.approx(plain, abs=1e-14)
+    reach = rng.random((contexts, 8))
+    for limit in (1, 2, 3):
+        ended = stakes.forward(reach, list(choices[:limit]), limit, shift).sum(axis=0)
+        assert stakes.advance(reach, step, choices[:limit], shift, 40) == pytest.approx(
+            stakes.onward(step, ended, 40), abs=1e-12
+        )
+    assert stakes._kernels() is not None  # numba is there: the compiled loops were the ones compared
 
 
 @pytest.mark.parametrize("contexts", [30, 1_000])  # solved by one thread, then split among the cores
@@ -272,6 +297,12 @@ def test_a_cached_solve_is_the_fresh_one(tmp_path):
         ("lyonnaise-21", {"nenette_penalty": 2}, 3, "accumulated stakes with a nénette penalty"),
         ("vache-41", {"queue_de_la_vache": True}, 3, "queue de la vache"),
         ("vache-41", {}, 4, "about 52,976 positions of 4 players"),
+        (
+            "lyonnaise-21",
+            {"pot": 2, "initial_tokens": 0},
+            4,
+            "accumulated stakes are in the model at 3 players",
+        ),
         ("engranjeu-21", {}, 3, "qui barre démarre"),
         ("tim", {}, 3, "not played by 3"),
         ("classic-11", {}, 6, "2 to 5 players"),
@@ -621,6 +652,9 @@ KEY = batch_key(2026, 0)
         # five: the third's choices kept, the fourth and the fifth worked out by the kernel
         ("classic-11", {"pot": 2, "charge_throws": 3}, ("optimal",) * 3 + ("heuristic", "optimal"), 10),
         ("kytionnaire", {"pot": 3, "charge_throws": 2}, ("optimal",) * 5, 10),
+        # every throw of the charge adds to the stake: choices by stake, rampots adding to it
+        ("lyonnaise-21", {"pot": 6}, ("optimal", "optimal", "optimal"), 20),
+        ("vache-41", {"pot": 5, "leader_limit": False}, ("optimal", "heuristic", "optimal"), 20),
     ],
 )
 def test_the_simulator_plays_the_solved_game_as_the_engine_bot_does(preset, options, levels, games):
@@ -675,10 +709,11 @@ def test_bot_optimal_plays_the_whole_game_where_the_rules_allow():
     assert not whole_game_maxn(Ruleset.preset("classic-11"), 2)  # the two-player solver's
     assert whole_game_maxn(Ruleset.preset("classic-11"), 5)
     assert not whole_game_maxn(Ruleset.preset("classic-11"), 6)
-    lyonnaise = Ruleset.preset("lyonnaise-21")
-    assert not whole_game_maxn(lyonnaise, 3)  # accumulated stakes: round by round, as the docs say
-    game = Game(lyonnaise, ["A", "B", "C"])
-    dice = SeededDice("lyonnaise")
+    assert whole_game_maxn(Ruleset.preset("lyonnaise-21"), 3)  # accumulated stakes, by the stake so far
+    engranjeu = Ruleset.preset("engranjeu-21")
+    assert not whole_game_maxn(engranjeu, 3)  # « qui barre démarre »: round by round, as the docs say
+    game = Game(engranjeu, ["A", "B", "C"])
+    dice = SeededDice("engranjeu")
     bot, rounds = OptimalBot(), RoundsOptimalBot()
     for _ in range(200):
         state = game.state
@@ -693,14 +728,14 @@ def test_bot_optimal_plays_the_whole_game_where_the_rules_allow():
         parse_players(f"bot:optimal,bot:{ROUNDS_LEVEL}")  # the round-level bot is for measuring only
 
 
-def test_advice_ranks_the_bots_choice_first(shared_solutions):
+@pytest.mark.parametrize("rules", [SMALL, Ruleset.preset("lyonnaise-21").with_options(pot=6)], ids=str)
+def test_advice_ranks_the_bots_choice_first(shared_solutions, rules):
     """At every choice of bot:optimal in the first manche, advice over the game puts it first.
 
     The position given to the advice is the table's as a player sees it: the
     tokens from the mover round the table, the results before, the leader's
-    throws, the phase and the pot.
+    throws, the phase, the pot and, where every throw adds to it, the stake.
     """
-    rules = SMALL
     solved_here(rules, 3, shared_solutions)
     bot = OptimalBot()
     checked = 0
@@ -715,9 +750,8 @@ def test_advice_ranks_the_bots_choice_first(shared_solutions):
             assert r is not None and mover is not None
             tokens = tuple(state.tokens[(mover + s) % 3] for s in range(3))
             charge = state.phase is Phase.CHARGE
-            context = RoundContext(
-                3, tuple(t.result for t in r.done), r.limit, charge, state.pot if charge else None, tokens
-            )
+            before = tuple(t.result for t in r.done)
+            context = RoundContext(3, before, r.limit, charge, state.pot if charge else None, tokens, r.stake)
             most = rules.throws_allowed(charge)
             limit = r.limit if r.done and rules.leader_limit and r.limit else most
             advice = advise_game_level(rules, Result.of(r.dice), limit - r.throws, context)

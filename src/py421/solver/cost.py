@@ -423,7 +423,8 @@ def game_model(rules: Ruleset, players: int) -> tuple[int, int]:
     both = rules.tied_losers_all_take  # any set of the tied players takes
     # the charge: every split of the tokens taken so far, led by one who took some (or the start)
     charge = 1 + sum(n * math.comb(pot - left - 1 + n - 1, n - 1) for left in range(1, pot))
-    outcomes = charge * amounts * ((1 << n) - 1 if both else n)
+    taken = pot if rules.accumulated_stakes else amounts  # an accumulated stake: any amount up to the pot
+    outcomes = charge * taken * ((1 << n) - 1 if both else n)
     # the décharge: the players still in, each holding a token (or any, where none leaves), the leader
     least = 1 if rules.withdraw_at_zero else 0
     for k in range(2, n + 1):

@@ -92,6 +92,10 @@ MOST_PLAYERS = 5  # a round of five holds 75,076 summaries after four results, a
 # The décharge's positions the solver takes on (about: every split of the tokens, times the leader):
 # a round of four costs about six of three, one of five about five of four.
 MOST_DECHARGE = {2: 1 << 30, 3: 4_000, 4: 2_000, 5: 7_000}
+# Where every throw of the charge adds to the stake, a round's summaries times the stakes: a round of
+# four would hold 18,206 summaries x the pot at every position (the presets' 21 and 41 tokens are over
+# the size cap at four anyway).
+MOST_STAKED = 3
 FORMAT = 2  # bump when the cached results change meaning (2: where unsettled, what deviating gains)
 KEPT_ROUNDS = 16  # solved rounds kept for play: a round of four holds megabytes of choices
 
@@ -193,6 +197,8 @@ def unsupported(rules: Ruleset, players: int) -> Message | None:
             "solver.game.too_big",
             {"positions": decharge, "n": players, "most": MOST_DECHARGE[players]},
         )
+    if rules.accumulated_stakes and players > MOST_STAKED:
+        return Message("solver.game.accumulated_players", {"most": MOST_STAKED, "n": players})
     return None
 
 

@@ -299,7 +299,7 @@ def _bot_choice(
         index, actions, kind = rindex, ractions, OPTIMAL
     if kind == OPTIMAL and index[H_MODE] == MODE_MAXN:
         where = (st[S_MANCHE], st[S_MANCHE_LEADER], st[S_CHARGE], st[S_POT], st[S_COUNT])
-        turn = (place, result, allowed, allowed - throws)
+        turn = (place, result, allowed, allowed - throws, st[S_STAKE])
         return maxn_choice(
             index,
             actions,

@@ -13,6 +13,13 @@ keys, built on first use by :class:`.optimal.MaxnTables`) the tables hold:
 - in a round of five, the third player's choices too, [limit, throws
   left][summary after two results][result] (half a megabyte).
 
+Where every throw of a charge round adds to the stake (accumulated stakes,
+rounds of three at most: :mod:`py421.solver.game_maxn_stakes`) every choice
+also depends on the stake so far, from 0 to the pot left: the leader's and
+the second player's choices gain a last axis, the payoff's classes are
+[class][stake] (a stake of the pot left or more as the full pot's), and the
+last player's turn is worked out over (result, stake).
+
 The last two players' choices would take megabytes a round; the kernel
 works them out from ``payoff`` instead, with the same loops, in the same
 order, as :mod:`py421.solver.game_maxn_turns` (so the same floats and the
@@ -56,15 +63,19 @@ MH_STEPS = 10  # where the directory of summary steps starts: [players in the ro
 MH_SPARSE = 11  # where the keeps' transitions start: starts (29), results, chances (float bits)
 MH_FRESH = 12  # where a fresh throw's chances start (float bits, 56)
 MH_CHOICES = 13  # where the keeps allowed by result start: [result][7], then their count [result]
-MH_SIZE = 14
-STEPS_WIDTH = 4  # steps per count of players in the directory
+MH_VALUES = 14  # where each result's value in tokens starts (56): what a throw adds to a stake
+MH_FULL = 15  # the stakes a class is told apart by (the full pot's, and fewer), 0 where none adds
+MH_SIZE = 16
+STEPS_WIDTH = 4  # steps per count of players in the directory; where stakes accumulate, the last
+# place of a round of three or fewer holds the staked shape's last step (:func:`_staked_choice`)
 KEEPS_N = 28
 CHOICES_WIDTH = 7
 # A record: where its payoff starts (float bits, [class][seat]), its classes, where its choices
 # start in ``actions``, the throws allowed in the phase; in a round of five, where the third
-# player's choices start in ``actions`` and the summaries after two results (else 0)
-R_PAYOFF, R_CLASSES, R_ACTIONS, R_MOST, R_THIRD, R_SUMMARIES = 0, 1, 2, 3, 4, 5
-RECORD = 6
+# player's choices start in ``actions`` and the summaries after two results (else 0); where every
+# throw adds to the stake, the stakes the choices are told apart by (the pot left and fewer; else 0)
+R_PAYOFF, R_CLASSES, R_ACTIONS, R_MOST, R_THIRD, R_SUMMARIES, R_STAKES = 0, 1, 2, 3, 4, 5, 6
+RECORD = 7
 STORED = 3  # the places whose choices a record holds in a round of five: the leader's to the third's
 
 
@@ -157,6 +168,50 @@ def _backward(index: I64, stops: npt.NDArray[np.float64], upto: int, choices: I6
 
 
 @njit(cache=True)
+def _backward_staked(index: I64, stops: npt.NDArray[np.float64], upto: int, choices: I64) -> None:
+    """:func:`_backward` where every throw adds its value to the stake: ``stops[result, stake]``,
+    ``choices[r, result, stake]``, stakes up to the pot left (the last), as game_maxn_stakes does."""
+    fl = index.view(np.float64)
+    sparse = index[MH_SPARSE]
+    t_start = index[sparse : sparse + KEEPS_N + 1]
+    t_result = sparse + KEEPS_N + 1
+    total = t_start[KEEPS_N]
+    t_chance = t_result + total
+    kc = index[MH_CHOICES]
+    counts = kc + RESULTS_N * CHOICES_WIDTH
+    values = index[MH_VALUES]
+    width = stops.shape[1]
+    own = stops.copy()
+    nxt = np.empty((RESULTS_N, width))
+    cont = np.empty(KEEPS_N)
+    for r in range(1, upto + 1):
+        for s in range(width):
+            for k in range(KEEPS_N):
+                value = 0.0
+                for j in range(t_start[k], t_start[k + 1]):
+                    res = index[t_result + j]
+                    value += fl[t_chance + j] * own[res, min(width - 1, s + index[values + res])]
+                cont[k] = value
+            for res in range(RESULTS_N):
+                row = kc + res * CHOICES_WIDTH
+                best = cont[index[row]]
+                for j in range(1, index[counts + res]):
+                    best = max(best, cont[index[row + j]])
+                choices[r, res, s] = -1
+                if stops[res, s] >= best - EPS:
+                    nxt[res, s] = stops[res, s]
+                else:
+                    nxt[res, s] = best
+                    for j in range(index[counts + res]):
+                        if cont[index[row + j]] >= best - EPS:
+                            choices[r, res, s] = index[row + j]
+                            break
+        for res in range(RESULTS_N):
+            for s in range(width):
+                own[res, s] = nxt[res, s]
+
+
+@njit(cache=True)
 def _last_value(
     index: I64, count: int, row: int, limit: int, mover: int, col: int, payoff: int, seats: int
 ) -> float:
@@ -218,17 +273,17 @@ def maxn_choice(
     losses: I64,
     order: I64,
     finals: I64,
-    turn: tuple[int, int, int, int],
+    turn: tuple[int, int, int, int, int],
 ) -> int:
     """The solved decision (-1: stop, else a keep) of the player at ``place`` in the round.
 
     ``where``: the manche's number, its first leader, the phase (1: charge), the
     pot and the players in the round; ``order`` the round's seats, leader
     first; ``finals`` their results so far; ``turn``: the place in the round,
-    the result held, the throws allowed and the throws left.
+    the result held, the throws allowed, the throws left and the round's stake so far.
     """
     manche, first, charge, pot, count = where
-    place, result, allowed, left = turn
+    place, result, allowed, left, _ = turn
     n = index[MH_PLAYERS]
     keys = index[MH_KEYS]
     size = index[MH_COUNT]
@@ -249,6 +304,8 @@ def maxn_choice(
     if record == ABSENT:  # the builder says so, with a project error
         index[H_MISSING] = NOWHERE
         return -1
+    if index[record + R_STAKES]:
+        return _staked_choice(index, actions, record, count, order, finals, frame, turn)
     most = index[record + R_MOST]
     start = index[record + R_ACTIONS]
     if place == 0:
@@ -278,3 +335,44 @@ def maxn_choice(
     choices = np.full((left + 1, RESULTS_N), -1, dtype=np.int64)
     _backward(index, stops, left, choices)
     return int(choices[left, result])
+
+
+@njit(cache=True)
+def _staked_choice(
+    index: I64,
+    actions: I8,
+    record: int,
+    count: int,
+    order: I64,
+    finals: I64,
+    frame: int,
+    turn: tuple[int, int, int, int, int],
+) -> int:
+    """:func:`maxn_choice` in a charge round where every throw adds to the stake (three players at most)."""
+    place, result, allowed, left, stake = turn
+    most = index[record + R_MOST]
+    start = index[record + R_ACTIONS]
+    width = index[record + R_STAKES]
+    s = min(stake, width - 1)  # a stake of the pot left or more takes it all
+    if place == 0:
+        return int(actions[start + ((left - 1) * RESULTS_N + result) * width + s])
+    if place == 1:
+        block = start + ((most - 1) * RESULTS_N + _triangle(allowed, left) * RESULTS_N * RESULTS_N) * width
+        return int(actions[block + (finals[0] * RESULTS_N + result) * width + s])
+    row = finals[0]
+    for i in range(1, place):
+        row = _step(index, count, i - 1, row, finals[i])
+    n = index[MH_PLAYERS]
+    full = index[MH_FULL]
+    col = (order[place] - frame) % n
+    payoff = index[record + R_PAYOFF]
+    fl = index.view(np.float64)
+    stops = np.empty((RESULTS_N, width))
+    for res in range(RESULTS_N):
+        cls = _step(index, count, STEPS_WIDTH - 1, row, res)  # the staked shape's classes
+        for t in range(width):
+            column = t if t < width - 1 else full - 1  # the pot left or more: as the full pot
+            stops[res, t] = fl[payoff + (cls * full + column) * n + col]
+    choices = np.full((left + 1, RESULTS_N, width), -1, dtype=np.int64)
+    _backward_staked(index, stops, left, choices)
+    return int(choices[left, result, s])

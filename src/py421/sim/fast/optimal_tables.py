@@ -27,7 +27,9 @@ import numpy.typing as npt
 
 from ...core.errors import InvalidPosition, InvalidRuleset, Message
 from ...core.rules import MAX_THROWS, Ruleset
-from ...solver.game_maxn import Losses, Position, shape_of
+from ...solver.amounts import token_values
+from ...solver.game_maxn import Losses, Position, RoundPlay, shape_of
+from ...solver.game_maxn_stakes import staked
 from ...solver.game_maxn_turns import CHOICES_COUNT, SPARSE
 from ...solver.heads_up import HeadsUp
 from ...solver.heads_up_game import GameManche
@@ -307,6 +309,13 @@ class MaxnTables(DecisionTables):
         for count in range(2, players + 1):
             for i, step in enumerate(shape_of(rules, count).steps):
                 directory[count * m.STEPS_WIDTH + i] = add(step)
+            if rules.accumulated_stakes:  # the charge's classes: who holds the best and the worst
+                assert count < m.STEPS_WIDTH  # staked rounds are of three players at most
+                directory[count * m.STEPS_WIDTH + m.STEPS_WIDTH - 1] = add(
+                    shape_of(rules, count, True).steps[-1]
+                )
+        header[m.MH_VALUES] = add(token_values(rules))
+        header[m.MH_FULL] = rules.pot + 1 if rules.accumulated_stakes else 0
         t_start, t_result, t_chance = SPARSE
         assert len(t_start) == len(KEEPS) + 1 == m.KEEPS_N + 1
         header[m.MH_SPARSE] = add(t_start)
@@ -377,6 +386,8 @@ class MaxnTables(DecisionTables):
         play = game.round_of(key, p)
         payoff = game.model.payoff(p, game.manches[key].values)
         n = len(RESULTS)
+        if staked(rules, pos.charge):
+            return self._staked_record(play, payoff, most, pos.pot + 1)
         lead = np.full((max(most - 1, 0), n), STOP, dtype=np.int8)
         for left in range(1, most):
             lead[left - 1] = play.leader[left][0]
@@ -399,7 +410,29 @@ class MaxnTables(DecisionTables):
             np.ascontiguousarray(payoff, dtype=np.float64).ravel().view(np.int64)
         )
         record = self._alloc(m.RECORD)
-        self.index[record : record + m.RECORD] = (floats, payoff.shape[0], start, most, third, summaries)
+        self.index[record : record + m.RECORD] = (floats, payoff.shape[0], start, most, third, summaries, 0)
+        return record
+
+    def _staked_record(self, play: RoundPlay, payoff: FloatArray, most: int, width: int) -> int:
+        """:meth:`_record` where every throw adds to the stake: the leader's and the second player's
+        choices by stake too (``width``: stakes up to the pot left), the last one's worked out."""
+        n = len(RESULTS)
+        lead = np.full((max(most - 1, 0), n, width), STOP, dtype=np.int8)
+        for left in range(1, most):
+            lead[left - 1] = play.leader[left][0]
+        second = np.full(
+            (m.triangle(most, most - 1) + 1 if most > 1 else 0, n, n, width), STOP, dtype=np.int8
+        )
+        for limit, places in play.followers.items():
+            for left in range(1, limit):
+                second[m.triangle(limit, left)] = places[0][left]
+        start = self._add(np.concatenate([lead.ravel(), second.ravel()]))
+        floats = self._alloc(payoff.size)
+        self.index[floats : floats + payoff.size] = (
+            np.ascontiguousarray(payoff, dtype=np.float64).ravel().view(np.int64)
+        )
+        record = self._alloc(m.RECORD)
+        self.index[record : record + m.RECORD] = (floats, payoff.shape[0], start, most, 0, 0, width)
         return record
 
     def _alloc(self, size: int) -> int:
