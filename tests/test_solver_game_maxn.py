@@ -60,7 +60,7 @@ from py421.solver.heads_up import HeadsUp, game_outcome
 from py421.solver.rounds import OBJECTIVES, solve_round
 from py421.solver.shipped import located
 from py421.solver.solutions import maxn_cache_path, solve_maxn_cached, solved_game
-from py421.solver.strategy import SOLVED_FOR_PLAY, played, whole_game_maxn
+from py421.solver.strategy import played, solved_before_play, whole_game_maxn
 
 from .helpers import wilson
 
@@ -660,7 +660,7 @@ KEY = batch_key(2026, 0)
 def test_the_simulator_plays_the_solved_game_as_the_engine_bot_does(preset, options, levels, games):
     """Same dice, same decisions: each optimal seat chooses in the engine what the kernel chose."""
     rules = Ruleset.preset(preset).with_options(**options)
-    if len(levels) > SOLVED_FOR_PLAY:  # five: played whole once solved on the machine
+    if solved_before_play(rules, len(levels)):  # five: played whole once solved on the machine
         solve_maxn_cached(rules, len(levels))
     assert played(rules, len(levels)) == "game_maxn"
     lineup = Lineup(rules, levels)
@@ -710,6 +710,9 @@ def test_bot_optimal_plays_the_whole_game_where_the_rules_allow():
     assert whole_game_maxn(Ruleset.preset("classic-11"), 5)
     assert not whole_game_maxn(Ruleset.preset("classic-11"), 6)
     assert whole_game_maxn(Ruleset.preset("lyonnaise-21"), 3)  # accumulated stakes, by the stake so far
+    assert played(Ruleset.preset("lyonnaise-21"), 3) == "game_maxn"  # solved first: minutes
+    vache = Ruleset.preset("vache-41")
+    assert whole_game_maxn(vache, 3) and played(vache, 3) == "rounds"  # an hour: once solved here
     engranjeu = Ruleset.preset("engranjeu-21")
     assert not whole_game_maxn(engranjeu, 3)  # « qui barre démarre »: round by round, as the docs say
     game = Game(engranjeu, ["A", "B", "C"])

@@ -264,7 +264,7 @@ def prepare_optimal(rules: Ruleset, players: int, lang: str = "en") -> None:
 
 def unsolved_note(rules: Ruleset, players: int, lang: str) -> None:
     """Say so on the error stream where bot:optimal plays round by round a whole game the solver
-    covers but that is not solved on this machine (five players: :data:`.strategy.SOLVED_FOR_PLAY`)."""
+    covers but that is not solved on this machine (:func:`.strategy.solved_before_play`)."""
     from ..solver.strategy import covering, played
 
     if covering(rules, players) == "game_maxn" and played(rules, players) == "rounds":

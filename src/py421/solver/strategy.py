@@ -132,19 +132,28 @@ def refuse(rules: Ruleset, players: int, purpose: Purpose) -> None:
 # The most players whose whole game a table solves before it plays (minutes at four); five take about
 # an hour: played whole where solved on the machine before (``421 solve``), else round by round.
 SOLVED_FOR_PLAY = 4
+# The largest pot whose accumulated stakes a table solves before it plays: lyonnaise-21 at three takes
+# minutes, vache-41's 41 tokens about an hour (every charge round solved stake by stake up to its pot).
+STAKES_FOR_PLAY = 21
+
+
+def solved_before_play(rules: Ruleset, players: int) -> bool:
+    """Whether a whole game takes so long to solve (about an hour) that a table plays it whole only
+    where it was solved on this machine before."""
+    return players > SOLVED_FOR_PLAY or (rules.accumulated_stakes and rules.pot > STAKES_FOR_PLAY)
 
 
 def played(rules: Ruleset, players: int, *, solve: bool = True) -> Covering:
     """The solver whose strategy is played at the table: :func:`covering`'s, except that without
-    ``solve`` (a server, whose budget of time a solve may exceed), or beyond
-    :data:`SOLVED_FOR_PLAY` players, a whole game is played only where it was solved on this
+    ``solve`` (a server, whose budget of time a solve may exceed), or where the solve takes about an
+    hour (:func:`solved_before_play`), a whole game is played only where it was solved on this
     machine before, else round by round. Nothing is read or solved."""
     from . import solutions
 
     chosen = covering(rules, players)
     if chosen in ("heads_up", "rounds"):
         return chosen
-    if solve and (chosen != "game_maxn" or players <= SOLVED_FOR_PLAY):
+    if solve and (chosen != "game_maxn" or not solved_before_play(rules, players)):
         return chosen
     if chosen == "heads_up_game":
         known = solutions.heads_up_game_known(rules)
