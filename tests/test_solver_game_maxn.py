@@ -634,6 +634,24 @@ def test_the_solved_game_of_three_plays_as_solved_and_beats_round_by_round_play(
     assert all(interval(against[0], fewer)[1] < interval(other, fewer)[0] for other in against[1:])
 
 
+def test_the_solved_game_of_three_with_accumulated_stakes_plays_as_solved(shared_solutions):
+    """lyonnaise-21 with a pot of 9, played by the fast simulator with bot:optimal in every seat (first
+    seats rotating): each seat is among the losers as often as the solver says, within 4 standard
+    errors, and so are the shared losses."""
+    rules = Ruleset.preset("lyonnaise-21").with_options(pot=9)
+    solved_here(rules, 3, shared_solutions)
+    summary = solved_game(rules, 3).summary()
+    games = 20_000
+    sim = Simulation(rules, ("optimal",) * 3, games)
+    data = Summary(sim, run(sim, workers=1)).to_dict()
+    expected = float(np.mean(summary["lose_by_position"]))
+    for seat in data["seats"]:
+        assert abs(seat["loss_rate"] - expected) < 4 * (expected * (1 - expected) / games) ** 0.5
+    shared = summary["shared"]
+    assert abs(data["outcomes"]["shared"] / games - shared) < 4 * (shared * (1 - shared) / games) ** 0.5
+    assert max(summary["lose_by_position"]) - min(summary["lose_by_position"]) > 0.005  # seats differ
+
+
 KEY = batch_key(2026, 0)
 
 
