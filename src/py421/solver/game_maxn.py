@@ -45,7 +45,8 @@ positive affine map of what another manche's ends are worth (:func:`alike`;
 in `classic-11`, the first manche and the second) is the same game to
 every player, who only compare their own values: its sweeps would retrace
 the other's, so its décharge starts from the other's policies, exactly
-valued, and one sweep checks them.
+valued, and one sweep checks them; its charge makes the other's choices,
+valued without solving its rounds again.
 
 **Ties between choices.** A player whose choices are worth the same to
 them within ``1e-12`` stops rather than throws again, keeps more dice
@@ -741,11 +742,14 @@ def solve_manche(
 ) -> MancheSolution:
     """Solve a manche whose ends are worth ``ends[loser, espagnole, seat]``.
 
-    ``like``: the décharge's final policies in a manche whose ends are these
-    up to a positive affine map per seat (:func:`alike`). Each player's
-    choices only compare their own values, so the sweeps would retrace that
-    manche's and end on its policies: the décharge starts from their exact
-    values instead, and the sweeps check them.
+    ``like``: the final policies in a manche whose ends are these up to a
+    positive affine map per seat (:func:`alike`). Each player's choices only
+    compare their own values, so the sweeps would retrace that manche's and
+    end on its policies: the décharge starts from their exact values instead,
+    and the sweeps check them. The charge only leads down, pot level by pot
+    level, to values that are the same map of the other manche's: its rounds
+    make the same choices, which are valued here without solving them again
+    (where a level comes back to itself, it is solved as ever).
 
     With ``accelerate``, after each sweep of the décharge the values become
     the exact values of the policies that sweep chose (a linear solve), so
@@ -804,6 +808,14 @@ def solve_manche(
             levels.setdefault(pos.pot, []).append(p)
     looping = _zero_amounts(manche.rules)
     for pot in sorted(levels):
+        if like and not looping:  # the same game to every player: every choice is the other manche's
+            for p in levels[pot]:
+                moves[p] = like[p]
+                nodes, chances = like[p]
+                values[p] = chances @ values[nodes]  # where the round leads: lower pots, the décharge
+            if progress:
+                progress("charge", pot, manche.rules.pot)
+            continue
         for _ in range(LEVEL_SWEEPS):  # a round worth nothing leaves the pot as it was: sweep, then solve
             change = 0.0
             for p in levels[pot]:

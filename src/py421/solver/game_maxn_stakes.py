@@ -123,12 +123,11 @@ def staked_ways(
     if rules.tied_losers_all_take or len(holders) == 1:
         return [((tuple(holders), -1, stake), 1.0)]
     after = rampot(rules, len(holders), rules.pot)[stake]
-    return [
-        (((i,), -1, amount), float(p) / len(holders))
-        for amount in np.flatnonzero(after).tolist()
-        for i in holders
-        for p in [after[amount]]
-    ]
+    ways: list[tuple[tuple[tuple[int, ...], int, int], float]] = []
+    for amount in np.flatnonzero(after).tolist():
+        share = float(after[amount]) / len(holders)
+        ways += [(((i,), -1, amount), share) for i in holders]
+    return ways
 
 
 # -- a turn, for every summary and stake at once ----------------------------------------------------
