@@ -515,6 +515,13 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
             "qui a une nénette prend la pénalité, pas la mise) ne sont pas dans le modèle",
         ),
         (
+            [*GAME_3, "--rules", "lyonnaise-21", "--phase", "charge", "--before", "653", "--stake", "1"],
+            "with accumulated stakes the stake so far is at least 2, the values of the results before "
+            "and of your dice, not 1 (--stake)",
+            "avec des mises cumulées, la mise jusqu'ici vaut au moins 2, les valeurs des résultats "
+            "d'avant et de vos dés, pas 1 (--stake)",
+        ),
+        (
             [*GAME_3, "--rules", "engranjeu-21"],
             "the game-level solver cannot solve engranjeu-21 for 3: « qui barre démarre » compares throw "
             "counts and lets « main chaude » choose the stake",

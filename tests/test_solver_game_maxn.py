@@ -41,6 +41,7 @@ from py421.sim.fast.policy import ROUNDS_LEVEL
 from py421.sim.fast.replay import replay
 from py421.sim.simulate import Simulation, Summary, run
 from py421.solver import game_maxn, solutions
+from py421.solver import game_maxn
 from py421.solver import game_maxn_stakes as stakes
 from py421.solver.advice import RoundContext, advise_game_level
 from py421.solver.game_maxn import (
@@ -255,11 +256,19 @@ def test_accelerated_sweeps_find_the_value_iteration_values():
     assert plain.linear_gap < 1e-10
 
 
-def test_a_manche_alike_one_solved_starts_from_its_policies_and_ends_where_its_own_sweeps_do():
+def test_a_manche_alike_one_solved_starts_from_its_policies_and_ends_where_its_own_sweeps_do(monkeypatch):
     """Each player compares only their own values: ends changed by a positive affine map per seat
-    make the same manche, settled in one sweep from the other's policies, with the values the
-    sweeps from nothing find."""
-    model = Manche(SMALL.with_options(pot=3), 3)
+    make the same manche, settled in one sweep from the other's policies, its charge making the
+    other's choices without solving its rounds again, with the values the sweeps from nothing find."""
+    model = Manche(SMALL.with_options(pot=3, charge_throws=3), 3)  # choices in the charge too
+    solved = []
+    solve_round = game_maxn.round_at
+
+    def counted(manche: Manche, p: int, values: np.ndarray, keep: bool = False) -> game_maxn.RoundPlay:
+        solved.append(manche.positions[p].charge)
+        return solve_round(manche, p, values, keep)
+
+    monkeypatch.setattr(game_maxn, "round_at", counted)
     ends = np.zeros((3, 2, 3))
     ends[np.arange(3), :, np.arange(3)] = -1
     ends[0, 1, 0] = -2  # an espagnole costs seat 0 more
@@ -267,11 +276,18 @@ def test_a_manche_alike_one_solved_starts_from_its_policies_and_ends_where_its_o
     other = np.array([0.25, -1.0, 0.5]) + np.array([2.0, 0.5, 3.0]) * ends
     assert alike(ends, other) and not alike(ends, -other) and not alike(ends, other[::-1])
     cold = solve_manche(model, other)
+    assert any(solved)
+    solved.clear()
     warm = solve_manche(model, other, like=first.policies)
+    assert solved and not any(solved)  # the décharge swept once, no charge round solved
     assert warm.sweeps == 1 < cold.sweeps
     assert warm.values == pytest.approx(cold.values, abs=1e-12)
     assert warm.ends == pytest.approx(cold.ends, abs=1e-12)
     assert warm.residual < 1e-11
+    unlike = ends.copy()
+    unlike[..., 0] = -ends[..., 0]  # seat 0 would rather lose the manche: another game
+    mistaken = solve_manche(model, unlike, like=first.policies)  # the décharge moves: the charge solved
+    assert mistaken.values == pytest.approx(solve_manche(model, unlike).values, abs=1e-12)
     game = small_game()  # its first manche is the second solved, alike the last: one sweep
     assert [solution.sweeps for solution in game.manches.values()] == [game.manches[(2, (1, 0, 0))].sweeps, 1]
 

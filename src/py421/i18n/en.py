@@ -1092,6 +1092,7 @@ MESSAGES: dict[str, str] = {
     "solver.game.players": "the game-level solver seats 2 to {most} players, not {n}",
     "solver.game.accumulated": "accumulated stakes with a nénette penalty (a loser holding nénette takes the penalty, not the stake) are not in the model",
     "solver.game.accumulated_players": "accumulated stakes are in the model at {most} players at most, not {n}",
+    "solver.game.stake": "with accumulated stakes the stake so far is at least {least}, the values of the results before and of your dice, not {stake} (--stake)",
     "solver.game.qui_barre": "« qui barre démarre » compares throw counts and lets « main chaude » choose the stake",
     "solver.game.nenette": "the later nénette winning makes tie-breaks depend on the throwing order",
     "solver.game.queue": "« queue de la vache » carries debts into the next manche",

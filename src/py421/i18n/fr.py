@@ -1135,6 +1135,7 @@ MESSAGES: dict[str, str] = {
     "solver.game.players": "le solveur de la partie entière prend de 2 à {most} joueurs, pas {n}",
     "solver.game.accumulated": "les mises cumulées avec une pénalité de nénette (un perdant qui a une nénette prend la pénalité, pas la mise) ne sont pas dans le modèle",
     "solver.game.accumulated_players": "les mises cumulées sont dans le modèle à {most} joueurs au plus, pas {n}",
+    "solver.game.stake": "avec des mises cumulées, la mise jusqu'ici vaut au moins {least}, les valeurs des résultats d'avant et de vos dés, pas {stake} (--stake)",
     "solver.game.qui_barre": "« qui barre démarre » compare les nombres de lancers et laisse « main chaude » choisir la mise",
     "solver.game.nenette": "si la dernière nénette gagne, les départages dépendent de l'ordre de jeu",
     "solver.game.queue": "« queue de la vache » reporte des dettes sur la manche suivante",

@@ -218,6 +218,10 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
                 {"done": done, "least": done + 1, "holding": len(behind)},
             )
         )
+    if context.charge and rules.accumulated_stakes:  # each result before, and the dice, thrown once
+        least = sum(int(token_values(rules)[INDEX[r]]) for r in (*context.before, dice))
+        if context.stake < least:
+            raise InvalidPosition(Message("solver.game.stake", {"least": least, "stake": context.stake}))
     where = game_maxn.Position(context.charge, pot, tuple(tokens), active, behind[len(context.before)])
     game = solved_game(rules, n)
     key, p, _ = game.find(where)

@@ -807,8 +807,13 @@ def solve_manche(
         if pos.charge:
             levels.setdefault(pos.pot, []).append(p)
     looping = _zero_amounts(manche.rules)
+    # the same game to every player, where the décharge ended on the other manche's choices (the
+    # same moves, to the last bit): the charge's choices are the other manche's too
+    retraced = bool(like) and solution.converged
+    retraced = retraced and like is not None and all(_same(moves[p], like[p]) for p in decharge)
     for pot in sorted(levels):
-        if like and not looping:  # the same game to every player: every choice is the other manche's
+        if retraced and not looping:
+            assert like is not None
             for p in levels[pot]:
                 moves[p] = like[p]
                 nodes, chances = like[p]
@@ -834,6 +839,11 @@ def solve_manche(
             progress("charge", pot, manche.rules.pot)
     solution.ends = _manche_ends(manche, moves, decharge, [levels[pot] for pot in sorted(levels)])
     return solution
+
+
+def _same(moves: Moves, other: Moves) -> bool:
+    """Whether a round leads to the same nodes with the same chances: the same choices."""
+    return np.array_equal(moves[0], other[0]) and np.array_equal(moves[1], other[1])
 
 
 def alike(ends: FloatArray, other: FloatArray, tolerance: float = 1e-12) -> bool:
