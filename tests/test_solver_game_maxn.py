@@ -41,7 +41,6 @@ from py421.sim.fast.policy import ROUNDS_LEVEL
 from py421.sim.fast.replay import replay
 from py421.sim.simulate import Simulation, Summary, run
 from py421.solver import game_maxn, solutions
-from py421.solver import game_maxn
 from py421.solver import game_maxn_stakes as stakes
 from py421.solver.advice import RoundContext, advise_game_level
 from py421.solver.game_maxn import (
