@@ -1,4 +1,5 @@
 import os
+import signal
 from collections.abc import Iterator
 
 import pytest
@@ -32,6 +33,22 @@ def no_policy_family():
     from py421.players.registry import unregister_family
 
     unregister_family("policy")
+
+
+@pytest.fixture
+def ctrl_c_as_at_a_terminal() -> Iterator[None]:
+    """The commands a test starts, then stops with Ctrl-C, take it as at a terminal's prompt.
+
+    A shell ignores Ctrl-C in what it runs in the background (``bash -c 'pytest &'``), every process
+    started from there inherits that, and a Python started ignoring it keeps ignoring it: those
+    commands would never stop. A handler of our own is reset to the default in a started command.
+    """
+    before = signal.getsignal(signal.SIGINT)
+    if before is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    if before is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, before)
 
 
 @pytest.fixture

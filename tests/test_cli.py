@@ -239,6 +239,7 @@ def interrupt_at_first_question(home, args: list[str], question_ends: str) -> st
     return out
 
 
+@pytest.mark.usefixtures("ctrl_c_as_at_a_terminal")
 def test_ctrl_c_saves_the_game(private_home):
     play = ["play", "--players", "Alice,bot:random", "--seed", "3"]
     out = interrupt_at_first_question(private_home, play, "? help: ")
@@ -282,6 +283,7 @@ def test_an_interrupted_table_says_to_resume_the_table():
     assert "421 table --resume" in french.output
 
 
+@pytest.mark.usefixtures("ctrl_c_as_at_a_terminal")
 def test_ctrl_c_at_a_table_says_to_resume_the_table(private_home):
     out = interrupt_at_first_question(private_home, ["table", "--players", "A,B"], "? help) ")
     assert "game saved; continue it with: 421 table --resume" in out
@@ -420,6 +422,7 @@ def test_a_game_resumed_under_the_commands_language_option_speaks_it():
     assert "fin de la partie" not in resumed.output and "game over" in resumed.output
 
 
+@pytest.mark.usefixtures("ctrl_c_as_at_a_terminal")
 def test_ctrl_c_while_solving_says_aborted_in_a_line(private_home):
     """The solver spends its time in compiled loops: Ctrl-C there came out as a 60-line SystemError.
 

@@ -59,6 +59,7 @@ def until(condition, what: str, limit: float = 120.0) -> None:
         time.sleep(0.05)
 
 
+@pytest.mark.usefixtures("ctrl_c_as_at_a_terminal")
 def test_ctrl_c_stops_the_command_and_the_compiling_goes_on(tmp_path: Path):
     """Ctrl-C reaches the command's whole process group, as a terminal sends it: the command stops,
     the compiling (in a session of its own) finishes, and the next run waits for nothing."""

@@ -67,6 +67,7 @@ def finished(out: str) -> int:
     return int(found.group(1).replace(",", ""))
 
 
+@pytest.mark.usefixtures("ctrl_c_as_at_a_terminal")
 def test_ctrl_c_says_the_totals_of_the_games_finished(private_home):
     status, out, shown = stopped_simulation(private_home, signal.SIGINT, workers=1)
     assert status == 130, out + shown
@@ -78,6 +79,7 @@ def test_ctrl_c_says_the_totals_of_the_games_finished(private_home):
     assert "Traceback" not in shown and "Aborted" not in shown
 
 
+@pytest.mark.usefixtures("ctrl_c_as_at_a_terminal")
 def test_ctrl_c_at_a_terminal_ends_the_workers_and_says_the_partial_totals(private_home):
     """A terminal's Ctrl-C reaches every process of the command: the workers leave it to the first."""
     status, out, shown = stopped_simulation(private_home, signal.SIGINT, workers=2, group=True, lang="fr")
