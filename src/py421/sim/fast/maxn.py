@@ -126,51 +126,11 @@ def _step(index: I64, count: int, i: int, row: int, result: int) -> int:
 
 
 @njit(cache=True)
-def _backward(index: I64, stops: npt.NDArray[np.float64], upto: int, choices: I64) -> None:
-    """A mover's choices with 1 to ``upto`` throws left, ``stops[result]`` what stopping is worth.
-
-    As game_maxn_turns._loops: stop on a tie within EPS, else the first keep of
-    the best value in the order allowed (more dice first).
-    """
-    fl = index.view(np.float64)
-    sparse = index[MH_SPARSE]
-    t_start = index[sparse : sparse + KEEPS_N + 1]
-    t_result = sparse + KEEPS_N + 1
-    total = t_start[KEEPS_N]
-    t_chance = t_result + total
-    kc = index[MH_CHOICES]
-    counts = kc + RESULTS_N * CHOICES_WIDTH
-    own = stops.copy()
-    nxt = np.empty(RESULTS_N)
-    cont = np.empty(KEEPS_N)
-    for r in range(1, upto + 1):
-        for k in range(KEEPS_N):
-            value = 0.0
-            for j in range(t_start[k], t_start[k + 1]):
-                value += fl[t_chance + j] * own[index[t_result + j]]
-            cont[k] = value
-        for res in range(RESULTS_N):
-            row = kc + res * CHOICES_WIDTH
-            best = cont[index[row]]
-            for j in range(1, index[counts + res]):
-                best = max(best, cont[index[row + j]])
-            choices[r, res] = -1
-            if stops[res] >= best - EPS:
-                nxt[res] = stops[res]
-            else:
-                nxt[res] = best
-                for j in range(index[counts + res]):
-                    if cont[index[row + j]] >= best - EPS:
-                        choices[r, res] = index[row + j]
-                        break
-        for res in range(RESULTS_N):
-            own[res] = nxt[res]
-
-
-@njit(cache=True)
 def _backward_staked(index: I64, stops: npt.NDArray[np.float64], upto: int, choices: I64) -> None:
-    """:func:`_backward` where every throw adds its value to the stake: ``stops[result, stake]``,
-    ``choices[r, result, stake]``, stakes up to the pot left (the last), as game_maxn_stakes does."""
+    """A mover's choices with 1 to ``upto`` throws left, ``stops[result, stake]`` what stopping is
+    worth, where every throw adds its value to the stake (stakes up to the pot left, the last):
+    ``choices[r, result, stake]``. As game_maxn_turns._loops and game_maxn_stakes: stop on a tie
+    within EPS, else the first keep of the best value in the order allowed (more dice first)."""
     fl = index.view(np.float64)
     sparse = index[MH_SPARSE]
     t_start = index[sparse : sparse + KEEPS_N + 1]
@@ -209,6 +169,13 @@ def _backward_staked(index: I64, stops: npt.NDArray[np.float64], upto: int, choi
         for res in range(RESULTS_N):
             for s in range(width):
                 own[res, s] = nxt[res, s]
+
+
+@njit(cache=True)
+def _backward(index: I64, stops: npt.NDArray[np.float64], upto: int, choices: I64) -> None:
+    """A mover's choices with 1 to ``upto`` throws left, ``stops[result]`` what stopping is worth:
+    :func:`_backward_staked` with one stake, the same sums in the same order."""
+    _backward_staked(index, stops.reshape((RESULTS_N, 1)), upto, choices.reshape((upto + 1, RESULTS_N, 1)))
 
 
 @njit(cache=True)
