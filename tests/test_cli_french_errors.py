@@ -529,11 +529,11 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
             "laisse « main chaude » choisir la mise",
         ),
         (
-            [*GAME_3, "--set", "nenette_last_wins=true"],
-            "the game-level solver cannot solve classic-11 for 3: the later nénette winning makes "
-            "tie-breaks depend on the throwing order",
-            f"{CANNOT_3} classic-11 à 3 : si la dernière nénette gagne, les départages dépendent de "
-            "l'ordre de jeu",
+            [*GAME_3, "--rules", "lyonnaise-21", "--set", "nenette_last_wins=true"],
+            "the game-level solver cannot solve lyonnaise-21 for 3: the later nénette winning is not in "
+            "the model with accumulated stakes (their rampots add to the stake)",
+            f"{CANNOT_3} lyonnaise-21 à 3 : la dernière nénette gagnante n'est pas dans le modèle avec "
+            "les mises cumulées (leurs rampots s'ajoutent à la mise)",
         ),
         (
             [*GAME_3, "--set", "manches=2", "--set", "queue_de_la_vache=true"],

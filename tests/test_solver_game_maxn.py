@@ -172,6 +172,9 @@ def test_the_turns_of_one_limit_are_those_of_every_limit(contexts):
         ("lyonnaise-21", {"pot": 7}),
         ("vache-41", {"pot": 9, "tied_losers_all_take": True}),
         ("classic-11", {"withdraw_at_zero": False, "initial_tokens": 2, "pot": 4}),
+        # a double nénette goes to the later thrower: in the round, and in replays from either end
+        ("classic-11", {"pot": 7, "nenette_last_wins": True}),
+        ("kytionnaire", {"pot": 7, "nenette_last_wins": True, "tie_break": "last_player_first"}),
     ],
 )
 def test_two_players_are_the_two_player_solver(preset, options):
@@ -319,6 +322,7 @@ def test_a_cached_solve_is_the_fresh_one(tmp_path):
             "accumulated stakes are in the model at 3 players",
         ),
         ("engranjeu-21", {}, 3, "qui barre démarre"),
+        ("lyonnaise-21", {"nenette_last_wins": True}, 3, "later nénette winning is not in the model with"),
         ("tim", {}, 3, "not played by 3"),
         ("classic-11", {}, 6, "2 to 5 players"),
         ("comptoir-21", {}, 4, "about 8,096 positions of 4 players"),  # 21 tokens: hours to solve
@@ -399,7 +403,12 @@ def settled(child: State, node: State) -> tuple[object, ...]:
     found += (tie.draw.purpose, tuple(place[s] for s in tie.draw.seats))
     if staking(node):  # the tie-break's future: who is tied, and the stake (the results say no more)
         return (*found, min(child.round.stake, node.pot))
-    return found + ((tuple((place[d.seat], str(d.result)) for d in child.round.done),) if exact else ())
+    if not exact:
+        return found
+    # what the results already final say of the tie-break's future: what each is worth, and which are
+    # nénettes (walked from one sequence of dice of each class, its tie-break stands for the others')
+    values = child.rules.table.values
+    return (*found, tuple((place[d.seat], values[d.result], d.result == NENETTE) for d in child.round.done))
 
 
 def pattern(node: State) -> tuple[object, ...]:
@@ -531,28 +540,35 @@ def engine_values(rules: Ruleset, players: int) -> tuple[dict[Key, np.ndarray], 
     return {k: values[i] for k, i in index.items()}, states
 
 
-WALKED = {
-    # Simple results, suites and nénettes are worth 2: the charge leaves at most two players holding
-    # tokens, so the décharge is played by two (a round of three would hold thousands of tie-break
-    # states), and a winner holding 3 gives 2 back: tokens go back and forth.
-    "classic-11": {
-        "pot": 4,
-        "tied_losers_all_take": True,
-        "decharge_throws": 1,
-        "le_bon": False,
-        "value_simple": 2,
-        "value_suite": 2,
-        "value_nenette": 2,
-    },
+# Simple results, suites and nénettes are worth 2: the charge leaves at most two players holding
+# tokens, so the décharge is played by two (a round of three would hold thousands of tie-break
+# states), and a winner holding 3 gives 2 back: tokens go back and forth.
+WORTH_TWO = {
+    "pot": 4,
+    "decharge_throws": 1,
+    "le_bon": False,
+    "value_simple": 2,
+    "value_suite": 2,
+    "value_nenette": 2,
+}
+
+WALKED: dict[str, tuple[str, dict[str, object]]] = {
+    "classic-11": ("classic-11", {**WORTH_TWO, "tied_losers_all_take": True}),
     # Every coup sec of the charge adds its value to the stake, and so does the best of each rampot
     # between players tied for the worst; a round of three coups secs is worth at least 3: the
     # charge leaves at most two players holding tokens.
-    "lyonnaise-21": {"pot": 4, "charge_throws": 1, "decharge_throws": 1, "le_bon": False},
+    "lyonnaise-21": ("lyonnaise-21", {"pot": 4, "charge_throws": 1, "decharge_throws": 1, "le_bon": False}),
+    # A double nénette goes to the later thrower, in the round and in the tie-breaks' replays (from
+    # the last tied player, then in order: seed 003's), so the first to throw loses more often.
+    "later-nenette": (
+        "classic-11",
+        {**WORTH_TWO, "nenette_last_wins": True, "tie_break": "last_player_first"},
+    ),
 }
 
 
-@pytest.mark.parametrize("preset", list(WALKED))
-def test_every_engine_state_walked_agrees_with_the_game_solver(preset):
+@pytest.mark.parametrize("walked", list(WALKED))
+def test_every_engine_state_walked_agrees_with_the_game_solver(walked):
     """Three players with a pot of 4 in coups secs, two manches (:data:`WALKED`).
 
     The charge, l'Espagnole, the décharge's cycles and tie-breaks, the second
@@ -560,7 +576,8 @@ def test_every_engine_state_walked_agrees_with_the_game_solver(preset):
     engine's; the solver's value of every position of every manche matches
     the engine's at every round start walked, to 1e-9.
     """
-    rules = Ruleset.preset(preset).with_options(**WALKED[preset])
+    preset, options = WALKED[walked]
+    rules = Ruleset.preset(preset).with_options(**options)
     values, states = engine_values(rules, 3)
     game = GameMaxn(rules, 3).solve()
     compared = set()
@@ -688,6 +705,8 @@ KEY = batch_key(2026, 0)
         # every throw of the charge adds to the stake: choices by stake, rampots adding to it
         ("lyonnaise-21", {"pot": 6}, ("optimal", "optimal", "optimal"), 20),
         ("vache-41", {"pot": 5, "leader_limit": False}, ("optimal", "heuristic", "optimal"), 20),
+        # a double nénette goes to the later thrower
+        ("classic-11", {"pot": 4, "nenette_last_wins": True}, ("optimal", "optimal", "heuristic"), 20),
     ],
 )
 def test_the_simulator_plays_the_solved_game_as_the_engine_bot_does(preset, options, levels, games):

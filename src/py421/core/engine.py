@@ -458,7 +458,7 @@ def _keys(state: State, turns: Sequence[TurnResult]) -> list[tuple[int, int, int
 # -- ties ------------------------------------------------------------------
 
 
-def _tie_order(rules: Ruleset, round_order: tuple[int, ...], group: Sequence[int]) -> tuple[int, ...]:
+def tie_order(rules: Ruleset, round_order: tuple[int, ...], group: Sequence[int]) -> tuple[int, ...]:
     """Who throws first in a tie-break, by the ruleset's tie rule."""
     g = [s for s in round_order if s in group]
     if rules.tie_break == "last_player_first":
@@ -497,7 +497,7 @@ def _next_tie_step(
         group, about = worst, "worst"
     else:
         group, about = best, "best"
-    seats = _tie_order(rules, r.order, group)
+    seats = tie_order(rules, r.order, group)
     again = previous is not None and set(group) <= set(previous.draw.seats)
     ev.append(TieDeclared(seats, about, main_chaude=again and rules.main_chaude))
     tie = Tie(

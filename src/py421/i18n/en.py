@@ -1094,7 +1094,7 @@ MESSAGES: dict[str, str] = {
     "solver.game.accumulated_players": "accumulated stakes are in the model at {most} players at most, not {n}",
     "solver.game.stake": "with accumulated stakes the stake so far is at least {least}, the values of the results before and of your dice, not {stake} (--stake)",
     "solver.game.qui_barre": "« qui barre démarre » compares throw counts and lets « main chaude » choose the stake",
-    "solver.game.nenette": "the later nénette winning makes tie-breaks depend on the throwing order",
+    "solver.game.nenette": "the later nénette winning is not in the model with accumulated stakes (their rampots add to the stake)",
     "solver.game.queue": "« queue de la vache » carries debts into the next manche",
     "solver.game.must_throw_on": "players who must throw on are not modelled (the round solvers let every player stop)",
     "solver.game.too_big": "its décharge would have about {positions:,} positions of {n} players, more than the {most:,} the solver takes on (solving would take hours)",

@@ -1137,7 +1137,7 @@ MESSAGES: dict[str, str] = {
     "solver.game.accumulated_players": "les mises cumulées sont dans le modèle à {most} joueurs au plus, pas {n}",
     "solver.game.stake": "avec des mises cumulées, la mise jusqu'ici vaut au moins {least}, les valeurs des résultats d'avant et de vos dés, pas {stake} (--stake)",
     "solver.game.qui_barre": "« qui barre démarre » compare les nombres de lancers et laisse « main chaude » choisir la mise",
-    "solver.game.nenette": "si la dernière nénette gagne, les départages dépendent de l'ordre de jeu",
+    "solver.game.nenette": "la dernière nénette gagnante n'est pas dans le modèle avec les mises cumulées (leurs rampots s'ajoutent à la mise)",
     "solver.game.queue": "« queue de la vache » reporte des dettes sur la manche suivante",
     "solver.game.must_throw_on": "les joueurs qui doivent relancer ne sont pas modélisés (les solveurs des tours laissent chacun s'arrêter)",
     "solver.game.too_big": "sa décharge aurait environ {positions} positions à {n} joueurs, plus que les {most} que prend le solveur (la résolution prendrait des heures)",

@@ -30,7 +30,9 @@ value of the position it leads to. What a later player can still change
 depends on the results already final through a summary: the best and the
 worst result and *which* earlier players hold each. Ties for the worst or
 the best are settled by coups secs in which every tied player is equally
-likely to lose (or win): exact for the tie-breaks these rules use.
+likely to lose (or win), except where a double nénette goes to the later
+thrower: then who throws first in each replay counts (:mod:`.tie_breaks`),
+and a round where everyone threw nénette is lost by its first player.
 
 **Solving.** The décharge's positions lead back to each other (tokens go
 back and forth): they are solved by value iteration (in place, position
@@ -71,10 +73,12 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.actions import Action, Stop, Throw
+from ..core.combos import NENETTE
 from ..core.dice import Result
 from ..core.errors import InvalidPlayers, InvalidPosition, InvalidRuleset, Message
 from ..core.rules import Ruleset
 from ..core.state import Phase, State
+from . import tie_breaks
 from .amounts import settled_amounts, token_values
 from .game_maxn_stakes import play_staked_round, staked, staked_ways
 from .game_maxn_stakes import stop_values as staked_stop_values
@@ -183,7 +187,7 @@ def unsupported(rules: Ruleset, players: int) -> Message | None:
         return Message(
             "solver.game.qui_barre",
         )
-    if rules.nenette_last_wins:
+    if rules.nenette_last_wins and rules.accumulated_stakes:
         return Message("solver.game.nenette")
     if rules.queue_de_la_vache:
         return Message("solver.game.queue")
@@ -277,6 +281,10 @@ def shape_of(rules: Ruleset, players: int, staked: bool = False) -> Shape:
             worst, best = found % n, found // n
         else:
             amount = np.zeros_like(nb) if staked else settled_amounts(rules, nb, nw, nb == nw)
+            if rules.nenette_last_wins:  # every result a nénette: the first thrower's is the worst
+                nenettes = (nb == INDEX[NENETTE]) & (nw == INDEX[NENETTE])
+                nbm = np.where(nenettes, me, nbm)
+                nwm = np.where(nenettes, 1, nwm)
             top = int(amount.max()) + 1
             key = (nbm * span + nwm) * top + amount
             found, inverse = np.unique(key, return_inverse=True)
@@ -308,7 +316,8 @@ class Settling:
 
 @cache
 def settling_of(rules: Ruleset, players: int, charge: bool) -> Settling:
-    """Tie-breaks are coups secs among the tied players: each is equally likely to lose (or win).
+    """Tie-breaks are coups secs among the tied players (:mod:`.tie_breaks`: each is equally likely
+    to lose, or win, unless a double nénette goes to the later thrower).
 
     Where every throw of a charge round adds to the stake, the classes are those of the staked
     shape times the stake, from 0 to the full pot (class ``c * (pot + 1) + stake``)."""
@@ -329,25 +338,25 @@ def settling_of(rules: Ruleset, players: int, charge: bool) -> Settling:
         holders_worst = [i for i in range(players) if worst >> i & 1]
         amount = int(amount)
         ways: list[tuple[Outcome, float]] = []
+        worst_group = frozenset(holders_worst)
+        if all_take:
+            losers = [(tuple(holders_worst), 1.0)]
+        else:
+            losers = [((i,), p) for i, p in tie_breaks.loser(rules, players, worst_group).items()]
         if charge:
-            if all_take:
-                ways.append(((tuple(holders_worst), -1, amount), 1.0))
-            else:
-                ways += [(((i,), -1, amount), 1 / len(holders_worst)) for i in holders_worst]
+            ways += [((group, -1, amount), p) for group, p in losers]
         elif best == worst == everyone:  # all tied: one tie-break names the loser and the winner
             if all_take:
                 ways += [
-                    ((tuple(j for j in range(players) if j != w), w, amount), 1 / players)
-                    for w in range(players)
+                    ((tuple(j for j in range(players) if j != w), w, amount), p)
+                    for w, p in tie_breaks.winner(rules, players, worst_group).items()
                 ]
             else:
-                pairs = [(i, w) for i in range(players) for w in range(players) if i != w]
-                ways += [(((i,), w, amount), 1 / len(pairs)) for i, w in pairs]
+                pairs = tie_breaks.loser_and_winner(rules, players)
+                ways += [(((i,), w, amount), p) for (i, w), p in pairs.items()]
         else:
-            losers = [tuple(holders_worst)] if all_take else [(i,) for i in holders_worst]
-            for w in holders_best:
-                for group in losers:
-                    ways.append(((group, w, amount), 1 / len(holders_best) / len(losers)))
+            for w, pw in tie_breaks.winner(rules, players, frozenset(holders_best)).items():
+                ways += [((group, w, amount), pw * pl) for group, pl in losers]
         rows.append([(found.setdefault(outcome, len(found)), p) for outcome, p in ways])
     return _settling(found, rows)
 
