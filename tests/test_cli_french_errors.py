@@ -549,11 +549,11 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
             "(les solveurs des tours laissent chacun s'arrêter)",
         ),
         (
-            [*GAME, "--players", "4", "--rules", "comptoir-21"],
-            "the game-level solver cannot solve comptoir-21 for 4: its décharge would have about 8,096 "
-            "positions of 4 players, more than the 2,000 the solver takes on (solving would take hours)",
-            f"{CANNOT_3} comptoir-21 à 4 : sa décharge aurait environ 8096 positions à 4 joueurs, "
-            "plus que les 2000 que prend le solveur (la résolution prendrait des heures)",
+            [*GAME, "--players", "4", "--rules", "comptoir-21", "--set", "pot=30"],
+            "the game-level solver cannot solve comptoir-21 for 4: its décharge would have about 21,824 "
+            "positions of 4 players, more than the 8,100 the solver takes on (solving would take hours)",
+            f"{CANNOT_3} comptoir-21 à 4 : sa décharge aurait environ 21824 positions à 4 joueurs, "
+            "plus que les 8100 que prend le solveur (la résolution prendrait des heures)",
         ),
         (
             # the charge ends when the pot is empty: the solved game (a pot of 1, in a second) never has one

@@ -325,7 +325,7 @@ def test_a_cached_solve_is_the_fresh_one(tmp_path):
         ("lyonnaise-21", {"nenette_last_wins": True}, 3, "later nénette winning is not in the model with"),
         ("tim", {}, 3, "not played by 3"),
         ("classic-11", {}, 6, "2 to 5 players"),
-        ("comptoir-21", {}, 4, "about 8,096 positions of 4 players"),  # 21 tokens: hours to solve
+        ("comptoir-21", {"pot": 30}, 4, "about 21,824 positions of 4 players"),  # hours to solve
     ],
 )
 def test_rules_outside_the_model_are_refused(preset, options, players, why):
@@ -341,7 +341,7 @@ def test_rules_outside_the_model_are_refused(preset, options, players, why):
     [
         ("classic-11", (3, 4, 5)),
         ("kytionnaire", (3, 4, 5)),
-        ("comptoir-21", (3,)),
+        ("comptoir-21", (3, 4)),
         ("lyonnaise-21", (3,)),
         ("vache-41", (3,)),
     ],
@@ -757,7 +757,10 @@ def test_five_players_are_played_whole_once_solved_on_the_machine():
 def test_bot_optimal_plays_the_whole_game_where_the_rules_allow():
     assert whole_game_maxn(Ruleset.preset("classic-11"), 3)
     assert whole_game_maxn(Ruleset.preset("kytionnaire"), 4)
-    assert not whole_game_maxn(Ruleset.preset("comptoir-21"), 4)  # too many positions: round by round
+    comptoir = Ruleset.preset("comptoir-21")
+    assert whole_game_maxn(comptoir, 4) and played(comptoir, 4) == "rounds"  # 8,096 positions: once solved
+    assert played(Ruleset.preset("classic-11").with_options(pot=12), 4) == "game_maxn"  # 1,820: minutes
+    assert not whole_game_maxn(comptoir.with_options(pot=22), 4)  # 9,200 positions: round by round
     assert not whole_game_maxn(Ruleset.preset("classic-11"), 2)  # the two-player solver's
     assert whole_game_maxn(Ruleset.preset("classic-11"), 5)
     assert not whole_game_maxn(Ruleset.preset("classic-11"), 6)

@@ -135,12 +135,19 @@ SOLVED_FOR_PLAY = 4
 # The largest pot whose accumulated stakes a table solves before it plays: lyonnaise-21 at three takes
 # minutes, vache-41's 41 tokens about an hour (every charge round solved stake by stake up to its pot).
 STAKES_FOR_PLAY = 21
+# The most décharge positions of four players a table solves before it plays: four-player classic-11
+# (about 1,456) takes minutes, comptoir-21's 21 tokens (about 8,096) most of an hour.
+FOUR_FOR_PLAY = 2_000
 
 
 def solved_before_play(rules: Ruleset, players: int) -> bool:
-    """Whether a whole game takes so long to solve (about an hour) that a table plays it whole only
+    """Whether a whole game takes so long to solve (most of an hour) that a table plays it whole only
     where it was solved on this machine before."""
-    return players > SOLVED_FOR_PLAY or (rules.accumulated_stakes and rules.pot > STAKES_FOR_PLAY)
+    return (
+        players > SOLVED_FOR_PLAY
+        or (rules.accumulated_stakes and rules.pot > STAKES_FOR_PLAY)
+        or (players == SOLVED_FOR_PLAY and game_maxn.decharge_size(rules, players) > FOUR_FOR_PLAY)
+    )
 
 
 def played(rules: Ruleset, players: int, *, solve: bool = True) -> Covering:
