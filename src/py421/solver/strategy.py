@@ -136,12 +136,12 @@ SOLVED_FOR_PLAY = 4
 # minutes, vache-41's 41 tokens about an hour (every charge round solved stake by stake up to its pot).
 STAKES_FOR_PLAY = 21
 # The most décharge positions of four players a table solves before it plays: four-player classic-11
-# (about 1,456) takes minutes, comptoir-21's 21 tokens (about 8,096) most of an hour.
+# (about 1,456) takes minutes, comptoir-21's 21 tokens (about 8,096) an hour and a half.
 FOUR_FOR_PLAY = 2_000
 
 
 def solved_before_play(rules: Ruleset, players: int) -> bool:
-    """Whether a whole game takes so long to solve (most of an hour) that a table plays it whole only
+    """Whether a whole game takes so long to solve (an hour or more) that a table plays it whole only
     where it was solved on this machine before."""
     return (
         players > SOLVED_FOR_PLAY
