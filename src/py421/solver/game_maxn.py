@@ -824,8 +824,7 @@ def solve_manche(
     looping = _zero_amounts(manche.rules)
     # the same game to every player, where the décharge ended on the other manche's choices (the
     # same moves, to the last bit): the charge's choices are the other manche's too
-    retraced = bool(like) and solution.converged
-    retraced = retraced and like is not None and all(_same(moves[p], like[p]) for p in decharge)
+    retraced = bool(like and solution.converged and all(_same(moves[p], like[p]) for p in decharge))
     for pot in sorted(levels):
         if retraced and not looping:
             assert like is not None

@@ -56,13 +56,11 @@ def _extreme(throws: _Throws, size: int, others: int, lowest: bool) -> float:
     return total if others else total - throws.nenette**size
 
 
-@cache
 def loser(rules: Ruleset, players: int, group: frozenset[int]) -> Chances:
     """How likely each of ``group``, tied for the worst of a round of ``players``, is to lose."""
     return _decided(rules, players, group, lowest=True)
 
 
-@cache
 def winner(rules: Ruleset, players: int, group: frozenset[int]) -> Chances:
     """How likely each of ``group``, tied for the best in a décharge, is to win."""
     return _decided(rules, players, group, lowest=False)
