@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
@@ -20,7 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from py421.cli import main
-from py421.core.actions import Stop, Throw
+from py421.core.actions import ChooseStake, Stake, Stop, Throw
 from py421.core.chance import SeededDice
 from py421.core.combos import NENETTE
 from py421.core.dice import Result, throw_outcomes
@@ -60,7 +61,7 @@ from py421.solver.heads_up import HeadsUp, game_outcome
 from py421.solver.rounds import OBJECTIVES, solve_round
 from py421.solver.shipped import located
 from py421.solver.solutions import maxn_cache_path, solve_maxn_cached, solved_game
-from py421.solver.strategy import played, solved_before_play, whole_game_maxn
+from py421.solver.strategy import played, solved_before_play, strategy_for, whole_game_maxn
 
 from .helpers import wilson
 
@@ -122,6 +123,30 @@ def test_the_compiled_turns_are_the_numpy_turns():
 
 
 @pytest.mark.parametrize("contexts", [30, 1_000])  # one thread, then split among the cores
+def test_the_compiled_turns_of_counted_results_are_the_numpy_turns(contexts):
+    """Under « qui barre démarre » a result is counted with its throws: the compiled turns of each
+    limit make numpy's choices, values and chances, and stop only on the throws the limit allows."""
+    rng = np.random.default_rng(4)
+    later = rng.random((40, 3))
+    later[:20] = later[20:]
+    step = rng.integers(0, 40, (contexts, 3 * 56))
+    for limit in (2, 3):
+        out, final, choices = follower_turns(later, step, 1, limit)
+        plain = _numpy_turns(later, step, 1, limit)
+        assert np.array_equal(choices, plain[2])
+        assert final[limit - 1] == pytest.approx(plain[1][limit - 1], abs=1e-14)
+        assert out[limit - 1] == pytest.approx(plain[0][limit - 1], abs=1e-14)
+        assert final[limit - 1].sum(axis=1) == pytest.approx(1.0)
+        assert not final[limit - 1][:, limit * 56 :].any()  # never more throws than the limit
+        assert final[limit - 1][:, (limit - 1) * 56 :].any()  # and some on the last one
+    # the same stops whatever the throws: the turns of the plain results
+    same = np.tile(step[:, :56], 3)
+    counted, plain_turns = follower_turns(later, same, 1, 3), follower_turns(later, step[:, :56], 1, 3)
+    assert np.array_equal(counted[2], plain_turns[2])
+    assert counted[0][2] == pytest.approx(plain_turns[0][2], abs=1e-14)
+
+
+@pytest.mark.parametrize("contexts", [30, 1_000])  # one thread, then split among the cores
 def test_the_compiled_staked_turns_are_the_numpy_turns(contexts):
     """Where every throw adds to the stake, compiled turns make numpy's choices, values and chances."""
     rng = np.random.default_rng(41)
@@ -175,6 +200,11 @@ def test_the_turns_of_one_limit_are_those_of_every_limit(contexts):
         # a double nénette goes to the later thrower: in the round, and in replays from either end
         ("classic-11", {"pot": 7, "nenette_last_wins": True}),
         ("kytionnaire", {"pot": 7, "nenette_last_wins": True, "tie_break": "last_player_first"}),
+        # « qui barre démarre »: throw counts compared, « main chaude », values deducted, the later
+        # nénette winning; throw counts in the charge too, and with no leader's limit
+        ("engranjeu-21", {"pot": 7}),
+        ("engranjeu-21", {"pot": 5, "charge_throws": 3, "leader_limit": False}),
+        ("engranjeu-21", {"pot": 5, "nenette_penalty": 2, "nenette_last_wins": False}),
     ],
 )
 def test_two_players_are_the_two_player_solver(preset, options):
@@ -321,7 +351,8 @@ def test_a_cached_solve_is_the_fresh_one(tmp_path):
             4,
             "accumulated stakes are in the model at 3 players",
         ),
-        ("engranjeu-21", {}, 3, "qui barre démarre"),
+        ("engranjeu-21", {"pot": 7}, 4, "« qui barre démarre » is solved whole for 3 players at most"),
+        ("engranjeu-21", {"accumulated_stakes": True}, 3, "« qui barre démarre » with accumulated stakes"),
         ("lyonnaise-21", {"nenette_last_wins": True}, 3, "later nénette winning is not in the model with"),
         ("tim", {}, 3, "not played by 3"),
         ("classic-11", {}, 6, "2 to 5 players"),
@@ -365,9 +396,12 @@ def engine_key(state: State) -> Key:
         return ("over", state.outcome.losers)
     assert state.draw is None, "the walk's rules draw nobody outside rounds"
     if r is not None and r.tie is not None:
+        thrown = r.tie.draw.thrown
         if staking(state):  # a stake from the pot up takes the pot: a rampot tied again comes back
-            state = replace(state, round=replace(r, stake=min(r.stake, state.pot)))
-        return "" if r.tie.draw.thrown else position_text(state)  # a replay that ties comes back to it
+            r = replace(r, stake=min(r.stake, state.pot))
+        if r.tie is not None and r.tie.awaiting_stake:  # « main chaude »: the replays before do not count
+            r = replace(r, tie=replace(r.tie, replays=2, amount=None))
+        return "" if thrown else position_text(replace(state, round=r))  # a replay tied again comes back
     if r is not None and not r.done and r.throws == 0:
         return (
             state.phase,
@@ -392,11 +426,12 @@ def settled(child: State, node: State) -> tuple[object, ...]:
     assert r is not None
     place = {s: i for i, s in enumerate(r.order)}
     exact = r.tie is None or staking(node)  # a rampot adds to an accumulated stake
+    vient = r.tie is not None and r.tie.vient  # « main chaude »: the replay sets the amount
     for e in child.events:
         if isinstance(e, RoundDecided):
             decided = ("decided", tuple(sorted(place[s] for s in e.losers)), place.get(e.winner, -1))
             amount = min(e.amount, node.pot) if staking(node) else e.amount  # the pot at most is taken
-            return decided + ((amount,) if exact else ())
+            return decided + ((amount,) if exact or vient else ())
     assert child.round is not None and child.round.tie is not None
     tie = child.round.tie
     found: tuple[object, ...] = ("tie", tuple(place[s] for s in tie.worst), tuple(place[s] for s in tie.best))
@@ -404,7 +439,7 @@ def settled(child: State, node: State) -> tuple[object, ...]:
     if staking(node):  # the tie-break's future: who is tied, and the stake (the results say no more)
         return (*found, min(child.round.stake, node.pot))
     if not exact:
-        return found
+        return (*found, child.round.tie.amount)  # an amount a replay set « pour ce qui vient »
     # what the results already final say of the tie-break's future: what each is worth, and which are
     # nénettes (walked from one sequence of dice of each class, its tie-break stands for the others')
     values = child.rules.table.values
@@ -421,7 +456,7 @@ def pattern(node: State) -> tuple[object, ...]:
     tie = r.tie
     seats = tuple(place[s] for s in tie.draw.seats)
     found = ("tie", node.phase, tuple(place[s] for s in tie.worst), tuple(place[s] for s in tie.best), seats)
-    return found + ((node.pot, min(r.stake, node.pot)) if staking(node) else ())
+    return found + ((node.pot, min(r.stake, node.pot)) if staking(node) else ()) + (tie.vient,)
 
 
 def staking(node: State) -> bool:
@@ -471,15 +506,20 @@ def endings(node: State) -> Ends:
     return ends
 
 
-def engine_values(rules: Ruleset, players: int) -> tuple[dict[Key, np.ndarray], dict[Key, State]]:
+Choose = Callable[[State], Stake]  # a « main chaude » stake at a state awaiting it
+Walk = tuple[dict[Key, np.ndarray], dict[Key, State], Callable[[State, Key], dict[Key, tuple[float, State]]]]
+
+
+def engine_values(rules: Ruleset, players: int, choose: Choose | None = None) -> Walk:
     """Minus each seat's expected share of the loss at every round start the engine reaches.
 
     From every round start, each way the round ends is played through the
     engine (:func:`endings`, whose chances are found once for rounds alike but
     for the tokens and seats) to the next round start or the end; a tie-break
     is followed to the rounds it settles, a replay that ties again counted
-    geometrically. The values then solve the linear equations those chances
-    make (there is nothing to choose in coups secs).
+    geometrically, « main chaude »'s stakes as ``choose`` says. The values then
+    solve the linear equations those chances make (there is nothing else to
+    choose in coups secs). Also returns the states, and where a tie-break leads.
     """
     start = new_game(rules, [f"P{i}" for i in range(players)])
     first = engine_key(start)
@@ -490,9 +530,13 @@ def engine_values(rules: Ruleset, players: int) -> tuple[dict[Key, np.ndarray], 
         """The round starts (or the end) ``node`` leads to, with their chances and engine states."""
         if key in ties:
             return ties[key]
+        r = node.round
+        if r is not None and r.tie is not None and r.tie.awaiting_stake:
+            assert choose is not None, "a stake to choose"
+            node = node.apply(ChooseStake(choose(node)))
         kind = pattern(node)
         if kind not in known:
-            known[kind] = endings(node)
+            known[kind] = endings_alike(kind, node)
         found: dict[Key, tuple[float, State]] = {}
         for end, (p, dice) in known[kind].items():
             child = node
@@ -537,7 +581,7 @@ def engine_values(rules: Ruleset, players: int) -> tuple[dict[Key, np.ndarray], 
         for after, p in found.items():
             moves[index[key], index[after]] += p
     values = np.linalg.solve(np.eye(len(keys)) - moves, ends)
-    return {k: values[i] for k, i in index.items()}, states
+    return {k: values[i] for k, i in index.items()}, states, leads
 
 
 # Simple results, suites and nénettes are worth 2: the charge leaves at most two players holding
@@ -564,6 +608,10 @@ WALKED: dict[str, tuple[str, dict[str, object]]] = {
         "classic-11",
         {**WORTH_TWO, "nenette_last_wins": True, "tie_break": "last_player_first"},
     ),
+    # « Qui barre démarre »: tie-breaks replayed from the last tied player, counter-clockwise; a replay
+    # tied again lets its first thrower choose « est » or « vient », with values deducted, the later
+    # nénette winning and l'Espagnole losing the game.
+    "main-chaude": ("engranjeu-21", dict(WORTH_TWO)),
 }
 
 
@@ -578,8 +626,16 @@ def test_every_engine_state_walked_agrees_with_the_game_solver(walked):
     """
     preset, options = WALKED[walked]
     rules = Ruleset.preset(preset).with_options(**options)
-    values, states = engine_values(rules, 3)
     game = GameMaxn(rules, 3).solve()
+    chosen: dict[Key, tuple[State, Stake]] = {}
+
+    def choose(state: State) -> Stake:
+        action = game.action(state)
+        assert isinstance(action, ChooseStake)
+        chosen[engine_key(state)] = (state, action.stake)
+        return action.stake
+
+    values, states, leads = engine_values(rules, 3, choose)
     compared = set()
     for key, state in states.items():
         if not isinstance(key, tuple) or key[0] == "over":
@@ -598,6 +654,39 @@ def test_every_engine_state_walked_agrees_with_the_game_solver(walked):
     assert any(pos.charge for pos in game.model.positions) and any(
         not pos.charge and pos.tokens.count(0) == 1 for pos in game.model.positions
     )
+    assert bool(chosen) == rules.main_chaude
+    for state, stake in chosen.values():  # each stake worth to its chooser what the solver says
+        walked_stakes = {s: stake_value(state, s, values, leads)[state.to_move] for s in ("est", "vient")}
+        assert game.stake_values(state) == pytest.approx(walked_stakes, abs=1e-9)
+        assert walked_stakes[stake] >= max(walked_stakes.values()) - 1e-12  # and the better one is played
+    if rules.main_chaude:  # both are played somewhere
+        assert {stake for _, stake in chosen.values()} == {"est", "vient"}
+
+
+_ENDINGS: dict[tuple[Ruleset, tuple[object, ...]], Ends] = {}
+
+
+def endings_alike(kind: tuple[object, ...], node: State) -> Ends:
+    """:func:`endings` of ``node``, found once for every node of the same rules and :func:`pattern`."""
+    if (node.rules, kind) not in _ENDINGS:
+        _ENDINGS[(node.rules, kind)] = endings(node)
+    return _ENDINGS[(node.rules, kind)]
+
+
+def stake_value(state: State, stake: Stake, values: dict[Key, np.ndarray], leads: Callable[..., Any]) -> Any:
+    """Every seat's value of playing ``stake`` at ``state``, the stakes chosen as walked afterwards."""
+    node = state.apply(ChooseStake(stake))
+    total = np.zeros(len(state.tokens))
+    for p, dice in endings_alike(pattern(node), node).values():
+        child = node
+        for faces in dice:
+            child = child.apply_dice(faces)
+        after = engine_key(child)
+        if isinstance(after, tuple):
+            total += p * values[after]
+        else:  # a tie-break again: where its replays lead
+            total += p * sum(q * values[k] for k, (q, _) in leads(child, after).items())
+    return total
 
 
 # -- the solved game, played -------------------------------------------------------------------
@@ -664,6 +753,24 @@ def test_the_solved_game_of_three_plays_as_solved_and_beats_round_by_round_play(
     against = seat_rates(("optimal", ROUNDS_LEVEL, ROUNDS_LEVEL), fewer)
     print("against two round-level bots:", [interval(seat, fewer) for seat in against])
     assert all(interval(against[0], fewer)[1] < interval(other, fewer)[0] for other in against[1:])
+
+
+def test_the_solved_game_of_three_under_qui_barre_demarre_plays_as_solved(shared_solutions):
+    """engranjeu-21 with a pot of 4, bot:optimal in every seat played through the engine (the fast
+    simulator does not hold « qui barre démarre »'s whole game): each seat is among the losers as
+    often as the solver says, within 4 standard errors (first seats rotating)."""
+    rules = Ruleset.preset("engranjeu-21").with_options(pot=4)
+    solved_here(rules, 3, shared_solutions)
+    summary = solved_game(rules, 3).summary()
+    games = 10_000
+    sim = Simulation(rules, ("optimal",) * 3, games)
+    assert not sim.compiled and sim.engine_levels == ("optimal",)
+    with pytest.raises(InvalidRuleset, match="outside « qui barre démarre »"):
+        MaxnTables(rules, 3)
+    data = Summary(sim, run(sim, workers=1)).to_dict()
+    expected = float(np.mean(summary["lose_by_position"]))
+    for seat in data["seats"]:
+        assert abs(seat["loss_rate"] - expected) < 4 * (expected * (1 - expected) / games) ** 0.5
 
 
 def test_the_solved_game_of_three_with_accumulated_stakes_plays_as_solved(shared_solutions):
@@ -786,18 +893,31 @@ def test_bot_optimal_plays_the_whole_game_where_the_rules_allow():
         parse_players(f"bot:optimal,bot:{ROUNDS_LEVEL}")  # the round-level bot is for measuring only
 
 
-@pytest.mark.parametrize("rules", [SMALL, Ruleset.preset("lyonnaise-21").with_options(pot=6)], ids=str)
+@pytest.mark.parametrize(
+    "rules",
+    [
+        SMALL,
+        Ruleset.preset("lyonnaise-21").with_options(pot=6),
+        Ruleset.preset("engranjeu-21").with_options(pot=4),
+    ],
+    ids=str,
+)
 def test_advice_ranks_the_bots_choice_first(shared_solutions, rules):
     """At every choice of bot:optimal in the first manche, advice over the game puts it first.
 
     The position given to the advice is the table's as a player sees it: the
-    tokens from the mover round the table, the results before, the leader's
+    tokens from the mover round the table, the results before (with the throws
+    each took, where « qui barre démarre » compares them), the leader's
     throws, the phase, the pot and, where every throw adds to it, the stake.
+    A « main chaude » stake is the one the strategy values most.
     """
     solved_here(rules, 3, shared_solutions)
     bot = OptimalBot()
-    checked = 0
-    for number in range(30):
+    strategy = strategy_for(rules, 3)
+    checked = stakes = 0
+    for number in itertools.count():
+        if number >= 30 and (stakes or not rules.main_chaude):  # « main chaude » is rare: until one
+            break
         game, dice = Game(rules, ["A", "B", "C"]), SeededDice(f"advice-{number}")
         while game.state.manche == 1 and game.state.phase is not Phase.OVER:
             state = game.state
@@ -806,10 +926,18 @@ def test_advice_ranks_the_bots_choice_first(shared_solutions, rules):
                 continue
             r, mover = state.round, state.to_move
             assert r is not None and mover is not None
+            if r.tie is not None:  # « main chaude »: the better stake, valued by the game
+                valued = strategy.choices(state)
+                assert bot.choose(state) == valued[0][0] and valued[0][1] >= valued[1][1]
+                game.act(bot.choose(state))
+                stakes += 1
+                continue
             tokens = tuple(state.tokens[(mover + s) % 3] for s in range(3))
             charge = state.phase is Phase.CHARGE
             before = tuple(t.result for t in r.done)
-            context = RoundContext(3, before, r.limit, charge, state.pot if charge else None, tokens, r.stake)
+            place = state.pot if charge else None
+            throws = tuple(t.throws for t in r.done)
+            context = RoundContext(3, before, r.limit, charge, place, tokens, r.stake, throws=throws)
             most = rules.throws_allowed(charge)
             limit = r.limit if r.done and rules.leader_limit and r.limit else most
             advice = advise_game_level(rules, Result.of(r.dice), limit - r.throws, context)
@@ -820,6 +948,7 @@ def test_advice_ranks_the_bots_choice_first(shared_solutions, rules):
             checked += 1
             game.act(action)
     assert checked > 50
+    assert stakes > 0 or not rules.main_chaude
 
 
 def test_solve_and_advise_for_three_players(shared_solutions):

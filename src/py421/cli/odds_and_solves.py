@@ -78,10 +78,18 @@ def odds(target: str, rules: Ruleset, throws: int, as_json: bool, lang: str) -> 
     )
 
 
-def _finals(text: str | None) -> tuple[Result, ...]:
+def _finals(text: str | None, lang: str) -> tuple[tuple[Result, ...], tuple[int, ...]]:
+    """--before: the results already final, each maybe with the throws it took (``421/2``)."""
     if not text:
-        return ()
-    return tuple(Result.parse(part) for part in text.replace(";", ",").split(",") if part.strip())
+        return (), ()
+    parts = [part.strip() for part in text.replace(";", ",").split(",") if part.strip()]
+    results = tuple(Result.parse(part.split("/")[0]) for part in parts)
+    counts = [part.split("/")[1] if "/" in part else "" for part in parts]
+    if not any(counts):
+        return results, ()
+    if not all(c.strip().isdigit() for c in counts):
+        raise click.BadParameter(tr(lang, "cli.advise.before_throws", text=repr(text)))
+    return results, tuple(int(c) for c in counts)
 
 
 def _places(text: str | None, lang: str) -> tuple[int, ...]:
@@ -153,7 +161,7 @@ def advise(
     _check_context(chosen, lang, defaulted=objective is None)
     if limit is not None and not before:  # the leader sets the limit, bound by none
         raise click.UsageError(tr(lang, "cli.advise.limit_alone"))
-    finals = _finals(before)
+    finals, throws = _finals(before, lang)
     counts = _counts(tokens, players, lang)
     in_round = players or (len(counts) if counts else max(2, len(finals) + 1))
     shares = False  # the whole game of three to five, or of two where manches carry over
@@ -167,7 +175,7 @@ def advise(
         from ..solver.strategy import advise_whole_game
 
         context = solver.RoundContext(
-            in_round, finals, limit, phase == "charge", pot, counts, stake, _places(out, lang)
+            in_round, finals, limit, phase == "charge", pot, counts, stake, _places(out, lang), throws
         )
         match chosen:
             case "game":  # the solver that covers the table says

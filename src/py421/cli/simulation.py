@@ -95,7 +95,7 @@ def simulate(
     if "optimal" in sim.levels and covering(rules, seated) != "rounds":
         _prepare_optimal(rules, seated, as_json, workers or default_workers(), lang)
     workers = workers or min(default_workers(), sim.batch_count)
-    if _engine_played(sim.levels, lang):  # a bot the fast simulator does not have: the engine plays, here
+    if _engine_played(sim.engine_levels, lang):  # bots the fast simulator does not play: the engine plays
         workers = 1
     # The kernel is compiled once per machine (a minute or two): before the timer, so games/s is the speed.
     started = time.perf_counter()
@@ -321,10 +321,8 @@ def ladder(
 
 
 def _engine_played(levels: tuple[str, ...], lang: str) -> bool:
-    """Say on the error stream which bots the engine plays (no compiled twin); whether any does."""
-    from ..sim.fast.policy import KINDS
-
-    slow = ", ".join(f"bot:{level}" for level in levels if level not in KINDS)
+    """Say on the error stream which bots the engine plays (no compiled twin here); whether any does."""
+    slow = ", ".join(f"bot:{level}" for level in levels)
     if slow:
         click.echo(tr(lang, "cli.sim.engine", bots=slow), err=True)
     return bool(slow)

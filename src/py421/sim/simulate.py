@@ -46,7 +46,7 @@ from ..solver.tables import INDEX, RESULTS
 from .fast import kernel as k
 from .fast.counter_dice import batch_key, face, game_key, throw_code
 from .fast.lineup import Lineup, check_players, parse_players
-from .fast.policy import KINDS, LINEUP_KINDS
+from .fast.policy import KINDS, LINEUP_KINDS, maxn_in_kernel
 from .loop import play_out
 from .stopping import Terminated
 
@@ -81,7 +81,17 @@ class Simulation:
     @property
     def compiled(self) -> bool:
         """Whether the fast simulator plays every seat; else the engine plays the games (far slower)."""
-        return all(level in LINEUP_KINDS for level in self.levels)
+        return not self.engine_levels
+
+    @property
+    def engine_levels(self) -> tuple[str, ...]:
+        """The bot levels the fast simulator does not play here: those with no compiled twin, and
+        bot:optimal where it plays a whole game under « qui barre démarre » (throw counts compared,
+        « main chaude » chosen), which the kernel does not hold."""
+        slow = [level for level in self.levels if level not in LINEUP_KINDS]
+        if "optimal" in self.levels and not maxn_in_kernel(self.rules, len(self.levels)):
+            slow.append("optimal")
+        return tuple(dict.fromkeys(slow))
 
     @property
     def batch_count(self) -> int:

@@ -60,6 +60,8 @@ class RoundContext:
     # three to five players: those out of the manche, by place after the mover (1: the next clockwise),
     # where holding no token does not say it (``withdraw_at_zero`` off)
     out: tuple[int, ...] = ()
+    # the throws each result before took, where « qui barre démarre » compares them (none: not said)
+    throws: tuple[int, ...] = ()
 
     def check(self, rules: Ruleset, throws_left: int) -> int:
         """The throws the mover may use; refuses an impossible context."""
@@ -233,9 +235,12 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
     check_throws_left(throws_left, limit)
     summary = 0
     if place:
-        summary = INDEX[context.before[0]]
-        for i, before in enumerate(context.before[1:]):
-            summary = int(shape.steps[i][summary, INDEX[before]])
+        throws = context.throws or (1,) * place
+        if shape.throws > 1 and most > 1 and len(context.throws) != place:
+            raise InvalidPosition(Message("solver.game.throws_before", {"done": place}))
+        if any(not 1 <= t <= most for t in throws):
+            raise InvalidPosition(Message("solver.game.throws_range", {"most": most}))
+        summary = game_maxn.summary_of(shape, list(zip(context.before, throws, strict=True)))
     stops = game_maxn.stops_at(game.model, p, game.manches[key].values, place, summary, limit)
     if stops[0].ndim == 2:  # every throw adds to the stake: the stake so far counts
         cap = stops[0].shape[1] - 1

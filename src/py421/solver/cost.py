@@ -43,7 +43,7 @@ from ..core.engine import players_refused
 from ..core.errors import InvalidPlayers
 from ..core.rules import Ruleset
 from ..paths import data_dir
-from . import heads_up, rounds, solutions
+from . import game_maxn, heads_up, rounds, solutions
 from .amounts import settled_amounts, token_values
 from .shipped import located
 from .strategy import covering, played, refuse
@@ -431,7 +431,8 @@ def game_model(rules: Ruleset, players: int) -> tuple[int, int]:
         splits = math.comb(total - k * least + k - 1, k - 1)
         ways = k * ((1 << (k - 1)) - 1) if both else k * (k - 1)  # a winner, and who takes
         outcomes += math.comb(n, k) * splits * k * ways * amounts
-    shape = len(RESULTS) * GAME_SUMMARIES[players]
+    counted = game_maxn.counted(rules)  # « qui barre démarre »: each result with its throws
+    shape = len(RESULTS) * counted * GAME_SUMMARIES[players] * counted ** (players - 1)
     return OUTCOME * outcomes + SHAPE_STEP * shape, max(100 * outcomes, 12 * 8 * shape)
 
 

@@ -35,9 +35,12 @@ from .game_maxn import (
     Shape,
     _choices,
     _class_chances,
+    _counted_reach,
     _ended,
     _evaluate,
+    _made_in,
     _moves,
+    _moves_with,
     _zero_amounts,
     round_at,
     shape_of,
@@ -101,17 +104,17 @@ def respond(
                 out, final, _ = follower_turns(column, step, 0, limit, limit)
                 later, chances = out[limit - 1][:, 0], final[limit - 1]
             else:
-                chances = _ended(list(played.followers[limit][i - 1]), limit).sum(axis=1)
+                chances = _counted_reach(shape, _ended(list(played.followers[limit][i - 1]), limit))
                 later = np.einsum("cr,cr->c", chances, later[step])
             finals[limit].insert(0, chances)
         after_leader[limit] = later
+    by_used = [_made_in(after_leader[u if leader_limit else most], u) for u in range(1, most + 1)]
     if place == 0:
-        stops = [after_leader[most - r if leader_limit else most][None, :] for r in range(most)]
-        leader = _choices(stops, most)
+        leader = _choices([by_used[most - r - 1][None, :] for r in range(most)], most)
     else:
         leader = played.leader
     ended = _ended(leader, most)[0]
-    value = sum(float(ended[u - 1] @ after_leader[u if leader_limit else most]) for u in range(1, most + 1))
+    value = sum(float(ended[u - 1] @ by_used[u - 1]) for u in range(1, most + 1))
     return value, _class_chances(shape, ended, finals, limits, leader_limit)
 
 
@@ -124,17 +127,20 @@ def _round(manche: Manche, p: int, stored: FloatArray, best: FloatArray) -> list
     order = pos.order()
     played = round_at(manche, p, stored, keep=True)
     assert played.classes is not None
-    targets = manche.payoff(p, best)
     most = rules.throws_allowed(pos.charge)
     shape = shape_of(rules, len(order))
+    after = manche.after(p, best)
+    stakes = manche.stakes(p, stored)  # « main chaude »: the stakes played, chosen against ``stored``
     found = []
     for seat in range(manche.players):
+        weights = manche.weights(p, best, stakes, seat)  # the seat's own stakes are its best too
+        target = weights @ after[:, seat]
         if seat in order:
             place = order.index(seat)
-            value, classes = respond(shape, played, targets[:, seat], most, rules.leader_limit, place)
+            value, classes = respond(shape, played, target, most, rules.leader_limit, place)
         else:  # out of the décharge: the round is played without them
-            value, classes = float(played.classes @ targets[:, seat]), played.classes
-        found.append((value, _moves(manche, p, classes)))
+            value, classes = float(played.classes @ target), played.classes
+        found.append((value, _moves_with(manche, p, classes, weights)))
     return found
 
 
@@ -147,7 +153,7 @@ def _played(manche: Manche, stored: FloatArray, ends: FloatArray) -> FloatArray:
     for p in range(count):
         play = round_at(manche, p, stored, keep=True)
         assert play.classes is not None
-        moves[p] = _moves(manche, p, play.classes)
+        moves[p] = _moves(manche, p, play.classes, stored)
     decharge, levels = _groups(manche)
     for group in ([decharge] if decharge else []) + levels:  # each leads to itself and earlier ones
         values[group] = _evaluate(group, moves, values)

@@ -72,9 +72,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from ..core.actions import Action, Stop, Throw
+from ..core.actions import Action, ChooseStake, Stake, Stop, Throw
 from ..core.combos import NENETTE
 from ..core.dice import Result
+from ..core.engine import est_amount
 from ..core.errors import InvalidPlayers, InvalidPosition, InvalidRuleset, Message
 from ..core.rules import Ruleset
 from ..core.state import Phase, State
@@ -82,7 +83,8 @@ from . import tie_breaks
 from .amounts import settled_amounts, token_values
 from .game_maxn_stakes import play_staked_round, staked, staked_ways
 from .game_maxn_stakes import stop_values as staked_stop_values
-from .game_maxn_turns import follower_turns, follower_values, spread
+from .game_maxn_turns import Choices, follower_turns, follower_values, spread
+from .main_chaude import Chaude, chaude
 from .rounds import EPS, FRESH, KEEP_CHOICES, STOP, comparison_of
 from .tables import INDEX, KEEPS, RESULTS, TRANSITIONS, FloatArray
 
@@ -102,6 +104,9 @@ MOST_DECHARGE = {2: 1 << 30, 3: 4_000, 4: 8_100, 5: 7_000}
 # four would hold 18,206 summaries x the pot at every position (the presets' 21 and 41 tokens are over
 # the size cap at four anyway).
 MOST_STAKED = 3
+# « qui barre démarre »: results counted by throws make a round of four hold about 180 times the
+# summaries of three after three results (each a result and its throws)
+MOST_COUNTED = 3
 FORMAT = 2  # bump when the cached results change meaning (2: where unsettled, what deviating gains)
 KEPT_ROUNDS = 16  # solved rounds kept for play: a round of four holds megabytes of choices
 
@@ -184,10 +189,10 @@ def unsupported(rules: Ruleset, players: int) -> Message | None:
         return Message(
             "solver.game.accumulated",
         )
-    if rules.tie_break == "qui_barre_demarre":
-        return Message(
-            "solver.game.qui_barre",
-        )
+    if rules.tie_break == "qui_barre_demarre" and rules.accumulated_stakes:
+        return Message("solver.game.qui_barre_stakes")
+    if rules.tie_break == "qui_barre_demarre" and players > MOST_COUNTED:
+        return Message("solver.game.qui_barre", {"most": MOST_COUNTED, "n": players})
     if rules.nenette_last_wins and rules.accumulated_stakes:
         return Message("solver.game.nenette")
     if rules.queue_de_la_vache:
@@ -249,25 +254,46 @@ class Shape:
     worst: IntArray  # [class] bit mask of the worst result's holders
     amount: IntArray  # [class] the amount the round settles for
     coups_secs: FloatArray
+    fixed: npt.NDArray[np.bool_]  # [class] the loser pays the nénette penalty, whatever stake is chosen
+    throws: int = 1  # throw counts told apart (:func:`counted`)
 
     @property
     def classes(self) -> int:
         return len(self.amount)
 
 
+def counted(rules: Ruleset) -> int:
+    """How many throw counts a round's comparison tells apart: under « qui barre démarre » a result
+    made in fewer throws beats the same result made in more, so a round's results are *counted*
+    results, ``(throws - 1) * 56 + result``; elsewhere 1 (the result alone)."""
+    if rules.tie_break != "qui_barre_demarre":
+        return 1
+    return max(rules.throws_allowed(True), rules.throws_allowed(False))
+
+
 @cache
 def shape_of(rules: Ruleset, players: int, staked: bool = False) -> Shape:
     """The summaries of a round; ``staked``: a charge round where every throw adds to the stake
-    (:mod:`.game_maxn_stakes`), whose classes say only who holds the best and the worst result."""
+    (:mod:`.game_maxn_stakes`), whose classes say only who holds the best and the worst result.
+
+    Under « qui barre démarre » the results are counted ones (:func:`counted`): the summaries hold
+    the throws of the best and the worst, and ``steps`` have a column per counted result."""
     if players < 2:
         raise InvalidPlayers(Message("solver.game.round_two"))
-    strength = np.array(comparison_of(rules).strength, dtype=np.intp)
-    n = len(RESULTS)
+    kinds = len(RESULTS)
+    throws = counted(rules)
+    n = kinds * throws
+    result = np.arange(n) % kinds  # the result of each counted result
+    used = np.arange(n) // kinds + 1
+    strength = np.array(comparison_of(rules).strength, dtype=np.intp)[result]
+    if throws > 1:  # the same result made in fewer throws is the better
+        strength = strength * (throws + 1) - used
     best = np.arange(n)
     worst = best.copy()
     best_mask = np.ones(n, np.intp)
     worst_mask = best_mask.copy()
     steps = []
+    fixed = np.zeros(0, np.intp)
     classes: tuple[IntArray, IntArray, IntArray] = (best_mask, worst_mask, np.zeros(n, np.intp))
     for i in range(1, players):
         b, w, r = best[:, None], worst[:, None], np.arange(n)[None, :]
@@ -286,25 +312,31 @@ def shape_of(rules: Ruleset, players: int, staked: bool = False) -> Shape:
             best_mask, found = found % span, found // span
             worst, best = found % n, found // n
         else:
-            amount = np.zeros_like(nb) if staked else settled_amounts(rules, nb, nw, nb == nw)
+            rb, rw = result[nb], result[nw]
+            amount = np.zeros_like(nb) if staked else settled_amounts(rules, rb, rw, nb == nw)
             if rules.nenette_last_wins:  # every result a nénette: the first thrower's is the worst
-                nenettes = (nb == INDEX[NENETTE]) & (nw == INDEX[NENETTE])
+                nenettes = (rb == INDEX[NENETTE]) & (rw == INDEX[NENETTE])
                 nbm = np.where(nenettes, me, nbm)
                 nwm = np.where(nenettes, 1, nwm)
+            # a loser holding nénette pays the penalty whatever « main chaude » stake is chosen
+            penalty = (rw == INDEX[NENETTE]) & bool(rules.main_chaude and rules.nenette_penalty)
             top = int(amount.max()) + 1
-            key = (nbm * span + nwm) * top + amount
+            key = ((nbm * span + nwm) * top + amount) * 2 + penalty
             found, inverse = np.unique(key, return_inverse=True)
             steps.append(inverse.reshape(key.shape).astype(np.intp))
+            fixed, found = found % 2, found // 2
             amounts, found = found % top, found // top
             classes = (found // span, found % span, amounts)
-    coups_secs = np.zeros((n, len(classes[2])))
-    for res in range(n):  # one leader's result at a time: four players' summaries are many
+    fresh = np.zeros(n)
+    fresh[:kinds] = FRESH  # a coup sec is one throw
+    coups_secs = np.zeros((kinds, len(classes[2])))
+    for res in range(kinds):  # one leader's result at a time: four players' summaries are many
         reach = np.eye(n)[res]
         for step in steps:
             size = int(step.max()) + 1
-            reach = np.bincount(step.ravel(), (reach[:, None] * FRESH[None, :]).ravel(), minlength=size)
+            reach = np.bincount(step.ravel(), (reach[:, None] * fresh[None, :]).ravel(), minlength=size)
         coups_secs[res] = reach
-    return Shape(players, tuple(steps), *classes, coups_secs=coups_secs)
+    return Shape(players, tuple(steps), *classes, coups_secs, fixed.astype(bool), throws)
 
 
 # -- how a class settles: who loses, who wins -------------------------------------------------
@@ -318,6 +350,13 @@ class Settling:
 
     outcomes: tuple[Outcome, ...]
     weights: FloatArray
+    chaude: Chaude | None = None  # « main chaude »: ``weights`` are those settled with no choice made
+
+    def at(self, after: FloatArray, seats: Sequence[int]) -> FloatArray:
+        """``weights`` once every « main chaude » choice is made against ``after[outcome, seat]``."""
+        if self.chaude is None:
+            return self.weights
+        return self.chaude.weights(after, seats)[0]
 
 
 @cache
@@ -333,6 +372,13 @@ def settling_of(rules: Ruleset, players: int, charge: bool) -> Settling:
     found: dict[Outcome, int] = {}
     rows: list[list[tuple[int, float]]] = []
     everyone = (1 << players) - 1
+    if rules.main_chaude and not bets:
+        holders = [
+            (_places(int(w), players), _places(int(b), players), int(a), bool(f))
+            for b, w, a, f in zip(shape.best, shape.worst, shape.amount, shape.fixed, strict=True)
+        ]
+        made = chaude(rules, players, charge, holders, found)
+        return Settling(tuple(found), made.direct, made)
     if bets:
         for worst in shape.worst.tolist():
             for stake in range(rules.pot + 1):
@@ -365,6 +411,10 @@ def settling_of(rules: Ruleset, players: int, charge: bool) -> Settling:
                 ways += [((group, w, amount), pw * pl) for group, pl in losers]
         rows.append([(found.setdefault(outcome, len(found)), p) for outcome, p in ways])
     return _settling(found, rows)
+
+
+def _places(mask: int, players: int) -> tuple[int, ...]:
+    return tuple(i for i in range(players) if mask >> i & 1)
 
 
 def _settling(found: dict[Outcome, int], rows: list[list[tuple[int, float]]]) -> Settling:
@@ -456,36 +506,72 @@ def play_round(
     if 1 in limits:  # everyone after the leader throws once
         after_leader[1] = shape.coups_secs @ payoff
     longer = [limit for limit in limits if limit > 1]
-    if longer:
-        # the last player's values come from the payoff whatever the limit: one solve serves all
-        last = (payoff, shape.steps[k - 2], seats[k - 1], max(longer))
+    solved: tuple[FloatArray, FloatArray, Choices] | None = None
+    for limit in longer:
+        if solved is None or shape.throws > 1:
+            # the last player's values come from the payoff whatever the limit: one solve serves all,
+            # except where throw counts are compared (the limit changes what stopping is worth)
+            last = (payoff, shape.steps[k - 2], seats[k - 1], max(longer) if shape.throws == 1 else limit)
+            # a sweep keeps only the values
+            unkept = np.empty((0, 0, 0), np.int8)
+            solved = follower_turns(*last) if keep else (follower_values(*last), np.empty(0), unkept)
+        out, final, choices = solved
+        later = out[limit - 1]
         if keep:
-            out, final, choices = follower_turns(*last)
-        else:  # a sweep: only the values
-            out = follower_values(*last)
-        for limit in longer:
-            later = out[limit - 1]
-            if keep:
-                finals[limit].append(final[limit - 1])
-                followers[limit].append(list(choices[:limit]))
-            for i in range(k - 2, 0, -1):
-                if not keep:
-                    later = follower_values(later, shape.steps[i - 1], seats[i], limit, limit)[limit - 1]
-                    continue
-                out_i, final_i, choices_i = follower_turns(later, shape.steps[i - 1], seats[i], limit, limit)
-                later = out_i[limit - 1]
-                finals[limit].insert(0, final_i[limit - 1])
-                followers[limit].insert(0, list(choices_i))
-            after_leader[limit] = later
-    stops = [after_leader[most - r if leader_limit else most][None, :, seats[0]] for r in range(most)]
+            finals[limit].append(final[limit - 1])
+            followers[limit].append(list(choices[:limit]))
+        for i in range(k - 2, 0, -1):
+            if not keep:
+                later = follower_values(later, shape.steps[i - 1], seats[i], limit, limit)[limit - 1]
+                continue
+            out_i, final_i, choices_i = follower_turns(later, shape.steps[i - 1], seats[i], limit, limit)
+            later = out_i[limit - 1]
+            finals[limit].insert(0, final_i[limit - 1])
+            followers[limit].insert(0, list(choices_i))
+        after_leader[limit] = later
+    by_used = [_made_in(after_leader[u if leader_limit else most], u) for u in range(1, most + 1)]
+    stops = [by_used[most - r - 1][None, :, seats[0]] for r in range(most)]
     leader = _choices(stops, most)
     ended = _ended(leader, most)[0]  # [used - 1, result]
-    value = sum(ended[u - 1] @ after_leader[u if leader_limit else most] for u in range(1, most + 1))
+    value = sum(ended[u - 1] @ by_used[u - 1] for u in range(1, most + 1))
     play = RoundPlay(np.asarray(value, dtype=float))
     if keep:
         play.leader, play.followers = leader, followers
         play.classes = _class_chances(shape, ended, finals, limits, leader_limit)
     return play
+
+
+def summary_of(shape: Shape, done: Sequence[tuple[Result, int]]) -> int:
+    """The summary after the results ``done`` (each with the throws it took), leader first."""
+    kinds = len(RESULTS)
+
+    def column(result: Result, throws: int) -> int:
+        return INDEX[result] + (throws - 1) * kinds if shape.throws > 1 else INDEX[result]
+
+    summary = column(*done[0])
+    for i, later in enumerate(done[1:]):
+        summary = int(shape.steps[i][summary, column(*later)])
+    return summary
+
+
+def _made_in(after: FloatArray, used: int) -> FloatArray:
+    """The rows of ``after`` (by the leader's result, counted where throws are compared) for a
+    result made in ``used`` throws."""
+    kinds = len(RESULTS)
+    if after.shape[0] == kinds:
+        return after
+    return after[(used - 1) * kinds : used * kinds]
+
+
+def _counted_reach(shape: Shape, ended: FloatArray) -> FloatArray:
+    """``ended[..., used - 1, result]`` as the chance of each counted result (:func:`counted`)."""
+    if shape.throws == 1:
+        found: FloatArray = ended.sum(axis=-2)
+        return found
+    flat = ended.reshape(*ended.shape[:-2], -1)
+    reach = np.zeros((*ended.shape[:-2], len(RESULTS) * shape.throws))
+    reach[..., : flat.shape[-1]] = flat
+    return reach
 
 
 def stop_values(
@@ -507,10 +593,13 @@ def stop_values(
     """
     if place == 0:
         by_limit = {u: _after(shape, payoff, seats, u, 0) for u in range(1, most + 1)}
-        return [by_limit[most - r if leader_limit else most][:, seats[0]] for r in range(most)]
+        by_used = [_made_in(by_limit[u if leader_limit else most], u) for u in range(1, most + 1)]
+        return [by_used[most - r - 1][:, seats[0]] for r in range(most)]
     after = _after(shape, payoff, seats, limit, place)
     stops = after[shape.steps[place - 1][summary], seats[place]]
-    return [stops] * limit
+    if shape.throws == 1:
+        return [stops] * limit
+    return [_made_in(stops, limit - r) for r in range(limit)]
 
 
 def stops_at(
@@ -540,7 +629,7 @@ def _after(shape: Shape, payoff: FloatArray, seats: Sequence[int], limit: int, p
     for i in range(k - 1, place, -1):  # from the last player back to the one after ``place``
         step = shape.steps[i - 1]
         if limit == 1:  # coups secs: nothing to choose
-            later = np.einsum("r,crs->cs", FRESH, later[step])
+            later = np.einsum("r,crs->cs", FRESH, later[step[:, : len(FRESH)]])
         else:
             later = follower_values(later, step, seats[i], limit, limit)[limit - 1]
     return later
@@ -556,15 +645,23 @@ def _class_chances(
     """The chance of each class, following the play forward from the leader."""
     total = np.zeros(shape.classes)
     for limit in limits:
-        reach = ended[limit - 1] if leader_limit else ended.sum(axis=0)  # over the leader's results
         if limit == 1:
-            total += reach @ shape.coups_secs
+            total += (ended[0] if leader_limit else ended.sum(axis=0)) @ shape.coups_secs
             continue
+        # over the leader's results (counted ones where throws are compared)
+        reach = _counted_reach(shape, ended if not leader_limit else _only(ended, limit))
         for step, final in zip(shape.steps, finals[limit], strict=True):
             size = shape.classes if step is shape.steps[-1] else int(step.max()) + 1
             reach = spread(step, final, reach, size)
         total += reach
     return total
+
+
+def _only(ended: FloatArray, used: int) -> FloatArray:
+    """``ended`` with only the results made in ``used`` throws."""
+    found = np.zeros_like(ended)
+    found[used - 1] = ended[used - 1]
+    return found
 
 
 # -- the positions of a manche -----------------------------------------------------------------
@@ -690,12 +787,39 @@ class Manche:
 
     def payoff(self, p: int, values: FloatArray) -> FloatArray:
         """[class, seat]: what each class of the round at position ``p`` is worth to each seat."""
-        nodes, chances = self.tables[p]
-        pos = self.positions[p]
-        settling = settling_of(self.rules, len(pos.order()), pos.charge)
-        after = np.einsum("ow,ows->os", chances, values[nodes])
-        found: FloatArray = settling.weights @ after
+        after = self.after(p, values)
+        found: FloatArray = self._settling(p).at(after, self.positions[p].order()) @ after
         return found
+
+    def after(self, p: int, values: FloatArray) -> FloatArray:
+        """[outcome, seat]: what each way the round at ``p`` settles is worth to each seat."""
+        nodes, chances = self.tables[p]
+        found: FloatArray = np.einsum("ow,ows->os", chances, values[nodes])
+        return found
+
+    def _settling(self, p: int) -> Settling:
+        pos = self.positions[p]
+        return settling_of(self.rules, len(pos.order()), pos.charge)
+
+    def stakes(self, p: int, values: FloatArray) -> list[bool]:
+        """Where « vient » is chosen in the round at ``p`` against ``values``, by choice (none
+        outside « main chaude »)."""
+        settling = self._settling(p)
+        if settling.chaude is None:
+            return []
+        return settling.chaude.weights(self.after(p, values), self.positions[p].order())[1]
+
+    def weights(
+        self, p: int, values: FloatArray, played: list[bool] | None = None, responder: int = -1
+    ) -> FloatArray:
+        """[class, outcome]: how each class of the round at ``p`` settles, « main chaude » chosen
+        against ``values``; with ``played``, only the seat ``responder`` chooses so, the others
+        playing those stakes."""
+        settling = self._settling(p)
+        if settling.chaude is None:
+            return settling.weights
+        after = self.after(p, values)
+        return settling.chaude.weights(after, self.positions[p].order(), played, responder)[0]
 
     def counts(self) -> tuple[int, int]:
         charge = sum(p.charge for p in self.positions)
@@ -740,12 +864,16 @@ def round_at(manche: Manche, p: int, values: FloatArray, keep: bool = False) -> 
     return play_round(shape_of(rules, len(order)), payoff, order, most, rules.leader_limit, keep)
 
 
-def _moves(manche: Manche, p: int, classes: FloatArray) -> Moves:
-    """Where the round at ``p`` leads when its classes come with these chances."""
-    pos = manche.positions[p]
-    settling = settling_of(manche.rules, len(pos.order()), pos.charge)
+def _moves(manche: Manche, p: int, classes: FloatArray, values: FloatArray) -> Moves:
+    """Where the round at ``p`` leads when its classes come with these chances, the « main
+    chaude » stakes chosen against ``values``."""
+    return _moves_with(manche, p, classes, manche.weights(p, values))
+
+
+def _moves_with(manche: Manche, p: int, classes: FloatArray, weights: FloatArray) -> Moves:
+    """Where the round at ``p`` leads when its classes come with these chances and settle so."""
     nodes, chances = manche.tables[p]
-    return nodes.ravel(), ((classes @ settling.weights)[:, None] * chances).ravel()
+    return nodes.ravel(), ((classes @ weights)[:, None] * chances).ravel()
 
 
 def solve_manche(
@@ -793,10 +921,10 @@ def solve_manche(
         change = 0.0
         for p in decharge:  # in place: each round sees the values already updated
             play = round_at(manche, p, values, keep=True)
+            assert play.classes is not None
+            moves[p] = _moves(manche, p, play.classes, values)  # the stakes chosen as the round was
             change = max(change, float(np.abs(play.value - values[p]).max()))
             values[p] = play.value
-            assert play.classes is not None
-            moves[p] = _moves(manche, p, play.classes)
         solution.sweeps += 1
         solution.change = change
         changes.append(change)
@@ -839,10 +967,10 @@ def solve_manche(
             change = 0.0
             for p in levels[pot]:
                 play = round_at(manche, p, values, keep=True)
+                assert play.classes is not None
+                moves[p] = _moves(manche, p, play.classes, values)
                 change = max(change, float(np.abs(play.value - values[p]).max()))
                 values[p] = play.value
-                assert play.classes is not None
-                moves[p] = _moves(manche, p, play.classes)
             if not looping or change < TOLERANCE:
                 break
         else:
@@ -1136,9 +1264,38 @@ class GameMaxn:
         self._plays[(key, p)] = found  # the most recent last
         return found
 
-    def action(self, state: State) -> Action:
-        """The solved choice of the player throwing in ``state``: stop, or the dice to keep."""
+    def stake_values(self, state: State) -> dict[Stake, float]:
+        """« Main chaude »: what each stake is worth to the player choosing it in ``state``."""
         r = state.round
+        if r is None or r.tie is None or not r.tie.awaiting_stake:
+            raise InvalidPosition(Message("solver.game.no_mover"))
+        key, p, _ = self.locate(state)
+        pos = self.model.positions[p]
+        seats = pos.order()
+        settling = settling_of(self.rules, len(seats), pos.charge)
+        assert settling.chaude is not None  # a stake is chosen only under « main chaude »
+        tie = r.tie
+        place = {s: i for i, s in enumerate(r.order)}
+        loser = next(t.result for t in r.done if t.seat == tie.worst[0])
+        point = (
+            tuple(place[s] for s in tie.worst),
+            tuple(place[s] for s in tie.best),
+            tuple(place[s] for s in tie.draw.seats),
+            est_amount(state),
+            bool(self.rules.nenette_penalty) and loser == NENETTE,
+        )
+        nodes, chances = self.model.tables[p]
+        after = np.einsum("ow,ows->os", chances, self.manches[key].values[nodes])
+        ways = settling.chaude.ways(after, seats, point) @ after[:, seats[point[2][0]]]
+        return {"est": float(ways[0]), "vient": float(ways[1])}
+
+    def action(self, state: State) -> Action:
+        """The solved choice of the player throwing in ``state``: stop, or the dice to keep; or
+        under « main chaude », the stake (« est » where both are worth the same within EPS)."""
+        r = state.round
+        if r is not None and r.tie is not None and r.tie.awaiting_stake and self.rules.main_chaude:
+            values = self.stake_values(state)
+            return ChooseStake("vient" if values["vient"] > values["est"] + EPS else "est")
         if r is None or r.tie is not None or state.to_move is None:
             raise InvalidPosition(Message("solver.game.no_mover"))
         play = self.round_play(state)
@@ -1156,9 +1313,7 @@ class GameMaxn:
             at = (0, result)
         else:
             shape = shape_of(rules, len(r.order), bets)
-            summary = INDEX[r.done[0].result]
-            for i, done in enumerate(r.done[1:]):
-                summary = int(shape.steps[i][summary, INDEX[done.result]])
+            summary = summary_of(shape, [(t.result, t.throws) for t in r.done])
             chosen = play.followers[limit][mover - 1][remaining]
             at = (summary, result)
         if bets:  # the stake so far, this throw's value added; a stake from the pot up is the pot

@@ -6,7 +6,9 @@ the mover's own seat by backward induction over the throws left, and played
 forward to the chance of each final result. A turn of ``throws`` throws
 holds the turns of fewer: the mover's choices with ``r`` throws left are
 the same whatever the limit (the values of stopping do not depend on it), so
-one solve gives every limit.
+one solve gives every limit; except under « qui barre démarre », where a
+result made in fewer throws is worth more (a column of ``step`` per result
+and throws used): there each limit is solved on its own.
 
 Ties within EPS: stop rather than throw, then the first keep of
 KEEP_CHOICES (more dice first), as :mod:`.rounds` plays.
@@ -81,13 +83,18 @@ def follower_turns(later: FloatArray, step: IntArray, mover: int, throws: int, f
     throw is handled by the caller, and a caller that needs one limit asks
     only for it); ``final[limit - 1, summary, result]``: the chance of ending
     on each result (the same rows); ``choices[r, summary, result]``: STOP or a keep.
+
+    Where ``step`` has a column per counted result (« qui barre démarre »,
+    :func:`.game_maxn.counted`), stopping is worth what the throws used make
+    of the result, which differs by the limit: only the limit ``throws`` is
+    solved, and ``final`` is by counted result.
     """
     kernel = _kernel()
     if kernel is None:
         return _numpy_turns(later, step, mover, throws)
-    contexts, results = step.shape
-    final = np.zeros((throws, contexts, results))
-    choices = np.empty((throws, contexts, results), np.int8)  # all written by the loops; keeps: 0 to 27
+    contexts, counted = step.shape
+    final = np.zeros((throws, contexts, counted))
+    choices = np.empty((throws, contexts, len(FRESH)), np.int8)  # all written by the loops; keeps: 0 to 27
     return _compiled_turns(kernel, later, step, mover, throws, first_limit, final, choices), final, choices
 
 
@@ -116,6 +123,8 @@ def _compiled_turns(
     contexts = step.shape[0]
     out = np.zeros((throws, contexts, later.shape[1]))
     keep = final.size > 0
+    if step.shape[1] > len(FRESH):  # counted results: the one limit solved is ``throws``
+        first_limit = throws
     asked = (later, step, mover, throws, max(first_limit, 2), KEEP_CHOICES, CHOICES_COUNT, CHILDREN, LEAVES)
 
     def solve(start: int, stop: int) -> None:
@@ -142,13 +151,20 @@ def shared(contexts: int, solve: Callable[[int, int], None]) -> None:
 
 
 def _numpy_turns(later: FloatArray, step: IntArray, mover: int, throws: int) -> Turns:
-    contexts, results = step.shape
-    gathered = later[step]  # [summary, result, seat]
-    stops = gathered[..., mover]
-    own = stops
+    contexts, counted = step.shape
+    results = len(FRESH)
+    gathered = later[step]  # [summary, counted result, seat]
+
+    def stops_with(r: int) -> FloatArray:
+        """Stopping with ``r`` throws left; counted results: ``throws - r`` were used."""
+        shift = 0 if counted == results else (throws - r - 1) * results
+        return gathered[:, shift : shift + results, mover]
+
+    own = stops_with(0)
     choices = np.full((throws, contexts, results), STOP, np.intp)
     columns = np.arange(results)
     for r in range(1, throws):
+        stops = stops_with(r)
         candidates = (own @ TRANSITIONS.T)[:, KEEP_CHOICES]  # [summary, result, choice]
         best = candidates.max(axis=-1)
         first = np.argmax(candidates >= best[..., None] - EPS, axis=-1)
@@ -157,17 +173,18 @@ def _numpy_turns(later: FloatArray, step: IntArray, mover: int, throws: int) -> 
         choices[r] = np.where(stop, STOP, KEEP_CHOICES[columns, first])
     keeps = TRANSITIONS.shape[0]
     rows = np.arange(contexts)[:, None] * keeps
-    final = np.zeros((throws, contexts, results))
+    final = np.zeros((throws, contexts, counted))
     out = np.zeros((throws, contexts, later.shape[1]))
-    for limit in range(2, throws + 1):
+    for limit in range(2 if counted == results else throws, throws + 1):
         holding = np.tile(FRESH, (contexts, 1))
         for used in range(1, limit + 1):
             r = limit - used
+            shift = 0 if counted == results else (used - 1) * results
             if r == 0:
-                final[limit - 1] += holding
+                final[limit - 1, :, shift : shift + results] += holding
                 break
             stop = choices[r] == STOP
-            final[limit - 1] += np.where(stop, holding, 0.0)
+            final[limit - 1, :, shift : shift + results] += np.where(stop, holding, 0.0)
             flat = (rows + np.where(stop, 0, choices[r])).ravel()
             mass = np.bincount(flat, np.where(stop, 0.0, holding).ravel(), minlength=contexts * keeps)
             holding = mass.reshape(contexts, keeps) @ TRANSITIONS
@@ -264,7 +281,8 @@ def _loops(
 ) -> None:  # pragma: no cover - compiled by numba; the same turns as _numpy_turns
     """The turns of summaries ``start`` to ``stop - 1``, written into ``out``, and with ``keep``
     into ``final`` and ``choices`` too."""
-    results = step.shape[1]
+    results = fresh.shape[0]
+    counted = step.shape[1]  # results, or results times the throws told apart (one limit asked)
     seats = later.shape[1]
     keeps = children.shape[0]
     stops = np.empty(results)
@@ -273,14 +291,18 @@ def _loops(
     cont = np.empty(keeps)
     holding = np.empty(results)
     mass = np.empty(keeps)
-    ended = np.empty(results)  # one limit's final chances, in this summary
+    ended = np.empty(counted)  # one limit's final chances, in this summary
     chosen = np.empty((throws, results), np.int8)  # this summary's choices
     for c in range(start, stop):
         for res in range(results):
-            stops[res] = later[step[c, res], mover]
+            at = res if counted == results else res + (throws - 1) * results  # stopped on the last throw
+            stops[res] = later[step[c, at], mover]
             own[res] = stops[res]
             chosen[0, res] = -1  # no throw left: stop
         for r in range(1, throws):
+            if counted > results:  # stopping with r throws left: throws - r used
+                for res in range(results):
+                    stops[res] = later[step[c, res + (throws - r - 1) * results], mover]
             for k in range(keeps - 1, -1, -1):  # two dice kept, then one, then none
                 total = 0.0
                 if k >= leaves:
@@ -308,19 +330,21 @@ def _loops(
         for limit in range(first_limit, throws + 1):
             for res in range(results):
                 holding[res] = fresh[res]
+            for res in range(counted):
                 ended[res] = 0.0
             for used in range(1, limit + 1):
                 r = limit - used
+                shift = 0 if counted == results else (used - 1) * results
                 if r == 0:
                     for res in range(results):
-                        ended[res] += holding[res]
+                        ended[res + shift] += holding[res]
                     break
                 for k in range(keeps):
                     mass[k] = 0.0
                 for res in range(results):
                     choice = chosen[r, res]
                     if choice < 0:
-                        ended[res] += holding[res]
+                        ended[res + shift] += holding[res]
                     else:
                         mass[choice] += holding[res]
                 for res in range(results):
@@ -334,14 +358,14 @@ def _loops(
                         else:
                             for face in range(6):
                                 mass[children[k, face]] += share
-            for res in range(results):
+            for res in range(counted):
                 p = ended[res]
                 if p != 0.0:
                     row = step[c, res]
                     for s in range(seats):
                         out[limit - 1, c, s] += p * later[row, s]
             if keep:
-                for res in range(results):
+                for res in range(counted):
                     final[limit - 1, c, res] = ended[res]
         if keep:
             for r in range(throws):

@@ -441,8 +441,8 @@ class HeadsUpGameStrategy(_Manches):
 
 class GameStrategy(Strategy):
     """Three or four players, the whole game solved by max^n (:class:`.game_maxn.GameMaxn`): its
-    values are one minus the mover's expected share of the game's loss. « Main chaude » is not
-    played where it models the rules: a tie's stake is chosen as round by round."""
+    values are one minus the mover's expected share of the game's loss, « main chaude »'s stakes
+    too."""
 
     covering = "game_maxn"
 
@@ -456,9 +456,14 @@ class GameStrategy(Strategy):
 
     def choose(self, state: State) -> Action:
         r = state.round
-        if r is not None and r.tie is None:
+        if r is not None and (r.tie is None or (r.tie.awaiting_stake and self.rules.main_chaude)):
             return self.game.action(state)
         return self._rounds.choose(state)
+
+    def stakes(self, state: State) -> dict[Stake, float] | None:
+        if not self.rules.main_chaude:
+            return None
+        return {k: 1 + v for k, v in self.game.stake_values(state).items()}  # one minus a share
 
     def turn(self, state: State) -> TurnChoices:
         r = state.round
@@ -468,11 +473,7 @@ class GameStrategy(Strategy):
         seats = game.model.positions[p].order()
         shape = game_maxn.shape_of(rules, len(seats))  # its steps before the last: every round's
         place, limit = len(r.done), throws_allowed(state)
-        summary = 0
-        if place:
-            summary = INDEX[r.done[0].result]
-            for i, done in enumerate(r.done[1:]):
-                summary = int(shape.steps[i][summary, INDEX[done.result]])
+        summary = game_maxn.summary_of(shape, [(t.result, t.throws) for t in r.done]) if place else 0
         found = self._turns.get((key, p, place, summary, limit))
         if found is None:
             stops = game_maxn.stops_at(game.model, p, game.manches[key].values, place, summary, limit)

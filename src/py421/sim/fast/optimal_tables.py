@@ -59,6 +59,7 @@ from .policy import (
     MODE_GAME,
     MODE_ROUNDS,
     ROUNDS_HEADER,
+    maxn_in_kernel,
     position_code,
 )
 
@@ -278,7 +279,7 @@ class MaxnTables(DecisionTables):
     """
 
     def __init__(self, rules: Ruleset, players: int) -> None:
-        if not whole_game_maxn(rules, players):
+        if not whole_game_maxn(rules, players) or not maxn_in_kernel(rules, players):
             raise InvalidRuleset(Message("sim.tables_game", {"rules": rules.name}))
         self.game = solved_game(rules, players)
         self.players = players

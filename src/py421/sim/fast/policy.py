@@ -212,3 +212,12 @@ def no_positions() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int8]]:
     """The index and actions of a table with no optimal bot."""
     index = np.array([0, -1, MODE_GAME, 0], dtype=np.int64)
     return index, np.zeros(1, dtype=np.int8)
+
+
+def maxn_in_kernel(rules: Ruleset, players: int) -> bool:
+    """Whether the kernel plays bot:optimal at ``players`` as the engine's bot does: not a whole game
+    under « qui barre démarre », whose rounds compare throw counts and whose tie-breaks let
+    « main chaude » choose the stake (the engine plays those games)."""
+    from ...solver.strategy import played
+
+    return rules.tie_break != "qui_barre_demarre" or played(rules, players) != "game_maxn"
