@@ -195,7 +195,7 @@ def test_a_game_not_solved_yet_is_solved_first_saying_so(tmp_path):
 
 
 def test_three_players_are_valued_by_the_rounds_where_the_game_is_not_solved(tmp_path):
-    rules = Ruleset.preset("engranjeu-21")  # « qui barre démarre »: no whole game solved at three
+    rules = Ruleset.preset("engranjeu-21")  # its whole game of three is played once solved on the machine
     data = json.loads(
         run("analyse", write(tmp_path, play(rules, ["Ana", "Bob", "Cy"], "1")), "--json").stdout
     )

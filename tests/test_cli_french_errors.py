@@ -522,11 +522,13 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
             "d'avant et de vos dés, pas 1 (--stake)",
         ),
         (
-            [*GAME_3, "--rules", "engranjeu-21"],
-            "the game-level solver cannot solve engranjeu-21 for 3: « qui barre démarre » compares throw "
-            "counts and lets « main chaude » choose the stake",
-            f"{CANNOT_3} engranjeu-21 à 3 : « qui barre démarre » compare les nombres de lancers et "
-            "laisse « main chaude » choisir la mise",
+            [*GAME, "--players", "4", "--rules", "engranjeu-21"],
+            "the game-level solver cannot solve engranjeu-21 for 4: « qui barre démarre » is solved whole "
+            "for 3 players at most (results counted by their throws make larger rounds too many "
+            "summaries), not 4",
+            f"{CANNOT_3} engranjeu-21 à 4 : « qui barre démarre » se résout en partie entière à 3 joueurs "
+            "au plus (les résultats comptés avec leurs lancers donnent trop de résumés aux tables plus "
+            "grandes), pas 4",
         ),
         (
             [*GAME_3, "--rules", "lyonnaise-21", "--set", "nenette_last_wins=true"],

@@ -191,8 +191,8 @@ def test_solve_reports_every_position_for_three_and_four_players():
     assert [p["position"] for p in decharge] == [1, 2, 3, 4]
     assert sum(p["tokens"] for p in decharge) == pytest.approx(0, abs=1e-9)
     assert decharge[0]["not_losing"] > max(p["not_losing"] for p in decharge[1:])  # the leader's edge
-    text = runner.invoke(main, ["solve", "--players", "3", "--rules", "engranjeu-21"]).output
-    assert "every round played by max^n" in text and "position 3" in text
+    text = runner.invoke(main, ["solve", "--players", "4", "--rules", "engranjeu-21"]).output
+    assert "every round played by max^n" in text and "position 4" in text
     refused = runner.invoke(main, ["solve", "--players", "3", "--rules", "tim"])
     assert refused.exit_code == 2 and "tim is played by 2 players, not 3" in refused.output
 

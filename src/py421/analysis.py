@@ -37,7 +37,7 @@ from .core.record import Record
 from .core.state import State
 from .i18n import action_text, num, tr
 from .players import is_bot_name
-from .solver.strategy import Method, covering, method_of, refuse, strategy_for
+from .solver.strategy import Method, method_of, played, refuse, strategy_for
 
 if TYPE_CHECKING:
     from .core.rules import Ruleset
@@ -142,10 +142,11 @@ def _listed(data: Any) -> Any:
 
 
 def method_for(rules: Ruleset, players: int) -> Method:
-    """How the decisions of ``players`` under ``rules`` are valued (:func:`.solver.strategy.covering`
-    chooses the solver); refuses, with the reason, a table none of them covers."""
+    """How the decisions of ``players`` under ``rules`` are valued: by the strategy played at the
+    table (:func:`.solver.strategy.played`: round by round where a whole game that takes long to
+    solve is not solved on the machine yet); refuses, with the reason, a table none covers."""
     refuse(rules, players, "analysis")
-    return method_of(covering(rules, players))
+    return method_of(played(rules, players))
 
 
 # -- a game's decisions ------------------------------------------------------------------------

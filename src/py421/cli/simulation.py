@@ -281,7 +281,7 @@ def ladder(
     workers = workers or default_workers()
     if "optimal" in levels and two_player_game(rules, 2):
         _prepare_optimal(rules, 2, as_json, workers, lang)
-    _engine_played(levels, lang)
+    _engine_played(tuple(level for level in levels if level not in KINDS), lang)
     if any(level in KINDS for level in levels):
         _kernel_ready(rules, 2, lang)
     with stages() as say:

@@ -1046,7 +1046,7 @@ MESSAGES: dict[str, str] = {
     "page.rp.stake": "{who}: « est » or « vient »?",
     # the whole game of three to five players (421 solve, 421 advise --objective game)
     "cli.solving.game.decharge": "solving the whole game: manche {manche} of {manches}, the décharge: pass {step}",
-    "cli.optimal.unsolved": "bot:optimal plays each round on its own: the whole game of {n} players is not solved on this machine (421 solve --rules {rules} --players {n} solves it once, in an hour or more)",
+    "cli.optimal.unsolved": "bot:optimal plays each round on its own: the whole game of {n} players is not solved on this machine (421 solve --rules {rules} --players {n} solves it once: minutes, or hours)",
     "cli.solving.game.deviation": "what one player gains by deviating alone: manche {manche} of {manches}, pass {step}",
     "cli.solving.game.unsettled": "solving the whole game: manche {manche} of {manches}, the décharge does not settle after {step} passes",
     "cli.solving.sweep": "{text}, values moved by {change} (settled below {tolerance})",

@@ -1089,7 +1089,7 @@ MESSAGES: dict[str, str] = {
     "page.rp.stake": "{who} : « est » ou « vient » ?",
     # la partie entière à trois à cinq joueurs (421 solve, 421 advise --objective game)
     "cli.solving.game.decharge": "résolution de la partie entière : manche {manche} sur {manches}, la décharge : passe {step}",
-    "cli.optimal.unsolved": "bot:optimal joue chaque tour pour lui-même : la partie entière à {n} joueurs n'est pas résolue sur cette machine (421 solve --rules {rules} --players {n} la résout une fois pour toutes, en une heure ou plus)",
+    "cli.optimal.unsolved": "bot:optimal joue chaque tour pour lui-même : la partie entière à {n} joueurs n'est pas résolue sur cette machine (421 solve --rules {rules} --players {n} la résout une fois pour toutes : des minutes, ou des heures)",
     "cli.solving.game.deviation": "ce qu'un joueur gagne à dévier seul : manche {manche} sur {manches}, passe {step}",
     "cli.solving.game.unsettled": "résolution de la partie entière : manche {manche} sur {manches}, la décharge ne se stabilise pas après {step} passes",
     "cli.solving.sweep": "{text}, les valeurs ont bougé de {change} (stables sous {tolerance})",

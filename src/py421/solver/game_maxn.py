@@ -33,6 +33,10 @@ the best are settled by coups secs in which every tied player is equally
 likely to lose (or win), except where a double nénette goes to the later
 thrower: then who throws first in each replay counts (:mod:`.tie_breaks`),
 and a round where everyone threw nénette is lost by its first player.
+Under « qui barre démarre » a result is counted with the throws it took
+(:func:`counted`), and a replay that ties again lets its first thrower
+choose the stake, « est » or « vient », for their own value
+(:mod:`.main_chaude`): there the settling depends on the position's values.
 
 **Solving.** The décharge's positions lead back to each other (tokens go
 back and forth): they are solved by value iteration (in place, position
@@ -104,8 +108,8 @@ MOST_DECHARGE = {2: 1 << 30, 3: 4_000, 4: 8_100, 5: 7_000}
 # four would hold 18,206 summaries x the pot at every position (the presets' 21 and 41 tokens are over
 # the size cap at four anyway).
 MOST_STAKED = 3
-# « qui barre démarre »: results counted by throws make a round of four hold about 180 times the
-# summaries of three after three results (each a result and its throws)
+# « qui barre démarre »: results counted with their throws make a round of four hold about 3^3 = 27
+# times a plain one's summaries after three results (18,206), each follower solved once per limit
 MOST_COUNTED = 3
 FORMAT = 2  # bump when the cached results change meaning (2: where unsettled, what deviating gains)
 KEPT_ROUNDS = 16  # solved rounds kept for play: a round of four holds megabytes of choices

@@ -138,15 +138,20 @@ STAKES_FOR_PLAY = 21
 # The most décharge positions of four players a table solves before it plays: four-player classic-11
 # (about 1,456) takes minutes, comptoir-21's 21 tokens (about 8,096) an hour and a half.
 FOUR_FOR_PLAY = 2_000
+# The most décharge positions of three players under « qui barre démarre » a table solves before it
+# plays: a pot of 7 (108) takes half a minute, engranjeu-21's 21 tokens (759) about eight minutes.
+COUNTED_FOR_PLAY = 200
 
 
 def solved_before_play(rules: Ruleset, players: int) -> bool:
-    """Whether a whole game takes so long to solve (an hour or more) that a table plays it whole only
-    where it was solved on this machine before."""
+    """Whether a whole game takes so long to solve (minutes to hours) that a table plays it whole
+    only where it was solved on this machine before."""
+    size = game_maxn.decharge_size(rules, players)
     return (
         players > SOLVED_FOR_PLAY
         or (rules.accumulated_stakes and rules.pot > STAKES_FOR_PLAY)
-        or (players == SOLVED_FOR_PLAY and game_maxn.decharge_size(rules, players) > FOUR_FOR_PLAY)
+        or (players == SOLVED_FOR_PLAY and size > FOUR_FOR_PLAY)
+        or (game_maxn.counted(rules) > 1 and size > COUNTED_FOR_PLAY)
     )
 
 
