@@ -384,6 +384,13 @@ ADVISE = ("advise", "642", "--throws-left", "1")
             "valeur non valable : 3 nombres de jetons attendus, comme 4,4,3 (les vôtres, puis dans le "
             "sens des aiguilles d'une montre), et non '5,6'",
         ),
+        (
+            ["--objective", "game", "--players", "3", "--before", "653/two"],
+            "Invalid value: --before takes results, each maybe with the throws it took after a slash, "
+            "like 421/2,653/1, not '653/two'",
+            "valeur non valable : --before prend des résultats, chacun avec au besoin ses lancers après "
+            "une barre, comme 421/2,653/1, et non '653/two'",
+        ),
     ],
 )
 def test_advise_refuses_a_wrong_context_in_french(args: list[str], english: str, french: str) -> None:
@@ -520,6 +527,18 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
             "and of your dice, not 1 (--stake)",
             "avec des mises cumulées, la mise jusqu'ici vaut au moins 2, les valeurs des résultats "
             "d'avant et de vos dés, pas 1 (--stake)",
+        ),
+        (
+            [*GAME_3, "--rules", "engranjeu-21", "--before", "653"],
+            "« qui barre démarre » compares throw counts: give the throws each result before took, "
+            "like --before 421/2,653/1",
+            "« qui barre démarre » compare les nombres de lancers : donnez les lancers de chaque "
+            "résultat d'avant, comme --before 421/2,653/1",
+        ),
+        (
+            [*GAME_3, "--rules", "engranjeu-21", "--before", "653/4"],
+            "a result before took 1 to 3 throws",
+            "un résultat d'avant a pris de 1 à 3 lancers",
         ),
         (
             [*GAME, "--players", "4", "--rules", "engranjeu-21"],

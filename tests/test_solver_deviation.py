@@ -16,12 +16,16 @@ from py421.solver.game_maxn import GameMaxn, play_round, shape_of
 from py421.solver.solutions import solve_maxn_cached
 
 SMALL = Ruleset.preset("classic-11").with_options(pot=4)
+# « qui barre démarre »: results counted with their throws, « main chaude » chosen
+COUNTED = Ruleset.preset("engranjeu-21").with_options(pot=4)
 
 
-@pytest.mark.parametrize("players", [3, 4])
+@pytest.mark.parametrize(("rules", "players"), [(SMALL, 3), (SMALL, 4), (COUNTED, 3)], ids=str)
 @pytest.mark.parametrize(("most", "leader_limit"), [(1, True), (3, True), (3, False), (2, True)])
-def test_in_a_solved_round_every_players_choices_are_already_their_best_response(players, most, leader_limit):
-    shape = shape_of(SMALL, players)
+def test_in_a_solved_round_every_players_choices_are_already_their_best_response(
+    rules, players, most, leader_limit
+):
+    shape = shape_of(rules, players)
     payoff = np.random.default_rng(players * 10 + most).random((shape.classes, players))
     seats = list(range(players))
     played = play_round(shape, payoff, seats, most, leader_limit, keep=True)
@@ -49,8 +53,9 @@ def test_a_best_response_to_other_values_does_better_than_the_solved_choices(pla
     assert max(gained) > 1e-3  # and it does strictly better somewhere: the choices are its own
 
 
-def test_nobody_gains_by_deviating_where_max_n_settles():
-    game = GameMaxn(SMALL, 3).solve()
+@pytest.mark.parametrize("rules", [SMALL, COUNTED], ids=str)
+def test_nobody_gains_by_deviating_where_max_n_settles(rules):
+    game = GameMaxn(rules, 3).solve()
     assert game.deviation is None  # not measured where the last pass changed no choice
     found = deviation(game)
     assert found.played == pytest.approx(game.start_values(), abs=1e-12)

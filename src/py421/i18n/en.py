@@ -1093,7 +1093,7 @@ MESSAGES: dict[str, str] = {
     "solver.game.players": "the game-level solver seats 2 to {most} players, not {n}",
     "solver.game.accumulated": "accumulated stakes with a nénette penalty (a loser holding nénette takes the penalty, not the stake) are not in the model",
     "solver.game.accumulated_players": "accumulated stakes are in the model at {most} players at most, not {n}",
-    "solver.game.throws_before": "« qui barre démarre » compares throw counts: give the throws each of the {done} results before took, like --before 421/2,653/1",
+    "solver.game.throws_before": "« qui barre démarre » compares throw counts: give the throws each result before took, like --before 421/2,653/1",
     "solver.game.throws_range": "a result before took 1 to {most} throws",
     "solver.game.stake": "with accumulated stakes the stake so far is at least {least}, the values of the results before and of your dice, not {stake} (--stake)",
     "solver.game.qui_barre": "« qui barre démarre » is solved whole for {most} players at most (results counted by their throws make larger rounds too many summaries), not {n}",

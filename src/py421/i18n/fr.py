@@ -1136,7 +1136,7 @@ MESSAGES: dict[str, str] = {
     "solver.game.players": "le solveur de la partie entière prend de 2 à {most} joueurs, pas {n}",
     "solver.game.accumulated": "les mises cumulées avec une pénalité de nénette (un perdant qui a une nénette prend la pénalité, pas la mise) ne sont pas dans le modèle",
     "solver.game.accumulated_players": "les mises cumulées sont dans le modèle à {most} joueurs au plus, pas {n}",
-    "solver.game.throws_before": "« qui barre démarre » compare les nombres de lancers : donnez les lancers de chacun des {done} résultats d'avant, comme --before 421/2,653/1",
+    "solver.game.throws_before": "« qui barre démarre » compare les nombres de lancers : donnez les lancers de chaque résultat d'avant, comme --before 421/2,653/1",
     "solver.game.throws_range": "un résultat d'avant a pris de 1 à {most} lancers",
     "solver.game.stake": "avec des mises cumulées, la mise jusqu'ici vaut au moins {least}, les valeurs des résultats d'avant et de vos dés, pas {stake} (--stake)",
     "solver.game.qui_barre": "« qui barre démarre » se résout en partie entière à {most} joueurs au plus (les résultats comptés avec leurs lancers donnent trop de résumés aux tables plus grandes), pas {n}",

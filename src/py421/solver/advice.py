@@ -224,22 +224,22 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
         least = sum(int(token_values(rules)[INDEX[r]]) for r in (*context.before, dice))
         if context.stake < least:
             raise InvalidPosition(Message("solver.game.stake", {"least": least, "stake": context.stake}))
+    most = rules.throws_allowed(context.charge)
+    throws = context.throws or (1,) * done  # where « qui barre démarre » compares them, said
+    if game_maxn.counted(rules) > 1 and most > 1 and len(context.throws) != done:
+        raise InvalidPosition(Message("solver.game.throws_before"))
+    if any(not 1 <= t <= most for t in throws):
+        raise InvalidPosition(Message("solver.game.throws_range", {"most": most}))
     where = game_maxn.Position(context.charge, pot, tuple(tokens), active, behind[len(context.before)])
     game = solved_game(rules, n)
     key, p, _ = game.find(where)
     seats = game.model.positions[p].order()
     place = len(context.before)
     shape = game_maxn.shape_of(rules, len(seats))  # its steps before the last: every round's
-    most = rules.throws_allowed(context.charge)
     limit = most if not place or not rules.leader_limit else (context.limit or most)
     check_throws_left(throws_left, limit)
     summary = 0
     if place:
-        throws = context.throws or (1,) * place
-        if shape.throws > 1 and most > 1 and len(context.throws) != place:
-            raise InvalidPosition(Message("solver.game.throws_before", {"done": place}))
-        if any(not 1 <= t <= most for t in throws):
-            raise InvalidPosition(Message("solver.game.throws_range", {"most": most}))
         summary = game_maxn.summary_of(shape, list(zip(context.before, throws, strict=True)))
     stops = game_maxn.stops_at(game.model, p, game.manches[key].values, place, summary, limit)
     if stops[0].ndim == 2:  # every throw adds to the stake: the stake so far counts

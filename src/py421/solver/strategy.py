@@ -139,7 +139,7 @@ STAKES_FOR_PLAY = 21
 # (about 1,456) takes minutes, comptoir-21's 21 tokens (about 8,096) an hour and a half.
 FOUR_FOR_PLAY = 2_000
 # The most décharge positions of three players under « qui barre démarre » a table solves before it
-# plays: a pot of 7 (108) takes half a minute, engranjeu-21's 21 tokens (759) about eight minutes.
+# plays: a pot of 7 (108) takes half a minute, engranjeu-21's 21 tokens (about 759) about seven minutes.
 COUNTED_FOR_PLAY = 200
 
 
