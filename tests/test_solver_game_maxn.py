@@ -984,6 +984,26 @@ def test_solve_and_advise_for_three_players(shared_solutions):
     assert short.exit_code == 2 and "expected 3 counts like 4,4,3" in short.output
 
 
+def test_advice_under_qui_barre_demarre_reads_the_throws_of_the_results_before(shared_solutions):
+    """The same 631 before, made in one throw or in three: the later player's choices differ in value
+    (a 631 in three throws is beaten by one in fewer)."""
+    rules = Ruleset.preset("engranjeu-21").with_options(pot=4)
+    solved_here(rules, 3, shared_solutions)
+    args = ["advise", "631", "--throws-left", "0", "--objective", "game", "--rules", "engranjeu-21"]
+    args += ["--set", "pot=4", "--tokens", "2,1,1", "--limit", "3", "--json"]
+
+    def stop(before: str) -> float:
+        result = CliRunner().invoke(main, [*args, "--before", before])
+        assert result.exit_code == 0, result.output
+        rows = json.loads(result.output)["options"]
+        assert len(rows) == 1 and rows[0]["stop"]  # no throw left: stop on 631
+        return float(rows[0]["value"])
+
+    # the mover's 631 takes the three throws the leader used: against a 631 made in three it ties (a
+    # replay), against one made in one throw it is beaten (fewer throws win)
+    assert stop("631/3") > stop("631/1")
+
+
 def test_the_simulators_keys_name_the_solved_positions():
     """The kernel's key of a round start (seats turned) is the one its tables are built for."""
     rules = SMALL
