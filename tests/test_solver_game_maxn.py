@@ -984,6 +984,26 @@ def test_solve_and_advise_for_three_players(shared_solutions):
     assert short.exit_code == 2 and "expected 3 counts like 4,4,3" in short.output
 
 
+def test_advice_over_a_game_that_takes_long_to_solve_says_how_to_solve_it_rather_than_solve(monkeypatch):
+    """Three players of engranjeu-21 (minutes) or vache-41 (an hour), not solved on the machine: the
+    advice over the game names the command that solves it once, as bot:optimal's note does."""
+
+    def solved_game(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a solve of minutes or hours, started without a word")
+
+    monkeypatch.setattr(solutions, "solved_game", solved_game)
+    tables = (("engranjeu-21", "653/2", "d'engranjeu-21"), ("vache-41", "653", "de vache-41"))
+    for rules, before, of in tables:
+        for lang, said in (
+            ("en", f"the whole game of 3 players under {rules} is not solved on this machine: 421 solve"),
+            ("fr", f"la partie entière à 3 joueurs {of} n'est pas résolue sur cette machine : 421 solve"),
+        ):
+            args = ["advise", "642", "--throws-left", "0", "--objective", "game", "--players", "3"]
+            result = CliRunner().invoke(main, [*args, "--rules", rules, "--before", before, "--lang", lang])
+            assert result.exit_code == 2, result.output
+            assert said in result.output and f"--rules {rules} --players 3" in result.output
+
+
 def test_advice_under_qui_barre_demarre_reads_the_throws_of_the_results_before(shared_solutions):
     """The same 631 before, made in one throw or in three: the later player's choices differ in value
     (a 631 in three throws is beaten by one in fewer)."""

@@ -1095,6 +1095,7 @@ MESSAGES: dict[str, str] = {
     "solver.game.accumulated_players": "accumulated stakes are in the model at {most} players at most, not {n}",
     "solver.game.throws_before": "« qui barre démarre » compares throw counts: give the throws each result before took, like --before 421/2,653/1",
     "solver.game.throws_range": "a result before took 1 to {most} throws",
+    "solver.game.unsolved": "the whole game of {n} players under {rules} is not solved on this machine: 421 solve --rules {rules} --players {n} solves it once (minutes, or hours), then ask again",
     "solver.game.stake": "with accumulated stakes the stake so far is at least {least}, the values of the results before and of your dice, not {stake} (--stake)",
     "solver.game.qui_barre": "« qui barre démarre » is solved whole for {most} players at most (results counted by their throws make larger rounds too many summaries), not {n}",
     "solver.game.qui_barre_stakes": "« qui barre démarre » with accumulated stakes is played round by round",

@@ -1138,6 +1138,7 @@ MESSAGES: dict[str, str] = {
     "solver.game.accumulated_players": "les mises cumulées sont dans le modèle à {most} joueurs au plus, pas {n}",
     "solver.game.throws_before": "« qui barre démarre » compare les nombres de lancers : donnez les lancers de chaque résultat d'avant, comme --before 421/2,653/1",
     "solver.game.throws_range": "un résultat d'avant a pris de 1 à {most} lancers",
+    "solver.game.unsolved": "la partie entière à {n} joueurs de {rules} n'est pas résolue sur cette machine : 421 solve --rules {rules} --players {n} la résout une fois pour toutes (des minutes, ou des heures), puis redemandez",
     "solver.game.stake": "avec des mises cumulées, la mise jusqu'ici vaut au moins {least}, les valeurs des résultats d'avant et de vos dés, pas {stake} (--stake)",
     "solver.game.qui_barre": "« qui barre démarre » se résout en partie entière à {most} joueurs au plus (les résultats comptés avec leurs lancers donnent trop de résumés aux tables plus grandes), pas {n}",
     "solver.game.qui_barre_stakes": "« qui barre démarre » avec des mises cumulées se joue tour par tour",

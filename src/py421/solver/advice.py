@@ -188,9 +188,12 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
     named in ``context.out``). The
     position is one of the first manche: the mover is seat 0, the others follow
     clockwise, and the leader is the player ``len(context.before)`` places
-    before the mover among those in the round.
+    before the mover among those in the round. A game that takes minutes or
+    hours to solve (:func:`.strategy.solved_before_play`) is solved by
+    ``421 solve``, not here: until then the advice names that command.
     """
-    from .solutions import solved_game
+    from .solutions import game_known, solved_game
+    from .strategy import solved_before_play
 
     n = context.players
     game_maxn.check(rules, n)
@@ -231,6 +234,8 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
     if any(not 1 <= t <= most for t in throws):
         raise InvalidPosition(Message("solver.game.throws_range", {"most": most}))
     where = game_maxn.Position(context.charge, pot, tuple(tokens), active, behind[len(context.before)])
+    if solved_before_play(rules, n) and not game_known(rules, n):
+        raise InvalidRuleset(Message("solver.game.unsolved", {"rules": rules.name, "n": n}))
     game = solved_game(rules, n)
     key, p, _ = game.find(where)
     seats = game.model.positions[p].order()
