@@ -273,7 +273,7 @@ MESSAGES: dict[str, str] = {
     "sim.tokens.seat": "    seat {seat}: {taken} / {given} / {received}",
     "sim.top": "  results thrown most: {results}",
     "sim.unfinished": "  {n} game{s} stopped unfinished after 100,000 rounds",
-    "cli.sim.engine": "{bots}: no compiled twin in the fast simulator, so the games are played through the engine, in one process (hundreds of games a second rather than a million)",
+    "cli.sim.engine": "{bots}: no compiled twin in the fast simulator, so the games are played through the engine, in one process (hundreds of games a second at most, rather than a million)",
     "cli.sim.warm_up": "preparing the simulator (compiled once per machine)",
     "cli.sim.compiling": "compiling the simulator, once per machine (a minute or two)",
     "cli.sim.compiling_since": "compiling the simulator, once per machine (a minute or two): {elapsed}",

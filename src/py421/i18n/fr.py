@@ -266,7 +266,7 @@ MESSAGES: dict[str, str] = {
     "sim.tokens.seat": "    place {seat} : {taken} / {given} / {received}",
     "sim.top": "  résultats les plus sortis : {results}",
     "sim.unfinished": "  {n} partie{s} arrêtée{s} inachevée{s} après 100 000 tours",
-    "cli.sim.engine": "{bots} : pas de jumeau compilé dans le simulateur rapide, les parties sont donc jouées par le moteur, dans un seul processus (des centaines de parties par seconde plutôt qu'un million)",
+    "cli.sim.engine": "{bots} : pas de jumeau compilé dans le simulateur rapide, les parties sont donc jouées par le moteur, dans un seul processus (quelques centaines de parties par seconde au plus, plutôt qu'un million)",
     "cli.sim.warm_up": "préparation du simulateur (compilé une fois par machine)",
     "cli.sim.compiling": "compilation du simulateur, une fois par machine (une minute ou deux)",
     "cli.sim.compiling_since": "compilation du simulateur, une fois par machine (une minute ou deux) : {elapsed}",
