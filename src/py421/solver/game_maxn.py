@@ -109,7 +109,7 @@ MOST_DECHARGE = {2: 1 << 30, 3: 4_000, 4: 8_100, 5: 7_000}
 # the size cap at four anyway).
 MOST_STAKED = 3
 # « qui barre démarre »: results counted with their throws make a round of four hold 167,502 summaries
-# after three results (18,206 plain) and take 0.29 s, not 0.023 s: half an hour a sweep of a décharge
+# after three results (18,206 plain) and take 0.29 s, not 0.023 s: forty minutes a sweep of a décharge
 # of 21 tokens (docs/strategy.md)
 MOST_COUNTED = 3
 FORMAT = 2  # bump when the cached results change meaning (2: where unsettled, what deviating gains)
