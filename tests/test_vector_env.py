@@ -245,6 +245,17 @@ def test_the_optimal_bot_plays_as_in_game_v0(monkeypatch, preset, players, oppon
     assert play_like_game_v0(monkeypatch, rules, players, 0, opponents, steps=60).ended > 0
 
 
+def test_optimal_opponents_of_a_whole_game_the_kernel_does_not_hold_are_refused_with_the_way_out():
+    """Three players under « qui barre démarre »: bot:optimal plays the whole game through the engine
+    only (throw counts and « main chaude »), so the vector env says to use Game-v0."""
+    said = "bot:optimal's whole game of 3 players under « qui barre démarre » is not in the compiled kernel"
+    with pytest.raises(InvalidRuleset, match=said) as refused:
+        VectorGameEnv(2, "engranjeu-21", 3, opponents="optimal", pot=4)
+    assert "py421/Game-v0" in str(refused.value)
+    game = gymnasium.make("py421/Game-v0", rules="engranjeu-21", num_players=3, opponents="optimal", pot=4)
+    game.reset(seed=1)  # the engine plays it
+
+
 def test_next_step_autoreset_and_game_rewards_play_as_game_v0(monkeypatch):
     rules = Ruleset.preset("classic-11")
     played = play_like_game_v0(

@@ -37,7 +37,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from ..core.dice import DICE_PER_THROW
-from ..core.errors import IllegalAction, InvalidParameter, InvalidPlayers, Message
+from ..core.errors import IllegalAction, InvalidParameter, InvalidPlayers, InvalidRuleset, Message
 from ..core.rules import Ruleset
 from ..players.optimal import check_optimal
 from ..sim.fast import bot_tables
@@ -47,7 +47,7 @@ from ..sim.fast.arrays import rules_array, tables
 from ..sim.fast.counter_dice import batch_key
 from ..sim.fast.lineup import check_players
 from ..sim.fast.optimal_tables import DecisionTables, MaxnTables, OptimalPositions, OptimalRounds
-from ..sim.fast.policy import H_MISSING, KINDS, no_positions
+from ..sim.fast.policy import H_MISSING, KINDS, maxn_in_kernel, no_positions
 from ..solver.strategy import played, two_player_game
 from ..solver.tables import KEEP_INDEX, RESULTS
 from .observation import GYM_ACTIONS, NUM_ACTIONS, FloatArray, MaskArray, ObservationEncoder, action_name
@@ -161,6 +161,8 @@ class _OptimalTables:
             self.tables = OptimalPositions(rules)
             bot_tables.load(self.tables)  # every position, if they were built on this machine
         elif played(rules, players) == "game_maxn":  # as the engine's bot:optimal plays
+            if not maxn_in_kernel(rules, players):
+                raise InvalidRuleset(Message("envs.vector.engine_only", {"n": players}))
             self.tables = MaxnTables(rules, players)
         else:
             self.tables = OptimalRounds(rules, players)
