@@ -386,10 +386,10 @@ ADVISE = ("advise", "642", "--throws-left", "1")
         ),
         (
             ["--objective", "game", "--players", "3", "--before", "653/two"],
-            "Invalid value: --before takes results, each maybe with the throws it took after a slash, "
-            "like 421/2,653/1, not '653/two'",
-            "valeur non valable : --before prend des résultats, chacun avec au besoin ses lancers après "
-            "une barre, comme 421/2,653/1, et non '653/two'",
+            "Invalid value: --before takes results, each with the throws it took after a slash or none "
+            "with them, like 421/2,653/1 or 421,653, not '653/two'",
+            "valeur non valable : --before prend des résultats, chacun avec ses lancers après une barre "
+            "ou aucun avec, comme 421/2,653/1 ou 421,653, et non '653/two'",
         ),
     ],
 )
@@ -539,6 +539,13 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
             [*GAME_3, "--rules", "engranjeu-21", "--before", "653/4"],
             "a result before took 1 to 3 throws",
             "un résultat d'avant a pris de 1 à 3 lancers",
+        ),
+        (
+            [*GAME_3, "--rules", "engranjeu-21", "--before", "653/1,221/3", "--limit", "1"],
+            "the leader's result took as many throws as the limit, 1 (--limit), and no later result "
+            "took more",
+            "le résultat du meneur a pris autant de lancers que la limite, 1 (--limit), et aucun "
+            "résultat suivant n'en a pris plus",
         ),
         (
             [*GAME, "--players", "4", "--rules", "engranjeu-21"],

@@ -233,6 +233,9 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
         raise InvalidPosition(Message("solver.game.throws_before"))
     if any(not 1 <= t <= most for t in throws):
         raise InvalidPosition(Message("solver.game.throws_range", {"most": most}))
+    leader_set = context.throws and rules.leader_limit and context.limit  # the leader's throws: the limit
+    if leader_set and (throws[0] != context.limit or max(throws) > context.limit):
+        raise InvalidPosition(Message("solver.game.throws_limit", {"limit": context.limit}))
     where = game_maxn.Position(context.charge, pot, tuple(tokens), active, behind[len(context.before)])
     if solved_before_play(rules, n) and not game_known(rules, n):
         raise InvalidRuleset(Message("solver.game.unsolved", {"rules": rules.name, "n": n}))
@@ -241,7 +244,9 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
     seats = game.model.positions[p].order()
     place = len(context.before)
     shape = game_maxn.shape_of(rules, len(seats))  # its steps before the last: every round's
-    limit = most if not place or not rules.leader_limit else (context.limit or most)
+    # the leader's throws set the limit: said by --limit, or by the throws of their result
+    said = context.limit or (context.throws[0] if context.throws else most)
+    limit = most if not place or not rules.leader_limit else said
     check_throws_left(throws_left, limit)
     summary = 0
     if place:
