@@ -88,7 +88,7 @@ from .amounts import settled_amounts, token_values
 from .game_maxn_stakes import play_staked_round, staked, staked_ways
 from .game_maxn_stakes import stop_values as staked_stop_values
 from .game_maxn_turns import Choices, follower_turns, follower_values, spread
-from .main_chaude import Chaude, chaude
+from .main_chaude import Chaude, Outcome, chaude
 from .rounds import EPS, FRESH, KEEP_CHOICES, STOP, comparison_of
 from .tables import INDEX, KEEPS, RESULTS, TRANSITIONS, FloatArray
 
@@ -346,7 +346,6 @@ def shape_of(rules: Ruleset, players: int, staked: bool = False) -> Shape:
 
 # -- how a class settles: who loses, who wins -------------------------------------------------
 
-Outcome = tuple[tuple[int, ...], int, int]  # losers (playing positions, in order), winner (-1: none), amount
 
 
 @dataclass(frozen=True)
