@@ -347,7 +347,6 @@ def shape_of(rules: Ruleset, players: int, staked: bool = False) -> Shape:
 # -- how a class settles: who loses, who wins -------------------------------------------------
 
 
-
 @dataclass(frozen=True)
 class Settling:
     """How each class of a round settles: ``weights[class, outcome]`` over ``outcomes``."""
