@@ -389,8 +389,7 @@ def settling_of(rules: Ruleset, players: int, charge: bool) -> Settling:
                 rows.append([(found.setdefault(outcome, len(found)), p) for outcome, p in staking])
         return _settling(found, rows)
     for best, worst, amount in zip(shape.best, shape.worst, shape.amount, strict=True):
-        holders_best = [i for i in range(players) if best >> i & 1]
-        holders_worst = [i for i in range(players) if worst >> i & 1]
+        holders_best, holders_worst = _places(int(best), players), _places(int(worst), players)
         amount = int(amount)
         ways: list[tuple[Outcome, float]] = []
         worst_group = frozenset(holders_worst)
@@ -1287,8 +1286,7 @@ class GameMaxn:
             est_amount(state),
             bool(self.rules.nenette_penalty) and loser == NENETTE,
         )
-        nodes, chances = self.model.tables[p]
-        after = np.einsum("ow,ows->os", chances, self.manches[key].values[nodes])
+        after = self.model.after(p, self.manches[key].values)
         ways = settling.chaude.ways(after, seats, point) @ after[:, seats[point[2][0]]]
         return {"est": float(ways[0]), "vient": float(ways[1])}
 
