@@ -68,6 +68,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -900,11 +901,12 @@ def solve_manche(
     the exact values of the policies that sweep chose (a linear solve), so
     that far fewer sweeps are needed; once that stops paying (the largest
     change shrinks by less than a tenth) plain sweeps take over. The sweeps
-    stop once no value moves by more than ``TOLERANCE``, or when the largest
-    change has not halved in ``STALL`` sweeps: with more than two players
-    max^n need not settle (a choice near a tie can flip back and forth as
-    the values it feeds on move), and then ``converged`` is False and the
-    residual says how far the final policies are from settling.
+    stop once no value moves by more than ``TOLERANCE``, or when the choices
+    flip back and forth between two policies (:func:`_flipping`), or when the
+    largest change has not halved in ``STALL`` sweeps: with more than two
+    players max^n need not settle (a choice near a tie can flip back and
+    forth as the values it feeds on move), and then ``converged`` is False
+    and the residual says how far the final policies are from settling.
     """
     n = manche.players
     count = len(manche.positions)
@@ -919,6 +921,7 @@ def solve_manche(
     last = best = np.inf
     since_best = 0
     changes: list[float] = []
+    recent: deque[dict[int, Moves]] = deque(maxlen=4)  # the last sweeps' choices
     while decharge:
         change = 0.0
         for p in decharge:  # in place: each round sees the values already updated
@@ -936,8 +939,9 @@ def solve_manche(
             progress("decharge", solution.sweeps, 0, Sweep(change, TOLERANCE, left))
         if change < TOLERANCE:
             break
+        recent.append(dict(moves))
         best, since_best = (change, 0) if change < best / 2 else (best, since_best + 1)
-        if since_best >= STALL:
+        if since_best >= STALL or _flipping(recent):
             solution.converged = False
             if progress:
                 progress("unsettled", solution.sweeps, 0)
@@ -983,6 +987,20 @@ def solve_manche(
             progress("charge", pot, manche.rules.pot)
     solution.ends = _manche_ends(manche, moves, decharge, [levels[pot] for pot in sorted(levels)])
     return solution
+
+
+def _flipping(recent: Sequence[dict[int, Moves]]) -> bool:
+    """Whether the last four sweeps' choices flip back and forth: the last two sweeps each chose as
+    the sweep two before it, not as the one before. The values then only move between the same two
+    policies, sweep after sweep, and no further sweep settles them."""
+    if len(recent) < 4:
+        return False
+    first, second, third, fourth = recent
+    return _all_same(fourth, second) and _all_same(third, first) and not _all_same(fourth, third)
+
+
+def _all_same(moves: dict[int, Moves], other: dict[int, Moves]) -> bool:
+    return all(_same(where, other[p]) for p, where in moves.items())
 
 
 def _same(moves: Moves, other: Moves) -> bool:
