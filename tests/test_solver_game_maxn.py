@@ -288,6 +288,50 @@ def test_accelerated_sweeps_find_the_value_iteration_values():
     assert plain.linear_gap < 1e-10
 
 
+@pytest.mark.parametrize(
+    ("rules", "players"),
+    [(Ruleset.preset("comptoir-21").with_options(pot=8), 3), (SMALL.with_options(charge_throws=3), 4)],
+    ids=str,
+)
+def test_where_the_ends_are_alike_for_every_loser_one_round_of_each_kind_is_solved(
+    monkeypatch, rules, players
+):
+    """Positions alike but for the seats are worth the same, turned, where losing the manche costs
+    every seat alike (a game of one manche, a manche nobody has lost yet): one round of each kind is
+    solved and its value and moves turned to the others, the values those of solving every round."""
+    model = Manche(rules, players)
+    ends = np.zeros((players, 2, players))
+    ends[np.arange(players), :, np.arange(players)] = -1
+    ends[np.arange(players), 1, np.arange(players)] = -2  # an espagnole costs more, whoever loses
+    solved = []
+    solve_round = game_maxn.round_at
+
+    def counted(manche: Manche, p: int, values: np.ndarray, keep: bool = False) -> game_maxn.RoundPlay:
+        solved.append(p)
+        return solve_round(manche, p, values, keep)
+
+    monkeypatch.setattr(game_maxn, "round_at", counted)
+    by_kind = solve_manche(model, ends)
+    first_only = set(solved)
+    solved.clear()
+    monkeypatch.setattr(game_maxn, "_turning", lambda ends: False)
+    every = solve_manche(model, ends)
+    assert by_kind.sweeps == every.sweeps and by_kind.converged and every.converged
+    assert by_kind.values == pytest.approx(every.values, abs=1e-12)
+    assert by_kind.ends == pytest.approx(every.ends, abs=1e-12)
+    # one round of each kind solved (led by seat 0 where the manche reaches it), against every round
+    assert first_only == set(model.orbits) and set(solved) == set(range(len(model.positions)))
+    assert len(model.orbits) < len(model.positions) / (players - 0.5)
+    assert all(model.positions[p].leader == 0 for p in first_only if len(model.orbits[p]) > 1)
+    # a manche whose loser matters more for one seat is solved round by round
+    ends[0, :, 1] -= 0.5
+    solved.clear()
+    monkeypatch.undo()
+    monkeypatch.setattr(game_maxn, "round_at", counted)
+    solve_manche(model, ends)
+    assert any(model.positions[p].leader != 0 for p in solved)
+
+
 def test_a_manche_alike_one_solved_starts_from_its_policies_and_ends_where_its_own_sweeps_do(monkeypatch):
     """Each player compares only their own values: ends changed by a positive affine map per seat
     make the same manche, settled in one sweep from the other's policies, its charge making the

@@ -41,6 +41,8 @@ from .game_maxn import (
     _made_in,
     _moves,
     _moves_with,
+    _orbits,
+    _turning,
     _zero_amounts,
     round_at,
     shape_of,
@@ -152,16 +154,20 @@ def _round(manche: Manche, p: int, stored: FloatArray, best: FloatArray) -> list
     return found
 
 
-def _played(manche: Manche, stored: FloatArray, ends: FloatArray) -> FloatArray:
-    """Every node's value to each seat when everyone plays the choices solved against ``stored``."""
+def _played(manche: Manche, stored: FloatArray, ends: FloatArray, alone: bool) -> FloatArray:
+    """Every node's value to each seat when everyone plays the choices solved against ``stored``
+    (one round of each kind of position unless ``alone``: :func:`.game_maxn._orbits`)."""
     n, count = manche.players, len(manche.positions)
     values = np.zeros((count + 2 * n, n))
     values[count:] = ends.reshape(2 * n, n)
     moves: dict[int, Moves] = {}
-    for p in range(count):
+    for orbit in _orbits(manche, range(count), alone):
+        p = orbit[0][0]
         play = round_at(manche, p, stored, keep=True)
         assert play.classes is not None
-        moves[p] = _moves(manche, p, play.classes, stored)
+        where = _moves(manche, p, play.classes, stored)
+        for q, k in orbit:
+            moves[q] = manche.turn(where, k)
     decharge, levels = _groups(manche)
     for group in ([decharge] if decharge else []) + levels:  # each leads to itself and earlier ones
         values[group] = _evaluate(group, moves, values)
@@ -179,7 +185,12 @@ def _groups(manche: Manche) -> tuple[list[int], list[list[int]]]:
 
 
 def _best(
-    manche: Manche, stored: FloatArray, ends: FloatArray, start: FloatArray, progress: Progress | None = None
+    manche: Manche,
+    stored: FloatArray,
+    ends: FloatArray,
+    start: FloatArray,
+    alone: bool,
+    progress: Progress | None = None,
 ) -> FloatArray:
     """[node, seat]: each seat's value when it alone plays its best response, from ``start`` (the
     played values: policy iteration only improves on them). The seats are solved side by side,
@@ -191,7 +202,7 @@ def _best(
     looping = _zero_amounts(manche.rules)
     for group in [decharge] if decharge else []:
         for passes in range(1, MOST_PASSES + 1):
-            change, moves = _pass(manche, group, stored, values)
+            change, moves = _pass(manche, group, stored, values, alone)
             _exactly(group, moves, values)
             if progress:
                 progress("deviation", passes, 0)
@@ -199,7 +210,7 @@ def _best(
                 break
     for group in levels:
         for _ in range(LEVEL_SWEEPS if looping else 1):
-            change, moves = _pass(manche, group, stored, values)
+            change, moves = _pass(manche, group, stored, values, alone)
             if change < TOLERANCE:
                 break
         if looping:
@@ -214,16 +225,22 @@ def _exactly(group: list[int], moves: list[dict[int, Moves]], values: FloatArray
 
 
 def _pass(
-    manche: Manche, group: Sequence[int], stored: FloatArray, values: FloatArray
+    manche: Manche, group: Sequence[int], stored: FloatArray, values: FloatArray, alone: bool
 ) -> tuple[float, list[dict[int, Moves]]]:
-    """One pass of best responses over ``group``, in place: the largest change, and each seat's moves."""
+    """One pass of best responses over ``group``, in place: the largest change, and each seat's moves.
+    Unless ``alone``, one round of each kind of position, turned to the others (seat ``t`` of a
+    position turned by ``k`` responds as seat ``t - k`` of the first)."""
+    n = manche.players
     change = 0.0
-    moves: list[dict[int, Moves]] = [{} for _ in range(manche.players)]
-    for p in group:
-        for seat, (value, where) in enumerate(_round(manche, p, stored, values)):
-            change = max(change, abs(value - float(values[p, seat])))
-            values[p, seat] = value
-            moves[seat][p] = where
+    moves: list[dict[int, Moves]] = [{} for _ in range(n)]
+    for orbit in _orbits(manche, group, alone):
+        found = _round(manche, orbit[0][0], stored, values)
+        for q, k in orbit:
+            for seat in range(n):
+                value, where = found[(seat - k) % n]
+                change = max(change, abs(value - float(values[q, seat])))
+                values[q, seat] = value
+                moves[seat][q] = manche.turn(where, k)
     return change, moves
 
 
@@ -236,10 +253,11 @@ def deviation(game: GameMaxn, progress: Progress | None = None) -> Deviation:
     for m, ((number, losses), solution) in enumerate(game.manches.items()):  # the last manche first
         ends_played = game.end_values(number, losses, lambda key: played[key][start])
         ends_best = game.end_values(number, losses, lambda key: best[key][start])
-        values = played[(number, losses)] = _played(model, solution.values, ends_played)
+        alone = not (_turning(ends_played) and _turning(ends_best))  # else: positions by kind
+        values = played[(number, losses)] = _played(model, solution.values, ends_played, alone)
         if progress:
             progress("manche", m + 1, len(game.manches))
-        best[(number, losses)] = _best(model, solution.values, ends_best, values, progress)
+        best[(number, losses)] = _best(model, solution.values, ends_best, values, alone, progress)
     first = game.start_key()
     count = len(model.positions)
     gains = [best[key][:count] - played[key][:count] for key in game.manches]

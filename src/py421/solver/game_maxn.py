@@ -71,7 +71,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -824,6 +824,37 @@ class Manche:
         after = self.after(p, values)
         return settling.chaude.weights(after, self.positions[p].order(), played, responder)[0]
 
+    @cached_property
+    def orbits(self) -> dict[int, list[tuple[int, int]]]:
+        """The positions alike but for the seats, by the one led by seat 0: ``[(position, k)]``, each
+        that one with its seats turned by ``k`` (seat 0 becomes seat ``k``). Where that one is not
+        reached, a position is alone. The rounds are alike too (:meth:`turn`), the seats turned."""
+        found: dict[int, list[tuple[int, int]]] = {}
+        for p, pos in enumerate(self.positions):
+            first = self.index.get(_turned_position(pos, pos.leader))
+            if first is None:
+                found[p] = [(p, 0)]
+            else:
+                found.setdefault(first, [(first, 0)])
+                if first != p:
+                    found[first].append((p, pos.leader))
+        return found
+
+    @cached_property
+    def _turns(self) -> list[IntArray]:
+        """``[k][node]``: the node that ``node`` becomes with the seats turned by ``k`` (-1: not reached)."""
+        n = self.players
+        found = []
+        for k in range(n):
+            nodes = [self.index.get(_turned_position(pos, -k % n), -1) for pos in self.positions]
+            nodes += [self.end_node((loser + k) % n, bool(e)) for loser in range(n) for e in (0, 1)]
+            found.append(np.array(nodes, np.intp))
+        return found
+
+    def turn(self, moves: Moves, k: int) -> Moves:
+        """Where a round leads, ``moves`` from a position, as seen from that position turned by ``k``."""
+        return (self._turns[k][moves[0]], moves[1]) if k else moves
+
     def counts(self) -> tuple[int, int]:
         charge = sum(p.charge for p in self.positions)
         return charge, len(self.positions) - charge
@@ -922,14 +953,9 @@ def solve_manche(
     since_best = 0
     changes: list[float] = []
     recent: deque[dict[int, Moves]] = deque(maxlen=4)  # the last sweeps' choices
+    alone = not _turning(ends)
     while decharge:
-        change = 0.0
-        for p in decharge:  # in place: each round sees the values already updated
-            play = round_at(manche, p, values, keep=True)
-            assert play.classes is not None
-            moves[p] = _moves(manche, p, play.classes, values)  # the stakes chosen as the round was
-            change = max(change, float(np.abs(play.value - values[p]).max()))
-            values[p] = play.value
+        change = _sweep(manche, _orbits(manche, decharge, alone), values, moves)
         solution.sweeps += 1
         solution.change = change
         changes.append(change)
@@ -950,7 +976,7 @@ def solve_manche(
         last = change
         if accelerate:
             values[decharge] = _evaluate(decharge, moves, values)
-    _check_decharge(manche, decharge, moves, solution)
+    _check_decharge(manche, decharge, moves, solution, alone)
     levels: dict[int, list[int]] = {}
     for p, pos in enumerate(manche.positions):
         if pos.charge:
@@ -970,23 +996,64 @@ def solve_manche(
                 progress("charge", pot, manche.rules.pot)
             continue
         for _ in range(LEVEL_SWEEPS):  # a round worth nothing leaves the pot as it was: sweep, then solve
-            change = 0.0
-            for p in levels[pot]:
-                play = round_at(manche, p, values, keep=True)
-                assert play.classes is not None
-                moves[p] = _moves(manche, p, play.classes, values)
-                change = max(change, float(np.abs(play.value - values[p]).max()))
-                values[p] = play.value
+            change = _sweep(manche, _orbits(manche, levels[pot], alone), values, moves)
             if not looping or change < TOLERANCE:
                 break
         else:
             solution.converged = False
         if looping:  # the level's values under its final policies, exactly (the sweeps only near them)
             values[levels[pot]] = _evaluate(levels[pot], moves, values)
+            _even(_orbits(manche, levels[pot], alone), values)
         if progress:
             progress("charge", pot, manche.rules.pot)
     solution.ends = _manche_ends(manche, moves, decharge, [levels[pot] for pot in sorted(levels)])
     return solution
+
+
+def _turning(ends: FloatArray) -> bool:
+    """Whether ``ends[loser, espagnole, seat]`` are the same for every loser, the seats turned: then
+    positions alike but for the seats are worth the same, turned (:attr:`Manche.orbits`), and one
+    round of each kind is solved (a manche where nobody has lost yet, a game of one manche)."""
+    n = ends.shape[0]
+    return all(np.array_equal(ends[loser], turned(ends[0], loser)) for loser in range(n))
+
+
+def _orbits(manche: Manche, group: Sequence[int], alone: bool) -> list[list[tuple[int, int]]]:
+    """The positions of ``group`` by kind: each position on its own (``alone``) or with those alike
+    but for the seats (:attr:`Manche.orbits`, which keeps the positions of a phase and a pot
+    together)."""
+    if alone:
+        return [[(p, 0)] for p in group]
+    orbits = manche.orbits
+    return [orbits[p] for p in group if p in orbits]
+
+
+def _sweep(
+    manche: Manche, orbits: Sequence[Sequence[tuple[int, int]]], values: FloatArray, moves: dict[int, Moves]
+) -> float:
+    """Solve the round of each orbit's first position against ``values``, in place (each round sees
+    the values already updated), its value and moves turned to the others; the largest change."""
+    change = 0.0
+    for orbit in orbits:
+        p = orbit[0][0]
+        play = round_at(manche, p, values, keep=True)
+        assert play.classes is not None
+        where = _moves(manche, p, play.classes, values)  # the stakes chosen as the round was
+        for q, k in orbit:
+            value = turned(play.value, k)
+            change = max(change, float(np.abs(value - values[q]).max()))
+            values[q] = value
+            moves[q] = manche.turn(where, k)
+    return change
+
+
+def _even(orbits: Sequence[Sequence[tuple[int, int]]], values: FloatArray) -> None:
+    """Each orbit's values turned from its first position's, in place: a linear solve leaves them
+    alike only to rounding, and a round played from them must choose alike (:func:`_orbits`)."""
+    for orbit in orbits:
+        first = values[orbit[0][0]]
+        for q, k in orbit[1:]:
+            values[q] = turned(first, k)
 
 
 def _flipping(recent: Sequence[dict[int, Moves]]) -> bool:
@@ -1051,13 +1118,14 @@ def _dense(moves: dict[int, Moves], rows: list[int], size: int) -> FloatArray:
 
 
 def _check_decharge(
-    manche: Manche, decharge: list[int], moves: dict[int, Moves], solution: MancheSolution
+    manche: Manche, decharge: list[int], moves: dict[int, Moves], solution: MancheSolution, alone: bool
 ) -> None:
     """Evaluate the décharge's final policies exactly (a linear solve) and check them.
 
     The exact values replace the iterated ones; ``linear_gap`` says how far
     apart they were, ``residual`` how much one more pass of the rounds over
-    the exact values still changes (no player gains by another choice).
+    the exact values still changes (no player gains by another choice), at
+    one position of each kind unless ``alone`` (:func:`_orbits`).
     """
     if not decharge:
         return
@@ -1065,8 +1133,10 @@ def _check_decharge(
     exact = _evaluate(decharge, moves, values)
     solution.linear_gap = float(np.abs(exact - values[decharge]).max())
     values[decharge] = exact
+    _even(_orbits(manche, decharge, alone), values)
     residual = 0.0
-    for p in decharge:
+    for orbit in _orbits(manche, decharge, alone):
+        p = orbit[0][0]
         residual = max(residual, float(np.abs(round_at(manche, p, values).value - values[p]).max()))
     solution.residual = residual
 
