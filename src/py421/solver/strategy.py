@@ -136,7 +136,7 @@ SOLVED_FOR_PLAY = 4
 # minutes, vache-41's 41 tokens about an hour (every charge round solved stake by stake up to its pot).
 STAKES_FOR_PLAY = 21
 # The most décharge positions of four players a table solves before it plays: four-player classic-11
-# (about 1,456) takes minutes, comptoir-21's 21 tokens (about 8,096) an hour and a half.
+# (about 1,456) takes minutes, comptoir-21's 21 tokens (about 8,096) about twenty minutes.
 FOUR_FOR_PLAY = 2_000
 # The most décharge positions of three players under « qui barre démarre » a table solves before it
 # plays: a pot of 7 (108) takes half a minute, engranjeu-21's 21 tokens (about 759) about seven minutes.
