@@ -827,12 +827,13 @@ class Manche:
     @cached_property
     def orbits(self) -> dict[int, list[tuple[int, int]]]:
         """The positions alike but for the seats, by the one led by seat 0: ``[(position, k)]``, each
-        that one with its seats turned by ``k`` (seat 0 becomes seat ``k``). Where that one is not
-        reached, a position is alone. The rounds are alike too (:meth:`turn`), the seats turned."""
+        that one with its seats turned by ``k`` (seat 0 becomes seat ``k``), whose round leads where
+        that one's does, turned (:meth:`turn`). A position is alone where that one is not reached, or
+        its round would lead elsewhere (a rule that names a seat)."""
         found: dict[int, list[tuple[int, int]]] = {}
         for p, pos in enumerate(self.positions):
             first = self.index.get(_turned_position(pos, pos.leader))
-            if first is None:
+            if first is None or not self._leads_alike(first, p, pos.leader):
                 found[p] = [(p, 0)]
             else:
                 found.setdefault(first, [(first, 0)])
@@ -850,6 +851,14 @@ class Manche:
             nodes += [self.end_node((loser + k) % n, bool(e)) for loser in range(n) for e in (0, 1)]
             found.append(np.array(nodes, np.intp))
         return found
+
+    def _leads_alike(self, first: int, p: int, k: int) -> bool:
+        """Whether every outcome of the round at ``p`` leads where ``first``'s does, turned by ``k``."""
+        nodes, chances = self.tables[first]
+        own_nodes, own_chances = self.tables[p]
+        ways = chances != 0  # a table's rows are padded with no chance
+        turned_nodes = self._turns[k][nodes]
+        return np.array_equal(chances, own_chances) and np.array_equal(turned_nodes[ways], own_nodes[ways])
 
     def turn(self, moves: Moves, k: int) -> Moves:
         """Where a round leads, ``moves`` from a position, as seen from that position turned by ``k``."""
