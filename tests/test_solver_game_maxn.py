@@ -384,6 +384,21 @@ def test_a_decharge_whose_choices_flip_back_and_forth_stops_once_they_came_back_
     assert solution.residual > 1e-4
 
 
+def test_choices_that_come_back_while_the_values_settle_do_not_stop_the_sweeps(monkeypatch):
+    """Were every sweep's choices those of two sweeps before and not of the one before, a décharge
+    whose largest change still halves is swept until it settles, as ever."""
+    model = Manche(SMALL.with_options(pot=3), 3)
+    ends = np.zeros((3, 2, 3))
+    ends[np.arange(3), :, np.arange(3)] = -1
+    settled = solve_manche(model, ends, accelerate=False)
+    calls = itertools.count()
+    # the last sweep chose as two sweeps before, and so did the one before it, but not as each other
+    monkeypatch.setattr(game_maxn, "_all_same", lambda moves, other: next(calls) % 3 != 2)
+    flipping = solve_manche(model, ends, accelerate=False)
+    assert flipping.converged and flipping.sweeps == settled.sweeps > 4
+    assert flipping.values == pytest.approx(settled.values, abs=1e-12)
+
+
 def test_a_cached_solve_is_the_fresh_one(tmp_path):
     rules = SMALL.with_options(pot=3)
     fresh, cached = solve_maxn_cached(rules, 3, folder=tmp_path)

@@ -942,7 +942,8 @@ def solve_manche(
     that far fewer sweeps are needed; once that stops paying (the largest
     change shrinks by less than a tenth) plain sweeps take over. The sweeps
     stop once no value moves by more than ``TOLERANCE``, or when the choices
-    flip back and forth between two policies (:func:`_flipping`), or when the
+    flip back and forth between two policies (:func:`_flipping`) and the
+    largest change has not halved over the last two sweeps, or when the
     largest change has not halved in ``STALL`` sweeps: with more than two
     players max^n need not settle (a choice near a tie can flip back and
     forth as the values it feeds on move), and then ``converged`` is False
@@ -976,7 +977,7 @@ def solve_manche(
             break
         recent.append(dict(moves))
         best, since_best = (change, 0) if change < best / 2 else (best, since_best + 1)
-        if since_best >= STALL or _flipping(recent):
+        if since_best >= STALL or _flipping(recent, changes):
             solution.converged = False
             if progress:
                 progress("unsettled", solution.sweeps, 0)
@@ -1065,11 +1066,12 @@ def _even(orbits: Sequence[Sequence[tuple[int, int]]], values: FloatArray) -> No
             values[q] = turned(first, k)
 
 
-def _flipping(recent: Sequence[dict[int, Moves]]) -> bool:
+def _flipping(recent: Sequence[dict[int, Moves]], changes: Sequence[float]) -> bool:
     """Whether the last four sweeps' choices flip back and forth: the last two sweeps each chose as
-    the sweep two before it, not as the one before. The values then only move between the same two
+    the sweep two before it, not as the one before, and the largest change has not halved over them
+    (flips that the values settle would shrink it). The values then only move between the same two
     policies, sweep after sweep, and no further sweep settles them."""
-    if len(recent) < 4:
+    if len(recent) < 4 or changes[-1] <= changes[-3] / 2:
         return False
     first, second, third, fourth = recent
     return _all_same(fourth, second) and _all_same(third, first) and not _all_same(fourth, third)
