@@ -423,8 +423,8 @@ def test_a_cached_solve_is_the_fresh_one(tmp_path):
         (
             "lyonnaise-21",
             {"pot": 2, "initial_tokens": 0},
-            4,
-            "accumulated stakes are in the model at 3 players",
+            5,
+            "accumulated stakes are in the model at 4 players at most, not 5",
         ),
         ("engranjeu-21", {"pot": 7}, 4, "« qui barre démarre » is solved whole for 3 players at most"),
         ("engranjeu-21", {"accumulated_stakes": True}, 3, "« qui barre démarre » with accumulated stakes"),
@@ -448,7 +448,7 @@ def test_rules_outside_the_model_are_refused(preset, options, players, why):
         ("classic-11", (3, 4, 5)),
         ("kytionnaire", (3, 4, 5)),
         ("comptoir-21", (3, 4)),
-        ("lyonnaise-21", (3,)),
+        ("lyonnaise-21", (3, 4)),
         ("vache-41", (3,)),
     ],
 )
@@ -557,6 +557,8 @@ def endings(node: State) -> Ends:
     table = node.rules.table
     outcomes = [(Result.of(faces), faces, float(p)) for faces, p in throw_outcomes(3)]
     facts = [(table.strength(res), table.values[res], res == NENETTE) for res, _, _ in outcomes]
+    if staking(node) and len(node.tokens) > 3:
+        return staked_endings(node, throwers, outcomes, facts)
     chance: dict[tuple[object, ...], float] = {}
     members: dict[tuple[object, ...], list[tuple[int, ...]]] = {}
     for combo in itertools.product(range(len(outcomes)), repeat=throwers):
@@ -578,6 +580,58 @@ def endings(node: State) -> Ends:
         end = seen.pop()
         dice = ends[end][1] if end in ends else tuple(outcomes[c][1] for c in combos[0])
         ends[end] = (ends.get(end, (0.0, dice))[0] + chance[kind], dice)
+    return ends
+
+
+MEMBERS = 8  # sequences of each class played through the engine, beside its first and its last
+
+
+def staked_endings(
+    node: State,
+    throwers: int,
+    outcomes: list[tuple[Result, tuple[int, ...], float]],
+    facts: list[tuple[int, int, bool]],
+) -> Ends:
+    """:func:`endings` of a charge round (or its rampot) of four players, every throw adding to the stake.
+
+    The 56**4 sequences of four are too many to class one by one as three are,
+    and where stakes accumulate the round's future says no more than who is tied
+    for the worst result and the stake. So they are classed, with numpy, by who
+    holds the worst and the best result, which are nénettes, and the sum and the
+    largest of the values from the stake so far up to the pot; the engine plays
+    the first, the last and :data:`MEMBERS` more of each class (spread over it),
+    which must all end the same way.
+    """
+    r = node.round
+    assert r is not None
+    strength, value, nenette = (np.array(column, dtype=np.int16) for column in zip(*facts, strict=True))
+    combos = np.indices((len(outcomes),) * throwers, dtype=np.uint8).reshape(throwers, -1)
+    strengths = strength[combos]
+    worst, best = strengths == strengths.min(axis=0), strengths == strengths.max(axis=0)
+    values = value[combos]
+    cap = node.pot - min(r.stake, node.pot)
+    key = np.minimum(values.sum(axis=0, dtype=np.int32), cap) * (cap + 1)
+    key += np.minimum(values.max(axis=0), cap)  # a few thousand kinds: 32 bits sort faster
+    for i in range(throwers):
+        key = ((key * 2 + worst[i]) * 2 + best[i]) * 2 + nenette[combos[i]]
+    chances = np.prod(np.array([p for _, _, p in outcomes])[combos], axis=0)
+    by_kind = np.argsort(key)
+    sorted_keys = key[by_kind]
+    starts = np.flatnonzero(np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1])))
+    total = np.add.reduceat(chances[by_kind], starts)
+    ends: Ends = {}
+    for k, (start, stop) in enumerate(zip(starts, [*starts[1:], key.size], strict=True)):
+        members = by_kind[start:stop]
+        seen = set()
+        for m in members[np.linspace(0, len(members) - 1, MEMBERS + 2).astype(np.intp)]:
+            child = node
+            for c in combos[:, m]:
+                child = child.apply_dice(outcomes[c][1])
+            seen.add(settled(child, node))
+        assert len(seen) == 1, seen
+        end = seen.pop()
+        dice = ends[end][1] if end in ends else tuple(outcomes[c][1] for c in combos[:, members[0]])
+        ends[end] = (ends.get(end, (0.0, dice))[0] + float(total[k]), dice)
     return ends
 
 
@@ -665,6 +719,8 @@ def engine_values(rules: Ruleset, players: int, choose: Choose | None = None) ->
     return {k: values[i] for k, i in index.items()}, states, leads, known
 
 
+COUPS_SECS = {"charge_throws": 1, "decharge_throws": 1, "le_bon": False}
+
 # Simple results, suites and nénettes are worth 2: the charge leaves at most two players holding
 # tokens, so the décharge is played by two (a round of three would hold thousands of tie-break
 # states), and a winner holding 3 gives 2 back: tokens go back and forth.
@@ -677,37 +733,42 @@ WORTH_TWO = {
     "value_nenette": 2,
 }
 
-WALKED: dict[str, tuple[str, dict[str, object]]] = {
-    "classic-11": ("classic-11", {**WORTH_TWO, "tied_losers_all_take": True}),
+WALKED: dict[str, tuple[str, dict[str, object], int]] = {
+    "classic-11": ("classic-11", {**WORTH_TWO, "tied_losers_all_take": True}, 3),
     # Every coup sec of the charge adds its value to the stake, and so does the best of each rampot
     # between players tied for the worst; a round of three coups secs is worth at least 3: the
     # charge leaves at most two players holding tokens.
-    "lyonnaise-21": ("lyonnaise-21", {"pot": 4, "charge_throws": 1, "decharge_throws": 1, "le_bon": False}),
+    "lyonnaise-21": ("lyonnaise-21", {**COUPS_SECS, "pot": 4}, 3),
+    # Four players: a charge round of four coups secs is worth at least 4 and takes 4 of the 5 tokens;
+    # its rampots between two, three or all four players tied for the worst add to the stake.
+    "lyonnaise-21-four": ("lyonnaise-21", {**COUPS_SECS, "pot": 5}, 4),
     # A double nénette goes to the later thrower, in the round and in the tie-breaks' replays (from
     # the last tied player, then in order: seed 003's), so the first to throw loses more often.
     "later-nenette": (
         "classic-11",
         {**WORTH_TWO, "nenette_last_wins": True, "tie_break": "last_player_first"},
+        3,
     ),
     # « Qui barre démarre »: tie-breaks replayed from the last tied player, counter-clockwise; a replay
     # tied again lets its first thrower choose « est » or « vient », with values deducted, the later
     # nénette winning and l'Espagnole losing the game.
-    "main-chaude": ("engranjeu-21", dict(WORTH_TWO)),
+    "main-chaude": ("engranjeu-21", dict(WORTH_TWO), 3),
 }
 
 
 @pytest.mark.parametrize("walked", list(WALKED))
 def test_every_engine_state_walked_agrees_with_the_game_solver(walked):
-    """Three players with a pot of 4 in coups secs, two manches (:data:`WALKED`).
+    """Three players (four with accumulated stakes) and a few tokens in coups secs, two manches
+    (:data:`WALKED`).
 
     The charge, l'Espagnole, the décharge's cycles and tie-breaks, the second
     manche led by the first one's loser and the game's end are all the
     engine's; the solver's value of every position of every manche matches
     the engine's at every round start walked, to 1e-9.
     """
-    preset, options = WALKED[walked]
+    preset, options, players = WALKED[walked]
     rules = Ruleset.preset(preset).with_options(**options)
-    game = GameMaxn(rules, 3).solve()
+    game = GameMaxn(rules, players).solve()
     chosen: dict[Key, tuple[State, Stake]] = {}
 
     def choose(state: State) -> Stake:
@@ -716,7 +777,7 @@ def test_every_engine_state_walked_agrees_with_the_game_solver(walked):
         chosen[engine_key(state)] = (state, action.stake)
         return action.stake
 
-    walk = engine_values(rules, 3, choose)
+    walk = engine_values(rules, players, choose)
     values, states, _, _ = walk
     compared = set()
     for key, state in states.items():
@@ -727,15 +788,18 @@ def test_every_engine_state_walked_agrees_with_the_game_solver(walked):
         frame = 0 if state.manche == 1 else state.manche_losers[-1]  # who led the manche's first round
         at = Position(state.phase is Phase.CHARGE, state.pot, state.tokens, state.active, r.order[0])
         turned_at = turn_seats(at, -frame)
-        lost = tuple(state.manche_losses[(s + frame) % 3] for s in range(3))
+        lost = tuple(state.manche_losses[(s + frame) % players] for s in range(players))
         solution = game.manches[(state.manche, lost)]
         p = game.model.index[turned_at]
         assert values[key] == pytest.approx(turned(solution.values[p], frame), abs=1e-9)
         compared.add((state.manche, lost, p))
     assert len(compared) == len(game.model.positions) * len(game.manches)  # every position of the solve
     assert any(pos.charge for pos in game.model.positions) and any(
-        not pos.charge and pos.tokens.count(0) == 1 for pos in game.model.positions
+        not pos.charge and pos.tokens.count(0) == players - 2 for pos in game.model.positions
     )
+    if rules.accumulated_stakes:  # a rampot of every player, adding to the stake
+        every = set(itertools.permutations(range(players)))
+        assert any(kind[0] == "tie" and kind[4] in every for kind in walk[3])
     assert bool(chosen) == rules.main_chaude
     # each stake worth to its chooser what the solver says, at one « main chaude » in eight (thousands)
     for state, stake in [chosen[key] for key in sorted(chosen, key=str)[::8]]:
@@ -850,21 +914,31 @@ def test_the_solved_game_of_three_under_qui_barre_demarre_plays_as_solved(shared
         assert abs(seat["loss_rate"] - expected) < 4 * (expected * (1 - expected) / games) ** 0.5
 
 
-def test_the_solved_game_of_three_with_accumulated_stakes_plays_as_solved(shared_solutions):
-    """lyonnaise-21 with a pot of 9, played by the fast simulator with bot:optimal in every seat (first
+@pytest.mark.parametrize(
+    ("players", "pot", "games"),
+    [
+        (3, 9, 20_000),  # the fast simulator's kernel
+        (4, 6, 1_000),  # through the engine: the kernel does not hold staked rounds of four
+    ],
+)
+def test_the_solved_game_with_accumulated_stakes_plays_as_solved(shared_solutions, players, pot, games):
+    """lyonnaise-21 with a few tokens, played by the simulator with bot:optimal in every seat (first
     seats rotating): each seat is among the losers as often as the solver says, within 4 standard
-    errors, and so are the shared losses."""
-    rules = Ruleset.preset("lyonnaise-21").with_options(pot=9)
-    solved_here(rules, 3, shared_solutions)
-    summary = solved_game(rules, 3).summary()
-    games = 20_000
-    sim = Simulation(rules, ("optimal",) * 3, games)
+    errors, and so are the first player and the shared losses."""
+    rules = Ruleset.preset("lyonnaise-21").with_options(pot=pot)
+    solved_here(rules, players, shared_solutions)
+    summary = solved_game(rules, players).summary()
+    sim = Simulation(rules, ("optimal",) * players, games)
+    assert sim.compiled == (players == 3)
     data = Summary(sim, run(sim, workers=1)).to_dict()
+
+    def near(found: float, expected: float) -> bool:
+        return bool(abs(found - expected) < 4 * (expected * (1 - expected) / games) ** 0.5)
+
     expected = float(np.mean(summary["lose_by_position"]))
-    for seat in data["seats"]:
-        assert abs(seat["loss_rate"] - expected) < 4 * (expected * (1 - expected) / games) ** 0.5
-    shared = summary["shared"]
-    assert abs(data["outcomes"]["shared"] / games - shared) < 4 * (shared * (1 - shared) / games) ** 0.5
+    assert all(near(seat["loss_rate"], expected) for seat in data["seats"])
+    assert near(data["first_player"]["loss_rate"], summary["lose_by_position"][0])
+    assert near(data["outcomes"]["shared"] / games, summary["shared"])
     assert max(summary["lose_by_position"]) - min(summary["lose_by_position"]) > 0.005  # seats differ
 
 
@@ -950,6 +1024,9 @@ def test_bot_optimal_plays_the_whole_game_where_the_rules_allow():
     assert not whole_game_maxn(Ruleset.preset("classic-11"), 6)
     assert whole_game_maxn(Ruleset.preset("lyonnaise-21"), 3)  # accumulated stakes, by the stake so far
     assert played(Ruleset.preset("lyonnaise-21"), 3) == "game_maxn"  # solved first: minutes
+    lyonnaise = Ruleset.preset("lyonnaise-21")  # four: about 8,096 positions, most of an hour
+    assert whole_game_maxn(lyonnaise, 4) and played(lyonnaise, 4) == "rounds"
+    assert played(lyonnaise.with_options(pot=6), 4) == "game_maxn"
     vache = Ruleset.preset("vache-41")
     assert whole_game_maxn(vache, 3) and played(vache, 3) == "rounds"  # an hour: once solved here
     engranjeu = Ruleset.preset("engranjeu-21")  # « qui barre démarre »: three players at most
@@ -973,15 +1050,16 @@ def test_bot_optimal_plays_the_whole_game_where_the_rules_allow():
 
 
 @pytest.mark.parametrize(
-    "rules",
+    ("rules", "players", "games"),
     [
-        SMALL,
-        Ruleset.preset("lyonnaise-21").with_options(pot=6),
-        Ruleset.preset("engranjeu-21").with_options(pot=4),
+        (SMALL, 3, 30),
+        (Ruleset.preset("lyonnaise-21").with_options(pot=6), 3, 30),
+        (Ruleset.preset("lyonnaise-21").with_options(pot=6), 4, 20),  # the third of four by stake too
+        (Ruleset.preset("engranjeu-21").with_options(pot=4), 3, 30),
     ],
     ids=str,
 )
-def test_advice_ranks_the_bots_choice_first(shared_solutions, rules):
+def test_advice_ranks_the_bots_choice_first(shared_solutions, rules, players, games):
     """At every choice of bot:optimal in the first manche, advice over the game puts it first.
 
     The position given to the advice is the table's as a player sees it: the
@@ -990,14 +1068,14 @@ def test_advice_ranks_the_bots_choice_first(shared_solutions, rules):
     throws, the phase, the pot and, where every throw adds to it, the stake.
     A « main chaude » stake is the one the strategy values most.
     """
-    solved_here(rules, 3, shared_solutions)
+    solved_here(rules, players, shared_solutions)
     bot = OptimalBot()
-    strategy = strategy_for(rules, 3)
+    strategy = strategy_for(rules, players)
     checked = stakes = 0
     for number in itertools.count():
-        if number >= 30 and (stakes or not rules.main_chaude):  # « main chaude » is rare: until one
+        if number >= games and (stakes or not rules.main_chaude):  # « main chaude » is rare: until one
             break
-        game, dice = Game(rules, ["A", "B", "C"]), SeededDice(f"advice-{number}")
+        game, dice = Game(rules, ["A", "B", "C", "D"][:players]), SeededDice(f"advice-{number}")
         while game.state.manche == 1 and game.state.phase is not Phase.OVER:
             state = game.state
             if state.chance:
@@ -1011,12 +1089,12 @@ def test_advice_ranks_the_bots_choice_first(shared_solutions, rules):
                 game.act(bot.choose(state))
                 stakes += 1
                 continue
-            tokens = tuple(state.tokens[(mover + s) % 3] for s in range(3))
+            tokens = tuple(state.tokens[(mover + s) % players] for s in range(players))
             charge = state.phase is Phase.CHARGE
             before = tuple(t.result for t in r.done)
             place = state.pot if charge else None
             throws = tuple(t.throws for t in r.done)
-            context = RoundContext(3, before, r.limit, charge, place, tokens, r.stake, throws=throws)
+            context = RoundContext(players, before, r.limit, charge, place, tokens, r.stake, throws=throws)
             most = rules.throws_allowed(charge)
             limit = r.limit if r.done and rules.leader_limit and r.limit else most
             advice = advise_game_level(rules, Result.of(r.dice), limit - r.throws, context)

@@ -183,7 +183,7 @@ def test_optimal_beats_two_heuristics_at_three_players():
 
 def test_solve_reports_every_position_for_three_and_four_players():
     runner = CliRunner()
-    result = runner.invoke(main, ["solve", "--players", "4", "--rules", "lyonnaise-21", "--json"])
+    result = runner.invoke(main, ["solve", "--players", "4", "--rules", "vache-41", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["method"] == "max^n rounds"
