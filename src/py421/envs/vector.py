@@ -162,8 +162,7 @@ class _OptimalTables:
             bot_tables.load(self.tables)  # every position, if they were built on this machine
         elif played(rules, players) == "game_maxn":  # as the engine's bot:optimal plays
             if not maxn_in_kernel(rules, players):
-                key = "engine_only" if rules.tie_break == "qui_barre_demarre" else "engine_staked"
-                raise InvalidRuleset(Message(f"envs.vector.{key}", {"n": players}))
+                raise InvalidRuleset(Message("envs.vector.engine_only", {"n": players}))
             self.tables = MaxnTables(rules, players)
         else:
             self.tables = OptimalRounds(rules, players)

@@ -86,7 +86,8 @@ class Simulation:
     @property
     def engine_levels(self) -> tuple[str, ...]:
         """The bot levels the fast simulator does not play here: those with no compiled twin, and
-        bot:optimal where it plays a whole game the kernel does not hold (:func:`maxn_in_kernel`)."""
+        bot:optimal where it plays a whole game under « qui barre démarre » (throw counts compared,
+        « main chaude » chosen), which the kernel does not hold."""
         slow = [level for level in self.levels if level not in LINEUP_KINDS]
         if "optimal" in self.levels and not maxn_in_kernel(self.rules, len(self.levels)):
             slow.append("optimal")

@@ -45,6 +45,7 @@ from .policy import H_MISSING
 
 I64 = npt.NDArray[np.int64]
 I8 = npt.NDArray[np.int8]
+F64 = npt.NDArray[np.float64]
 
 MODE_MAXN = 2
 RESULTS_N = 56
@@ -67,7 +68,7 @@ MH_VALUES = 14  # where each result's value in tokens starts (56): what a throw 
 MH_FULL = 15  # the stakes a class is told apart by (the full pot's, and fewer), 0 where none adds
 MH_SIZE = 16
 STEPS_WIDTH = 4  # steps per count of players in the directory; where stakes accumulate, the last
-# place of a round of three or fewer holds the staked shape's last step (:func:`_staked_choice`)
+# place of a round of four or fewer holds the staked shape's last step (:func:`_staked_choice`)
 KEEPS_N = 28
 CHOICES_WIDTH = 7
 # A record: where its payoff starts (float bits, [class][seat]), its classes, where its choices
@@ -305,6 +306,56 @@ def maxn_choice(
 
 
 @njit(cache=True)
+def _last_staked(
+    index: I64, count: int, row: int, limit: int, mover: int, col: int, payoff: int, seats: int, out: F64
+) -> None:
+    """:func:`_last_value` where every throw adds to the stake: ``out[stake]``, what the last
+    player's solved turn is worth to seat ``col`` after summary ``row``, from each stake before it.
+
+    The last player's choices are :func:`_backward_staked`'s; ``col``'s values follow them back
+    over the throws left, then a fresh throw from each stake."""
+    fl = index.view(np.float64)
+    full = index[MH_FULL]
+    width = out.size
+    mine = np.empty((RESULTS_N, width))
+    theirs = np.empty((RESULTS_N, width))
+    for res in range(RESULTS_N):
+        cls = _step(index, count, STEPS_WIDTH - 1, row, res)  # the staked shape's classes
+        for t in range(width):
+            at = payoff + (cls * full + (t if t < width - 1 else full - 1)) * seats
+            mine[res, t] = fl[at + mover]
+            theirs[res, t] = fl[at + col]
+    choices = np.full((limit, RESULTS_N, width), -1, dtype=np.int64)
+    _backward_staked(index, mine, limit - 1, choices)
+    sparse = index[MH_SPARSE]
+    t_start = index[sparse : sparse + KEEPS_N + 1]
+    t_result = sparse + KEEPS_N + 1
+    t_chance = t_result + t_start[KEEPS_N]
+    values = index[MH_VALUES]
+    fresh = index[MH_FRESH]
+    held = theirs.copy()
+    nxt = np.empty((RESULTS_N, width))
+    for r in range(1, limit):
+        for res in range(RESULTS_N):
+            for s in range(width):
+                k = choices[r, res, s]
+                if k < 0:
+                    nxt[res, s] = theirs[res, s]
+                    continue
+                value = 0.0
+                for j in range(t_start[k], t_start[k + 1]):
+                    landed = index[t_result + j]
+                    value += fl[t_chance + j] * held[landed, min(width - 1, s + index[values + landed])]
+                nxt[res, s] = value
+        held[:, :] = nxt
+    for t in range(width):
+        value = 0.0
+        for res in range(RESULTS_N):
+            value += fl[fresh + res] * held[res, min(width - 1, t + index[values + res])]
+        out[t] = value
+
+
+@njit(cache=True)
 def _staked_choice(
     index: I64,
     actions: I8,
@@ -315,7 +366,9 @@ def _staked_choice(
     frame: int,
     turn: tuple[int, int, int, int, int],
 ) -> int:
-    """:func:`maxn_choice` in a charge round where every throw adds to the stake (three players at most)."""
+    """:func:`maxn_choice` in a charge round where every throw adds to the stake (four players at most):
+    the leader's and the second player's choices kept, the others' worked out as :func:`maxn_choice`
+    does."""
     place, result, allowed, left, stake = turn
     most = index[record + R_MOST]
     start = index[record + R_ACTIONS]
@@ -335,11 +388,26 @@ def _staked_choice(
     payoff = index[record + R_PAYOFF]
     fl = index.view(np.float64)
     stops = np.empty((RESULTS_N, width))
-    for res in range(RESULTS_N):
-        cls = _step(index, count, STEPS_WIDTH - 1, row, res)  # the staked shape's classes
-        for t in range(width):
-            column = t if t < width - 1 else full - 1  # the pot left or more: as the full pot
-            stops[res, t] = fl[payoff + (cls * full + column) * n + col]
+    if place == count - 1:
+        for res in range(RESULTS_N):
+            cls = _step(index, count, STEPS_WIDTH - 1, row, res)  # the staked shape's classes
+            for t in range(width):
+                column = t if t < width - 1 else full - 1  # the pot left or more: as the full pot
+                stops[res, t] = fl[payoff + (cls * full + column) * n + col]
+    else:  # the third of four: the last player's turn follows, from the stake this one leaves
+        last = (order[count - 1] - frame) % n
+        for res in range(RESULTS_N):
+            _last_staked(
+                index,
+                count,
+                _step(index, count, count - 3, row, res),
+                allowed,
+                last,
+                col,
+                payoff,
+                n,
+                stops[res],
+            )
     choices = np.full((left + 1, RESULTS_N, width), -1, dtype=np.int64)
     _backward_staked(index, stops, left, choices)
     return int(choices[left, result, s])

@@ -311,7 +311,7 @@ class MaxnTables(DecisionTables):
             for i, step in enumerate(shape_of(rules, count).steps):
                 directory[count * m.STEPS_WIDTH + i] = add(step)
             if rules.accumulated_stakes:  # the charge's classes: who holds the best and the worst
-                assert count < m.STEPS_WIDTH  # staked rounds are of three players at most
+                assert count <= m.STEPS_WIDTH  # staked rounds are of four players at most
                 directory[count * m.STEPS_WIDTH + m.STEPS_WIDTH - 1] = add(
                     shape_of(rules, count, True).steps[-1]
                 )

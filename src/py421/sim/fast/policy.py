@@ -214,20 +214,10 @@ def no_positions() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int8]]:
     return index, np.zeros(1, dtype=np.int8)
 
 
-# The most players whose staked charge rounds the kernel plays: it keeps the leader's and the second
-# player's choices and works out the last one's; a third of four would need the last one's turn
-# solved stake by stake at every choice.
-STAKED_IN_KERNEL = 3
-
-
 def maxn_in_kernel(rules: Ruleset, players: int) -> bool:
     """Whether the kernel plays bot:optimal at ``players`` as the engine's bot does: not a whole game
     under « qui barre démarre », whose rounds compare throw counts and whose tie-breaks let
-    « main chaude » choose the stake, nor one of more than :data:`STAKED_IN_KERNEL` players where
-    stakes accumulate (the engine plays those games)."""
+    « main chaude » choose the stake (the engine plays those games)."""
     from ...solver.strategy import played
 
-    engine_only = rules.tie_break == "qui_barre_demarre" or (
-        rules.accumulated_stakes and players > STAKED_IN_KERNEL
-    )
-    return not engine_only or played(rules, players) != "game_maxn"
+    return rules.tie_break != "qui_barre_demarre" or played(rules, players) != "game_maxn"
