@@ -39,6 +39,7 @@ def test_a_server_plays_a_whole_game_only_where_this_machine_has_it(unshipped):
         (Ruleset.preset("classic-11").with_options(queue_de_la_vache=True, manches=2), 2, "heads_up_game"),
         (SMALL, 3, "game_maxn"),
         (Ruleset.preset("lyonnaise-21").with_options(pot=5), 3, "game_maxn"),  # by the stake so far
+        (Ruleset.preset("lyonnaise-21").with_options(pot=5), 4, "game_maxn"),  # four, by the stake too
     ],
 )
 def test_every_choice_of_the_optimal_bot_is_one_the_hints_rank_best(rules, players, kind):
