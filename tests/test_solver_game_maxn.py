@@ -288,13 +288,27 @@ def test_accelerated_sweeps_find_the_value_iteration_values():
     assert plain.linear_gap < 1e-10
 
 
+@pytest.fixture
+def rounds_solved(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Manche, int]]:
+    """The rounds the solver solves from now on, in order: their manche and position."""
+    solved: list[tuple[Manche, int]] = []
+    solve_round = game_maxn.round_at
+
+    def counted(manche: Manche, p: int, values: np.ndarray, keep: bool = False) -> game_maxn.RoundPlay:
+        solved.append((manche, p))
+        return solve_round(manche, p, values, keep)
+
+    monkeypatch.setattr(game_maxn, "round_at", counted)
+    return solved
+
+
 @pytest.mark.parametrize(
     ("rules", "players"),
     [(Ruleset.preset("comptoir-21").with_options(pot=8), 3), (SMALL.with_options(charge_throws=3), 4)],
     ids=str,
 )
 def test_where_the_ends_are_alike_for_every_loser_one_round_of_each_kind_is_solved(
-    monkeypatch, rules, players
+    monkeypatch, rounds_solved, rules, players
 ):
     """Positions alike but for the seats are worth the same, turned, where losing the manche costs
     every seat alike (a game of one manche, a manche nobody has lost yet): one round of each kind is
@@ -303,48 +317,39 @@ def test_where_the_ends_are_alike_for_every_loser_one_round_of_each_kind_is_solv
     ends = np.zeros((players, 2, players))
     ends[np.arange(players), :, np.arange(players)] = -1
     ends[np.arange(players), 1, np.arange(players)] = -2  # an espagnole costs more, whoever loses
-    solved = []
-    solve_round = game_maxn.round_at
-
-    def counted(manche: Manche, p: int, values: np.ndarray, keep: bool = False) -> game_maxn.RoundPlay:
-        solved.append(p)
-        return solve_round(manche, p, values, keep)
-
-    monkeypatch.setattr(game_maxn, "round_at", counted)
     by_kind = solve_manche(model, ends)
-    first_only = set(solved)
-    solved.clear()
+    first_only = {p for _, p in rounds_solved}
+    rounds_solved.clear()
+    turning = game_maxn._turning
     monkeypatch.setattr(game_maxn, "_turning", lambda ends: False)
     every = solve_manche(model, ends)
     assert by_kind.sweeps == every.sweeps and by_kind.converged and every.converged
     assert by_kind.values == pytest.approx(every.values, abs=1e-12)
     assert by_kind.ends == pytest.approx(every.ends, abs=1e-12)
     # one round of each kind solved (led by seat 0 where the manche reaches it), against every round
-    assert first_only == set(model.orbits) and set(solved) == set(range(len(model.positions)))
+    assert first_only == set(model.orbits) and {p for _, p in rounds_solved} == set(
+        range(len(model.positions))
+    )
     assert len(model.orbits) < len(model.positions) / (players - 0.5)
     assert all(model.positions[p].leader == 0 for p in first_only if len(model.orbits[p]) > 1)
     # a manche whose loser matters more for one seat is solved round by round
     ends[0, :, 1] -= 0.5
-    solved.clear()
-    monkeypatch.undo()
-    monkeypatch.setattr(game_maxn, "round_at", counted)
+    rounds_solved.clear()
+    monkeypatch.setattr(game_maxn, "_turning", turning)
     solve_manche(model, ends)
-    assert any(model.positions[p].leader != 0 for p in solved)
+    assert any(model.positions[p].leader != 0 for _, p in rounds_solved)
 
 
-def test_a_manche_alike_one_solved_starts_from_its_policies_and_ends_where_its_own_sweeps_do(monkeypatch):
+def test_a_manche_alike_one_solved_starts_from_its_policies_and_ends_where_its_own_sweeps_do(rounds_solved):
     """Each player compares only their own values: ends changed by a positive affine map per seat
     make the same manche, settled in one sweep from the other's policies, its charge making the
     other's choices without solving its rounds again, with the values the sweeps from nothing find."""
     model = Manche(SMALL.with_options(pot=3, charge_throws=3), 3)  # choices in the charge too
-    solved = []
-    solve_round = game_maxn.round_at
 
-    def counted(manche: Manche, p: int, values: np.ndarray, keep: bool = False) -> game_maxn.RoundPlay:
-        solved.append(manche.positions[p].charge)
-        return solve_round(manche, p, values, keep)
+    def charges() -> list[bool]:
+        """Whether each round solved since the last clear was the charge's."""
+        return [manche.positions[p].charge for manche, p in rounds_solved]
 
-    monkeypatch.setattr(game_maxn, "round_at", counted)
     ends = np.zeros((3, 2, 3))
     ends[np.arange(3), :, np.arange(3)] = -1
     ends[0, 1, 0] = -2  # an espagnole costs seat 0 more
@@ -352,10 +357,10 @@ def test_a_manche_alike_one_solved_starts_from_its_policies_and_ends_where_its_o
     other = np.array([0.25, -1.0, 0.5]) + np.array([2.0, 0.5, 3.0]) * ends
     assert alike(ends, other) and not alike(ends, -other) and not alike(ends, other[::-1])
     cold = solve_manche(model, other)
-    assert any(solved)
-    solved.clear()
+    assert any(charges())
+    rounds_solved.clear()
     warm = solve_manche(model, other, like=first.policies)
-    assert solved and not any(solved)  # the décharge swept once, no charge round solved
+    assert charges() and not any(charges())  # the décharge swept once, no charge round solved
     assert warm.sweeps == 1 < cold.sweeps
     assert warm.values == pytest.approx(cold.values, abs=1e-12)
     assert warm.ends == pytest.approx(cold.ends, abs=1e-12)
