@@ -126,6 +126,16 @@ def _step(index: I64, count: int, i: int, row: int, result: int) -> int:
     return int(index[start + row * RESULTS_N + result])
 
 
+@njit(cache=True, inline="always")
+def _transitions(index: I64) -> tuple[I64, int, int]:
+    """Where a throw from each keep leads: the keeps' starts (``KEEPS_N + 1``), then where the
+    results and their chances (float bits) start in ``index``."""
+    sparse = index[MH_SPARSE]
+    t_start = index[sparse : sparse + KEEPS_N + 1]
+    t_result = sparse + KEEPS_N + 1
+    return t_start, t_result, t_result + t_start[KEEPS_N]
+
+
 @njit(cache=True)
 def _backward_staked(index: I64, stops: npt.NDArray[np.float64], upto: int, choices: I64) -> None:
     """A mover's choices with 1 to ``upto`` throws left, ``stops[result, stake]`` what stopping is
@@ -133,11 +143,7 @@ def _backward_staked(index: I64, stops: npt.NDArray[np.float64], upto: int, choi
     ``choices[r, result, stake]``. As game_maxn_turns._loops and game_maxn_stakes: stop on a tie
     within EPS, else the first keep of the best value in the order allowed (more dice first)."""
     fl = index.view(np.float64)
-    sparse = index[MH_SPARSE]
-    t_start = index[sparse : sparse + KEEPS_N + 1]
-    t_result = sparse + KEEPS_N + 1
-    total = t_start[KEEPS_N]
-    t_chance = t_result + total
+    t_start, t_result, t_chance = _transitions(index)
     kc = index[MH_CHOICES]
     counts = kc + RESULTS_N * CHOICES_WIDTH
     values = index[MH_VALUES]
@@ -193,10 +199,7 @@ def _last_value(
         stops[res] = fl[payoff + _step(index, count, count - 2, row, res) * seats + mover]
     choices = np.full((limit, RESULTS_N), -1, dtype=np.int64)
     _backward(index, stops, limit - 1, choices)
-    sparse = index[MH_SPARSE]
-    t_start = index[sparse : sparse + KEEPS_N + 1]
-    t_result = sparse + KEEPS_N + 1
-    t_chance = t_result + t_start[KEEPS_N]
+    t_start, t_result, t_chance = _transitions(index)
     fresh = index[MH_FRESH]
     holding = np.empty(RESULTS_N)
     final = np.zeros(RESULTS_N)
@@ -327,10 +330,7 @@ def _last_staked(
             theirs[res, t] = fl[at + col]
     choices = np.full((limit, RESULTS_N, width), -1, dtype=np.int64)
     _backward_staked(index, mine, limit - 1, choices)
-    sparse = index[MH_SPARSE]
-    t_start = index[sparse : sparse + KEEPS_N + 1]
-    t_result = sparse + KEEPS_N + 1
-    t_chance = t_result + t_start[KEEPS_N]
+    t_start, t_result, t_chance = _transitions(index)
     values = index[MH_VALUES]
     fresh = index[MH_FRESH]
     held = theirs.copy()
