@@ -546,6 +546,7 @@ def staking(node: State) -> bool:
 
 Dice = tuple[tuple[int, ...], ...]  # one throw's faces after another
 Ends = dict[tuple[object, ...], tuple[float, Dice]]  # how it ends -> its chance, dice that give it
+Outcomes = list[tuple[Result, tuple[int, ...], float]]  # each throw's result, its dice and its chance
 
 
 def endings(node: State) -> Ends:
@@ -573,18 +574,27 @@ def endings(node: State) -> Ends:
         key: tuple[object, ...] = (order, tuple(facts[c][1:] for c in combo), equal)
         chance[key] = chance.get(key, 0.0) + math.prod(outcomes[c][2] for c in combo)
         members.setdefault(key, []).append(combo)
+    return ends_of(
+        node, outcomes, [(chance[kind], [combos[0], combos[-1]]) for kind, combos in members.items()]
+    )
+
+
+def ends_of(node: State, outcomes: Outcomes, classes: list[tuple[float, list[tuple[int, ...]]]]) -> Ends:
+    """How the classes of sequences of results from ``node`` end: each class's chance, and sequences
+    of it (indices in ``outcomes``) that the engine plays, which must all end alike (the first's
+    dice are kept)."""
     ends: Ends = {}
-    for kind, combos in members.items():
+    for chance, sequences in classes:
         seen = set()
-        for combo in (combos[0], combos[-1]):
+        for combo in sequences:
             child = node
             for c in combo:
                 child = child.apply_dice(outcomes[c][1])
             seen.add(settled(child, node))
         assert len(seen) == 1, seen
         end = seen.pop()
-        dice = ends[end][1] if end in ends else tuple(outcomes[c][1] for c in combos[0])
-        ends[end] = (ends.get(end, (0.0, dice))[0] + chance[kind], dice)
+        dice = ends[end][1] if end in ends else tuple(outcomes[c][1] for c in sequences[0])
+        ends[end] = (ends.get(end, (0.0, dice))[0] + chance, dice)
     return ends
 
 
@@ -592,10 +602,7 @@ MEMBERS = 8  # sequences of each class played through the engine, beside its fir
 
 
 def staked_endings(
-    node: State,
-    throwers: int,
-    outcomes: list[tuple[Result, tuple[int, ...], float]],
-    facts: list[tuple[int, int, bool]],
+    node: State, throwers: int, outcomes: Outcomes, facts: list[tuple[int, int, bool]]
 ) -> Ends:
     """:func:`endings` of a charge round (or its rampot) of four players, every throw adding to the stake.
 
@@ -624,20 +631,12 @@ def staked_endings(
     sorted_keys = key[by_kind]
     starts = np.flatnonzero(np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1])))
     total = np.add.reduceat(chances[by_kind], starts)
-    ends: Ends = {}
+    classes = []
     for k, (start, stop) in enumerate(zip(starts, [*starts[1:], key.size], strict=True)):
         members = by_kind[start:stop]
-        seen = set()
-        for m in members[np.linspace(0, len(members) - 1, MEMBERS + 2).astype(np.intp)]:
-            child = node
-            for c in combos[:, m]:
-                child = child.apply_dice(outcomes[c][1])
-            seen.add(settled(child, node))
-        assert len(seen) == 1, seen
-        end = seen.pop()
-        dice = ends[end][1] if end in ends else tuple(outcomes[c][1] for c in combos[:, members[0]])
-        ends[end] = (ends.get(end, (0.0, dice))[0] + float(total[k]), dice)
-    return ends
+        picked = members[np.linspace(0, len(members) - 1, MEMBERS + 2).astype(np.intp)]
+        classes.append((float(total[k]), [tuple(int(c) for c in combos[:, m]) for m in picked]))
+    return ends_of(node, outcomes, classes)
 
 
 Choose = Callable[[State], Stake]  # a « main chaude » stake at a state awaiting it

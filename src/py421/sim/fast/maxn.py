@@ -309,6 +309,20 @@ def maxn_choice(
 
 
 @njit(cache=True)
+def _staked_stops(index: I64, count: int, row: int, payoff: int, seats: int, seat: int, out: F64) -> None:
+    """``out[result, stake]``: what the round ends are worth to ``seat`` once the last player stops
+    on ``result`` after summary ``row``, the stake as it stands (stakes up to the pot left)."""
+    fl = index.view(np.float64)
+    full = index[MH_FULL]
+    width = out.shape[1]
+    for res in range(RESULTS_N):
+        cls = _step(index, count, STEPS_WIDTH - 1, row, res)  # the staked shape's classes
+        for t in range(width):
+            column = t if t < width - 1 else full - 1  # the pot left or more: as the full pot
+            out[res, t] = fl[payoff + (cls * full + column) * seats + seat]
+
+
+@njit(cache=True)
 def _last_staked(
     index: I64, count: int, row: int, limit: int, mover: int, col: int, payoff: int, seats: int, out: F64
 ) -> None:
@@ -318,16 +332,11 @@ def _last_staked(
     The last player's choices are :func:`_backward_staked`'s; ``col``'s values follow them back
     over the throws left, then a fresh throw from each stake."""
     fl = index.view(np.float64)
-    full = index[MH_FULL]
     width = out.size
     mine = np.empty((RESULTS_N, width))
     theirs = np.empty((RESULTS_N, width))
-    for res in range(RESULTS_N):
-        cls = _step(index, count, STEPS_WIDTH - 1, row, res)  # the staked shape's classes
-        for t in range(width):
-            at = payoff + (cls * full + (t if t < width - 1 else full - 1)) * seats
-            mine[res, t] = fl[at + mover]
-            theirs[res, t] = fl[at + col]
+    _staked_stops(index, count, row, payoff, seats, mover, mine)
+    _staked_stops(index, count, row, payoff, seats, col, theirs)
     choices = np.full((limit, RESULTS_N, width), -1, dtype=np.int64)
     _backward_staked(index, mine, limit - 1, choices)
     t_start, t_result, t_chance = _transitions(index)
@@ -383,17 +392,11 @@ def _staked_choice(
     for i in range(1, place):
         row = _step(index, count, i - 1, row, finals[i])
     n = index[MH_PLAYERS]
-    full = index[MH_FULL]
     col = (order[place] - frame) % n
     payoff = index[record + R_PAYOFF]
-    fl = index.view(np.float64)
     stops = np.empty((RESULTS_N, width))
     if place == count - 1:
-        for res in range(RESULTS_N):
-            cls = _step(index, count, STEPS_WIDTH - 1, row, res)  # the staked shape's classes
-            for t in range(width):
-                column = t if t < width - 1 else full - 1  # the pot left or more: as the full pot
-                stops[res, t] = fl[payoff + (cls * full + column) * n + col]
+        _staked_stops(index, count, row, payoff, n, col, stops)
     else:  # the third of four: the last player's turn follows, from the stake this one leaves
         last = (order[count - 1] - frame) % n
         for res in range(RESULTS_N):
