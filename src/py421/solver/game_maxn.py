@@ -257,7 +257,7 @@ class Shape:
 
     players: int
     steps: tuple[IntArray, ...]
-    best: IntArray  # [class] bit mask of the best result's holders
+    best: IntArray  # [class] bit mask of the best result's holders (0 where staked: not told apart)
     worst: IntArray  # [class] bit mask of the worst result's holders
     amount: IntArray  # [class] the amount the round settles for
     coups_secs: FloatArray
@@ -281,7 +281,9 @@ def counted(rules: Ruleset) -> int:
 @cache
 def shape_of(rules: Ruleset, players: int, staked: bool = False) -> Shape:
     """The summaries of a round; ``staked``: a charge round where every throw adds to the stake
-    (:mod:`.game_maxn_stakes`), whose classes say only who holds the best and the worst result.
+    (:mod:`.game_maxn_stakes`), whose classes say only who holds the worst result (their ``best``
+    is 0): the loser takes the stake whoever holds the best, and summaries that only differ by the
+    best then lead alike (:func:`.game_maxn_stakes.alike_steps`).
 
     Under « qui barre démarre » the results are counted ones (:func:`counted`): the summaries hold
     the throws of the best and the worst, and ``steps`` have a column per counted result."""
@@ -328,6 +330,8 @@ def shape_of(rules: Ruleset, players: int, staked: bool = False) -> Shape:
             # a loser holding nénette pays the penalty whatever « main chaude » stake is chosen
             penalty = (rw == INDEX[NENETTE]) & bool(rules.main_chaude and rules.nenette_penalty)
             top = int(amount.max()) + 1
+            if staked:  # the loser takes the stake from the pot, whoever holds the best
+                nbm = np.zeros_like(nbm)
             key = ((nbm * span + nwm) * top + amount) * 2 + penalty
             found, inverse = np.unique(key, return_inverse=True)
             steps.append(inverse.reshape(key.shape).astype(np.intp))
@@ -479,13 +483,23 @@ class RoundPlay:
 
     ``followers[limit][i - 1][r]``: [summary, result] the choice of the
     ``i``-th player after the leader; ``leader[r]``: [1, result] the leader's.
-    ``classes``: the chance of each class when everyone plays so.
+    ``classes``: the chance of each class when everyone plays so. Where
+    ``rows`` is set (a staked round), a follower's choices are by row rather
+    than by summary: ``rows[i - 1][summary]`` is the summary's
+    (:func:`.game_maxn_stakes.alike_steps`).
     """
 
     value: FloatArray  # [seat]
     leader: list[IntArray] = field(default_factory=list)
     followers: dict[int, list[list[IntArray]]] = field(default_factory=dict)
     classes: FloatArray | None = None
+    rows: list[IntArray] | None = None
+
+    def follower_choices(self, limit: int, place: int, left: int) -> IntArray:
+        """``[summary, result(, stake)]``: the choices of the player at ``place`` (after the leader)
+        with ``left`` throws left, by summary."""
+        chosen = self.followers[limit][place - 1][left]
+        return chosen if self.rows is None else chosen[self.rows[place - 1]]
 
 
 def play_round(
@@ -1106,10 +1120,8 @@ def alike(ends: FloatArray, other: FloatArray, tolerance: float = 1e-12) -> bool
 def _evaluate(rows: list[int], moves: dict[int, Moves], values: FloatArray) -> FloatArray:
     """The exact values of ``rows`` under the policies behind ``moves``: the rows lead to one another
     (the décharge; a pot level whose rounds may be worth nothing) or to positions already valued."""
-    dense = _dense(moves, rows, len(values))
-    valued = np.ones(len(values), dtype=bool)
-    valued[rows] = False
-    exact = np.linalg.solve(np.eye(len(rows)) - dense[:, rows], dense[:, valued] @ values[valued])
+    inner, outer, reached = _split(moves, rows)
+    exact = np.linalg.solve(np.eye(len(rows)) - inner, outer @ values[reached])
     return np.asarray(exact, dtype=np.float64)
 
 
@@ -1121,12 +1133,23 @@ def _zero_amounts(rules: Ruleset) -> bool:
     return any(int(shape_of(rules, k).amount.min()) == 0 for k in range(2, MOST_PLAYERS + 1))
 
 
-def _dense(moves: dict[int, Moves], rows: list[int], size: int) -> FloatArray:
-    found = np.zeros((len(rows), size))
-    for i, p in enumerate(rows):
-        nodes, chances = moves[p]
-        np.add.at(found[i], nodes, chances)
-    return found
+def _split(moves: dict[int, Moves], rows: list[int]) -> tuple[FloatArray, FloatArray, IntArray]:
+    """Where ``rows`` lead: ``inner[row, row]`` among themselves, ``outer[row, node]`` to the nodes
+    ``reached`` outside them (only those: a manche has tens of thousands of nodes, a group of rows
+    reaches a few)."""
+    nodes = np.concatenate([moves[p][0] for p in rows])
+    chances = np.concatenate([moves[p][1] for p in rows])
+    row = np.repeat(np.arange(len(rows)), [len(moves[p][0]) for p in rows])
+    place = np.full(max(int(nodes.max()), max(rows)) + 1, -1, dtype=np.intp)
+    place[rows] = np.arange(len(rows))
+    at = place[nodes]
+    inside = at >= 0
+    reached, column = np.unique(nodes[~inside], return_inverse=True)
+    inner = np.zeros((len(rows), len(rows)))
+    np.add.at(inner, (row[inside], at[inside]), chances[inside])
+    outer = np.zeros((len(rows), len(reached)))
+    np.add.at(outer, (row[~inside], column.reshape(-1)), chances[~inside])
+    return inner, outer, reached.astype(np.intp)
 
 
 def _check_decharge(
@@ -1161,10 +1184,8 @@ def _manche_ends(
     ends = np.zeros((count + 2 * n, 2 * n))
     ends[count:] = np.eye(2 * n)
     for group in ([decharge] if decharge else []) + levels:  # each leads only to itself and earlier ones
-        dense = _dense(moves, group, count + 2 * n)
-        inner = dense[:, group]
-        dense[:, group] = 0.0
-        ends[group] = np.linalg.solve(np.eye(len(group)) - inner, dense @ ends)
+        inner, outer, reached = _split(moves, group)
+        ends[group] = np.linalg.solve(np.eye(len(group)) - inner, outer @ ends[reached])
     return ends[:count].reshape(count, n, 2)
 
 
@@ -1416,6 +1437,8 @@ class GameMaxn:
             shape = shape_of(rules, len(r.order), bets)
             summary = summary_of(shape, [(t.result, t.throws) for t in r.done])
             chosen = play.followers[limit][mover - 1][remaining]
+            if play.rows is not None:  # by row: summaries that lead alike choose alike
+                summary = int(play.rows[mover - 1][summary])
             at = (summary, result)
         if bets:  # the stake so far, this throw's value added; a stake from the pot up is the pot
             at = (*at, min(r.stake, chosen.shape[-1] - 1))

@@ -310,7 +310,7 @@ class MaxnTables(DecisionTables):
         for count in range(2, players + 1):
             for i, step in enumerate(shape_of(rules, count).steps):
                 directory[count * m.STEPS_WIDTH + i] = add(step)
-            if rules.accumulated_stakes:  # the charge's classes: who holds the best and the worst
+            if rules.accumulated_stakes:  # the charge's classes: who holds the worst
                 assert count <= m.STEPS_WIDTH  # staked rounds are of four players at most
                 directory[count * m.STEPS_WIDTH + m.STEPS_WIDTH - 1] = add(
                     shape_of(rules, count, True).steps[-1]
@@ -393,9 +393,9 @@ class MaxnTables(DecisionTables):
         for left in range(1, most):
             lead[left - 1] = play.leader[left][0]
         second = np.full((m.triangle(most, most - 1) + 1 if most > 1 else 0, n, n), STOP, dtype=np.int8)
-        for limit, places in play.followers.items():
+        for limit in play.followers:
             for left in range(1, limit):
-                second[m.triangle(limit, left)] = places[0][left]
+                second[m.triangle(limit, left)] = play.follower_choices(limit, 1, left)
         start = self._add(np.concatenate([lead.ravel(), second.ravel()]))
         third, summaries = 0, 0
         count = len(pos.order())
@@ -424,9 +424,9 @@ class MaxnTables(DecisionTables):
         second = np.full(
             (m.triangle(most, most - 1) + 1 if most > 1 else 0, n, n, width), STOP, dtype=np.int8
         )
-        for limit, places in play.followers.items():
+        for limit in play.followers:
             for left in range(1, limit):
-                second[m.triangle(limit, left)] = places[0][left]
+                second[m.triangle(limit, left)] = play.follower_choices(limit, 1, left)
         start = self._add(np.concatenate([lead.ravel(), second.ravel()]))
         floats = self._alloc(payoff.size)
         self.index[floats : floats + payoff.size] = (
