@@ -515,13 +515,6 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
             f"{CANNOT_3} classic-11 à 6 : le solveur de la partie entière prend de 2 à 5 joueurs, pas 6",
         ),
         (
-            [*GAME_3, "--rules", "lyonnaise-21", "--set", "nenette_penalty=2"],
-            "the game-level solver cannot solve lyonnaise-21 for 3: accumulated stakes with a nénette "
-            "penalty (a loser holding nénette takes the penalty, not the stake) are not in the model",
-            f"{CANNOT_3} lyonnaise-21 à 3 : les mises cumulées avec une pénalité de nénette (un perdant "
-            "qui a une nénette prend la pénalité, pas la mise) ne sont pas dans le modèle",
-        ),
-        (
             [*GAME_3, "--rules", "lyonnaise-21", "--phase", "charge", "--before", "653", "--stake", "1"],
             "with accumulated stakes the stake so far is at least 2, the values of the results before "
             "and of your dice, not 1 (--stake)",

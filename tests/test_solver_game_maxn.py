@@ -196,6 +196,8 @@ def test_the_turns_of_one_limit_are_those_of_every_limit(contexts):
         ("comptoir-21", {"pot": 7}),
         ("lyonnaise-21", {"pot": 7}),
         ("vache-41", {"pot": 9, "tied_losers_all_take": True}),
+        # a loser holding nénette takes the penalty, not the stake: in the charge's rampots too
+        ("lyonnaise-21", {"pot": 7, "nenette_penalty": 2}),
         ("classic-11", {"withdraw_at_zero": False, "initial_tokens": 2, "pot": 4}),
         # a double nénette goes to the later thrower: in the round, and in replays from either end
         ("classic-11", {"pot": 7, "nenette_last_wins": True}),
@@ -422,7 +424,6 @@ def test_a_cached_solve_is_the_fresh_one(tmp_path):
 @pytest.mark.parametrize(
     ("preset", "options", "players", "why"),
     [
-        ("lyonnaise-21", {"nenette_penalty": 2}, 3, "accumulated stakes with a nénette penalty"),
         ("vache-41", {"queue_de_la_vache": True}, 3, "queue de la vache"),
         ("vache-41", {}, 4, "about 52,976 positions of 4 players"),
         (
@@ -517,7 +518,7 @@ def settled(child: State, node: State) -> tuple[object, ...]:
     found: tuple[object, ...] = ("tie", tuple(place[s] for s in tie.worst), tuple(place[s] for s in tie.best))
     found += (tie.draw.purpose, tuple(place[s] for s in tie.draw.seats))
     if staking(node):  # the tie-break's future: who is tied, and the stake (the results say no more)
-        return (*found, min(child.round.stake, node.pot))
+        return (*found, min(child.round.stake, node.pot), penalised(child))
     if not exact:
         return (*found, child.round.tie.amount)  # an amount a replay set « pour ce qui vient »
     # what the results already final say of the tie-break's future: what each is worth, and which are
@@ -536,12 +537,23 @@ def pattern(node: State) -> tuple[object, ...]:
     tie = r.tie
     seats = tuple(place[s] for s in tie.draw.seats)
     found = ("tie", node.phase, tuple(place[s] for s in tie.worst), tuple(place[s] for s in tie.best), seats)
-    return found + ((node.pot, min(r.stake, node.pot)) if staking(node) else ()) + (tie.vient,)
+    return (
+        found + ((node.pot, min(r.stake, node.pot), penalised(node)) if staking(node) else ()) + (tie.vient,)
+    )
 
 
 def staking(node: State) -> bool:
     """Whether every throw of the round at ``node`` adds to its stake."""
     return node.rules.accumulated_stakes and node.phase is Phase.CHARGE
+
+
+def penalised(node: State) -> bool:
+    """Whether the players tied for the worst at ``node`` hold nénettes under a nénette penalty: its
+    loser then takes the penalty, whatever the rampots add to the stake."""
+    r = node.round
+    assert r is not None and r.tie is not None
+    worst = [d.result for d in r.done if d.seat in r.tie.worst]
+    return bool(node.rules.nenette_penalty) and NENETTE in worst
 
 
 Dice = tuple[tuple[int, ...], ...]  # one throw's faces after another
@@ -746,6 +758,8 @@ WALKED: dict[str, tuple[str, dict[str, object], int]] = {
     # Four players: a charge round of four coups secs is worth at least 4 and takes 4 of the 5 tokens;
     # its rampots between two, three or all four players tied for the worst add to the stake.
     "lyonnaise-21-four": ("lyonnaise-21", {**COUPS_SECS, "pot": 5}, 4),
+    # A loser holding nénette takes 1 token, whatever the stake: a round of three takes 1 or 3 to 4.
+    "staked-nenette": ("lyonnaise-21", {**COUPS_SECS, "pot": 4, "nenette_penalty": 1}, 3),
     # A double nénette goes to the later thrower, in the round and in the tie-breaks' replays (from
     # the last tied player, then in order: seed 003's), so the first to throw loses more often.
     "later-nenette": (
@@ -968,6 +982,8 @@ KEY = batch_key(2026, 0)
         ("lyonnaise-21", {"pot": 6}, ("optimal", "optimal", "optimal"), 20),
         ("lyonnaise-21", {"pot": 6}, ("optimal", "optimal", "optimal", "optimal"), 30),
         ("vache-41", {"pot": 5, "leader_limit": False}, ("optimal", "heuristic", "optimal"), 20),
+        # a loser holding nénette takes the penalty, whatever the stake
+        ("lyonnaise-21", {"pot": 6, "nenette_penalty": 2}, ("optimal", "optimal", "optimal"), 20),
         # a double nénette goes to the later thrower
         ("classic-11", {"pot": 4, "nenette_last_wins": True}, ("optimal", "optimal", "heuristic"), 20),
     ],

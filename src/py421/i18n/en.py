@@ -1091,7 +1091,6 @@ MESSAGES: dict[str, str] = {
     "solver.game.cannot": "the game-level solver cannot solve {rules} for {n}: {why}",
     "solver.game.seats": "{rules} is not played by {n}",
     "solver.game.players": "the game-level solver seats 2 to {most} players, not {n}",
-    "solver.game.accumulated": "accumulated stakes with a nénette penalty (a loser holding nénette takes the penalty, not the stake) are not in the model",
     "solver.game.accumulated_players": "accumulated stakes are in the model at {most} players at most, not {n}",
     "solver.game.throws_before": "« qui barre démarre » compares throw counts: give the throws each result before took, like --before 421/2,653/1",
     "solver.game.throws_range": "a result before took 1 to {most} throws",

@@ -1134,7 +1134,6 @@ MESSAGES: dict[str, str] = {
     "solver.game.cannot": "le solveur de la partie entière ne peut pas résoudre {rules} à {n} : {why}",
     "solver.game.seats": "{rules} ne se joue pas à {n}",
     "solver.game.players": "le solveur de la partie entière prend de 2 à {most} joueurs, pas {n}",
-    "solver.game.accumulated": "les mises cumulées avec une pénalité de nénette (un perdant qui a une nénette prend la pénalité, pas la mise) ne sont pas dans le modèle",
     "solver.game.accumulated_players": "les mises cumulées sont dans le modèle à {most} joueurs au plus, pas {n}",
     "solver.game.throws_before": "« qui barre démarre » compare les nombres de lancers : donnez les lancers de chaque résultat d'avant, comme --before 421/2,653/1",
     "solver.game.throws_range": "un résultat d'avant a pris de 1 à {most} lancers",

@@ -192,10 +192,6 @@ def unsupported(rules: Ruleset, players: int) -> Message | None:
             "solver.game.players",
             {"most": MOST_PLAYERS, "n": players},
         )
-    if rules.accumulated_stakes and rules.nenette_penalty:
-        return Message(
-            "solver.game.accumulated",
-        )
     if rules.tie_break == "qui_barre_demarre" and rules.accumulated_stakes:
         return Message("solver.game.qui_barre_stakes")
     if rules.tie_break == "qui_barre_demarre" and players > MOST_COUNTED:
@@ -327,8 +323,9 @@ def shape_of(rules: Ruleset, players: int, staked: bool = False) -> Shape:
                 nenettes = (rb == INDEX[NENETTE]) & (rw == INDEX[NENETTE])
                 nbm = np.where(nenettes, me, nbm)
                 nwm = np.where(nenettes, 1, nwm)
-            # a loser holding nénette pays the penalty whatever « main chaude » stake is chosen
-            penalty = (rw == INDEX[NENETTE]) & bool(rules.main_chaude and rules.nenette_penalty)
+            # a loser holding nénette pays the penalty whatever « main chaude » stake is chosen, or
+            # whatever the round's throws added to the stake
+            penalty = (rw == INDEX[NENETTE]) & bool((rules.main_chaude or staked) and rules.nenette_penalty)
             top = int(amount.max()) + 1
             if staked:  # the loser takes the stake from the pot, whoever holds the best
                 nbm = np.zeros_like(nbm)
@@ -389,9 +386,9 @@ def settling_of(rules: Ruleset, players: int, charge: bool) -> Settling:
         made = chaude(rules, players, charge, holders, found)
         return Settling(tuple(found), made.direct, made)
     if bets:
-        for worst in shape.worst.tolist():
+        for worst, fixed in zip(shape.worst.tolist(), shape.fixed.tolist(), strict=True):
             for stake in range(rules.pot + 1):
-                staking = staked_ways(rules, worst, players, stake)
+                staking = staked_ways(rules, worst, players, stake, fixed)
                 rows.append([(found.setdefault(outcome, len(found)), p) for outcome, p in staking])
         return _settling(found, rows)
     for best, worst, amount in zip(shape.best, shape.worst, shape.amount, strict=True):

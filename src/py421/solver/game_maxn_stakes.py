@@ -114,14 +114,19 @@ def rampot(rules: Ruleset, tied: int, cap: int) -> FloatArray:
 
 
 def staked_ways(
-    rules: Ruleset, worst: int, players: int, stake: int
+    rules: Ruleset, worst: int, players: int, stake: int, penalty: bool = False
 ) -> list[tuple[tuple[tuple[int, ...], int, int], float]]:
     """How a charge round whose worst result is held by ``worst`` (bit ``i``: the ``i``-th player)
     settles at ``stake``: ``[((losers, -1, amount), chance)]``; none where no round ends so (the
-    manche's positions are those its rounds reach)."""
+    manche's positions are those its rounds reach). ``penalty``: the worst result is a nénette, and
+    its loser takes the nénette penalty rather than the stake (the rampots only say who)."""
     holders = [i for i in range(players) if worst >> i & 1]
     if stake < min(rules.pot, players * int(token_values(rules).min())):
         return []  # every player has thrown once at least: a round never ends on so small a stake
+    if penalty:
+        if rules.tied_losers_all_take:
+            return [((tuple(holders), -1, rules.nenette_penalty), 1.0)]
+        return [(((i,), -1, rules.nenette_penalty), 1 / len(holders)) for i in holders]
     if rules.tied_losers_all_take or len(holders) == 1:
         return [((tuple(holders), -1, stake), 1.0)]
     after = rampot(rules, len(holders), rules.pot)[stake]
