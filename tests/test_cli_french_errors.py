@@ -550,11 +550,11 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
             "grandes), pas 4",
         ),
         (
-            [*GAME_3, "--rules", "lyonnaise-21", "--set", "nenette_last_wins=true"],
-            "the game-level solver cannot solve lyonnaise-21 for 3: the later nénette winning is not in "
-            "the model with accumulated stakes (their rampots add to the stake)",
-            f"{CANNOT_3} lyonnaise-21 à 3 : la dernière nénette gagnante n'est pas dans le modèle avec "
-            "les mises cumulées (leurs rampots s'ajoutent à la mise)",
+            [*GAME_3, "--rules", "engranjeu-21", "--set", "accumulated_stakes=true"],
+            "the game-level solver cannot solve engranjeu-21 for 3: « qui barre démarre » with "
+            "accumulated stakes is played round by round",
+            f"{CANNOT_3} engranjeu-21 à 3 : « qui barre démarre » avec des mises cumulées se joue tour "
+            "par tour",
         ),
         (
             [*GAME_3, "--set", "manches=2", "--set", "queue_de_la_vache=true"],

@@ -198,6 +198,8 @@ def test_the_turns_of_one_limit_are_those_of_every_limit(contexts):
         ("vache-41", {"pot": 9, "tied_losers_all_take": True}),
         # a loser holding nénette takes the penalty, not the stake: in the charge's rampots too
         ("lyonnaise-21", {"pot": 7, "nenette_penalty": 2}),
+        # a double nénette goes to the later thrower: in the charge's rampots, the first replayer loses
+        ("lyonnaise-21", {"pot": 7, "nenette_last_wins": True}),
         ("classic-11", {"withdraw_at_zero": False, "initial_tokens": 2, "pot": 4}),
         # a double nénette goes to the later thrower: in the round, and in replays from either end
         ("classic-11", {"pot": 7, "nenette_last_wins": True}),
@@ -434,7 +436,6 @@ def test_a_cached_solve_is_the_fresh_one(tmp_path):
         ),
         ("engranjeu-21", {"pot": 7}, 4, "« qui barre démarre » is solved whole for 3 players at most"),
         ("engranjeu-21", {"accumulated_stakes": True}, 3, "« qui barre démarre » with accumulated stakes"),
-        ("lyonnaise-21", {"nenette_last_wins": True}, 3, "later nénette winning is not in the model with"),
         ("tim", {}, 3, "not played by 3"),
         ("classic-11", {}, 6, "2 to 5 players"),
         ("comptoir-21", {"pot": 30}, 4, "about 21,824 positions of 4 players"),  # hours to solve
@@ -760,6 +761,13 @@ WALKED: dict[str, tuple[str, dict[str, object], int]] = {
     "lyonnaise-21-four": ("lyonnaise-21", {**COUPS_SECS, "pot": 5}, 4),
     # A loser holding nénette takes 1 token, whatever the stake: a round of three takes 1 or 3 to 4.
     "staked-nenette": ("lyonnaise-21", {**COUPS_SECS, "pot": 4, "nenette_penalty": 1}, 3),
+    # A double nénette goes to the later thrower, in the round and in the rampots (replayed from the
+    # last tied player, then in order), every rampot adding to the stake.
+    "staked-later-nenette": (
+        "lyonnaise-21",
+        {**COUPS_SECS, "pot": 4, "nenette_last_wins": True, "tie_break": "last_player_first"},
+        3,
+    ),
     # A double nénette goes to the later thrower, in the round and in the tie-breaks' replays (from
     # the last tied player, then in order: seed 003's), so the first to throw loses more often.
     "later-nenette": (
@@ -984,6 +992,7 @@ KEY = batch_key(2026, 0)
         ("vache-41", {"pot": 5, "leader_limit": False}, ("optimal", "heuristic", "optimal"), 20),
         # a loser holding nénette takes the penalty, whatever the stake
         ("lyonnaise-21", {"pot": 6, "nenette_penalty": 2}, ("optimal", "optimal", "optimal"), 20),
+        ("lyonnaise-21", {"pot": 6, "nenette_last_wins": True}, ("optimal", "optimal", "optimal"), 20),
         # a double nénette goes to the later thrower
         ("classic-11", {"pot": 4, "nenette_last_wins": True}, ("optimal", "optimal", "heuristic"), 20),
     ],

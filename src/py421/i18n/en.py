@@ -1099,7 +1099,6 @@ MESSAGES: dict[str, str] = {
     "solver.game.stake": "with accumulated stakes the stake so far is at least {least}, the values of the results before and of your dice, not {stake} (--stake)",
     "solver.game.qui_barre": "« qui barre démarre » is solved whole for {most} players at most (results counted by their throws make larger rounds too many summaries), not {n}",
     "solver.game.qui_barre_stakes": "« qui barre démarre » with accumulated stakes is played round by round",
-    "solver.game.nenette": "the later nénette winning is not in the model with accumulated stakes (their rampots add to the stake)",
     "solver.game.queue": "« queue de la vache » carries debts into the next manche",
     "solver.game.must_throw_on": "players who must throw on are not modelled (the round solvers let every player stop)",
     "solver.game.too_big": "its décharge would have about {positions:,} positions of {n} players, more than the {most:,} the solver takes on (solving would take hours)",

@@ -1142,7 +1142,6 @@ MESSAGES: dict[str, str] = {
     "solver.game.stake": "avec des mises cumulées, la mise jusqu'ici vaut au moins {least}, les valeurs des résultats d'avant et de vos dés, pas {stake} (--stake)",
     "solver.game.qui_barre": "« qui barre démarre » se résout en partie entière à {most} joueurs au plus (les résultats comptés avec leurs lancers donnent trop de résumés aux tables plus grandes), pas {n}",
     "solver.game.qui_barre_stakes": "« qui barre démarre » avec des mises cumulées se joue tour par tour",
-    "solver.game.nenette": "la dernière nénette gagnante n'est pas dans le modèle avec les mises cumulées (leurs rampots s'ajoutent à la mise)",
     "solver.game.queue": "« queue de la vache » reporte des dettes sur la manche suivante",
     "solver.game.must_throw_on": "les joueurs qui doivent relancer ne sont pas modélisés (les solveurs des tours laissent chacun s'arrêter)",
     "solver.game.too_big": "sa décharge aurait environ {positions} positions à {n} joueurs, plus que les {most} que prend le solveur (la résolution prendrait des heures)",

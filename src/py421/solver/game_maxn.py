@@ -196,8 +196,6 @@ def unsupported(rules: Ruleset, players: int) -> Message | None:
         return Message("solver.game.qui_barre_stakes")
     if rules.tie_break == "qui_barre_demarre" and players > MOST_COUNTED:
         return Message("solver.game.qui_barre", {"most": MOST_COUNTED, "n": players})
-    if rules.nenette_last_wins and rules.accumulated_stakes:
-        return Message("solver.game.nenette")
     if rules.queue_de_la_vache:
         return Message("solver.game.queue")
     if rules.must_throw_on:

@@ -35,12 +35,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from ..core.combos import NENETTE
+from ..core.engine import tie_order
 from ..core.rules import Ruleset
 from .amounts import token_values
 from .game_maxn_turns import CHILDREN, CHOICES_COUNT, LEAVES, shared
 from .keeps import KEEP_INDEX
 from .rounds import EPS, FRESH, KEEP_CHOICES, STOP
-from .tables import RESULTS, TRANSITIONS, FloatArray
+from .tables import INDEX, RESULTS, TRANSITIONS, FloatArray
 
 if TYPE_CHECKING:
     from .game_maxn import RoundPlay, Shape
@@ -63,54 +65,69 @@ def shifted(rules: Ruleset, cap: int) -> IntArray:
 
 
 @cache
-def _one_rampot(rules: Ruleset, tied: int) -> dict[tuple[int, int], float]:
-    """``{(value added, players tied again for the worst): chance}`` when ``tied`` players throw a
-    coup sec each; 1 tied again: the worst is alone and loses. The best is the first to throw the
-    strongest result, as the engine reads it."""
+def _one_rampot(rules: Ruleset, tied: int) -> dict[tuple[int, int, bool], float]:
+    """``{(value added, worst, double nénette): chance}`` when ``tied`` players throw a coup sec each:
+    ``worst`` the bits (by turn in the replay) of those who threw the weakest, ``double nénette``
+    whether every one threw nénette. The best is the first to throw the strongest result, as the
+    engine reads it."""
     strength = np.array([rules.table.strength(r) for r in RESULTS])
     values = token_values(rules)
-    # (best result, worst strength, how many hold it) -> chance, one player after another
-    states: dict[tuple[int, int, int], float] = {}
+    nenette = INDEX[NENETTE]
+    # (best result, worst strength, who holds it, every one a nénette) -> chance, one thrower after another
+    states: dict[tuple[int, int, int, bool], float] = {}
     for r in range(len(RESULTS)):
-        key = (r, int(strength[r]), 1)
+        key = (r, int(strength[r]), 1, r == nenette)
         states[key] = states.get(key, 0.0) + float(FRESH[r])
-    for _ in range(1, tied):
-        following: dict[tuple[int, int, int], float] = {}
-        for (best, low, count), p in states.items():
+    for i in range(1, tied):
+        following: dict[tuple[int, int, int, bool], float] = {}
+        for (best, low, holders, doubled), p in states.items():
             for r in range(len(RESULTS)):
                 s = int(strength[r])
                 nb = r if s > strength[best] else best
-                nlow, ncount = (s, 1) if s < low else (low, count + (s == low))
-                key = (nb, nlow, ncount)
+                nlow, nholders = (s, 1 << i) if s < low else (low, holders | int(s == low) << i)
+                key = (nb, nlow, nholders, doubled and r == nenette)
                 following[key] = following.get(key, 0.0) + p * float(FRESH[r])
         states = following
-    found: dict[tuple[int, int], float] = {}
-    for (best, _, count), p in states.items():
-        added = (int(values[best]), count)
+    found: dict[tuple[int, int, bool], float] = {}
+    for (best, _, holders, doubled), p in states.items():
+        added = (int(values[best]), holders, doubled)
         found[added] = found.get(added, 0.0) + p
     return found
 
 
 @cache
-def rampot(rules: Ruleset, tied: int, cap: int) -> FloatArray:
-    """``[stake before, stake after]``: how rampots among ``tied`` players, until one loses, move
-    the stake (capped at ``cap``). The loser is any of them, equally likely, whatever the stake."""
-    found = np.zeros((tied + 1, cap + 1, cap + 1))  # [players tied, stake before, after]
+def rampot(rules: Ruleset, players: int, tied: tuple[int, ...], cap: int) -> FloatArray:
+    """``[stake before, loser, stake after]``: how rampots among the players at places ``tied`` of a
+    round of ``players`` (``loser``: an index in ``tied``), until one loses, move the stake (capped at
+    ``cap``) and name the loser.
+
+    Each rampot is replayed in the ruleset's tie order (:func:`..core.engine.tie_order`) by those
+    still tied. Every tied player is as likely to lose, whatever the stake comes to, except where a
+    double nénette goes to the later thrower (``nenette_last_wins``): when every replayer throws
+    nénette, the first of them loses.
+    """
+    k = len(tied)
+    order = tie_order(rules, tuple(range(players)), tied)  # places, by turn in the replay
+    index = {place: i for i, place in enumerate(tied)}
+    found = np.zeros((cap + 1, k, cap + 1))
     for s in range(cap, -1, -1):  # a rampot only adds: the larger stakes are known first
-        for m in range(2, tied + 1):  # fewer tied again: known first at this stake
-            row = np.zeros(cap + 1)
-            stay = 0.0
-            for (value, again), p in _one_rampot(rules, m).items():
-                after = min(cap, s + value)
-                if again == 1:
-                    row[after] += p
-                elif again == m and after == s:
-                    stay += p  # all tie again and nothing is added: the same rampot once more
-                else:
-                    row += p * found[again, after]
-            found[m, s] = row / (1 - stay)
-    moved: FloatArray = found[tied]
-    return moved
+        stay = 0.0
+        for (value, worst, doubled), p in _one_rampot(rules, k).items():
+            after = min(cap, s + value)
+            if doubled and rules.nenette_last_wins:
+                found[s, index[order[0]], after] += p
+                continue
+            losers = tuple(sorted(order[j] for j in range(k) if worst >> j & 1))
+            if len(losers) == 1:
+                found[s, index[losers[0]], after] += p
+            elif len(losers) < k:
+                found[s, [index[place] for place in losers]] += p * rampot(rules, players, losers, cap)[after]
+            elif after == s:
+                stay += p  # all tie again and nothing is added: the same rampot once more
+            else:
+                found[s] += p * found[after]
+        found[s] /= 1 - stay
+    return found
 
 
 def staked_ways(
@@ -123,18 +140,18 @@ def staked_ways(
     holders = [i for i in range(players) if worst >> i & 1]
     if stake < min(rules.pot, players * int(token_values(rules).min())):
         return []  # every player has thrown once at least: a round never ends on so small a stake
-    if penalty:
-        if rules.tied_losers_all_take:
-            return [((tuple(holders), -1, rules.nenette_penalty), 1.0)]
-        return [(((i,), -1, rules.nenette_penalty), 1 / len(holders)) for i in holders]
     if rules.tied_losers_all_take or len(holders) == 1:
-        return [((tuple(holders), -1, stake), 1.0)]
-    after = rampot(rules, len(holders), rules.pot)[stake]
-    ways: list[tuple[tuple[tuple[int, ...], int, int], float]] = []
-    for amount in np.flatnonzero(after).tolist():
-        share = float(after[amount]) / len(holders)
-        ways += [(((i,), -1, amount), share) for i in holders]
-    return ways
+        return [((tuple(holders), -1, rules.nenette_penalty if penalty else stake), 1.0)]
+    after = rampot(rules, players, tuple(holders), rules.pot)[stake]  # [loser, stake after]
+    if penalty:
+        return [
+            (((i,), -1, rules.nenette_penalty), float(p))
+            for i, p in zip(holders, after.sum(axis=1), strict=True)
+        ]
+    return [
+        (((holders[i],), -1, int(amount)), float(after[i, amount]))
+        for i, amount in zip(*np.nonzero(after), strict=True)
+    ]
 
 
 Alike = tuple[tuple[IntArray, IntArray], ...]  # per step: (rows, merged), as alike_steps gives them

@@ -133,7 +133,7 @@ def refuse(rules: Ruleset, players: int, purpose: Purpose) -> None:
 # an hour: played whole where solved on the machine before (``421 solve``), else round by round.
 SOLVED_FOR_PLAY = 4
 # The largest pot whose accumulated stakes a table solves before it plays: lyonnaise-21 at three takes
-# minutes, vache-41's 41 tokens about half an hour (every charge round solved stake by stake up to its
+# minutes, vache-41's 41 tokens about eight minutes (every charge round solved stake by stake up to its
 # pot); at four, lyonnaise-21's 8,096 décharge positions are over FOUR_FOR_PLAY (most of an hour).
 STAKES_FOR_PLAY = 21
 # The most décharge positions of four players a table solves before it plays: four-player classic-11
