@@ -106,9 +106,9 @@ MOST_PLAYERS = 5  # a round of five holds 75,076 summaries after four results, a
 # (comptoir-21: 8,096) are in, solved on the machine before a table plays them (strategy.py).
 MOST_DECHARGE = {2: 1 << 30, 3: 4_000, 4: 8_100, 5: 7_000}
 # Where every throw of the charge adds to the stake, a round's summaries times the stakes: a round of
-# four holds 18,206 summaries x the pot at every position, so lyonnaise-21's 3,421 charge rounds at
-# four take up to 0.9 s each (0.1 s at three) and its whole game most of an hour; a round of five,
-# 75,076 x the pot (and five players of 21 tokens are over the size cap).
+# four holds 18,206 summaries x the pot at every position (386 rows once those that lead alike are
+# merged), so lyonnaise-21's 3,421 charge rounds at four take up to 0.06 s each and its whole game,
+# its décharge most of it, about 35 minutes; five players of 21 tokens are over the size cap.
 MOST_STAKED = 4
 # « qui barre démarre »: results counted with their throws make a round of four hold 167,502 summaries
 # after three results (18,206 plain) and take 0.29 s, not 0.023 s: about eight minutes a sweep of
