@@ -1,7 +1,7 @@
 """Solver timings: a full two-player game solve, and one piece of advice.
 
 Run: .venv/bin/python benchmarks/solver_speed.py
-     [--large-rounds | --game-maxn N [--preset P] [--games G] | --heads-up-game]
+     [--large-rounds | --game-maxn N [--preset P] [--games G] | --heads-up-game | --game-rounds]
 Targets: the classic-11 game solve under 60 s and `advise` under 50 ms on 2 cores.
 ``--large-rounds`` only measures rounds of 4 to 8 players (time and peak memory), each in
 a process of its own: what sets the round solver's limit of eight players.
@@ -13,6 +13,10 @@ solver says (within 4 standard errors), against the heuristic bot, and against t
 playing round by round as it did before.
 ``--heads-up-game`` only measures two-player games whose manches carry over (« queue de la vache »,
 l'Espagnole losing the game), solved manche by manche.
+``--game-rounds`` only measures single rounds of a whole game's manche (``game_maxn.round_at``,
+against random values, strategies and classes kept as a sweep keeps them): a charge round of
+lyonnaise-21 at the full pot, its stakes accumulating (median of five), and décharge rounds with
+every player still in (mean of forty), at three and four players.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from py421.core.dice import Result
 from py421.core.rules import Ruleset, preset_names
 from py421.sim.fast.policy import ROUNDS_LEVEL
 from py421.sim.simulate import Simulation, Summary, run
+from py421.solver import game_maxn as maxn
 from py421.solver.exact_turn import advise
 from py421.solver.game_maxn import GameMaxn, Sweep
 from py421.solver.heads_up import HeadsUp, unsupported
@@ -142,7 +147,39 @@ def heads_up_games() -> None:
         )
 
 
+def game_rounds() -> None:
+    """Rounds of a whole game's manche, as its sweeps solve them (see the module's docstring)."""
+    import numpy as np
+
+    rules = Ruleset.preset("lyonnaise-21")
+    print("lyonnaise-21, one round of a manche by max^n (game_maxn.round_at, random values):")
+    for players in (3, 4):
+        manche = maxn.Manche(rules, players)
+        values = np.random.default_rng(0).random((len(manche.positions) + 2 * players, players))
+        full = next(p for p, pos in enumerate(manche.positions) if pos.charge and pos.pot == rules.pot)
+        decharge = [p for p, pos in enumerate(manche.positions) if not pos.charge and all(pos.active)][:40]
+        maxn.round_at(manche, full, values, keep=True)  # compiled and cached beforehand
+        maxn.round_at(manche, decharge[0], values, keep=True)
+        times = []
+        for _ in range(5):
+            start = time.perf_counter()
+            maxn.round_at(manche, full, values, keep=True)
+            times.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        for p in decharge:
+            maxn.round_at(manche, p, values, keep=True)
+        each = (time.perf_counter() - start) / len(decharge)
+        print(
+            f"  {players} players: a charge round at the full pot {statistics.median(times):.3f} s, "
+            f"a décharge round {each:.3f} s",
+            flush=True,
+        )
+
+
 def main() -> None:
+    if "--game-rounds" in sys.argv:
+        game_rounds()
+        return
     if "--heads-up-game" in sys.argv:
         heads_up_games()
         return
