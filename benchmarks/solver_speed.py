@@ -28,6 +28,8 @@ import sys
 import time
 from typing import Any
 
+import numpy as np
+
 from py421.core.dice import Result
 from py421.core.rules import Ruleset, preset_names
 from py421.sim.fast.policy import ROUNDS_LEVEL
@@ -149,8 +151,6 @@ def heads_up_games() -> None:
 
 def game_rounds() -> None:
     """Rounds of a whole game's manche, as its sweeps solve them (see the module's docstring)."""
-    import numpy as np
-
     rules = Ruleset.preset("lyonnaise-21")
     print("lyonnaise-21, one round of a manche by max^n (game_maxn.round_at, random values):")
     for players in (3, 4):
