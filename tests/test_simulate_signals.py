@@ -8,12 +8,14 @@ progress bar shows; it is stopped once the bar counts a finished batch.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import pty
 import re
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -106,7 +108,6 @@ def _half_a_result(written: str) -> None:
     import multiprocessing
     import pathlib
     import struct
-    import time
 
     results = multiprocessing.current_process()._args[1]  # type: ignore[attr-defined]  # the pool's queue
     os.write(results._writer.fileno(), struct.pack("!i", 1_000_000) + b"\x80")
@@ -118,7 +119,6 @@ def test_stopping_the_workers_never_waits_on_a_result_cut_in_half(tmp_path):
     """A Ctrl-C under load once hung simulate for good: a worker killed while it sent its batch left
     half a message in the pipe, which the pool's own thread then waited on forever."""
     import threading
-    import time
 
     from py421.sim.simulate import new_pool
 
@@ -141,7 +141,6 @@ def test_batches_given_up_before_the_workers_end_raise_nothing_in_the_pools_thre
     seeing them end, must not fail on those batches (it printed a traceback under a terminal's
     Ctrl-C about one time in fifty)."""
     import threading
-    import time
 
     from py421.sim.simulate import new_pool
 
@@ -161,5 +160,50 @@ def test_batches_given_up_before_the_workers_end_raise_nothing_in_the_pools_thre
         pool.terminate()
         threading.excepthook = before
     assert given_up == futures[2:]
+    assert failed == []
+    assert all(f.done() for f in futures)
+
+
+def _wait_for(path: str) -> None:
+    """In a worker: a batch that ends once ``path`` exists."""
+    import pathlib
+
+    while not pathlib.Path(path).exists():
+        time.sleep(0.05)
+
+
+def test_a_batch_finished_while_the_workers_are_ended_raises_nothing_in_the_pools_thread(tmp_path):
+    """SIGTERM under load once printed a traceback (a KeyError in the pool's own thread): a batch
+    finished just as the workers were being ended, and the pool's thread went on to start a batch
+    given up, which the ending had already let go of."""
+    import threading
+    from concurrent.futures import wait
+
+    from py421.sim.simulate import new_pool
+
+    release = tmp_path / "release"
+    failed: list[BaseException | None] = []
+    before = threading.excepthook
+    threading.excepthook = lambda args: failed.append(args.exc_value)
+    pool = new_pool(1)
+    try:
+        futures = [pool.submit(_wait_for, str(release)) for _ in range(4)]
+        for _ in range(1200):  # the first two are sent to the worker's queue, the others wait
+            if futures[1].running():
+                break
+            time.sleep(0.1)
+        assert [f.cancel() for f in futures] == [False, False, True, True]
+
+        def finish_then_kill(kill=None):
+            # the batches end between letting go of those given up and killing the worker
+            release.touch()
+            wait(futures[:2], timeout=120)  # a hang guard: the pool's thread has taken its next step
+            kill()
+
+        for process in pool._processes.values():
+            process.kill = functools.partial(finish_then_kill, kill=process.kill)  # type: ignore[method-assign]
+        pool.terminate()
+    finally:
+        threading.excepthook = before
     assert failed == []
     assert all(f.done() for f in futures)

@@ -213,11 +213,13 @@ class Pool(ProcessPoolExecutor):
         # Killed, they are seen to die by the pool's own thread, which cleans up as for a worker that
         # crashed (its queues closed, every process joined); shutting down then waits for that thread.
         # It then marks every batch it still holds as failed, and fails itself on a batch given up
-        # (cancelled) meanwhile, with a traceback on the terminal: those are let go first.
+        # (cancelled) meanwhile, with a traceback on the terminal. Those batches keep their place (the
+        # thread may still be about to start one: a batch finished just now wakes it), each with a
+        # stand-in that is given up as well and takes the failure quietly.
         waiting = getattr(self, "_pending_work_items", None) or {}
-        for work_id, item in list(waiting.items()):
+        for item in list(waiting.values()):
             if item.future.cancelled():
-                waiting.pop(work_id, None)
+                item.future = _GivenUp()
         processes = list((getattr(self, "_processes", None) or {}).values())
         for process in processes:
             process.kill()
@@ -231,6 +233,17 @@ class Pool(ProcessPoolExecutor):
         if writer is not None:
             writer.close()
         self.shutdown(wait=True, cancel_futures=True)
+
+
+class _GivenUp(Future[Counts]):
+    """A batch given up, for the pool's thread to drop or to fail without a word."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cancel()
+
+    def set_exception(self, exception: BaseException | None) -> None:
+        """Failed as the workers end: it was never going to be played."""
 
 
 def _leave_ctrl_c() -> None:
