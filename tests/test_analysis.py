@@ -11,16 +11,19 @@ from click.testing import CliRunner
 
 from py421.analysis import analyse, analysis_text
 from py421.cli import main
+from py421.core.chance import SeededDice
 from py421.core.dice import Result
-from py421.core.errors import InvalidPlayers, InvalidRecord, InvalidRuleset
+from py421.core.errors import InvalidPlayers, InvalidRecord
 from py421.core.game import Game
 from py421.core.record import Record
 from py421.core.rules import Ruleset
 from py421.i18n import num
 from py421.play.coach import decharge_passes
 from py421.play.session import Session, parse_seats
+from py421.players import HeuristicBot
 from py421.solver.advice import RoundContext, advise_game
 
+from .helpers import play_until
 from .test_cli_french import leftovers
 
 CLASSIC = Ruleset.preset("classic-11")
@@ -253,15 +256,27 @@ def test_neither_a_file_nor_a_game_number_is_refused(tmp_path):
     )
 
 
-def test_rules_no_solver_covers_are_refused_with_the_reason(tmp_path):
+def test_players_behind_who_must_throw_on_are_analysed_round_by_round(tmp_path):
+    """Where a player behind may not stop, the analysis values every legal choice (« le bon » among
+    them) and no stop; the CLI says so in French too."""
     rules = Ruleset.preset("engranjeu-21").with_options(must_throw_on=True)
-    record = write(tmp_path, scripted(rules, ["Ana", "Bob"], "221"))
-    said = refused("analyse", record)
-    assert "the games of engranjeu-21 with 2 players cannot be analysed: players who must throw on" in said
-    french = refused("analyse", record, "--lang", "fr")
-    assert "les parties d'engranjeu-21 à 2 joueurs ne peuvent pas être analysées : les joueurs qui" in french
-    with pytest.raises(InvalidRuleset):
-        analyse(Record.from_json(Path(record).read_text(encoding="utf-8")))
+    game, dice, bot = Game(rules, ["Ana", "Bob", "Cleo"]), SeededDice("throw-on"), HeuristicBot()
+    play_until(game, dice, bot.choose, lambda s: s.is_over or None)
+    record = write(tmp_path, game)
+    found = analyse(game.record(), seats=[0, 1, 2])
+    assert found.method == "rounds"
+    thrown_on = [
+        d
+        for d in found.decisions
+        if d.kind == "turn" and d.before and all(c.action != "stop" for c in d.choices)
+    ]
+    assert thrown_on, "no decision where a player behind had to throw on"
+    for d in thrown_on:
+        assert d.chosen != "stop" and d.best_value == max(c.value for c in d.choices)
+    assert any(c.action.startswith("bon") for d in thrown_on for c in d.choices)
+    french = CliRunner().invoke(main, ["analyse", record, "--lang", "fr"])
+    assert french.exit_code == 0, french.output
+    assert "Ana" in french.output and "ne peuvent pas" not in french.output
 
 
 def test_a_table_too_large_for_the_round_solver_is_refused():

@@ -564,10 +564,10 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
         ),
         (
             [*GAME_3, "--set", "must_throw_on=true"],
-            "the game-level solver cannot solve classic-11 for 3: players who must throw on are not "
-            "modelled (the round solvers let every player stop)",
-            f"{CANNOT_3} classic-11 à 3 : les joueurs qui doivent relancer ne sont pas modélisés "
-            "(les solveurs des tours laissent chacun s'arrêter)",
+            "the game-level solver cannot solve classic-11 for 3: players behind who must throw on are "
+            "modelled by the round solver only",
+            f"{CANNOT_3} classic-11 à 3 : les joueurs derrière qui doivent relancer ne sont modélisés "
+            "que par le solveur des tours",
         ),
         (
             [*GAME, "--players", "4", "--rules", "comptoir-21", "--set", "pot=30"],

@@ -346,12 +346,14 @@ def test_throwing_on_without_le_bon_plays_the_same_games_in_the_kernel_and_the_e
     assert rounds > 1_000
 
 
-def test_the_optimal_bot_refuses_rules_it_cannot_play():
+@pytest.mark.slow
+def test_the_optimal_bot_throws_on_round_by_round_in_the_kernel_as_in_the_engine():
+    """Players behind must throw on: bot:optimal plays each round by the round solver, which lets it
+    stop only ahead; the kernel's seats choose what the engine's choose, at two and three players."""
     rules = Ruleset.preset("engranjeu-21").with_options(must_throw_on=True)
-    with pytest.raises(InvalidPlayers, match="bot:optimal does not play under must_throw_on"):
-        Lineup(rules, ("optimal", "heuristic"))
-    result = CliRunner().invoke(
-        main, ["play", "--rules", "engranjeu-21", "--set", "must_throw_on=true", "--players", "A,bot:optimal"]
-    )
-    assert result.exit_code == 2
-    assert "bot:optimal does not play under must_throw_on" in result.output
+    rounds = 0
+    for levels in (("optimal", "heuristic"), ("optimal", "random", "optimal")):
+        lineup = Lineup(rules, levels)
+        for g in range(40):
+            rounds += replay(lineup, KEY, g).rounds
+    assert rounds > 300

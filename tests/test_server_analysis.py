@@ -182,7 +182,7 @@ def test_hints_go_to_the_player_to_move_only_and_rank_as_the_analysis(quick):
             {"mode": "scorekeeper", "players": ["Ann", "Bob"]},
             (400, "malformed", "hints: for tables played online"),
         ),
-        ({"settings": ["must_throw_on=true"]}, (422, "no_analysis", "cannot be analysed")),
+        ({"seats": ["human", *["bot:heuristic"] * 8]}, (422, "no_analysis", "cannot be analysed")),
         ({"seats": ["human", "bot:heuristic", "bot:heuristic"]}, (503, "analysis_too_costly", "421 solve")),
     ],
     ids=["scorekeeper", "rules-no-solver-covers", "whole-game-of-three-not-solved-here"],

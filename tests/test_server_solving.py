@@ -93,10 +93,10 @@ def test_rules_the_solvers_refuse_are_refused_at_once_in_their_words() -> None:
 
     async def refused() -> TableError:
         with pytest.raises(TableError) as e:
-            await line().prepare(CLASSIC.with_options(must_throw_on=True), 2, solve)
+            await line().prepare(CLASSIC, 9, solve)
         return e.value
 
-    assert "must_throw_on" in asyncio.run(refused()).message
+    assert "plays 2 to 8 players, not 9" in asyncio.run(refused()).message
     assert calls == []
 
 

@@ -267,8 +267,6 @@ def refusal(call) -> tuple[type, str, str | None] | None:
 
 
 REFUSED = [
-    ("classic-11", {"must_throw_on": True}, 3),
-    ("classic-11", {"must_throw_on": True}, 2),
     ("classic-11", {}, 9),
     ("classic-11", {}, 20),
     ("engranjeu-21", {}, 9),

@@ -213,7 +213,7 @@ def test_advise_by_round_and_game_objectives():
     assert best[0]["keep"] == "42" and best[0]["value"] == pytest.approx(10 / 6)
     # not losing the round: nothing is lost by stopping on 642 above a nénette
     safe = options("642", *last, "--objective", "loser")
-    assert safe[0] == {"keep": "642", "stop": True, "value": 1.0}
+    assert safe[0] == {"keep": "642", "stop": True, "bon": False, "value": 1.0}
     # the game objective for two players: values are chances, best first
     game = options("642", "--throws-left", "1", "--objective", "game", "--before", "631", "--tokens", "5,6")
     assert all(0 <= r["value"] <= 1 for r in game)

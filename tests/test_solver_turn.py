@@ -158,7 +158,7 @@ def test_advise_and_odds_on_the_command_line():
         runner.invoke(main, ["advise", "642", "--throws-left", "2", "--target", "653", "--json"]).output
     )
     assert data["options"][0]["value"] >= data["options"][1]["value"]
-    assert {"keep": "642", "stop": True, "value": 0.0} in data["options"]
+    assert {"keep": "642", "stop": True, "bon": False, "value": 0.0} in data["options"]
     assert any(o["keep"] == "" for o in data["options"])  # throwing all three again
     data = json.loads(runner.invoke(main, ["odds", "111", "--throws", "3", "--json"]).output)
     assert data["probability"] == pytest.approx(42571 / 186624)

@@ -10,12 +10,12 @@ import pytest
 
 import py421
 from py421.core.chance import SeededDice
-from py421.core.errors import InvalidPlayers, InvalidRuleset
+from py421.core.errors import InvalidPlayers
 from py421.core.game import Game
 from py421.core.rules import Ruleset
 from py421.players.optimal import OptimalBot
 from py421.solver import solutions
-from py421.solver.strategy import covering, played, refuse, strategy_for
+from py421.solver.strategy import covering, played, refuse, strategy_for, why_rounds
 
 SMALL = Ruleset.preset("classic-11").with_options(pot=4)  # a whole game of three in a second or two
 
@@ -65,13 +65,21 @@ def test_every_choice_of_the_optimal_bot_is_one_the_hints_rank_best(rules, playe
 
 
 def test_the_bot_and_the_analysis_refuse_in_their_own_words():
-    throwing_on = Ruleset.preset("classic-11").with_options(must_throw_on=True)
-    with pytest.raises(InvalidPlayers, match="bot:optimal does not play under must_throw_on"):
-        refuse(throwing_on, 2, "optimal")
-    with pytest.raises(InvalidRuleset, match="cannot be analysed: players who must throw on"):
-        refuse(throwing_on, 2, "analysis")
     with pytest.raises(InvalidPlayers, match="plays 2 to 8 players, not 9"):
         refuse(Ruleset.preset("classic-11"), 9, "optimal")
+    with pytest.raises(InvalidPlayers, match="a game of 9 players cannot be analysed: the round solver"):
+        refuse(Ruleset.preset("classic-11"), 9, "analysis")
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_players_behind_who_must_throw_on_are_played_and_valued_round_by_round(players):
+    throwing_on = Ruleset.preset("classic-11").with_options(must_throw_on=True)
+    assert covering(throwing_on, players) == "rounds"
+    why = why_rounds(throwing_on, players)
+    assert why is not None and "players behind who must throw on" in str(why)
+    for purpose in ("optimal", "analysis"):
+        refuse(throwing_on, players, purpose)  # played and valued, by the round solver
+    assert why_rounds(Ruleset.preset("classic-11"), players) is None
 
 
 def test_outside_the_solvers_nobody_decides_which_solver_covers_a_table():

@@ -521,8 +521,6 @@ def test_bad_arguments_say_what_is_accepted():
         InvalidPlayers, match=r"bot 'clever' is not accepted; .* random \| heuristic \| optimal"
     ):
         VectorGameEnv(2, "classic-11", 2, opponents="clever")
-    with pytest.raises(InvalidPlayers, match="bot:optimal does not play under must_throw_on"):
-        VectorGameEnv(2, "classic-11", 2, opponents="optimal", must_throw_on=True)
     with pytest.raises(InvalidPlayers, match="one opponent for each of the 2 other seats"):
         VectorGameEnv(2, "classic-11", 3, opponents=["random"])
     with pytest.raises(InvalidPlayers, match="tim is played by 2 players, not 3"):

@@ -184,7 +184,7 @@ def advise(
                 result = solver.advise_round(rules, held, throws_left, context, chosen)
         shares = result.objective == solver.GAME_SHARE
     rows = [
-        {"keep": str(held) if o.stop else format_dice(o.keep), "stop": o.stop, "value": o.value}
+        {"keep": str(held) if o.stop else format_dice(o.keep), "stop": o.stop, "bon": o.bon, "value": o.value}
         for o in result.options
     ]
     if as_json:
@@ -200,6 +200,10 @@ def advise(
     for o in result.options:
         if o.stop:
             what = tr(lang, "cli.advise.stop", held=held)
+        elif o.bon and o.keep:
+            what = tr(lang, "cli.advise.bon", kept=format_dice(o.keep), n=3 - len(o.keep))
+        elif o.bon:
+            what = tr(lang, "cli.advise.bon_all")
         elif o.keep:
             what = tr(lang, "cli.advise.keep", kept=format_dice(o.keep), n=3 - len(o.keep))
         else:
@@ -246,9 +250,11 @@ def solve(rules: Ruleset, players: int, as_json: bool, lang: str) -> None:
             return
         case "rounds":
             from ..solver.rounds import rounds_summary, rounds_text
+            from ..solver.strategy import why_rounds
 
             data = rounds_summary(rules, players)
-            click.echo(json.dumps(data, indent=2) if as_json else rounds_text(data, lang))
+            why = why_rounds(rules, players)
+            click.echo(json.dumps(data, indent=2) if as_json else rounds_text(data, lang, why))
             return
         case "heads_up_game":
             _solve_heads_up_game(rules, as_json, lang)

@@ -32,26 +32,29 @@ _LEADS: tuple[tuple[tuple[int, Fraction], ...], ...] = tuple(
 
 @dataclass(frozen=True)
 class Option:
-    """One choice with its value: ``keep`` is the kept dice, or the whole result to stop."""
+    """One choice with its value: ``keep`` is the kept dice, or the whole result to stop; ``bon``:
+    the throw is declared « le bon » (its result final)."""
 
     keep: tuple[int, ...]
     stop: bool
     value: float
+    bon: bool = False
 
 
 def best_first(found: Sequence[Option], tie: float = 0.0) -> list[Option]:
     """``found`` (stopping, then the keeps in :data:`KEEPS_OF` order) best first, as the solvers choose.
 
     Choices within ``tie`` of the best are worth the same: stopping comes first, then keeping more
-    dice, the simpler play, then the keeps' own order. The solvers that break ties within ``EPS``
-    (:mod:`.rounds`, :mod:`.game_maxn`) are ranked with ``tie=EPS``, so that a choice a few units in
-    the last place better, which another processor's arithmetic may not find, never comes first.
+    dice, the simpler play, then a plain throw before « le bon », then the keeps' own order. The
+    solvers that break ties within ``EPS`` (:mod:`.rounds`, :mod:`.game_maxn`) are ranked with
+    ``tie=EPS``, so that a choice a few units in the last place better, which another processor's
+    arithmetic may not find, never comes first.
     """
     top = max(o.value for o in found)
 
-    def rank(o: Option) -> tuple[bool, float, bool, int]:
+    def rank(o: Option) -> tuple[bool, float, bool, int, bool]:
         level = o.value >= top - tie
-        return (not level, 0.0 if level else -o.value, not o.stop, -len(o.keep))
+        return (not level, 0.0 if level else -o.value, not o.stop, -len(o.keep), o.bon)
 
     return sorted(found, key=rank)
 

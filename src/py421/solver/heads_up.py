@@ -84,12 +84,14 @@ class LostIsBetter(InvalidRuleset):
 def unsupported(rules: Ruleset) -> Message | None:
     """Why the two-player solver cannot solve these rules (``str()``: in English), or None.
 
-    Every ruleset two can play is solved: one manche played for itself here,
-    and where the end of a manche is worth more than who lost it, the whole
-    game manche by manche (:mod:`.heads_up_game`).
+    Every ruleset two can play is solved but where players behind must throw on:
+    one manche played for itself here, and where the end of a manche is worth
+    more than who lost it, the whole game manche by manche (:mod:`.heads_up_game`).
     """
     if not rules.seats(2):
         return Message("solver.two_players.seats", {"rules": rules.name})
+    if rules.must_throw_on:  # played round by round (:mod:`.rounds`)
+        return Message("solver.game.must_throw_on")
     return None
 
 

@@ -42,7 +42,7 @@ from ..core.combos import NENETTE
 from ..core.dice import Result
 from ..core.errors import InvalidPlayers, InvalidRuleset, Message
 from ..core.rules import Ruleset
-from ..i18n import num, tr
+from ..i18n import error_text, num, tr
 from .amounts import base_amounts, settled_amounts, token_values
 from .exact_turn import Option, best_first
 from .tables import INDEX, KEEP_INDEX, KEEPS, KEEPS_OF, RESULTS, TRANSITIONS, FloatArray
@@ -156,6 +156,21 @@ def stages(comparison: Comparison, players: int) -> tuple[Stage, ...]:
     return tuple(found)
 
 
+def ahead(comparison: Comparison, stage: Stage) -> npt.NDArray[np.bool_]:
+    """[summary, result]: whether the result beats every one before it (the best), as a player
+    behind must throw on (``must_throw_on``); after nénettes only, under ``nenette_last_wins``,
+    another nénette does. « Qui barre démarre » throw counts are not compared (an equal result is
+    not ahead)."""
+    strength = np.array(comparison.strength)
+    best = np.array([s[0] for s in stage.summaries], dtype=np.intp)
+    beats = strength[None, :] > strength[best][:, None]
+    if comparison.nenette_last_wins:
+        nen = INDEX[NENETTE]
+        only = np.array([s[0] == s[1] == nen for s in stage.summaries])
+        beats[:, nen] |= only
+    return beats
+
+
 def comparison_of(rules: Ruleset) -> Comparison:
     table = rules.table
     return Comparison(tuple(table.strength(r) for r in RESULTS), rules.nenette_last_wins)
@@ -225,13 +240,15 @@ class Turn:
     ``own[r]``: [context, result] the mover's value holding a result with ``r``
     throws still allowed; ``stop[r]``: what stopping there is worth to them;
     ``choice[r]``: what they do (STOP or a keep); ``start``: [context,
-    objective, slot] every slot's value before the first throw.
+    objective, slot] every slot's value before the first throw; ``may_stop``: as
+    :func:`play_turn` was told.
     """
 
     own: list[FloatArray]
     stop: list[FloatArray]
     choice: list[IntArray]
     start: FloatArray
+    may_stop: npt.NDArray[np.bool_] | None = None
 
     def outcomes(self, throws: int) -> FloatArray:
         """[context, throws used - 1, result]: how the turn ends under ``choice``."""
@@ -252,11 +269,19 @@ class Turn:
         return ended
 
 
-def play_turn(stop_value: FloatArray, objective: int, throws: int) -> Turn:
+def play_turn(
+    stop_value: FloatArray, objective: int, throws: int, may_stop: npt.NDArray[np.bool_] | None = None
+) -> Turn:
     """Solve a turn: ``stop_value[remaining, context, objective, slot, result]``.
 
     The mover (slot SELF) maximises ``objective``; every slot's values follow
-    the mover's choices.
+    the mover's choices. ``may_stop[context, result]``: where the mover may stop
+    with throws left (players behind must throw on; None: everywhere).
+
+    « Le bon » (the next throw final) is never worth more than throwing on: the
+    throw after it may keep the same dice again, whose result is then as likely
+    as the one « le bon » would have stopped on; and no value here depends on
+    the throws used. So it is never played.
     """
     stops = [stop_value[r, :, objective, SELF, :] for r in range(throws)]
     own, choice = [stops[0]], [np.full(stops[0].shape, STOP, np.intp)]
@@ -269,13 +294,15 @@ def play_turn(stop_value: FloatArray, objective: int, throws: int) -> Turn:
             ..., 0
         ]
         stop = stops[r] >= best - EPS
+        if may_stop is not None:
+            stop &= may_stop
         own.append(np.where(stop, stops[r], best))
         choice.append(np.where(stop, STOP, pick))
         keep_all = carried @ TRANSITIONS.T  # [context, objective, slot, keep]
         index = np.broadcast_to(pick[:, None, None, :], carried.shape)
         kept = np.take_along_axis(keep_all, index, axis=-1)
         carried = np.where(stop[:, None, None, :], stop_value[r], kept)
-    return Turn(own, stops, choice, carried @ FRESH)
+    return Turn(own, stops, choice, carried @ FRESH, may_stop)
 
 
 @dataclass
@@ -332,17 +359,23 @@ class RoundValues:
         turn, row = self._turn(finals, limit)
         result = Result.of(dice)
         i = INDEX[result]
-        found = [Option(result.dice, True, float(turn.stop[remaining][row, i]))]
+        found = []
+        if remaining == 0 or turn.may_stop is None or turn.may_stop[row, i]:
+            found.append(Option(result.dice, True, float(turn.stop[remaining][row, i])))
         if remaining > 0:
             cont = turn.own[remaining - 1][row] @ TRANSITIONS.T
             found += [Option(KEEPS[k], False, float(cont[k])) for k in KEEPS_OF[i]]
+        if self.rules.must_throw_on and self.rules.le_bon and remaining > 1:  # never better: play_turn
+            final = turn.stop[remaining - 1][row] @ TRANSITIONS.T
+            found += [Option(KEEPS[k], False, float(final[k]), bon=True) for k in KEEPS_OF[i]]
         return best_first(found, EPS)
 
     def choice(self, finals: Sequence[Result], limit: int, dice: Sequence[int], remaining: int) -> int:
         """The solved choice of the player to move: :data:`STOP` or a keep's index.
 
         The one :func:`play_turn` made, ties within ``EPS`` broken as documented
-        (stop, then keep more dice), which :meth:`options` puts first.
+        (stop, then keep more dice, a plain throw before « le bon »), which
+        :meth:`options` puts first.
         """
         turn, row = self._turn(finals, limit)
         return int(turn.choice[remaining][row, INDEX[Result.of(dice)]])
@@ -374,13 +407,14 @@ def solve_round(
     followers: list[dict[int, Turn]] = []
     for pos in range(players - 1, 0, -1):
         stage = st[pos - 1]
+        may_stop = ahead(comparison, stage) if rules.must_throw_on else None
         turns: dict[int, Turn] = {}
         for limit in limits:
             w = later[limit]
             tracked = w[stage.next[:, :, None], :, stage.flag_map].transpose(0, 3, 2, 1)
             own = w[stage.next, :, stage.new_flags].transpose(0, 2, 1)[:, :, None, :]
             value = np.concatenate([tracked, own], axis=2)  # [context, objective, slot, result]
-            turns[limit] = play_turn(np.broadcast_to(value, (limit, *value.shape)), obj, limit)
+            turns[limit] = play_turn(np.broadcast_to(value, (limit, *value.shape)), obj, limit, may_stop)
         followers.insert(0, turns)
         later = {limit: turns[limit].start[:, :, :FLAGS] for limit in limits}
     # the leader: stopping after ``used`` throws sets the limit
@@ -480,8 +514,8 @@ def rounds_summary(rules: Ruleset, players: int) -> dict[str, Any]:
     return {"rules": rules.name, "players": players, "method": "max^n rounds", "rounds": phases}
 
 
-def rounds_text(data: dict[str, Any], lang: str = "en") -> str:
-    """:func:`rounds_summary` as sentences, in ``lang``."""
+def rounds_text(data: dict[str, Any], lang: str = "en", why: Message | None = None) -> str:
+    """:func:`rounds_summary` as sentences, in ``lang``; ``why``: why the whole game is not solved."""
     lines = [tr(lang, "rounds.head", rules=data["rules"], players=data["players"])]
     for phase, found in data["rounds"].items():
         name = tr(lang, "rounds.charge" if phase == "charge" else "rounds.decharge")
@@ -493,5 +527,5 @@ def rounds_text(data: dict[str, Any], lang: str = "en") -> str:
             )
             p = num(lang, row["not_losing"], ".4%")
             lines.append(tr(lang, "rounds.position", position=row["position"], p=p, tokens=tokens))
-    lines.append(tr(lang, "rounds.two_only"))
+    lines.append(tr(lang, "rounds.why", why=error_text(lang, why)) if why else tr(lang, "rounds.two_only"))
     return "\n".join(lines)

@@ -31,7 +31,7 @@ import numpy as np
 from ..core.actions import Action, ChooseStake, Stake, Stop, Throw
 from ..core.dice import Result, throw_outcomes
 from ..core.engine import est_amount, throws_allowed
-from ..core.errors import InvalidPlayers, InvalidRuleset, Message
+from ..core.errors import InvalidPlayers, Message
 from ..core.rules import Ruleset
 from ..core.state import Phase, State
 from . import game_maxn, heads_up
@@ -79,6 +79,13 @@ def covering(rules: Ruleset, players: int) -> Covering:
     return "rounds"
 
 
+def why_rounds(rules: Ruleset, players: int) -> Message | None:
+    """Why a table is played round by round (:func:`covering`), or None where it is not."""
+    if players == 2 and (why := heads_up.unsupported(rules)) is not None:
+        return why
+    return game_maxn.unsupported(rules, players)
+
+
 def two_player_game(rules: Ruleset, players: int) -> bool:
     """Whether the two-player solver covers the table (manche by manche or not)."""
     return covering(rules, players) in TWO_PLAYERS
@@ -96,30 +103,13 @@ def method_of(chosen: Covering) -> Method:
 def refuse(rules: Ruleset, players: int, purpose: Purpose) -> None:
     """Refuse, with the reason, a table that no strategy plays (``optimal``) or values (``analysis``).
 
-    No solver models players who must throw on (each lets every player stop);
-    round by round, the round solver holds 2 to :data:`.rounds.MAX_ROUND_PLAYERS`.
+    Round by round, the round solver holds 2 to :data:`.rounds.MAX_ROUND_PLAYERS`.
     """
     chosen = covering(rules, players)
     if purpose == "optimal":
-        if rules.must_throw_on:
-            raise InvalidPlayers(
-                Message(
-                    "optimal.must_throw_on",
-                )
-            )
         if chosen not in TWO_PLAYERS:
             check_round_players(players)
         return
-    if rules.must_throw_on:
-        why = Message(
-            "solver.game.must_throw_on",
-        )
-        raise InvalidRuleset(
-            Message(
-                "analysis.cannot",
-                {"rules": rules.name, "n": players, "why": why},
-            )
-        )
     if chosen == "rounds" and not 2 <= players <= MAX_ROUND_PLAYERS:
         raise InvalidPlayers(
             Message(
