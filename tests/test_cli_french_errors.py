@@ -565,9 +565,9 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
         (
             [*GAME_3, "--set", "must_throw_on=true"],
             "the game-level solver cannot solve classic-11 for 3: players behind who must throw on are "
-            "modelled by the round solver only",
-            f"{CANNOT_3} classic-11 à 3 : les joueurs derrière qui doivent relancer ne sont modélisés "
-            "que par le solveur des tours",
+            "modelled at two players and round by round, not in the whole game of three or more",
+            f"{CANNOT_3} classic-11 à 3 : les joueurs derrière qui doivent relancer sont modélisés à deux "
+            "joueurs et tour par tour, pas dans la partie entière à trois ou plus",
         ),
         (
             [*GAME, "--players", "4", "--rules", "comptoir-21", "--set", "pot=30"],

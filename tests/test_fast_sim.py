@@ -347,12 +347,21 @@ def test_throwing_on_without_le_bon_plays_the_same_games_in_the_kernel_and_the_e
 
 
 @pytest.mark.slow
-def test_the_optimal_bot_throws_on_round_by_round_in_the_kernel_as_in_the_engine():
-    """Players behind must throw on: bot:optimal plays each round by the round solver, which lets it
-    stop only ahead; the kernel's seats choose what the engine's choose, at two and three players."""
-    rules = Ruleset.preset("engranjeu-21").with_options(must_throw_on=True)
+@pytest.mark.parametrize(
+    ("preset", "lineups"),
+    [
+        # two players: the manche solved whole (« qui barre démarre »); three: round by round
+        ("engranjeu-21", (("optimal", "heuristic"), ("optimal", "random", "optimal"))),
+        # every throw adds to the stake: « le bon » is played
+        ("lyonnaise-21", (("optimal", "optimal"),)),
+    ],
+)
+def test_the_optimal_bot_throws_on_in_the_kernel_as_in_the_engine(private_home, preset, lineups):
+    """Players behind must throw on: bot:optimal stops only ahead, or says « le bon »; the kernel's
+    seats choose what the engine's choose."""
+    rules = Ruleset.preset(preset).with_options(must_throw_on=True)
     rounds = 0
-    for levels in (("optimal", "heuristic"), ("optimal", "random", "optimal")):
+    for levels in lineups:
         lineup = Lineup(rules, levels)
         for g in range(40):
             rounds += replay(lineup, KEY, g).rounds

@@ -5,7 +5,7 @@ solver's turns are held to the engine's legal actions, state by state, and ``421
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -18,8 +18,12 @@ from py421.core.dice import Result, throw_outcomes
 from py421.core.engine import apply_action, apply_dice, apply_turn, deciding_seat, legal_actions
 from py421.core.rules import Ruleset
 from py421.core.state import Phase, State
+from py421.players.optimal import OptimalBot
+from py421.solver.amounts import token_values
 from py421.solver.rounds import FRESH, OBJECTIVES, SELF, STOP, play_turn, solve_round
+from py421.solver.solutions import manche_solution
 from py421.solver.tables import INDEX, KEEPS, KEEPS_OF, RESULTS, TRANSITIONS
+from py421.solver.turn import StakedValues
 
 from .test_solver_rounds import start_of
 
@@ -28,22 +32,31 @@ THROW_ON = Ruleset.preset("engranjeu-21").with_options(must_throw_on=True, tie_b
 START = start_of(Ruleset.preset("engranjeu-21"), 3, Phase.DECHARGE)
 
 
-def searched(state: State, stop: Sequence[float]) -> dict[tuple[Result, int], tuple[float, State]]:
-    """The mover's value at every decision of their turn from ``state`` (dice just thrown), by the
-    engine's legal actions and its ends of turn (a turn ended on a result is worth ``stop`` there),
-    with the decision's state."""
+Stopped = Callable[[Result, int, int], float]  # a turn ended on a result, after some throws, at a stake
+
+
+def searched(state: State, stop: Stopped) -> tuple[float, dict[tuple[Result, int, int], tuple[float, State]]]:
+    """The mover's value at the start of their turn (``state``: before its first throw), and at
+    every decision of it, by the engine's legal actions and its ends of turn (a turn ended is worth
+    what ``stop`` says), with the decision's state: by result, throws used and stake so far (where
+    every throw adds to it)."""
     r = state.round
-    assert r is not None
-    seat, done = state.to_move, len(r.done)
-    found: dict[tuple[Result, int], tuple[float, State]] = {}
+    assert r is not None and state.chance is not None
+    seat, done = state.chance.seat, len(r.done)
+    gains = (
+        token_values(state.rules) if state.rules.accumulated_stakes and state.phase is Phase.CHARGE else None
+    )
+    found: dict[tuple[Result, int, int], tuple[float, State]] = {}
 
     def held(s: State) -> bool:  # still the mover's turn, at a decision
         rs = s.round
         return rs is not None and rs.tie is None and len(rs.done) == done and deciding_seat(s) == seat
 
     def worth(s: State, action: Action) -> float:
+        rs = s.round
+        assert rs is not None
         if isinstance(action, Stop):
-            return stop[INDEX[Result.of(s.round.dice)]]  # type: ignore[union-attr]
+            return stop(Result.of(rs.dice), rs.throws, rs.stake)
         assert isinstance(action, Throw)
         thrown = apply_action(s, action)
         assert thrown.chance is not None
@@ -51,19 +64,23 @@ def searched(state: State, stop: Sequence[float]) -> dict[tuple[Result, int], tu
         for faces, p in throw_outcomes(thrown.chance.count):
             after = apply_dice(thrown, faces)
             ended = Result.of(action.keep + faces)
-            total += float(p) * (value(after) if held(after) else stop[INDEX[ended]])
+            stake = rs.stake + (0 if gains is None else int(gains[INDEX[ended]]))  # the throw's value added
+            total += float(p) * (value(after) if held(after) else stop(ended, rs.throws + 1, stake))
         return total
 
     def value(s: State) -> float:
         rs = s.round
         assert rs is not None
-        key = (Result.of(rs.dice), rs.throws)
+        key = (Result.of(rs.dice), rs.throws, rs.stake)
         if key not in found:
             found[key] = (max(worth(s, a) for a in legal_actions(s)), s)
         return found[key][0]
 
-    value(state)
-    return found
+    start = 0.0
+    for faces, p in throw_outcomes(state.chance.count):
+        thrown = apply_dice(state, faces)
+        start += float(p) * value(thrown)
+    return start, found
 
 
 @pytest.mark.parametrize(
@@ -92,25 +109,23 @@ def test_every_decision_of_a_turn_is_worth_what_the_engine_s_legal_actions_make_
     values = solve_round(rules, players, False, objective)
     limit = 3
     turn, row = values.followers[len(finals) - 1][limit], values.context([Result.parse(t) for t in finals])
-    stop = [float(v) for v in turn.stop[0][row]]
-    first = state.chance
-    assert first is not None and state.round is not None and not state.round.dice
+    stops = turn.stop[0][row]
+
+    def stop(result: Result, throws: int, stake: int) -> float:
+        return float(stops[INDEX[result]])
+
     compared = forced = bons = 0
-    start = 0.0
-    for faces, p in throw_outcomes(first.count):
-        thrown = apply_dice(state, faces)
-        found = searched(thrown, stop)
-        start += float(p) * found[(Result.of(faces), 1)][0]
-        for (result, throws), (v, at) in found.items():
-            left = limit - throws
-            assert turn.own[left][row, INDEX[result]] == pytest.approx(v, abs=1e-12), (result, throws)
-            choice = int(turn.choice[left][row, INDEX[result]])
-            legal = legal_actions(at)
-            played = Stop() if choice == STOP else Throw(KEEPS[choice])
-            assert played in legal, (result, throws, played)
-            forced += Stop() not in legal
-            bons += any(isinstance(a, Throw) and a.bon for a in legal)
-            compared += 1
+    start, found = searched(state, stop)
+    for (result, throws, _), (v, at) in found.items():
+        left = limit - throws
+        assert turn.own[left][row, INDEX[result]] == pytest.approx(v, abs=1e-12), (result, throws)
+        choice = int(turn.choice[left][row, INDEX[result]])
+        legal = legal_actions(at)
+        played = Stop() if choice == STOP else Throw(KEEPS[choice])
+        assert played in legal, (result, throws, played)
+        forced += Stop() not in legal
+        bons += any(isinstance(a, Throw) and a.bon for a in legal)
+        compared += 1
     assert turn.start[row, OBJECTIVES.index(objective), SELF] == pytest.approx(start, abs=1e-12)
     assert compared > 50 and (forced > 0) == throws_on
     assert (bons > 0) == rules.le_bon  # « le bon » was there to choose (the search weighed it)
@@ -172,3 +187,66 @@ def test_advise_values_le_bon_and_no_stop_where_the_player_must_throw_on():
     assert any(o["stop"] for o in json.loads(ahead.output)["options"])
     french = CliRunner().invoke(main, [*args, "--before", "421/3", "--lang", "fr"])
     assert "dire « le bon », garder 42, relancer 1 : le dernier lancer" in french.output
+
+
+ENGRANJEU = Ruleset.preset("engranjeu-21").with_options(must_throw_on=True, pot=5)
+LYONNAISE = Ruleset.preset("lyonnaise-21").with_options(must_throw_on=True)
+
+
+@pytest.mark.parametrize(
+    ("rules", "phase", "lead", "throws_on"),
+    [
+        # « qui barre démarre » (fewer throws ahead), deduction, the later nénette winning
+        (ENGRANJEU, Phase.DECHARGE, ("542", 2), True),
+        (ENGRANJEU, Phase.DECHARGE, ("421", 3), True),  # ahead only on 421 in fewer throws
+        (ENGRANJEU, Phase.DECHARGE, ("221", 3), False),  # after a nénette, even a nénette is ahead
+        # every throw adds to the stake: throwing on costs, and « le bon » saves a throw
+        (LYONNAISE, Phase.CHARGE, ("421", 3), True),  # a 111 thrown first is behind: « le bon » on it
+        (LYONNAISE, Phase.CHARGE, ("654", 2), True),
+    ],
+    ids=["qui-barre", "behind-421", "nenette", "staked", "staked-2"],
+)
+def test_the_two_player_follower_turn_is_worth_what_the_engine_s_legal_actions_make_it(
+    rules, phase, lead, throws_on, private_home
+):
+    """Two players, the manche solved whole: each decision of the follower behind or ahead of the
+    leader, searched through the engine, is worth the solver's value to 1e-12 (by throws used, and
+    by the stake so far where every throw adds to it); what the bot plays is legal and the best."""
+    result, kl = Result.parse(lead[0]), lead[1]
+    start = start_of(rules, 2, phase)
+    r = start.round
+    assert r is not None
+    solver = manche_solution(rules)
+    _, follower_values = solver.position(phase is Phase.CHARGE, start.pot, start.tokens[0], r.order[0])
+    values = follower_values[kl]
+    row = INDEX[result]
+    staked = isinstance(values, StakedValues)
+    earlier = tuple(Result.parse(t) for t in ("651", "661")[: kl - 1]) if staked else ()  # 1 each
+    state = apply_turn(start, ReportedTurn(result, kl, earlier))
+    most = rules.throws_allowed(phase is Phase.CHARGE)
+    limit = kl if rules.leader_limit else most
+    cap = values.cap if isinstance(values, StakedValues) else 0
+
+    def at(a, res: Result, stake: int) -> float:
+        return float(a[row, INDEX[res], min(stake, cap)] if staked else a[row, INDEX[res]])
+
+    def stop(res: Result, throws: int, stake: int) -> float:
+        return at(values.utility(limit - throws), res, stake)
+
+    bot, compared, forced, bons = OptimalBot(), 0, 0, 0
+    walked, found = searched(state, stop)
+    for (res, throws, stake), (v, decision) in found.items():
+        assert at(values.values[limit - throws], res, stake) == pytest.approx(v, abs=1e-12), (res, throws)
+        legal = legal_actions(decision)
+        played = bot.choose(decision)
+        assert played in legal
+        forced += Stop() not in legal
+        bons += isinstance(played, Throw) and played.bon
+        compared += 1
+    begun = values.start(limit)[row]  # the follower's turn before its first throw
+    if isinstance(values, StakedValues):  # at the leader's stake: each throw before worth 1, then the result
+        begun = begun[min(int(token_values(rules)[row]) + len(earlier), cap)]
+    assert float(begun) == pytest.approx(walked, abs=1e-12)
+    assert compared > 50 and (forced > 0) == throws_on
+    if staked and lead == ("421", 3):
+        assert bons > 0  # « le bon » ends a turn whose next throw would add to the stake

@@ -71,14 +71,15 @@ def test_the_bot_and_the_analysis_refuse_in_their_own_words():
         refuse(Ruleset.preset("classic-11"), 9, "analysis")
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_players_behind_who_must_throw_on_are_played_and_valued_round_by_round(players):
+@pytest.mark.parametrize(("players", "kind"), [(2, "heads_up"), (3, "rounds"), (4, "rounds")])
+def test_players_behind_who_must_throw_on_are_played_and_valued(players, kind):
+    """The manche of two is solved whole; three players and more are played round by round."""
     throwing_on = Ruleset.preset("classic-11").with_options(must_throw_on=True)
-    assert covering(throwing_on, players) == "rounds"
+    assert covering(throwing_on, players) == kind
     why = why_rounds(throwing_on, players)
-    assert why is not None and "players behind who must throw on" in str(why)
+    assert (why is not None and "players behind who must throw on" in str(why)) == (kind == "rounds")
     for purpose in ("optimal", "analysis"):
-        refuse(throwing_on, players, purpose)  # played and valued, by the round solver
+        refuse(throwing_on, players, purpose)  # played and valued
     assert why_rounds(Ruleset.preset("classic-11"), players) is None
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Protocol, TypeVar
 
 import numpy as np
@@ -35,6 +35,7 @@ from ..core.rules import Ruleset
 from .amounts import base_amounts, settled_amounts, token_values
 from .tables import INDEX, KEEP_INDEX, RESULTS, TRANSITIONS, FloatArray
 from .turn import (
+    MayStop,
     StakedValues,
     TurnValues,
     Utility,
@@ -84,14 +85,12 @@ class LostIsBetter(InvalidRuleset):
 def unsupported(rules: Ruleset) -> Message | None:
     """Why the two-player solver cannot solve these rules (``str()``: in English), or None.
 
-    Every ruleset two can play is solved but where players behind must throw on:
-    one manche played for itself here, and where the end of a manche is worth
-    more than who lost it, the whole game manche by manche (:mod:`.heads_up_game`).
+    Every ruleset two can play is solved: one manche played for itself here,
+    and where the end of a manche is worth more than who lost it, the whole
+    game manche by manche (:mod:`.heads_up_game`).
     """
     if not rules.seats(2):
         return Message("solver.two_players.seats", {"rules": rules.name})
-    if rules.must_throw_on:  # played round by round (:mod:`.rounds`)
-        return Message("solver.game.must_throw_on")
     return None
 
 
@@ -205,6 +204,20 @@ class HeadsUp:
 
     def settlement(self, leader_throws: int, follower_throws: int) -> Settlement:
         return self._settlements[(leader_throws, follower_throws)]
+
+    @property
+    def _ahead(self) -> Callable[[int, int], BoolArray] | None:
+        """Players behind must throw on: where the follower's result beats the leader's (the
+        leader then loses, whatever the throws), by the throws of each; else None."""
+        if not self.rules.must_throw_on:
+            return None
+        return lambda kl, kf: self.settlement(kl, kf).leader_loses
+
+    @property
+    def _bon(self) -> bool:
+        """Whether « le bon » is weighed: where a follower behind must throw on, it ends a turn
+        whose next throw would add to the stake, or count against them (« qui barre démarre »)."""
+        return self.rules.must_throw_on and self.rules.le_bon
 
     @cached_property
     def _settlements(self) -> dict[tuple[int, int], Settlement]:
@@ -355,13 +368,14 @@ class HeadsUp:
                 return settle(channels[0], ties[0], kl, kf)
             return np.stack([settle(a, t, kl, kf) for a, t in zip(channels, ties, strict=True)])
 
-        def solver(utility: Utility, throws: int) -> StakedValues:
-            if len(channels) == 1:
-                return solve_staked(utility, throws, gains, cap)
-            return solve_staked_following(utility, throws, gains, cap)
+        def solver(utility: Utility, throws: int, may_stop: MayStop) -> StakedValues:
+            solve_turn = solve_staked if len(channels) == 1 else solve_staked_following
+            return solve_turn(utility, throws, gains, cap, may_stop, self._bon)
 
         tracked = len(channels) > 1
-        leader_values, follower_values = _two_turns(leader, most, rules.leader_limit, payoff, solver, tracked)
+        leader_values, follower_values = _two_turns(
+            leader, most, rules.leader_limit, payoff, solver, tracked, self._ahead
+        )
         value = _own(leader_values.start(most)[..., 0], leader, tracked)  # the stake starts at 0
         return _plain(value), leader_values, follower_values
 
@@ -411,8 +425,10 @@ class HeadsUp:
             return np.stack([settle(a, t, kl, kf) for a, t in zip(channels, ties, strict=True)])
 
         tracked = len(channels) > 1
-        solver = solve_following if tracked else solve
-        leader_values, follower_values = _two_turns(leader, most, rules.leader_limit, payoff, solver, tracked)
+        solver = partial(solve_following if tracked else solve, bon=self._bon)
+        leader_values, follower_values = _two_turns(
+            leader, most, rules.leader_limit, payoff, solver, tracked, self._ahead
+        )
         value = _own(leader_values.start(most), leader, tracked)
         return _plain(value), leader_values, follower_values
 
@@ -680,13 +696,17 @@ def _two_turns(
     most: int,
     leader_limit: bool,
     payoff: Callable[[int, int], FloatArray],
-    solver: Callable[[Utility, int], V],
+    solver: Callable[[Utility, int, MayStop], V],
     tracked: bool = False,
+    ahead: Callable[[int, int], BoolArray] | None = None,
 ) -> tuple[V, dict[int, V]]:
     """The round's two turns: the follower best-responds, the leader anticipates.
 
     ``payoff(leader_throws, follower_throws)`` gives P(seat 0 loses the manche)
     for every pair of final results (``tracked``: channels first, see :data:`Value`).
+    ``ahead(leader_throws, follower_throws)``: where the follower's result beats
+    the leader's, the only results they may stop on with throws left (players
+    behind must throw on); None: they may stop anywhere.
     """
     follower = 1 - leader
     follower_values: dict[int, V] = {}
@@ -694,11 +714,12 @@ def _two_turns(
     for kl in range(1, most + 1):
         limit = kl if leader_limit else most
         tables = {r: _own(payoff(kl, limit - r), follower, tracked) for r in range(limit)}
-        values = solver(lambda r, t=tables: t[r], limit)  # type: ignore[misc]
+        may_stop = None if ahead is None else (lambda r, kl=kl, limit=limit: ahead(kl, limit - r))
+        values = solver(lambda r, t=tables: t[r], limit, may_stop)  # type: ignore[misc]
         follower_values[kl] = values
         seat0_loses = _own(values.start(limit), follower, tracked)
         leader_utility[kl] = _own(seat0_loses, leader, tracked)
-    return solver(lambda r: leader_utility[most - r], most), follower_values
+    return solver(lambda r: leader_utility[most - r], most, None), follower_values
 
 
 @dataclass(frozen=True)

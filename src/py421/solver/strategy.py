@@ -81,8 +81,8 @@ def covering(rules: Ruleset, players: int) -> Covering:
 
 def why_rounds(rules: Ruleset, players: int) -> Message | None:
     """Why a table is played round by round (:func:`covering`), or None where it is not."""
-    if players == 2 and (why := heads_up.unsupported(rules)) is not None:
-        return why
+    if players == 2:
+        return heads_up.unsupported(rules)
     return game_maxn.unsupported(rules, players)
 
 
@@ -372,7 +372,7 @@ class _Manches(Strategy):
             best = staked_options(values, r.dice, remaining, r.stake, row)[0]
         else:
             best = options(values, r.dice, remaining, row)[0]
-        return Stop() if best.stop else Throw(best.keep)
+        return Stop() if best.stop else Throw(best.keep, bon=best.bon)
 
     def _turn(self, solver: heads_up.HeadsUp | GameManche, state: State) -> TurnChoices:
         """The mover's chance of not losing the manche (seat 0's values: the solver's are the mover's)."""

@@ -10,7 +10,7 @@ keep's expected value with ``r - 1`` remaining.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -31,14 +31,32 @@ from .tables import (
 
 # utility(remaining) -> array over the 56 results (and optional leading batch axes)
 Utility = Callable[[int], FloatArray]
+# may_stop(remaining) -> [..., result]: where the player may stop with throws left (players behind
+# must throw on); None: everywhere
+MayStop = Callable[[int], npt.NDArray[np.bool_]] | None
+
+
+def _allowed(stop: FloatArray, may_stop: MayStop, remaining: int, staked: bool = False) -> FloatArray:
+    """``stop`` where the player may stop, minus infinity elsewhere (never chosen)."""
+    if may_stop is None or remaining == 0:
+        return stop
+    where = may_stop(remaining)
+    return np.where(where[..., None] if staked else where, stop, -np.inf)
 
 
 @dataclass(frozen=True)
 class TurnValues:
-    """``values[r]``: the value of holding each result with ``r`` throws still allowed."""
+    """``values[r]``: the value of holding each result with ``r`` throws still allowed.
+
+    ``may_stop``: where the player may stop with throws left; ``bon``: whether a
+    throw that leaves another may be declared « le bon » (its result final),
+    weighed where the player may not stop everywhere.
+    """
 
     values: tuple[FloatArray, ...]
     utility: Utility
+    may_stop: MayStop = None
+    bon: bool = False
 
     def start(self, throws: int) -> FloatArray:
         """The value of a fresh turn of up to ``throws`` throws."""
@@ -49,26 +67,51 @@ class TurnValues:
         """With ``remaining`` throws allowed, the value of each of the 28 keeps."""
         return self.values[remaining - 1] @ TRANSITIONS.T
 
+    def stop_values(self, remaining: int) -> FloatArray:
+        """Stopping on each result, minus infinity where the player may not."""
+        return _allowed(self.utility(remaining), self.may_stop, remaining)
 
-def solve(utility: Utility, throws: int) -> TurnValues:
+    def bon_values(self, remaining: int) -> FloatArray | None:
+        """With ``remaining`` throws allowed, each keep's value as « le bon » (None where not weighed)."""
+        if not self.bon or self.may_stop is None or remaining < 2:  # free to stop: never better
+            return None
+        return self.utility(remaining - 1) @ TRANSITIONS.T
+
+
+def solve(utility: Utility, throws: int, may_stop: MayStop = None, bon: bool = False) -> TurnValues:
     """Backward induction over the remaining throws (0 to ``throws - 1``)."""
-    values = [utility(0)]
+    solved = TurnValues((utility(0),), utility, may_stop, bon)
     for remaining in range(1, throws):
-        cont = values[-1] @ TRANSITIONS.T  # (..., 28): value of each keep
-        best_keep = cont[..., KEEP_GRID].max(axis=-1)  # (..., 56)
-        values.append(np.maximum(utility(remaining), best_keep))
-    return TurnValues(tuple(values), utility)
+        best_keep = solved.keep_values(remaining)[..., KEEP_GRID].max(axis=-1)  # (..., 56)
+        if (as_bon := solved.bon_values(remaining)) is not None:
+            best_keep = np.maximum(best_keep, as_bon[..., KEEP_GRID].max(axis=-1))
+        solved = replace(
+            solved, values=(*solved.values, np.maximum(solved.stop_values(remaining), best_keep))
+        )
+    return solved
 
 
 # The keeps each result allows, more dice first, padded with the last: the bot's order between
 # keeps worth the same (as :data:`.rounds.KEEP_CHOICES`).
-_PREFERRED = np.array(
-    [ks + [ks[-1]] * (7 - len(ks)) for ks in (sorted(k, key=lambda i: -len(KEEPS[i])) for k in KEEPS_OF)],
-    dtype=np.intp,
-)
+_BY_SIZE = [sorted(k, key=lambda i: -len(KEEPS[i])) for k in KEEPS_OF]
+_PREFERRED = np.array([ks + [ks[-1]] * (7 - len(ks)) for ks in _BY_SIZE], dtype=np.intp)
+# With « le bon » weighed, over the 28 keeps and then the 28 as « le bon »: more dice first, then a
+# plain throw before « le bon » (as the bot's options rank them).
+_BON_ORDER = [
+    sorted(ks + [k + len(KEEPS) for k in ks], key=lambda c: (-len(KEEPS[c % len(KEEPS)]), c >= len(KEEPS)))
+    for ks in _BY_SIZE
+]
+_PREFERRED_BON = np.array([cs + [cs[-1]] * (14 - len(cs)) for cs in _BON_ORDER], dtype=np.intp)
 
 
-def solve_following(utility: Utility, throws: int) -> TurnValues:
+def _choices(plain: FloatArray, as_bon: FloatArray | None, axis: int) -> FloatArray:
+    """Each result's throws, plain and as « le bon », in the bot's order along ``axis`` (the keeps')."""
+    if as_bon is None:
+        return np.take(plain, _PREFERRED, axis=axis)
+    return np.take(np.concatenate([plain, as_bon], axis=axis), _PREFERRED_BON, axis=axis)
+
+
+def solve_following(utility: Utility, throws: int, may_stop: MayStop = None, bon: bool = False) -> TurnValues:
     """:func:`solve` for the channel ``utility(r)[0]``; the others follow its choices.
 
     Every array has the channels first. Channel 0 is the player's own value,
@@ -76,14 +119,17 @@ def solve_following(utility: Utility, throws: int) -> TurnValues:
     what the same choices are worth in other terms (a chance of some outcome,
     say). Between equal choices: stop, then keep more dice, as the bot does.
     """
-    values = [utility(0)]
+    solved = TurnValues((utility(0),), utility, may_stop, bon)
     for remaining in range(1, throws):
-        choices = (values[-1] @ TRANSITIONS.T)[..., _PREFERRED]  # (channels, ..., 56, 7)
+        choices = _choices(
+            solved.keep_values(remaining), solved.bon_values(remaining), -1
+        )  # (ch, ..., 56, 7)
         best = choices[0].argmax(axis=-1)[None, ..., None]
         kept = np.take_along_axis(choices, np.broadcast_to(best, (*choices.shape[:-1], 1)), axis=-1)[..., 0]
         stop = utility(remaining)
-        values.append(np.where(stop[0] >= kept[0], stop, kept))
-    return TurnValues(tuple(values), utility)
+        stopping = solved.stop_values(remaining)[0] >= kept[0]
+        solved = replace(solved, values=(*solved.values, np.where(stopping, stop, kept)))
+    return solved
 
 
 def beats_target(table: CombinationTable, target: Result) -> FloatArray:
@@ -105,15 +151,35 @@ def options(
 
     ``row`` picks one case when the values were solved for many at once.
     """
+    return _options(values, dice, remaining, row, None, tie)
+
+
+def _options(
+    values: TurnValues | StakedValues,
+    dice: Sequence[int],
+    remaining: int,
+    row: int | None,
+    stake: int | None,
+    tie: float,
+) -> list[Option]:
+    """:func:`options`, or :func:`staked_options` with the ``stake`` so far."""
     result = Result.of(dice)
     i = INDEX[result]
-    stop = values.utility(remaining)
-    stop = stop if row is None else stop[row]
-    found = [Option(result.dice, True, float(stop[i]))]
+
+    def at(a: FloatArray) -> FloatArray:  # the case, then the stake, of an array over results or keeps
+        a = a if row is None else a[row]
+        return a if stake is None else a[..., stake]
+
+    found = []
+    mask = None if values.may_stop is None or remaining == 0 else values.may_stop(remaining)
+    if mask is None or (mask if row is None else mask[row])[i]:
+        found.append(Option(result.dice, True, float(at(values.utility(remaining))[i])))
     if remaining > 0:
-        cont = values.keep_values(remaining)
-        cont = cont if row is None else cont[row]
+        cont = at(values.keep_values(remaining))
         found += [Option(KEEPS[k], False, float(cont[k])) for k in KEEPS_OF[i]]
+    if (as_bon := values.bon_values(remaining)) is not None:
+        final = at(as_bon)
+        found += [Option(KEEPS[k], False, float(final[k]), bon=True) for k in KEEPS_OF[i]]
     return best_first(found, tie)
 
 
@@ -126,57 +192,84 @@ class StakedValues:
 
     ``values[r][..., result, stake]``: holding ``result`` with ``r`` throws still
     allowed and ``stake`` accumulated so far (capped at ``cap``, beyond which
-    nothing changes).
+    nothing changes). ``may_stop`` and ``bon`` as for :class:`TurnValues`.
     """
 
     values: tuple[FloatArray, ...]
     utility: Utility
     gains: npt.NDArray[np.intp]  # the value each result adds
     cap: int
+    may_stop: MayStop = None
+    bon: bool = False
 
-    def _after_throw(self, remaining: int) -> FloatArray:
-        """[..., result thrown, stake before it]: the value once the throw is added."""
+    def _thrown(self, later: FloatArray) -> FloatArray:
+        """[..., keep, stake before the throw]: ``later`` [..., result, stake] once the throw's
+        result is added to the stake, averaged over the throw."""
         stakes = np.arange(self.cap + 1)
         shifted = np.minimum(stakes[None, :] + self.gains[:, None], self.cap)  # (56, cap+1)
-        later = self.values[remaining - 1]
-        gathered: FloatArray = np.take_along_axis(later, np.broadcast_to(shifted, later.shape), axis=-1)
-        return gathered
+        gathered = np.take_along_axis(later, np.broadcast_to(shifted, later.shape), axis=-1)
+        cont: FloatArray = TRANSITIONS @ gathered  # einsum took 3 times as long
+        return cont
 
     def keep_values(self, remaining: int) -> FloatArray:
         """[..., keep, stake]: the value of each keep with ``remaining`` throws allowed."""
-        cont: FloatArray = TRANSITIONS @ self._after_throw(remaining)  # einsum took 3 times as long
-        return cont
+        return self._thrown(self.values[remaining - 1])
+
+    def stop_values(self, remaining: int) -> FloatArray:
+        """[..., result, stake]: stopping, minus infinity where the player may not."""
+        return _allowed(self.utility(remaining), self.may_stop, remaining, staked=True)
+
+    def bon_values(self, remaining: int) -> FloatArray | None:
+        """[..., keep, stake]: each keep as « le bon », its result final (None where not weighed)."""
+        if not self.bon or self.may_stop is None or remaining < 2:  # free to stop: never better
+            return None
+        return self._thrown(self.utility(remaining - 1))
 
     def start(self, throws: int) -> FloatArray:
         """[..., stake]: the value of a fresh turn, by the stake before it."""
         return self.keep_values(throws)[..., KEEP_INDEX[()], :]
 
 
-def solve_staked(utility: Utility, throws: int, gains: npt.NDArray[np.intp], cap: int) -> StakedValues:
+def solve_staked(
+    utility: Utility,
+    throws: int,
+    gains: npt.NDArray[np.intp],
+    cap: int,
+    may_stop: MayStop = None,
+    bon: bool = False,
+) -> StakedValues:
     """Backward induction over (result, stake) when each throw adds ``gains[result]``."""
-    solved = StakedValues((utility(0),), utility, gains, cap)
+    solved = StakedValues((utility(0),), utility, gains, cap, may_stop, bon)
     for remaining in range(1, throws):
-        cont = solved.keep_values(remaining)  # (..., 28, cap+1)
-        best_keep = cont[..., KEEP_GRID, :].max(axis=-2)  # (..., 56, cap+1)
-        values = (*solved.values, np.maximum(utility(remaining), best_keep))
-        solved = StakedValues(values, utility, gains, cap)
+        best_keep = solved.keep_values(remaining)[..., KEEP_GRID, :].max(axis=-2)  # (..., 56, cap+1)
+        if (as_bon := solved.bon_values(remaining)) is not None:
+            best_keep = np.maximum(best_keep, as_bon[..., KEEP_GRID, :].max(axis=-2))
+        solved = replace(
+            solved, values=(*solved.values, np.maximum(solved.stop_values(remaining), best_keep))
+        )
     return solved
 
 
 def solve_staked_following(
-    utility: Utility, throws: int, gains: npt.NDArray[np.intp], cap: int
+    utility: Utility,
+    throws: int,
+    gains: npt.NDArray[np.intp],
+    cap: int,
+    may_stop: MayStop = None,
+    bon: bool = False,
 ) -> StakedValues:
     """:func:`solve_staked` for channel 0; the other channels follow its choices (see
     :func:`solve_following`)."""
-    solved = StakedValues((utility(0),), utility, gains, cap)
+    solved = StakedValues((utility(0),), utility, gains, cap, may_stop, bon)
     for remaining in range(1, throws):
-        choices = solved.keep_values(remaining)[..., _PREFERRED, :]  # (channels, ..., 56, 7, stake)
+        # (channels, ..., 56, 7, stake)
+        choices = _choices(solved.keep_values(remaining), solved.bon_values(remaining), -2)
         best = choices[0].argmax(axis=-2)[None, ..., None, :]
         shape = (*choices.shape[:-2], 1, choices.shape[-1])
         kept = np.take_along_axis(choices, np.broadcast_to(best, shape), axis=-2)[..., 0, :]
         stop = utility(remaining)
-        values = (*solved.values, np.where(stop[0] >= kept[0], stop, kept))
-        solved = StakedValues(values, utility, gains, cap)
+        stopping = solved.stop_values(remaining)[0] >= kept[0]
+        solved = replace(solved, values=(*solved.values, np.where(stopping, stop, kept)))
     return solved
 
 
@@ -190,14 +283,4 @@ def staked_options(
 ) -> list[Option]:
     """Every choice holding ``dice`` with ``remaining`` throws and ``stake`` so far, best first
     (:func:`best_first`, choices within ``tie`` of the best ranked as equal)."""
-    result = Result.of(dice)
-    i = INDEX[result]
-    s = min(stake, values.cap)
-    stop = values.utility(remaining)
-    stop = stop if row is None else stop[row]
-    found = [Option(result.dice, True, float(stop[i, s]))]
-    if remaining > 0:
-        cont = values.keep_values(remaining)
-        cont = cont if row is None else cont[row]
-        found += [Option(KEEPS[k], False, float(cont[k, s])) for k in KEEPS_OF[i]]
-    return best_first(found, tie)
+    return _options(values, dice, remaining, row, min(stake, values.cap), tie)

@@ -48,7 +48,7 @@ from ...solver.strategy import covering, two_player_game, whole_game_maxn
 from ...solver.tables import KEEPS, RESULTS
 from ...solver.turn import StakedValues, TurnValues
 from . import maxn as m
-from .kernel import STOP
+from .kernel import BON, STOP
 from .policy import (
     AMOUNTS,
     DIR_WIDTH,
@@ -67,16 +67,31 @@ FloatArray = npt.NDArray[np.float64]
 I8 = npt.NDArray[np.int8]
 
 
-def decisions(stop: FloatArray, keeps: FloatArray) -> npt.NDArray[np.int8]:
-    """The best choice for every result: ``stop[..., result, stake]``, ``keeps[..., keep, stake]``.
+# Each keep as a plain throw, then as « le bon » (plus BON), more dice first, then a plain throw first:
+# the order of the bot's options (:func:`py421.solver.exact_turn.best_first`); padded with the last.
+_BY_ORDER = [
+    sorted(
+        [*dict.fromkeys(ks), *(k + BON for k in dict.fromkeys(ks))],
+        key=lambda c: (-len(KEEPS[c % BON]), c >= BON),
+    )
+    for ks in KEEP_CHOICES.tolist()
+]
+WITH_BON = np.array([cs + [cs[-1]] * (14 - len(cs)) for cs in _BY_ORDER], dtype=np.intp)
 
-    On equal values the bot stops, else keeps more dice (``KEEP_CHOICES`` lists
-    them so, and its padding repeats the last, which never comes first).
+
+def decisions(stop: FloatArray, keeps: FloatArray, as_bon: FloatArray | None = None) -> npt.NDArray[np.int8]:
+    """The best choice for every result: ``stop[..., result, stake]`` (minus infinity where the
+    player may not stop), ``keeps[..., keep, stake]``, and ``as_bon`` the keeps as « le bon ».
+
+    On equal values the bot stops, else keeps more dice, a plain throw before « le bon »
+    (``KEEP_CHOICES`` lists them so, and its padding repeats the last, which never comes first).
     """
-    keep_values = keeps[..., KEEP_CHOICES, :]  # [..., result, choice, stake]
+    choices = KEEP_CHOICES if as_bon is None else WITH_BON
+    values = keeps if as_bon is None else np.concatenate([keeps, as_bon], axis=-2)
+    keep_values = values[..., choices, :]  # [..., result, choice, stake]
     best = keep_values.argmax(axis=-2)  # the first of equal values: the preferred one
     best_value = np.take_along_axis(keep_values, best[..., None, :], axis=-2)[..., 0, :]
-    keep = KEEP_CHOICES[np.arange(len(RESULTS))[:, None], best]
+    keep = choices[np.arange(len(RESULTS))[:, None], best]
     chosen: npt.NDArray[np.int8] = np.where(stop >= best_value, STOP, keep).astype(np.int8)
     return chosen
 
@@ -194,10 +209,14 @@ class OptimalPositions(DecisionTables):
             width = leader_values.cap + 1
 
         def table(values: TurnValues | StakedValues, remaining: int) -> npt.NDArray[np.int8]:
-            stop, keeps = values.utility(remaining), values.keep_values(remaining)
+            stop, keeps = values.stop_values(remaining), values.keep_values(remaining)
+            as_bon = values.bon_values(remaining)
             if not staked:
                 stop, keeps = stop[..., None], keeps[..., None]
-            return decisions(stop[..., :width], keeps[..., :width])
+                as_bon = None if as_bon is None else as_bon[..., None]
+            return decisions(
+                stop[..., :width], keeps[..., :width], None if as_bon is None else as_bon[..., :width]
+            )
 
         n = len(RESULTS)
         lead = np.full((2, n, width), STOP, dtype=np.int8)
