@@ -58,7 +58,7 @@ from py421.solver.game_maxn import (
 )
 from py421.solver.game_maxn_turns import _numpy_turns, follower_turns, spread
 from py421.solver.heads_up import HeadsUp, game_outcome
-from py421.solver.rounds import OBJECTIVES, solve_round
+from py421.solver.rounds import OBJECTIVES, STOP, solve_round
 from py421.solver.shipped import located
 from py421.solver.solutions import maxn_cache_path, solve_maxn_cached, solved_game
 from py421.solver.strategy import played, solved_before_play, strategy_for, whole_game_maxn
@@ -120,6 +120,11 @@ def test_the_compiled_turns_are_the_numpy_turns():
     assert np.array_equal(compiled[2], plain[2])
     assert compiled[1] == pytest.approx(plain[1], abs=1e-14)
     assert compiled[0][1:] == pytest.approx(plain[0][1:], abs=1e-14)
+    ahead = rng.random(step.shape) < 0.3  # players behind must throw on: a stop only where ahead
+    compiled, plain = follower_turns(later, step, 1, 3, 2, ahead), _numpy_turns(later, step, 1, 3, ahead)
+    assert np.array_equal(compiled[2], plain[2])
+    assert compiled[0][1:] == pytest.approx(plain[0][1:], abs=1e-14)
+    assert not (compiled[2][1:] == STOP)[:, ~ahead].any()  # never stopped behind with a throw left
 
 
 @pytest.mark.parametrize("contexts", [30, 1_000])  # one thread, then split among the cores

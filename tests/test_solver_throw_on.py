@@ -19,9 +19,11 @@ from py421.core.engine import apply_action, apply_dice, apply_turn, deciding_sea
 from py421.core.rules import Ruleset
 from py421.core.state import Phase, State
 from py421.players.optimal import OptimalBot
+from py421.solver import game_maxn
 from py421.solver.amounts import token_values
 from py421.solver.rounds import FRESH, OBJECTIVES, SELF, STOP, play_turn, solve_round
 from py421.solver.solutions import manche_solution
+from py421.solver.strategy import strategy_for
 from py421.solver.tables import INDEX, KEEPS, KEEPS_OF, RESULTS, TRANSITIONS
 from py421.solver.turn import StakedValues
 
@@ -250,3 +252,50 @@ def test_the_two_player_follower_turn_is_worth_what_the_engine_s_legal_actions_m
     assert compared > 50 and (forced > 0) == throws_on
     if staked and lead == ("421", 3):
         assert bons > 0  # « le bon » ends a turn whose next throw would add to the stake
+
+
+@pytest.mark.parametrize(
+    ("rules", "finals"),
+    [
+        (Ruleset.preset("classic-11").with_options(must_throw_on=True, pot=5), ("421",)),
+        (Ruleset.preset("classic-11").with_options(must_throw_on=True, pot=5), ("631", "432")),
+        # « qui barre démarre » without « le bon »: an equal result in fewer throws is ahead
+        (
+            Ruleset.preset("engranjeu-21").with_options(must_throw_on=True, le_bon=False, pot=5),
+            ("421",),
+        ),
+    ],
+    ids=["behind-421", "last", "qui-barre"],
+)
+def test_three_players_whole_game_turns_are_worth_what_the_engine_s_legal_actions_make_it(
+    rules, finals, private_home
+):
+    """The whole game of three: each decision of a player behind, searched through the engine with
+    what stopping is worth in the solved game, is worth the game solver's value to 1e-12, and what
+    bot:optimal plays there (the compiled turns' choice) is a legal action worth the most."""
+    players = 3
+    strategy = strategy_for(rules, players)
+    assert strategy.covering == "game_maxn"
+    state = start_of(rules, players, Phase.DECHARGE)
+    for text in finals:  # the leader took three throws
+        state = apply_turn(state, ReportedTurn(Result.parse(text), 3))
+    game = strategy.game  # type: ignore[attr-defined]
+    key, p, _ = game.locate(state)
+    shape = game_maxn.shape_of(rules, players)
+    place, limit = len(finals), 3
+    summary = game_maxn.summary_of(shape, [(Result.parse(t), 3) for t in finals])
+    stops = game_maxn.stops_at(game.model, p, game.manches[key].values, place, summary, limit)
+
+    def stop(result: Result, throws: int, stake: int) -> float:
+        return float(stops[limit - throws][INDEX[result]])
+
+    bot, compared, forced = OptimalBot(), 0, 0
+    _, found = searched(state, stop)
+    for (result, throws, _), (v, decision) in found.items():
+        ranked = dict(strategy.choices(decision))  # one minus a share: 1 + the values searched
+        assert max(ranked.values()) == pytest.approx(1 + v, abs=1e-12), (result, throws)
+        played = bot.choose(decision)
+        assert ranked[played] == pytest.approx(1 + v, abs=1e-12), (result, throws, played)
+        forced += Stop() not in legal_actions(decision)
+        compared += 1
+    assert compared > 50 and forced > 0

@@ -71,16 +71,27 @@ def test_the_bot_and_the_analysis_refuse_in_their_own_words():
         refuse(Ruleset.preset("classic-11"), 9, "analysis")
 
 
-@pytest.mark.parametrize(("players", "kind"), [(2, "heads_up"), (3, "rounds"), (4, "rounds")])
-def test_players_behind_who_must_throw_on_are_played_and_valued(players, kind):
-    """The manche of two is solved whole; three players and more are played round by round."""
-    throwing_on = Ruleset.preset("classic-11").with_options(must_throw_on=True)
+@pytest.mark.parametrize(
+    ("preset", "players", "kind"),
+    [
+        ("classic-11", 2, "heads_up"),
+        ("classic-11", 3, "game_maxn"),
+        ("classic-11", 4, "game_maxn"),
+        ("lyonnaise-21", 2, "heads_up"),
+        ("lyonnaise-21", 3, "rounds"),  # every throw adds to the stake: « le bon » is worth weighing
+        ("engranjeu-21", 3, "rounds"),  # throw counts compared, and « le bon »
+    ],
+)
+def test_players_behind_who_must_throw_on_are_played_and_valued(preset, players, kind):
+    """The manche of two is solved whole, and the game of three or four where the throws used do
+    not count; elsewhere it is played round by round."""
+    throwing_on = Ruleset.preset(preset).with_options(must_throw_on=True)
     assert covering(throwing_on, players) == kind
     why = why_rounds(throwing_on, players)
     assert (why is not None and "players behind who must throw on" in str(why)) == (kind == "rounds")
     for purpose in ("optimal", "analysis"):
         refuse(throwing_on, players, purpose)  # played and valued
-    assert why_rounds(Ruleset.preset("classic-11"), players) is None
+    assert why_rounds(Ruleset.preset(preset), players) is None
 
 
 def test_outside_the_solvers_nobody_decides_which_solver_covers_a_table():

@@ -252,13 +252,13 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
     if place:
         summary = game_maxn.summary_of(shape, list(zip(context.before, throws, strict=True)))
     stops = game_maxn.stops_at(game.model, p, game.manches[key].values, place, summary, limit)
+    may_stop = game_maxn.may_stop_at(shape, place, summary, limit)  # players behind must throw on
     if stops[0].ndim == 2:  # every throw adds to the stake: the stake so far counts
         cap = stops[0].shape[1] - 1
-        staked = solve_staked(lambda remaining: stops[remaining], len(stops), token_values(rules), cap)
+        staked = solve_staked(lambda left: stops[left], len(stops), token_values(rules), cap, may_stop)
         chosen = staked_options(staked, dice.dice, throws_left, context.stake, tie=EPS)
     else:
-        chosen = options(
-            solve(lambda remaining: stops[remaining], len(stops)), dice.dice, throws_left, tie=EPS
-        )
+        solved = solve(lambda left: stops[left], len(stops), may_stop)
+        chosen = options(solved, dice.dice, throws_left, tie=EPS)
     found = [replace(o, value=1 + o.value) for o in chosen]
     return Advice(GAME_SHARE, found)

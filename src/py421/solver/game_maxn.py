@@ -97,6 +97,7 @@ if TYPE_CHECKING:
     from .deviation import Deviation
 
 IntArray = npt.NDArray[np.intp]
+BoolArray = npt.NDArray[np.bool_]
 TOLERANCE = 1e-12  # value iteration stops when no value moves by more
 STALL = 20  # sweeps without the largest change halving: the décharge does not settle
 LEVEL_SWEEPS = 1000  # a pot level that loops on itself (rounds worth nothing) settles well before
@@ -198,7 +199,8 @@ def unsupported(rules: Ruleset, players: int) -> Message | None:
         return Message("solver.game.qui_barre", {"most": MOST_COUNTED, "n": players})
     if rules.queue_de_la_vache:
         return Message("solver.game.queue")
-    if rules.must_throw_on:
+    if rules.must_throw_on and (rules.accumulated_stakes or (counted(rules) > 1 and rules.le_bon)):
+        # the throws used then count, and « le bon » can be worth more than throwing on: not modelled
         return Message(
             "solver.game.must_throw_on",
         )
@@ -257,6 +259,13 @@ class Shape:
     coups_secs: FloatArray
     fixed: npt.NDArray[np.bool_]  # [class] the loser pays the nénette penalty, whatever stake is chosen
     throws: int = 1  # throw counts told apart (:func:`counted`)
+    # ahead[i][summary, result]: whether the result beats every one before it (as ``steps[i]``), the
+    # only results a player behind may stop on with throws left; empty unless ``must_throw_on``
+    ahead: tuple[npt.NDArray[np.bool_], ...] = ()
+
+    def may_stop(self, i: int) -> npt.NDArray[np.bool_] | None:
+        """Where the player after ``steps[i]``'s summary may stop with throws left (None: anywhere)."""
+        return self.ahead[i] if self.ahead else None
 
     @property
     def classes(self) -> int:
@@ -295,13 +304,18 @@ def shape_of(rules: Ruleset, players: int, staked: bool = False) -> Shape:
     worst = best.copy()
     best_mask = np.ones(n, np.intp)
     worst_mask = best_mask.copy()
-    steps = []
+    steps, ahead = [], []
     fixed = np.zeros(0, np.intp)
     classes: tuple[IntArray, IntArray, IntArray] = (best_mask, worst_mask, np.zeros(n, np.intp))
+    nen = INDEX[NENETTE]
     for i in range(1, players):
         b, w, r = best[:, None], worst[:, None], np.arange(n)[None, :]
         bm, wm, me = best_mask[:, None], worst_mask[:, None], 1 << i
         higher, lower = strength[r] > strength[b], strength[r] < strength[w]
+        # after nénettes only, another nénette is ahead where the later one wins (throws aside)
+        later_nenette = (result[b] == nen) & (result[w] == nen) & (result[r] == nen)
+        if rules.must_throw_on:
+            ahead.append(higher | (later_nenette & rules.nenette_last_wins))
         nb = np.where(higher, r, b)
         nw = np.where(lower, r, w)
         nbm = np.where(higher, me, np.where(r == b, bm | me, bm))
@@ -342,7 +356,7 @@ def shape_of(rules: Ruleset, players: int, staked: bool = False) -> Shape:
             size = int(step.max()) + 1
             reach = np.bincount(step.ravel(), (reach[:, None] * fresh[None, :]).ravel(), minlength=size)
         coups_secs[res] = reach
-    return Shape(players, tuple(steps), *classes, coups_secs, fixed.astype(bool), throws)
+    return Shape(players, tuple(steps), *classes, coups_secs, fixed.astype(bool), throws, tuple(ahead))
 
 
 # -- how a class settles: who loses, who wins -------------------------------------------------
@@ -524,7 +538,8 @@ def play_round(
         if solved is None or shape.throws > 1:
             # the last player's values come from the payoff whatever the limit: one solve serves all,
             # except where throw counts are compared (the limit changes what stopping is worth)
-            last = (payoff, shape.steps[k - 2], seats[k - 1], max(longer) if shape.throws == 1 else limit)
+            most_asked = max(longer) if shape.throws == 1 else limit
+            last = (payoff, shape.steps[k - 2], seats[k - 1], most_asked, 2, shape.may_stop(k - 2))
             # a sweep keeps only the values
             unkept = np.empty((0, 0, 0), np.int8)
             solved = follower_turns(*last) if keep else (follower_values(*last), np.empty(0), unkept)
@@ -534,10 +549,11 @@ def play_round(
             finals[limit].append(final[limit - 1])
             followers[limit].append(list(choices[:limit]))
         for i in range(k - 2, 0, -1):
+            turn = (later, shape.steps[i - 1], seats[i], limit, limit, shape.may_stop(i - 1))
             if not keep:
-                later = follower_values(later, shape.steps[i - 1], seats[i], limit, limit)[limit - 1]
+                later = follower_values(*turn)[limit - 1]
                 continue
-            out_i, final_i, choices_i = follower_turns(later, shape.steps[i - 1], seats[i], limit, limit)
+            out_i, final_i, choices_i = follower_turns(*turn)
             later = out_i[limit - 1]
             finals[limit].insert(0, final_i[limit - 1])
             followers[limit].insert(0, list(choices_i))
@@ -615,6 +631,22 @@ def stop_values(
     return [_made_in(stops, limit - r) for r in range(limit)]
 
 
+def may_stop_at(shape: Shape, place: int, summary: int, limit: int) -> Callable[[int], BoolArray] | None:
+    """Where the player at ``place`` may stop after the results ``summary``, by throws left (players
+    behind must throw on), as :func:`stop_values` gives what stopping is worth; None: anywhere."""
+    ahead = shape.may_stop(place - 1) if place else None
+    if ahead is None:
+        return None
+    row, kinds = ahead[summary], len(RESULTS)
+
+    def where(r: int) -> BoolArray:
+        shift = 0 if shape.throws == 1 else (limit - r - 1) * kinds  # counted: limit - r throws used
+        found: BoolArray = row[shift : shift + kinds]
+        return found
+
+    return where
+
+
 def stops_at(
     manche: Manche, p: int, values: FloatArray, place: int, summary: int, limit: int
 ) -> list[FloatArray]:
@@ -644,7 +676,7 @@ def _after(shape: Shape, payoff: FloatArray, seats: Sequence[int], limit: int, p
         if limit == 1:  # coups secs: nothing to choose
             later = np.einsum("r,crs->cs", FRESH, later[step[:, : len(FRESH)]])
         else:
-            later = follower_values(later, step, seats[i], limit, limit)[limit - 1]
+            later = follower_values(later, step, seats[i], limit, limit, shape.may_stop(i - 1))[limit - 1]
     return later
 
 

@@ -75,7 +75,15 @@ def _one_die_more() -> tuple[IntArray, int]:
 CHILDREN, LEAVES = _one_die_more()
 
 
-def follower_turns(later: FloatArray, step: IntArray, mover: int, throws: int, first_limit: int = 2) -> Turns:
+# Where a player may stop with throws left, [summary, counted result] (players behind must throw on:
+# :attr:`.game_maxn.Shape.ahead`); None: everywhere.
+Ahead = npt.NDArray[np.bool_] | None
+_ANYWHERE = np.ones((1, 1), dtype=np.bool_)  # what the compiled loops read where None is said
+
+
+def follower_turns(
+    later: FloatArray, step: IntArray, mover: int, throws: int, first_limit: int = 2, ahead: Ahead = None
+) -> Turns:
     """Solve a follower's turn of up to ``throws`` throws in every summary.
 
     Returns ``out[limit - 1, summary, seat]``: every seat's value when the
@@ -87,27 +95,31 @@ def follower_turns(later: FloatArray, step: IntArray, mover: int, throws: int, f
     Where ``step`` has a column per counted result (« qui barre démarre »,
     :func:`.game_maxn.counted`), stopping is worth what the throws used make
     of the result, which differs by the limit: only the limit ``throws`` is
-    solved, and ``final`` is by counted result.
+    solved, and ``final`` is by counted result. ``ahead`` (as ``step``): where
+    the mover may stop with throws left.
     """
     kernel = _kernel()
     if kernel is None:
-        return _numpy_turns(later, step, mover, throws)
+        return _numpy_turns(later, step, mover, throws, ahead)
     contexts, counted = step.shape
     final = np.zeros((throws, contexts, counted))
     choices = np.empty((throws, contexts, len(FRESH)), np.int8)  # all written by the loops; keeps: 0 to 27
-    return _compiled_turns(kernel, later, step, mover, throws, first_limit, final, choices), final, choices
+    out = _compiled_turns(kernel, later, step, mover, throws, first_limit, final, choices, ahead)
+    return out, final, choices
 
 
 def follower_values(
-    later: FloatArray, step: IntArray, mover: int, throws: int, first_limit: int = 2
+    later: FloatArray, step: IntArray, mover: int, throws: int, first_limit: int = 2, ahead: Ahead = None
 ) -> FloatArray:
     """``out`` of :func:`follower_turns` alone, as a sweep needs it: the final chances and the
     choices are not kept (at four players they would be tens of megabytes a turn)."""
     kernel = _kernel()
     if kernel is None:
-        return _numpy_turns(later, step, mover, throws)[0]
+        return _numpy_turns(later, step, mover, throws, ahead)[0]
     unkept = np.empty((0, 0, 0))
-    return _compiled_turns(kernel, later, step, mover, throws, first_limit, unkept, unkept.astype(np.int8))
+    return _compiled_turns(
+        kernel, later, step, mover, throws, first_limit, unkept, unkept.astype(np.int8), ahead
+    )
 
 
 def _compiled_turns(
@@ -119,13 +131,16 @@ def _compiled_turns(
     first_limit: int,
     final: FloatArray,
     choices: Choices,
+    ahead: Ahead,
 ) -> FloatArray:
     contexts = step.shape[0]
     out = np.zeros((throws, contexts, later.shape[1]))
     keep = final.size > 0
     if step.shape[1] > len(FRESH):  # counted results: the one limit solved is ``throws``
         first_limit = throws
-    asked = (later, step, mover, throws, max(first_limit, 2), KEEP_CHOICES, CHOICES_COUNT, CHILDREN, LEAVES)
+    where = _ANYWHERE if ahead is None else ahead
+    turn = (later, step, mover, throws, max(first_limit, 2))
+    asked = (*turn, KEEP_CHOICES, CHOICES_COUNT, CHILDREN, LEAVES, where, ahead is None)
 
     def solve(start: int, stop: int) -> None:
         kernel(*asked, FRESH, EPS, out, keep, final, choices, start, stop)
@@ -150,7 +165,7 @@ def shared(contexts: int, solve: Callable[[int, int], None]) -> None:
         part.result()
 
 
-def _numpy_turns(later: FloatArray, step: IntArray, mover: int, throws: int) -> Turns:
+def _numpy_turns(later: FloatArray, step: IntArray, mover: int, throws: int, ahead: Ahead = None) -> Turns:
     contexts, counted = step.shape
     results = len(FRESH)
     gathered = later[step]  # [summary, counted result, seat]
@@ -160,6 +175,13 @@ def _numpy_turns(later: FloatArray, step: IntArray, mover: int, throws: int) -> 
         shift = 0 if counted == results else (throws - r - 1) * results
         return gathered[:, shift : shift + results, mover]
 
+    def allowed(r: int) -> npt.NDArray[np.bool_]:
+        """Where the mover may stop with ``r`` throws left."""
+        if ahead is None:
+            return np.ones((contexts, results), dtype=np.bool_)
+        shift = 0 if counted == results else (throws - r - 1) * results
+        return ahead[:, shift : shift + results]
+
     own = stops_with(0)
     choices = np.full((throws, contexts, results), STOP, np.intp)
     columns = np.arange(results)
@@ -168,7 +190,7 @@ def _numpy_turns(later: FloatArray, step: IntArray, mover: int, throws: int) -> 
         candidates = (own @ TRANSITIONS.T)[:, KEEP_CHOICES]  # [summary, result, choice]
         best = candidates.max(axis=-1)
         first = np.argmax(candidates >= best[..., None] - EPS, axis=-1)
-        stop = stops >= best - EPS
+        stop = (stops >= best - EPS) & allowed(r)
         own = np.where(stop, stops, best)
         choices[r] = np.where(stop, STOP, KEEP_CHOICES[columns, first])
     keeps = TRANSITIONS.shape[0]
@@ -270,6 +292,8 @@ def _loops(
     choices_count: Any,
     children: Any,
     leaves: int,
+    ahead: Any,
+    free: bool,
     fresh: Any,
     eps: float,
     out: Any,
@@ -316,7 +340,8 @@ def _loops(
                 best = cont[keep_choices[res, 0]]
                 for j in range(1, choices_count[res]):
                     best = max(best, cont[keep_choices[res, j]])
-                if stops[res] >= best - eps:
+                at = res if counted == results else res + (throws - r - 1) * results
+                if stops[res] >= best - eps and (free or ahead[c, at]):
                     nxt[res] = stops[res]
                     chosen[r, res] = -1
                 else:

@@ -49,7 +49,7 @@ from .rounds import (
     vient_amount,
 )
 from .tables import INDEX, KEEP_INDEX, KEEPS, RESULTS, TRANSITIONS, FloatArray
-from .turn import StakedValues, TurnValues, options, solve, solve_staked, staked_options
+from .turn import MayStop, StakedValues, TurnValues, options, solve, solve_staked, staked_options
 
 if TYPE_CHECKING:
     from .advice import RoundContext
@@ -473,16 +473,20 @@ class GameStrategy(Strategy):
         found = self._turns.get((key, p, place, summary, limit))
         if found is None:
             stops = game_maxn.stops_at(game.model, p, game.manches[key].values, place, summary, limit)
-            found = self._turns[(key, p, place, summary, limit)] = _solved_turn(rules, stops)
+            may_stop = game_maxn.may_stop_at(shape, place, summary, limit)
+            found = self._turns[(key, p, place, summary, limit)] = _solved_turn(rules, stops, may_stop)
         return _of_turn(found, limit - r.throws, None, r.stake).mapped(1, 1)  # minus a share, as one minus it
 
 
-def _solved_turn(rules: Ruleset, stops: list[FloatArray]) -> TurnValues | StakedValues:
+def _solved_turn(
+    rules: Ruleset, stops: list[FloatArray], may_stop: MayStop = None
+) -> TurnValues | StakedValues:
     """The mover's turn from what stopping is worth by throws left (``[result]``, or ``[result, stake]``
-    where every throw adds to the stake)."""
+    where every throw adds to the stake), and where they may stop (players behind must throw on)."""
     if stops[0].ndim == 2:
-        return solve_staked(lambda left: stops[left], len(stops), token_values(rules), stops[0].shape[1] - 1)
-    return solve(lambda left: stops[left], len(stops))
+        cap = stops[0].shape[1] - 1
+        return solve_staked(lambda left: stops[left], len(stops), token_values(rules), cap, may_stop)
+    return solve(lambda left: stops[left], len(stops), may_stop)
 
 
 # -- « main chaude » between two --------------------------------------------------------------------

@@ -217,7 +217,9 @@ def no_positions() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int8]]:
 def maxn_in_kernel(rules: Ruleset, players: int) -> bool:
     """Whether the kernel plays bot:optimal at ``players`` as the engine's bot does: not a whole game
     under « qui barre démarre », whose rounds compare throw counts and whose tie-breaks let
-    « main chaude » choose the stake (the engine plays those games)."""
+    « main chaude » choose the stake, nor where players behind must throw on (the engine plays
+    those games)."""
     from ...solver.strategy import played
 
-    return rules.tie_break != "qui_barre_demarre" or played(rules, players) != "game_maxn"
+    engine_only = rules.tie_break == "qui_barre_demarre" or rules.must_throw_on
+    return not engine_only or played(rules, players) != "game_maxn"
