@@ -245,14 +245,22 @@ def test_the_optimal_bot_plays_as_in_game_v0(monkeypatch, preset, players, oppon
     assert play_like_game_v0(monkeypatch, rules, players, 0, opponents, steps=60).ended > 0
 
 
-def test_optimal_opponents_of_a_whole_game_the_kernel_does_not_hold_are_refused_with_the_way_out():
-    """Three players under « qui barre démarre »: bot:optimal plays the whole game through the engine
-    only (throw counts and « main chaude »), so the vector env says to use Game-v0."""
-    said = "bot:optimal's whole game of 3 players under « qui barre démarre » is not in the compiled kernel"
+@pytest.mark.parametrize(
+    ("preset", "options"),
+    [("engranjeu-21", {"pot": 4}), ("classic-11", {"pot": 4, "must_throw_on": True})],
+    ids=["qui-barre", "throw-on"],
+)
+def test_optimal_opponents_of_a_whole_game_the_kernel_does_not_hold_are_refused_with_the_way_out(
+    preset, options
+):
+    """Three players under « qui barre démarre » (throw counts and « main chaude »), or where players
+    behind must throw on: bot:optimal plays the whole game through the engine only, so the vector env
+    says to use Game-v0."""
+    said = "bot:optimal's whole game of 3 players under these rules is not in the compiled kernel"
     with pytest.raises(InvalidRuleset, match=said) as refused:
-        VectorGameEnv(2, "engranjeu-21", 3, opponents="optimal", pot=4)
+        VectorGameEnv(2, preset, 3, opponents="optimal", **options)
     assert "py421/Game-v0" in str(refused.value)
-    game = gymnasium.make("py421/Game-v0", rules="engranjeu-21", num_players=3, opponents="optimal", pot=4)
+    game = gymnasium.make("py421/Game-v0", rules=preset, num_players=3, opponents="optimal", **options)
     game.reset(seed=1)  # the engine plays it
 
 

@@ -1238,7 +1238,7 @@ MESSAGES: dict[str, str] = {
     "envs.vector.actions": "actions={value} is not accepted; actions takes all (the 17 indices, « le bon » and the stake of a « main chaude » included) | gym (Game-v0's eight)",
     "envs.vector.autoreset": "autoreset_mode={value} is not offered; accepted: {accepted}",
     "envs.vector.render_mode": "render_mode={value} is not offered by the vector environment (a line of text per env); accepted: None | {accepted}",
-    "envs.vector.engine_only": "bot:optimal's whole game of {n} players under « qui barre démarre » is not in the compiled kernel (throw counts and « main chaude » are played through the engine): use py421/Game-v0, or other opponents",
+    "envs.vector.engine_only": "bot:optimal's whole game of {n} players under these rules is not in the compiled kernel (« qui barre démarre »'s throw counts and « main chaude », players behind who must throw on: played through the engine): use py421/Game-v0, or other opponents",
     "envs.vector.bot": "bot {value} is not accepted; the vector environments' bots: {accepted}",
     "envs.vector.reset_needed": "call reset() before step()",
     "envs.vector.chosen": "step() takes one action per game: {games} whole numbers 0 to {last}, not {value}",

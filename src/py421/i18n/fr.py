@@ -1281,7 +1281,7 @@ MESSAGES: dict[str, str] = {
     "envs.vector.actions": "actions={value} n'est pas accepté ; actions prend all (les 17 indices, « le bon » et la mise d'une « main chaude » compris) | gym (les huit de Game-v0)",
     "envs.vector.autoreset": "autoreset_mode={value} n'est pas proposé ; possible : {accepted}",
     "envs.vector.render_mode": "render_mode={value} n'est pas proposé par l'environnement vectoriel (une ligne de texte par env) ; possible : None | {accepted}",
-    "envs.vector.engine_only": "la partie entière de bot:optimal à {n} joueurs sous « qui barre démarre » n'est pas dans le noyau compilé (les nombres de lancers et la « main chaude » se jouent par le moteur) : prenez py421/Game-v0, ou d'autres adversaires",
+    "envs.vector.engine_only": "la partie entière de bot:optimal à {n} joueurs sous ces règles n'est pas dans le noyau compilé (les nombres de lancers de « qui barre démarre » et la « main chaude », les joueurs derrière qui doivent relancer : joués par le moteur) : prenez py421/Game-v0, ou d'autres adversaires",
     "envs.vector.bot": "bot {value} n'est pas accepté ; les bots des environnements vectoriels : {accepted}",
     "envs.vector.reset_needed": "appelez reset() avant step()",
     "envs.vector.chosen": "step() prend une action par partie : {games} nombres entiers de 0 à {last}, pas {value}",
