@@ -181,36 +181,34 @@ async def test_after_the_game_the_analysis_key_shows_each_summary(lang: str) -> 
         assert isinstance(app.screen, EndScreen)
 
 
+async def coached(session: Session) -> str:
+    """The coach's page (``i``) at a person's first decision with a throw left; the game goes on."""
+    app = PlayApp(session, bot_delay=0)
+    async with app.run_test() as pilot:
+        await wait_for_decision(pilot, session, free_dice=1)
+        await pilot.press("i")
+        page = app.screen
+        assert isinstance(page, CoachScreen)
+        text = await wait_page(pilot, page)
+        await pilot.press("escape")
+        assert not session.state.is_over and app.is_running
+    return text
+
+
 @pytest.mark.asyncio
 async def test_a_table_no_solver_covers_gets_the_reason_not_a_crash() -> None:
-    session = Session(
-        Ruleset.preset("classic-11"), parse_seats(["Ana", *["bot:heuristic"] * 8]), seed="coach"
-    )
-    app = PlayApp(session, bot_delay=0)
-    async with app.run_test() as pilot:
-        await wait_for_decision(pilot, session, free_dice=1)
-        await pilot.press("i")
-        page = app.screen
-        assert isinstance(page, CoachScreen)
-        text = await wait_page(pilot, page)
-        assert text.startswith("A game of 9 players cannot be analysed: the round solver plays 2 to 8")
-        await pilot.press("escape")
-        assert not session.state.is_over and app.is_running
+    seats = parse_seats(["Ana", *["bot:heuristic"] * 8])
+    text = await coached(Session(Ruleset.preset("classic-11"), seats, seed="coach"))
+    assert text.startswith("A game of 9 players cannot be analysed: the round solver plays 2 to 8")
 
 
 @pytest.mark.asyncio
-async def test_players_behind_who_must_throw_on_are_coached_round_by_round() -> None:
+async def test_players_behind_who_must_throw_on_are_coached() -> None:
     rules = Ruleset.preset("engranjeu-21").with_options(must_throw_on=True)
     session = Session(rules, parse_seats(["Ana", "bot:heuristic"]), seed="coach")
-    app = PlayApp(session, bot_delay=0)
-    async with app.run_test() as pilot:
-        await wait_for_decision(pilot, session, free_dice=1)
-        await pilot.press("i")
-        page = app.screen
-        assert isinstance(page, CoachScreen)
-        text = await wait_page(pilot, page)
-        assert "cannot be analysed" not in text
-        legal = session.state.legal_actions()
-        assert text.count("\n") >= len(legal)  # every legal choice, valued
-        await pilot.press("escape")
-        assert not session.state.is_over and app.is_running
+    text = await coached(session)
+    assert "cannot be analysed" not in text
+    legal = session.state.legal_actions()
+    assert Stop() not in legal  # behind: thrown on (the seed's game: 631 against 321)
+    choices = [line for line in text.splitlines() if line.startswith("  ")]
+    assert len(choices) == len(legal) and not any(line.split()[0] == "stop" for line in choices)
