@@ -56,7 +56,7 @@ from py421.solver.game_maxn import (
     turned,
     unsupported,
 )
-from py421.solver.game_maxn_turns import _numpy_turns, follower_turns, spread
+from py421.solver.game_maxn_turns import _numpy_turns, follower_turns, follower_values, spread
 from py421.solver.heads_up import HeadsUp, game_outcome
 from py421.solver.rounds import OBJECTIVES, STOP, solve_round
 from py421.solver.shipped import located
@@ -144,6 +144,16 @@ def test_the_compiled_turns_of_counted_results_are_the_numpy_turns(contexts):
         assert final[limit - 1].sum(axis=1) == pytest.approx(1.0)
         assert not final[limit - 1][:, limit * 56 :].any()  # never more throws than the limit
         assert final[limit - 1][:, (limit - 1) * 56 :].any()  # and some on the last one
+    # players behind must throw on, « le bon » weighed: played where worth more, its throw final
+    ahead = rng.random(step.shape) < 0.3
+    out, final, choices = follower_turns(later, step, 1, 3, 3, ahead, True)
+    plain = _numpy_turns(later, step, 1, 3, ahead, True)
+    assert np.array_equal(choices, plain[2])
+    assert final[2] == pytest.approx(plain[1][2], abs=1e-14)
+    assert out[2] == pytest.approx(plain[0][2], abs=1e-14)
+    assert follower_values(later, step, 1, 3, 3, ahead, True)[2] == pytest.approx(out[2], abs=1e-14)
+    assert final[2].sum(axis=1) == pytest.approx(1.0)
+    assert (choices[2] >= 28).any() and not (choices[1] >= 28).any()  # never with one throw left
     # the same stops whatever the throws: the turns of the plain results
     same = np.tile(step[:, :56], 3)
     counted, plain_turns = follower_turns(later, same, 1, 3), follower_turns(later, step[:, :56], 1, 3)

@@ -264,8 +264,11 @@ def test_the_two_player_follower_turn_is_worth_what_the_engine_s_legal_actions_m
             Ruleset.preset("engranjeu-21").with_options(must_throw_on=True, le_bon=False, pot=5),
             ("421",),
         ),
+        # and with it: a throw counts, so « le bon » can be worth more than throwing on
+        (Ruleset.preset("engranjeu-21").with_options(must_throw_on=True, pot=5), ("421",)),
+        (Ruleset.preset("engranjeu-21").with_options(must_throw_on=True, pot=5), ("653", "542")),
     ],
-    ids=["behind-421", "last", "qui-barre"],
+    ids=["behind-421", "last", "qui-barre", "le-bon", "le-bon-last"],
 )
 def test_three_players_whole_game_turns_are_worth_what_the_engine_s_legal_actions_make_it(
     rules, finals, private_home
@@ -289,7 +292,7 @@ def test_three_players_whole_game_turns_are_worth_what_the_engine_s_legal_action
     def stop(result: Result, throws: int, stake: int) -> float:
         return float(stops[limit - throws][INDEX[result]])
 
-    bot, compared, forced = OptimalBot(), 0, 0
+    bot, compared, forced, bons = OptimalBot(), 0, 0, 0
     _, found = searched(state, stop)
     for (result, throws, _), (v, decision) in found.items():
         ranked = dict(strategy.choices(decision))  # one minus a share: 1 + the values searched
@@ -297,5 +300,8 @@ def test_three_players_whole_game_turns_are_worth_what_the_engine_s_legal_action
         played = bot.choose(decision)
         assert ranked[played] == pytest.approx(1 + v, abs=1e-12), (result, throws, played)
         forced += Stop() not in legal_actions(decision)
+        bons += isinstance(played, Throw) and played.bon
         compared += 1
     assert compared > 50 and forced > 0
+    if rules.le_bon and rules.tie_break == "qui_barre_demarre" and finals == ("421",):
+        assert bons > 0  # a throw counts: « le bon » is worth more than throwing on somewhere

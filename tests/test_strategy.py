@@ -79,7 +79,7 @@ def test_the_bot_and_the_analysis_refuse_in_their_own_words():
         ("classic-11", 4, "game_maxn"),
         ("lyonnaise-21", 2, "heads_up"),
         ("lyonnaise-21", 3, "rounds"),  # every throw adds to the stake: « le bon » is worth weighing
-        ("engranjeu-21", 3, "rounds"),  # throw counts compared, and « le bon »
+        ("engranjeu-21", 3, "game_maxn"),  # throw counts compared, and « le bon » weighed
     ],
 )
 def test_players_behind_who_must_throw_on_are_played_and_valued(preset, players, kind):

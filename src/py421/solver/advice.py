@@ -258,7 +258,7 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
         staked = solve_staked(lambda left: stops[left], len(stops), token_values(rules), cap, may_stop)
         chosen = staked_options(staked, dice.dice, throws_left, context.stake, tie=EPS)
     else:
-        solved = solve(lambda left: stops[left], len(stops), may_stop)
+        solved = solve(lambda left: stops[left], len(stops), may_stop, shape.bon)
         chosen = options(solved, dice.dice, throws_left, tie=EPS)
     found = [replace(o, value=1 + o.value) for o in chosen]
     return Advice(GAME_SHARE, found)

@@ -107,7 +107,9 @@ def respond(
             step = shape.steps[i - 1]
             if i == place:
                 column = np.ascontiguousarray(later[:, None])
-                out, final, _ = follower_turns(column, step, 0, limit, limit, shape.may_stop(i - 1))
+                out, final, _ = follower_turns(
+                    column, step, 0, limit, limit, shape.may_stop(i - 1), shape.bon
+                )
                 later, chances = out[limit - 1][:, 0], final[limit - 1]
             else:
                 if (limit, i) not in reached:

@@ -199,8 +199,8 @@ def unsupported(rules: Ruleset, players: int) -> Message | None:
         return Message("solver.game.qui_barre", {"most": MOST_COUNTED, "n": players})
     if rules.queue_de_la_vache:
         return Message("solver.game.queue")
-    if rules.must_throw_on and (rules.accumulated_stakes or (counted(rules) > 1 and rules.le_bon)):
-        # the throws used then count, and « le bon » can be worth more than throwing on: not modelled
+    if rules.must_throw_on and rules.accumulated_stakes:
+        # every throw adds to the stake, and « le bon » can be worth more than throwing on: not modelled
         return Message(
             "solver.game.must_throw_on",
         )
@@ -262,6 +262,8 @@ class Shape:
     # ahead[i][summary, result]: whether the result beats every one before it (as ``steps[i]``), the
     # only results a player behind may stop on with throws left; empty unless ``must_throw_on``
     ahead: tuple[npt.NDArray[np.bool_], ...] = ()
+    # « le bon » weighed: where a player behind must throw on and the throws used count
+    bon: bool = False
 
     def may_stop(self, i: int) -> npt.NDArray[np.bool_] | None:
         """Where the player after ``steps[i]``'s summary may stop with throws left (None: anywhere)."""
@@ -356,7 +358,8 @@ def shape_of(rules: Ruleset, players: int, staked: bool = False) -> Shape:
             size = int(step.max()) + 1
             reach = np.bincount(step.ravel(), (reach[:, None] * fresh[None, :]).ravel(), minlength=size)
         coups_secs[res] = reach
-    return Shape(players, tuple(steps), *classes, coups_secs, fixed.astype(bool), throws, tuple(ahead))
+    bon = rules.must_throw_on and rules.le_bon and throws > 1
+    return Shape(players, tuple(steps), *classes, coups_secs, fixed.astype(bool), throws, tuple(ahead), bon)
 
 
 # -- how a class settles: who loses, who wins -------------------------------------------------
@@ -467,22 +470,25 @@ def _choices(stops: Sequence[FloatArray], throws: int) -> list[IntArray]:
 
 
 def _ended(choices: list[IntArray], throws: int) -> FloatArray:
-    """[summary, throws used - 1, result]: how the turn ends under ``choices``."""
+    """[summary, throws used - 1, result]: how the turn ends under ``choices`` (a keep plus 28:
+    « le bon », the next throw's result final)."""
     contexts = choices[0].shape[0]
     keeps = TRANSITIONS.shape[0]
     ended = np.zeros((contexts, throws, len(RESULTS)))
     holding = np.tile(FRESH, (contexts, 1))
-    rows = np.arange(contexts)[:, None] * keeps
+    rows = np.arange(contexts)[:, None] * 2 * keeps
     for used in range(1, throws + 1):
         r = throws - used
         if r == 0:
-            ended[:, used - 1] = holding
+            ended[:, used - 1] += holding
             break
         stop = choices[r] == STOP
-        ended[:, used - 1] = np.where(stop, holding, 0.0)
+        ended[:, used - 1] += np.where(stop, holding, 0.0)
         flat = (rows + np.where(stop, 0, choices[r])).ravel()
-        mass = np.bincount(flat, np.where(stop, 0.0, holding).ravel(), minlength=contexts * keeps)
-        holding = mass.reshape(contexts, keeps) @ TRANSITIONS
+        mass = np.bincount(flat, np.where(stop, 0.0, holding).ravel(), minlength=contexts * 2 * keeps)
+        mass = mass.reshape(contexts, 2 * keeps)
+        holding = mass[:, :keeps] @ TRANSITIONS
+        ended[:, used] += mass[:, keeps:] @ TRANSITIONS
     return ended
 
 
@@ -539,7 +545,7 @@ def play_round(
             # the last player's values come from the payoff whatever the limit: one solve serves all,
             # except where throw counts are compared (the limit changes what stopping is worth)
             most_asked = max(longer) if shape.throws == 1 else limit
-            last = (payoff, shape.steps[k - 2], seats[k - 1], most_asked, 2, shape.may_stop(k - 2))
+            last = (payoff, shape.steps[k - 2], seats[k - 1], most_asked, 2, shape.may_stop(k - 2), shape.bon)
             # a sweep keeps only the values
             unkept = np.empty((0, 0, 0), np.int8)
             solved = follower_turns(*last) if keep else (follower_values(*last), np.empty(0), unkept)
@@ -549,7 +555,7 @@ def play_round(
             finals[limit].append(final[limit - 1])
             followers[limit].append(list(choices[:limit]))
         for i in range(k - 2, 0, -1):
-            turn = (later, shape.steps[i - 1], seats[i], limit, limit, shape.may_stop(i - 1))
+            turn = (later, shape.steps[i - 1], seats[i], limit, limit, shape.may_stop(i - 1), shape.bon)
             if not keep:
                 later = follower_values(*turn)[limit - 1]
                 continue
@@ -676,7 +682,8 @@ def _after(shape: Shape, payoff: FloatArray, seats: Sequence[int], limit: int, p
         if limit == 1:  # coups secs: nothing to choose
             later = np.einsum("r,crs->cs", FRESH, later[step[:, : len(FRESH)]])
         else:
-            later = follower_values(later, step, seats[i], limit, limit, shape.may_stop(i - 1))[limit - 1]
+            turn = (later, step, seats[i], limit, limit, shape.may_stop(i - 1), shape.bon)
+            later = follower_values(*turn)[limit - 1]
     return later
 
 
@@ -1470,7 +1477,7 @@ class GameMaxn:
         if bets:  # the stake so far, this throw's value added; a stake from the pot up is the pot
             at = (*at, min(r.stake, chosen.shape[-1] - 1))
         choice = int(chosen[at])
-        return Stop() if choice == STOP else Throw(KEEPS[choice])
+        return Stop() if choice == STOP else Throw(KEEPS[choice % len(KEEPS)], bon=choice >= len(KEEPS))
 
     # -- what the solution says --------------------------------------------------------------
 

@@ -75,6 +75,11 @@ def _one_die_more() -> tuple[IntArray, int]:
 CHILDREN, LEAVES = _one_die_more()
 
 
+def counted_in(step: IntArray) -> bool:
+    """Whether ``step`` has a column per counted result (« qui barre démarre »)."""
+    return bool(step.shape[1] > len(FRESH))
+
+
 # Where a player may stop with throws left, [summary, counted result] (players behind must throw on:
 # :attr:`.game_maxn.Shape.ahead`); None: everywhere.
 Ahead = npt.NDArray[np.bool_] | None
@@ -82,7 +87,13 @@ _ANYWHERE = np.ones((1, 1), dtype=np.bool_)  # what the compiled loops read wher
 
 
 def follower_turns(
-    later: FloatArray, step: IntArray, mover: int, throws: int, first_limit: int = 2, ahead: Ahead = None
+    later: FloatArray,
+    step: IntArray,
+    mover: int,
+    throws: int,
+    first_limit: int = 2,
+    ahead: Ahead = None,
+    bon: bool = False,
 ) -> Turns:
     """Solve a follower's turn of up to ``throws`` throws in every summary.
 
@@ -96,30 +107,37 @@ def follower_turns(
     :func:`.game_maxn.counted`), stopping is worth what the throws used make
     of the result, which differs by the limit: only the limit ``throws`` is
     solved, and ``final`` is by counted result. ``ahead`` (as ``step``): where
-    the mover may stop with throws left.
+    the mover may stop with throws left; ``bon`` (counted results only): « le bon »
+    is weighed, and played (a keep plus 28) only where worth more than every plain
+    throw.
     """
     kernel = _kernel()
     if kernel is None:
-        return _numpy_turns(later, step, mover, throws, ahead)
+        return _numpy_turns(later, step, mover, throws, ahead, bon)
     contexts, counted = step.shape
     final = np.zeros((throws, contexts, counted))
     choices = np.empty((throws, contexts, len(FRESH)), np.int8)  # all written by the loops; keeps: 0 to 27
-    out = _compiled_turns(kernel, later, step, mover, throws, first_limit, final, choices, ahead)
+    out = _compiled_turns(kernel, later, step, mover, throws, first_limit, final, choices, ahead, bon)
     return out, final, choices
 
 
 def follower_values(
-    later: FloatArray, step: IntArray, mover: int, throws: int, first_limit: int = 2, ahead: Ahead = None
+    later: FloatArray,
+    step: IntArray,
+    mover: int,
+    throws: int,
+    first_limit: int = 2,
+    ahead: Ahead = None,
+    bon: bool = False,
 ) -> FloatArray:
     """``out`` of :func:`follower_turns` alone, as a sweep needs it: the final chances and the
     choices are not kept (at four players they would be tens of megabytes a turn)."""
     kernel = _kernel()
     if kernel is None:
-        return _numpy_turns(later, step, mover, throws, ahead)[0]
+        return _numpy_turns(later, step, mover, throws, ahead, bon)[0]
     unkept = np.empty((0, 0, 0))
-    return _compiled_turns(
-        kernel, later, step, mover, throws, first_limit, unkept, unkept.astype(np.int8), ahead
-    )
+    chosen = unkept.astype(np.int8)
+    return _compiled_turns(kernel, later, step, mover, throws, first_limit, unkept, chosen, ahead, bon)
 
 
 def _compiled_turns(
@@ -132,6 +150,7 @@ def _compiled_turns(
     final: FloatArray,
     choices: Choices,
     ahead: Ahead,
+    bon: bool,
 ) -> FloatArray:
     contexts = step.shape[0]
     out = np.zeros((throws, contexts, later.shape[1]))
@@ -140,7 +159,16 @@ def _compiled_turns(
         first_limit = throws
     where = _ANYWHERE if ahead is None else ahead
     turn = (later, step, mover, throws, max(first_limit, 2))
-    asked = (*turn, KEEP_CHOICES, CHOICES_COUNT, CHILDREN, LEAVES, where, ahead is None)
+    asked = (
+        *turn,
+        KEEP_CHOICES,
+        CHOICES_COUNT,
+        CHILDREN,
+        LEAVES,
+        where,
+        ahead is None,
+        bon and counted_in(step),
+    )
 
     def solve(start: int, stop: int) -> None:
         kernel(*asked, FRESH, EPS, out, keep, final, choices, start, stop)
@@ -165,9 +193,12 @@ def shared(contexts: int, solve: Callable[[int, int], None]) -> None:
         part.result()
 
 
-def _numpy_turns(later: FloatArray, step: IntArray, mover: int, throws: int, ahead: Ahead = None) -> Turns:
+def _numpy_turns(
+    later: FloatArray, step: IntArray, mover: int, throws: int, ahead: Ahead = None, bon: bool = False
+) -> Turns:
     contexts, counted = step.shape
     results = len(FRESH)
+    keeps = TRANSITIONS.shape[0]
     gathered = later[step]  # [summary, counted result, seat]
 
     def stops_with(r: int) -> FloatArray:
@@ -190,11 +221,20 @@ def _numpy_turns(later: FloatArray, step: IntArray, mover: int, throws: int, ahe
         candidates = (own @ TRANSITIONS.T)[:, KEEP_CHOICES]  # [summary, result, choice]
         best = candidates.max(axis=-1)
         first = np.argmax(candidates >= best[..., None] - EPS, axis=-1)
+        pick = KEEP_CHOICES[columns, first]
+        top = best
+        if bon and counted > results and r > 1:  # « le bon »: the result thrown is final, with r - 1 left
+            finals = (stops_with(r - 1) @ TRANSITIONS.T)[:, KEEP_CHOICES]
+            bbest = finals.max(axis=-1)
+            bfirst = np.argmax(finals >= bbest[..., None] - EPS, axis=-1)
+            better = bbest > best + EPS  # only where worth more than every plain throw
+            top = np.where(better, bbest, best)
+            pick = np.where(better, KEEP_CHOICES[columns, bfirst] + keeps, pick)
+            best = np.maximum(best, bbest)
         stop = (stops >= best - EPS) & allowed(r)
-        own = np.where(stop, stops, best)
-        choices[r] = np.where(stop, STOP, KEEP_CHOICES[columns, first])
-    keeps = TRANSITIONS.shape[0]
-    rows = np.arange(contexts)[:, None] * keeps
+        own = np.where(stop, stops, top)
+        choices[r] = np.where(stop, STOP, pick)
+    rows = np.arange(contexts)[:, None] * 2 * keeps
     final = np.zeros((throws, contexts, counted))
     out = np.zeros((throws, contexts, later.shape[1]))
     for limit in range(2 if counted == results else throws, throws + 1):
@@ -208,8 +248,11 @@ def _numpy_turns(later: FloatArray, step: IntArray, mover: int, throws: int, ahe
             stop = choices[r] == STOP
             final[limit - 1, :, shift : shift + results] += np.where(stop, holding, 0.0)
             flat = (rows + np.where(stop, 0, choices[r])).ravel()
-            mass = np.bincount(flat, np.where(stop, 0.0, holding).ravel(), minlength=contexts * keeps)
-            holding = mass.reshape(contexts, keeps) @ TRANSITIONS
+            mass = np.bincount(flat, np.where(stop, 0.0, holding).ravel(), minlength=contexts * 2 * keeps)
+            mass = mass.reshape(contexts, 2 * keeps)
+            holding = mass[:, :keeps] @ TRANSITIONS
+            if bon and counted > results:  # « le bon »: made in one throw more, and final
+                final[limit - 1, :, shift + results : shift + 2 * results] += mass[:, keeps:] @ TRANSITIONS
         out[limit - 1] = np.einsum("cr,crs->cs", final[limit - 1], gathered)
     return out, final, choices
 
@@ -294,6 +337,7 @@ def _loops(
     leaves: int,
     ahead: Any,
     free: bool,
+    bon: bool,
     fresh: Any,
     eps: float,
     out: Any,
@@ -304,17 +348,21 @@ def _loops(
     stop: int,
 ) -> None:  # pragma: no cover - compiled by numba; the same turns as _numpy_turns
     """The turns of summaries ``start`` to ``stop - 1``, written into ``out``, and with ``keep``
-    into ``final`` and ``choices`` too."""
+    into ``final`` and ``choices`` too. ``bon``: « le bon » is weighed (counted results only)."""
     results = fresh.shape[0]
     counted = step.shape[1]  # results, or results times the throws told apart (one limit asked)
     seats = later.shape[1]
     keeps = children.shape[0]
     stops = np.empty(results)
+    before = np.empty(results)  # stopping with one throw less left: a result « le bon » makes final
     own = np.empty(results)
     nxt = np.empty(results)
     cont = np.empty(keeps)
+    bcont = np.empty(keeps)  # each keep as « le bon »
     holding = np.empty(results)
+    bheld = np.empty(results)
     mass = np.empty(keeps)
+    bmass = np.empty(keeps)
     ended = np.empty(counted)  # one limit's final chances, in this summary
     chosen = np.empty((throws, results), np.int8)  # this summary's choices
     for c in range(start, stop):
@@ -324,26 +372,45 @@ def _loops(
             own[res] = stops[res]
             chosen[0, res] = -1  # no throw left: stop
         for r in range(1, throws):
+            weigh = bon and r > 1
+            for res in range(results):
+                before[res] = stops[res]
             if counted > results:  # stopping with r throws left: throws - r used
                 for res in range(results):
                     stops[res] = later[step[c, res + (throws - r - 1) * results], mover]
             for k in range(keeps - 1, -1, -1):  # two dice kept, then one, then none
                 total = 0.0
+                btotal = 0.0
                 if k >= leaves:
                     for face in range(6):
                         total += own[children[k, face]]
+                        if weigh:
+                            btotal += before[children[k, face]]
                 else:
                     for face in range(6):
                         total += cont[children[k, face]]
+                        if weigh:
+                            btotal += bcont[children[k, face]]
                 cont[k] = total / 6.0
+                bcont[k] = btotal / 6.0
             for res in range(results):
                 best = cont[keep_choices[res, 0]]
                 for j in range(1, choices_count[res]):
                     best = max(best, cont[keep_choices[res, j]])
+                bbest = -np.inf
+                if weigh:
+                    for j in range(choices_count[res]):
+                        bbest = max(bbest, bcont[keep_choices[res, j]])
                 at = res if counted == results else res + (throws - r - 1) * results
-                if stops[res] >= best - eps and (free or ahead[c, at]):
+                if stops[res] >= max(best, bbest) - eps and (free or ahead[c, at]):
                     nxt[res] = stops[res]
                     chosen[r, res] = -1
+                elif bbest > best + eps:  # « le bon »: only where worth more than every plain throw
+                    nxt[res] = bbest
+                    for j in range(choices_count[res]):
+                        if bcont[keep_choices[res, j]] >= bbest - eps:
+                            chosen[r, res] = keep_choices[res, j] + keeps
+                            break
                 else:
                     nxt[res] = best
                     for j in range(choices_count[res]):
@@ -366,14 +433,18 @@ def _loops(
                     break
                 for k in range(keeps):
                     mass[k] = 0.0
+                    bmass[k] = 0.0
                 for res in range(results):
                     choice = chosen[r, res]
                     if choice < 0:
                         ended[res + shift] += holding[res]
+                    elif choice >= keeps:  # « le bon »: the next throw's result is final
+                        bmass[choice - keeps] += holding[res]
                     else:
                         mass[choice] += holding[res]
                 for res in range(results):
                     holding[res] = 0.0
+                    bheld[res] = 0.0
                 for k in range(keeps):  # no dice kept, then one, then two: each passes its chance on
                     if mass[k] != 0.0:
                         share = mass[k] / 6.0
@@ -383,6 +454,17 @@ def _loops(
                         else:
                             for face in range(6):
                                 mass[children[k, face]] += share
+                    if bmass[k] != 0.0:
+                        share = bmass[k] / 6.0
+                        if k >= leaves:
+                            for face in range(6):
+                                bheld[children[k, face]] += share
+                        else:
+                            for face in range(6):
+                                bmass[children[k, face]] += share
+                if bon:
+                    for res in range(results):
+                        ended[res + shift + results] += bheld[res]  # made in one throw more
             for res in range(counted):
                 p = ended[res]
                 if p != 0.0:

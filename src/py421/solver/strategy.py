@@ -474,19 +474,20 @@ class GameStrategy(Strategy):
         if found is None:
             stops = game_maxn.stops_at(game.model, p, game.manches[key].values, place, summary, limit)
             may_stop = game_maxn.may_stop_at(shape, place, summary, limit)
-            found = self._turns[(key, p, place, summary, limit)] = _solved_turn(rules, stops, may_stop)
+            solved = _solved_turn(rules, stops, may_stop, shape.bon)
+            found = self._turns[(key, p, place, summary, limit)] = solved
         return _of_turn(found, limit - r.throws, None, r.stake).mapped(1, 1)  # minus a share, as one minus it
 
 
 def _solved_turn(
-    rules: Ruleset, stops: list[FloatArray], may_stop: MayStop = None
+    rules: Ruleset, stops: list[FloatArray], may_stop: MayStop = None, bon: bool = False
 ) -> TurnValues | StakedValues:
     """The mover's turn from what stopping is worth by throws left (``[result]``, or ``[result, stake]``
     where every throw adds to the stake), and where they may stop (players behind must throw on)."""
     if stops[0].ndim == 2:
         cap = stops[0].shape[1] - 1
-        return solve_staked(lambda left: stops[left], len(stops), token_values(rules), cap, may_stop)
-    return solve(lambda left: stops[left], len(stops), may_stop)
+        return solve_staked(lambda left: stops[left], len(stops), token_values(rules), cap, may_stop, bon)
+    return solve(lambda left: stops[left], len(stops), may_stop, bon)
 
 
 # -- « main chaude » between two --------------------------------------------------------------------
