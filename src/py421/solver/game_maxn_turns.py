@@ -11,7 +11,10 @@ result made in fewer throws is worth more (a column of ``step`` per result
 and throws used): there each limit is solved on its own.
 
 Ties within EPS: stop rather than throw, then the first keep of
-KEEP_CHOICES (more dice first), as :mod:`.rounds` plays.
+KEEP_CHOICES (more dice first), as :mod:`.rounds` plays. Where players
+behind must throw on, a mover stops only where ``ahead`` says; under « qui
+barre démarre » they may then declare « le bon » (a keep plus 28), chosen
+only where worth more than every plain throw by more than EPS.
 
 Compiled with numba when it is installed (the ``sim`` extra): the dice a
 keep leaves are then thrown one at a time (:data:`CHILDREN`), each keep's
