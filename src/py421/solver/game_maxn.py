@@ -91,7 +91,7 @@ from .game_maxn_stakes import stop_values as staked_stop_values
 from .game_maxn_turns import Choices, follower_turns, follower_values, spread
 from .main_chaude import Chaude, Outcome, chaude
 from .rounds import EPS, FRESH, KEEP_CHOICES, STOP, comparison_of
-from .tables import INDEX, KEEPS, RESULTS, TRANSITIONS, FloatArray
+from .tables import BON, INDEX, KEEPS, RESULTS, TRANSITIONS, FloatArray
 
 if TYPE_CHECKING:
     from .deviation import Deviation
@@ -1477,7 +1477,7 @@ class GameMaxn:
         if bets:  # the stake so far, this throw's value added; a stake from the pot up is the pot
             at = (*at, min(r.stake, chosen.shape[-1] - 1))
         choice = int(chosen[at])
-        return Stop() if choice == STOP else Throw(KEEPS[choice % len(KEEPS)], bon=choice >= len(KEEPS))
+        return Stop() if choice == STOP else Throw(KEEPS[choice % BON], bon=choice >= BON)
 
     # -- what the solution says --------------------------------------------------------------
 

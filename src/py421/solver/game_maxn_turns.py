@@ -78,11 +78,6 @@ def _one_die_more() -> tuple[IntArray, int]:
 CHILDREN, LEAVES = _one_die_more()
 
 
-def counted_in(step: IntArray) -> bool:
-    """Whether ``step`` has a column per counted result (« qui barre démarre »)."""
-    return bool(step.shape[1] > len(FRESH))
-
-
 # Where a player may stop with throws left, [summary, counted result] (players behind must throw on:
 # :attr:`.game_maxn.Shape.ahead`); None: everywhere.
 Ahead = npt.NDArray[np.bool_] | None
@@ -158,7 +153,8 @@ def _compiled_turns(
     contexts = step.shape[0]
     out = np.zeros((throws, contexts, later.shape[1]))
     keep = final.size > 0
-    if step.shape[1] > len(FRESH):  # counted results: the one limit solved is ``throws``
+    counted = step.shape[1] > len(FRESH)
+    if counted:  # counted results: the one limit solved is ``throws``
         first_limit = throws
     where = _ANYWHERE if ahead is None else ahead
     turn = (later, step, mover, throws, max(first_limit, 2))
@@ -170,7 +166,7 @@ def _compiled_turns(
         LEAVES,
         where,
         ahead is None,
-        bon and counted_in(step),
+        bon and counted,
     )
 
     def solve(start: int, stop: int) -> None:
@@ -383,19 +379,23 @@ def _loops(
                     stops[res] = later[step[c, res + (throws - r - 1) * results], mover]
             for k in range(keeps - 1, -1, -1):  # two dice kept, then one, then none
                 total = 0.0
-                btotal = 0.0
                 if k >= leaves:
                     for face in range(6):
                         total += own[children[k, face]]
-                        if weigh:
-                            btotal += before[children[k, face]]
                 else:
                     for face in range(6):
                         total += cont[children[k, face]]
-                        if weigh:
-                            btotal += bcont[children[k, face]]
                 cont[k] = total / 6.0
-                bcont[k] = btotal / 6.0
+            if weigh:  # each keep as « le bon »: its result stopped on, with one throw less left
+                for k in range(keeps - 1, -1, -1):
+                    total = 0.0
+                    if k >= leaves:
+                        for face in range(6):
+                            total += before[children[k, face]]
+                    else:
+                        for face in range(6):
+                            total += bcont[children[k, face]]
+                    bcont[k] = total / 6.0
             for res in range(results):
                 best = cont[keep_choices[res, 0]]
                 for j in range(1, choices_count[res]):

@@ -13,6 +13,7 @@ import numpy.typing as npt
 from .keeps import EXACT_TRANSITIONS, INDEX, KEEP_INDEX, KEEPS, KEEPS_OF, RESULTS
 
 __all__ = [
+    "BON",
     "EXACT_TRANSITIONS",
     "INDEX",
     "KEEPS",
@@ -27,6 +28,9 @@ __all__ = [
 FloatArray = npt.NDArray[np.float64]
 
 TRANSITIONS: FloatArray = np.array([[float(p) for p in row] for row in EXACT_TRANSITIONS])
+
+# Added to a keep's index: the throw is declared « le bon », its result final (as the simulator's kernel).
+BON = len(KEEPS)
 
 # KEEPS_OF padded to 7 columns with "keep nothing" (always allowed), for a vectorized max.
 KEEP_GRID: npt.NDArray[np.intp] = np.array(

@@ -19,6 +19,7 @@ from ..core.combos import CombinationTable
 from ..core.dice import Result
 from .exact_turn import Option, best_first
 from .tables import (
+    BON,
     INDEX,
     KEEP_GRID,
     KEEP_INDEX,
@@ -95,13 +96,21 @@ def solve(utility: Utility, throws: int, may_stop: MayStop = None, bon: bool = F
 # keeps worth the same (as :data:`.rounds.KEEP_CHOICES`).
 _BY_SIZE = [sorted(k, key=lambda i: -len(KEEPS[i])) for k in KEEPS_OF]
 _PREFERRED = np.array([ks + [ks[-1]] * (7 - len(ks)) for ks in _BY_SIZE], dtype=np.intp)
-# With « le bon » weighed, over the 28 keeps and then the 28 as « le bon »: more dice first, then a
-# plain throw before « le bon » (as the bot's options rank them).
-_BON_ORDER = [
-    sorted(ks + [k + len(KEEPS) for k in ks], key=lambda c: (-len(KEEPS[c % len(KEEPS)]), c >= len(KEEPS)))
-    for ks in _BY_SIZE
-]
-_PREFERRED_BON = np.array([cs + [cs[-1]] * (14 - len(cs)) for cs in _BON_ORDER], dtype=np.intp)
+
+
+def with_bon(rows: Sequence[Sequence[int]]) -> npt.NDArray[np.intp]:
+    """Each result's keeps (``rows``, in order, repeats dropped) as plain throws and as « le bon »
+    (plus :data:`BON`, over the 28 keeps then the 28 as « le bon »): more dice first, then a plain
+    throw before « le bon », as the bot's options rank them; padded with the last."""
+    found = []
+    for row in rows:
+        keeps = list(dict.fromkeys(row))
+        both = sorted([*keeps, *(k + BON for k in keeps)], key=lambda c: (-len(KEEPS[c % BON]), c >= BON))
+        found.append(both + [both[-1]] * (14 - len(both)))
+    return np.array(found, dtype=np.intp)
+
+
+_PREFERRED_BON = with_bon(_BY_SIZE)
 
 
 def _choices(plain: FloatArray, as_bon: FloatArray | None, axis: int) -> FloatArray:

@@ -45,10 +45,11 @@ from ...solver.rounds import (
 )
 from ...solver.solutions import manche_solution, solved, solved_game, solved_heads_up_game
 from ...solver.strategy import covering, two_player_game, whole_game_maxn
-from ...solver.tables import KEEPS, RESULTS
-from ...solver.turn import StakedValues, TurnValues
+from ...solver.tables import BON, KEEPS, RESULTS
+from ...solver.turn import StakedValues, TurnValues, with_bon
+from . import kernel
 from . import maxn as m
-from .kernel import BON, STOP
+from .kernel import STOP
 from .policy import (
     AMOUNTS,
     DIR_WIDTH,
@@ -67,16 +68,8 @@ FloatArray = npt.NDArray[np.float64]
 I8 = npt.NDArray[np.int8]
 
 
-# Each keep as a plain throw, then as « le bon » (plus BON), more dice first, then a plain throw first:
-# the order of the bot's options (:func:`py421.solver.exact_turn.best_first`); padded with the last.
-_BY_ORDER = [
-    sorted(
-        [*dict.fromkeys(ks), *(k + BON for k in dict.fromkeys(ks))],
-        key=lambda c: (-len(KEEPS[c % BON]), c >= BON),
-    )
-    for ks in KEEP_CHOICES.tolist()
-]
-WITH_BON = np.array([cs + [cs[-1]] * (14 - len(cs)) for cs in _BY_ORDER], dtype=np.intp)
+WITH_BON = with_bon(KEEP_CHOICES.tolist())  # each keep as a plain throw, then as « le bon »
+assert kernel.BON == BON  # the kernel reads the solver's « le bon » as its own
 
 
 def decisions(stop: FloatArray, keeps: FloatArray, as_bon: FloatArray | None = None) -> npt.NDArray[np.int8]:
