@@ -563,15 +563,6 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
             f"{CANNOT_3} classic-11 à 3 : « queue de la vache » reporte des dettes sur la manche suivante",
         ),
         (
-            [*GAME_3, "--rules", "lyonnaise-21", "--set", "must_throw_on=true"],
-            "the game-level solver cannot solve lyonnaise-21 for 3: players behind who must throw on where "
-            "every throw adds to the stake are modelled at two players and round by round, not in the "
-            "whole game of three or more",
-            f"{CANNOT_3} lyonnaise-21 à 3 : les joueurs derrière qui doivent relancer là où chaque lancer "
-            "s'ajoute à la mise sont modélisés à deux joueurs et tour par tour, pas dans la partie entière "
-            "à trois ou plus",
-        ),
-        (
             [*GAME, "--players", "4", "--rules", "comptoir-21", "--set", "pot=30"],
             "the game-level solver cannot solve comptoir-21 for 4: its décharge would have about 21,824 "
             "positions of 4 players, more than the 8,100 the solver takes on (solving would take hours)",

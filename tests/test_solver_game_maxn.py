@@ -161,28 +161,35 @@ def test_the_compiled_turns_of_counted_results_are_the_numpy_turns(contexts):
     assert counted[0][2] == pytest.approx(plain_turns[0][2], abs=1e-14)
 
 
+@pytest.mark.parametrize("throw_on", [False, True], ids=["free", "throw-on"])
 @pytest.mark.parametrize("contexts", [30, 1_000])  # one thread, then split among the cores
-def test_the_compiled_staked_turns_are_the_numpy_turns(contexts):
-    """Where every throw adds to the stake, compiled turns make numpy's choices, values and chances."""
+def test_the_compiled_staked_turns_are_the_numpy_turns(contexts, throw_on):
+    """Where every throw adds to the stake, compiled turns make numpy's choices, values and chances;
+    and where players behind must throw on, with « le bon » weighed, they stop only where allowed and
+    play « le bon » where it keeps the stake from growing to their cost, its throw then final."""
     rng = np.random.default_rng(41)
     later = rng.random((40, 8, 3))
     later[:20] = later[20:]  # equal values: ties, settled by the rule
     step = rng.integers(0, 40, (contexts, 56))
+    ahead = rng.random(step.shape) < 0.3 if throw_on else None
     shift = stakes.shifted(Ruleset.preset("vache-41"), 7)
-    out, choices = stakes.follower(later, step, 2, 3, shift, keep=True)
+    out, choices = stakes.follower(later, step, 2, 3, shift, True, ahead, throw_on)
     assert choices is not None
     plain = np.zeros_like(out)
     plain_choices = np.empty_like(choices)
-    stakes._numpy_follower(later, step, 2, 3, shift, plain, plain_choices)
+    stakes._numpy_follower(later, step, 2, 3, shift, plain, plain_choices, ahead, throw_on)
     assert np.array_equal(choices, plain_choices)
     assert out == pytest.approx(plain, abs=1e-14)
     reach = rng.random((contexts, 8))
     for limit in (1, 2, 3):
         ended = stakes.forward(reach, list(choices[:limit]), limit, shift).sum(axis=0)
-        assert stakes.advance(reach, step, choices[:limit], shift, 40) == pytest.approx(
-            stakes.onward(step, ended, 40), abs=1e-12
-        )
+        advanced = stakes.advance(reach, step, choices[:limit], shift, 40)
+        assert advanced == pytest.approx(stakes.onward(step, ended, 40), abs=1e-12)
+        assert advanced.sum() == pytest.approx(reach.sum(), rel=1e-12)  # every turn ends
     assert stakes._kernels() is not None  # numba is there: the compiled loops were the ones compared
+    if ahead is not None:
+        assert not (choices[1:][:, ~ahead] == STOP).any()  # never stopped behind with a throw left
+        assert (choices[2] >= 28).any() and not (choices[1] >= 28).any()  # « le bon », with two left
 
 
 @pytest.mark.parametrize("contexts", [30, 1_000])  # solved by one thread, then split among the cores
@@ -215,6 +222,9 @@ def test_the_turns_of_one_limit_are_those_of_every_limit(contexts):
         ("lyonnaise-21", {"pot": 7, "nenette_penalty": 2}),
         # a double nénette goes to the later thrower: in the charge's rampots, the first replayer loses
         ("lyonnaise-21", {"pot": 7, "nenette_last_wins": True}),
+        # players behind must throw on where every throw adds to the stake: « le bon » weighed
+        ("lyonnaise-21", {"pot": 7, "must_throw_on": True}),
+        ("vache-41", {"pot": 9, "must_throw_on": True, "leader_limit": False}),
         ("classic-11", {"withdraw_at_zero": False, "initial_tokens": 2, "pot": 4}),
         # a double nénette goes to the later thrower: in the round, and in replays from either end
         ("classic-11", {"pot": 7, "nenette_last_wins": True}),

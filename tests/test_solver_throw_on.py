@@ -191,6 +191,21 @@ def test_advise_values_le_bon_and_no_stop_where_the_player_must_throw_on():
     assert "dire « le bon », garder 42, relancer 1 : le dernier lancer" in french.output
 
 
+def test_advice_for_the_game_values_le_bon_where_every_throw_adds_to_the_stake(private_home):
+    """Three players, accumulated stakes: 631 behind a 654 must throw on; ``advise --objective game``
+    offers no stop and values each throw as « le bon » too (the whole game solved)."""
+    args = ["advise", "631", "--rules", "lyonnaise-21", "--set", "must_throw_on=true", "--set", "pot=9"]
+    args += ["--players", "3", "--objective", "game", "--phase", "charge", "--pot", "9"]
+    args += ["--throws-left", "2", "--before", "654/3", "--stake", "5"]
+    found = CliRunner().invoke(main, [*args, "--json"])
+    assert found.exit_code == 0, found.output
+    options = json.loads(found.output)["options"]
+    assert not any(o["stop"] for o in options)
+    assert len([o for o in options if o["bon"]]) == len([o for o in options if not o["bon"]]) == 7
+    french = CliRunner().invoke(main, [*args, "--lang", "fr"])
+    assert "dire « le bon »" in french.output
+
+
 ENGRANJEU = Ruleset.preset("engranjeu-21").with_options(must_throw_on=True, pot=5)
 LYONNAISE = Ruleset.preset("lyonnaise-21").with_options(must_throw_on=True)
 
@@ -254,34 +269,52 @@ def test_the_two_player_follower_turn_is_worth_what_the_engine_s_legal_actions_m
         assert bons > 0  # « le bon » ends a turn whose next throw would add to the stake
 
 
+STAKED = Ruleset.preset("lyonnaise-21").with_options(must_throw_on=True, pot=5)
+
+
 @pytest.mark.parametrize(
-    ("rules", "finals"),
+    ("rules", "finals", "phase"),
     [
-        (Ruleset.preset("classic-11").with_options(must_throw_on=True, pot=5), ("421",)),
-        (Ruleset.preset("classic-11").with_options(must_throw_on=True, pot=5), ("631", "432")),
+        (Ruleset.preset("classic-11").with_options(must_throw_on=True, pot=5), ("421",), Phase.DECHARGE),
+        (
+            Ruleset.preset("classic-11").with_options(must_throw_on=True, pot=5),
+            ("631", "432"),
+            Phase.DECHARGE,
+        ),
         # « qui barre démarre » without « le bon »: an equal result in fewer throws is ahead
         (
             Ruleset.preset("engranjeu-21").with_options(must_throw_on=True, le_bon=False, pot=5),
             ("421",),
+            Phase.DECHARGE,
         ),
         # and with it: a throw counts, so « le bon » can be worth more than throwing on
-        (Ruleset.preset("engranjeu-21").with_options(must_throw_on=True, pot=5), ("421",)),
-        (Ruleset.preset("engranjeu-21").with_options(must_throw_on=True, pot=5), ("653", "542")),
+        (Ruleset.preset("engranjeu-21").with_options(must_throw_on=True, pot=5), ("421",), Phase.DECHARGE),
+        (
+            Ruleset.preset("engranjeu-21").with_options(must_throw_on=True, pot=5),
+            ("653", "542"),
+            Phase.DECHARGE,
+        ),
+        # every throw adds to the stake: « le bon » keeps it from growing
+        (STAKED, ("421",), Phase.CHARGE),
+        (STAKED, ("542", "631"), Phase.CHARGE),
     ],
-    ids=["behind-421", "last", "qui-barre", "le-bon", "le-bon-last"],
+    ids=["behind-421", "last", "qui-barre", "le-bon", "le-bon-last", "staked", "staked-last"],
 )
 def test_three_players_whole_game_turns_are_worth_what_the_engine_s_legal_actions_make_it(
-    rules, finals, private_home
+    rules, finals, phase, private_home
 ):
     """The whole game of three: each decision of a player behind, searched through the engine with
-    what stopping is worth in the solved game, is worth the game solver's value to 1e-12, and what
-    bot:optimal plays there (the compiled turns' choice) is a legal action worth the most."""
+    what stopping is worth in the solved game (by the stake so far where every throw adds to it), is
+    worth the game solver's value to 1e-12, and what bot:optimal plays there (the compiled turns'
+    choice) is a legal action worth the most."""
     players = 3
     strategy = strategy_for(rules, players)
     assert strategy.covering == "game_maxn"
-    state = start_of(rules, players, Phase.DECHARGE)
+    state = start_of(rules, players, phase)
+    staked = phase is Phase.CHARGE and rules.accumulated_stakes
+    earlier = tuple(Result.parse(t) for t in ("651", "661")) if staked else ()  # each worth 1 to the stake
     for text in finals:  # the leader took three throws
-        state = apply_turn(state, ReportedTurn(Result.parse(text), 3))
+        state = apply_turn(state, ReportedTurn(Result.parse(text), 3, earlier))
     game = strategy.game  # type: ignore[attr-defined]
     key, p, _ = game.locate(state)
     shape = game_maxn.shape_of(rules, players)
@@ -290,15 +323,16 @@ def test_three_players_whole_game_turns_are_worth_what_the_engine_s_legal_action
     stops = game_maxn.stops_at(game.model, p, game.manches[key].values, place, summary, limit)
 
     def stop(result: Result, throws: int, stake: int) -> float:
-        return float(stops[limit - throws][INDEX[result]])
+        at = stops[limit - throws]
+        return float(at[INDEX[result], min(stake, at.shape[1] - 1)] if staked else at[INDEX[result]])
 
     bot, compared, forced, bons = OptimalBot(), 0, 0, 0
     _, found = searched(state, stop)
-    for (result, throws, _), (v, decision) in found.items():
+    for (result, throws, stake), (v, decision) in found.items():
         ranked = dict(strategy.choices(decision))  # one minus a share: 1 + the values searched
-        assert max(ranked.values()) == pytest.approx(1 + v, abs=1e-12), (result, throws)
+        assert max(ranked.values()) == pytest.approx(1 + v, abs=1e-12), (result, throws, stake)
         played = bot.choose(decision)
-        assert ranked[played] == pytest.approx(1 + v, abs=1e-12), (result, throws, played)
+        assert ranked[played] == pytest.approx(1 + v, abs=1e-12), (result, throws, stake, played)
         forced += Stop() not in legal_actions(decision)
         bons += isinstance(played, Throw) and played.bon
         compared += 1

@@ -78,20 +78,21 @@ def test_the_bot_and_the_analysis_refuse_in_their_own_words():
         ("classic-11", 3, "game_maxn"),
         ("classic-11", 4, "game_maxn"),
         ("lyonnaise-21", 2, "heads_up"),
-        ("lyonnaise-21", 3, "rounds"),  # every throw adds to the stake: « le bon » is worth weighing
+        ("lyonnaise-21", 3, "game_maxn"),  # every throw adds to the stake: « le bon » weighed
         ("engranjeu-21", 3, "game_maxn"),  # throw counts compared, and « le bon » weighed
+        ("lyonnaise-21", 5, "rounds"),  # accumulated stakes at five, throwing on or not
     ],
 )
 def test_players_behind_who_must_throw_on_are_played_and_valued(preset, players, kind):
-    """The manche of two is solved whole, and the game of three or four where the throws used do
-    not count; elsewhere it is played round by round."""
+    """The manche of two is solved whole, and the game of three to five wherever it is without the
+    option; elsewhere it is played round by round, for the reason it would be without it."""
     throwing_on = Ruleset.preset(preset).with_options(must_throw_on=True)
     assert covering(throwing_on, players) == kind
     why = why_rounds(throwing_on, players)
-    assert (why is not None and "players behind who must throw on" in str(why)) == (kind == "rounds")
+    assert why == why_rounds(Ruleset.preset(preset), players)
+    assert (why is not None) == (kind == "rounds")
     for purpose in ("optimal", "analysis"):
         refuse(throwing_on, players, purpose)  # played and valued
-    assert why_rounds(Ruleset.preset(preset), players) is None
 
 
 def test_outside_the_solvers_nobody_decides_which_solver_covers_a_table():

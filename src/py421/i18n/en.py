@@ -1101,7 +1101,6 @@ MESSAGES: dict[str, str] = {
     "solver.game.qui_barre": "« qui barre démarre » is solved whole for {most} players at most (results counted by their throws make larger rounds too many summaries), not {n}",
     "solver.game.qui_barre_stakes": "« qui barre démarre » with accumulated stakes is played round by round",
     "solver.game.queue": "« queue de la vache » carries debts into the next manche",
-    "solver.game.must_throw_on": "players behind who must throw on where every throw adds to the stake are modelled at two players and round by round, not in the whole game of three or more",
     "solver.game.too_big": "its décharge would have about {positions:,} positions of {n} players, more than the {most:,} the solver takes on (solving would take hours)",
     "analysis.no_decision_awaited": "no decision is awaited",
     "cli.command_unmade": "the command {name} could not be made: {error}",

@@ -1144,7 +1144,6 @@ MESSAGES: dict[str, str] = {
     "solver.game.qui_barre": "« qui barre démarre » se résout en partie entière à {most} joueurs au plus (les résultats comptés avec leurs lancers donnent trop de résumés aux tables plus grandes), pas {n}",
     "solver.game.qui_barre_stakes": "« qui barre démarre » avec des mises cumulées se joue tour par tour",
     "solver.game.queue": "« queue de la vache » reporte des dettes sur la manche suivante",
-    "solver.game.must_throw_on": "les joueurs derrière qui doivent relancer là où chaque lancer s'ajoute à la mise sont modélisés à deux joueurs et tour par tour, pas dans la partie entière à trois ou plus",
     "solver.game.too_big": "sa décharge aurait environ {positions} positions à {n} joueurs, plus que les {most} que prend le solveur (la résolution prendrait des heures)",
     "analysis.no_decision_awaited": "aucune décision n'est attendue",
     "cli.command_unmade": "la commande {name} n'a pas pu être faite : {error}",

@@ -37,11 +37,12 @@ from ..core.rules import Ruleset
 from . import game_maxn
 from .amounts import token_values
 from .exact_turn import Advice, check_throws_left
+from .game_maxn_stakes import staked
 from .heads_up import cannot_solve, unsupported
 from .heads_up_game import GameManche
 from .rounds import EPS, Objective, solve_round
 from .tables import INDEX
-from .turn import StakedValues, TurnValues, options, solve, solve_staked, staked_options
+from .turn import StakedValues, TurnValues, options, staked_options, turn_from_stops
 
 GAME_SHARE = "1 - expected share of the game's loss"
 
@@ -243,7 +244,8 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
     key, p, _ = game.find(where)
     seats = game.model.positions[p].order()
     place = len(context.before)
-    shape = game_maxn.shape_of(rules, len(seats))  # its steps before the last: every round's
+    # its steps before the last are every round's; a staked one says whether « le bon » is weighed
+    shape = game_maxn.shape_of(rules, len(seats), staked(rules, context.charge))
     # the leader's throws set the limit: said by --limit, or by the throws of their result
     said = context.limit or (context.throws[0] if context.throws else most)
     limit = most if not place or not rules.leader_limit else said
@@ -253,12 +255,10 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
         summary = game_maxn.summary_of(shape, list(zip(context.before, throws, strict=True)))
     stops = game_maxn.stops_at(game.model, p, game.manches[key].values, place, summary, limit)
     may_stop = game_maxn.may_stop_at(shape, place, summary, limit)  # players behind must throw on
-    if stops[0].ndim == 2:  # every throw adds to the stake: the stake so far counts
-        cap = stops[0].shape[1] - 1
-        staked = solve_staked(lambda left: stops[left], len(stops), token_values(rules), cap, may_stop)
-        chosen = staked_options(staked, dice.dice, throws_left, context.stake, tie=EPS)
+    solved = turn_from_stops(stops, token_values(rules), may_stop, shape.bon)
+    if isinstance(solved, StakedValues):  # every throw adds to the stake: the stake so far counts
+        chosen = staked_options(solved, dice.dice, throws_left, context.stake, tie=EPS)
     else:
-        solved = solve(lambda left: stops[left], len(stops), may_stop, shape.bon)
         chosen = options(solved, dice.dice, throws_left, tie=EPS)
     found = [replace(o, value=1 + o.value) for o in chosen]
     return Advice(GAME_SHARE, found)

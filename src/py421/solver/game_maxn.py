@@ -199,11 +199,6 @@ def unsupported(rules: Ruleset, players: int) -> Message | None:
         return Message("solver.game.qui_barre", {"most": MOST_COUNTED, "n": players})
     if rules.queue_de_la_vache:
         return Message("solver.game.queue")
-    if rules.must_throw_on and rules.accumulated_stakes:
-        # every throw adds to the stake, and « le bon » can be worth more than throwing on: not modelled
-        return Message(
-            "solver.game.must_throw_on",
-        )
     decharge = decharge_size(rules, players)
     if decharge > MOST_DECHARGE[players]:
         return Message(
@@ -358,7 +353,8 @@ def shape_of(rules: Ruleset, players: int, staked: bool = False) -> Shape:
             size = int(step.max()) + 1
             reach = np.bincount(step.ravel(), (reach[:, None] * fresh[None, :]).ravel(), minlength=size)
         coups_secs[res] = reach
-    bon = rules.must_throw_on and rules.le_bon and throws > 1
+    # « le bon » is worth more than a plain throw only where the throws used count, or add to the stake
+    bon = rules.must_throw_on and rules.le_bon and (throws > 1 or staked)
     return Shape(players, tuple(steps), *classes, coups_secs, fixed.astype(bool), throws, tuple(ahead), bon)
 
 

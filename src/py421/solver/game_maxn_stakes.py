@@ -42,7 +42,7 @@ from .amounts import token_values
 from .game_maxn_turns import CHILDREN, CHOICES_COUNT, LEAVES, shared
 from .keeps import KEEP_INDEX
 from .rounds import EPS, FRESH, KEEP_CHOICES, STOP
-from .tables import INDEX, RESULTS, TRANSITIONS, FloatArray
+from .tables import BON, INDEX, RESULTS, TRANSITIONS, FloatArray
 
 if TYPE_CHECKING:
     from .game_maxn import RoundPlay, Shape
@@ -155,6 +155,7 @@ def staked_ways(
 
 
 Alike = tuple[tuple[IntArray, IntArray], ...]  # per step: (rows, merged), as alike_steps gives them
+BoolArray = npt.NDArray[np.bool_]
 
 
 @cache
@@ -166,50 +167,89 @@ def alike_steps(rules: Ruleset, players: int) -> Alike:
     The loser takes the stake whoever holds the best result, so summaries that differ by the best
     only lead every result to the same class, and a follower's turn is the same from each of them:
     it is solved once per row (at three players, the last turn's 3,136 summaries make 166 rows; at
-    four, its 18,206 make 386, and the third's 3,136 make 166).
+    four, its 18,206 make 386, and the third's 3,136 make 166). Where players behind must throw on,
+    the best says where the mover may stop, so only summaries that also allow the same stops are
+    merged (at three, the last turn's 3,136 rows; at four, 9,296 and the third's 3,136).
     """
+    return _alike(rules, players)[0]
+
+
+def alike_ahead(rules: Ruleset, players: int) -> tuple[BoolArray | None, ...]:
+    """Per step of :func:`alike_steps`, ``[row, result]``: where the mover may stop with throws
+    left (None: anywhere), as :attr:`.game_maxn.Shape.ahead` says for each of the row's summaries."""
+    return _alike(rules, players)[1]
+
+
+@cache
+def _alike(rules: Ruleset, players: int) -> tuple[Alike, tuple[BoolArray | None, ...]]:
     from .game_maxn import shape_of  # it builds on this module
 
+    shape = shape_of(rules, players, staked=True)
     found: list[tuple[IntArray, IntArray]] = []
+    masks: list[BoolArray | None] = []
     onward: IntArray | None = None  # the next step's rows, by summary
-    for step in reversed(shape_of(rules, players, staked=True).steps):
+    for i in range(len(shape.steps) - 1, -1, -1):
+        step = shape.steps[i]
         leads = step if onward is None else onward[step]
-        rows, merged = np.unique(leads, axis=0, return_inverse=True)
+        ahead = shape.may_stop(i)
+        key = leads if ahead is None else np.concatenate([leads, ahead.astype(np.intp)], axis=1)
+        rows, first, merged = np.unique(key, axis=0, return_index=True, return_inverse=True)
         onward = merged.reshape(-1).astype(np.intp)
-        found.insert(0, (rows.astype(np.intp), onward))
-    return tuple(found)
+        found.insert(0, (rows[:, : leads.shape[1]].astype(np.intp), onward))
+        masks.insert(0, None if ahead is None else np.ascontiguousarray(ahead[first]))
+    return tuple(found), tuple(masks)
 
 
 # -- a turn, for every summary and stake at once ----------------------------------------------------
 
 
 def _turn(
-    stops: Sequence[FloatArray], mover: int, shift: IntArray
+    stops: Sequence[FloatArray],
+    mover: int,
+    shift: IntArray,
+    ahead: BoolArray | None = None,
+    bon: bool = False,
 ) -> tuple[list[FloatArray], list[IntArray]]:
     """``stops[t][summary, result, stake, seat]``: what stopping is worth with ``t`` throws left.
 
     Returns ``values[t]``, the same, once the mover plays the best choice, every seat's value
-    following it; and ``choices[t][summary, result, stake]``: STOP or a keep.
+    following it; and ``choices[t][summary, result, stake]``: STOP, a keep, or a keep plus
+    :data:`.tables.BON` for « le bon ». ``ahead[summary, result]``: where the mover may stop with
+    throws left (None: anywhere); ``bon``: « le bon » is weighed, its throw's result final (a
+    follower who must throw on may so keep the stake from growing), and played only where it is
+    worth more than every plain throw.
     """
     values = [stops[0]]
     choices = [np.full(stops[0].shape[:3], STOP, np.intp)]
-    for t in range(1, len(stops)):
-        after = values[-1][:, _RESULTS[:, None], shift]  # [summary, result thrown, stake before, seat]
-        cont = np.einsum("kr,crsz->cksz", TRANSITIONS, after)  # [summary, keep, stake, seat]
+    rows = np.arange(stops[0].shape[0])[:, None, None]
+    stakes = np.arange(shift.shape[1])[None, None, :]
+    final: FloatArray | None = None  # each keep's value where the next throw's result is final
+
+    def best_of(cont: FloatArray) -> tuple[FloatArray, IntArray]:
+        """The mover's best keep by summary, result and stake (the first within EPS), and its value."""
         candidates = cont[..., mover][:, KEEP_CHOICES, :]  # [summary, result, choice, stake]
         best = candidates.max(axis=2)
         first = np.argmax(candidates >= best[:, :, None, :] - EPS, axis=2)
-        keep = KEEP_CHOICES[_RESULTS[None, :, None], first]  # [summary, result, stake]
-        stop = stops[t][..., mover] >= best - EPS
-        chosen = np.where(stop, STOP, keep)
+        return best, KEEP_CHOICES[_RESULTS[None, :, None], first]  # [summary, result, stake]
+
+    for t in range(1, len(stops)):
+        after = values[-1][:, _RESULTS[:, None], shift]  # [summary, result thrown, stake before, seat]
+        cont = np.einsum("kr,crsz->cksz", TRANSITIONS, after)  # [summary, keep, stake, seat]
+        final = cont if final is None else final
+        best, keep = best_of(cont)
         # cont[c, keep[c, r, s], s, :]: the keep's value at the stake the result was held at
-        kept = cont[
-            np.arange(cont.shape[0])[:, None, None],
-            np.where(stop, 0, keep),
-            np.arange(shift.shape[1])[None, None, :],
-        ]
+        kept = cont[rows, keep, stakes]
+        if bon and t > 1:
+            bbest, bkeep = best_of(final)
+            better = bbest > best + EPS
+            kept = np.where(better[..., None], final[rows, bkeep, stakes], kept)
+            keep = np.where(better, bkeep + BON, keep)
+            best = np.maximum(best, bbest)
+        stop = stops[t][..., mover] >= best - EPS
+        if ahead is not None:
+            stop &= ahead[:, :, None]
         values.append(np.where(stop[..., None], stops[t], kept))
-        choices.append(chosen)
+        choices.append(np.where(stop, STOP, keep))
     return values, choices
 
 
@@ -221,13 +261,21 @@ def _start(values: FloatArray, shift: IntArray) -> FloatArray:
 
 
 def follower(
-    later: FloatArray, step: IntArray, mover: int, throws: int, shift: IntArray, keep: bool
+    later: FloatArray,
+    step: IntArray,
+    mover: int,
+    throws: int,
+    shift: IntArray,
+    keep: bool,
+    ahead: BoolArray | None = None,
+    bon: bool = False,
 ) -> tuple[FloatArray, npt.NDArray[np.int8] | None]:
     """A follower's turn of up to ``throws`` throws in every summary and at every stake.
 
     ``later[next summary, stake, seat]``; returns ``out[limit - 1, summary, stake before, seat]`` for
-    every limit from 1, and with ``keep`` ``choices[t, summary, result, stake]``. Compiled with numba
-    where it is installed, the summaries shared among the cores (:func:`.game_maxn_turns.shared`).
+    every limit from 1, and with ``keep`` ``choices[t, summary, result, stake]``. ``ahead`` and
+    ``bon`` as :func:`_turn` takes them. Compiled with numba where it is installed, the summaries
+    shared among the cores (:func:`.game_maxn_turns.shared`).
     """
     contexts = step.shape[0]
     width, seats = later.shape[1], later.shape[2]
@@ -235,11 +283,13 @@ def follower(
     choices = np.empty((throws, contexts, len(RESULTS), width), np.int8) if keep else None
     kernel = _kernels()
     if kernel is None:
-        _numpy_follower(later, step, mover, throws, shift, out, choices)
+        _numpy_follower(later, step, mover, throws, shift, out, choices, ahead, bon)
         return out, choices
     written = choices if choices is not None else np.empty((0, 0, 0, 0), np.int8)
+    where = np.ones((1, 1), np.bool_) if ahead is None else ahead
     asked = (later, step, mover, throws, shift, KEEP_CHOICES, CHOICES_COUNT, CHILDREN, LEAVES, FRESH, EPS)
-    shared(contexts, lambda a, b: kernel[0](*asked, out, choices is not None, written, a, b))
+    rule = (where, ahead is None, bon)
+    shared(contexts, lambda a, b: kernel[0](*asked, *rule, out, choices is not None, written, a, b))
     return out, choices
 
 
@@ -251,13 +301,15 @@ def _numpy_follower(
     shift: IntArray,
     out: FloatArray,
     choices: npt.NDArray[np.int8] | None,
+    ahead: BoolArray | None,
+    bon: bool,
 ) -> None:
     """:func:`follower` with numpy, a few summaries at a time."""
     contexts = step.shape[0]
     for a in range(0, contexts, CHUNK):
         b = min(contexts, a + CHUNK)
         stops = later[step[a:b]]  # [summary, result, stake, seat]
-        values, chosen = _turn([stops] * throws, mover, shift)
+        values, chosen = _turn([stops] * throws, mover, shift, None if ahead is None else ahead[a:b], bon)
         for limit in range(1, throws + 1):
             out[limit - 1, a:b] = _start(values[limit - 1], shift)
         if choices is not None:
@@ -268,7 +320,8 @@ def forward(
     reach: FloatArray, choices: Sequence[npt.NDArray[np.signedinteger]], limit: int, shift: IntArray
 ) -> FloatArray:
     """``[throws used - 1, summary, result, stake]``: how turns of up to ``limit`` throws end, from the
-    chance ``reach[summary, stake]`` of each summary and stake before them, under ``choices[t]``."""
+    chance ``reach[summary, stake]`` of each summary and stake before them, under ``choices[t]``
+    (« le bon »: the next throw's result ends the turn)."""
     contexts, width = reach.shape
     results, keeps = len(RESULTS), TRANSITIONS.shape[0]
     ended = np.zeros((limit, contexts, results, width))
@@ -282,20 +335,27 @@ def forward(
         landed = np.bincount(flat.ravel(), spread.ravel(), minlength=contexts * results * width)
         return np.asarray(landed, dtype=np.float64).reshape(contexts, results, width)
 
+    def gathered(keep: IntArray, where: BoolArray, mass: FloatArray) -> FloatArray:
+        """[summary, keep, stake]: ``mass`` gathered on the keeps chosen, where chosen."""
+        flat = (rows * keeps + np.where(where, keep, 0)) * width + columns
+        found = np.bincount(
+            flat.ravel(), np.where(where, mass, 0.0).ravel(), minlength=contexts * keeps * width
+        )
+        return np.asarray(found, dtype=np.float64).reshape(contexts, keeps, width)
+
     holding = thrown(_fresh_mass(reach))
     for used in range(1, limit + 1):
         t = limit - used
         if t == 0:
-            ended[used - 1] = holding
+            ended[used - 1] += holding
             break
         chosen = np.asarray(choices[t])
         stop = chosen == STOP
-        ended[used - 1] = np.where(stop, holding, 0.0)
-        flat = (rows * keeps + np.where(stop, 0, chosen)) * width + columns
-        mass = np.bincount(
-            flat.ravel(), np.where(stop, 0.0, holding).ravel(), minlength=contexts * keeps * width
-        )
-        holding = thrown(np.asarray(mass, dtype=np.float64).reshape(contexts, keeps, width))
+        bon = chosen >= BON
+        ended[used - 1] += np.where(stop, holding, 0.0)
+        if bon.any():  # final with one throw more
+            ended[used] += thrown(gathered(chosen - BON, bon, holding))
+        holding = thrown(gathered(chosen, ~stop & ~bon, holding))
     return ended
 
 
@@ -336,7 +396,7 @@ def play_staked_round(
     alike = alike_steps(rules, shape.players)
     shift = shifted(rules, cap)
     limits = list(range(1, most + 1)) if leader_limit else [most]
-    after_leader, followers = _followers(shape, alike, payoff, seats, limits, rules.pot, shift, keep)
+    after_leader, followers = _followers(rules, shape, alike, payoff, seats, limits, rules.pot, shift, keep)
     leads = alike[0][1]  # the leader's result's row
     stops = [after_leader[most - t if leader_limit else most][leads][None] for t in range(most)]
     values, leader = _turn(stops, seats[0], shift)
@@ -354,6 +414,7 @@ def play_staked_round(
 
 
 def _followers(
+    rules: Ruleset,
     shape: Shape,
     alike: Alike,
     payoff: FloatArray,
@@ -375,13 +436,17 @@ def _followers(
     followers: dict[int, list[npt.NDArray[np.int8]]] = {limit: [] for limit in limits}
     if place == k - 1:  # the last player: the classes follow
         return dict.fromkeys(limits, later_last), followers
-    last_out, last_choices = follower(later_last, alike[k - 2][0], seats[k - 1], max(limits), shift, keep)
+    masks, bon = alike_ahead(rules, k), shape.bon
+    last = (alike[k - 2][0], seats[k - 1], max(limits), shift, keep, masks[k - 2], bon)
+    last_out, last_choices = follower(later_last, *last)
     for limit in limits:
         later = last_out[limit - 1]
         if last_choices is not None:
             followers[limit].append(last_choices[:limit])
         for i in range(k - 2, place, -1):
-            out_i, choices_i = follower(later, alike[i - 1][0], seats[i], limit, shift, keep)
+            out_i, choices_i = follower(
+                later, alike[i - 1][0], seats[i], limit, shift, keep, masks[i - 1], bon
+            )
             later = out_i[limit - 1]
             if choices_i is not None:
                 followers[limit].insert(0, choices_i)
@@ -406,10 +471,12 @@ def stop_values(
     shift = shifted(rules, cap)
     if place == 0:
         limits = list(range(1, most + 1)) if leader_limit else [most]
-        after, _ = _followers(shape, alike, payoff, seats, limits, rules.pot, shift, keep=False)
+        after, _ = _followers(rules, shape, alike, payoff, seats, limits, rules.pot, shift, keep=False)
         leads = alike[0][1]
         return [after[most - r if leader_limit else most][leads][:, :, seats[0]] for r in range(most)]
-    after, _ = _followers(shape, alike, payoff, seats, [limit], rules.pot, shift, keep=False, place=place)
+    after, _ = _followers(
+        rules, shape, alike, payoff, seats, [limit], rules.pot, shift, keep=False, place=place
+    )
     rows, merged = alike[place - 1]
     stops = after[limit][rows[merged[summary]], :, seats[place]]
     return [stops] * limit
@@ -498,6 +565,9 @@ def _turn_loops(
     leaves: int,
     fresh: Any,
     eps: float,
+    ahead: Any,
+    free: bool,
+    bon: bool,
     out: Any,
     keep: bool,
     choices: Any,
@@ -507,12 +577,15 @@ def _turn_loops(
     """The turns of summaries ``start`` to ``stop - 1``, written into ``out`` (and ``choices``).
 
     A keep's value is the mean over the six faces of keeping one die more (CHILDREN); once three
-    dice are held, the result's value at the stake with its value added."""
+    dice are held, the result's value at the stake with its value added. The mover stops with
+    throws left only where ``free`` or ``ahead[summary, result]``; with ``bon``, « le bon » (a keep
+    plus the number of keeps) is weighed: each keep's value with one throw left."""
     results = step.shape[1]
     width, seats = later.shape[1], later.shape[2]
     keeps = children.shape[0]
     values = np.empty((throws, results, width, seats))
     cont = np.empty((keeps, width, seats))
+    final = np.empty((keeps, width, seats))  # each keep as « le bon »: its throw's result final
     chosen = np.empty((throws, results, width), np.int8)
     for c in range(start, stop):
         for r in range(results):
@@ -534,15 +607,35 @@ def _turn_loops(
                             for face in range(6):
                                 total += cont[children[k, face], s, z]
                         cont[k, s, z] = total / 6.0
+            if bon and t == 1:
+                final[:] = cont
+            weigh = bon and t > 1
             for r in range(results):
                 for s in range(width):
                     best = cont[keep_choices[r, 0], s, mover]
                     for j in range(1, choices_count[r]):
                         best = max(best, cont[keep_choices[r, j], s, mover])
-                    if values[0, r, s, mover] >= best - eps:
+                    bbest = best
+                    if weigh:
+                        bbest = final[keep_choices[r, 0], s, mover]
+                        for j in range(1, choices_count[r]):
+                            bbest = max(bbest, final[keep_choices[r, j], s, mover])
+                    if values[0, r, s, mover] >= max(best, bbest) - eps and (free or ahead[c, r]):
                         chosen[t, r, s] = -1
                         for z in range(seats):
                             values[t, r, s, z] = values[0, r, s, z]
+                        continue
+                    if (
+                        weigh and bbest > best + eps
+                    ):  # « le bon »: only where worth more than every plain throw
+                        k = keep_choices[r, 0]
+                        for j in range(choices_count[r]):
+                            if final[keep_choices[r, j], s, mover] >= bbest - eps:
+                                k = keep_choices[r, j]
+                                break
+                        chosen[t, r, s] = k + keeps
+                        for z in range(seats):
+                            values[t, r, s, z] = final[k, s, z]
                         continue
                     k = keep_choices[r, 0]
                     for j in range(choices_count[r]):
@@ -577,12 +670,14 @@ def _advance_loops(
     fresh: Any,
     out: Any,
 ) -> None:  # pragma: no cover - compiled by numba; the same chances as forward and onward
-    """Add to ``out[next summary, stake]`` where every summary's turn ends, from ``reach``."""
+    """Add to ``out[next summary, stake]`` where every summary's turn ends, from ``reach``; « le bon »
+    (a keep plus the number of keeps): the next throw's result ends the turn."""
     contexts, width = reach.shape
     results = step.shape[1]
     keeps = children.shape[0]
     holding = np.empty((results, width))
     mass = np.empty((keeps, width))
+    final = np.empty((keeps, width))  # thrown as « le bon »
     for c in range(contexts):
         for r in range(results):
             for s in range(width):
@@ -601,6 +696,8 @@ def _advance_loops(
             for k in range(keeps):
                 for s in range(width):
                     mass[k, s] = 0.0
+                    final[k, s] = 0.0
+            bonned = False
             for r in range(results):
                 for s in range(width):
                     h = holding[r, s]
@@ -609,11 +706,27 @@ def _advance_loops(
                     choice = -1 if t == 0 else choices[t, c, r, s]
                     if choice < 0:
                         out[step[c, r], s] += h
+                    elif choice >= keeps:
+                        final[choice - keeps, s] += h
+                        bonned = True
                     else:
                         mass[choice, s] += h
                     holding[r, s] = 0.0
             if t == 0:
                 break
+            if bonned:  # no dice kept, then one, then two: the thrown results end the turn
+                for k in range(keeps):
+                    for s in range(width):
+                        share = final[k, s] / 6.0
+                        if share == 0.0:
+                            continue
+                        if k >= leaves:
+                            for face in range(6):
+                                res = children[k, face]
+                                out[step[c, res], shift[res, s]] += share
+                        else:
+                            for face in range(6):
+                                final[children[k, face], s] += share
             for k in range(keeps):  # no dice kept, then one, then two: each passes its chance on
                 for s in range(width):
                     share = mass[k, s] / 6.0

@@ -37,6 +37,7 @@ from ..core.state import Phase, State
 from . import game_maxn, heads_up
 from .amounts import token_values
 from .exact_turn import Advice
+from .game_maxn_stakes import staked
 from .heads_up_game import GameManche, carries_over
 from .rounds import (
     MAX_ROUND_PLAYERS,
@@ -49,7 +50,7 @@ from .rounds import (
     vient_amount,
 )
 from .tables import INDEX, KEEP_INDEX, KEEPS, RESULTS, TRANSITIONS, FloatArray
-from .turn import MayStop, StakedValues, TurnValues, options, solve, solve_staked, staked_options
+from .turn import StakedValues, TurnValues, options, staked_options, turn_from_stops
 
 if TYPE_CHECKING:
     from .advice import RoundContext
@@ -467,27 +468,17 @@ class GameStrategy(Strategy):
         rules, game = self.rules, self.game
         key, p, _ = game.locate(state)
         seats = game.model.positions[p].order()
-        shape = game_maxn.shape_of(rules, len(seats))  # its steps before the last: every round's
+        # its steps before the last are every round's; a staked one says whether « le bon » is weighed
+        shape = game_maxn.shape_of(rules, len(seats), staked(rules, state.phase is Phase.CHARGE))
         place, limit = len(r.done), throws_allowed(state)
         summary = game_maxn.summary_of(shape, [(t.result, t.throws) for t in r.done]) if place else 0
         found = self._turns.get((key, p, place, summary, limit))
         if found is None:
             stops = game_maxn.stops_at(game.model, p, game.manches[key].values, place, summary, limit)
             may_stop = game_maxn.may_stop_at(shape, place, summary, limit)
-            solved = _solved_turn(rules, stops, may_stop, shape.bon)
+            solved = turn_from_stops(stops, token_values(rules), may_stop, shape.bon)
             found = self._turns[(key, p, place, summary, limit)] = solved
         return _of_turn(found, limit - r.throws, None, r.stake).mapped(1, 1)  # minus a share, as one minus it
-
-
-def _solved_turn(
-    rules: Ruleset, stops: list[FloatArray], may_stop: MayStop = None, bon: bool = False
-) -> TurnValues | StakedValues:
-    """The mover's turn from what stopping is worth by throws left (``[result]``, or ``[result, stake]``
-    where every throw adds to the stake), and where they may stop (players behind must throw on)."""
-    if stops[0].ndim == 2:
-        cap = stops[0].shape[1] - 1
-        return solve_staked(lambda left: stops[left], len(stops), token_values(rules), cap, may_stop, bon)
-    return solve(lambda left: stops[left], len(stops), may_stop, bon)
 
 
 # -- « main chaude » between two --------------------------------------------------------------------

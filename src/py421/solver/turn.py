@@ -259,6 +259,18 @@ def solve_staked(
     return solved
 
 
+def turn_from_stops(
+    stops: Sequence[FloatArray], gains: npt.NDArray[np.intp], may_stop: MayStop = None, bon: bool = False
+) -> TurnValues | StakedValues:
+    """The mover's turn from what stopping is worth by throws left: ``stops[r][result]``, or
+    ``stops[r][result, stake]`` where every throw adds ``gains[result]`` to the stake (up to the
+    last stake, the pot left); ``may_stop`` and ``bon`` as :func:`solve` takes them."""
+    if stops[0].ndim == 2:
+        cap = stops[0].shape[1] - 1
+        return solve_staked(lambda left: stops[left], len(stops), gains, cap, may_stop, bon)
+    return solve(lambda left: stops[left], len(stops), may_stop, bon)
+
+
 def solve_staked_following(
     utility: Utility,
     throws: int,
