@@ -1,7 +1,8 @@
 """Solver timings: a full two-player game solve, and one piece of advice.
 
 Run: .venv/bin/python benchmarks/solver_speed.py
-     [--large-rounds | --game-maxn N [--preset P] [--games G] | --heads-up-game | --game-rounds]
+     [--large-rounds | --game-maxn N [--preset P] [--games G] | --heads-up-game
+      | --game-rounds [--must-throw-on]]
 Targets: the classic-11 game solve under 60 s and `advise` under 50 ms on 2 cores.
 ``--large-rounds`` only measures rounds of 4 to 8 players (time and peak memory), each in
 a process of its own: what sets the round solver's limit of eight players.
@@ -16,7 +17,8 @@ l'Espagnole losing the game), solved manche by manche.
 ``--game-rounds`` only measures single rounds of a whole game's manche (``game_maxn.round_at``,
 against random values, strategies and classes kept as a sweep keeps them): a charge round of
 lyonnaise-21 at the full pot, its stakes accumulating (median of five), and décharge rounds with
-every player still in (mean of forty), at three and four players.
+every player still in (mean of forty), at three and four players; with ``--must-throw-on``, players
+behind must throw on (the staked turns then merge fewer summaries, and weigh « le bon »).
 """
 
 from __future__ import annotations
@@ -149,10 +151,11 @@ def heads_up_games() -> None:
         )
 
 
-def game_rounds() -> None:
+def game_rounds(throw_on: bool) -> None:
     """Rounds of a whole game's manche, as its sweeps solve them (see the module's docstring)."""
-    rules = Ruleset.preset("lyonnaise-21")
-    print("lyonnaise-21, one round of a manche by max^n (game_maxn.round_at, random values):")
+    rules = Ruleset.preset("lyonnaise-21").with_options(must_throw_on=throw_on)
+    said = " (must_throw_on=true)" if throw_on else ""
+    print(f"{rules.name}{said}, one round of a manche by max^n (game_maxn.round_at, random values):")
     for players in (3, 4):
         manche = maxn.Manche(rules, players)
         values = np.random.default_rng(0).random((len(manche.positions) + 2 * players, players))
@@ -178,7 +181,7 @@ def game_rounds() -> None:
 
 def main() -> None:
     if "--game-rounds" in sys.argv:
-        game_rounds()
+        game_rounds("--must-throw-on" in sys.argv)
         return
     if "--heads-up-game" in sys.argv:
         heads_up_games()
