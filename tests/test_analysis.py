@@ -279,6 +279,27 @@ def test_players_behind_who_must_throw_on_are_analysed_round_by_round(tmp_path):
     assert "Ana" in french.output and "ne peuvent pas" not in french.output
 
 
+def test_players_behind_who_must_throw_on_where_every_throw_adds_to_the_stake_are_analysed_in_the_game(
+    tmp_path, private_home
+):
+    """Three players of lyonnaise-21 with a few tokens: the analysis values the whole game, and where a
+    player behind must throw on in the charge, every throw and « le bon » too, and no stop."""
+    rules = Ruleset.preset("lyonnaise-21").with_options(must_throw_on=True, pot=9)
+    game, dice, bot = Game(rules, ["Ana", "Bob", "Cleo"]), SeededDice("stakes"), HeuristicBot()
+    play_until(game, dice, bot.choose, lambda s: s.is_over or None)
+    found = analyse(game.record(), seats=[0, 1, 2])
+    assert found.method == "game"
+    thrown_on = [
+        d
+        for d in found.decisions
+        if d.kind == "turn" and d.before and all(c.action != "stop" for c in d.choices)
+    ]
+    assert thrown_on, "no decision where a player behind had to throw on"
+    assert any(c.action.startswith("bon") for d in thrown_on for c in d.choices)
+    for d in thrown_on:
+        assert d.chosen != "stop" and d.best_value == max(c.value for c in d.choices)
+
+
 def test_a_table_too_large_for_the_round_solver_is_refused():
     rules = Ruleset.preset("kytionnaire").with_options(max_players=12)
     game = Game(rules, [f"P{i}" for i in range(9)])
