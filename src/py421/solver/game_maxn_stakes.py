@@ -676,8 +676,7 @@ def _advance_loops(
     results = step.shape[1]
     keeps = children.shape[0]
     holding = np.empty((results, width))
-    mass = np.empty((keeps, width))
-    final = np.empty((keeps, width))  # thrown as « le bon »
+    mass = np.empty((2 * keeps, width))  # by keep, then by keep thrown as « le bon »
     for c in range(contexts):
         for r in range(results):
             for s in range(width):
@@ -693,11 +692,9 @@ def _advance_loops(
             continue
         for used in range(1, limit + 1):
             t = limit - used
-            for k in range(keeps):
+            for k in range(2 * keeps):
                 for s in range(width):
                     mass[k, s] = 0.0
-                    final[k, s] = 0.0
-            bonned = False
             for r in range(results):
                 for s in range(width):
                     h = holding[r, s]
@@ -706,36 +703,24 @@ def _advance_loops(
                     choice = -1 if t == 0 else choices[t, c, r, s]
                     if choice < 0:
                         out[step[c, r], s] += h
-                    elif choice >= keeps:
-                        final[choice - keeps, s] += h
-                        bonned = True
                     else:
                         mass[choice, s] += h
                     holding[r, s] = 0.0
             if t == 0:
                 break
-            if bonned:  # no dice kept, then one, then two: the thrown results end the turn
-                for k in range(keeps):
-                    for s in range(width):
-                        share = final[k, s] / 6.0
-                        if share == 0.0:
-                            continue
-                        if k >= leaves:
-                            for face in range(6):
-                                res = children[k, face]
-                                out[step[c, res], shift[res, s]] += share
-                        else:
-                            for face in range(6):
-                                final[children[k, face], s] += share
-            for k in range(keeps):  # no dice kept, then one, then two: each passes its chance on
+            for k in range(2 * keeps):  # no dice kept, then one, then two: each passes its chance on
+                bon, kept = k >= keeps, k % keeps
                 for s in range(width):
                     share = mass[k, s] / 6.0
                     if share == 0.0:
                         continue
-                    if k >= leaves:
+                    if kept >= leaves:
                         for face in range(6):
-                            res = children[k, face]
-                            holding[res, shift[res, s]] += share
+                            res = children[kept, face]
+                            if bon:  # « le bon »: the result thrown ends the turn
+                                out[step[c, res], shift[res, s]] += share
+                            else:
+                                holding[res, shift[res, s]] += share
                     else:
                         for face in range(6):
-                            mass[children[k, face], s] += share
+                            mass[children[kept, face] + k - kept, s] += share
