@@ -274,6 +274,43 @@ def test_a_process_never_takes_over_a_table_it_is_claiming_itself() -> None:
     assert asyncio.run(claim_and_scan()) == []
 
 
+def test_a_table_claimed_while_the_process_s_scan_takes_it_is_freed_by_one_release() -> None:
+    """The scan a process starts with is on its way when the process claims the same table: the scan
+    takes its lock, and the claim, sent after it, must not take it a second time (a lock taken twice
+    needs freeing twice: once released, the table would stay locked, and the process it was given to
+    would wait for it forever)."""
+    db = _ownerless_table("TWICE")
+
+    async def claim_release_and_try() -> bool:
+        import psycopg
+
+        cluster = Cluster(db, scan_seconds=3600)
+        blocker = await psycopg.AsyncConnection.connect(cluster.url)  # holds the scan on its way
+        await blocker.execute("LOCK TABLE online_tables IN ACCESS EXCLUSIVE MODE")
+        await cluster.start(Nobody())
+        try:
+            for _ in range(3000):  # until the first scan is sent (a guard, not a measure)
+                if cluster._lock_use.locked():
+                    break
+                await asyncio.sleep(0.01)
+            assert cluster._lock_use.locked(), "the process did not scan"
+            claiming = asyncio.ensure_future(cluster.claim("TWICE"))
+            await asyncio.sleep(0)  # the claim waits behind the scan
+            await blocker.rollback()  # the scan goes through and takes the table; then the claim
+            assert await claiming
+            await cluster.release("TWICE", given=True)
+            # another process takes it (while this one still holds its locks' connection)
+            cursor = await blocker.execute("SELECT pg_try_advisory_lock(hashtextextended('TWICE', 421))")
+            row = await cursor.fetchone()
+            assert row is not None
+            return bool(row[0])
+        finally:
+            await blocker.close()
+            await cluster.close()
+
+    assert asyncio.run(claim_release_and_try()), "the table stayed locked once released"
+
+
 def test_a_process_leaves_to_its_player_the_table_it_is_asking_for() -> None:
     """A table given to this process because one of its players connected here is claimed by the
     connection that asked for it: the process's scan, running meanwhile, must not take it over (and
@@ -305,6 +342,7 @@ def test_a_process_that_gave_a_table_and_asks_it_back_sends_its_requests_on() ->
         await giver.start(Nobody())
         await asker.start(Nobody())
         third = await psycopg.AsyncConnection.connect(giver.url, autocommit=True)
+        await third.execute("SET lock_timeout = '120s'")  # a lock never freed fails the test, not hangs it
         try:
             assert await giver.claim("GIVEN")
             await giver.release("GIVEN", given=True)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -43,6 +44,7 @@ from typing import Any, Protocol
 
 from ..core.errors import Message
 
+LockOp = tuple[str, str, "asyncio.Future[bool]"]  # ("claim" or "release", a table's code, its answer)
 log = logging.getLogger(__name__)
 
 CHANGES = "py421_changes"
@@ -151,7 +153,7 @@ class Cluster(Solo):
         self._listen: Any = None
         self._notes: Any = None  # requests and answers leave by this one, not to wait behind claims
         self._lock_use = asyncio.Lock()  # one statement at a time on the locks' connection
-        self._lock_ops: list[tuple[str, str, asyncio.Future[bool]]] = []  # claims and releases asked
+        self._lock_ops: list[LockOp] = []  # claims and releases asked
         self._locking_ops: asyncio.Task[None] | None = None  # the task sending them, while there is one
         self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
         # Requests served here, by id, with their answer once made: a request asked again (its
@@ -255,13 +257,14 @@ class Cluster(Solo):
         try:
             while self._lock_ops:
                 batch = self._lock_ops[:]  # left in sight of the scans until its statement is done
+                sent: list[LockOp] = []  # what the statement carries (:meth:`_carried`)
                 try:
                     rows = await self._locking(
                         "SELECT CASE WHEN op = 'claim' "
                         "THEN pg_try_advisory_lock(hashtextextended(code, 421)) "
                         "ELSE pg_advisory_unlock(hashtextextended(code, 421)) END "
                         "FROM unnest(%s::text[], %s::text[]) WITH ORDINALITY AS o(op, code, i) ORDER BY i",
-                        ([op for op, _, _ in batch], [code for _, code, _ in batch]),
+                        functools.partial(self._carried, batch, sent),
                     )
                 except Exception as e:
                     self._lock_ops = self._lock_ops[len(batch) :]
@@ -270,7 +273,11 @@ class Cluster(Solo):
                             done.set_exception(e)
                     continue
                 self._lock_ops = self._lock_ops[len(batch) :]
-                for (op, code, done), (ok,) in zip(batch, rows, strict=True):
+                carried = {id(done) for *_, done in sent}
+                for _, _, done in batch:  # the claims left out: owned already
+                    if id(done) not in carried and not done.done():
+                        done.set_result(True)
+                for (op, code, done), (ok,) in zip(sent, rows, strict=True):
                     if op == "claim" and ok:
                         # owned from this moment, before the next statement on the locks' connection
                         # runs (a scan must leave it out: a lock taken twice needs freeing twice)
@@ -279,6 +286,14 @@ class Cluster(Solo):
                         done.set_result(bool(ok))
         finally:
             self._locking_ops = None
+
+    def _carried(self, batch: list[LockOp], sent: list[LockOp]) -> tuple[list[str], list[str]]:
+        """The ops a statement carries (into ``sent``), read once it has the locks' connection: not
+        the claims of tables owned by then (a scan sent before them took the table, and a lock taken
+        twice would need freeing twice: one release would leave it held, and the process the table
+        was given to would wait for it)."""
+        sent[:] = [(op, code, done) for op, code, done in batch if op != "claim" or code not in self.owned]
+        return [op for op, _, _ in sent], [code for _, code, _ in sent]
 
     async def release(self, code: str, *, given: bool = False) -> None:
         """Stop owning a table; ``given``: to a process that takes it at once, which this one's
