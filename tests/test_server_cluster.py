@@ -311,6 +311,31 @@ def test_a_table_claimed_while_the_process_s_scan_takes_it_is_freed_by_one_relea
     assert asyncio.run(claim_release_and_try()), "the table stayed locked once released"
 
 
+def test_a_table_claimed_twice_at_once_is_freed_by_one_release() -> None:
+    """Two of a table's players connect to one process at the same moment, and each connection claims
+    the table: the two claims go in one statement, which must take the lock once."""
+    db = _ownerless_table("OTHER")  # a new table, which no scan finds: the claims alone lock it
+
+    async def claim_twice_release_and_try() -> tuple[bool, bool, bool]:
+        import psycopg
+
+        cluster = Cluster(db, scan_seconds=3600)
+        other = await psycopg.AsyncConnection.connect(cluster.url, autocommit=True)
+        await cluster.start(Nobody())
+        try:
+            first, second = await asyncio.gather(cluster.claim("BOTH"), cluster.claim("BOTH"))
+            await cluster.release("BOTH", given=True)
+            cursor = await other.execute("SELECT pg_try_advisory_lock(hashtextextended('BOTH', 421))")
+            row = await cursor.fetchone()
+            assert row is not None
+            return first, second, bool(row[0])
+        finally:
+            await other.close()
+            await cluster.close()
+
+    assert asyncio.run(claim_twice_release_and_try()) == (True, True, True)
+
+
 def test_a_process_leaves_to_its_player_the_table_it_is_asking_for() -> None:
     """A table given to this process because one of its players connected here is claimed by the
     connection that asked for it: the process's scan, running meanwhile, must not take it over (and

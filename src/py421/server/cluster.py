@@ -258,13 +258,14 @@ class Cluster(Solo):
             while self._lock_ops:
                 batch = self._lock_ops[:]  # left in sight of the scans until its statement is done
                 sent: list[LockOp] = []  # what the statement carries (:meth:`_carried`)
+                copies: list[tuple[asyncio.Future[bool], asyncio.Future[bool] | None]] = []
                 try:
                     rows = await self._locking(
                         "SELECT CASE WHEN op = 'claim' "
                         "THEN pg_try_advisory_lock(hashtextextended(code, 421)) "
                         "ELSE pg_advisory_unlock(hashtextextended(code, 421)) END "
                         "FROM unnest(%s::text[], %s::text[]) WITH ORDINALITY AS o(op, code, i) ORDER BY i",
-                        functools.partial(self._carried, batch, sent),
+                        functools.partial(self._carried, batch, sent, copies),
                     )
                 except Exception as e:
                     self._lock_ops = self._lock_ops[len(batch) :]
@@ -273,10 +274,6 @@ class Cluster(Solo):
                             done.set_exception(e)
                     continue
                 self._lock_ops = self._lock_ops[len(batch) :]
-                carried = {id(done) for *_, done in sent}
-                for _, _, done in batch:  # the claims left out: owned already
-                    if id(done) not in carried and not done.done():
-                        done.set_result(True)
                 for (op, code, done), (ok,) in zip(sent, rows, strict=True):
                     if op == "claim" and ok:
                         # owned from this moment, before the next statement on the locks' connection
@@ -284,15 +281,36 @@ class Cluster(Solo):
                         self.owned.add(code)
                     if not done.done():
                         done.set_result(bool(ok))
+                for done, like in copies:  # the claims left out: answered as the one they repeat
+                    if not done.done():
+                        done.set_result(True if like is None else like.result())
         finally:
             self._locking_ops = None
 
-    def _carried(self, batch: list[LockOp], sent: list[LockOp]) -> tuple[list[str], list[str]]:
-        """The ops a statement carries (into ``sent``), read once it has the locks' connection: not
-        the claims of tables owned by then (a scan sent before them took the table, and a lock taken
-        twice would need freeing twice: one release would leave it held, and the process the table
-        was given to would wait for it)."""
-        sent[:] = [(op, code, done) for op, code, done in batch if op != "claim" or code not in self.owned]
+    def _carried(
+        self,
+        batch: list[LockOp],
+        sent: list[LockOp],
+        copies: list[tuple[asyncio.Future[bool], asyncio.Future[bool] | None]],
+    ) -> tuple[list[str], list[str]]:
+        """The ops a statement carries (into ``sent``), read once it has the locks' connection. A lock
+        taken twice would need freeing twice (one release would leave the table held, and the
+        process it was given to would wait for it), so a claim is left out (into ``copies``, with
+        the claim it repeats, None for a table owned) where the table is owned by then (a scan sent
+        before it took the table), or claimed earlier in the statement (two of its players
+        connecting here at once)."""
+        sent.clear()
+        copies.clear()
+        claimed: dict[str, asyncio.Future[bool]] = {}
+        for op, code, done in batch:
+            if op == "claim" and (code in self.owned or code in claimed):
+                copies.append((done, claimed.get(code)))
+                continue
+            if op == "claim":
+                claimed[code] = done
+            else:
+                claimed.pop(code, None)
+            sent.append((op, code, done))
         return [op for op, _, _ in sent], [code for _, code, _ in sent]
 
     async def release(self, code: str, *, given: bool = False) -> None:
