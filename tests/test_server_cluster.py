@@ -336,6 +336,36 @@ def test_a_table_claimed_twice_at_once_is_freed_by_one_release() -> None:
     assert asyncio.run(claim_twice_release_and_try()) == (True, True, True)
 
 
+def test_a_claim_repeated_in_a_statement_is_answered_when_the_first_claimer_gave_up() -> None:
+    """Two claims of one table wait behind a scan; the first claimer gives up (its task cancelled)
+    before the statement is answered: the second claim still gets its answer."""
+    db = _ownerless_table("OTHER")
+
+    async def give_up_first() -> bool:
+        import psycopg
+
+        cluster = Cluster(db, scan_seconds=3600)
+        blocker = await psycopg.AsyncConnection.connect(cluster.url)  # holds the scan on its way
+        await blocker.execute("LOCK TABLE online_tables IN ACCESS EXCLUSIVE MODE")
+        await cluster.start(Nobody())
+        try:
+            for _ in range(3000):  # until the first scan is sent (a guard, not a measure)
+                if cluster._lock_use.locked():
+                    break
+                await asyncio.sleep(0.01)
+            first = asyncio.ensure_future(cluster.claim("BOTH"))
+            second = asyncio.ensure_future(cluster.claim("BOTH"))
+            await asyncio.sleep(0)  # both wait behind the scan
+            first.cancel()
+            await blocker.rollback()
+            return await asyncio.wait_for(second, 120)  # a guard against a claim never answered
+        finally:
+            await blocker.close()
+            await cluster.close()
+
+    assert asyncio.run(give_up_first())
+
+
 def test_a_process_leaves_to_its_player_the_table_it_is_asking_for() -> None:
     """A table given to this process because one of its players connected here is claimed by the
     connection that asked for it: the process's scan, running meanwhile, must not take it over (and

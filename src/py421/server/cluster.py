@@ -274,16 +274,18 @@ class Cluster(Solo):
                             done.set_exception(e)
                     continue
                 self._lock_ops = self._lock_ops[len(batch) :]
+                answers: dict[int, bool] = {}  # by the op's future, which its asker may have given up
                 for (op, code, done), (ok,) in zip(sent, rows, strict=True):
                     if op == "claim" and ok:
                         # owned from this moment, before the next statement on the locks' connection
                         # runs (a scan must leave it out: a lock taken twice needs freeing twice)
                         self.owned.add(code)
+                    answers[id(done)] = bool(ok)
                     if not done.done():
                         done.set_result(bool(ok))
                 for done, like in copies:  # the claims left out: answered as the one they repeat
                     if not done.done():
-                        done.set_result(True if like is None else like.result())
+                        done.set_result(True if like is None else answers[id(like)])
         finally:
             self._locking_ops = None
 
