@@ -366,6 +366,45 @@ def test_a_claim_repeated_in_a_statement_is_answered_when_the_first_claimer_gave
     assert asyncio.run(give_up_first())
 
 
+def test_a_process_closed_with_a_claim_waiting_holds_no_lock_after() -> None:
+    """A process closes while its scan is on its way and a claim waits behind it: once closed, it
+    holds no table and no connection to the database (it used to connect again for the claim, and
+    take the table's lock after it had closed)."""
+    db = _ownerless_table("OTHER")
+
+    async def close_while_claiming() -> tuple[object, bool, bool, bool]:
+        import psycopg
+
+        cluster = Cluster(db, scan_seconds=3600)
+        blocker = await psycopg.AsyncConnection.connect(cluster.url)  # holds the scan on its way
+        await blocker.execute("LOCK TABLE online_tables IN ACCESS EXCLUSIVE MODE")
+        await cluster.start(Nobody())
+        try:
+            for _ in range(3000):  # until the first scan is sent (a guard, not a measure)
+                if cluster._lock_use.locked():
+                    break
+                await asyncio.sleep(0.01)
+            claim = asyncio.ensure_future(cluster.claim("AFTER"))
+            await asyncio.sleep(0)  # it waits behind the scan
+            await cluster.close()
+            await blocker.rollback()
+            answered: object = None
+            with contextlib.suppress(Exception):
+                answered = await asyncio.wait_for(claim, 120)  # a guard against a claim never answered
+            sending = cluster._locking_ops  # the claims' task, where closing left one running
+            if sending is not None:
+                await asyncio.wait([sending], timeout=120)
+            cursor = await blocker.execute("SELECT pg_try_advisory_lock(hashtextextended('AFTER', 421))")
+            row = await cursor.fetchone()
+            assert row is not None
+            return answered, bool(row[0]), not cluster.owned, bool(cluster._locks.closed)
+        finally:
+            await blocker.close()
+
+    # the claim is answered: not this process's table; nobody holds it; no connection is left open
+    assert asyncio.run(close_while_claiming()) == (False, True, True, True)
+
+
 def test_a_process_leaves_to_its_player_the_table_it_is_asking_for() -> None:
     """A table given to this process because one of its players connected here is claimed by the
     connection that asked for it: the process's scan, running meanwhile, must not take it over (and

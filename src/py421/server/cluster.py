@@ -44,6 +44,7 @@ from typing import Any, Protocol
 
 from ..core.errors import Message
 
+CLOSE_SECONDS = 5.0  # what closing waits for the tasks it cancels (a statement on its way)
 LockOp = tuple[str, str, "asyncio.Future[bool]"]  # ("claim" or "release", a table's code, its answer)
 log = logging.getLogger(__name__)
 
@@ -166,6 +167,7 @@ class Cluster(Solo):
         self._sending: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._member: Member | None = None
+        self._closed = False  # then nothing connects again, and no lock is taken
 
     # -- running --------------------------------------------------------------------------
 
@@ -180,8 +182,21 @@ class Cluster(Solo):
         self._spawn(self._scan_forever())
 
     async def close(self) -> None:
-        for task in list(self._tasks):
+        self._closed = True
+        # the claims and sends on their way too: one of them, its connection closed below, would
+        # connect again and take a lock after the process closed
+        tasks = [*self._tasks, *(t for t in (self._locking_ops, self._sending) if t is not None)]
+        for task in tasks:
             task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=CLOSE_SECONDS)
+        for *_, done in self._lock_ops:  # claims never sent: not this process's
+            if not done.done():
+                done.set_result(False)
+        for *_, sent in self._outbox:  # requests and answers never sent
+            if not sent.done():
+                sent.set_exception(ConnectionAbortedError())
+        self._lock_ops, self._outbox = [], []
         for conn in (self._listen, self._locks, self._notes):
             if conn is not None:
                 with contextlib.suppress(Exception):
@@ -219,6 +234,8 @@ class Cluster(Solo):
                     self._member.disown_all()
                 with contextlib.suppress(Exception):
                     await self._locks.close()
+                if self._closed:  # closed meanwhile: not connected again
+                    raise
                 import psycopg
 
                 self._locks = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
@@ -247,6 +264,8 @@ class Cluster(Solo):
         statement is on its way go together in the next one, in the order asked: one round trip for
         dozens of new and finished tables, where a round trip each made a busy process's tables wait
         seconds in line for the locks' connection."""
+        if self._closed:  # a process that closed owns no table, and takes none
+            return False
         done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._lock_ops.append((op, code, done))
         if self._locking_ops is None:
