@@ -405,6 +405,34 @@ def test_a_process_closed_with_a_claim_waiting_holds_no_lock_after() -> None:
     assert asyncio.run(close_while_claiming()) == (False, True, True, True)
 
 
+def test_a_claim_is_answered_while_the_tables_are_locked_by_a_migration() -> None:
+    """Another session holds the tables' table (a migration, a VACUUM FULL): the process's scan, which
+    reads it, gives up for now, and the claims queued behind it are answered meanwhile; the tables
+    the process holds stay its own."""
+    db = _ownerless_table("OTHER")
+
+    async def claim_while_locked() -> tuple[bool, bool]:
+        import psycopg
+
+        cluster = Cluster(db, scan_seconds=3600)
+        await cluster.start(Nobody())
+        blocker = await psycopg.AsyncConnection.connect(cluster.url)
+        try:
+            assert await cluster.claim("HELD")
+            await blocker.execute("LOCK TABLE online_tables IN ACCESS EXCLUSIVE MODE")
+            scanning = asyncio.ensure_future(cluster.scan())
+            await asyncio.sleep(0)  # on its way, and held
+            claimed = await asyncio.wait_for(cluster.claim("NEW"), 120)  # a guard: answered long before
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(scanning, 120)
+            return claimed, cluster.owns("HELD")
+        finally:
+            await blocker.close()
+            await cluster.close()
+
+    assert asyncio.run(claim_while_locked()) == (True, True)
+
+
 def test_a_process_leaves_to_its_player_the_table_it_is_asking_for() -> None:
     """A table given to this process because one of its players connected here is claimed by the
     connection that asked for it: the process's scan, running meanwhile, must not take it over (and

@@ -45,6 +45,7 @@ from typing import Any, Protocol
 from ..core.errors import Message
 
 CLOSE_SECONDS = 5.0  # what closing waits for the tasks it cancels (a statement on its way)
+LOCK_WAIT = "2s"  # the most a scan waits for the tables' table (held by a migration): it tries again later
 LockOp = tuple[str, str, "asyncio.Future[bool]"]  # ("claim" or "release", a table's code, its answer)
 log = logging.getLogger(__name__)
 
@@ -175,7 +176,7 @@ class Cluster(Solo):
         import psycopg
 
         self._member = member
-        self._locks = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+        self._locks = await self._locks_connection()
         self._listen = await self._listening()
         self._notes = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
         self._spawn(self._hear())
@@ -209,6 +210,16 @@ class Cluster(Solo):
         task.add_done_callback(self._tasks.discard)
         task.add_done_callback(said_if_failed)
 
+    async def _locks_connection(self) -> Any:
+        """A connection for the locks. Its statements wait for a table's lock at most
+        :data:`LOCK_WAIT` (a scan reads the tables' table, which a migration or a VACUUM FULL may
+        hold): the claims and releases queued behind a scan then wait no longer than that."""
+        import psycopg
+
+        conn = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+        await conn.execute(f"SET lock_timeout = '{LOCK_WAIT}'")
+        return conn
+
     async def _locking(
         self, sql: str, params: tuple[Any, ...] | Callable[[], tuple[Any, ...]]
     ) -> list[tuple[Any, ...]]:
@@ -223,6 +234,10 @@ class Cluster(Solo):
                 rows: list[tuple[Any, ...]] = await cursor.fetchall() if cursor.description else []
                 return rows
             except Exception as e:
+                import psycopg
+
+                if isinstance(e, psycopg.errors.LockNotAvailable) and not self._locks.closed:
+                    raise  # a scan waited too long for the tables' table: the connection and its locks stay
                 if not self._locks_lost:  # said once, not at each scan while the database is away
                     self._locks_lost = True
                     log.warning(
@@ -236,9 +251,7 @@ class Cluster(Solo):
                     await self._locks.close()
                 if self._closed:  # closed meanwhile: not connected again
                     raise
-                import psycopg
-
-                self._locks = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+                self._locks = await self._locks_connection()
                 self._locks_lost = False
                 raise
 
