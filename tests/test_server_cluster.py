@@ -433,6 +433,42 @@ def test_a_claim_is_answered_while_the_tables_are_locked_by_a_migration() -> Non
     assert asyncio.run(claim_while_locked()) == (True, True)
 
 
+def test_a_locks_connection_lost_without_a_goodbye_leaves_no_table_locked() -> None:
+    """The locks' connection fails, and closing it does not reach the database (a network cut): the
+    process connects again and owns nothing, and the old session, still holding the locks on the
+    database's side, is ended, so that another process takes the tables at once."""
+    db = _ownerless_table("OTHER")
+
+    async def lose_and_claim_elsewhere() -> bool:
+        import psycopg
+
+        cluster, other = Cluster(db, scan_seconds=3600), Cluster(db, scan_seconds=3600)
+        await cluster.start(Nobody())
+        await other.start(Nobody())
+        lost = cluster._locks
+        try:
+            assert await cluster.claim("KEPT")
+
+            async def failing(*args: Any, **kwargs: Any) -> Any:
+                raise psycopg.OperationalError("the connection is gone")
+
+            async def unheard() -> None:  # the goodbye never reaches the database
+                pass
+
+            lost.execute, lost.close = failing, unheard
+            with contextlib.suppress(Exception):
+                await cluster.scan()
+            assert not cluster.owns("KEPT")
+            return await other.claim("KEPT")
+        finally:
+            await other.close()
+            await cluster.close()
+            with contextlib.suppress(Exception):
+                await psycopg.AsyncConnection.close(lost)
+
+    assert asyncio.run(lose_and_claim_elsewhere())
+
+
 def test_a_process_leaves_to_its_player_the_table_it_is_asking_for() -> None:
     """A table given to this process because one of its players connected here is claimed by the
     connection that asked for it: the process's scan, running meanwhile, must not take it over (and

@@ -247,12 +247,18 @@ class Cluster(Solo):
                 self.owned.clear()
                 if self._member is not None:
                     self._member.disown_all()
+                old = None
+                with contextlib.suppress(Exception):
+                    old = self._locks.info.backend_pid
                 with contextlib.suppress(Exception):
                     await self._locks.close()
                 if self._closed:  # closed meanwhile: not connected again
                     raise
                 self._locks = await self._locks_connection()
                 self._locks_lost = False
+                if old is not None:  # a goodbye lost in a network cut leaves the old session holding
+                    with contextlib.suppress(Exception):  # the locks: ended, its tables are free at once
+                        await self._locks.execute("SELECT pg_terminate_backend(%s)", (old,))
                 raise
 
     # -- ownership ----------------------------------------------------------------------
