@@ -216,9 +216,16 @@ class Cluster(Solo):
         hold): the claims and releases queued behind a scan then wait no longer than that."""
         import psycopg
 
-        conn = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+        conn = await psycopg.AsyncConnection.connect(
+            self.url, autocommit=True, application_name=self._locks_name
+        )
         await conn.execute(f"SET lock_timeout = '{LOCK_WAIT}'")
         return conn
+
+    @property
+    def _locks_name(self) -> str:
+        """What the locks' sessions of this process are called on the database's side."""
+        return f"py421 locks {os.getpid()} {self.me[-6:]}"  # short and ASCII: PostgreSQL keeps it whole
 
     async def _locking(
         self, sql: str, params: tuple[Any, ...] | Callable[[], tuple[Any, ...]]
@@ -258,7 +265,11 @@ class Cluster(Solo):
                 self._locks_lost = False
                 if old is not None:  # a goodbye lost in a network cut leaves the old session holding
                     with contextlib.suppress(Exception):  # the locks: ended, its tables are free at once
-                        await self._locks.execute("SELECT pg_terminate_backend(%s)", (old,))
+                        await self._locks.execute(
+                            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                            "WHERE pid = %s AND application_name = %s",  # its number may be another's now
+                            (old, self._locks_name),
+                        )
                 raise
 
     # -- ownership ----------------------------------------------------------------------
