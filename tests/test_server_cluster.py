@@ -274,6 +274,30 @@ def test_a_process_never_takes_over_a_table_it_is_claiming_itself() -> None:
     assert asyncio.run(claim_and_scan()) == []
 
 
+async def _scan_held(cluster: Cluster) -> Any:
+    """Start ``cluster`` with its first scan held on its way by another session holding the tables'
+    table; that session, to let the scan go (``rollback``)."""
+    import psycopg
+
+    blocker = await psycopg.AsyncConnection.connect(cluster.url)
+    await blocker.execute("LOCK TABLE online_tables IN ACCESS EXCLUSIVE MODE")
+    await cluster.start(Nobody())
+    for _ in range(3000):  # until the first scan is sent (a guard, not a measure)
+        if cluster._lock_use.locked():
+            break
+        await asyncio.sleep(0.01)
+    assert cluster._lock_use.locked(), "the process did not scan"
+    return blocker
+
+
+async def _takes(session: Any, code: str) -> bool:
+    """Whether another session takes the lock of table ``code`` (a process free to take it over)."""
+    cursor = await session.execute("SELECT pg_try_advisory_lock(hashtextextended(%s, 421))", (code,))
+    row = await cursor.fetchone()
+    assert row is not None
+    return bool(row[0])
+
+
 def test_a_table_claimed_while_the_process_s_scan_takes_it_is_freed_by_one_release() -> None:
     """The scan a process starts with is on its way when the process claims the same table: the scan
     takes its lock, and the claim, sent after it, must not take it a second time (a lock taken twice
@@ -282,28 +306,16 @@ def test_a_table_claimed_while_the_process_s_scan_takes_it_is_freed_by_one_relea
     db = _ownerless_table("TWICE")
 
     async def claim_release_and_try() -> bool:
-        import psycopg
-
-        cluster = Cluster(db, scan_seconds=3600)
-        blocker = await psycopg.AsyncConnection.connect(cluster.url)  # holds the scan on its way
-        await blocker.execute("LOCK TABLE online_tables IN ACCESS EXCLUSIVE MODE")
-        await cluster.start(Nobody())
+        cluster = Cluster(db, scan_seconds=3600, lock_wait=600)  # the scan waits as long as it is held
+        blocker = await _scan_held(cluster)
         try:
-            for _ in range(3000):  # until the first scan is sent (a guard, not a measure)
-                if cluster._lock_use.locked():
-                    break
-                await asyncio.sleep(0.01)
-            assert cluster._lock_use.locked(), "the process did not scan"
             claiming = asyncio.ensure_future(cluster.claim("TWICE"))
             await asyncio.sleep(0)  # the claim waits behind the scan
             await blocker.rollback()  # the scan goes through and takes the table; then the claim
             assert await claiming
             await cluster.release("TWICE", given=True)
             # another process takes it (while this one still holds its locks' connection)
-            cursor = await blocker.execute("SELECT pg_try_advisory_lock(hashtextextended('TWICE', 421))")
-            row = await cursor.fetchone()
-            assert row is not None
-            return bool(row[0])
+            return await _takes(blocker, "TWICE")
         finally:
             await blocker.close()
             await cluster.close()
@@ -325,10 +337,7 @@ def test_a_table_claimed_twice_at_once_is_freed_by_one_release() -> None:
         try:
             first, second = await asyncio.gather(cluster.claim("BOTH"), cluster.claim("BOTH"))
             await cluster.release("BOTH", given=True)
-            cursor = await other.execute("SELECT pg_try_advisory_lock(hashtextextended('BOTH', 421))")
-            row = await cursor.fetchone()
-            assert row is not None
-            return first, second, bool(row[0])
+            return first, second, await _takes(other, "BOTH")
         finally:
             await other.close()
             await cluster.close()
@@ -342,17 +351,9 @@ def test_a_claim_repeated_in_a_statement_is_answered_when_the_first_claimer_gave
     db = _ownerless_table("OTHER")
 
     async def give_up_first() -> bool:
-        import psycopg
-
-        cluster = Cluster(db, scan_seconds=3600)
-        blocker = await psycopg.AsyncConnection.connect(cluster.url)  # holds the scan on its way
-        await blocker.execute("LOCK TABLE online_tables IN ACCESS EXCLUSIVE MODE")
-        await cluster.start(Nobody())
+        cluster = Cluster(db, scan_seconds=3600, lock_wait=600)  # the scan waits as long as it is held
+        blocker = await _scan_held(cluster)
         try:
-            for _ in range(3000):  # until the first scan is sent (a guard, not a measure)
-                if cluster._lock_use.locked():
-                    break
-                await asyncio.sleep(0.01)
             first = asyncio.ensure_future(cluster.claim("BOTH"))
             second = asyncio.ensure_future(cluster.claim("BOTH"))
             await asyncio.sleep(0)  # both wait behind the scan
@@ -373,17 +374,9 @@ def test_a_process_closed_with_a_claim_waiting_holds_no_lock_after() -> None:
     db = _ownerless_table("OTHER")
 
     async def close_while_claiming() -> tuple[object, bool, bool, bool]:
-        import psycopg
-
-        cluster = Cluster(db, scan_seconds=3600)
-        blocker = await psycopg.AsyncConnection.connect(cluster.url)  # holds the scan on its way
-        await blocker.execute("LOCK TABLE online_tables IN ACCESS EXCLUSIVE MODE")
-        await cluster.start(Nobody())
+        cluster = Cluster(db, scan_seconds=3600, lock_wait=600)  # the scan waits as long as it is held
+        blocker = await _scan_held(cluster)
         try:
-            for _ in range(3000):  # until the first scan is sent (a guard, not a measure)
-                if cluster._lock_use.locked():
-                    break
-                await asyncio.sleep(0.01)
             claim = asyncio.ensure_future(cluster.claim("AFTER"))
             await asyncio.sleep(0)  # it waits behind the scan
             await cluster.close()
@@ -394,10 +387,7 @@ def test_a_process_closed_with_a_claim_waiting_holds_no_lock_after() -> None:
             sending = cluster._locking_ops  # the claims' task, where closing left one running
             if sending is not None:
                 await asyncio.wait([sending], timeout=120)
-            cursor = await blocker.execute("SELECT pg_try_advisory_lock(hashtextextended('AFTER', 421))")
-            row = await cursor.fetchone()
-            assert row is not None
-            return answered, bool(row[0]), not cluster.owned, bool(cluster._locks.closed)
+            return answered, await _takes(blocker, "AFTER"), not cluster.owned, bool(cluster._locks.closed)
         finally:
             await blocker.close()
 

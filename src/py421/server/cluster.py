@@ -45,7 +45,7 @@ from typing import Any, Protocol
 from ..core.errors import Message
 
 CLOSE_SECONDS = 5.0  # what closing waits for the tasks it cancels (a statement on its way)
-LOCK_WAIT = "2s"  # the most a scan waits for the tables' table (held by a migration): it tries again later
+LOCK_WAIT = 2.0  # seconds a scan waits at most for the tables' table (held by a migration): then later
 LockOp = tuple[str, str, "asyncio.Future[bool]"]  # ("claim" or "release", a table's code, its answer)
 log = logging.getLogger(__name__)
 
@@ -142,12 +142,20 @@ class Cluster(Solo):
 
     several = True
 
-    def __init__(self, url: str, *, scan_seconds: float = 2.0, answer_seconds: float = 3.0) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        scan_seconds: float = 2.0,
+        answer_seconds: float = 3.0,
+        lock_wait: float = LOCK_WAIT,
+    ) -> None:
         super().__init__()
         self.url = url.replace("postgresql+psycopg://", "postgresql://")
         self.me = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
         self.inbox = "py421_r_" + secrets.token_hex(8)  # this process's answers come here
         self.scan_seconds, self.answer_seconds = scan_seconds, answer_seconds
+        self.lock_wait = lock_wait
         self.owned: set[str] = set()
         self._given: dict[str, float] = {}  # tables given to another process, and when
         self._locks: Any = None  # the connection holding this process's advisory locks
@@ -212,14 +220,14 @@ class Cluster(Solo):
 
     async def _locks_connection(self) -> Any:
         """A connection for the locks. Its statements wait for a table's lock at most
-        :data:`LOCK_WAIT` (a scan reads the tables' table, which a migration or a VACUUM FULL may
+        ``lock_wait`` seconds (a scan reads the tables' table, which a migration or a VACUUM FULL may
         hold): the claims and releases queued behind a scan then wait no longer than that."""
         import psycopg
 
         conn = await psycopg.AsyncConnection.connect(
             self.url, autocommit=True, application_name=self._locks_name
         )
-        await conn.execute(f"SET lock_timeout = '{LOCK_WAIT}'")
+        await conn.execute(f"SET lock_timeout = {round(self.lock_wait * 1000)}")  # milliseconds
         return conn
 
     @property
