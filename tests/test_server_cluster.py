@@ -459,6 +459,38 @@ def test_a_locks_connection_lost_without_a_goodbye_leaves_no_table_locked() -> N
     assert asyncio.run(lose_and_claim_elsewhere())
 
 
+def test_a_request_whose_note_cannot_leave_fails_in_time_and_the_next_one_goes_through() -> None:
+    """The connection that sends a process's requests stalls (a half-open connection): the request
+    waiting on it fails within the time a request is given, and the next one goes through a new
+    connection and is answered."""
+    db = _ownerless_table("OTHER")
+
+    async def stall_once() -> tuple[bool, dict[str, Any]]:
+        owner, asker = Cluster(db, scan_seconds=3600), Cluster(db, scan_seconds=3600)
+        await owner.start(Nobody())
+        await asker.start(Nobody())
+        try:
+            assert await owner.claim("ASKED")
+            stalled = asker._notes
+
+            async def never(*args: Any, **kwargs: Any) -> Any:
+                await asyncio.Event().wait()
+
+            stalled.execute = never
+            failed = False
+            try:  # the guard only ends a request that hangs: it fails well before
+                await asyncio.wait_for(asker.request("ASKED", "act", {"seat": 0}), 60)
+            except TimeoutError:
+                failed = asker._notes is not stalled  # its own time out, the connection replaced
+            answer = await asyncio.wait_for(asker.request("ASKED", "act", {"seat": 0}), 60)
+            return failed, answer
+        finally:
+            await asker.close()
+            await owner.close()
+
+    assert asyncio.run(stall_once()) == (True, {"result": {}})  # the owner (here: nobody) answered
+
+
 def test_a_process_leaves_to_its_player_the_table_it_is_asking_for() -> None:
     """A table given to this process because one of its players connected here is claimed by the
     connection that asked for it: the process's scan, running meanwhile, must not take it over (and

@@ -473,10 +473,12 @@ class Cluster(Solo):
 
     async def _send_notes(self, channels: list[str], payloads: list[str]) -> None:
         try:
-            await self._notes.execute(
+            # a stalled connection (half-open) holds every note behind it: given up in a request's time
+            sent = self._notes.execute(
                 "SELECT pg_notify(c, p) FROM unnest(%s::text[], %s::text[]) AS note(c, p)",
                 (channels, payloads),
             )
+            await asyncio.wait_for(sent, self.answer_seconds)
         except Exception:  # a lost connection: the next batch goes through a new one
             import psycopg
 
