@@ -37,12 +37,11 @@ from ..core.rules import Ruleset
 from . import game_maxn
 from .amounts import token_values
 from .exact_turn import Advice, check_throws_left
-from .game_maxn_stakes import staked
 from .heads_up import cannot_solve, unsupported
 from .heads_up_game import GameManche
 from .rounds import EPS, Objective, solve_round
 from .tables import INDEX
-from .turn import StakedValues, TurnValues, options, staked_options, turn_from_stops
+from .turn import StakedValues, TurnValues, options, staked_options
 
 GAME_SHARE = "1 - expected share of the game's loss"
 
@@ -242,10 +241,8 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
         raise InvalidRuleset(Message("solver.game.unsolved", {"rules": rules.name, "n": n}))
     game = solved_game(rules, n)
     key, p, _ = game.find(where)
-    seats = game.model.positions[p].order()
     place = len(context.before)
-    # its steps before the last are every round's; a staked one says whether « le bon » is weighed
-    shape = game_maxn.shape_of(rules, len(seats), staked(rules, context.charge))
+    shape = game.turn_shape(p)
     # the leader's throws set the limit: said by --limit, or by the throws of their result
     said = context.limit or (context.throws[0] if context.throws else most)
     limit = most if not place or not rules.leader_limit else said
@@ -253,9 +250,7 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
     summary = 0
     if place:
         summary = game_maxn.summary_of(shape, list(zip(context.before, throws, strict=True)))
-    stops = game_maxn.stops_at(game.model, p, game.manches[key].values, place, summary, limit)
-    may_stop = game_maxn.may_stop_at(shape, place, summary, limit)  # players behind must throw on
-    solved = turn_from_stops(stops, token_values(rules), may_stop, shape.bon)
+    solved = game.mover_turn(key, p, place, summary, limit)
     if isinstance(solved, StakedValues):  # every throw adds to the stake: the stake so far counts
         chosen = staked_options(solved, dice.dice, throws_left, context.stake, tie=EPS)
     else:

@@ -92,6 +92,7 @@ from .game_maxn_turns import Choices, follower_turns, follower_values, spread
 from .main_chaude import Chaude, Outcome, chaude
 from .rounds import EPS, FRESH, KEEP_CHOICES, STOP, comparison_of
 from .tables import BON, INDEX, KEEPS, RESULTS, TRANSITIONS, FloatArray
+from .turn import StakedValues, TurnValues, turn_from_stops
 
 if TYPE_CHECKING:
     from .deviation import Deviation
@@ -1416,6 +1417,22 @@ class GameMaxn:
                 del self._plays[next(iter(self._plays))]
         self._plays[(key, p)] = found  # the most recent last
         return found
+
+    def turn_shape(self, p: int) -> Shape:
+        """The shape of the round at position ``p``: its steps before the last are every round's,
+        and a staked one says whether « le bon » is weighed."""
+        pos = self.model.positions[p]
+        return shape_of(self.rules, len(pos.order()), staked(self.rules, pos.charge))
+
+    def mover_turn(
+        self, key: tuple[int, Losses], p: int, place: int, summary: int, limit: int
+    ) -> TurnValues | StakedValues:
+        """The turn of the player at ``place`` after the results ``summary`` (of :meth:`turn_shape`),
+        followers held to ``limit`` throws: what each choice is worth to them, where they may stop."""
+        shape = self.turn_shape(p)
+        stops = stops_at(self.model, p, self.manches[key].values, place, summary, limit)
+        may_stop = may_stop_at(shape, place, summary, limit)  # players behind must throw on
+        return turn_from_stops(stops, token_values(self.rules), may_stop, shape.bon)
 
     def stake_values(self, state: State) -> dict[Stake, float]:
         """« Main chaude »: what each stake is worth to the player choosing it in ``state``."""

@@ -35,9 +35,7 @@ from ..core.errors import InvalidPlayers, Message
 from ..core.rules import Ruleset
 from ..core.state import Phase, State
 from . import game_maxn, heads_up
-from .amounts import token_values
 from .exact_turn import Advice
-from .game_maxn_stakes import staked
 from .heads_up_game import GameManche, carries_over
 from .rounds import (
     MAX_ROUND_PLAYERS,
@@ -50,7 +48,7 @@ from .rounds import (
     vient_amount,
 )
 from .tables import INDEX, KEEP_INDEX, KEEPS, RESULTS, TRANSITIONS, FloatArray
-from .turn import StakedValues, TurnValues, options, staked_options, turn_from_stops
+from .turn import StakedValues, TurnValues, options, staked_options
 
 if TYPE_CHECKING:
     from .advice import RoundContext
@@ -465,19 +463,16 @@ class GameStrategy(Strategy):
     def turn(self, state: State) -> TurnChoices:
         r = state.round
         assert r is not None
-        rules, game = self.rules, self.game
+        game = self.game
         key, p, _ = game.locate(state)
-        seats = game.model.positions[p].order()
-        # its steps before the last are every round's; a staked one says whether « le bon » is weighed
-        shape = game_maxn.shape_of(rules, len(seats), staked(rules, state.phase is Phase.CHARGE))
         place, limit = len(r.done), throws_allowed(state)
-        summary = game_maxn.summary_of(shape, [(t.result, t.throws) for t in r.done]) if place else 0
-        found = self._turns.get((key, p, place, summary, limit))
+        summary = (
+            game_maxn.summary_of(game.turn_shape(p), [(t.result, t.throws) for t in r.done]) if place else 0
+        )
+        at = (key, p, place, summary, limit)
+        found = self._turns.get(at)
         if found is None:
-            stops = game_maxn.stops_at(game.model, p, game.manches[key].values, place, summary, limit)
-            may_stop = game_maxn.may_stop_at(shape, place, summary, limit)
-            solved = turn_from_stops(stops, token_values(rules), may_stop, shape.bon)
-            found = self._turns[(key, p, place, summary, limit)] = solved
+            found = self._turns[at] = game.mover_turn(*at)
         return _of_turn(found, limit - r.throws, None, r.stake).mapped(1, 1)  # minus a share, as one minus it
 
 
