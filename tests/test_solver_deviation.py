@@ -13,11 +13,16 @@ from py421.core.rules import Ruleset
 from py421.solver import game_maxn
 from py421.solver.deviation import deviation, respond
 from py421.solver.game_maxn import GameMaxn, play_round, shape_of
+from py421.solver.game_maxn_stakes import play_staked_round
+from py421.solver.game_maxn_stakes import respond as staked_respond
 from py421.solver.solutions import solve_maxn_cached
 
 SMALL = Ruleset.preset("classic-11").with_options(pot=4)
 # « qui barre démarre »: results counted with their throws, « main chaude » chosen
 COUNTED = Ruleset.preset("engranjeu-21").with_options(pot=4)
+# every throw of a charge round adds to the stake; players behind must throw on (« le bon » weighed)
+STAKED = Ruleset.preset("lyonnaise-21").with_options(pot=5)
+STAKED_THROW_ON = STAKED.with_options(must_throw_on=True)
 
 
 @pytest.mark.parametrize(("rules", "players"), [(SMALL, 3), (SMALL, 4), (COUNTED, 3)], ids=str)
@@ -33,6 +38,47 @@ def test_in_a_solved_round_every_players_choices_are_already_their_best_response
         value, classes = respond(shape, played, payoff[:, place], most, leader_limit, place)
         assert value == pytest.approx(played.value[place], abs=1e-12)
         assert classes == pytest.approx(played.classes, abs=1e-12)
+
+
+# a pot of 9: « le bon » (one throw more, then stop) is played where it keeps the stake below the pot
+ROUNDS = {"staked": STAKED.with_options(pot=9), "throw-on": STAKED_THROW_ON.with_options(pot=9)}
+
+
+def staked_round(rules: Ruleset, seed: int, most: int, leader_limit: bool, cap: int = 9) -> tuple:
+    """A staked charge round of three solved for random values, its strategies kept."""
+    shape = shape_of(rules, 3, staked=True)
+    payoff = np.random.default_rng(seed).random((shape.classes * (rules.pot + 1), 3))
+    played = play_staked_round(shape, payoff, [0, 1, 2], most, leader_limit, rules, cap, keep=True)
+    return shape, payoff, played
+
+
+@pytest.mark.parametrize("kind", list(ROUNDS))
+@pytest.mark.parametrize(("most", "leader_limit"), [(1, True), (3, True), (3, False), (2, True)])
+def test_in_a_solved_staked_round_every_players_choices_are_already_their_best_response(
+    kind, most, leader_limit
+):
+    rules = ROUNDS[kind]
+    shape, payoff, played = staked_round(rules, most, most, leader_limit)
+    for place in range(3):
+        value, classes = staked_respond(rules, shape, played, payoff[:, place], most, leader_limit, place, 9)
+        assert value == pytest.approx(played.value[place], abs=1e-12)
+        assert classes == pytest.approx(played.classes, abs=1e-12)
+
+
+@pytest.mark.parametrize("kind", list(ROUNDS))
+def test_a_best_response_in_a_staked_round_does_better_than_the_solved_choices(kind):
+    rules = ROUNDS[kind]
+    shape, _, played = staked_round(rules, 7, 3, True)
+    rng = np.random.default_rng(8)
+    gained = []
+    for place in range(3):
+        other = rng.random(len(played.classes))
+        value, classes = staked_respond(rules, shape, played, other, 3, True, place, 9)
+        assert classes.sum() == pytest.approx(1.0, abs=1e-12)
+        assert value == pytest.approx(classes @ other, abs=1e-12)
+        assert value >= played.classes @ other - 1e-12
+        gained.append(value - played.classes @ other)
+    assert min(gained[1:]) > 1e-4  # the followers too: each plays its own turn
 
 
 @pytest.mark.parametrize("players", [3, 4])
@@ -53,7 +99,9 @@ def test_a_best_response_to_other_values_does_better_than_the_solved_choices(pla
     assert max(gained) > 1e-3  # and it does strictly better somewhere: the choices are its own
 
 
-@pytest.mark.parametrize("rules", [SMALL, COUNTED], ids=str)
+@pytest.mark.parametrize(
+    "rules", [SMALL, COUNTED, STAKED_THROW_ON, COUNTED.with_options(accumulated_stakes=True)], ids=str
+)
 def test_nobody_gains_by_deviating_where_max_n_settles(rules):
     game = GameMaxn(rules, 3).solve()
     assert game.deviation is None  # not measured where the last pass changed no choice

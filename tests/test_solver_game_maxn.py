@@ -234,6 +234,9 @@ def test_the_turns_of_one_limit_are_those_of_every_limit(contexts):
         ("engranjeu-21", {"pot": 7}),
         ("engranjeu-21", {"pot": 5, "charge_throws": 3, "leader_limit": False}),
         ("engranjeu-21", {"pot": 5, "nenette_penalty": 2, "nenette_last_wins": False}),
+        # with accumulated stakes: each replay adds to the stake, « main chaude » chooses it
+        ("engranjeu-21", {"pot": 9, "accumulated_stakes": True}),
+        ("engranjeu-21", {"pot": 9, "accumulated_stakes": True, "nenette_penalty": 2}),
     ],
 )
 def test_two_players_are_the_two_player_solver(preset, options):
@@ -460,7 +463,12 @@ def test_a_cached_solve_is_the_fresh_one(tmp_path):
             "accumulated stakes are in the model at 4 players at most, not 5",
         ),
         ("engranjeu-21", {"pot": 7}, 4, "« qui barre démarre » is solved whole for 3 players at most"),
-        ("engranjeu-21", {"accumulated_stakes": True}, 3, "« qui barre démarre » with accumulated stakes"),
+        (
+            "engranjeu-21",
+            {"accumulated_stakes": True, "charge_throws": 3},
+            3,
+            "with accumulated stakes is solved whole only where the charge is played in coups secs",
+        ),
         ("tim", {}, 3, "not played by 3"),
         ("classic-11", {}, 6, "2 to 5 players"),
         ("comptoir-21", {"pot": 30}, 4, "about 21,824 positions of 4 players"),  # hours to solve
@@ -804,6 +812,10 @@ WALKED: dict[str, tuple[str, dict[str, object], int]] = {
     # tied again lets its first thrower choose « est » or « vient », with values deducted, the later
     # nénette winning and l'Espagnole losing the game.
     "main-chaude": ("engranjeu-21", dict(WORTH_TWO), 3),
+    # The same with accumulated stakes: every coup sec of the charge adds its value to the stake, and
+    # so does the best of each replay; « est » settles for the stake when the tie-break ends,
+    # « vient » for what the replay after it sets.
+    "staked-main-chaude": ("engranjeu-21", {**WORTH_TWO, "accumulated_stakes": True, "pot": 7}, 3),
 }
 
 
@@ -947,11 +959,13 @@ def test_the_solved_game_of_three_plays_as_solved_and_beats_round_by_round_play(
     assert all(interval(against[0], fewer)[1] < interval(other, fewer)[0] for other in against[1:])
 
 
-def test_the_solved_game_of_three_under_qui_barre_demarre_plays_as_solved(shared_solutions):
-    """engranjeu-21 with a pot of 4, bot:optimal in every seat played through the engine (the fast
-    simulator does not hold « qui barre démarre »'s whole game): each seat is among the losers as
-    often as the solver says, within 4 standard errors (first seats rotating)."""
-    rules = Ruleset.preset("engranjeu-21").with_options(pot=4)
+@pytest.mark.parametrize("options", [{"pot": 4}, {"pot": 7, "accumulated_stakes": True}], ids=str)
+def test_the_solved_game_of_three_under_qui_barre_demarre_plays_as_solved(shared_solutions, options):
+    """engranjeu-21 with a few tokens (and with accumulated stakes), bot:optimal in every seat played
+    through the engine (the fast simulator does not hold « qui barre démarre »'s whole game): each
+    seat is among the losers as often as the solver says, within 4 standard errors (first seats
+    rotating)."""
+    rules = Ruleset.preset("engranjeu-21").with_options(**options)
     solved_here(rules, 3, shared_solutions)
     summary = solved_game(rules, 3).summary()
     games = 10_000

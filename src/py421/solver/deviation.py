@@ -47,6 +47,8 @@ from .game_maxn import (
     round_at,
     shape_of,
 )
+from .game_maxn_stakes import respond as staked_respond
+from .game_maxn_stakes import staked
 from .game_maxn_turns import follower_turns
 from .tables import FloatArray
 
@@ -139,7 +141,8 @@ def _round(manche: Manche, p: int, stored: FloatArray, best: FloatArray) -> list
     played = round_at(manche, p, stored, keep=True)
     assert played.classes is not None
     most = rules.throws_allowed(pos.charge)
-    shape = shape_of(rules, len(order))
+    bets = staked(rules, pos.charge)
+    shape = shape_of(rules, len(order), bets)
     after = manche.after(p, best)
     stakes = manche.stakes(p, stored)  # « main chaude »: the stakes played, chosen against ``stored``
     found = []
@@ -147,7 +150,12 @@ def _round(manche: Manche, p: int, stored: FloatArray, best: FloatArray) -> list
     for seat in range(manche.players):
         weights = manche.weights(p, best, stakes, seat)  # the seat's own stakes are its best too
         target = weights @ after[:, seat]
-        if seat in order:
+        if bets:  # every throw adds to the stake
+            place = order.index(seat)
+            value, classes = staked_respond(
+                rules, shape, played, target, most, rules.leader_limit, place, pos.pot
+            )
+        elif seat in order:
             place = order.index(seat)
             value, classes = respond(shape, played, target, most, rules.leader_limit, place, reached)
         else:  # out of the décharge: the round is played without them

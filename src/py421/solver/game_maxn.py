@@ -89,7 +89,7 @@ from .amounts import settled_amounts, token_values
 from .game_maxn_stakes import play_staked_round, staked, staked_ways
 from .game_maxn_stakes import stop_values as staked_stop_values
 from .game_maxn_turns import Choices, follower_turns, follower_values, spread
-from .main_chaude import Chaude, Outcome, chaude
+from .main_chaude import Chaude, Outcome, chaude, replays
 from .rounds import EPS, FRESH, KEEP_CHOICES, STOP, comparison_of
 from .tables import BON, INDEX, KEEPS, RESULTS, TRANSITIONS, FloatArray
 from .turn import StakedValues, TurnValues, turn_from_stops
@@ -194,7 +194,7 @@ def unsupported(rules: Ruleset, players: int) -> Message | None:
             "solver.game.players",
             {"most": MOST_PLAYERS, "n": players},
         )
-    if rules.tie_break == "qui_barre_demarre" and rules.accumulated_stakes:
+    if rules.accumulated_stakes and counted(rules, staked=True) > 1:  # throws counted in staked turns
         return Message("solver.game.qui_barre_stakes")
     if rules.tie_break == "qui_barre_demarre" and players > MOST_COUNTED:
         return Message("solver.game.qui_barre", {"most": MOST_COUNTED, "n": players})
@@ -270,12 +270,15 @@ class Shape:
         return len(self.amount)
 
 
-def counted(rules: Ruleset) -> int:
+def counted(rules: Ruleset, staked: bool = False) -> int:
     """How many throw counts a round's comparison tells apart: under « qui barre démarre » a result
     made in fewer throws beats the same result made in more, so a round's results are *counted*
-    results, ``(throws - 1) * 56 + result``; elsewhere 1 (the result alone)."""
+    results, ``(throws - 1) * 56 + result``; elsewhere 1 (the result alone). ``staked``: in the
+    charge rounds where every throw adds to the stake (their own shape), whose throws alone count."""
     if rules.tie_break != "qui_barre_demarre":
         return 1
+    if staked:
+        return rules.throws_allowed(True)
     return max(rules.throws_allowed(True), rules.throws_allowed(False))
 
 
@@ -291,7 +294,7 @@ def shape_of(rules: Ruleset, players: int, staked: bool = False) -> Shape:
     if players < 2:
         raise InvalidPlayers(Message("solver.game.round_two"))
     kinds = len(RESULTS)
-    throws = counted(rules)
+    throws = counted(rules, staked)
     n = kinds * throws
     result = np.arange(n) % kinds  # the result of each counted result
     used = np.arange(n) // kinds + 1
@@ -396,6 +399,14 @@ def settling_of(rules: Ruleset, players: int, charge: bool) -> Settling:
             for b, w, a, f in zip(shape.best, shape.worst, shape.amount, shape.fixed, strict=True)
         ]
         made = chaude(rules, players, charge, holders, found)
+        return Settling(tuple(found), made.direct, made)
+    if bets and rules.main_chaude:  # the stake so far is each class's amount; the replays add to it
+        staked_classes = [
+            (_places(w, players), (), stake, bool(f)) if staked_ways(rules, w, players, stake, f) else None
+            for w, f in zip(shape.worst.tolist(), shape.fixed.tolist(), strict=True)
+            for stake in range(rules.pot + 1)
+        ]
+        made = chaude(rules, players, charge, staked_classes, found, staked=True)
         return Settling(tuple(found), made.direct, made)
     if bets:
         for worst, fixed in zip(shape.worst.tolist(), shape.fixed.tolist(), strict=True):
@@ -1159,6 +1170,8 @@ def _evaluate(rows: list[int], moves: dict[int, Moves], values: FloatArray) -> F
 @cache
 def _zero_amounts(rules: Ruleset) -> bool:
     """Whether a charge round can move no token (then a pot level comes back to itself)."""
+    if rules.main_chaude and min(sets for _, _, sets, _, _ in replays(rules, 2)) == 0:
+        return True  # « vient » on a replay worth nothing
     if rules.accumulated_stakes:  # the stake holds every throw's value
         return bool(token_values(rules).min() == 0)
     return any(int(shape_of(rules, k).amount.min()) == 0 for k in range(2, MOST_PLAYERS + 1))
@@ -1447,11 +1460,12 @@ class GameMaxn:
         tie = r.tie
         place = {s: i for i, s in enumerate(r.order)}
         loser = next(t.result for t in r.done if t.seat == tie.worst[0])
-        point = (
+        bets = staked(self.rules, pos.charge)  # then the stake so far, capped at the full pot: the loser
+        point = (  # takes it whoever holds the best
             tuple(place[s] for s in tie.worst),
-            tuple(place[s] for s in tie.best),
+            () if bets else tuple(place[s] for s in tie.best),
             tuple(place[s] for s in tie.draw.seats),
-            est_amount(state),
+            min(r.stake, self.rules.pot) if bets else est_amount(state),
             bool(self.rules.nenette_penalty) and loser == NENETTE,
         )
         after = self.model.after(p, self.manches[key].values)

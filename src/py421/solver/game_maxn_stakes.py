@@ -23,7 +23,8 @@ A tie for the worst result is broken by rampot: the tied players throw a coup
 sec each, the best of those results adds its value to the stake, the worst
 loses, and players tied again throw again (engine ``_tie_thrown``). Every tied
 player is as likely to lose, whatever the stake comes to: :func:`rampot`
-gives the stake's distribution.
+gives the stake's distribution. Under « main chaude » a replay tied again lets a tied player choose
+the stake (:mod:`.main_chaude`), each replay adding to it as well.
 """
 
 from __future__ import annotations
@@ -513,6 +514,85 @@ def _classes(
     found = np.zeros((shape.classes, full))
     found[:, _stakes(width, full - 1)] = total
     return found.ravel()
+
+
+def respond(
+    rules: Ruleset,
+    shape: Shape,
+    play: RoundPlay,
+    target: FloatArray,
+    most: int,
+    leader_limit: bool,
+    place: int,
+    cap: int,
+) -> tuple[float, FloatArray]:
+    """:func:`.deviation.respond` for a charge round where every throw adds to the stake: the best
+    response of the player at ``place`` to the others' choices in ``play`` (:func:`play_staked_round`
+    with ``keep``), for ``target[class]`` over its classes; ``cap``: the pot left. Returns the
+    responder's value and the chance of each class."""
+    k, pot = shape.players, rules.pot
+    alike, masks = alike_steps(rules, k), alike_ahead(rules, k)
+    shift = shifted(rules, cap)
+    limits = list(range(1, most + 1)) if leader_limit else [most]
+    assert play.followers is not None and play.leader is not None
+    followers: dict[int, list[npt.NDArray[np.int8]]] = {
+        limit: [np.stack(c) for c in play.followers[limit]] for limit in limits
+    }
+    after_leader: dict[int, FloatArray] = {}
+    for limit in limits:
+        later = target.reshape(-1, pot + 1)[:, _stakes(shift.shape[1], pot), None]  # [class, stake, 1]
+        for i in range(k - 1, 0, -1):
+            rows = alike[i - 1][0]
+            if i == place:
+                out, chosen = follower(later, rows, 0, limit, shift, True, masks[i - 1], shape.bon)
+                assert chosen is not None
+                later, followers[limit][i - 1] = out[limit - 1], chosen
+            else:
+                later = _followed(later, rows, followers[limit][i - 1], shift)
+        after_leader[limit] = later
+    leads = alike[0][1]
+    stops = [after_leader[most - t if leader_limit else most][leads][None] for t in range(most)]
+    leader = play.leader
+    if place == 0:
+        values, leader = _turn(stops, 0, shift)
+        last = values[most - 1]
+    else:
+        last = _played_turn(stops, leader, shift)
+    value = float(_start(last, shift)[0, 0, 0])  # the stake starts at 0
+    return value, _classes(shape, alike, leader, followers, limits, leader_limit, shift, pot + 1, most)
+
+
+def _followed(
+    later: FloatArray, step: IntArray, choices: npt.NDArray[np.int8], shift: IntArray
+) -> FloatArray:
+    """``[summary, stake before, seat]``: a follower's turn of ``len(choices)`` throws played as
+    ``choices[t][summary, result, stake]`` say, in every summary of ``step``."""
+    out = np.empty((step.shape[0], *later.shape[1:]))
+    for a in range(0, step.shape[0], CHUNK):
+        b = min(step.shape[0], a + CHUNK)
+        played = list(choices[:, a:b])
+        out[a:b] = _start(_played_turn([later[step[a:b]]] * len(choices), played, shift), shift)
+    return out
+
+
+def _played_turn(
+    stops: Sequence[FloatArray], choices: Sequence[npt.NDArray[np.signedinteger]], shift: IntArray
+) -> FloatArray:
+    """:func:`_turn`'s values with ``len(stops)`` throws, the mover's choices given rather than
+    solved: ``[summary, result, stake, seat]``."""
+    values = stops[0]
+    rows = np.arange(values.shape[0])[:, None, None]
+    stakes = np.arange(shift.shape[1])[None, None, :]
+    final: FloatArray | None = None  # each keep's value where the next throw's result is final
+    for t in range(1, len(stops)):
+        cont = np.einsum("kr,crsz->cksz", TRANSITIONS, values[:, _RESULTS[:, None], shift])
+        final = cont if final is None else final
+        chosen = np.asarray(choices[t], dtype=np.intp)
+        stop, bon = chosen == STOP, chosen >= BON
+        keep = np.where(stop, 0, chosen % BON)
+        kept = np.where(bon[..., None], final[rows, keep, stakes], cont[rows, keep, stakes])
+        values = np.where(stop[..., None], stops[t], kept)
+    return values
 
 
 def _stakes(width: int, pot: int) -> list[int]:

@@ -14,6 +14,11 @@ the same choice comes back, so the chooser's better stake is the answer every ti
 the choices are made from the last ones back (:meth:`Chaude.weights`): each chooser takes the stake
 worth more to them, « est » where both are worth the same within EPS. Players are places in the
 round's playing order, 0 for its leader.
+
+Where every throw of a charge round adds to the stake (accumulated stakes), so does each replay: the
+value of its best result. « Est » then settles for the stake as it stands when the tie-break ends,
+« vient » for what the replay after the choice sets; a class's amount is the stake so far, capped
+at the full pot (a stake of the pot or more takes whatever the pot holds).
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ import numpy as np
 from ..core.combos import NENETTE
 from ..core.engine import tie_order
 from ..core.rules import Ruleset
-from .amounts import base_amounts
+from .amounts import base_amounts, token_values
 from .rounds import EPS, FRESH, comparison_of
 from .tables import INDEX, FloatArray
 
@@ -49,9 +54,10 @@ class _Before:
 
 
 @cache
-def replays(rules: Ruleset, throwers: int) -> tuple[tuple[int, int, int, float], ...]:
+def replays(rules: Ruleset, throwers: int) -> tuple[tuple[int, int, int, int, float], ...]:
     """One replay of coups secs by ``throwers`` players, in throwing order: its lowest (bit ``j``
-    for the ``j``-th thrower), its highest, what it sets « pour ce qui vient », and the chance."""
+    for the ``j``-th thrower), its highest, what it sets « pour ce qui vient », what it adds to an
+    accumulated stake (its best result's value, as ``engine._tie_thrown`` adds it), and the chance."""
     strength = np.array(comparison_of(rules).strength)
     kinds = len(FRESH)
     grid = np.array(list(itertools.product(range(kinds), repeat=throwers)), dtype=np.intp)
@@ -65,8 +71,10 @@ def replays(rules: Ruleset, throwers: int) -> tuple[tuple[int, int, int, float],
     rows = np.arange(len(grid))
     top, bottom = grid[rows, keys.argmax(axis=1)], grid[rows, keys.argmin(axis=1)]
     amount = base_amounts(rules, top, bottom)
-    found: dict[tuple[int, int, int], float] = {}
-    for key, p in zip(zip(low.tolist(), high.tolist(), amount.tolist(), strict=True), chance, strict=True):
+    adds = token_values(rules)[top]
+    found: dict[tuple[int, int, int, int], float] = {}
+    keys_found = zip(low.tolist(), high.tolist(), amount.tolist(), adds.tolist(), strict=True)
+    for key, p in zip(keys_found, chance, strict=True):
         found[key] = found.get(key, 0.0) + float(p)
     return tuple((*key, p) for key, p in sorted(found.items()))
 
@@ -74,13 +82,14 @@ def replays(rules: Ruleset, throwers: int) -> tuple[tuple[int, int, int, float],
 class _Steps:
     """The engine's tie-break steps for one ruleset, phase and number of players."""
 
-    def __init__(self, rules: Ruleset, players: int, charge: bool) -> None:
-        self.rules, self.players, self.charge = rules, players, charge
+    def __init__(self, rules: Ruleset, players: int, charge: bool, staked: bool = False) -> None:
+        self.rules, self.players, self.charge, self.staked = rules, players, charge, staked
         self.steps: dict[tuple[object, ...], Chances] = {}
         self.choices: dict[Point, tuple[Chances, Chances]] = {}  # « est », « vient »; self-loops left in
 
     def settle(self, worst: tuple[int, ...], best: tuple[int, ...], amount: int, fixed: bool) -> Chances:
-        """A round's class: its worst and best (places), its amount and nénette flag."""
+        """A round's class: its worst and best (places), its amount (where staked, the stake so far)
+        and nénette flag."""
         return self._step(worst, best, None, amount, fixed)
 
     def _step(
@@ -140,14 +149,15 @@ class _Steps:
         rules = self.rules
         group = set(seats)
         found: Chances = {}
-        for low, high, sets, p in replays(rules, len(seats)):
+        for low, high, sets, adds, p in replays(rules, len(seats)):
             lows = tuple(sorted(s for j, s in enumerate(seats) if low >> j & 1))
             highs = tuple(sorted(s for j, s in enumerate(seats) if high >> j & 1))
             narrowed = group == set(worst) and len(worst) > 1 and not rules.tied_losers_all_take
             now_worst = lows if narrowed else worst
             now_best = highs if group == set(best) and len(best) > 1 else best
             before = _Before(seats, sets if vient else carried)
-            for target, q in self._step(now_worst, now_best, before, amount, fixed).items():
+            grown = min(rules.pot, amount + adds) if self.staked else amount  # « est »: the stake as it grows
+            for target, q in self._step(now_worst, now_best, before, grown, fixed).items():
                 found[target] = found.get(target, 0.0) + p * q
         return found
 
@@ -217,13 +227,15 @@ def chaude(
     rules: Ruleset,
     players: int,
     charge: bool,
-    classes: Sequence[tuple[tuple[int, ...], tuple[int, ...], int, bool]],
+    classes: Sequence[tuple[tuple[int, ...], tuple[int, ...], int, bool] | None],
     found: dict[Outcome, int],
+    staked: bool = False,
 ) -> Chaude:
-    """The settling of ``classes`` (worst, best, amount, nénette flag), numbering in ``found`` every
-    outcome they can reach."""
-    steps = _Steps(rules, players, charge)
-    settled = [steps.settle(*c) for c in classes]
+    """The settling of ``classes`` (worst, best, amount, nénette flag; None: a class no round ends in),
+    numbering in ``found`` every outcome they can reach. ``staked``: every replay adds to the stake,
+    which is each class's amount."""
+    steps = _Steps(rules, players, charge, staked)
+    settled: list[Chances] = [{} if c is None else steps.settle(*c) for c in classes]
     points = list(steps.choices)
     number = {p: i for i, p in enumerate(points)}
 
