@@ -12,7 +12,7 @@ from py421.cli import main
 from py421.core.rules import Ruleset
 from py421.solver import game_maxn
 from py421.solver.deviation import deviation, respond
-from py421.solver.game_maxn import GameMaxn, play_round, shape_of
+from py421.solver.game_maxn import GameMaxn, RoundPlay, Shape, play_round, shape_of
 from py421.solver.game_maxn_stakes import play_staked_round
 from py421.solver.game_maxn_stakes import respond as staked_respond
 from py421.solver.solutions import solve_maxn_cached
@@ -44,7 +44,9 @@ def test_in_a_solved_round_every_players_choices_are_already_their_best_response
 ROUNDS = {"staked": STAKED.with_options(pot=9), "throw-on": STAKED_THROW_ON.with_options(pot=9)}
 
 
-def staked_round(rules: Ruleset, seed: int, most: int, leader_limit: bool, cap: int = 9) -> tuple:
+def staked_round(
+    rules: Ruleset, seed: int, most: int, leader_limit: bool, cap: int = 9
+) -> tuple[Shape, np.ndarray, RoundPlay]:
     """A staked charge round of three solved for random values, its strategies kept."""
     shape = shape_of(rules, 3, staked=True)
     payoff = np.random.default_rng(seed).random((shape.classes * (rules.pot + 1), 3))
