@@ -71,15 +71,17 @@ def test_in_a_solved_staked_round_every_players_choices_are_already_their_best_r
 def test_a_best_response_in_a_staked_round_does_better_than_the_solved_choices(kind):
     rules = ROUNDS[kind]
     shape, _, played = staked_round(rules, 7, 3, True)
+    assert played.classes is not None
+    chances = played.classes
     rng = np.random.default_rng(8)
     gained = []
     for place in range(3):
-        other = rng.random(len(played.classes))
+        other = rng.random(len(chances))
         value, classes = staked_respond(rules, shape, played, other, 3, True, place, 9)
         assert classes.sum() == pytest.approx(1.0, abs=1e-12)
         assert value == pytest.approx(classes @ other, abs=1e-12)
-        assert value >= played.classes @ other - 1e-12
-        gained.append(value - played.classes @ other)
+        assert value >= chances @ other - 1e-12
+        gained.append(value - chances @ other)
     assert min(gained[1:]) > 1e-4  # the followers too: each plays its own turn
 
 
