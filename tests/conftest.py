@@ -1,6 +1,7 @@
 import os
 import signal
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -15,6 +16,13 @@ settings.register_profile(
 )
 settings.register_profile("ci", parent=settings.get_profile("default"), derandomize=True)
 settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+
+@pytest.fixture(scope="session")
+def shared_solutions(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where games solved once are kept for every test, across pytest-xdist's workers."""
+    base = tmp_path_factory.getbasetemp()
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "game-maxn"
 
 
 @pytest.fixture(autouse=True)

@@ -41,7 +41,12 @@ def test_in_a_solved_round_every_players_choices_are_already_their_best_response
 
 
 # a pot of 9: « le bon » (one throw more, then stop) is played where it keeps the stake below the pot
-ROUNDS = {"staked": STAKED.with_options(pot=9), "throw-on": STAKED_THROW_ON.with_options(pot=9)}
+ROUNDS = {
+    "staked": STAKED.with_options(pot=9),
+    "throw-on": STAKED_THROW_ON.with_options(pot=9),
+    # « qui barre démarre »: each throw counted too, « le bon »'s result made in one throw more
+    "counted": COUNTED.with_options(pot=9, accumulated_stakes=True, charge_throws=3, must_throw_on=True),
+}
 
 
 def staked_round(

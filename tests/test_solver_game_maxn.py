@@ -192,6 +192,46 @@ def test_the_compiled_staked_turns_are_the_numpy_turns(contexts, throw_on):
         assert (choices[2] >= 28).any() and not (choices[1] >= 28).any()  # « le bon », with two left
 
 
+@pytest.mark.parametrize("throw_on", [False, True], ids=["free", "throw-on"])
+def test_the_compiled_staked_turns_of_counted_results_are_the_numpy_turns(throw_on):
+    """Where the throws of a staked turn are counted too (« qui barre démarre »), each limit is a turn
+    of its own: compiled and numpy make the same choices, values and chances, stopping worth what
+    the throws used make it; with the same stops whatever the throws, they are the plain turns."""
+    rng = np.random.default_rng(42)
+    later = rng.random((40, 8, 3))
+    later[:20] = later[20:]
+    step = rng.integers(0, 40, (300, 168))
+    ahead = rng.random(step.shape) < 0.3 if throw_on else None
+    shift = stakes.shifted(Ruleset.preset("vache-41"), 7)
+    reach = rng.random((300, 8))
+    bons = 0
+    for limit in (1, 2, 3):
+        out, choices = stakes.follower(later, step, 2, limit, shift, True, ahead, throw_on)
+        assert choices is not None
+        plain = np.zeros_like(out)
+        plain_choices = np.empty_like(choices)
+        stakes._numpy_follower(later, step, 2, limit, shift, plain, plain_choices, ahead, throw_on)
+        assert np.array_equal(choices, plain_choices)
+        assert out[limit - 1] == pytest.approx(plain[limit - 1], abs=1e-14)
+        bons += int((choices >= 28).sum())
+        ended = stakes.forward(reach, list(choices), limit, shift)
+        expected = sum(stakes.onward(stakes.by_used(step, u), ended[u - 1], 40) for u in range(1, limit + 1))
+        advanced = stakes.advance(reach, step, choices, shift, 40)
+        assert advanced == pytest.approx(expected, abs=1e-12)
+        assert advanced.sum() == pytest.approx(reach.sum(), rel=1e-12)
+        if ahead is not None:  # never stopped behind with a throw left, by the throws used
+            for t in range(1, limit):
+                assert not (choices[t][~stakes.by_used(ahead, limit - t)] == STOP).any()
+    assert (bons > 0) == throw_on
+    first = None if ahead is None else ahead[:, :56]
+    tiled = None if first is None else np.tile(first, 3)
+    counted = stakes.follower(later, np.tile(step[:, :56], 3), 2, 3, shift, True, tiled, throw_on)
+    uncounted = stakes.follower(later, step[:, :56], 2, 3, shift, True, first, throw_on)
+    assert counted[1] is not None and uncounted[1] is not None
+    assert np.array_equal(counted[1], uncounted[1])
+    assert counted[0][2] == pytest.approx(uncounted[0][2], abs=1e-14)
+
+
 @pytest.mark.parametrize("contexts", [30, 1_000])  # solved by one thread, then split among the cores
 def test_the_turns_of_one_limit_are_those_of_every_limit(contexts):
     """A caller that needs one limit's values gets that row as the whole solve has it, and a turn
@@ -237,6 +277,11 @@ def test_the_turns_of_one_limit_are_those_of_every_limit(contexts):
         # with accumulated stakes: each replay adds to the stake, « main chaude » chooses it
         ("engranjeu-21", {"pot": 9, "accumulated_stakes": True}),
         ("engranjeu-21", {"pot": 9, "accumulated_stakes": True, "nenette_penalty": 2}),
+        # and in a charge of three throws, each counted and added to the stake; players behind who
+        # must throw on, « le bon » weighed
+        ("engranjeu-21", {"pot": 7, "accumulated_stakes": True, "charge_throws": 3}),
+        ("lyonnaise-21", {"pot": 7, "tie_break": "qui_barre_demarre", "leader_limit": False}),
+        ("engranjeu-21", {"pot": 7, "accumulated_stakes": True, "charge_throws": 3, "must_throw_on": True}),
     ],
 )
 def test_two_players_are_the_two_player_solver(preset, options):
@@ -463,12 +508,6 @@ def test_a_cached_solve_is_the_fresh_one(tmp_path):
             "accumulated stakes are in the model at 4 players at most, not 5",
         ),
         ("engranjeu-21", {"pot": 7}, 4, "« qui barre démarre » is solved whole for 3 players at most"),
-        (
-            "engranjeu-21",
-            {"accumulated_stakes": True, "charge_throws": 3},
-            3,
-            "with accumulated stakes is solved whole only where the charge is played in coups secs",
-        ),
         ("tim", {}, 3, "not played by 3"),
         ("classic-11", {}, 6, "2 to 5 players"),
         ("comptoir-21", {"pot": 30}, 4, "about 21,824 positions of 4 players"),  # hours to solve
@@ -894,13 +933,6 @@ def stake_value(state: State, stake: Stake, walk: Walk) -> Any:
 
 
 # -- the solved game, played -------------------------------------------------------------------
-
-
-@pytest.fixture(scope="session")
-def shared_solutions(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where games solved once are kept for every test, across pytest-xdist's workers."""
-    base = tmp_path_factory.getbasetemp()
-    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "game-maxn"
 
 
 def solved_here(rules: Ruleset, players: int, shared: Path) -> None:

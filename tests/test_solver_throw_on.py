@@ -27,6 +27,7 @@ from py421.solver.strategy import strategy_for
 from py421.solver.tables import INDEX, KEEPS, KEEPS_OF, RESULTS, TRANSITIONS
 from py421.solver.turn import StakedValues
 
+from .test_solver_game_maxn import solved_here
 from .test_solver_rounds import start_of
 
 # Rampots, not « qui barre démarre »: the round solver does not compare throw counts (docs/strategy.md).
@@ -270,6 +271,9 @@ def test_the_two_player_follower_turn_is_worth_what_the_engine_s_legal_actions_m
 
 
 STAKED = Ruleset.preset("lyonnaise-21").with_options(must_throw_on=True, pot=5)
+COUNTED_STAKED = Ruleset.preset("engranjeu-21").with_options(
+    must_throw_on=True, pot=4, accumulated_stakes=True, charge_throws=3
+)
 
 
 @pytest.mark.parametrize(
@@ -297,17 +301,31 @@ STAKED = Ruleset.preset("lyonnaise-21").with_options(must_throw_on=True, pot=5)
         # every throw adds to the stake: « le bon » keeps it from growing
         (STAKED, ("421",), Phase.CHARGE),
         (STAKED, ("542", "631"), Phase.CHARGE),
+        # both: each throw of the charge counted and added to the stake
+        (COUNTED_STAKED, ("421",), Phase.CHARGE),
+        (COUNTED_STAKED, ("542", "631"), Phase.CHARGE),
     ],
-    ids=["behind-421", "last", "qui-barre", "le-bon", "le-bon-last", "staked", "staked-last"],
+    ids=[
+        "behind-421",
+        "last",
+        "qui-barre",
+        "le-bon",
+        "le-bon-last",
+        "staked",
+        "staked-last",
+        "counted-staked",
+        "counted-staked-last",
+    ],
 )
 def test_three_players_whole_game_turns_are_worth_what_the_engine_s_legal_actions_make_it(
-    rules, finals, phase, private_home
+    rules, finals, phase, private_home, shared_solutions
 ):
     """The whole game of three: each decision of a player behind, searched through the engine with
     what stopping is worth in the solved game (by the stake so far where every throw adds to it), is
     worth the game solver's value to 1e-12, and what bot:optimal plays there (the compiled turns'
     choice) is a legal action worth the most."""
     players = 3
+    solved_here(rules, players, shared_solutions)  # a minute and more for some: solved once
     strategy = strategy_for(rules, players)
     assert strategy.covering == "game_maxn"
     state = start_of(rules, players, phase)
@@ -317,7 +335,7 @@ def test_three_players_whole_game_turns_are_worth_what_the_engine_s_legal_action
         state = apply_turn(state, ReportedTurn(Result.parse(text), 3, earlier))
     game = strategy.game  # type: ignore[attr-defined]
     key, p, _ = game.locate(state)
-    shape = game_maxn.shape_of(rules, players)
+    shape = game_maxn.shape_of(rules, players, staked)
     place, limit = len(finals), 3
     summary = game_maxn.summary_of(shape, [(Result.parse(t), 3) for t in finals])
     stops = game_maxn.stops_at(game.model, p, game.manches[key].values, place, summary, limit)

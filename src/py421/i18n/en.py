@@ -1099,7 +1099,6 @@ MESSAGES: dict[str, str] = {
     "solver.game.throws_limit": "the leader's result took as many throws as the limit, {limit} (--limit), and no later result took more",
     "solver.game.stake": "with accumulated stakes the stake so far is at least {least}, the values of the results before and of your dice, not {stake} (--stake)",
     "solver.game.qui_barre": "« qui barre démarre » is solved whole for {most} players at most (results counted by their throws make larger rounds too many summaries), not {n}",
-    "solver.game.qui_barre_stakes": "« qui barre démarre » with accumulated stakes is solved whole only where the charge is played in coups secs (a charge of several throws, each counted and each adding to the stake, is played round by round)",
     "solver.game.queue": "« queue de la vache » carries debts into the next manche",
     "solver.game.too_big": "its décharge would have about {positions:,} positions of {n} players, more than the {most:,} the solver takes on (solving would take hours)",
     "analysis.no_decision_awaited": "no decision is awaited",

@@ -1142,7 +1142,6 @@ MESSAGES: dict[str, str] = {
     "solver.game.throws_limit": "le résultat du meneur a pris autant de lancers que la limite, {limit} (--limit), et aucun résultat suivant n'en a pris plus",
     "solver.game.stake": "avec des mises cumulées, la mise jusqu'ici vaut au moins {least}, les valeurs des résultats d'avant et de vos dés, pas {stake} (--stake)",
     "solver.game.qui_barre": "« qui barre démarre » se résout en partie entière à {most} joueurs au plus (les résultats comptés avec leurs lancers donnent trop de résumés aux tables plus grandes), pas {n}",
-    "solver.game.qui_barre_stakes": "« qui barre démarre » avec des mises cumulées ne se résout en partie entière que si la charge se joue en coups secs (une charge de plusieurs lancers, chacun compté et ajouté à la mise, se joue tour par tour)",
     "solver.game.queue": "« queue de la vache » reporte des dettes sur la manche suivante",
     "solver.game.too_big": "sa décharge aurait environ {positions} positions à {n} joueurs, plus que les {most} que prend le solveur (la résolution prendrait des heures)",
     "analysis.no_decision_awaited": "aucune décision n'est attendue",

@@ -194,8 +194,6 @@ def unsupported(rules: Ruleset, players: int) -> Message | None:
             "solver.game.players",
             {"most": MOST_PLAYERS, "n": players},
         )
-    if rules.accumulated_stakes and counted(rules, staked=True) > 1:  # throws counted in staked turns
-        return Message("solver.game.qui_barre_stakes")
     if rules.tie_break == "qui_barre_demarre" and players > MOST_COUNTED:
         return Message("solver.game.qui_barre", {"most": MOST_COUNTED, "n": players})
     if rules.queue_de_la_vache:

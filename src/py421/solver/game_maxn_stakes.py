@@ -25,6 +25,11 @@ loses, and players tied again throw again (engine ``_tie_thrown``). Every tied
 player is as likely to lose, whatever the stake comes to: :func:`rampot`
 gives the stake's distribution. Under « main chaude » a replay tied again lets a tied player choose
 the stake (:mod:`.main_chaude`), each replay adding to it as well.
+
+Under « qui barre démarre » a result made in fewer throws beats the same result made in more: the
+summaries' steps have a column per counted result (:func:`.game_maxn.counted`, :func:`by_used`), so
+what stopping is worth depends on the throws used, and a follower's turn is solved once for each
+limit the leader may set.
 """
 
 from __future__ import annotations
@@ -208,15 +213,16 @@ def _turn(
     stops: Sequence[FloatArray],
     mover: int,
     shift: IntArray,
-    ahead: BoolArray | None = None,
+    ahead: Sequence[BoolArray] | None = None,
     bon: bool = False,
 ) -> tuple[list[FloatArray], list[IntArray]]:
-    """``stops[t][summary, result, stake, seat]``: what stopping is worth with ``t`` throws left.
+    """``stops[t][summary, result, stake, seat]``: what stopping is worth with ``t`` throws left
+    (the same whatever ``t``, unless throws are counted: « qui barre démarre »).
 
     Returns ``values[t]``, the same, once the mover plays the best choice, every seat's value
     following it; and ``choices[t][summary, result, stake]``: STOP, a keep, or a keep plus
-    :data:`.tables.BON` for « le bon ». ``ahead[summary, result]``: where the mover may stop with
-    throws left (None: anywhere); ``bon``: « le bon » is weighed, its throw's result final (a
+    :data:`.tables.BON` for « le bon ». ``ahead[t][summary, result]``: where the mover may stop with
+    ``t`` throws left (None: anywhere); ``bon``: « le bon » is weighed, its throw's result final (a
     follower who must throw on may so keep the stake from growing), and played only where it is
     worth more than every plain throw.
     """
@@ -224,7 +230,8 @@ def _turn(
     choices = [np.full(stops[0].shape[:3], STOP, np.intp)]
     rows = np.arange(stops[0].shape[0])[:, None, None]
     stakes = np.arange(shift.shape[1])[None, None, :]
-    final: FloatArray | None = None  # each keep's value where the next throw's result is final
+    # each keep's value where the next throw's result is final, as stopping on it with t - 1 left
+    final: FloatArray | None = None
 
     def best_of(cont: FloatArray) -> tuple[FloatArray, IntArray]:
         """The mover's best keep by summary, result and stake (the first within EPS), and its value."""
@@ -236,7 +243,11 @@ def _turn(
     for t in range(1, len(stops)):
         after = values[-1][:, _RESULTS[:, None], shift]  # [summary, result thrown, stake before, seat]
         cont = np.einsum("kr,crsz->cksz", TRANSITIONS, after)  # [summary, keep, stake, seat]
-        final = cont if final is None else final
+        if t == 1:
+            final = cont
+        elif bon and stops[t - 1] is not stops[0]:  # counted throws: « le bon »'s result made in one more
+            final = np.einsum("kr,crsz->cksz", TRANSITIONS, stops[t - 1][:, _RESULTS[:, None], shift])
+        assert final is not None
         best, keep = best_of(cont)
         # cont[c, keep[c, r, s], s, :]: the keep's value at the stake the result was held at
         kept = cont[rows, keep, stakes]
@@ -248,10 +259,19 @@ def _turn(
             best = np.maximum(best, bbest)
         stop = stops[t][..., mover] >= best - EPS
         if ahead is not None:
-            stop &= ahead[:, :, None]
+            stop &= ahead[t][:, :, None]
         values.append(np.where(stop[..., None], stops[t], kept))
         choices.append(np.where(stop, STOP, keep))
     return values, choices
+
+
+def by_used(columns: IntArray | BoolArray, used: int) -> Any:
+    """``columns[..., counted result]`` for the results made in ``used`` throws (« qui barre
+    démarre »: :func:`.game_maxn.counted`); all of them where the throws are not counted."""
+    kinds = len(RESULTS)
+    if columns.shape[-1] == kinds:
+        return columns
+    return columns[..., (used - 1) * kinds : used * kinds]
 
 
 def _start(values: FloatArray, shift: IntArray) -> FloatArray:
@@ -274,9 +294,11 @@ def follower(
     """A follower's turn of up to ``throws`` throws in every summary and at every stake.
 
     ``later[next summary, stake, seat]``; returns ``out[limit - 1, summary, stake before, seat]`` for
-    every limit from 1, and with ``keep`` ``choices[t, summary, result, stake]``. ``ahead`` and
-    ``bon`` as :func:`_turn` takes them. Compiled with numba where it is installed, the summaries
-    shared among the cores (:func:`.game_maxn_turns.shared`).
+    every limit from 1, and with ``keep`` ``choices[t, summary, result, stake]``. ``ahead[summary,
+    result]`` (as ``step``) and ``bon`` as :func:`_turn` takes them. Where ``step`` has a column per
+    counted result (« qui barre démarre »), stopping is worth what the throws used make it, and only
+    the limit ``throws`` is solved (``out[throws - 1]``). Compiled with numba where it is installed,
+    the summaries shared among the cores (:func:`.game_maxn_turns.shared`).
     """
     contexts = step.shape[0]
     width, seats = later.shape[1], later.shape[2]
@@ -289,7 +311,7 @@ def follower(
     written = choices if choices is not None else np.empty((0, 0, 0, 0), np.int8)
     where = np.ones((1, 1), np.bool_) if ahead is None else ahead
     asked = (later, step, mover, throws, shift, KEEP_CHOICES, CHOICES_COUNT, CHILDREN, LEAVES, FRESH, EPS)
-    rule = (where, ahead is None, bon)
+    rule = (where, ahead is None, bon, step.shape[1] > len(RESULTS))
     shared(contexts, lambda a, b: kernel[0](*asked, *rule, out, choices is not None, written, a, b))
     return out, choices
 
@@ -307,11 +329,14 @@ def _numpy_follower(
 ) -> None:
     """:func:`follower` with numpy, a few summaries at a time."""
     contexts = step.shape[0]
+    counted = step.shape[1] > len(RESULTS)
     for a in range(0, contexts, CHUNK):
         b = min(contexts, a + CHUNK)
-        stops = later[step[a:b]]  # [summary, result, stake, seat]
-        values, chosen = _turn([stops] * throws, mover, shift, None if ahead is None else ahead[a:b], bon)
-        for limit in range(1, throws + 1):
+        # [summary, result, stake, seat] by throws left: counted, throws - t were used
+        stops = [later[by_used(step[a:b], throws - t)] for t in range(throws)]
+        masks = None if ahead is None else [by_used(ahead[a:b], throws - t) for t in range(throws)]
+        values, chosen = _turn(stops, mover, shift, masks, bon)
+        for limit in [throws] if counted else range(1, throws + 1):
             out[limit - 1, a:b] = _start(values[limit - 1], shift)
         if choices is not None:
             choices[:, a:b] = np.stack(chosen)
@@ -398,8 +423,7 @@ def play_staked_round(
     shift = shifted(rules, cap)
     limits = list(range(1, most + 1)) if leader_limit else [most]
     after_leader, followers = _followers(rules, shape, alike, payoff, seats, limits, rules.pot, shift, keep)
-    leads = alike[0][1]  # the leader's result's row
-    stops = [after_leader[most - t if leader_limit else most][leads][None] for t in range(most)]
+    stops = _leader_stops(alike, after_leader, most, leader_limit)
     values, leader = _turn(stops, seats[0], shift)
     play = RoundPlay(np.asarray(_start(values[most - 1], shift)[0, 0], dtype=float))
     if keep:
@@ -412,6 +436,17 @@ def play_staked_round(
             shape, alike, leader, followers, limits, leader_limit, shift, rules.pot + 1, most
         )
     return play
+
+
+def _leader_stops(
+    alike: Alike, after_leader: dict[int, FloatArray], most: int, leader_limit: bool
+) -> list[FloatArray]:
+    """``stops[t][1, result, stake, seat]``: what the leader's stopping with ``t`` throws left is
+    worth (the limit it sets; the throws it used, where they are counted)."""
+    leads = alike[0][1]  # the leader's (counted) result's row
+    return [
+        after_leader[most - t if leader_limit else most][by_used(leads, most - t)][None] for t in range(most)
+    ]
 
 
 def _followers(
@@ -438,9 +473,13 @@ def _followers(
     if place == k - 1:  # the last player: the classes follow
         return dict.fromkeys(limits, later_last), followers
     masks, bon = alike_ahead(rules, k), shape.bon
-    last = (alike[k - 2][0], seats[k - 1], max(limits), shift, keep, masks[k - 2], bon)
-    last_out, last_choices = follower(later_last, *last)
+    rule = (shift, keep, masks[k - 2], bon)
+    counted = shape.throws > 1  # then each limit is a turn of its own
+    if not counted:
+        last_out, last_choices = follower(later_last, alike[k - 2][0], seats[k - 1], max(limits), *rule)
     for limit in limits:
+        if counted:
+            last_out, last_choices = follower(later_last, alike[k - 2][0], seats[k - 1], limit, *rule)
         later = last_out[limit - 1]
         if last_choices is not None:
             followers[limit].append(last_choices[:limit])
@@ -473,14 +512,13 @@ def stop_values(
     if place == 0:
         limits = list(range(1, most + 1)) if leader_limit else [most]
         after, _ = _followers(rules, shape, alike, payoff, seats, limits, rules.pot, shift, keep=False)
-        leads = alike[0][1]
-        return [after[most - r if leader_limit else most][leads][:, :, seats[0]] for r in range(most)]
+        return [found[0, :, :, seats[0]] for found in _leader_stops(alike, after, most, leader_limit)]
     after, _ = _followers(
         rules, shape, alike, payoff, seats, [limit], rules.pot, shift, keep=False, place=place
     )
     rows, merged = alike[place - 1]
-    stops = after[limit][rows[merged[summary]], :, seats[place]]
-    return [stops] * limit
+    row = rows[merged[summary]]  # by counted result: stopping with r throws left, limit - r were used
+    return [after[limit][by_used(row, limit - r), :, seats[place]] for r in range(limit)]
 
 
 def _classes(
@@ -504,9 +542,9 @@ def _classes(
     ended = forward(start, leader, most, shift)[:, 0]  # [used - 1, result, stake]
     total = np.zeros((shape.classes, width))
     for limit in limits:
-        by_result = ended[limit - 1] if leader_limit else ended.sum(axis=0)  # [leader's result, stake]
         reach = np.zeros((len(alike[0][0]), width))
-        np.add.at(reach, alike[0][1], by_result)  # by row
+        for used in [limit] if leader_limit else range(1, most + 1):  # by the leader's row
+            np.add.at(reach, by_used(alike[0][1], used), ended[used - 1])
         for i, (rows, _) in enumerate(alike):
             size = shape.classes if i == len(alike) - 1 else len(alike[i + 1][0])
             reach = advance(reach, rows, followers[limit][i][:limit], shift, size)
@@ -550,8 +588,7 @@ def respond(
             else:
                 later = _followed(later, rows, followers[limit][i - 1], shift)
         after_leader[limit] = later
-    leads = alike[0][1]
-    stops = [after_leader[most - t if leader_limit else most][leads][None] for t in range(most)]
+    stops = _leader_stops(alike, after_leader, most, leader_limit)
     leader = play.leader
     if place == 0:
         values, leader = _turn(stops, 0, shift)
@@ -570,8 +607,9 @@ def _followed(
     out = np.empty((step.shape[0], *later.shape[1:]))
     for a in range(0, step.shape[0], CHUNK):
         b = min(step.shape[0], a + CHUNK)
-        played = list(choices[:, a:b])
-        out[a:b] = _start(_played_turn([later[step[a:b]]] * len(choices), played, shift), shift)
+        played, limit = list(choices[:, a:b]), len(choices)
+        stops = [later[by_used(step[a:b], limit - t)] for t in range(limit)]  # counted: limit - t used
+        out[a:b] = _start(_played_turn(stops, played, shift), shift)
     return out
 
 
@@ -586,7 +624,11 @@ def _played_turn(
     final: FloatArray | None = None  # each keep's value where the next throw's result is final
     for t in range(1, len(stops)):
         cont = np.einsum("kr,crsz->cksz", TRANSITIONS, values[:, _RESULTS[:, None], shift])
-        final = cont if final is None else final
+        if t == 1:
+            final = cont
+        elif stops[t - 1] is not stops[0]:  # counted throws: « le bon »'s result made in one more
+            final = np.einsum("kr,crsz->cksz", TRANSITIONS, stops[t - 1][:, _RESULTS[:, None], shift])
+        assert final is not None
         chosen = np.asarray(choices[t], dtype=np.intp)
         stop, bon = chosen == STOP, chosen >= BON
         keep = np.where(stop, 0, chosen % BON)
@@ -609,9 +651,13 @@ def advance(
     limit = len(choices)
     kernel = _kernels()
     if kernel is None:
-        return onward(step, forward(reach, list(choices), limit, shift).sum(axis=0), size)
+        ended = forward(reach, list(choices), limit, shift)  # counted: by the throws used
+        found = np.zeros((size, reach.shape[1]))
+        for used in range(1, limit + 1):
+            found += onward(by_used(step, used), ended[used - 1], size)
+        return found
     out = np.zeros((size, reach.shape[1]))
-    kernel[1](reach, step, choices, limit, shift, CHILDREN, LEAVES, FRESH, out)
+    kernel[1](reach, step, choices, limit, shift, CHILDREN, LEAVES, FRESH, step.shape[1] > len(RESULTS), out)
     return out
 
 
@@ -648,6 +694,7 @@ def _turn_loops(
     ahead: Any,
     free: bool,
     bon: bool,
+    counted: bool,
     out: Any,
     keep: bool,
     choices: Any,
@@ -659,37 +706,54 @@ def _turn_loops(
     A keep's value is the mean over the six faces of keeping one die more (CHILDREN); once three
     dice are held, the result's value at the stake with its value added. The mover stops with
     throws left only where ``free`` or ``ahead[summary, result]``; with ``bon``, « le bon » (a keep
-    plus the number of keeps) is weighed: each keep's value with one throw left."""
-    results = step.shape[1]
+    plus the number of keeps) is weighed: each keep's value with one throw left. ``counted``: a
+    column per counted result, stopping with ``t`` throws left worth what ``throws - t`` used make
+    it, and only the limit ``throws`` written."""
+    results = fresh.shape[0]
     width, seats = later.shape[1], later.shape[2]
     keeps = children.shape[0]
     values = np.empty((throws, results, width, seats))
+    stops = np.empty((throws if counted else 1, results, width, seats))  # stopping, by throws left
     cont = np.empty((keeps, width, seats))
     final = np.empty((keeps, width, seats))  # each keep as « le bon »: its throw's result final
     chosen = np.empty((throws, results, width), np.int8)
     for c in range(start, stop):
-        for r in range(results):
-            row = step[c, r]
-            for s in range(width):
-                for z in range(seats):
-                    values[0, r, s, z] = later[row, s, z]
-                chosen[0, r, s] = -1
-        for t in range(1, throws):
-            for k in range(keeps - 1, -1, -1):  # two dice kept, then one, then none
+        for t in range(stops.shape[0]):
+            used = (throws - t - 1) * results if counted else 0
+            for r in range(results):
+                row = step[c, r + used]
                 for s in range(width):
                     for z in range(seats):
-                        total = 0.0
-                        if k >= leaves:
-                            for face in range(6):
-                                res = children[k, face]
-                                total += values[t - 1, res, shift[res, s], z]
-                        else:
-                            for face in range(6):
-                                total += cont[children[k, face], s, z]
-                        cont[k, s, z] = total / 6.0
+                        stops[t, r, s, z] = later[row, s, z]
+        for r in range(results):
+            for s in range(width):
+                for z in range(seats):
+                    values[0, r, s, z] = stops[0, r, s, z]
+                chosen[0, r, s] = -1
+        for t in range(1, throws):
+            weigh = bon and t > 1
+            # the keeps' values (pass 0); counted, « le bon »'s too, its result made in one throw more
+            for made in range(2 if counted and weigh else 1):
+                into = final if made else cont
+                for k in range(keeps - 1, -1, -1):  # two dice kept, then one, then none
+                    for s in range(width):
+                        for z in range(seats):
+                            total = 0.0
+                            if k >= leaves:
+                                for face in range(6):
+                                    res = children[k, face]
+                                    if made:
+                                        total += stops[t - 1, res, shift[res, s], z]
+                                    else:
+                                        total += values[t - 1, res, shift[res, s], z]
+                            else:
+                                for face in range(6):
+                                    total += into[children[k, face], s, z]
+                            into[k, s, z] = total / 6.0
             if bon and t == 1:
                 final[:] = cont
-            weigh = bon and t > 1
+            at = t if counted else 0
+            off = (throws - t - 1) * results if counted else 0
             for r in range(results):
                 for s in range(width):
                     best = cont[keep_choices[r, 0], s, mover]
@@ -700,10 +764,10 @@ def _turn_loops(
                         bbest = final[keep_choices[r, 0], s, mover]
                         for j in range(1, choices_count[r]):
                             bbest = max(bbest, final[keep_choices[r, j], s, mover])
-                    if values[0, r, s, mover] >= max(best, bbest) - eps and (free or ahead[c, r]):
+                    if stops[at, r, s, mover] >= max(best, bbest) - eps and (free or ahead[c, r + off]):
                         chosen[t, r, s] = -1
                         for z in range(seats):
-                            values[t, r, s, z] = values[0, r, s, z]
+                            values[t, r, s, z] = stops[at, r, s, z]
                         continue
                     if (
                         weigh and bbest > best + eps
@@ -725,7 +789,7 @@ def _turn_loops(
                     chosen[t, r, s] = k
                     for z in range(seats):
                         values[t, r, s, z] = cont[k, s, z]
-        for limit in range(1, throws + 1):
+        for limit in range(throws if counted else 1, throws + 1):
             for s0 in range(width):
                 for z in range(seats):
                     total = 0.0
@@ -748,12 +812,14 @@ def _advance_loops(
     children: Any,
     leaves: int,
     fresh: Any,
+    counted: bool,
     out: Any,
 ) -> None:  # pragma: no cover - compiled by numba; the same chances as forward and onward
     """Add to ``out[next summary, stake]`` where every summary's turn ends, from ``reach``; « le bon »
-    (a keep plus the number of keeps): the next throw's result ends the turn."""
+    (a keep plus the number of keeps): the next throw's result ends the turn. ``counted``: a column
+    per counted result, by the throws used."""
     contexts, width = reach.shape
-    results = step.shape[1]
+    results = fresh.shape[0]
     keeps = children.shape[0]
     holding = np.empty((results, width))
     mass = np.empty((2 * keeps, width))  # by keep, then by keep thrown as « le bon »
@@ -772,6 +838,8 @@ def _advance_loops(
             continue
         for used in range(1, limit + 1):
             t = limit - used
+            off = (used - 1) * results if counted else 0  # stopping now; « le bon », one throw more
+            later = used * results if counted else 0
             for k in range(2 * keeps):
                 for s in range(width):
                     mass[k, s] = 0.0
@@ -782,7 +850,7 @@ def _advance_loops(
                         continue
                     choice = -1 if t == 0 else choices[t, c, r, s]
                     if choice < 0:
-                        out[step[c, r], s] += h
+                        out[step[c, r + off], s] += h
                     else:
                         mass[choice, s] += h
                     holding[r, s] = 0.0
@@ -798,7 +866,7 @@ def _advance_loops(
                         for face in range(6):
                             res = children[kept, face]
                             if bon:  # « le bon »: the result thrown ends the turn
-                                out[step[c, res], shift[res, s]] += share
+                                out[step[c, res + later], shift[res, s]] += share
                             else:
                                 holding[res, shift[res, s]] += share
                     else:
