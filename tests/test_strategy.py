@@ -40,6 +40,12 @@ def test_a_server_plays_a_whole_game_only_where_this_machine_has_it(unshipped):
         (SMALL, 3, "game_maxn"),
         (Ruleset.preset("lyonnaise-21").with_options(pot=5), 3, "game_maxn"),  # by the stake so far
         (Ruleset.preset("lyonnaise-21").with_options(pot=5), 4, "game_maxn"),  # four, by the stake too
+        # « qui barre démarre »: each throw of the charge counted and added to the stake, « main chaude »
+        (
+            Ruleset.preset("engranjeu-21").with_options(pot=4, accumulated_stakes=True, charge_throws=3),
+            3,
+            "game_maxn",
+        ),
     ],
 )
 def test_every_choice_of_the_optimal_bot_is_one_the_hints_rank_best(rules, players, kind):
