@@ -274,6 +274,19 @@ def by_used(columns: IntArray | BoolArray, used: int) -> Any:
     return columns[..., (used - 1) * kinds : used * kinds]
 
 
+def by_throws_left(found: Any, throws: int, step: IntArray | None = None) -> list[Any]:
+    """``found[step]`` (or ``found``: by summary and counted result) by throws left, in a turn of
+    ``throws``: with ``t`` left, the columns of the results made in ``throws - t`` (counted), or the
+    same array for every ``t`` (not counted: « le bon » then reuses the first throw's keeps)."""
+    columns = found if step is None else step
+    if columns.shape[-1] == len(RESULTS):
+        return [found if step is None else found[step]] * throws
+    return [
+        by_used(found, throws - t) if step is None else found[by_used(step, throws - t)]
+        for t in range(throws)
+    ]
+
+
 def _start(values: FloatArray, shift: IntArray) -> FloatArray:
     """``[summary, stake before the turn, seat]``: a fresh turn, from ``values[summary, result,
     stake, seat]``."""
@@ -332,10 +345,8 @@ def _numpy_follower(
     counted = step.shape[1] > len(RESULTS)
     for a in range(0, contexts, CHUNK):
         b = min(contexts, a + CHUNK)
-        # [summary, result, stake, seat] by throws left: counted, throws - t were used
-        stops = [later[by_used(step[a:b], throws - t)] for t in range(throws)]
-        masks = None if ahead is None else [by_used(ahead[a:b], throws - t) for t in range(throws)]
-        values, chosen = _turn(stops, mover, shift, masks, bon)
+        masks = None if ahead is None else by_throws_left(ahead[a:b], throws)
+        values, chosen = _turn(by_throws_left(later, throws, step[a:b]), mover, shift, masks, bon)
         for limit in [throws] if counted else range(1, throws + 1):
             out[limit - 1, a:b] = _start(values[limit - 1], shift)
         if choices is not None:
@@ -607,9 +618,8 @@ def _followed(
     out = np.empty((step.shape[0], *later.shape[1:]))
     for a in range(0, step.shape[0], CHUNK):
         b = min(step.shape[0], a + CHUNK)
-        played, limit = list(choices[:, a:b]), len(choices)
-        stops = [later[by_used(step[a:b], limit - t)] for t in range(limit)]  # counted: limit - t used
-        out[a:b] = _start(_played_turn(stops, played, shift), shift)
+        stops = by_throws_left(later, len(choices), step[a:b])
+        out[a:b] = _start(_played_turn(stops, list(choices[:, a:b]), shift), shift)
     return out
 
 
