@@ -550,13 +550,6 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
             "grandes), pas 4",
         ),
         (
-            [*GAME_3, "--rules", "engranjeu-21", "--set", "accumulated_stakes=true"],
-            "the game-level solver cannot solve engranjeu-21 for 3: « qui barre démarre » with "
-            "accumulated stakes is played round by round",
-            f"{CANNOT_3} engranjeu-21 à 3 : « qui barre démarre » avec des mises cumulées se joue tour "
-            "par tour",
-        ),
-        (
             [*GAME_3, "--set", "manches=2", "--set", "queue_de_la_vache=true"],
             "the game-level solver cannot solve classic-11 for 3: « queue de la vache » carries debts into "
             "the next manche",
