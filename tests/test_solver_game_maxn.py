@@ -991,7 +991,7 @@ def test_the_solved_game_of_three_plays_as_solved_and_beats_round_by_round_play(
     assert all(interval(against[0], fewer)[1] < interval(other, fewer)[0] for other in against[1:])
 
 
-@pytest.mark.parametrize("options", [{"pot": 4}, {"pot": 7, "accumulated_stakes": True}], ids=str)
+@pytest.mark.parametrize("options", [{"pot": 4}, {"pot": 4, "accumulated_stakes": True}], ids=str)
 def test_the_solved_game_of_three_under_qui_barre_demarre_plays_as_solved(shared_solutions, options):
     """engranjeu-21 with a few tokens (and with accumulated stakes), bot:optimal in every seat played
     through the engine (the fast simulator does not hold « qui barre démarre »'s whole game): each

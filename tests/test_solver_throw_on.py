@@ -272,7 +272,7 @@ def test_the_two_player_follower_turn_is_worth_what_the_engine_s_legal_actions_m
 
 STAKED = Ruleset.preset("lyonnaise-21").with_options(must_throw_on=True, pot=5)
 COUNTED_STAKED = Ruleset.preset("engranjeu-21").with_options(
-    must_throw_on=True, pot=4, accumulated_stakes=True, charge_throws=3
+    must_throw_on=True, pot=3, accumulated_stakes=True, charge_throws=3
 )
 
 
