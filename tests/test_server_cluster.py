@@ -426,16 +426,19 @@ def test_a_claim_is_answered_while_the_tables_are_locked_by_a_migration() -> Non
 def test_a_locks_connection_lost_without_a_goodbye_leaves_no_table_locked() -> None:
     """The locks' connection fails, and closing it does not reach the database (a network cut): the
     process connects again and owns nothing, and the old session, still holding the locks on the
-    database's side, is ended, so that another process takes the tables at once."""
+    database's side, has ended once the failure is told, so that another process takes the tables
+    at once (ending a session is a signal: the process waits for it to be gone)."""
     db = _ownerless_table("OTHER")
 
-    async def lose_and_claim_elsewhere() -> bool:
+    async def lose_and_claim_elsewhere() -> tuple[int, bool]:
         import psycopg
 
         cluster, other = Cluster(db, scan_seconds=3600), Cluster(db, scan_seconds=3600)
         await cluster.start(Nobody())
         await other.start(Nobody())
         lost = cluster._locks
+        old = lost.info.backend_pid
+        look = await psycopg.AsyncConnection.connect(cluster.url, autocommit=True)  # open before: no delay
         try:
             assert await cluster.claim("KEPT")
 
@@ -449,14 +452,18 @@ def test_a_locks_connection_lost_without_a_goodbye_leaves_no_table_locked() -> N
             with contextlib.suppress(Exception):
                 await cluster.scan()
             assert not cluster.owns("KEPT")
-            return await other.claim("KEPT")
+            cursor = await look.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s", (old,))
+            found = await cursor.fetchone()
+            assert found is not None
+            return found[0], await other.claim("KEPT")
         finally:
+            await look.close()
             await other.close()
             await cluster.close()
             with contextlib.suppress(Exception):
                 await psycopg.AsyncConnection.close(lost)
 
-    assert asyncio.run(lose_and_claim_elsewhere())
+    assert asyncio.run(lose_and_claim_elsewhere()) == (0, True)
 
 
 def test_a_request_whose_note_cannot_leave_fails_in_time_and_the_next_one_goes_through() -> None:

@@ -273,10 +273,10 @@ class Cluster(Solo):
                 self._locks_lost = False
                 if old is not None:  # a goodbye lost in a network cut leaves the old session holding
                     with contextlib.suppress(Exception):  # the locks: ended, its tables are free at once
-                        await self._locks.execute(
-                            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                        await self._locks.execute(  # (waiting until it is gone: ending it is a signal)
+                            "SELECT pg_terminate_backend(pid, %s) FROM pg_stat_activity "
                             "WHERE pid = %s AND application_name = %s",  # its number may be another's now
-                            (old, self._locks_name),
+                            (round(self.lock_wait * 1000), old, self._locks_name),
                         )
                 raise
 
