@@ -433,7 +433,8 @@ def test_a_locks_connection_lost_without_a_goodbye_leaves_no_table_locked() -> N
     async def lose_and_claim_elsewhere() -> tuple[int, bool]:
         import psycopg
 
-        cluster, other = Cluster(db, scan_seconds=3600), Cluster(db, scan_seconds=3600)
+        # the old session is waited for as long as it takes to end, whatever the machine's load
+        cluster, other = Cluster(db, scan_seconds=3600, lock_wait=120), Cluster(db, scan_seconds=3600)
         await cluster.start(Nobody())
         await other.start(Nobody())
         lost = cluster._locks

@@ -86,7 +86,7 @@ from ..core.rules import Ruleset
 from ..core.state import Phase, State
 from . import tie_breaks
 from .amounts import settled_amounts, token_values
-from .game_maxn_stakes import play_staked_round, staked, staked_ways
+from .game_maxn_stakes import ends_no_round, play_staked_round, staked, staked_ways
 from .game_maxn_stakes import stop_values as staked_stop_values
 from .game_maxn_turns import Choices, follower_turns, follower_values, spread
 from .main_chaude import Chaude, Outcome, chaude, replays
@@ -400,7 +400,7 @@ def settling_of(rules: Ruleset, players: int, charge: bool) -> Settling:
         return Settling(tuple(found), made.direct, made)
     if bets and rules.main_chaude:  # the stake so far is each class's amount; the replays add to it
         staked_classes = [
-            (_places(w, players), (), stake, bool(f)) if staked_ways(rules, w, players, stake, f) else None
+            None if ends_no_round(rules, players, stake) else (_places(w, players), (), stake, bool(f))
             for w, f in zip(shape.worst.tolist(), shape.fixed.tolist(), strict=True)
             for stake in range(rules.pot + 1)
         ]

@@ -136,6 +136,12 @@ def rampot(rules: Ruleset, players: int, tied: tuple[int, ...], cap: int) -> Flo
     return found
 
 
+def ends_no_round(rules: Ruleset, players: int, stake: int) -> bool:
+    """Whether no charge round ends at ``stake``: every player has thrown once at least, so a round
+    never ends on a stake smaller than that (short of the pot)."""
+    return stake < min(rules.pot, players * int(token_values(rules).min()))
+
+
 def staked_ways(
     rules: Ruleset, worst: int, players: int, stake: int, penalty: bool = False
 ) -> list[tuple[tuple[tuple[int, ...], int, int], float]]:
@@ -144,8 +150,8 @@ def staked_ways(
     manche's positions are those its rounds reach). ``penalty``: the worst result is a nénette, and
     its loser takes the nénette penalty rather than the stake (the rampots only say who)."""
     holders = [i for i in range(players) if worst >> i & 1]
-    if stake < min(rules.pot, players * int(token_values(rules).min())):
-        return []  # every player has thrown once at least: a round never ends on so small a stake
+    if ends_no_round(rules, players, stake):
+        return []
     if rules.tied_losers_all_take or len(holders) == 1:
         return [((tuple(holders), -1, rules.nenette_penalty if penalty else stake), 1.0)]
     after = rampot(rules, players, tuple(holders), rules.pot)[stake]  # [loser, stake after]
@@ -243,10 +249,7 @@ def _turn(
     for t in range(1, len(stops)):
         after = values[-1][:, _RESULTS[:, None], shift]  # [summary, result thrown, stake before, seat]
         cont = np.einsum("kr,crsz->cksz", TRANSITIONS, after)  # [summary, keep, stake, seat]
-        if t == 1:
-            final = cont
-        elif bon and stops[t - 1] is not stops[0]:  # counted throws: « le bon »'s result made in one more
-            final = np.einsum("kr,crsz->cksz", TRANSITIONS, stops[t - 1][:, _RESULTS[:, None], shift])
+        final = _bon_final(final, cont, stops, t, shift) if bon or t == 1 else final
         assert final is not None
         best, keep = best_of(cont)
         # cont[c, keep[c, r, s], s, :]: the keep's value at the stake the result was held at
@@ -263,6 +266,21 @@ def _turn(
         values.append(np.where(stop[..., None], stops[t], kept))
         choices.append(np.where(stop, STOP, keep))
     return values, choices
+
+
+def _bon_final(
+    final: FloatArray | None, cont: FloatArray, stops: Sequence[FloatArray], t: int, shift: IntArray
+) -> FloatArray:
+    """Each keep's value as « le bon » with ``t`` throws left, its throw's result final: the keeps'
+    values with one throw left (``cont`` at ``t == 1``), unless throws are counted, where that result
+    is made in one throw more than stopping with ``t - 1`` left."""
+    if t == 1:
+        return cont
+    if stops[t - 1] is not stops[0]:
+        found: FloatArray = np.einsum("kr,crsz->cksz", TRANSITIONS, stops[t - 1][:, _RESULTS[:, None], shift])
+        return found
+    assert final is not None
+    return final
 
 
 def by_used(columns: IntArray | BoolArray, used: int) -> Any:
@@ -634,10 +652,7 @@ def _played_turn(
     final: FloatArray | None = None  # each keep's value where the next throw's result is final
     for t in range(1, len(stops)):
         cont = np.einsum("kr,crsz->cksz", TRANSITIONS, values[:, _RESULTS[:, None], shift])
-        if t == 1:
-            final = cont
-        elif stops[t - 1] is not stops[0]:  # counted throws: « le bon »'s result made in one more
-            final = np.einsum("kr,crsz->cksz", TRANSITIONS, stops[t - 1][:, _RESULTS[:, None], shift])
+        final = _bon_final(final, cont, stops, t, shift)
         assert final is not None
         chosen = np.asarray(choices[t], dtype=np.intp)
         stop, bon = chosen == STOP, chosen >= BON
