@@ -2,7 +2,7 @@
 
 Run: .venv/bin/python benchmarks/solver_speed.py
      [--large-rounds | --game-maxn N [--preset P] [--games G] | --heads-up-game
-      | --game-rounds [--must-throw-on]]
+      | --game-rounds [--must-throw-on] [--qui-barre]]
 Targets: the classic-11 game solve under 60 s and `advise` under 50 ms on 2 cores.
 ``--large-rounds`` only measures rounds of 4 to 8 players (time and peak memory), each in
 a process of its own: what sets the round solver's limit of eight players.
@@ -18,7 +18,9 @@ l'Espagnole losing the game), solved manche by manche.
 against random values, strategies and classes kept as a sweep keeps them): a charge round of
 lyonnaise-21 at the full pot, its stakes accumulating (median of five), and décharge rounds with
 every player still in (mean of forty), at three and four players; with ``--must-throw-on``, players
-behind must throw on (the staked turns then merge fewer summaries, and weigh « le bon »).
+behind must throw on (the staked turns then merge fewer summaries, and weigh « le bon »); with
+``--qui-barre``, under « qui barre démarre » (results counted with their throws: each limit's turns
+are their own, solved only on the summaries that limit reaches).
 """
 
 from __future__ import annotations
@@ -151,10 +153,14 @@ def heads_up_games() -> None:
         )
 
 
-def game_rounds(throw_on: bool) -> None:
+def game_rounds(throw_on: bool, qui_barre: bool) -> None:
     """Rounds of a whole game's manche, as its sweeps solve them (see the module's docstring)."""
     rules = Ruleset.preset("lyonnaise-21").with_options(must_throw_on=throw_on)
-    said = " (must_throw_on=true)" if throw_on else ""
+    if qui_barre:
+        rules = rules.with_options(tie_break="qui_barre_demarre")
+    said = "".join(
+        f" ({s})" for s, on in (("must_throw_on=true", throw_on), ("qui barre démarre", qui_barre)) if on
+    )
     print(f"{rules.name}{said}, one round of a manche by max^n (game_maxn.round_at, random values):")
     for players in (3, 4):
         manche = maxn.Manche(rules, players)
@@ -181,7 +187,7 @@ def game_rounds(throw_on: bool) -> None:
 
 def main() -> None:
     if "--game-rounds" in sys.argv:
-        game_rounds("--must-throw-on" in sys.argv)
+        game_rounds("--must-throw-on" in sys.argv, "--qui-barre" in sys.argv)
         return
     if "--heads-up-game" in sys.argv:
         heads_up_games()

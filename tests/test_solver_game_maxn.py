@@ -192,6 +192,37 @@ def test_the_compiled_staked_turns_are_the_numpy_turns(contexts, throw_on):
         assert (choices[2] >= 28).any() and not (choices[1] >= 28).any()  # « le bon », with two left
 
 
+@pytest.mark.parametrize("options", [{}, {"must_throw_on": True}], ids=["free", "throw-on"])
+def test_a_round_of_counted_results_solved_where_it_can_go_is_the_round_solved_everywhere(
+    options, monkeypatch
+):
+    """Under « qui barre démarre » and the leader's limit, the followers' turns are solved only on
+    the summaries of results made in no more throws than the leader's (a third of them): the
+    round's values, the chance of each class and every choice the round can meet are those of
+    the turns solved on every summary. With players behind who must throw on, « le bon » too."""
+    rules = Ruleset.preset("engranjeu-21").with_options(**options)
+    shape = shape_of(rules, 3)
+    assert shape.bon == bool(options)
+    payoff = np.random.default_rng(5).random((shape.classes, 3))
+    narrow = play_round(shape, payoff, [2, 0, 1], 3, True, keep=True)
+    for limit in (2, 3):
+        assert sum(map(len, shape.reached(limit))) < sum(len(step) for step in shape.steps) / 2
+    reached = {limit: shape.reached(limit) for limit in (2, 3)}
+    monkeypatch.setattr(
+        game_maxn.Shape, "reached", lambda self, limit: tuple(np.arange(len(s)) for s in self.steps)
+    )
+    wide = play_round(shape, payoff, [2, 0, 1], 3, True, keep=True)
+    assert np.array_equal(narrow.value, wide.value)
+    assert narrow.classes is not None and wide.classes is not None
+    assert np.array_equal(narrow.classes, wide.classes)
+    for limit, rows in reached.items():
+        for place, by_left in enumerate(narrow.followers[limit]):
+            for left, chosen in enumerate(by_left):
+                assert np.array_equal(chosen[rows[place]], wide.followers[limit][place][left][rows[place]])
+    if options:
+        assert any((c >= 28).any() for c in narrow.followers[3][1])  # « le bon » is played
+
+
 @pytest.mark.parametrize("throw_on", [False, True], ids=["free", "throw-on"])
 def test_the_compiled_staked_turns_of_counted_results_are_the_numpy_turns(throw_on):
     """Where the throws of a staked turn are counted too (« qui barre démarre »), each limit is a turn

@@ -258,10 +258,28 @@ class Shape:
     ahead: tuple[npt.NDArray[np.bool_], ...] = ()
     # « le bon » weighed: where a player behind must throw on and the throws used count
     bon: bool = False
+    _reached: dict[int, tuple[IntArray, ...]] = field(default_factory=dict, compare=False, repr=False)
 
     def may_stop(self, i: int) -> npt.NDArray[np.bool_] | None:
         """Where the player after ``steps[i]``'s summary may stop with throws left (None: anywhere)."""
         return self.ahead[i] if self.ahead else None
+
+    def reached(self, limit: int) -> tuple[IntArray, ...]:
+        """``[i]``: the summaries ``steps[i]`` starts from where the throws used count
+        (:func:`counted`) and the leader made their result in ``limit`` throws, the followers'
+        limit: no result is made in more. The followers' turns are solved only there (a third of
+        the summaries at three throws), the same numbers as solving them all.
+        """
+        if limit not in self._reached:
+            kinds = len(RESULTS)
+            rows: IntArray = np.arange((limit - 1) * kinds, limit * kinds)
+            columns = np.arange(limit * kinds)
+            found = [rows]
+            for step in self.steps[:-1]:
+                rows = np.unique(step[np.ix_(rows, columns)])
+                found.append(rows)
+            self._reached[limit] = tuple(found)
+        return self._reached[limit]
 
     @property
     def classes(self) -> int:
@@ -547,14 +565,21 @@ def play_round(
     longer = [limit for limit in limits if limit > 1]
     solved: tuple[FloatArray, FloatArray, Choices] | None = None
     for limit in longer:
+        # where the leader's throws set the limit, only the summaries of results made in as many
+        reached = shape.reached(limit) if shape.throws > 1 and leader_limit else None
         if solved is None or shape.throws > 1:
             # the last player's values come from the payoff whatever the limit: one solve serves all,
             # except where throw counts are compared (the limit changes what stopping is worth)
             most_asked = max(longer) if shape.throws == 1 else limit
             last = (payoff, shape.steps[k - 2], seats[k - 1], most_asked, 2, shape.may_stop(k - 2), shape.bon)
+            rows = None if reached is None else reached[k - 2]
             # a sweep keeps only the values
             unkept = np.empty((0, 0, 0), np.int8)
-            solved = follower_turns(*last) if keep else (follower_values(*last), np.empty(0), unkept)
+            solved = (
+                follower_turns(*last, rows=rows)
+                if keep
+                else (follower_values(*last, rows=rows), np.empty(0), unkept)
+            )
         out, final, choices = solved
         later = out[limit - 1]
         if keep:
@@ -562,10 +587,11 @@ def play_round(
             followers[limit].append(list(choices[:limit]))
         for i in range(k - 2, 0, -1):
             turn = (later, shape.steps[i - 1], seats[i], limit, limit, shape.may_stop(i - 1), shape.bon)
+            rows = None if reached is None else reached[i - 1]
             if not keep:
-                later = follower_values(*turn)[limit - 1]
+                later = follower_values(*turn, rows=rows)[limit - 1]
                 continue
-            out_i, final_i, choices_i = follower_turns(*turn)
+            out_i, final_i, choices_i = follower_turns(*turn, rows=rows)
             later = out_i[limit - 1]
             finals[limit].insert(0, final_i[limit - 1])
             followers[limit].insert(0, list(choices_i))

@@ -92,6 +92,7 @@ def follower_turns(
     first_limit: int = 2,
     ahead: Ahead = None,
     bon: bool = False,
+    rows: IntArray | None = None,
 ) -> Turns:
     """Solve a follower's turn of up to ``throws`` throws in every summary.
 
@@ -107,8 +108,18 @@ def follower_turns(
     solved, and ``final`` is by counted result. ``ahead`` (as ``step``): where
     the mover may stop with throws left; ``bon`` (counted results only): « le bon »
     is weighed, and played (a keep plus 28) only where worth more than every plain
-    throw.
+    throw. ``rows``: the only summaries the round can reach (:meth:`.game_maxn.Shape.reached`);
+    the others are left at 0 (``choices``: STOP).
     """
+    if rows is not None:
+        out, final, choices = follower_turns(
+            later, step[rows], mover, throws, first_limit, _rows(ahead, rows), bon
+        )
+        return (
+            _scattered(out, rows, step),
+            _scattered(final, rows, step),
+            _scattered(choices, rows, step, STOP),
+        )
     kernel = _kernel()
     if kernel is None:
         return _numpy_turns(later, step, mover, throws, ahead, bon)
@@ -127,15 +138,30 @@ def follower_values(
     first_limit: int = 2,
     ahead: Ahead = None,
     bon: bool = False,
+    rows: IntArray | None = None,
 ) -> FloatArray:
     """``out`` of :func:`follower_turns` alone, as a sweep needs it: the final chances and the
     choices are not kept (at four players they would be tens of megabytes a turn)."""
+    if rows is not None:
+        out = follower_values(later, step[rows], mover, throws, first_limit, _rows(ahead, rows), bon)
+        return _scattered(out, rows, step)
     kernel = _kernel()
     if kernel is None:
         return _numpy_turns(later, step, mover, throws, ahead, bon)[0]
     unkept = np.empty((0, 0, 0))
     chosen = unkept.astype(np.int8)
     return _compiled_turns(kernel, later, step, mover, throws, first_limit, unkept, chosen, ahead, bon)
+
+
+def _rows(ahead: Ahead, rows: IntArray) -> Ahead:
+    return None if ahead is None else ahead[rows]
+
+
+def _scattered(part: npt.NDArray[Any], rows: IntArray, step: IntArray, fill: int = 0) -> npt.NDArray[Any]:
+    """``part[:, row]`` (a turn of the summaries ``rows``) in its place among all of ``step``'s."""
+    whole = np.full((part.shape[0], step.shape[0], *part.shape[2:]), fill, part.dtype)
+    whole[:, rows] = part
+    return whole
 
 
 def _compiled_turns(
