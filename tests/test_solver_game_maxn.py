@@ -206,11 +206,9 @@ def test_a_round_of_counted_results_solved_where_it_can_go_is_the_round_solved_e
     payoff = np.random.default_rng(5).random((shape.classes, 3))
     narrow = play_round(shape, payoff, [2, 0, 1], 3, True, keep=True)
     for limit in (2, 3):
-        assert sum(map(len, shape.reached(limit))) < sum(len(step) for step in shape.steps) / 2
-    reached = {limit: shape.reached(limit) for limit in (2, 3)}
-    monkeypatch.setattr(
-        game_maxn.Shape, "reached", lambda self, limit: tuple(np.arange(len(s)) for s in self.steps)
-    )
+        assert sum(map(len, shape.reached(limit).rows)) < sum(len(step) for step in shape.steps) / 2
+    reached = {limit: shape.reached(limit).rows for limit in (2, 3)}
+    monkeypatch.setattr(game_maxn.Shape, "reached", lambda self, limit: None)  # every summary solved
     wide = play_round(shape, payoff, [2, 0, 1], 3, True, keep=True)
     assert np.array_equal(narrow.value, wide.value)
     assert narrow.classes is not None and wide.classes is not None
@@ -221,6 +219,35 @@ def test_a_round_of_counted_results_solved_where_it_can_go_is_the_round_solved_e
                 assert np.array_equal(chosen[rows[place]], wide.followers[limit][place][left][rows[place]])
     if options:
         assert any((c >= 28).any() for c in narrow.followers[3][1])  # « le bon » is played
+
+
+@pytest.mark.parametrize("throw_on", [False, True], ids=["free", "throw-on"])
+def test_a_staked_round_of_counted_results_solved_where_it_can_go_is_the_round_solved_everywhere(
+    throw_on, monkeypatch
+):
+    """The same where every throw of the charge adds to the stake (`lyonnaise-21` under « qui barre
+    démarre »): each limit's turns solved only on the rows that limit reaches make the round's
+    value, its classes' chances and every choice it can meet, « le bon » included."""
+    rules = Ruleset.preset("lyonnaise-21").with_options(
+        pot=7, tie_break="qui_barre_demarre", must_throw_on=throw_on
+    )
+    shape = shape_of(rules, 3, staked=True)
+    payoff = np.random.default_rng(6).random((shape.classes * (rules.pot + 1), 3))
+    narrow = stakes.play_staked_round(shape, payoff, [1, 2, 0], 3, True, rules, 5, keep=True)
+    rows = {limit: stakes.reached(rules, 3, limit) for limit in (2, 3)}
+    alike = stakes.alike_steps(rules, 3)
+    assert sum(map(len, rows[2])) < sum(len(step) for step, _ in alike) / 2
+    monkeypatch.setattr(stakes, "reached", lambda rules, players, limit: (None,) * (players - 1))
+    wide = stakes.play_staked_round(shape, payoff, [1, 2, 0], 3, True, rules, 5, keep=True)
+    assert np.array_equal(narrow.value, wide.value)
+    assert narrow.classes is not None and wide.classes is not None
+    assert np.array_equal(narrow.classes, wide.classes)
+    for limit, by_place in rows.items():
+        for place, by_left in enumerate(narrow.followers[limit]):
+            for left, chosen in enumerate(by_left):
+                at = by_place[place]
+                assert np.array_equal(chosen[at], wide.followers[limit][place][left][at])
+    assert any((c >= 28).any() for c in narrow.followers[3][1]) == throw_on  # « le bon »
 
 
 @pytest.mark.parametrize("throw_on", [False, True], ids=["free", "throw-on"])

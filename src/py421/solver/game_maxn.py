@@ -88,7 +88,7 @@ from . import tie_breaks
 from .amounts import settled_amounts, token_values
 from .game_maxn_stakes import ends_no_round, play_staked_round, staked, staked_ways
 from .game_maxn_stakes import stop_values as staked_stop_values
-from .game_maxn_turns import Choices, follower_turns, follower_values, spread
+from .game_maxn_turns import Choices, follower_turns, follower_values, reached_from, scattered, spread
 from .main_chaude import Chaude, Outcome, chaude, replays
 from .rounds import EPS, FRESH, KEEP_CHOICES, STOP, comparison_of
 from .tables import BON, INDEX, KEEPS, RESULTS, TRANSITIONS, FloatArray
@@ -258,32 +258,46 @@ class Shape:
     ahead: tuple[npt.NDArray[np.bool_], ...] = ()
     # « le bon » weighed: where a player behind must throw on and the throws used count
     bon: bool = False
-    _reached: dict[int, tuple[IntArray, ...]] = field(default_factory=dict, compare=False, repr=False)
+    _reached: dict[int, Reached] = field(default_factory=dict, compare=False, repr=False)
 
     def may_stop(self, i: int) -> npt.NDArray[np.bool_] | None:
         """Where the player after ``steps[i]``'s summary may stop with throws left (None: anywhere)."""
         return self.ahead[i] if self.ahead else None
 
-    def reached(self, limit: int) -> tuple[IntArray, ...]:
-        """``[i]``: the summaries ``steps[i]`` starts from where the throws used count
-        (:func:`counted`) and the leader made their result in ``limit`` throws, the followers'
-        limit: no result is made in more. The followers' turns are solved only there (a third of
-        the summaries at three throws), the same numbers as solving them all.
-        """
+    def reached(self, limit: int) -> Reached:
+        """The summaries a round reaches where the throws used count (:func:`counted`) and the
+        leader made their result in ``limit`` throws, the followers' limit: no result is made in
+        more. The followers' turns are solved only there (a third of the summaries at three
+        throws), the same numbers as solving them all."""
         if limit not in self._reached:
             kinds = len(RESULTS)
-            rows: IntArray = np.arange((limit - 1) * kinds, limit * kinds)
-            columns = np.arange(limit * kinds)
-            found = [rows]
-            for step in self.steps[:-1]:
-                rows = np.unique(step[np.ix_(rows, columns)])
-                found.append(rows)
-            self._reached[limit] = tuple(found)
+            rows, steps = reached_from(np.arange((limit - 1) * kinds, limit * kinds), self.steps, limit)
+            ahead = (
+                tuple(a[r, : limit * kinds] for a, r in zip(self.ahead, rows, strict=True))
+                if self.ahead
+                else ()
+            )
+            self._reached[limit] = Reached(tuple(rows), tuple(steps), ahead)
         return self._reached[limit]
 
     @property
     def classes(self) -> int:
         return len(self.amount)
+
+
+@dataclass(frozen=True)
+class Reached:
+    """The summaries of a :class:`Shape` that one limit reaches (:meth:`Shape.reached`), renumbered:
+    ``rows[i][j]`` is the summary numbered ``j`` of those ``steps[i]`` starts from (``rows[0]``:
+    the leader's results made in that many throws); ``steps`` and ``ahead`` are the shape's, over
+    those rows and the results made in no more throws, leading to rows of the next step."""
+
+    rows: tuple[IntArray, ...]
+    steps: tuple[IntArray, ...]
+    ahead: tuple[npt.NDArray[np.bool_], ...]
+
+    def may_stop(self, i: int) -> npt.NDArray[np.bool_] | None:
+        return self.ahead[i] if self.ahead else None
 
 
 def counted(rules: Ruleset, staked: bool = False) -> int:
@@ -564,37 +578,36 @@ def play_round(
         after_leader[1] = shape.coups_secs @ payoff
     longer = [limit for limit in limits if limit > 1]
     solved: tuple[FloatArray, FloatArray, Choices] | None = None
+    narrow: dict[int, Reached] = {}
     for limit in longer:
-        # where the leader's throws set the limit, only the summaries of results made in as many
+        steps, may_stop = shape.steps, shape.may_stop
+        # only the summaries of results made in no more throws
         reached = shape.reached(limit) if shape.throws > 1 and leader_limit else None
+        if reached is not None:
+            narrow[limit] = reached
+            steps, may_stop = reached.steps, reached.may_stop
         if solved is None or shape.throws > 1:
             # the last player's values come from the payoff whatever the limit: one solve serves all,
             # except where throw counts are compared (the limit changes what stopping is worth)
             most_asked = max(longer) if shape.throws == 1 else limit
-            last = (payoff, shape.steps[k - 2], seats[k - 1], most_asked, 2, shape.may_stop(k - 2), shape.bon)
-            rows = None if reached is None else reached[k - 2]
+            last = (payoff, steps[k - 2], seats[k - 1], most_asked, 2, may_stop(k - 2), shape.bon)
             # a sweep keeps only the values
             unkept = np.empty((0, 0, 0), np.int8)
-            solved = (
-                follower_turns(*last, rows=rows)
-                if keep
-                else (follower_values(*last, rows=rows), np.empty(0), unkept)
-            )
+            solved = follower_turns(*last) if keep else (follower_values(*last), np.empty(0), unkept)
         out, final, choices = solved
         later = out[limit - 1]
         if keep:
             finals[limit].append(final[limit - 1])
-            followers[limit].append(list(choices[:limit]))
+            followers[limit].append(_widened(shape, narrow.get(limit), choices[:limit], k - 2))
         for i in range(k - 2, 0, -1):
-            turn = (later, shape.steps[i - 1], seats[i], limit, limit, shape.may_stop(i - 1), shape.bon)
-            rows = None if reached is None else reached[i - 1]
+            turn = (later, steps[i - 1], seats[i], limit, limit, may_stop(i - 1), shape.bon)
             if not keep:
-                later = follower_values(*turn, rows=rows)[limit - 1]
+                later = follower_values(*turn)[limit - 1]
                 continue
-            out_i, final_i, choices_i = follower_turns(*turn, rows=rows)
+            out_i, final_i, choices_i = follower_turns(*turn)
             later = out_i[limit - 1]
             finals[limit].insert(0, final_i[limit - 1])
-            followers[limit].insert(0, list(choices_i))
+            followers[limit].insert(0, _widened(shape, narrow.get(limit), choices_i, i - 1))
         after_leader[limit] = later
     by_used = [_made_in(after_leader[u if leader_limit else most], u) for u in range(1, most + 1)]
     stops = [by_used[most - r - 1][None, :, seats[0]] for r in range(most)]
@@ -604,8 +617,16 @@ def play_round(
     play = RoundPlay(np.asarray(value, dtype=float))
     if keep:
         play.leader, play.followers = leader, followers
-        play.classes = _class_chances(shape, ended, finals, limits, leader_limit)
+        play.classes = _class_chances(shape, ended, finals, limits, leader_limit, narrow)
     return play
+
+
+def _widened(shape: Shape, reached: Reached | None, choices: Choices, i: int) -> list[Choices]:
+    """A follower's choices by throws left, over every summary of ``shape.steps[i]`` (STOP where the
+    limit does not reach)."""
+    if reached is None:
+        return list(choices)
+    return list(scattered(choices, reached.rows[i], len(shape.steps[i]), STOP))
 
 
 def summary_of(shape: Shape, done: Sequence[tuple[Result, int]]) -> int:
@@ -725,12 +746,22 @@ def _class_chances(
     finals: dict[int, list[FloatArray]],
     limits: list[int],
     leader_limit: bool,
+    narrow: dict[int, Reached] | None = None,
 ) -> FloatArray:
-    """The chance of each class, following the play forward from the leader."""
+    """The chance of each class, following the play forward from the leader (``narrow``: the limits
+    whose turns were solved on the summaries they reach, and those)."""
     total = np.zeros(shape.classes)
     for limit in limits:
         if limit == 1:
             total += (ended[0] if leader_limit else ended.sum(axis=0)) @ shape.coups_secs
+            continue
+        if narrow and limit in narrow:  # from the leader's results made in ``limit`` throws
+            reach = ended[limit - 1]
+            reached = narrow[limit]
+            for i, (step, final) in enumerate(zip(reached.steps, finals[limit], strict=True)):
+                size = shape.classes if i == len(reached.steps) - 1 else len(reached.rows[i + 1])
+                reach = spread(step, final, reach, size)
+            total += reach
             continue
         # over the leader's results (counted ones where throws are compared)
         reach = _counted_reach(shape, ended if not leader_limit else _only(ended, limit))

@@ -45,7 +45,7 @@ from ..core.combos import NENETTE
 from ..core.engine import tie_order
 from ..core.rules import Ruleset
 from .amounts import token_values
-from .game_maxn_turns import CHILDREN, CHOICES_COUNT, LEAVES, shared
+from .game_maxn_turns import CHILDREN, CHOICES_COUNT, LEAVES, reached_from, scattered, shared
 from .keeps import KEEP_INDEX
 from .rounds import EPS, FRESH, KEEP_CHOICES, STOP
 from .tables import BON, INDEX, RESULTS, TRANSITIONS, FloatArray
@@ -186,6 +186,17 @@ def alike_steps(rules: Ruleset, players: int) -> Alike:
     return _alike(rules, players)[0]
 
 
+@cache
+def reached(rules: Ruleset, players: int, limit: int) -> tuple[IntArray, ...]:
+    """``[i]``: the rows of :func:`alike_steps`'s step ``i`` that a round reaches where the throws
+    used count and the leader made their result in ``limit`` throws, the followers' limit: as
+    :meth:`.game_maxn.Shape.reached` for the rows of the staked shape."""
+    alike = alike_steps(rules, players)
+    kinds = len(RESULTS)
+    leads = np.unique(alike[0][1][(limit - 1) * kinds : limit * kinds])
+    return tuple(reached_from(leads, [step for step, _ in alike], limit)[0])
+
+
 def alike_ahead(rules: Ruleset, players: int) -> tuple[BoolArray | None, ...]:
     """Per step of :func:`alike_steps`, ``[row, result]``: where the mover may stop with throws
     left (None: anywhere), as :attr:`.game_maxn.Shape.ahead` says for each of the row's summaries."""
@@ -321,6 +332,7 @@ def follower(
     keep: bool,
     ahead: BoolArray | None = None,
     bon: bool = False,
+    rows: IntArray | None = None,
 ) -> tuple[FloatArray, npt.NDArray[np.int8] | None]:
     """A follower's turn of up to ``throws`` throws in every summary and at every stake.
 
@@ -329,8 +341,14 @@ def follower(
     result]`` (as ``step``) and ``bon`` as :func:`_turn` takes them. Where ``step`` has a column per
     counted result (« qui barre démarre »), stopping is worth what the throws used make it, and only
     the limit ``throws`` is solved (``out[throws - 1]``). Compiled with numba where it is installed,
-    the summaries shared among the cores (:func:`.game_maxn_turns.shared`).
+    the summaries shared among the cores (:func:`.game_maxn_turns.shared`). ``rows``: the only
+    summaries the round can reach (:func:`reached`); the others are left at 0 (``choices``: STOP).
     """
+    if rows is not None:
+        narrow = None if ahead is None else ahead[rows]
+        out, chosen = follower(later, step[rows], mover, throws, shift, keep, narrow, bon)
+        size = len(step)
+        return scattered(out, rows, size), None if chosen is None else scattered(chosen, rows, size, STOP)
     contexts = step.shape[0]
     width, seats = later.shape[1], later.shape[2]
     out = np.zeros((throws, contexts, width, seats))
@@ -451,7 +469,10 @@ def play_staked_round(
     alike = alike_steps(rules, shape.players)
     shift = shifted(rules, cap)
     limits = list(range(1, most + 1)) if leader_limit else [most]
-    after_leader, followers = _followers(rules, shape, alike, payoff, seats, limits, rules.pot, shift, keep)
+    narrow = leader_limit and shape.throws > 1
+    after_leader, followers = _followers(
+        rules, shape, alike, payoff, seats, limits, rules.pot, shift, keep, narrow=narrow
+    )
     stops = _leader_stops(alike, after_leader, most, leader_limit)
     values, leader = _turn(stops, seats[0], shift)
     play = RoundPlay(np.asarray(_start(values[most - 1], shift)[0, 0], dtype=float))
@@ -489,11 +510,13 @@ def _followers(
     shift: IntArray,
     keep: bool,
     place: int = 0,
+    narrow: bool = False,
 ) -> tuple[dict[int, FloatArray], dict[int, list[npt.NDArray[np.int8]]]]:
     """The turns of the players after ``place``, by the followers' limit: ``after[limit][row, stake,
     seat]`` over the rows of ``alike[place]`` (the summaries after ``place``'s result; the classes
     after the last player's), and with ``keep`` each follower's choices (``[t, row, result,
-    stake]`` over its own rows, from the first after ``place``)."""
+    stake]`` over its own rows, from the first after ``place``). ``narrow`` (counted results, the
+    leader's limit): each limit's turns only where the leader's result took as many throws."""
     k = shape.players
     width = shift.shape[1]
     later_last = payoff.reshape(-1, pot + 1, payoff.shape[-1])[:, _stakes(width, pot)]  # [class, stake, seat]
@@ -507,14 +530,17 @@ def _followers(
     if not counted:
         last_out, last_choices = follower(later_last, alike[k - 2][0], seats[k - 1], max(limits), *rule)
     for limit in limits:
+        rows = reached(rules, k, limit) if narrow else (None,) * (k - 1)
         if counted:
-            last_out, last_choices = follower(later_last, alike[k - 2][0], seats[k - 1], limit, *rule)
+            last_out, last_choices = follower(
+                later_last, alike[k - 2][0], seats[k - 1], limit, *rule, rows=rows[k - 2]
+            )
         later = last_out[limit - 1]
         if last_choices is not None:
             followers[limit].append(last_choices[:limit])
         for i in range(k - 2, place, -1):
             out_i, choices_i = follower(
-                later, alike[i - 1][0], seats[i], limit, shift, keep, masks[i - 1], bon
+                later, alike[i - 1][0], seats[i], limit, shift, keep, masks[i - 1], bon, rows[i - 1]
             )
             later = out_i[limit - 1]
             if choices_i is not None:

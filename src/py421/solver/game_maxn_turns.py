@@ -8,7 +8,8 @@ holds the turns of fewer: the mover's choices with ``r`` throws left are
 the same whatever the limit (the values of stopping do not depend on it), so
 one solve gives every limit; except under « qui barre démarre », where a
 result made in fewer throws is worth more (a column of ``step`` per result
-and throws used): there each limit is solved on its own.
+and throws used): there each limit is solved on its own (under the leader's
+limit, on the summaries it reaches: :meth:`.game_maxn.Shape.reached`).
 
 Ties within EPS: stop rather than throw, then the first keep of
 KEEP_CHOICES (more dice first), as :mod:`.rounds` plays. Where players
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -92,7 +93,6 @@ def follower_turns(
     first_limit: int = 2,
     ahead: Ahead = None,
     bon: bool = False,
-    rows: IntArray | None = None,
 ) -> Turns:
     """Solve a follower's turn of up to ``throws`` throws in every summary.
 
@@ -108,18 +108,8 @@ def follower_turns(
     solved, and ``final`` is by counted result. ``ahead`` (as ``step``): where
     the mover may stop with throws left; ``bon`` (counted results only): « le bon »
     is weighed, and played (a keep plus 28) only where worth more than every plain
-    throw. ``rows``: the only summaries the round can reach (:meth:`.game_maxn.Shape.reached`);
-    the others are left at 0 (``choices``: STOP).
+    throw.
     """
-    if rows is not None:
-        out, final, choices = follower_turns(
-            later, step[rows], mover, throws, first_limit, _rows(ahead, rows), bon
-        )
-        return (
-            _scattered(out, rows, step),
-            _scattered(final, rows, step),
-            _scattered(choices, rows, step, STOP),
-        )
     kernel = _kernel()
     if kernel is None:
         return _numpy_turns(later, step, mover, throws, ahead, bon)
@@ -138,13 +128,9 @@ def follower_values(
     first_limit: int = 2,
     ahead: Ahead = None,
     bon: bool = False,
-    rows: IntArray | None = None,
 ) -> FloatArray:
     """``out`` of :func:`follower_turns` alone, as a sweep needs it: the final chances and the
     choices are not kept (at four players they would be tens of megabytes a turn)."""
-    if rows is not None:
-        out = follower_values(later, step[rows], mover, throws, first_limit, _rows(ahead, rows), bon)
-        return _scattered(out, rows, step)
     kernel = _kernel()
     if kernel is None:
         return _numpy_turns(later, step, mover, throws, ahead, bon)[0]
@@ -153,13 +139,29 @@ def follower_values(
     return _compiled_turns(kernel, later, step, mover, throws, first_limit, unkept, chosen, ahead, bon)
 
 
-def _rows(ahead: Ahead, rows: IntArray) -> Ahead:
-    return None if ahead is None else ahead[rows]
+def reached_from(
+    first: IntArray, steps: Sequence[IntArray], limit: int
+) -> tuple[list[IntArray], list[IntArray]]:
+    """The summaries a round reaches from the summaries ``first`` after the leader's result, where no
+    result is made in more than ``limit`` throws (counted results): ``rows[i]``, the summaries
+    ``steps[i]`` starts from, and ``narrow[i][j, result]``, where ``rows[i][j]`` leads: the
+    position in ``rows[i + 1]`` (the class, after the last step), results up to ``limit`` throws."""
+    columns = limit * len(FRESH)
+    rows, narrow = [first], []
+    for i, step in enumerate(steps):
+        table = step[rows[-1], :columns]
+        if i == len(steps) - 1:
+            narrow.append(np.ascontiguousarray(table))
+            break
+        onward, at = np.unique(table, return_inverse=True)
+        rows.append(onward.astype(np.intp))
+        narrow.append(at.reshape(table.shape).astype(np.intp))
+    return rows, narrow
 
 
-def _scattered(part: npt.NDArray[Any], rows: IntArray, step: IntArray, fill: int = 0) -> npt.NDArray[Any]:
-    """``part[:, row]`` (a turn of the summaries ``rows``) in its place among all of ``step``'s."""
-    whole = np.full((part.shape[0], step.shape[0], *part.shape[2:]), fill, part.dtype)
+def scattered(part: npt.NDArray[Any], rows: IntArray, size: int, fill: int = 0) -> npt.NDArray[Any]:
+    """``part[:, j]`` (a turn of the summaries ``rows``) at ``rows[j]`` among ``size`` summaries."""
+    whole = np.full((part.shape[0], size, *part.shape[2:]), fill, part.dtype)
     whole[:, rows] = part
     return whole
 
