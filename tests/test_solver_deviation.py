@@ -90,9 +90,9 @@ def test_a_best_response_in_a_staked_round_does_better_than_the_solved_choices(k
     assert min(gained[1:]) > 1e-4  # the followers too: each plays its own turn
 
 
-@pytest.mark.parametrize("players", [3, 4])
-def test_a_best_response_to_other_values_does_better_than_the_solved_choices(players):
-    shape = shape_of(SMALL, players)
+@pytest.mark.parametrize(("rules", "players"), [(SMALL, 3), (SMALL, 4), (COUNTED, 3)], ids=str)
+def test_a_best_response_to_other_values_does_better_than_the_solved_choices(rules, players):
+    shape = shape_of(rules, players)
     rng = np.random.default_rng(players)
     payoff = rng.random((shape.classes, players))
     played = play_round(shape, payoff, list(range(players)), 3, True, keep=True)

@@ -100,23 +100,33 @@ def respond(
     limits = list(range(1, most + 1)) if leader_limit else [most]
     after_leader: dict[int, FloatArray] = {}
     finals: dict[int, list[FloatArray]] = {limit: [] for limit in limits}
+    # as play_round solves them: counted results under the leader's limit, on the summaries reached
+    narrow = {
+        limit: shape.reached(limit) for limit in limits if limit > 1 and shape.throws > 1 and leader_limit
+    }
     for limit in limits:
         if limit == 1:  # coups secs: nothing to choose after the leader
             after_leader[1] = shape.coups_secs @ target
             continue
+        steps, may_stop = (
+            (narrow[limit].steps, narrow[limit].may_stop)
+            if limit in narrow
+            else (shape.steps, shape.may_stop)
+        )
         later = target
         for i in range(k - 1, 0, -1):
-            step = shape.steps[i - 1]
+            step = steps[i - 1]
             if i == place:
                 column = np.ascontiguousarray(later[:, None])
-                out, final, _ = follower_turns(
-                    column, step, 0, limit, limit, shape.may_stop(i - 1), shape.bon
-                )
+                out, final, _ = follower_turns(column, step, 0, limit, limit, may_stop(i - 1), shape.bon)
                 later, chances = out[limit - 1][:, 0], final[limit - 1]
             else:
                 if (limit, i) not in reached:
-                    ended = _ended(list(played.followers[limit][i - 1]), limit)
-                    reached[(limit, i)] = _counted_reach(shape, ended)
+                    chosen = list(played.followers[limit][i - 1])
+                    if limit in narrow:
+                        chosen = [c[narrow[limit].rows[i - 1]] for c in chosen]
+                    ended = _ended(chosen, limit)
+                    reached[(limit, i)] = _counted_reach(shape, ended)[:, : step.shape[1]]
                 chances = reached[(limit, i)]
                 later = np.einsum("cr,cr->c", chances, later[step])
             finals[limit].insert(0, chances)
@@ -128,7 +138,7 @@ def respond(
         leader = played.leader
     ended = _ended(leader, most)[0]
     value = sum(float(ended[u - 1] @ by_used[u - 1]) for u in range(1, most + 1))
-    return value, _class_chances(shape, ended, finals, limits, leader_limit)
+    return value, _class_chances(shape, ended, finals, limits, leader_limit, narrow)
 
 
 def _round(manche: Manche, p: int, stored: FloatArray, best: FloatArray) -> list[tuple[float, Moves]]:
