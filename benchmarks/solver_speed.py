@@ -1,8 +1,9 @@
 """Solver timings: a full two-player game solve, and one piece of advice.
 
 Run: .venv/bin/python benchmarks/solver_speed.py
-     [--large-rounds | --game-maxn N [--preset P] [--games G] | --heads-up-game
-      | --game-rounds [--must-throw-on] [--qui-barre]]
+     [--large-rounds | --game-maxn N [--preset P] [--games G] | --refused N --preset P [--sweeps K]
+      | --heads-up-game
+      | --game-rounds [--must-throw-on]]
 Targets: the classic-11 game solve under 60 s and `advise` under 50 ms on 2 cores.
 ``--large-rounds`` only measures rounds of 4 to 8 players (time and peak memory), each in
 a process of its own: what sets the round solver's limit of eight players.
@@ -12,15 +13,16 @@ for three players and under 60 for four. The solve is kept in the data folder, t
 fast simulator (G games a lineup, 60,000 unless said): bot:optimal in every seat against what the
 solver says (within 4 standard errors), against the heuristic bot, and against the optimal bot
 playing round by round as it did before.
+``--refused N --preset P`` only measures the first K décharge sweeps (3 unless ``--sweeps K``) of a
+whole game the solver refuses for N players (its limits on players and positions lifted): the time
+and peak memory at each, and how far from settling, to tell how long the whole solve would take.
 ``--heads-up-game`` only measures two-player games whose manches carry over (« queue de la vache »,
 l'Espagnole losing the game), solved manche by manche.
 ``--game-rounds`` only measures single rounds of a whole game's manche (``game_maxn.round_at``,
 against random values, strategies and classes kept as a sweep keeps them): a charge round of
 lyonnaise-21 at the full pot, its stakes accumulating (median of five), and décharge rounds with
 every player still in (mean of forty), at three and four players; with ``--must-throw-on``, players
-behind must throw on (the staked turns then merge fewer summaries, and weigh « le bon »); with
-``--qui-barre``, under « qui barre démarre » (results counted with their throws: each limit's turns
-are their own, solved only on the summaries that limit reaches).
+behind must throw on (the staked turns then merge fewer summaries, and weigh « le bon »).
 """
 
 from __future__ import annotations
@@ -100,6 +102,38 @@ def game_maxn(players: int, preset: str = "classic-11", games: int = 60_000) -> 
     game_play(rules, players, summary, games)
 
 
+class _Enough(Exception):
+    """Raised by the progress of :func:`refused` once its sweeps are done."""
+
+
+def refused(players: int, preset: str, sweeps: int) -> None:
+    """The first décharge sweeps of a whole game beyond the solver's limits (see the docstring)."""
+    maxn.MOST_COUNTED = maxn.MOST_STAKED = maxn.MOST_PLAYERS = max(players, maxn.MOST_PLAYERS)
+    maxn.MOST_DECHARGE[players] = 1 << 40
+    rules = Ruleset.preset(preset)
+    start = time.perf_counter()
+    game = GameMaxn(rules, players)
+    built = time.perf_counter() - start
+    print(f"{preset}, {players} players, beyond the solver's limits: model built in {built:.0f} s")
+
+    def progress(stage: str, step: int, total: int, sweep: Sweep | None = None, /) -> None:
+        if stage != "decharge" or sweep is None:
+            return
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(
+            f"  décharge sweep {step}: {time.perf_counter() - start:.0f} s, peak {peak:,.0f} MB, "
+            f"largest change {sweep.change:.1e}",
+            flush=True,
+        )
+        if step >= sweeps:
+            raise _Enough
+
+    try:
+        game.solve(progress)
+    except _Enough:
+        return
+
+
 def game_play(rules: Ruleset, players: int, summary: dict[str, Any], games: int) -> None:
     """The solved game played by the fast simulator: against itself, the heuristic bot and round-level play.
 
@@ -153,14 +187,10 @@ def heads_up_games() -> None:
         )
 
 
-def game_rounds(throw_on: bool, qui_barre: bool) -> None:
+def game_rounds(throw_on: bool) -> None:
     """Rounds of a whole game's manche, as its sweeps solve them (see the module's docstring)."""
     rules = Ruleset.preset("lyonnaise-21").with_options(must_throw_on=throw_on)
-    if qui_barre:
-        rules = rules.with_options(tie_break="qui_barre_demarre")
-    said = "".join(
-        f" ({s})" for s, on in (("must_throw_on=true", throw_on), ("qui barre démarre", qui_barre)) if on
-    )
+    said = " (must_throw_on=true)" if throw_on else ""
     print(f"{rules.name}{said}, one round of a manche by max^n (game_maxn.round_at, random values):")
     for players in (3, 4):
         manche = maxn.Manche(rules, players)
@@ -187,13 +217,19 @@ def game_rounds(throw_on: bool, qui_barre: bool) -> None:
 
 def main() -> None:
     if "--game-rounds" in sys.argv:
-        game_rounds("--must-throw-on" in sys.argv, "--qui-barre" in sys.argv)
+        game_rounds("--must-throw-on" in sys.argv)
         return
     if "--heads-up-game" in sys.argv:
         heads_up_games()
         return
     if "--large-rounds" in sys.argv:
         large_rounds()
+        return
+    if "--refused" in sys.argv:
+        sweeps = int(sys.argv[sys.argv.index("--sweeps") + 1]) if "--sweeps" in sys.argv else 3
+        refused(
+            int(sys.argv[sys.argv.index("--refused") + 1]), sys.argv[sys.argv.index("--preset") + 1], sweeps
+        )
         return
     if "--game-maxn" in sys.argv:
         preset = sys.argv[sys.argv.index("--preset") + 1] if "--preset" in sys.argv else "classic-11"

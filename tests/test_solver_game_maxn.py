@@ -192,24 +192,30 @@ def test_the_compiled_staked_turns_are_the_numpy_turns(contexts, throw_on):
         assert (choices[2] >= 28).any() and not (choices[1] >= 28).any()  # « le bon », with two left
 
 
-@pytest.mark.parametrize("options", [{}, {"must_throw_on": True}], ids=["free", "throw-on"])
+@pytest.mark.parametrize(
+    ("options", "players", "most"),
+    [({}, 3, 3), ({"must_throw_on": True}, 3, 3), ({"decharge_throws": 2}, 4, 2)],
+    ids=["free", "throw-on", "four"],
+)
 def test_a_round_of_counted_results_solved_where_it_can_go_is_the_round_solved_everywhere(
-    options, monkeypatch
+    options, players, most, monkeypatch
 ):
     """Under « qui barre démarre » and the leader's limit, the followers' turns are solved only on
-    the summaries of results made in no more throws than the leader's (a third of them): the
-    round's values, the chance of each class and every choice the round can meet are those of
-    the turns solved on every summary. With players behind who must throw on, « le bon » too."""
+    the summaries of results made in no more throws than the leader's: the round's values, the
+    chance of each class and every choice the round can meet are those of the turns solved on
+    every summary. With players behind who must throw on, « le bon » too; at four players, the
+    summaries after two results are renumbered as well."""
     rules = Ruleset.preset("engranjeu-21").with_options(**options)
-    shape = shape_of(rules, 3)
-    assert shape.bon == bool(options)
-    payoff = np.random.default_rng(5).random((shape.classes, 3))
-    narrow = play_round(shape, payoff, [2, 0, 1], 3, True, keep=True)
-    for limit in (2, 3):
-        assert sum(map(len, shape.reached(limit).rows)) < sum(len(step) for step in shape.steps) / 2
-    reached = {limit: shape.reached(limit).rows for limit in (2, 3)}
+    shape = shape_of(rules, players)
+    assert shape.bon == ("must_throw_on" in options)
+    payoff = np.random.default_rng(5).random((shape.classes, players))
+    seats = [(s + 2) % players for s in range(players)]
+    narrow = play_round(shape, payoff, seats, most, True, keep=True)
+    reached = {limit: shape.reached(limit).rows for limit in range(2, most + 1)}
+    for rows in reached.values():  # fewer: results made in more throws than the limit are left out
+        assert sum(map(len, rows)) < 0.6 * sum(len(step) for step in shape.steps)
     monkeypatch.setattr(game_maxn.Shape, "reached", lambda self, limit: None)  # every summary solved
-    wide = play_round(shape, payoff, [2, 0, 1], 3, True, keep=True)
+    wide = play_round(shape, payoff, seats, most, True, keep=True)
     assert np.array_equal(narrow.value, wide.value)
     assert narrow.classes is not None and wide.classes is not None
     assert np.array_equal(narrow.classes, wide.classes)
@@ -217,7 +223,7 @@ def test_a_round_of_counted_results_solved_where_it_can_go_is_the_round_solved_e
         for place, by_left in enumerate(narrow.followers[limit]):
             for left, chosen in enumerate(by_left):
                 assert np.array_equal(chosen[rows[place]], wide.followers[limit][place][left][rows[place]])
-    if options:
+    if shape.bon:
         assert any((c >= 28).any() for c in narrow.followers[3][1])  # « le bon » is played
 
 

@@ -113,8 +113,9 @@ MOST_DECHARGE = {2: 1 << 30, 3: 4_000, 4: 8_100, 5: 7_000}
 # its décharge most of it, about 35 minutes; five players of 21 tokens are over the size cap.
 MOST_STAKED = 4
 # « qui barre démarre »: results counted with their throws make a round of four hold 167,502 summaries
-# after three results (18,206 plain) and take 0.29 s, not 0.023 s: about eight minutes a sweep of
-# engranjeu-21's décharge at four, one round of each kind solved, and hours the whole game (docs/strategy.md)
+# after three results (18,206 plain; 73,984 reached at a limit of three): four and a half minutes a
+# sweep of engranjeu-21's décharge at four, one round of each kind solved, and ten sweeps do not
+# settle it (docs/strategy.md)
 MOST_COUNTED = 3
 FORMAT = 2  # bump when the cached results change meaning (2: where unsettled, what deviating gains)
 KEPT_ROUNDS = 16  # solved rounds kept for play: a round of four holds megabytes of choices
