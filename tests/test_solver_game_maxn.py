@@ -192,6 +192,21 @@ def test_the_compiled_staked_turns_are_the_numpy_turns(contexts, throw_on):
         assert (choices[2] >= 28).any() and not (choices[1] >= 28).any()  # « le bon », with two left
 
 
+def _same_play_where_reached(
+    narrow: game_maxn.RoundPlay, wide: game_maxn.RoundPlay, reached: dict[int, Any]
+) -> None:
+    """The same value, chance of each class and choices, on every summary (or row) each limit
+    reaches (``reached[limit][place]``), as the round solved on all of them."""
+    assert np.array_equal(narrow.value, wide.value)
+    assert narrow.classes is not None and wide.classes is not None
+    assert np.array_equal(narrow.classes, wide.classes)
+    for limit, by_place in reached.items():
+        for place, by_left in enumerate(narrow.followers[limit]):
+            for left, chosen in enumerate(by_left):
+                at = by_place[place]
+                assert np.array_equal(chosen[at], wide.followers[limit][place][left][at])
+
+
 @pytest.mark.parametrize(
     ("options", "players", "most"),
     [({}, 3, 3), ({"must_throw_on": True}, 3, 3), ({"decharge_throws": 2}, 4, 2)],
@@ -216,13 +231,7 @@ def test_a_round_of_counted_results_solved_where_it_can_go_is_the_round_solved_e
         assert sum(map(len, rows)) < 0.6 * sum(len(step) for step in shape.steps)
     monkeypatch.setattr(game_maxn.Shape, "reached", lambda self, limit: None)  # every summary solved
     wide = play_round(shape, payoff, seats, most, True, keep=True)
-    assert np.array_equal(narrow.value, wide.value)
-    assert narrow.classes is not None and wide.classes is not None
-    assert np.array_equal(narrow.classes, wide.classes)
-    for limit, rows in reached.items():
-        for place, by_left in enumerate(narrow.followers[limit]):
-            for left, chosen in enumerate(by_left):
-                assert np.array_equal(chosen[rows[place]], wide.followers[limit][place][left][rows[place]])
+    _same_play_where_reached(narrow, wide, reached)
     if shape.bon:
         assert any((c >= 28).any() for c in narrow.followers[3][1])  # « le bon » is played
 
@@ -245,14 +254,7 @@ def test_a_staked_round_of_counted_results_solved_where_it_can_go_is_the_round_s
     assert sum(map(len, rows[2])) < sum(len(step) for step, _ in alike) / 2
     monkeypatch.setattr(stakes, "reached", lambda rules, players, limit: (None,) * (players - 1))
     wide = stakes.play_staked_round(shape, payoff, [1, 2, 0], 3, True, rules, 5, keep=True)
-    assert np.array_equal(narrow.value, wide.value)
-    assert narrow.classes is not None and wide.classes is not None
-    assert np.array_equal(narrow.classes, wide.classes)
-    for limit, by_place in rows.items():
-        for place, by_left in enumerate(narrow.followers[limit]):
-            for left, chosen in enumerate(by_left):
-                at = by_place[place]
-                assert np.array_equal(chosen[at], wide.followers[limit][place][left][at])
+    _same_play_where_reached(narrow, wide, rows)
     assert any((c >= 28).any() for c in narrow.followers[3][1]) == throw_on  # « le bon »
 
 
