@@ -101,9 +101,7 @@ def respond(
     after_leader: dict[int, FloatArray] = {}
     finals: dict[int, list[FloatArray]] = {limit: [] for limit in limits}
     # as play_round solves them: counted results under the leader's limit, on the summaries reached
-    narrow = {
-        limit: shape.reached(limit) for limit in limits if limit > 1 and shape.throws > 1 and leader_limit
-    }
+    narrow = {limit: found for limit in limits if (found := shape.narrowed(limit, leader_limit))}
     for limit in limits:
         if limit == 1:  # coups secs: nothing to choose after the leader
             after_leader[1] = shape.coups_secs @ target

@@ -281,6 +281,11 @@ class Shape:
             self._reached[limit] = Reached(tuple(rows), tuple(steps), ahead)
         return self._reached[limit]
 
+    def narrowed(self, limit: int, leader_limit: bool) -> Reached | None:
+        """:meth:`reached`, where a round's followers' turns are solved only there: counted results
+        under the leader's limit (None elsewhere, and at a limit of one: coups secs)."""
+        return self.reached(limit) if self.throws > 1 and leader_limit and limit > 1 else None
+
     @property
     def classes(self) -> int:
         return len(self.amount)
@@ -582,8 +587,7 @@ def play_round(
     narrow: dict[int, Reached] = {}
     for limit in longer:
         steps, may_stop = shape.steps, shape.may_stop
-        # only the summaries of results made in no more throws
-        reached = shape.reached(limit) if shape.throws > 1 and leader_limit else None
+        reached = shape.narrowed(limit, leader_limit)  # only the summaries of results in no more throws
         if reached is not None:
             narrow[limit] = reached
             steps, may_stop = reached.steps, reached.may_stop
