@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from py421.cli import main
 from py421.core.rules import Ruleset
+from py421.solver import deviation as deviation_module
 from py421.solver import game_maxn
 from py421.solver.deviation import deviation, respond
 from py421.solver.game_maxn import GameMaxn, RoundPlay, Shape, play_round, shape_of
@@ -150,6 +151,28 @@ def test_where_the_sweeps_stop_unsettled_the_gain_of_deviating_is_measured_and_r
     assert (cached, cached_again) == (False, True)
     assert again.deviation is not None
     assert again.summary()["gains"] == pytest.approx(summary["gains"], abs=1e-12)
+
+
+def test_a_best_response_through_charge_rounds_worth_nothing_is_found_in_a_few_passes(monkeypatch):
+    """Under value deduction a charge level comes back to itself; each seat's best response there
+    is valued exactly after every pass (policy iteration): a few passes a level, and from what they
+    find one more pass moves no value."""
+    game = stopped_early(COUNTED, 3, monkeypatch)
+    charge = {p for p, pos in enumerate(game.model.positions) if pos.charge}
+    passes: list[tuple[int, float]] = []
+    one_pass = deviation_module._pass
+
+    def counted(manche, group, stored, values, alone):
+        change, moves = one_pass(manche, group, stored, values, alone)
+        if group[0] in charge:
+            passes.append((manche.positions[group[0]].pot, change))
+        return change, moves
+
+    monkeypatch.setattr(deviation_module, "_pass", counted)
+    found = deviation(game)
+    by_level = {level: [change for pot, change in passes if pot == level] for level in range(1, 5)}
+    assert all(0 < len(changes) <= 4 and changes[-1] < 1e-12 for changes in by_level.values()), by_level
+    assert found.gains.max() > 0 and np.all(found.best >= found.played - 1e-12)
 
 
 def test_solve_says_what_deviating_gains_where_it_does_not_settle(monkeypatch):

@@ -1429,6 +1429,34 @@ def test_charge_rounds_worth_nothing_are_solved_exactly():
         assert solution.values.sum(axis=1) == pytest.approx(-1, abs=5e-14)  # at every position
 
 
+def test_charge_rounds_worth_nothing_settle_in_a_few_sweeps_to_what_plain_sweeps_reach(monkeypatch):
+    """Each charge level that comes back to itself is settled by sweeps each followed by the exact
+    values of their choices: a few sweeps a level where plain sweeps take dozens, and the same
+    choices and values to the last bit."""
+    model = Manche(Ruleset.preset("engranjeu-21").with_options(pot=8), 3)
+    ends = np.zeros((3, 2, 3))
+    ends[np.arange(3), :, np.arange(3)] = -1  # one manche: its loser loses
+    swept: list[int] = []
+    sweep = game_maxn._sweep
+
+    def counted(manche: Manche, orbits: Any, values: np.ndarray, moves: Any) -> float:
+        first = manche.positions[orbits[0][0][0]]
+        swept.append(first.pot if first.charge else 0)  # the level swept; 0: the décharge
+        return sweep(manche, orbits, values, moves)
+
+    monkeypatch.setattr(game_maxn, "_sweep", counted)
+    exact = solve_manche(model, ends)
+    by_level = [swept.count(pot) for pot in range(1, 9)]
+    swept.clear()
+    plain = solve_manche(model, ends, accelerate=False)
+    plain_by_level = [swept.count(pot) for pot in range(1, 9)]
+    assert max(by_level) <= 4 and min(plain_by_level) > 10, (by_level, plain_by_level)
+    assert exact.converged and plain.converged
+    charge = [p for p, pos in enumerate(model.positions) if pos.charge]
+    assert all(game_maxn._same(exact.policies[p], plain.policies[p]) for p in charge)
+    assert np.array_equal(exact.values[charge], plain.values[charge])
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX")
 def test_a_process_forked_after_a_split_turn_splits_its_own():
     """A child forked once the turns' threads run has none of them: its turns are solved all the same."""

@@ -231,6 +231,8 @@ def _best(
             change, moves = _pass(manche, group, stored, values, alone)
             if change < TOLERANCE:
                 break
+            if looping:  # policy iteration: each pass's best responses valued exactly
+                _exactly(group, moves, values)
         if looping:
             _exactly(group, moves, values)
     return values
