@@ -35,7 +35,6 @@ from .game_maxn import (
     Shape,
     _choices,
     _class_chances,
-    _counted_reach,
     _ended,
     _evaluate,
     _made_in,
@@ -85,17 +84,14 @@ def respond(
     most: int,
     leader_limit: bool,
     place: int,
-    reached: dict[tuple[int, int], FloatArray] | None = None,
 ) -> tuple[float, FloatArray]:
     """The best response of the player at ``place`` (in playing order) in one round.
 
     ``played``: the round solved with its strategies (:func:`.game_maxn.play_round` with ``keep``),
     which every other player follows; ``target[class]``: what each class is worth to the
-    responder. Returns the responder's value and the chance of each class. ``reached``: where the
-    other players' turns end, by limit and place, kept for the next responder in the same round
-    (they play the same turns whoever responds).
+    responder. Returns the responder's value and the chance of each class. The other players' turns
+    end as the solve found (``played.finals``): they play the same turns whoever responds.
     """
-    reached = {} if reached is None else reached
     k = shape.players
     limits = list(range(1, most + 1)) if leader_limit else [most]
     after_leader: dict[int, FloatArray] = {}
@@ -119,13 +115,7 @@ def respond(
                 out, final, _ = follower_turns(column, step, 0, limit, limit, may_stop(i - 1), shape.bon)
                 later, chances = out[limit - 1][:, 0], final[limit - 1]
             else:
-                if (limit, i) not in reached:
-                    chosen = list(played.followers[limit][i - 1])
-                    if limit in narrow:
-                        chosen = [c[narrow[limit].rows[i - 1]] for c in chosen]
-                    ended = _ended(chosen, limit)
-                    reached[(limit, i)] = _counted_reach(shape, ended)[:, : step.shape[1]]
-                chances = reached[(limit, i)]
+                chances = played.finals[limit][i - 1]
                 later = np.einsum("cr,cr->c", chances, later[step])
             finals[limit].insert(0, chances)
         after_leader[limit] = later
@@ -154,7 +144,6 @@ def _round(manche: Manche, p: int, stored: FloatArray, best: FloatArray) -> list
     after = manche.after(p, best)
     stakes = manche.stakes(p, stored)  # « main chaude »: the stakes played, chosen against ``stored``
     found = []
-    reached: dict[tuple[int, int], FloatArray] = {}
     for seat in range(manche.players):
         weights = manche.weights(p, best, stakes, seat)  # the seat's own stakes are its best too
         target = weights @ after[:, seat]
@@ -165,7 +154,7 @@ def _round(manche: Manche, p: int, stored: FloatArray, best: FloatArray) -> list
             )
         elif seat in order:
             place = order.index(seat)
-            value, classes = respond(shape, played, target, most, rules.leader_limit, place, reached)
+            value, classes = respond(shape, played, target, most, rules.leader_limit, place)
         else:  # out of the décharge: the round is played without them
             value, classes = float(played.classes @ target), played.classes
         found.append((value, _moves_with(manche, p, classes, weights)))

@@ -545,12 +545,16 @@ class RoundPlay:
     ``classes``: the chance of each class when everyone plays so. Where
     ``rows`` is set (a staked round), a follower's choices are by row rather
     than by summary: ``rows[i - 1][summary]`` is the summary's
-    (:func:`.game_maxn_stakes.alike_steps`).
+    (:func:`.game_maxn_stakes.alike_steps`). ``finals[limit][i - 1]``:
+    [summary, counted result] how the ``i``-th follower's turn ends, on the
+    summaries the limit reaches where it is narrowed (:meth:`Shape.narrowed`);
+    kept only while the round is measured (:mod:`.deviation`), not for play.
     """
 
     value: FloatArray  # [seat]
     leader: list[IntArray] = field(default_factory=list)
     followers: dict[int, list[list[IntArray]]] = field(default_factory=dict)
+    finals: dict[int, list[FloatArray]] = field(default_factory=dict)
     classes: FloatArray | None = None
     rows: list[IntArray] | None = None
 
@@ -621,7 +625,7 @@ def play_round(
     value = sum(ended[u - 1] @ by_used[u - 1] for u in range(1, most + 1))
     play = RoundPlay(np.asarray(value, dtype=float))
     if keep:
-        play.leader, play.followers = leader, followers
+        play.leader, play.followers, play.finals = leader, followers, finals
         play.classes = _class_chances(shape, ended, finals, limits, leader_limit, narrow)
     return play
 
@@ -1509,6 +1513,7 @@ class GameMaxn:
         if found is None:
             found = round_at(self.model, p, self.manches[key].values, keep=True)
             found.leader = [c.astype(np.int8) for c in found.leader]  # keeps are 0 to 27, STOP -1
+            found.finals = {}  # at four players, hundreds of megabytes: play reads the choices
             found.followers = {
                 limit: [[c.astype(np.int8) for c in by_r] for by_r in places]
                 for limit, places in found.followers.items()
