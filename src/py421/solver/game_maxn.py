@@ -1154,7 +1154,7 @@ def _settle_level(
 
     With ``exact``, each sweep is followed by the exact values of the policies it chose, as the
     décharge's accelerated sweeps are, while the largest change shrinks by more than a tenth: the
-    next sweep that chooses alike then moves nothing, where plain sweeps only shrink the change by
+    next sweep that chooses alike then moves nothing, where plain sweeps only shrink the change to
     about a third each (two dozen of them to settle a level)."""
     last = np.inf
     for _ in range(LEVEL_SWEEPS):
