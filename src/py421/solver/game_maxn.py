@@ -102,6 +102,7 @@ BoolArray = npt.NDArray[np.bool_]
 TOLERANCE = 1e-12  # value iteration stops when no value moves by more
 STALL = 20  # sweeps without the largest change halving: the décharge does not settle
 LEVEL_SWEEPS = 1000  # a pot level that loops on itself (rounds worth nothing) settles well before
+PAYING = 0.9  # exact values after each sweep pay while the largest change shrinks below this share
 MOST_PLAYERS = 5  # a round of five holds 75,076 summaries after four results, at every position
 # The décharge's positions the solver takes on (about: every split of the tokens, times the leader):
 # a round of four costs about six of three, one of five about five of four. Four players of 21 tokens
@@ -1091,7 +1092,7 @@ def solve_manche(
         solution.sweeps += 1
         solution.change = change
         changes.append(change)
-        speeding = accelerate and change < 0.9 * last  # the next pass ends with the exact values too
+        speeding = accelerate and change < PAYING * last  # the next pass ends with the exact values too
         if progress:
             left = passes_left(changes, TOLERANCE, speeding)
             progress("decharge", solution.sweeps, 0, Sweep(change, TOLERANCE, left))
@@ -1161,7 +1162,7 @@ def _settle_level(
         change = _sweep(manche, orbits, values, moves)
         if change < TOLERANCE:
             return True
-        exact = exact and change < 0.9 * last
+        exact = exact and change < PAYING * last
         last = change
         if exact:
             values[level] = _evaluate(level, moves, values)
