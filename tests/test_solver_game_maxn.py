@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
 import os
 import shutil
 import signal
@@ -716,18 +715,30 @@ def endings(node: State) -> Ends:
     facts = [(table.strength(res), table.values[res], res == NENETTE) for res, _, _ in outcomes]
     if staking(node) and len(node.tokens) > 3:
         return staked_endings(node, throwers, outcomes, facts)
-    chance: dict[tuple[object, ...], float] = {}
-    members: dict[tuple[object, ...], list[tuple[int, ...]]] = {}
-    for combo in itertools.product(range(len(outcomes)), repeat=throwers):
-        pairs = itertools.combinations(combo, 2)
-        order = tuple((facts[a][0] > facts[b][0]) - (facts[a][0] < facts[b][0]) for a, b in pairs)
-        equal = tuple(c if combo.count(c) > 1 else -1 for c in combo)
-        key: tuple[object, ...] = (order, tuple(facts[c][1:] for c in combo), equal)
-        chance[key] = chance.get(key, 0.0) + math.prod(outcomes[c][2] for c in combo)
-        members.setdefault(key, []).append(combo)
-    return ends_of(
-        node, outcomes, [(chance[kind], [combos[0], combos[-1]]) for kind, combos in members.items()]
-    )
+    # every sequence at once, in the order itertools.product gives them (the last thrower's fastest)
+    combos = np.indices((len(outcomes),) * throwers).reshape(throwers, -1)
+    strength, value, nenette = (np.array(column)[combos] for column in zip(*facts, strict=True))
+    columns = [np.sign(strength[a] - strength[b]) for a, b in itertools.combinations(range(throwers), 2)]
+    columns += [part[i] for i in range(throwers) for part in (value, nenette)]
+    for i in range(throwers):  # which result it is, where another thrower has it too
+        repeated = sum(combos[j] == combos[i] for j in range(throwers)) > 1
+        columns.append(np.where(repeated, combos[i], -1))
+    _, first, kind = np.unique(np.stack(columns, axis=1), axis=0, return_index=True, return_inverse=True)
+    kind = kind.reshape(-1)
+    chances = np.array([p for _, _, p in outcomes])[combos[0]]
+    for i in range(1, throwers):
+        chances = chances * np.array([p for _, _, p in outcomes])[combos[i]]
+    total = np.bincount(kind, weights=chances)  # summed in the sequences' order
+    last = np.zeros(len(first), np.intp)
+    np.maximum.at(last, kind, np.arange(combos.shape[1]))
+    classes = [  # by their first sequence, as met in that order
+        (
+            float(total[k]),
+            [tuple(int(c) for c in combos[:, first[k]]), tuple(int(c) for c in combos[:, last[k]])],
+        )
+        for k in np.argsort(first)
+    ]
+    return ends_of(node, outcomes, classes)
 
 
 def ends_of(node: State, outcomes: Outcomes, classes: list[tuple[float, list[tuple[int, ...]]]]) -> Ends:
