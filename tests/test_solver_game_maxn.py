@@ -61,6 +61,7 @@ from py421.solver.rounds import OBJECTIVES, STOP, solve_round
 from py421.solver.shipped import located
 from py421.solver.solutions import maxn_cache_path, solve_maxn_cached, solved_game
 from py421.solver.strategy import played, solved_before_play, strategy_for, whole_game_maxn
+from py421.solver.tables import INDEX
 
 from .helpers import wilson
 
@@ -1225,6 +1226,34 @@ def test_bot_optimal_plays_the_whole_game_where_the_rules_allow():
             game.act(bot.choose(state))
     with pytest.raises(InvalidPlayers, match="accepted: bot:random, bot:heuristic, bot:optimal"):
         parse_players(f"bot:optimal,bot:{ROUNDS_LEVEL}")  # the round-level bot is for measuring only
+
+
+def test_the_advice_in_a_round_solves_the_later_turns_once_and_as_a_fresh_solver_does(monkeypatch):
+    """In a décharge round of three, the leader's advice solves the followers' turns; the advice of
+    each follower after it solves none again, and every choice in two rounds is worth what a solver
+    asked for the first time says (nothing of one round is read in the other)."""
+    game = GameMaxn(SMALL, 3).solve()
+    fresh = GameMaxn(SMALL, 3)
+    fresh.manches = game.manches
+    key = game.start_key()
+    rounds = [i for i, pos in enumerate(game.model.positions) if not pos.charge and len(pos.order()) == 3]
+    solved = []
+    solve_turns = game_maxn.follower_values
+    monkeypatch.setattr(game_maxn, "follower_values", lambda *turn: solved.append(turn) or solve_turns(*turn))
+    steps = game.turn_shape(rounds[0]).steps
+    leader, second = INDEX[Result.of((6, 4, 2))], INDEX[Result.of((5, 3, 3))]
+    asked = [(0, 0, 3), (1, leader, 3), (2, int(steps[0][leader, second]), 3), (1, leader, 2)]
+    for p in rounds[:2]:
+        for number, (place, summary, limit) in enumerate(asked):
+            before = len(solved)
+            turn = game.mover_turn(key, p, place, summary, limit)
+            if 0 < number < 3:  # the leader's advice solved the followers' turns at the limit 3
+                assert len(solved) == before
+            first = fresh.mover_turn(key, p, place, summary, limit)
+            fresh._afters = None
+            for mine, theirs in zip(turn.values, first.values, strict=True):
+                assert np.array_equal(mine, theirs)
+    assert game._afters is not None and game._afters[0] == (key, rounds[1])
 
 
 @pytest.mark.parametrize(

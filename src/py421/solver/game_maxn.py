@@ -681,19 +681,21 @@ def stop_values(
     place: int,
     summary: int,
     limit: int,
+    memo: Afters | None = None,
 ) -> list[FloatArray]:
     """What stopping on each result is worth to the player at ``place``, by throws left.
 
     ``stops[r][result]`` with ``r`` throws still allowed, for 0 to ``limit - 1``
     (the leader: ``most``); ``summary``: the results before (a follower's),
     ``limit``: the throws the followers may use. The later players play their
-    solved turns, as in :func:`play_round`.
+    solved turns, as in :func:`play_round`; ``memo`` keeps those turns for the
+    next player of the same round (:func:`_after`).
     """
     if place == 0:
-        by_limit = {u: _after(shape, payoff, seats, u, 0) for u in range(1, most + 1)}
+        by_limit = {u: _after(shape, payoff, seats, u, 0, memo) for u in range(1, most + 1)}
         by_used = [_made_in(by_limit[u if leader_limit else most], u) for u in range(1, most + 1)]
         return [by_used[most - r - 1][:, seats[0]] for r in range(most)]
-    after = _after(shape, payoff, seats, limit, place)
+    after = _after(shape, payoff, seats, limit, place, memo)
     stops = after[shape.steps[place - 1][summary], seats[place]]
     if shape.throws == 1:
         return [stops] * limit
@@ -717,10 +719,17 @@ def may_stop_at(shape: Shape, place: int, summary: int, limit: int) -> Callable[
 
 
 def stops_at(
-    manche: Manche, p: int, values: FloatArray, place: int, summary: int, limit: int
+    manche: Manche,
+    p: int,
+    values: FloatArray,
+    place: int,
+    summary: int,
+    limit: int,
+    memo: Afters | None = None,
 ) -> list[FloatArray]:
     """:func:`stop_values` in the round at position ``p`` solved against ``values``; where every
-    throw adds to the stake, ``stops[r][result, stake]`` (stakes from 0 to the pot left)."""
+    throw adds to the stake, ``stops[r][result, stake]`` (stakes from 0 to the pot left). ``memo``:
+    the later players' turns already solved in this round (not where every throw adds to the stake)."""
     rules = manche.rules
     pos = manche.positions[p]
     seats = pos.order()
@@ -732,21 +741,34 @@ def stops_at(
             shape, payoff, seats, most, rules.leader_limit, place, summary, limit, rules, pos.pot
         )
     return stop_values(
-        shape_of(rules, len(seats)), payoff, seats, most, rules.leader_limit, place, summary, limit
+        shape_of(rules, len(seats)), payoff, seats, most, rules.leader_limit, place, summary, limit, memo
     )
 
 
-def _after(shape: Shape, payoff: FloatArray, seats: Sequence[int], limit: int, place: int) -> FloatArray:
-    """[summary after ``place``'s result, seat]: every seat's value when the later players follow."""
-    k = shape.players
-    later = payoff
-    for i in range(k - 1, place, -1):  # from the last player back to the one after ``place``
-        step = shape.steps[i - 1]
+Afters = dict[tuple[int, int], FloatArray]  # one round's :func:`_after`, by followers' limit and place
+
+
+def _after(
+    shape: Shape, payoff: FloatArray, seats: Sequence[int], limit: int, place: int, memo: Afters | None = None
+) -> FloatArray:
+    """[summary after ``place``'s result, seat]: every seat's value when the later players follow.
+
+    Each player's turn is solved from the next one's; ``memo`` keeps them, so that in a round the
+    leader's advice solves the followers' turns once for the advice that each of them asks next."""
+    if memo is not None and (limit, place) in memo:
+        return memo[(limit, place)]
+    if place == shape.players - 1:  # the last player's result ends the round
+        later = payoff
+    else:
+        later = _after(shape, payoff, seats, limit, place + 1, memo)
+        step = shape.steps[place]
         if limit == 1:  # coups secs: nothing to choose
             later = np.einsum("r,crs->cs", FRESH, later[step[:, : len(FRESH)]])
         else:
-            turn = (later, step, seats[i], limit, limit, shape.may_stop(i - 1), shape.bon)
+            turn = (later, step, seats[place + 1], limit, limit, shape.may_stop(place), shape.bon)
             later = follower_values(*turn)[limit - 1]
+    if memo is not None:
+        memo[(limit, place)] = later
     return later
 
 
@@ -1381,6 +1403,8 @@ class GameMaxn:
     # where a décharge did not settle: what any one player gains by deviating (:mod:`.deviation`)
     deviation: Deviation | None = None
     _plays: dict[tuple[tuple[int, Losses], int], RoundPlay] = field(default_factory=dict, repr=False)
+    # the later players' turns in the round last advised (:func:`_after`), with where it is
+    _afters: tuple[tuple[tuple[int, Losses], int], Afters] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         check(self.rules, self.players)
@@ -1441,6 +1465,7 @@ class GameMaxn:
 
     def solve(self, progress: Progress | None = None) -> GameMaxn:
         began = time.perf_counter()
+        self._afters = None  # turns solved against the values before
         contexts = self._contexts()
         solved: list[tuple[FloatArray, MancheSolution]] = []
         for number, (manche, losses) in enumerate(contexts, start=1):
@@ -1536,7 +1561,10 @@ class GameMaxn:
         """The turn of the player at ``place`` after the results ``summary`` (of :meth:`turn_shape`),
         followers held to ``limit`` throws: what each choice is worth to them, where they may stop."""
         shape = self.turn_shape(p)
-        stops = stops_at(self.model, p, self.manches[key].values, place, summary, limit)
+        kept = self._afters  # read once: another thread may advise another round meanwhile
+        memo: Afters = kept[1] if kept is not None and kept[0] == (key, p) else {}
+        self._afters = ((key, p), memo)
+        stops = stops_at(self.model, p, self.manches[key].values, place, summary, limit, memo)
         may_stop = may_stop_at(shape, place, summary, limit)  # players behind must throw on
         return turn_from_stops(stops, token_values(self.rules), may_stop, shape.bon)
 
