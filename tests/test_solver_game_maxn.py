@@ -719,13 +719,19 @@ def endings(node: State) -> Ends:
     # every sequence at once, in the order itertools.product gives them (the last thrower's fastest)
     combos = np.indices((len(outcomes),) * throwers).reshape(throwers, -1)
     strength, value, nenette = (np.array(column)[combos] for column in zip(*facts, strict=True))
-    columns = [np.sign(strength[a] - strength[b]) for a, b in itertools.combinations(range(throwers), 2)]
-    columns += [part[i] for i in range(throwers) for part in (value, nenette)]
-    for i in range(throwers):  # which result it is, where another thrower has it too
+    # the class as one number, column by column: how each pair compares, what each result is worth
+    # and whether it is a nénette, and which result it is where another thrower has it too
+    columns = [
+        (np.sign(strength[a] - strength[b]) + 1, 3) for a, b in itertools.combinations(range(throwers), 2)
+    ]
+    columns += [(part[i], int(part.max()) + 1) for i in range(throwers) for part in (value, nenette)]
+    for i in range(throwers):
         repeated = sum(combos[j] == combos[i] for j in range(throwers)) > 1
-        columns.append(np.where(repeated, combos[i], -1))
-    _, first, kind = np.unique(np.stack(columns, axis=1), axis=0, return_index=True, return_inverse=True)
-    kind = kind.reshape(-1)
+        columns.append((np.where(repeated, combos[i] + 1, 0), len(outcomes) + 1))
+    key = np.zeros(combos.shape[1], np.int64)
+    for column, radix in columns:
+        key = key * radix + column
+    _, first, kind = np.unique(key, return_index=True, return_inverse=True)
     chances = np.array([p for _, _, p in outcomes])[combos[0]]
     for i in range(1, throwers):
         chances = chances * np.array([p for _, _, p in outcomes])[combos[i]]
