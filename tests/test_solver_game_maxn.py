@@ -1244,22 +1244,36 @@ def test_the_advice_in_a_round_solves_the_later_turns_once_and_as_a_fresh_solver
     key = game.start_key()
     rounds = [i for i, pos in enumerate(game.model.positions) if not pos.charge and len(pos.order()) == 3]
     solved = []
-    solve_turns = game_maxn.follower_values
-    monkeypatch.setattr(game_maxn, "follower_values", lambda *turn: solved.append(turn) or solve_turns(*turn))
+
+    def counted(*turn: Any) -> Any:
+        solved.append(turn)
+        return follower_values(*turn)
+
+    monkeypatch.setattr("py421.solver.game_maxn.follower_values", counted)
+    valued = []
+    stops_at = game_maxn.stops_at
+
+    def valuing(*asked: Any) -> Any:
+        valued.append(asked)
+        return stops_at(*asked)
+
+    monkeypatch.setattr("py421.solver.game_maxn.stops_at", valuing)
     steps = game.turn_shape(rounds[0]).steps
     leader, second = INDEX[Result.of((6, 4, 2))], INDEX[Result.of((5, 3, 3))]
-    asked = [(0, 0, 3), (1, leader, 3), (2, int(steps[0][leader, second]), 3), (1, leader, 2)]
+    last = (2, int(steps[0][leader, second]), 3)
+    asked = [(0, 0, 3), (1, leader, 3), last, (1, leader, 2), last]
     for p in rounds[:2]:
         for number, (place, summary, limit) in enumerate(asked):
             before = len(solved)
             turn = game.mover_turn(key, p, place, summary, limit)
-            if 0 < number < 3:  # the leader's advice solved the followers' turns at the limit 3
+            if number in (1, 2, 4):  # the leader's advice solved the followers' turns at the limit 3
                 assert len(solved) == before
             first = fresh.mover_turn(key, p, place, summary, limit)
-            fresh._afters = None
+            fresh._advised = None
             for mine, theirs in zip(turn.values, first.values, strict=True):
                 assert np.array_equal(mine, theirs)
-    assert game._afters is not None and game._afters[0] == (key, rounds[1])
+    assert len(valued) == 2 * 4 + 2 * 5  # the same decision asked again is not valued again (fresh's: 5)
+    assert game._advised is not None and game._advised[0] == (key, rounds[1])
 
 
 @pytest.mark.parametrize(

@@ -1403,8 +1403,11 @@ class GameMaxn:
     # where a décharge did not settle: what any one player gains by deviating (:mod:`.deviation`)
     deviation: Deviation | None = None
     _plays: dict[tuple[tuple[int, Losses], int], RoundPlay] = field(default_factory=dict, repr=False)
-    # the later players' turns in the round last advised (:func:`_after`), with where it is
-    _afters: tuple[tuple[tuple[int, Losses], int], Afters] | None = field(default=None, repr=False)
+    # the round last advised, with where it is: its later players' turns (:func:`_after`) and what
+    # stopping is worth in each turn asked for, by place, results before and the followers' limit
+    _advised: (
+        tuple[tuple[tuple[int, Losses], int], Afters, dict[tuple[int, int, int], list[FloatArray]]] | None
+    ) = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         check(self.rules, self.players)
@@ -1465,7 +1468,7 @@ class GameMaxn:
 
     def solve(self, progress: Progress | None = None) -> GameMaxn:
         began = time.perf_counter()
-        self._afters = None  # turns solved against the values before
+        self._advised = None  # turns solved against the values before
         contexts = self._contexts()
         solved: list[tuple[FloatArray, MancheSolution]] = []
         for number, (manche, losses) in enumerate(contexts, start=1):
@@ -1561,10 +1564,15 @@ class GameMaxn:
         """The turn of the player at ``place`` after the results ``summary`` (of :meth:`turn_shape`),
         followers held to ``limit`` throws: what each choice is worth to them, where they may stop."""
         shape = self.turn_shape(p)
-        kept = self._afters  # read once: another thread may advise another round meanwhile
-        memo: Afters = kept[1] if kept is not None and kept[0] == (key, p) else {}
-        self._afters = ((key, p), memo)
-        stops = stops_at(self.model, p, self.manches[key].values, place, summary, limit, memo)
+        kept = self._advised  # read once: another thread may advise another round meanwhile
+        if kept is None or kept[0] != (key, p):
+            kept = ((key, p), {}, {})
+        self._advised = kept
+        _, afters, asked = kept
+        stops = asked.get((place, summary, limit))
+        if stops is None:  # each decision of a turn asks the same
+            stops = stops_at(self.model, p, self.manches[key].values, place, summary, limit, afters)
+            asked[(place, summary, limit)] = stops
         may_stop = may_stop_at(shape, place, summary, limit)  # players behind must throw on
         return turn_from_stops(stops, token_values(self.rules), may_stop, shape.bon)
 
