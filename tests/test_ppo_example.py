@@ -33,9 +33,9 @@ def ppo():
 
 def test_a_tiny_run_saves_a_policy_that_takes_a_seat_and_its_evaluation(ppo, tmp_path):
     """The documented command on a budget of steps (the same run however busy the machine is)."""
-    argv = ["--steps", "40000", "--envs", "64", "--curve-every-steps", "20000", "--curve-games", "512"]
+    argv = ["--steps", "16384", "--envs", "64", "--curve-every-steps", "8192", "--curve-games", "512"]
     report = ppo.main([*argv, "--eval-games", "2000", "--out", str(tmp_path)])
-    assert report["steps"] >= 40_000 and report["learned"]["games"] == report["heuristic"]["games"] == 2000
+    assert report["steps"] >= 16_384 and report["learned"]["games"] == report["heuristic"]["games"] == 2000
     saved = json.loads((tmp_path / "evaluation.json").read_text())
     assert saved["difference"]["difference"] == pytest.approx(
         saved["learned"]["rate"] - saved["heuristic"]["rate"]
