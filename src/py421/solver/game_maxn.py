@@ -385,14 +385,16 @@ def shape_of(rules: Ruleset, players: int, staked: bool = False) -> Shape:
             fixed, found = found % 2, found // 2
             amounts, found = found % top, found // top
             classes = (found // span, found % span, amounts)
-    fresh = np.zeros(n)
-    fresh[:kinds] = FRESH  # a coup sec is one throw
     coups_secs = np.zeros((kinds, len(classes[2])))
+    sizes = [int(step.max()) + 1 for step in steps]
     for res in range(kinds):  # one leader's result at a time: four players' summaries are many
-        reach = np.eye(n)[res]
-        for step in steps:
-            size = int(step.max()) + 1
-            reach = np.bincount(step.ravel(), (reach[:, None] * fresh[None, :]).ravel(), minlength=size)
+        rows, mass = np.array([res]), np.ones(1)
+        for step, size in zip(steps, sizes, strict=True):
+            # only the summaries reached, each followed by a coup sec (one throw: its first column)
+            ways = (mass[:, None] * FRESH[None, :]).ravel()
+            reach = np.bincount(step[rows, :kinds].ravel(), ways, minlength=size)
+            rows = np.flatnonzero(reach)
+            mass = reach[rows]
         coups_secs[res] = reach
     # « le bon » is worth more than a plain throw only where the throws used count, or add to the stake
     bon = rules.must_throw_on and rules.le_bon and (throws > 1 or staked)
