@@ -388,11 +388,14 @@ def shape_of(rules: Ruleset, players: int, staked: bool = False) -> Shape:
     coups_secs = np.zeros((kinds, len(classes[2])))
     sizes = [int(step.max()) + 1 for step in steps]
     for res in range(kinds):  # one leader's result at a time: four players' summaries are many
-        rows, mass = np.array([res]), np.ones(1)
+        rows: IntArray = np.array([res], np.intp)
+        mass = np.ones(1)
         for step, size in zip(steps, sizes, strict=True):
             # only the summaries reached, each followed by a coup sec (one throw: its first column)
             ways = (mass[:, None] * FRESH[None, :]).ravel()
-            reach = np.bincount(step[rows, :kinds].ravel(), ways, minlength=size)
+            reach = np.bincount(step[rows, :kinds].ravel(), ways, minlength=size).astype(
+                np.float64, copy=False
+            )
             rows = np.flatnonzero(reach)
             mass = reach[rows]
         coups_secs[res] = reach
