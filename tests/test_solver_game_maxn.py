@@ -1234,22 +1234,38 @@ def test_bot_optimal_plays_the_whole_game_where_the_rules_allow():
         parse_players(f"bot:optimal,bot:{ROUNDS_LEVEL}")  # the round-level bot is for measuring only
 
 
-def test_the_advice_in_a_round_solves_the_later_turns_once_and_as_a_fresh_solver_does(monkeypatch):
-    """In a décharge round of three, the leader's advice solves the followers' turns; the advice of
-    each follower after it solves none again, and every choice in two rounds is worth what a solver
-    asked for the first time says (nothing of one round is read in the other)."""
-    game = GameMaxn(SMALL, 3).solve()
-    fresh = GameMaxn(SMALL, 3)
+@pytest.mark.parametrize(
+    ("rules", "charge"),
+    [(SMALL, False), (Ruleset.preset("lyonnaise-21").with_options(pot=6), True)],  # every throw staked
+    ids=["decharge", "staked-charge"],
+)
+def test_the_advice_in_a_round_solves_the_later_turns_once_and_as_a_fresh_solver_does(
+    monkeypatch, rules, charge
+):
+    """In a round of three, the leader's advice solves the followers' turns; the advice of each
+    follower after it solves none again, and every choice in two rounds is worth what a solver asked
+    for the first time says (nothing of one round is read in the other)."""
+    game = GameMaxn(rules, 3).solve()
+    fresh = GameMaxn(rules, 3)
     fresh.manches = game.manches
     key = game.start_key()
-    rounds = [i for i, pos in enumerate(game.model.positions) if not pos.charge and len(pos.order()) == 3]
+    rounds = [
+        i for i, pos in enumerate(game.model.positions) if pos.charge == charge and len(pos.order()) == 3
+    ]
     solved = []
 
     def counted(*turn: Any) -> Any:
         solved.append(turn)
         return follower_values(*turn)
 
+    staked_turns = stakes.follower
+
+    def counted_staked(*turn: Any, **named: Any) -> Any:
+        solved.append(turn)
+        return staked_turns(*turn, **named)
+
     monkeypatch.setattr("py421.solver.game_maxn.follower_values", counted)
+    monkeypatch.setattr("py421.solver.game_maxn_stakes.follower", counted_staked)
     valued = []
     stops_at = game_maxn.stops_at
 

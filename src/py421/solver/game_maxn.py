@@ -734,7 +734,7 @@ def stops_at(
 ) -> list[FloatArray]:
     """:func:`stop_values` in the round at position ``p`` solved against ``values``; where every
     throw adds to the stake, ``stops[r][result, stake]`` (stakes from 0 to the pot left). ``memo``:
-    the later players' turns already solved in this round (not where every throw adds to the stake)."""
+    the later players' turns already solved in this round."""
     rules = manche.rules
     pos = manche.positions[p]
     seats = pos.order()
@@ -743,7 +743,7 @@ def stops_at(
     if staked(rules, pos.charge):
         shape = shape_of(rules, len(seats), staked=True)
         return staked_stop_values(
-            shape, payoff, seats, most, rules.leader_limit, place, summary, limit, rules, pos.pot
+            shape, payoff, seats, most, rules.leader_limit, place, summary, limit, rules, pos.pot, memo
         )
     return stop_values(
         shape_of(rules, len(seats)), payoff, seats, most, rules.leader_limit, place, summary, limit, memo

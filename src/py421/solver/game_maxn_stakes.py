@@ -518,8 +518,7 @@ def _followers(
     stake]`` over its own rows, from the first after ``place``). ``narrow`` (counted results, the
     leader's limit): each limit's turns only where the leader's result took as many throws."""
     k = shape.players
-    width = shift.shape[1]
-    later_last = payoff.reshape(-1, pot + 1, payoff.shape[-1])[:, _stakes(width, pot)]  # [class, stake, seat]
+    later_last = _by_stake(payoff, pot, shift)
     after: dict[int, FloatArray] = {}
     followers: dict[int, list[npt.NDArray[np.int8]]] = {limit: [] for limit in limits}
     if place == k - 1:  # the last player: the classes follow
@@ -560,20 +559,72 @@ def stop_values(
     limit: int,
     rules: Ruleset,
     cap: int,
+    memo: dict[tuple[int, int], FloatArray] | None = None,
 ) -> list[FloatArray]:
-    """:func:`.game_maxn.stop_values` where every throw adds to the stake: ``stops[r][result, stake]``."""
+    """:func:`.game_maxn.stop_values` where every throw adds to the stake: ``stops[r][result, stake]``.
+    ``memo``: the later players' turns already solved in this round (:func:`_remembered`)."""
     alike = alike_steps(rules, shape.players)
     shift = shifted(rules, cap)
+    limits = (list(range(1, most + 1)) if leader_limit else [most]) if place == 0 else [limit]
+    if memo is not None:
+        later_last = _by_stake(payoff, rules.pot, shift)
+        after = _remembered(rules, shape, alike, later_last, seats, limits, place, shift, memo)
+    else:
+        after, _ = _followers(rules, shape, alike, payoff, seats, limits, rules.pot, shift, False, place)
     if place == 0:
-        limits = list(range(1, most + 1)) if leader_limit else [most]
-        after, _ = _followers(rules, shape, alike, payoff, seats, limits, rules.pot, shift, keep=False)
         return [found[0, :, :, seats[0]] for found in _leader_stops(alike, after, most, leader_limit)]
-    after, _ = _followers(
-        rules, shape, alike, payoff, seats, [limit], rules.pot, shift, keep=False, place=place
-    )
     rows, merged = alike[place - 1]
     row = rows[merged[summary]]  # by counted result: stopping with r throws left, limit - r were used
     return [after[limit][by_used(row, limit - r), :, seats[place]] for r in range(limit)]
+
+
+def _by_stake(payoff: FloatArray, pot: int, shift: IntArray) -> FloatArray:
+    """``[class, stake, seat]`` from ``payoff[class * (pot + 1) + amount, seat]``, at the stakes of
+    the turns (up to the pot left)."""
+    found: FloatArray = payoff.reshape(-1, pot + 1, payoff.shape[-1])[:, _stakes(shift.shape[1], pot)]
+    return found
+
+
+def _remembered(
+    rules: Ruleset,
+    shape: Shape,
+    alike: Alike,
+    later_last: FloatArray,
+    seats: Sequence[int],
+    limits: Sequence[int],
+    place: int,
+    shift: IntArray,
+    memo: dict[tuple[int, int], FloatArray],
+) -> dict[int, FloatArray]:
+    """:func:`_followers`'s ``after`` (no choices kept), each turn solved once in a round:
+    ``memo[(limit, i)]`` is ``[row, stake, seat]`` over the rows of ``alike[i]``, once the players
+    after the ``i + 1``-th have played, kept for the advice the next player asks."""
+    k = shape.players
+    if place == k - 1:  # the last player: the classes follow
+        return dict.fromkeys(limits, later_last)
+    masks, bon = alike_ahead(rules, k), shape.bon
+    missing = [limit for limit in limits if (limit, k - 2) not in memo]
+    if missing and shape.throws > 1:  # counted results: each limit is a turn of its own
+        for limit in missing:
+            out, _ = follower(
+                later_last, alike[k - 2][0], seats[k - 1], limit, shift, False, masks[k - 2], bon
+            )
+            memo[(limit, k - 2)] = out[limit - 1]
+    elif missing:  # the last turn of the most throws holds every fewer
+        out, _ = follower(
+            later_last, alike[k - 2][0], seats[k - 1], max(missing), shift, False, masks[k - 2], bon
+        )
+        for limit in range(1, max(missing) + 1):
+            memo.setdefault((limit, k - 2), out[limit - 1])
+    found = {}
+    for limit in limits:
+        known = next(i for i in range(place, k - 1) if (limit, i) in memo)
+        later = memo[(limit, known)]
+        for i in range(known, place, -1):  # the (i + 1)-th player's turn, from the summaries before it
+            out, _ = follower(later, alike[i - 1][0], seats[i], limit, shift, False, masks[i - 1], bon)
+            later = memo[(limit, i - 1)] = out[limit - 1]
+        found[limit] = later
+    return found
 
 
 def _classes(
