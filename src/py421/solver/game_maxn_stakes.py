@@ -511,39 +511,51 @@ def _followers(
     keep: bool,
     place: int = 0,
     narrow: bool = False,
+    memo: dict[tuple[int, int], FloatArray] | None = None,
 ) -> tuple[dict[int, FloatArray], dict[int, list[npt.NDArray[np.int8]]]]:
     """The turns of the players after ``place``, by the followers' limit: ``after[limit][row, stake,
     seat]`` over the rows of ``alike[place]`` (the summaries after ``place``'s result; the classes
     after the last player's), and with ``keep`` each follower's choices (``[t, row, result,
     stake]`` over its own rows, from the first after ``place``). ``narrow`` (counted results, the
-    leader's limit): each limit's turns only where the leader's result took as many throws."""
+    leader's limit): each limit's turns only where the leader's result took as many throws. ``memo``
+    (no choices kept, not ``narrow``): the turns already solved in this round, ``memo[(limit, i)]``
+    over the rows of ``alike[i]`` once the players after the ``i + 1``-th have played; the turns
+    solved here are added to it, for the advice the next player asks."""
+    assert memo is None or not (keep or narrow), "choices are kept only where every turn is solved"
     k = shape.players
-    later_last = _by_stake(payoff, pot, shift)
+    width = shift.shape[1]
+    later_last = payoff.reshape(-1, pot + 1, payoff.shape[-1])[:, _stakes(width, pot)]  # [class, stake, seat]
     after: dict[int, FloatArray] = {}
     followers: dict[int, list[npt.NDArray[np.int8]]] = {limit: [] for limit in limits}
     if place == k - 1:  # the last player: the classes follow
         return dict.fromkeys(limits, later_last), followers
     masks, bon = alike_ahead(rules, k), shape.bon
     rule = (shift, keep, masks[k - 2], bon)
+    kept: dict[tuple[int, int], FloatArray] = {} if memo is None else memo
     counted = shape.throws > 1  # then each limit is a turn of its own
-    if not counted:
-        last_out, last_choices = follower(later_last, alike[k - 2][0], seats[k - 1], max(limits), *rule)
+    missing = [limit for limit in limits if (limit, k - 2) not in kept]
+    if missing and not counted:  # the last turn of the most throws holds every fewer
+        last_out, last_choices = follower(later_last, alike[k - 2][0], seats[k - 1], max(missing), *rule)
     for limit in limits:
         rows = reached(rules, k, limit) if narrow else (None,) * (k - 1)
-        if counted:
-            last_out, last_choices = follower(
-                later_last, alike[k - 2][0], seats[k - 1], limit, *rule, rows=rows[k - 2]
-            )
-        later = last_out[limit - 1]
-        if last_choices is not None:
-            followers[limit].append(last_choices[:limit])
-        for i in range(k - 2, place, -1):
-            out_i, choices_i = follower(
-                later, alike[i - 1][0], seats[i], limit, shift, keep, masks[i - 1], bon, rows[i - 1]
-            )
-            later = out_i[limit - 1]
-            if choices_i is not None:
-                followers[limit].insert(0, choices_i)
+        if limit in missing:
+            if counted:
+                last_out, last_choices = follower(
+                    later_last, alike[k - 2][0], seats[k - 1], limit, *rule, rows=rows[k - 2]
+                )
+            kept[(limit, k - 2)] = last_out[limit - 1]
+            if last_choices is not None:
+                followers[limit].append(last_choices[:limit])
+        later = kept[(limit, k - 2)]
+        for i in range(k - 2, place, -1):  # the (i + 1)-th player's turn, from the summaries before it
+            if (limit, i - 1) not in kept:
+                out_i, choices_i = follower(
+                    later, alike[i - 1][0], seats[i], limit, shift, keep, masks[i - 1], bon, rows[i - 1]
+                )
+                kept[(limit, i - 1)] = out_i[limit - 1]
+                if choices_i is not None:
+                    followers[limit].insert(0, choices_i)
+            later = kept[(limit, i - 1)]
         after[limit] = later
     return after, followers
 
@@ -562,69 +574,18 @@ def stop_values(
     memo: dict[tuple[int, int], FloatArray] | None = None,
 ) -> list[FloatArray]:
     """:func:`.game_maxn.stop_values` where every throw adds to the stake: ``stops[r][result, stake]``.
-    ``memo``: the later players' turns already solved in this round (:func:`_remembered`)."""
+    ``memo``: the later players' turns already solved in this round (:func:`_followers`)."""
     alike = alike_steps(rules, shape.players)
     shift = shifted(rules, cap)
     limits = (list(range(1, most + 1)) if leader_limit else [most]) if place == 0 else [limit]
-    if memo is not None:
-        later_last = _by_stake(payoff, rules.pot, shift)
-        after = _remembered(rules, shape, alike, later_last, seats, limits, place, shift, memo)
-    else:
-        after, _ = _followers(rules, shape, alike, payoff, seats, limits, rules.pot, shift, False, place)
+    after, _ = _followers(
+        rules, shape, alike, payoff, seats, limits, rules.pot, shift, False, place, memo=memo
+    )
     if place == 0:
         return [found[0, :, :, seats[0]] for found in _leader_stops(alike, after, most, leader_limit)]
     rows, merged = alike[place - 1]
     row = rows[merged[summary]]  # by counted result: stopping with r throws left, limit - r were used
     return [after[limit][by_used(row, limit - r), :, seats[place]] for r in range(limit)]
-
-
-def _by_stake(payoff: FloatArray, pot: int, shift: IntArray) -> FloatArray:
-    """``[class, stake, seat]`` from ``payoff[class * (pot + 1) + amount, seat]``, at the stakes of
-    the turns (up to the pot left)."""
-    found: FloatArray = payoff.reshape(-1, pot + 1, payoff.shape[-1])[:, _stakes(shift.shape[1], pot)]
-    return found
-
-
-def _remembered(
-    rules: Ruleset,
-    shape: Shape,
-    alike: Alike,
-    later_last: FloatArray,
-    seats: Sequence[int],
-    limits: Sequence[int],
-    place: int,
-    shift: IntArray,
-    memo: dict[tuple[int, int], FloatArray],
-) -> dict[int, FloatArray]:
-    """:func:`_followers`'s ``after`` (no choices kept), each turn solved once in a round:
-    ``memo[(limit, i)]`` is ``[row, stake, seat]`` over the rows of ``alike[i]``, once the players
-    after the ``i + 1``-th have played, kept for the advice the next player asks."""
-    k = shape.players
-    if place == k - 1:  # the last player: the classes follow
-        return dict.fromkeys(limits, later_last)
-    masks, bon = alike_ahead(rules, k), shape.bon
-    missing = [limit for limit in limits if (limit, k - 2) not in memo]
-    if missing and shape.throws > 1:  # counted results: each limit is a turn of its own
-        for limit in missing:
-            out, _ = follower(
-                later_last, alike[k - 2][0], seats[k - 1], limit, shift, False, masks[k - 2], bon
-            )
-            memo[(limit, k - 2)] = out[limit - 1]
-    elif missing:  # the last turn of the most throws holds every fewer
-        out, _ = follower(
-            later_last, alike[k - 2][0], seats[k - 1], max(missing), shift, False, masks[k - 2], bon
-        )
-        for limit in range(1, max(missing) + 1):
-            memo.setdefault((limit, k - 2), out[limit - 1])
-    found = {}
-    for limit in limits:
-        known = next(i for i in range(place, k - 1) if (limit, i) in memo)
-        later = memo[(limit, known)]
-        for i in range(known, place, -1):  # the (i + 1)-th player's turn, from the summaries before it
-            out, _ = follower(later, alike[i - 1][0], seats[i], limit, shift, False, masks[i - 1], bon)
-            later = memo[(limit, i - 1)] = out[limit - 1]
-        found[limit] = later
-    return found
 
 
 def _classes(
