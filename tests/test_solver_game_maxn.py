@@ -732,9 +732,10 @@ def endings(node: State) -> Ends:
     for column, radix in columns:
         key = key * radix + column
     _, first, kind = np.unique(key, return_index=True, return_inverse=True)
-    chances = np.array([p for _, _, p in outcomes])[combos[0]]
-    for i in range(1, throwers):
-        chances = chances * np.array([p for _, _, p in outcomes])[combos[i]]
+    each = np.array([p for _, _, p in outcomes])
+    chances = each[combos[0]]
+    for i in range(1, throwers):  # multiplied from the first thrower on
+        chances = chances * each[combos[i]]
     total = np.bincount(kind, weights=chances)  # summed in the sequences' order
     last = np.zeros(len(first), np.intp)
     np.maximum.at(last, kind, np.arange(combos.shape[1]))
