@@ -550,10 +550,11 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
             "grandes), pas 4",
         ),
         (
-            [*GAME_3, "--set", "manches=2", "--set", "queue_de_la_vache=true"],
-            "the game-level solver cannot solve classic-11 for 3: « queue de la vache » carries debts into "
-            "the next manche",
-            f"{CANNOT_3} classic-11 à 3 : « queue de la vache » reporte des dettes sur la manche suivante",
+            [*GAME_3, "--set", "manches=3", "--set", "queue_de_la_vache=true"],
+            "the game-level solver cannot solve classic-11 for 3: « queue de la vache » is solved whole in a "
+            "game of two manches (no fiches de manche, no « main chaude »)",
+            f"{CANNOT_3} classic-11 à 3 : « queue de la vache » se résout en partie entière en deux manches "
+            "(sans fiches de manche ni « main chaude »)",
         ),
         (
             [*GAME, "--players", "4", "--rules", "comptoir-21", "--set", "pot=30"],

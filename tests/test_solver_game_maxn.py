@@ -372,7 +372,8 @@ def turn_seats(pos: Position, by: int) -> Position:
     n = len(pos.tokens)
     tokens = tuple(pos.tokens[(s - by) % n] for s in range(n))
     active = tuple(pos.active[(s - by) % n] for s in range(n))
-    return replace(pos, tokens=tokens, active=active, leader=(pos.leader + by) % n)
+    debts = tuple(pos.debts[(s - by) % n] for s in range(len(pos.debts)))
+    return replace(pos, tokens=tokens, active=active, leader=(pos.leader + by) % n, debts=debts)
 
 
 def test_positions_alike_but_for_the_seats_have_the_same_values_turned():
@@ -464,7 +465,7 @@ def test_where_the_ends_are_alike_for_every_loser_one_round_of_each_kind_is_solv
     first_only = {p for _, p in rounds_solved}
     rounds_solved.clear()
     turning = game_maxn._turning
-    monkeypatch.setattr(game_maxn, "_turning", lambda ends: False)
+    monkeypatch.setattr(game_maxn, "_turning", lambda *ends: False)
     every = solve_manche(model, ends)
     assert by_kind.sweeps == every.sweeps and by_kind.converged and every.converged
     assert by_kind.values == pytest.approx(every.values, abs=1e-12)
@@ -565,7 +566,12 @@ def test_a_cached_solve_is_the_fresh_one(tmp_path):
 @pytest.mark.parametrize(
     ("preset", "options", "players", "why"),
     [
-        ("vache-41", {"queue_de_la_vache": True}, 3, "queue de la vache"),
+        (
+            "vache-41",
+            {"queue_de_la_vache": True, "manches": 3},
+            3,
+            "queue de la vache » is solved whole in a game of two",
+        ),
         ("vache-41", {}, 4, "about 52,976 positions of 4 players"),
         (
             "lyonnaise-21",
@@ -618,7 +624,7 @@ def engine_key(state: State) -> Key:
     if r is not None and r.tie is not None:
         thrown = r.tie.draw.thrown
         if staking(state):  # a stake from the pot up takes the pot: a rampot tied again comes back
-            r = replace(r, stake=min(r.stake, state.pot))
+            r = replace(r, stake=min(r.stake, stake_cap(state)))
         if r.tie is not None and r.tie.awaiting_stake:  # « main chaude »: the replays before do not count
             r = replace(r, tie=replace(r.tie, replays=2, amount=None))
         return "" if thrown else position_text(replace(state, round=r))  # a replay tied again comes back
@@ -631,8 +637,24 @@ def engine_key(state: State) -> Key:
             state.active,
             state.manche_losses,
             r.order,
+            owed(state),
         )
     return ""  # inside a round or a tie-break: walked through
+
+
+def carrying(node: State) -> bool:
+    """Whether a debt left in this manche is taken from the next one's pot (« queue de la vache »)."""
+    return node.rules.queue_de_la_vache and node.manche < node.rules.manches
+
+
+def owed(state: State) -> tuple[int, ...]:
+    """The debts that count: up to one pot each, carried into the next manche (none in the last)."""
+    return tuple(min(d, state.rules.pot) for d in state.debts) if carrying(state) else ()
+
+
+def stake_cap(node: State) -> int:
+    """The largest stake that counts: the pot left, and one pot more that a debt may carry."""
+    return node.pot + (node.rules.pot if carrying(node) else 0)
 
 
 def settled(child: State, node: State) -> tuple[object, ...]:
@@ -650,14 +672,14 @@ def settled(child: State, node: State) -> tuple[object, ...]:
     for e in child.events:
         if isinstance(e, RoundDecided):
             decided = ("decided", tuple(sorted(place[s] for s in e.losers)), place.get(e.winner, -1))
-            amount = min(e.amount, node.pot) if staking(node) else e.amount  # the pot at most is taken
+            amount = min(e.amount, stake_cap(node)) if staking(node) else e.amount  # the pot at most is taken
             return decided + ((amount,) if exact or vient else ())
     assert child.round is not None and child.round.tie is not None
     tie = child.round.tie
     found: tuple[object, ...] = ("tie", tuple(place[s] for s in tie.worst), tuple(place[s] for s in tie.best))
     found += (tie.draw.purpose, tuple(place[s] for s in tie.draw.seats))
     if staking(node):  # the tie-break's future: who is tied, and the stake (the results say no more)
-        return (*found, min(child.round.stake, node.pot), penalised(child))
+        return (*found, min(child.round.stake, stake_cap(node)), penalised(child))
     if not exact:
         return (*found, child.round.tie.amount)  # an amount a replay set « pour ce qui vient »
     # what the results already final say of the tie-break's future: what each is worth, and which are
@@ -671,13 +693,19 @@ def pattern(node: State) -> tuple[object, ...]:
     r = node.round
     assert r is not None
     if r.tie is None:  # where stakes accumulate, the pot caps what is taken
-        return ("round", node.phase, len(r.order)) + ((node.pot,) if staking(node) else ())
+        return ("round", node.phase, len(r.order)) + ((node.pot, stake_cap(node)) if staking(node) else ())
     place = {s: i for i, s in enumerate(r.order)}
     tie = r.tie
     seats = tuple(place[s] for s in tie.draw.seats)
     found = ("tie", node.phase, tuple(place[s] for s in tie.worst), tuple(place[s] for s in tie.best), seats)
     return (
-        found + ((node.pot, min(r.stake, node.pot), penalised(node)) if staking(node) else ()) + (tie.vient,)
+        found
+        + (
+            (node.pot, stake_cap(node), min(r.stake, stake_cap(node)), penalised(node))
+            if staking(node)
+            else ()
+        )
+        + (tie.vient,)
     )
 
 
@@ -997,6 +1025,39 @@ def test_every_engine_state_walked_agrees_with_the_game_solver(walked):
         assert {stake for _, stake in chosen.values()} == {"est", "vient"}
 
 
+# « Queue de la vache » in coups secs: a charge round of three is worth 3 to 30 (plus its rampots) and
+# the pot holds 4, so most first manches leave a debt, paid from the second manche's pot (all of it,
+# l'Espagnole at once, from a debt of 4).
+QUEUE = Ruleset.preset("vache-41").with_options(**COUPS_SECS, pot=4, queue_de_la_vache=True)
+
+
+def test_every_engine_state_walked_under_queue_de_la_vache_agrees_with_the_game_solver():
+    """The first manche's décharge is played once for each debt its charge may leave, and its end
+    is worth the second manche started with that debt paid: every round start the engine reaches,
+    debts and all, is worth what the solver says, to 1e-9, and every position it solved is met."""
+    game = GameMaxn(QUEUE, 3).solve()
+    values, states, _, _ = engine_values(QUEUE, 3)
+    compared = set()
+    for key, state in states.items():
+        if not isinstance(key, tuple) or key[0] == "over":
+            continue
+        r = state.round
+        assert r is not None
+        frame = 0 if state.manche == 1 else state.manche_losers[-1]  # who led the manche's first round
+        lost = tuple(state.manche_losses[(s + frame) % 3] for s in range(3))
+        model, solution = game.model_of((state.manche, lost)), game.manches[(state.manche, lost)]
+        at = Position(
+            state.phase is Phase.CHARGE, state.pot, state.tokens, state.active, r.order[0], owed(state)
+        )
+        p = model.index[turn_seats(replace(at, debts=() if at.charge else at.debts), -frame)]
+        assert values[key] == pytest.approx(turned(solution.values[p], frame), abs=1e-9)
+        found, q, seen_from = game.locate(state)  # as the bot finds it
+        assert turned(game.manches[found].values[q], seen_from) == pytest.approx(values[key], abs=1e-9)
+        compared.add((state.manche, lost, p))
+    assert any(owed(state) for state in states.values() if state.phase is Phase.DECHARGE)
+    assert len(compared) == sum(len(game.model_of(key).positions) for key in game.manches)
+
+
 def stake_value(state: State, stake: Stake, walk: Walk) -> Any:
     """Every seat's value of playing ``stake`` at ``state``, the stakes chosen as walked afterwards."""
     values, _, leads, known = walk
@@ -1275,7 +1336,7 @@ def test_the_advice_in_a_round_solves_the_later_turns_once_and_as_a_fresh_solver
         return stops_at(*asked)
 
     monkeypatch.setattr("py421.solver.game_maxn.stops_at", valuing)
-    steps = game.turn_shape(rounds[0]).steps
+    steps = game.turn_shape(key, rounds[0]).steps
     leader, second = INDEX[Result.of((6, 4, 2))], INDEX[Result.of((5, 3, 3))]
     last = (2, int(steps[0][leader, second]), 3)
     asked = [(0, 0, 3), (1, leader, 3), last, (1, leader, 2), last]

@@ -242,7 +242,7 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
     game = solved_game(rules, n)
     key, p, _ = game.find(where)
     place = len(context.before)
-    shape = game.turn_shape(p)
+    shape = game.turn_shape(key, p)
     # the leader's throws set the limit: said by --limit, or by the throws of their result
     said = context.limit or (context.throws[0] if context.throws else most)
     limit = most if not place or not rules.leader_limit else said

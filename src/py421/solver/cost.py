@@ -423,14 +423,19 @@ def game_model(rules: Ruleset, players: int) -> tuple[int, int]:
     both = rules.tied_losers_all_take  # any set of the tied players takes
     # the charge: every split of the tokens taken so far, led by one who took some (or the start)
     charge = 1 + sum(n * math.comb(pot - left - 1 + n - 1, n - 1) for left in range(1, pot))
-    taken = pot if rules.accumulated_stakes else amounts  # an accumulated stake: any amount up to the pot
+    # « queue de la vache » (a whole game of three and more): a stake counts up to a pot more, the
+    # debt, and the first manche's décharge is played again for each debt, of 1 to a pot, by each seat
+    queue = rules.queue_de_la_vache and n > 2
+    taken = pot * (2 if queue else 1) if rules.accumulated_stakes else amounts  # an accumulated stake
     outcomes = charge * taken * ((1 << n) - 1 if both else n)
     # the décharge: the players still in, each holding a token (or any, where none leaves), the leader
     least = 1 if rules.withdraw_at_zero else 0
+    decharge = 0
     for k in range(2, n + 1):
         splits = math.comb(total - k * least + k - 1, k - 1)
         ways = k * ((1 << (k - 1)) - 1) if both else k * (k - 1)  # a winner, and who takes
-        outcomes += math.comb(n, k) * splits * k * ways * amounts
+        decharge += math.comb(n, k) * splits * k * ways * amounts
+    outcomes += decharge * (1 + n * pot if queue else 1)
     counted = game_maxn.counted(rules)  # « qui barre démarre »: each result with its throws
     shape = len(RESULTS) * counted * GAME_SUMMARIES[players] * counted ** (players - 1)
     return OUTCOME * outcomes + SHAPE_STEP * shape, max(100 * outcomes, 12 * 8 * shape)

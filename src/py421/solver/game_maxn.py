@@ -70,7 +70,7 @@ import math
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -198,7 +198,7 @@ def unsupported(rules: Ruleset, players: int) -> Message | None:
         )
     if rules.tie_break == "qui_barre_demarre" and players > MOST_COUNTED:
         return Message("solver.game.qui_barre", {"most": MOST_COUNTED, "n": players})
-    if rules.queue_de_la_vache:
+    if rules.queue_de_la_vache and (rules.fiches_de_manche or rules.manches != 2 or rules.main_chaude):
         return Message("solver.game.queue")
     decharge = decharge_size(rules, players)
     if decharge > MOST_DECHARGE[players]:
@@ -423,12 +423,13 @@ class Settling:
 
 
 @cache
-def settling_of(rules: Ruleset, players: int, charge: bool) -> Settling:
+def settling_of(rules: Ruleset, players: int, charge: bool, debt_cap: int = 0) -> Settling:
     """Tie-breaks are coups secs among the tied players (:mod:`.tie_breaks`: each is equally likely
     to lose, or win, unless a double nénette goes to the later thrower).
 
     Where every throw of a charge round adds to the stake, the classes are those of the staked
-    shape times the stake, from 0 to the full pot (class ``c * (pot + 1) + stake``)."""
+    shape times the stake, from 0 to the full pot (class ``c * (pot + 1) + stake``), or to the pot
+    and ``debt_cap`` more where a debt carries the rest into the next manche."""
     bets = staked(rules, charge)
     shape = shape_of(rules, players, bets)
     all_take = rules.tied_losers_all_take
@@ -451,9 +452,10 @@ def settling_of(rules: Ruleset, players: int, charge: bool) -> Settling:
         made = chaude(rules, players, charge, staked_classes, found, staked=True)
         return Settling(tuple(found), made.direct, made)
     if bets:
+        top = rules.pot + debt_cap
         for worst, fixed in zip(shape.worst.tolist(), shape.fixed.tolist(), strict=True):
-            for stake in range(rules.pot + 1):
-                staking = staked_ways(rules, worst, players, stake, fixed)
+            for stake in range(top + 1):
+                staking = staked_ways(rules, worst, players, stake, fixed, top)
                 rows.append([(found.setdefault(outcome, len(found)), p) for outcome, p in staking])
         return _settling(found, rows)
     for best, worst, amount in zip(shape.best, shape.worst, shape.amount, strict=True):
@@ -742,8 +744,9 @@ def stops_at(
     payoff = manche.payoff(p, values)
     if staked(rules, pos.charge):
         shape = shape_of(rules, len(seats), staked=True)
+        cap, top = pos.pot + manche.debt_cap, rules.pot + manche.debt_cap
         return staked_stop_values(
-            shape, payoff, seats, most, rules.leader_limit, place, summary, limit, rules, pos.pot, memo
+            shape, payoff, seats, most, rules.leader_limit, place, summary, limit, rules, cap, memo, top
         )
     return stop_values(
         shape_of(rules, len(seats)), payoff, seats, most, rules.leader_limit, place, summary, limit, memo
@@ -819,15 +822,20 @@ def _only(ended: FloatArray, used: int) -> FloatArray:
 # -- the positions of a manche -----------------------------------------------------------------
 
 
+Debts = tuple[int, ...]  # by seat, what each owes the next manche (« queue de la vache »); () none
+
+
 @dataclass(frozen=True, order=True)
 class Position:
-    """The start of a round: phase, pot, tokens, who is still in and who leads."""
+    """The start of a round: phase, pot, tokens, who is still in and who leads; in a décharge after a
+    charge that left debts, the debts (they only change the manche's ends)."""
 
     charge: bool
     pot: int
     tokens: tuple[int, ...]
     active: tuple[bool, ...]
     leader: int
+    debts: Debts = ()
 
     def order(self) -> tuple[int, ...]:
         """The players of the round, leader first, clockwise."""
@@ -835,37 +843,56 @@ class Position:
         return tuple(s % n for s in range(self.leader, self.leader + n) if self.active[s % n])
 
 
-End = tuple[int, bool]  # the manche's loser, and whether by l'Espagnole
+End = tuple[int, bool, Debts]  # the manche's loser, whether by l'Espagnole, the debts it leaves
 Next = list[tuple[float, "Position | End"]]  # where an outcome leads, with what chance
 
 
 class Manche:
     """Every position of a manche, its first round led by seat 0, and where each round leads.
 
-    Nodes are the positions, then the ends of the manche: node
-    ``len(positions) + 2 * loser + espagnole``.
+    Nodes are the positions, then the ends of the manche (:attr:`end_keys`): node
+    ``len(positions) + 2 * loser + espagnole`` for an end that leaves no debt.
+
+    « Queue de la vache »: in a manche that another follows (``carry``), a charge loser who must
+    take more than the pot holds owes the rest, up to one pot (the next manche's, which a debt of
+    a pot or more empties at once; the rules solved whole have two manches). The debts stay as
+    they are through the décharge, which is played once for each, and the manche's ends carry
+    them. ``owed``: the debts a manche may start with (seats turned to its first leader), paid
+    from its pot before its first round (:meth:`start_after`).
     """
 
-    def __init__(self, rules: Ruleset, players: int) -> None:
+    def __init__(self, rules: Ruleset, players: int, carry: bool = False, owed: Sequence[Debts] = ()) -> None:
         self.rules, self.players = rules, players
         self.total = rules.pot + players * rules.initial_tokens
+        self.carry = carry and rules.queue_de_la_vache
+        self.debt_cap = rules.pot if self.carry else 0  # a charge round's stake counts up to pot + this
         n = players
         self.start = Position(True, rules.pot, (rules.initial_tokens,) * n, (True,) * n, 0)
         self.index: dict[Position, int] = {}
-        # every position reachable from the start, then numbered in a fixed order
-        todo, seen = [self.start], {self.start}
+        # every position reachable from the start (and the starts after a debt), then numbered in a
+        # fixed order, and every end
+        roots = [self.start] + [key for debts in owed for _, key in self.start_after(debts)]
+        todo = [key for key in roots if isinstance(key, Position)]
+        seen = set(todo)
         pending: list[Position] = []
+        owing: set[End] = {key for key in roots if not isinstance(key, Position) and key[2]}
         while todo:
             pos = todo.pop()
             pending.append(pos)
             for _, nxt in self._outcomes(pos):
                 for _, key in nxt:
-                    if isinstance(key, Position) and key not in seen:
+                    if not isinstance(key, Position):
+                        if key[2]:
+                            owing.add(key)
+                    elif key not in seen:
                         seen.add(key)
                         todo.append(key)
         self.positions: list[Position] = sorted(pending)
         self.index = {p: i for i, p in enumerate(self.positions)}
         self.ends = len(self.positions)
+        plain: list[End] = [(loser, bool(e), ()) for loser in range(n) for e in (0, 1)]
+        self.end_keys = plain + sorted(owing)
+        self.end_index = {key: i for i, key in enumerate(self.end_keys)}
         self.tables: list[tuple[IntArray, FloatArray]] = []  # per position: [outcome, way] nodes and chances
         for pos in self.positions:
             rows = [[(p, self._node(key)) for p, key in nxt] for _, nxt in self._outcomes(pos)]
@@ -877,18 +904,38 @@ class Manche:
                     nodes[o, j], chances[o, j] = node, p
             self.tables.append((nodes, chances))
 
-    def end_node(self, loser: int, espagnole: bool) -> int:
-        return self.ends + 2 * loser + int(espagnole)
+    def end_node(self, loser: int, espagnole: bool, debts: Debts = ()) -> int:
+        return self.ends + self.end_index[(loser, espagnole, debts)]
 
     def _node(self, key: Position | End) -> int:
         if isinstance(key, Position):
             return self.index[key]
         return self.end_node(*key)
 
+    @property
+    def nodes(self) -> int:
+        """The positions and the ends: the rows of a manche's values."""
+        return self.ends + len(self.end_keys)
+
+    def start_after(self, debts: Debts) -> Next:
+        """Where the manche starts once ``debts`` are paid from its pot, clockwise from its first
+        leader (seat 0), as the engine's ``_start_charge`` pays them; a debt of the whole pot or more
+        ends the charge at once."""
+        if not any(debts):
+            return [(1.0, self.start)]
+        tokens, pot = list(self.start.tokens), self.start.pot
+        for seat in range(self.players):
+            pay = min(debts[seat], pot)
+            tokens[seat] += pay
+            pot -= pay
+        if pot:
+            return [(1.0, replace(self.start, pot=pot, tokens=tuple(tokens)))]
+        return self._charge_end(tokens, 0, ())
+
     def _outcomes(self, pos: Position) -> list[tuple[Outcome, Next]]:
         """Where each outcome of the round at ``pos`` leads, in the order of its settling's outcomes."""
         order = pos.order()
-        settling = settling_of(self.rules, len(order), pos.charge)
+        settling = settling_of(self.rules, len(order), pos.charge, self.debt_cap if pos.charge else 0)
         found = []
         for outcome in settling.outcomes:
             losers, winner, amount = outcome
@@ -901,19 +948,25 @@ class Manche:
 
     def _after_charge(self, pos: Position, losers: list[int], amount: int) -> Next:
         tokens, pot = list(pos.tokens), pos.pot
+        debts = [0] * self.players
         for seat in losers:
             take = min(amount, pot)
             pot -= take
             tokens[seat] += take
+            debts[seat] = min(amount - take, self.debt_cap)  # owed to the next manche, if any
         if pot:
             return [(1.0, Position(True, pot, tuple(tokens), pos.active, losers[0]))]
-        # the end of the charge (engine._end_charge)
+        return self._charge_end(tokens, losers[0], tuple(debts) if any(debts) else ())
+
+    def _charge_end(self, tokens: list[int], first: int, debts: Debts) -> Next:
+        """The end of the charge (engine ``_end_charge``), ``first`` the last round's loser (or the
+        manche's leader where debts emptied the pot)."""
         n = self.players
         active = tuple(t > 0 for t in tokens) if self.rules.withdraw_at_zero else (True,) * n
         holder = next((s for s in range(n) if tokens[s] == self.total), None)
         if holder is not None:
-            return [(1.0, (holder, True))]  # l'Espagnole
-        candidates = [s % n for s in range(losers[0], losers[0] + n) if active[s % n]]
+            return [(1.0, (holder, True, debts))]  # l'Espagnole
+        candidates = [s % n for s in range(first, first + n) if active[s % n]]
         rule = self.rules.decharge_leader
         if rule == "worst_coup_sec":  # a draw of coups secs: each equally likely to lead
             leaders = candidates
@@ -921,7 +974,7 @@ class Manche:
             leaders = [min(candidates, key=lambda s: tokens[s])]
         else:
             leaders = candidates[:1]
-        return [(1 / len(leaders), Position(False, 0, tuple(tokens), active, s)) for s in leaders]
+        return [(1 / len(leaders), Position(False, 0, tuple(tokens), active, s, debts)) for s in leaders]
 
     def _after_decharge(self, pos: Position, losers: list[int], winner: int, amount: int) -> Next:
         tokens = list(pos.tokens)
@@ -934,8 +987,8 @@ class Manche:
             active[winner] = False
         holder = next((s for s in range(self.players) if tokens[s] == self.total), None)
         if holder is not None:
-            return [(1.0, (holder, False))]
-        return [(1.0, Position(False, 0, tuple(tokens), tuple(active), losers[0]))]
+            return [(1.0, (holder, False, pos.debts))]
+        return [(1.0, Position(False, 0, tuple(tokens), tuple(active), losers[0], pos.debts))]
 
     def payoff(self, p: int, values: FloatArray) -> FloatArray:
         """[class, seat]: what each class of the round at position ``p`` is worth to each seat."""
@@ -951,7 +1004,7 @@ class Manche:
 
     def _settling(self, p: int) -> Settling:
         pos = self.positions[p]
-        return settling_of(self.rules, len(pos.order()), pos.charge)
+        return settling_of(self.rules, len(pos.order()), pos.charge, self.debt_cap if pos.charge else 0)
 
     def stakes(self, p: int, values: FloatArray) -> list[bool]:
         """Where « vient » is chosen in the round at ``p`` against ``values``, by choice (none
@@ -997,7 +1050,11 @@ class Manche:
         found = []
         for k in range(n):
             nodes = [self.index.get(_turned_position(pos, -k % n), -1) for pos in self.positions]
-            nodes += [self.end_node((loser + k) % n, bool(e)) for loser in range(n) for e in (0, 1)]
+            nodes += [
+                self.ends
+                + self.end_index.get(((loser + k) % n, e, _turned_debts(debts, -k % n)), -1 - self.ends)
+                for loser, e, debts in self.end_keys
+            ]
             found.append(np.array(nodes, np.intp))
         return found
 
@@ -1034,6 +1091,9 @@ class MancheSolution:
 
     values: FloatArray
     ends: FloatArray
+    # « queue de la vache », a manche another follows: [position, end] the chance of each end that
+    # leaves debts (:attr:`Manche.end_keys` after the first ``2 * players``), counted in ``ends`` too
+    owing: FloatArray | None = None
     sweeps: int = 0
     change: float = 0.0  # the last sweep's largest change
     linear_gap: float = 0.0  # largest |value iteration - exact values of its policies|
@@ -1052,7 +1112,9 @@ def round_at(manche: Manche, p: int, values: FloatArray, keep: bool = False) -> 
     payoff = manche.payoff(p, values)
     if staked(rules, pos.charge):
         shape = shape_of(rules, len(order), staked=True)
-        return play_staked_round(shape, payoff, order, most, rules.leader_limit, rules, pos.pot, keep)
+        top = rules.pot + manche.debt_cap  # stakes above the pot left count where debts carry
+        cap = pos.pot + manche.debt_cap
+        return play_staked_round(shape, payoff, order, most, rules.leader_limit, rules, cap, keep, top)
     return play_round(shape_of(rules, len(order)), payoff, order, most, rules.leader_limit, keep)
 
 
@@ -1074,8 +1136,11 @@ def solve_manche(
     progress: Progress | None = None,
     accelerate: bool = True,
     like: dict[int, Moves] | None = None,
+    owing: FloatArray | None = None,
 ) -> MancheSolution:
-    """Solve a manche whose ends are worth ``ends[loser, espagnole, seat]``.
+    """Solve a manche whose ends are worth ``ends[loser, espagnole, seat]``; those that leave debts
+    (« queue de la vache », :attr:`Manche.end_keys` after the first ``2 * players``) ``owing[end,
+    seat]``.
 
     ``like``: the final policies in a manche whose ends are these up to a
     positive affine map per seat (:func:`alike`). Each player's choices only
@@ -1096,47 +1161,30 @@ def solve_manche(
     largest change has not halved in ``STALL`` sweeps: with more than two
     players max^n need not settle (a choice near a tie can flip back and
     forth as the values it feeds on move), and then ``converged`` is False
-    and the residual says how far the final policies are from settling.
+    The décharges after a charge that left debts are solved one debt after another, after the one
+    that owes nothing (:func:`_settle_debts`).
     """
     n = manche.players
     count = len(manche.positions)
-    values = np.zeros((count + 2 * n, n))
-    values[count:] = ends.reshape(2 * n, n)
-    decharge = [p for p, pos in enumerate(manche.positions) if not pos.charge]
+    values = np.zeros((manche.nodes, n))
+    values[count : count + 2 * n] = ends.reshape(2 * n, n)
+    if owing is not None:
+        values[count + 2 * n :] = owing
+    groups = _debt_groups(manche)
+    decharge = groups.pop((), [])
     values[decharge] = ends[:, 0].mean(axis=0)  # start from a loser drawn at random
     if like and decharge:
         values[decharge] = _evaluate(decharge, like, values)
     moves: dict[int, Moves] = {}
     solution = MancheSolution(values, np.zeros((count, n, 2)), policies=moves)
-    last = best = np.inf
-    since_best = 0
-    changes: list[float] = []
-    recent: deque[dict[int, Moves]] = deque(maxlen=4)  # the last sweeps' choices
-    alone = not _turning(ends)
+    alone = not _turning(ends, manche, values)
+    accelerate = _settle_decharge(
+        manche, decharge, _orbits(manche, decharge, alone), moves, solution, progress, accelerate
+    )
     exact_levels = accelerate  # the décharge may stop accelerating: the charge's levels start afresh
-    while decharge:
-        change = _sweep(manche, _orbits(manche, decharge, alone), values, moves)
-        solution.sweeps += 1
-        solution.change = change
-        changes.append(change)
-        speeding = accelerate and change < PAYING * last  # the next pass ends with the exact values too
-        if progress:
-            left = passes_left(changes, TOLERANCE, speeding)
-            progress("decharge", solution.sweeps, 0, Sweep(change, TOLERANCE, left))
-        if change < TOLERANCE:
-            break
-        recent.append(dict(moves))
-        best, since_best = (change, 0) if change < best / 2 else (best, since_best + 1)
-        if since_best >= STALL or _flipping(recent, changes):
-            solution.converged = False
-            if progress:
-                progress("unsettled", solution.sweeps, 0)
-            break
-        accelerate = speeding
-        last = change
-        if accelerate:
-            values[decharge] = _evaluate(decharge, moves, values)
     _check_decharge(manche, decharge, moves, solution, alone)
+    if groups:
+        _settle_debts(manche, groups, moves, solution, progress, alone)
     levels: dict[int, list[int]] = {}
     for p, pos in enumerate(manche.positions):
         if pos.charge:
@@ -1165,8 +1213,114 @@ def solve_manche(
             _even(orbits, values)
         if progress:
             progress("charge", pot, manche.rules.pot)
-    solution.ends = _manche_ends(manche, moves, decharge, [levels[pot] for pot in sorted(levels)])
+    owed = [rows for debts, rows in _debt_groups(manche).items() if debts]
+    found = _manche_ends(manche, moves, [decharge, *owed], [levels[pot] for pot in sorted(levels)])
+    solution.ends = found[:, : 2 * n].reshape(count, n, 2).copy()
+    for j, (loser, espagnole, _) in enumerate(manche.end_keys[2 * n :], start=2 * n):
+        solution.ends[:, loser, int(espagnole)] += found[:, j]
+    solution.owing = found[:, 2 * n :] if manche.carry else None
     return solution
+
+
+def _settle_decharge(
+    manche: Manche,
+    rows: list[int],
+    orbits: list[list[tuple[int, int]]],
+    moves: dict[int, Moves],
+    solution: MancheSolution,
+    progress: Progress | None,
+    accelerate: bool,
+) -> bool:
+    """Sweep the décharge's ``rows`` until they settle (:func:`solve_manche`), their values and moves
+    in ``solution``; whether the last sweeps still ended with the exact values."""
+    values = solution.values
+    last = best = np.inf
+    since_best = 0
+    changes: list[float] = []
+    recent: deque[dict[int, Moves]] = deque(maxlen=4)  # the last sweeps' choices
+    while rows:
+        change = _sweep(manche, orbits, values, moves)
+        solution.sweeps += 1
+        solution.change = change
+        changes.append(change)
+        speeding = accelerate and change < PAYING * last  # the next pass ends with the exact values too
+        if progress:
+            left = passes_left(changes, TOLERANCE, speeding)
+            progress("decharge", solution.sweeps, 0, Sweep(change, TOLERANCE, left))
+        if change < TOLERANCE:
+            break
+        recent.append({p: moves[p] for p in rows})
+        best, since_best = (change, 0) if change < best / 2 else (best, since_best + 1)
+        if since_best >= STALL or _flipping(recent, changes):
+            solution.converged = False
+            if progress:
+                progress("unsettled", solution.sweeps, 0)
+            break
+        accelerate = speeding
+        last = change
+        if accelerate:
+            values[rows] = _evaluate(rows, moves, values)
+    return accelerate
+
+
+def _debt_groups(manche: Manche) -> dict[Debts, list[int]]:
+    """The décharge's positions by the debts the charge left (``()``: none), in the order of the
+    positions."""
+    found: dict[Debts, list[int]] = {}
+    for p, pos in enumerate(manche.positions):
+        if not pos.charge:
+            found.setdefault(pos.debts, []).append(p)
+    return found
+
+
+def _settle_debts(
+    manche: Manche,
+    groups: dict[Debts, list[int]],
+    moves: dict[int, Moves],
+    solution: MancheSolution,
+    progress: Progress | None,
+    alone: bool,
+) -> None:
+    """Solve the décharge after each debt (« queue de la vache »): its rounds lead only to one another
+    and to the ends that carry the same debt. Each starts from the policies of the one solved before
+    it (the same positions, owing a little more or less: the sweeps then mostly only check them), or
+    from its values where it holds positions that one did not reach. Where the seats can be turned
+    (:func:`_turning`), one debt of each kind is solved and the others are its turns."""
+    values = solution.values
+    n = manche.players
+    before_debts: Debts = ()
+    done: set[Debts] = set()
+    for count, debts in enumerate(sorted(groups), start=1):
+        if debts in done:
+            continue
+        rows = groups[debts]
+        mapped = [manche.index.get(replace(manche.positions[p], debts=before_debts)) for p in rows]
+        known = [(p, q) for p, q in zip(rows, mapped, strict=True) if q is not None]
+        if len(known) == len(rows):  # a round leads as the same one owing another debt: the same table
+            like = {p: (manche.tables[p][0].ravel(), moves[q][1]) for p, q in known}
+            values[rows] = _evaluate(rows, like, values)
+        else:  # from the values of the positions met before, the others' from a loser drawn at random
+            owed = [manche.ends + i for i, key in enumerate(manche.end_keys) if key[2] == debts]
+            values[rows] = values[owed].mean(axis=0)
+            for p, q in known:
+                values[p] = values[q]
+        if progress:
+            progress("debts", count, len(groups))
+        _settle_decharge(manche, rows, [[(p, 0)] for p in rows], moves, solution, progress, True)
+        _check_decharge(manche, rows, moves, solution, True)
+        done.add(debts)
+        if not alone:  # the same debt owed by another seat: the same décharge, turned
+            for k in range(1, n):
+                turned_debts = _turned_debts(debts, -k % n)
+                if turned_debts in done or turned_debts not in groups:
+                    continue
+                turns = manche._turns[k]
+                for p in rows:
+                    q = int(turns[p])
+                    values[q] = turned(values[p], k)
+                    moves[q] = manche.turn(moves[p], k)
+                done.add(turned_debts)
+        before_debts = debts
 
 
 def _settle_level(
@@ -1196,12 +1350,22 @@ def _settle_level(
     return False
 
 
-def _turning(ends: FloatArray) -> bool:
+def _turning(ends: FloatArray, manche: Manche | None = None, values: FloatArray | None = None) -> bool:
     """Whether ``ends[loser, espagnole, seat]`` are the same for every loser, the seats turned: then
     positions alike but for the seats are worth the same, turned (:attr:`Manche.orbits`), and one
-    round of each kind is solved (a manche where nobody has lost yet, a game of one manche)."""
+    round of each kind is solved (a manche where nobody has lost yet, a game of one manche). The
+    ends that leave debts (``values``' last rows) must turn so too, each to the same debts turned."""
     n = ends.shape[0]
-    return all(np.array_equal(ends[loser], turned(ends[0], loser)) for loser in range(n))
+    if not all(np.array_equal(ends[loser], turned(ends[0], loser)) for loser in range(n)):
+        return False
+    if manche is None or values is None:
+        return True
+    owed = range(manche.ends + 2 * n, manche.nodes)
+    for k in range(1, n):
+        turns = manche._turns[k]
+        if any(turns[e] < 0 or not np.array_equal(values[turns[e]], turned(values[e], k)) for e in owed):
+            return False
+    return True
 
 
 def _orbits(manche: Manche, group: Sequence[int], alone: bool) -> list[list[tuple[int, int]]]:
@@ -1329,10 +1493,11 @@ def _check_decharge(
         return
     values = solution.values
     exact = _evaluate(decharge, moves, values)
-    solution.linear_gap = float(np.abs(exact - values[decharge]).max())
+    gap = float(np.abs(exact - values[decharge]).max())
+    solution.linear_gap = max(solution.linear_gap, gap)  # the largest of the décharges after each debt
     values[decharge] = exact
     _even(_orbits(manche, decharge, alone), values)
-    residual = 0.0
+    residual = solution.residual
     for orbit in _orbits(manche, decharge, alone):
         p = orbit[0][0]
         residual = max(residual, float(np.abs(round_at(manche, p, values).value - values[p]).max()))
@@ -1340,16 +1505,18 @@ def _check_decharge(
 
 
 def _manche_ends(
-    manche: Manche, moves: dict[int, Moves], decharge: list[int], levels: list[list[int]]
+    manche: Manche, moves: dict[int, Moves], decharges: list[list[int]], levels: list[list[int]]
 ) -> FloatArray:
-    """[position, loser, espagnole]: how the manche ends from each position, under the policies."""
-    n, count = manche.players, len(manche.positions)
-    ends = np.zeros((count + 2 * n, 2 * n))
-    ends[count:] = np.eye(2 * n)
-    for group in ([decharge] if decharge else []) + levels:  # each leads only to itself and earlier ones
+    """[position, end]: how the manche ends from each position, under the policies, by
+    :attr:`Manche.end_keys`."""
+    count, kinds = len(manche.positions), len(manche.end_keys)
+    ends = np.zeros((count + kinds, kinds))
+    ends[count:] = np.eye(kinds)
+    for group in [rows for rows in decharges if rows] + levels:  # each leads only to itself and earlier ones
         inner, outer, reached = _split(moves, group)
         ends[group] = np.linalg.solve(np.eye(len(group)) - inner, outer @ ends[reached])
-    return ends[:count].reshape(count, n, 2)
+    found: FloatArray = ends[:count]
+    return found
 
 
 # -- the game: manches chained ------------------------------------------------------------------
@@ -1375,7 +1542,15 @@ def _turned_position(pos: Position, seat: int) -> Position:
     n = len(pos.tokens)
     tokens = tuple(pos.tokens[(s + seat) % n] for s in range(n))
     active = tuple(pos.active[(s + seat) % n] for s in range(n))
-    return Position(pos.charge, pos.pot, tokens, active, (pos.leader - seat) % n)
+    return Position(
+        pos.charge, pos.pot, tokens, active, (pos.leader - seat) % n, _turned_debts(pos.debts, seat)
+    )
+
+
+def _turned_debts(debts: Debts, seat: int) -> Debts:
+    """Debts by seat, seats turned so that ``seat`` is seat 0 (none stay none)."""
+    n = len(debts)
+    return tuple(debts[(s + seat) % n] for s in range(n))
 
 
 def game_losers(rules: Ruleset, losses: Losses, manche: int, loser: int, espagnole: bool) -> tuple[int, ...]:
@@ -1416,7 +1591,23 @@ class GameMaxn:
 
     def __post_init__(self) -> None:
         check(self.rules, self.players)
-        self.model = Manche(self.rules, self.players)
+        n = self.players
+        # « queue de la vache »: the first manche carries its debts into the second, which starts
+        # from each of them turned to its first leader, the first manche's loser
+        self.carried = Manche(self.rules, n, carry=True) if self.rules.queue_de_la_vache else None
+        owed = set()
+        if self.carried is not None:
+            owed = {_turned_debts(debts, loser) for loser, _, debts in self.carried.end_keys[2 * n :]}
+        self.model = Manche(self.rules, n, owed=sorted(owed))
+
+    def _models(self) -> list[Manche]:
+        return [self.model] if self.carried is None else [self.carried, self.model]
+
+    def model_of(self, key: tuple[int, Losses]) -> Manche:
+        """The positions of manche ``key``: those of a manche another follows carry its debts."""
+        if self.carried is not None and key[0] < self.rules.manches:
+            return self.carried
+        return self.model
 
     def _key(self, manche: int, losses: Losses) -> tuple[int, Losses]:
         return (0 if self.rules.fiches_de_manche else manche, losses)
@@ -1471,20 +1662,53 @@ class GameMaxn:
                 ends[loser, int(espagnole)] = turned(found, loser)
         return ends
 
+    def owing_values(self, manche: int, losses: Losses) -> FloatArray | None:
+        """[end, seat]: what each end of this manche that leaves debts is worth to each seat (the
+        next manche started with them paid, :meth:`Manche.start_after`); None where no debt is left."""
+        model = self.model_of(self._key(manche, losses))
+        n = self.players
+        if not model.carry:
+            return None
+        found = np.zeros((len(model.end_keys) - 2 * n, n))
+        for j, (loser, espagnole, debts) in enumerate(model.end_keys[2 * n :]):
+            losers = game_losers(self.rules, losses, manche, loser, espagnole)
+            if losers:
+                found[j, list(losers)] = -1 / len(losers)
+                continue
+            after = list(losses)
+            after[loser] += 1
+            key = self._key(manche + 1, _turned_losses(after, loser))
+            following, values = self.model_of(key), self.manches[key].values
+            start = sum(
+                p * values[following._node(at)]
+                for p, at in following.start_after(_turned_debts(debts, loser))
+            )
+            found[j] = turned(np.asarray(start), loser)
+        return found
+
     def solve(self, progress: Progress | None = None) -> GameMaxn:
         began = time.perf_counter()
         self._advised = None  # turns solved against the values before
         contexts = self._contexts()
-        solved: list[tuple[FloatArray, MancheSolution]] = []
+        solved: list[tuple[FloatArray, MancheSolution, Manche]] = []
         for number, (manche, losses) in enumerate(contexts, start=1):
             if progress:
                 progress("manche", number, len(contexts))
             ends = self.end_values(manche, losses)
-            like = next((done.policies for before, done in solved if alike(before, ends)), None)
-            solution = solve_manche(self.model, ends, progress, like=like)
+            owing = self.owing_values(manche, losses)
+            model = self.model_of((manche, losses))
+            like = next(
+                (
+                    done.policies
+                    for before, done, where in solved
+                    if where is model and owing is None and alike(before, ends)
+                ),
+                None,
+            )
+            solution = solve_manche(model, ends, progress, like=like, owing=owing)
             self.manches[(manche, losses)] = solution
-            solved.append((ends, solution))
-        if not all(m.converged for m in self.manches.values()):
+            solved.append((ends, solution, model))
+        if not all(m.converged for m in self.manches.values()) and self.carried is None:
             from .deviation import deviation  # it builds on this module
 
             self.deviation = deviation(self, progress)
@@ -1503,7 +1727,7 @@ class GameMaxn:
         key = self._key(1, (0,) * n)
         for f in range(n):
             frame = (start.leader + f) % n
-            p = self.model.index.get(_turned_position(start, frame))
+            p = self.model_of(key).index.get(_turned_position(start, frame))
             if p is not None:
                 return key, p, frame
         tokens = ", ".join(map(str, start.tokens))
@@ -1531,7 +1755,10 @@ class GameMaxn:
         frames = [state.manche_losers[-1]] if state.manche > 1 else [(leader + f) % n for f in range(n)]
         for frame in frames:
             key = self._key(state.manche, _turned_losses(state.manche_losses, frame))
-            p = self.model.index.get(_turned_position(start, frame))
+            model = self.model_of(key)
+            if model.carry and not start.charge and any(state.debts):  # a debt of a pot or more empties it
+                start = replace(start, debts=tuple(min(d, model.debt_cap) for d in state.debts))
+            p = model.index.get(_turned_position(start, frame))
             if key in self.manches and p is not None:
                 return key, p, frame
         raise InvalidPosition(Message("solver.game.no_start", {"start": str(start)}))
@@ -1545,7 +1772,7 @@ class GameMaxn:
         """The round at position ``p`` of manche ``key``, solved with its strategies."""
         found = self._plays.pop((key, p), None)
         if found is None:
-            found = round_at(self.model, p, self.manches[key].values, keep=True)
+            found = round_at(self.model_of(key), p, self.manches[key].values, keep=True)
             found.leader = [c.astype(np.int8) for c in found.leader]  # keeps are 0 to 27, STOP -1
             found.finals = {}  # at four players, hundreds of megabytes: play reads the choices
             found.followers = {
@@ -1557,10 +1784,10 @@ class GameMaxn:
         self._plays[(key, p)] = found  # the most recent last
         return found
 
-    def turn_shape(self, p: int) -> Shape:
-        """The shape of the round at position ``p``: its steps before the last are every round's,
-        and a staked one says whether « le bon » is weighed."""
-        pos = self.model.positions[p]
+    def turn_shape(self, key: tuple[int, Losses], p: int) -> Shape:
+        """The shape of the round at position ``p`` of manche ``key``: its steps before the last are
+        every round's, and a staked one says whether « le bon » is weighed."""
+        pos = self.model_of(key).positions[p]
         return shape_of(self.rules, len(pos.order()), staked(self.rules, pos.charge))
 
     def mover_turn(
@@ -1568,7 +1795,7 @@ class GameMaxn:
     ) -> TurnValues | StakedValues:
         """The turn of the player at ``place`` after the results ``summary`` (of :meth:`turn_shape`),
         followers held to ``limit`` throws: what each choice is worth to them, where they may stop."""
-        shape = self.turn_shape(p)
+        shape = self.turn_shape(key, p)
         kept = self._advised  # read once: another thread may advise another round meanwhile
         if kept is None or kept[0] != (key, p):
             kept = ((key, p), {}, {})
@@ -1576,7 +1803,7 @@ class GameMaxn:
         _, afters, asked = kept
         stops = asked.get((place, summary, limit))
         if stops is None:  # each decision of a turn asks the same
-            stops = stops_at(self.model, p, self.manches[key].values, place, summary, limit, afters)
+            stops = stops_at(self.model_of(key), p, self.manches[key].values, place, summary, limit, afters)
             asked[(place, summary, limit)] = stops
         may_stop = may_stop_at(shape, place, summary, limit)  # players behind must throw on
         return turn_from_stops(stops, token_values(self.rules), may_stop, shape.bon)
@@ -1587,7 +1814,7 @@ class GameMaxn:
         if r is None or r.tie is None or not r.tie.awaiting_stake:
             raise InvalidPosition(Message("solver.game.no_mover"))
         key, p, _ = self.locate(state)
-        pos = self.model.positions[p]
+        pos = self.model_of(key).positions[p]
         seats = pos.order()
         settling = settling_of(self.rules, len(seats), pos.charge)
         assert settling.chaude is not None  # a stake is chosen only under « main chaude »
@@ -1602,7 +1829,7 @@ class GameMaxn:
             min(r.stake, self.rules.pot) if bets else est_amount(state),
             bool(self.rules.nenette_penalty) and loser == NENETTE,
         )
-        after = self.model.after(p, self.manches[key].values)
+        after = self.model_of(key).after(p, self.manches[key].values)
         ways = settling.chaude.ways(after, seats, point) @ after[:, seats[point[2][0]]]
         return {"est": float(ways[0]), "vient": float(ways[1])}
 
@@ -1653,7 +1880,8 @@ class GameMaxn:
 
     def start_values(self) -> FloatArray:
         """[seat]: minus each seat's expected share of the loss, from the start of the game."""
-        return self.from_start(self.manches[self.start_key()].values[self.model.index[self.model.start]])
+        model = self.model_of(self.start_key())
+        return self.from_start(self.manches[self.start_key()].values[model.index[model.start]])
 
     def from_start(self, start: FloatArray) -> FloatArray:
         """[seat at the table]: values of the first manche's start (seats turned from its first
@@ -1668,32 +1896,55 @@ class GameMaxn:
         as the rules choose the first player).
         """
         found: dict[tuple[int, ...], float] = {}
-        start = self.model.index[self.model.start]
-        # (manche, losses by seat, who leads it) -> chance
-        states: dict[tuple[int, Losses, int], float] = {}
+        n = self.players
+        # (manche, losses by seat, who leads it, the debts it starts with, turned to its leader) -> chance
+        states: dict[tuple[int, Losses, int, Debts], float] = {}
         for s, p in enumerate(self.first_leaders() if leaders is None else leaders):
             if p:
-                states[(1, (0,) * self.players, s)] = p
+                states[(1, (0,) * n, s, ())] = p
         while states:
-            following: dict[tuple[int, Losses, int], float] = {}
-            for (manche, losses, leader), p in states.items():
-                frame = _turned_losses(losses, leader)
-                ends = self.manches[self._key(manche, frame)].ends[start]  # [loser, espagnole], turned
-                for loser in range(self.players):
-                    for espagnole in (False, True):
-                        q = float(ends[loser, int(espagnole)])
-                        if not q:
-                            continue
-                        seat = (loser + leader) % self.players
-                        losers = game_losers(self.rules, losses, manche, seat, espagnole)
-                        if losers:
-                            found[losers] = found.get(losers, 0.0) + p * q
-                            continue
-                        after = list(losses)
-                        after[seat] += 1
-                        key = (manche + 1, tuple(after), seat)
-                        following[key] = following.get(key, 0.0) + p * q
+            following: dict[tuple[int, Losses, int, Debts], float] = {}
+            for (manche, losses, leader, debts), p in states.items():
+                key = self._key(manche, _turned_losses(losses, leader))
+                for (loser, espagnole, owed), q in self._ends_from(key, debts).items():
+                    if not q:
+                        continue
+                    seat = (loser + leader) % n
+                    losers = game_losers(self.rules, losses, manche, seat, espagnole)
+                    if losers:
+                        found[losers] = found.get(losers, 0.0) + p * q
+                        continue
+                    after = list(losses)
+                    after[seat] += 1
+                    later = (manche + 1, tuple(after), seat, _turned_debts(owed, loser))
+                    following[later] = following.get(later, 0.0) + p * q
             states = following
+        return found
+
+    def _ends_from(self, key: tuple[int, Losses], debts: Debts) -> dict[End, float]:
+        """The chance of each end of manche ``key`` (seats turned to its first leader) from its
+        start, ``debts`` paid first."""
+        model, solution = self.model_of(key), self.manches[key]
+        n = self.players
+        found: dict[End, float] = {}
+        for chance, at in model.start_after(debts):
+            if not isinstance(at, Position):
+                found[at] = found.get(at, 0.0) + chance
+                continue
+            p = model.index[at]
+            owing = solution.owing[p] if solution.owing is not None else np.zeros(0)
+            for j, end in enumerate(model.end_keys):
+                if j < 2 * n:  # an end that leaves no debt: those that do are counted in ``ends`` too
+                    loser, espagnole, _ = end
+                    q = float(solution.ends[p, loser, int(espagnole)])
+                    q -= sum(
+                        float(owing[i - 2 * n])
+                        for i, e in enumerate(model.end_keys)
+                        if i >= 2 * n and e[:2] == end[:2]
+                    )
+                else:
+                    q = float(owing[j - 2 * n])
+                found[end] = found.get(end, 0.0) + chance * q
         return found
 
     def values_table(self) -> list[dict[str, Any]]:
@@ -1714,8 +1965,9 @@ class GameMaxn:
                     "leader": pos.leader,
                     "share": [-float(v) for v in solution.values[p]],
                     "lose_manche": [float(x) for x in solution.ends[p].sum(axis=1)],
+                    **({"debts": list(pos.debts)} if pos.debts else {}),
                 }
-                for p, pos in enumerate(self.model.positions)
+                for p, pos in enumerate(self.model_of((manche, losses)).positions)
             ]
             number = None if self.rules.fiches_de_manche else manche
             found.append({"manche": number, "lost": list(losses), "positions": rows})
@@ -1736,7 +1988,8 @@ class GameMaxn:
         first = np.eye(n)[0]
         led = self.outcomes(first)
         by_position = [float(sum(p for losers, p in led.items() if s in losers)) for s in range(n)]
-        charge, decharge = self.model.counts()
+        # the manche with the most of each (« queue de la vache »: the first, a décharge after each debt)
+        charge, decharge = (max(c) for c in zip(*(m.counts() for m in self._models()), strict=True))
         return {
             "rules": self.rules.name,
             "players": n,

@@ -143,18 +143,21 @@ def ends_no_round(rules: Ruleset, players: int, stake: int) -> bool:
 
 
 def staked_ways(
-    rules: Ruleset, worst: int, players: int, stake: int, penalty: bool = False
+    rules: Ruleset, worst: int, players: int, stake: int, penalty: bool = False, top: int | None = None
 ) -> list[tuple[tuple[tuple[int, ...], int, int], float]]:
     """How a charge round whose worst result is held by ``worst`` (bit ``i``: the ``i``-th player)
     settles at ``stake``: ``[((losers, -1, amount), chance)]``; none where no round ends so (the
     manche's positions are those its rounds reach). ``penalty``: the worst result is a nénette, and
-    its loser takes the nénette penalty rather than the stake (the rampots only say who)."""
+    its loser takes the nénette penalty rather than the stake (the rampots only say who). ``top``:
+    the largest stake that counts (the full pot unless a debt carries the rest)."""
     holders = [i for i in range(players) if worst >> i & 1]
     if ends_no_round(rules, players, stake):
         return []
     if rules.tied_losers_all_take or len(holders) == 1:
         return [((tuple(holders), -1, rules.nenette_penalty if penalty else stake), 1.0)]
-    after = rampot(rules, players, tuple(holders), rules.pot)[stake]  # [loser, stake after]
+    after = rampot(rules, players, tuple(holders), rules.pot if top is None else top)[
+        stake
+    ]  # [loser, stake after]
     if penalty:
         return [
             (((i,), -1, rules.nenette_penalty), float(p))
@@ -456,11 +459,14 @@ def play_staked_round(
     rules: Ruleset,
     cap: int,
     keep: bool = False,
+    top: int | None = None,
 ) -> RoundPlay:
     """:func:`.game_maxn.play_round` for a charge round where every throw adds to the stake.
 
     ``payoff[class, seat]`` over the classes of :func:`.game_maxn.settling_of`: who holds the
-    worst result, times the stake from 0 to the full pot; ``cap``: the pot left. The strategies
+    worst result, times the stake from 0 to ``top`` (the full pot by default, more where a debt
+    carries the rest into the next manche); ``cap``: the largest stake that counts here (the pot
+    left, and the debt). The strategies
     kept have a stake axis last (``leader[t][0, result, stake]``, ``followers[limit][i - 1][t][row,
     result, stake]``), the followers' over the rows of :func:`alike_steps` (``play.rows``).
     """
@@ -468,10 +474,11 @@ def play_staked_round(
 
     alike = alike_steps(rules, shape.players)
     shift = shifted(rules, cap)
+    top = rules.pot if top is None else top
     limits = list(range(1, most + 1)) if leader_limit else [most]
     narrow = leader_limit and shape.throws > 1
     after_leader, followers = _followers(
-        rules, shape, alike, payoff, seats, limits, rules.pot, shift, keep, narrow=narrow
+        rules, shape, alike, payoff, seats, limits, top, shift, keep, narrow=narrow
     )
     stops = _leader_stops(alike, after_leader, most, leader_limit)
     values, leader = _turn(stops, seats[0], shift)
@@ -482,9 +489,7 @@ def play_staked_round(
             limit: [[c[t] for t in range(limit)] for c in found] for limit, found in followers.items()
         }
         play.rows = [merged for _, merged in alike]
-        play.classes = _classes(
-            shape, alike, leader, followers, limits, leader_limit, shift, rules.pot + 1, most
-        )
+        play.classes = _classes(shape, alike, leader, followers, limits, leader_limit, shift, top + 1, most)
     return play
 
 
@@ -572,14 +577,26 @@ def stop_values(
     rules: Ruleset,
     cap: int,
     memo: dict[tuple[int, int], FloatArray] | None = None,
+    top: int | None = None,
 ) -> list[FloatArray]:
     """:func:`.game_maxn.stop_values` where every throw adds to the stake: ``stops[r][result, stake]``.
-    ``memo``: the later players' turns already solved in this round (:func:`_followers`)."""
+    ``memo``: the later players' turns already solved in this round (:func:`_followers`); ``cap``
+    and ``top`` as :func:`play_staked_round`'s."""
     alike = alike_steps(rules, shape.players)
     shift = shifted(rules, cap)
     limits = (list(range(1, most + 1)) if leader_limit else [most]) if place == 0 else [limit]
     after, _ = _followers(
-        rules, shape, alike, payoff, seats, limits, rules.pot, shift, False, place, memo=memo
+        rules,
+        shape,
+        alike,
+        payoff,
+        seats,
+        limits,
+        rules.pot if top is None else top,
+        shift,
+        False,
+        place,
+        memo=memo,
     )
     if place == 0:
         return [found[0, :, :, seats[0]] for found in _leader_stops(alike, after, most, leader_limit)]

@@ -467,7 +467,9 @@ class GameStrategy(Strategy):
         key, p, _ = game.locate(state)
         place, limit = len(r.done), throws_allowed(state)
         summary = (
-            game_maxn.summary_of(game.turn_shape(p), [(t.result, t.throws) for t in r.done]) if place else 0
+            game_maxn.summary_of(game.turn_shape(key, p), [(t.result, t.throws) for t in r.done])
+            if place
+            else 0
         )
         at = (key, p, place, summary, limit)
         found = self._turns.get(at)

@@ -217,9 +217,11 @@ def no_positions() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int8]]:
 def maxn_in_kernel(rules: Ruleset, players: int) -> bool:
     """Whether the kernel plays bot:optimal at ``players`` as the engine's bot does: not a whole game
     under « qui barre démarre », whose rounds compare throw counts and whose tie-breaks let
-    « main chaude » choose the stake, nor where players behind must throw on (the engine plays
-    those games)."""
+    « main chaude » choose the stake, nor where players behind must throw on, nor where the first
+    manche's décharge is played for the debt its charge left (« queue de la vache »): the engine
+    plays those games."""
     from ...solver.strategy import played
 
-    engine_only = rules.tie_break == "qui_barre_demarre" or rules.must_throw_on
+    queue = rules.queue_de_la_vache and players > 2
+    engine_only = rules.tie_break == "qui_barre_demarre" or rules.must_throw_on or queue
     return not engine_only or played(rules, players) != "game_maxn"
