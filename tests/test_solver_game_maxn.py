@@ -57,6 +57,7 @@ from py421.solver.game_maxn import (
 )
 from py421.solver.game_maxn_turns import _numpy_turns, follower_turns, follower_values, spread
 from py421.solver.heads_up import HeadsUp, game_outcome
+from py421.solver.heads_up_game import HeadsUpGame
 from py421.solver.rounds import OBJECTIVES, STOP, solve_round
 from py421.solver.shipped import located
 from py421.solver.solutions import maxn_cache_path, solve_maxn_cached, solved_game
@@ -67,6 +68,11 @@ from .helpers import wilson
 
 # Small pots keep a whole game to a second or two.
 SMALL = Ruleset.preset("classic-11").with_options(pot=4)
+COUPS_SECS = {"charge_throws": 1, "decharge_throws": 1, "le_bon": False}
+# « Queue de la vache » in coups secs: a charge round of three is worth 3 to 30 (plus its rampots) and
+# the pot holds 4, so most first manches leave a debt, paid from the second manche's pot (all of it,
+# l'Espagnole at once, from a debt of 4).
+QUEUE = Ruleset.preset("vache-41").with_options(**COUPS_SECS, pot=4, queue_de_la_vache=True)
 
 
 @cache
@@ -367,6 +373,35 @@ def test_two_players_are_the_two_player_solver(preset, options):
     assert summary["shared"] == pytest.approx(outcome.shared, abs=1e-12)
 
 
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"pot": 9},
+        {"pot": 9, "tied_losers_all_take": True},  # both players may end the charge owing
+        {"pot": 7, "espagnole": "loses_game", "leader_limit": False},
+    ],
+    ids=str,
+)
+def test_two_players_under_queue_de_la_vache_are_the_two_player_game(options):
+    """« Queue de la vache » with turns of three throws, each adding to the stake, a stake counting up
+    to a pot above the pot left: at two players the game-level max^n is the two-player solver of
+    games whose manches carry over (:mod:`py421.solver.heads_up_game`), to 1e-12."""
+    rules = Ruleset.preset("vache-41").with_options(queue_de_la_vache=True, **options)
+    game = GameMaxn(rules, 2).solve()
+    assert game.carried is not None and len(game.carried.end_keys) > 4  # ends owing debts
+    two = HeadsUpGame(rules).solve()
+    share, shared = two.value()
+    start = game.model_of(game.start_key())
+    assert -game.manches[game.start_key()].values[start.index[start.start]][0] == pytest.approx(
+        share, abs=1e-12
+    )
+    outcomes = game.outcomes(np.eye(2)[0])  # seat 0 leads, as the two-player game has it
+    assert outcomes.get((0, 1), 0.0) == pytest.approx(shared, abs=1e-12)
+    assert [sum(p for losers, p in outcomes.items() if s in losers) for s in (0, 1)] == pytest.approx(
+        list(two.outcome().lose), abs=1e-12
+    )
+
+
 def turn_seats(pos: Position, by: int) -> Position:
     """The same position with every seat moved ``by`` places clockwise."""
     n = len(pos.tokens)
@@ -548,8 +583,8 @@ def test_choices_that_come_back_while_the_values_settle_do_not_stop_the_sweeps(m
     assert flipping.values == pytest.approx(settled.values, abs=1e-12)
 
 
-def test_a_cached_solve_is_the_fresh_one(tmp_path):
-    rules = SMALL.with_options(pot=3)
+@pytest.mark.parametrize("rules", [SMALL.with_options(pot=3), QUEUE], ids=["classic-11", "queue"])
+def test_a_cached_solve_is_the_fresh_one(tmp_path, rules):
     fresh, cached = solve_maxn_cached(rules, 3, folder=tmp_path)
     assert not cached
     again, cached = solve_maxn_cached(rules, 3, folder=tmp_path)
@@ -561,6 +596,7 @@ def test_a_cached_solve_is_the_fresh_one(tmp_path):
         assert again.manches[key].sweeps == solution.sweeps
         assert again.manches[key].converged == solution.converged
     assert again.summary()["lose"] == fresh.summary()["lose"]
+    assert again.summary()["shared"] == fresh.summary()["shared"]  # the first manche's debts, read back
 
 
 @pytest.mark.parametrize(
@@ -921,8 +957,6 @@ def engine_values(rules: Ruleset, players: int, choose: Choose | None = None) ->
     return {k: values[i] for k, i in index.items()}, states, leads, known
 
 
-COUPS_SECS = {"charge_throws": 1, "decharge_throws": 1, "le_bon": False}
-
 # Simple results, suites and nénettes are worth 2: the charge leaves at most two players holding
 # tokens, so the décharge is played by two (a round of three would hold thousands of tie-break
 # states), and a winner holding 3 gives 2 back: tokens go back and forth.
@@ -1023,12 +1057,6 @@ def test_every_engine_state_walked_agrees_with_the_game_solver(walked):
         assert walked_stakes[stake] >= max(walked_stakes.values()) - 1e-12  # and the better one is played
     if rules.main_chaude:  # both are played somewhere
         assert {stake for _, stake in chosen.values()} == {"est", "vient"}
-
-
-# « Queue de la vache » in coups secs: a charge round of three is worth 3 to 30 (plus its rampots) and
-# the pot holds 4, so most first manches leave a debt, paid from the second manche's pot (all of it,
-# l'Espagnole at once, from a debt of 4).
-QUEUE = Ruleset.preset("vache-41").with_options(**COUPS_SECS, pot=4, queue_de_la_vache=True)
 
 
 def test_every_engine_state_walked_under_queue_de_la_vache_agrees_with_the_game_solver():
@@ -1440,6 +1468,57 @@ def test_solve_and_advise_for_three_players(shared_solutions):
     assert wrong.exit_code == 2 and "do not make a position of 3 players and 4 tokens" in wrong.output
     short = runner.invoke(main, [*args, "--players", "3", "--tokens", "2,2"])
     assert short.exit_code == 2 and "expected 3 counts like 4,4,3" in short.output
+
+
+def test_advice_in_a_decharge_owing_a_debt_values_the_debt():
+    """« Queue de la vache », three players: --debts says what each player owes the second manche in
+    the first one's décharge; the advice then differs by the debt, a debt above the pot is worth one
+    pot, and a debt where none can be owed is refused with the reason."""
+    queue = ["--rules", "vache-41", "--set", "pot=4", "--set", "charge_throws=1", "--set", "le_bon=false"]
+    queue += ["--set", "queue_de_la_vache=true"]
+    args = ["advise", "642", "--throws-left", "1", "--objective", "game", *queue, "--before", "631"]
+    args += ["--tokens", "2,0,2"]  # a décharge of two, the last player owing (who leads it)
+    runner = CliRunner()
+
+    def values(*more: str) -> list[float]:
+        result = runner.invoke(main, [*args, *more, "--json"])
+        assert result.exit_code == 0, result.output
+        return [r["value"] for r in json.loads(result.output)["options"]]
+
+    # in the pot of 4, three coups secs worth 3 or more leave a debt nearly always: owing 2 or 4
+    less, more = values("--debts", "0,0,2"), values("--debts", "0,0,4")
+    assert less != more and len(less) == len(more) > 5
+    assert values("--debts", "0,0,9") == values("--debts", "0,0,4")  # a pot or more empties the next pot
+    refused = {
+        (
+            "--debts",
+            "0,0,3",
+            "--phase",
+            "charge",
+            "--pot",
+            "1",
+            "--tokens",
+            "1,1,1",
+        ): "nobody owes a debt during",
+        ("--debts", "0,3"): "expected 3 debts (yours, then clockwise), not 2",
+        ("--debts", "0,0,x"): "--debts takes what each player owes the next manche",
+    }
+    for more, why in refused.items():
+        result = runner.invoke(main, [*args, *more])
+        assert result.exit_code == 2 and why in result.output, result.output
+    without = [*args]
+    without[without.index("queue_de_la_vache=true")] = "queue_de_la_vache=false"
+    result = runner.invoke(main, [*without, "--debts", "0,0,3"])
+    assert result.exit_code == 2 and "debts are owed only under « queue de la vache »" in result.output
+    two = ["advise", "642", "--throws-left", "1", "--objective", "game", *queue, "--tokens", "2,2"]
+    result = runner.invoke(main, [*two, "--debts", "0,3"])
+    assert (
+        result.exit_code == 2
+        and "at a table of two, the advice over the game is for a manche with nothing" in (result.output)
+    )
+    loser = ["advise", "642", "--throws-left", "1", "--objective", "loser", *queue, "--debts", "0,0,3"]
+    rounds = runner.invoke(main, loser)
+    assert rounds.exit_code == 2 and "--debts is not read by the objective loser" in rounds.output
 
 
 def test_advice_over_a_game_that_takes_long_to_solve_says_how_to_solve_it_rather_than_solve(monkeypatch):

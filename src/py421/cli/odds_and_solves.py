@@ -24,7 +24,7 @@ READS: dict[Goal, tuple[str, ...]] = {
     "coup-sec": (),
     "loser": ROUND,
     "tokens": ROUND,
-    "game": (*ROUND, "tokens", "stake", "out"),
+    "game": (*ROUND, "tokens", "stake", "out", "debts"),
 }
 
 
@@ -102,6 +102,16 @@ def _places(text: str | None, lang: str) -> tuple[int, ...]:
     return tuple(int(p) for p in parts)
 
 
+def _owed(text: str | None, lang: str) -> tuple[int, ...]:
+    """--debts: what each player owes the next manche, yours first, then clockwise."""
+    if text is None:
+        return ()
+    parts = [p.strip() for p in text.split(",")]
+    if not all(p.isdigit() for p in parts):
+        raise click.BadParameter(tr(lang, "cli.advise.debts", text=repr(text)))
+    return tuple(int(p) for p in parts)
+
+
 def _counts(text: str | None, players: int | None, lang: str) -> tuple[int, ...] | None:
     """Every player's tokens, yours first: two counts, or as many as --players says (or 3 to 5 given)."""
     if text is None:
@@ -132,6 +142,7 @@ def _counts(text: str | None, players: int | None, lang: str) -> tuple[int, ...]
 @click.option("--tokens", default=None)
 @click.option("--stake", type=click.IntRange(0), default=0)
 @click.option("--out", default=None)
+@click.option("--debts", default=None)
 @click.option("--json", "as_json", is_flag=True)
 @SAY_OPTION
 def advise(
@@ -148,6 +159,7 @@ def advise(
     tokens: str | None,
     stake: int,
     out: str | None,
+    debts: str | None,
     as_json: bool,
     lang: str,
 ) -> None:
@@ -175,7 +187,16 @@ def advise(
         from ..solver.strategy import advise_whole_game
 
         context = solver.RoundContext(
-            in_round, finals, limit, phase == "charge", pot, counts, stake, _places(out, lang), throws
+            in_round,
+            finals,
+            limit,
+            phase == "charge",
+            pot,
+            counts,
+            stake,
+            _places(out, lang),
+            throws,
+            _owed(debts, lang),
         )
         match chosen:
             case "game":  # the solver that covers the table says

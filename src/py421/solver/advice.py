@@ -62,6 +62,9 @@ class RoundContext:
     out: tuple[int, ...] = ()
     # the throws each result before took, where « qui barre démarre » compares them (none: not said)
     throws: tuple[int, ...] = ()
+    # « queue de la vache », the first manche's décharge: what each player owes the next manche, the
+    # mover's first, then clockwise (none: nothing owed)
+    debts: tuple[int, ...] = ()
 
     def check(self, rules: Ruleset, throws_left: int) -> int:
         """The throws the mover may use; refuses an impossible context."""
@@ -118,6 +121,8 @@ def advise_game(rules: Ruleset, dice: Result, throws_left: int, context: RoundCo
                 "solver.game.out_two",
             )
         )
+    if any(context.debts):
+        raise InvalidPosition(Message("solver.game.debts_two"))
     if context.players != 2:
         raise InvalidPosition(
             Message(
@@ -152,6 +157,21 @@ def advise_game(rules: Ruleset, dice: Result, throws_left: int, context: RoundCo
         a, b = solver.own_scale(context.charge, 0)
         return Advice(GAME_SHARE, [replace(o, value=a + b * o.value) for o in found])
     return Advice("P(not losing the manche)", found)
+
+
+def _debts(rules: Ruleset, context: RoundContext) -> tuple[int, ...]:
+    """``context.debts``, each up to one pot (a larger debt empties the next manche's pot as one pot
+    does), or none where nothing is owed."""
+    debts = context.debts
+    if not any(debts):
+        return ()
+    if not rules.queue_de_la_vache:
+        raise InvalidPosition(Message("solver.game.debts_queue"))
+    if context.charge:
+        raise InvalidPosition(Message("solver.game.debts_charge"))
+    if len(debts) != context.players:
+        raise InvalidPosition(Message("solver.game.debts_count", {"n": context.players, "given": len(debts)}))
+    return tuple(min(d, rules.pot) for d in debts)
 
 
 def _out(context: RoundContext, tokens: tuple[int, ...]) -> frozenset[int]:
@@ -209,6 +229,7 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
                 {"counts": counts, "pot": pot, "n": n, "total": total, "start": start},
             )
         )
+    owed = _debts(rules, context)
     out = _out(context, tokens)
     held = (context.charge or not rules.withdraw_at_zero or t > 0 for t in tokens)
     active = tuple(in_manche and s not in out for s, in_manche in enumerate(held))
@@ -236,7 +257,7 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
     leader_set = context.throws and rules.leader_limit and context.limit  # the leader's throws: the limit
     if leader_set and (throws[0] != context.limit or max(throws) > context.limit):
         raise InvalidPosition(Message("solver.game.throws_limit", {"limit": context.limit}))
-    where = game_maxn.Position(context.charge, pot, tuple(tokens), active, behind[len(context.before)])
+    where = game_maxn.Position(context.charge, pot, tuple(tokens), active, behind[len(context.before)], owed)
     if solved_before_play(rules, n) and not game_known(rules, n):
         raise InvalidRuleset(Message("solver.game.unsolved", {"rules": rules.name, "n": n}))
     game = solved_game(rules, n)

@@ -69,10 +69,10 @@ from __future__ import annotations
 import math
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -847,6 +847,137 @@ End = tuple[int, bool, Debts]  # the manche's loser, whether by l'Espagnole, the
 Next = list[tuple[float, "Position | End"]]  # where an outcome leads, with what chance
 
 
+def _table(rows: Iterable[list[tuple[float, int]]]) -> tuple[IntArray, FloatArray]:
+    """``[outcome, way]`` nodes and chances from each outcome's ``(chance, node)`` ways (padded with
+    node 0 at no chance)."""
+    listed = list(rows)
+    width = max(len(r) for r in listed)
+    padded = [row + [(0.0, 0)] * (width - len(row)) for row in listed]
+    table = np.array(padded, dtype=np.float64).reshape(len(listed), width, 2)
+    return table[:, :, 1].astype(np.intp), np.ascontiguousarray(table[:, :, 0])
+
+
+class _OwedDecharges:
+    """The décharges after each debt (« queue de la vache »), built from the décharge owing nothing.
+
+    A décharge leads where the same one owing nothing does, its debts kept: each debt's positions
+    are those reached from where its charge ended, and their tables are the ones owing nothing with
+    the nodes renumbered, made when asked (hundreds of thousands of positions at 41 tokens, where
+    building each in Python would take minutes).
+    """
+
+    def __init__(self, manche: Manche, entries: dict[Debts, set[Position]], plain: list[Position]) -> None:
+        self.manche = manche
+        # every décharge position owing nothing that a debt's décharge plays as, numbered
+        universe: dict[Position, int] = {}
+        todo = sorted({*plain, *(pos for starts in entries.values() for pos in starts)})
+        for pos in todo:
+            universe.setdefault(pos, len(universe))
+        rows: list[list[list[tuple[float, Position | End]]]] = []
+        i = 0
+        while i < len(todo):
+            pos = todo[i]
+            i += 1
+            outcomes = [nxt for _, nxt in manche._decharge_outcomes(pos)]
+            rows.append(outcomes)
+            for nxt in outcomes:
+                for _, key in nxt:
+                    if isinstance(key, Position) and key not in universe:
+                        universe[key] = len(universe)
+                        todo.append(key)
+        size = len(universe)
+        # local nodes: the universe's positions, then the ends owing nothing (2 * loser + espagnole)
+        self.nodes, self.chances = [], []
+        for outcomes in rows:
+            table = _table(
+                [
+                    (p, universe[key] if isinstance(key, Position) else size + 2 * key[0] + int(key[1]))
+                    for p, key in nxt
+                ]
+                for nxt in outcomes
+            )
+            self.nodes.append(table[0])
+            self.chances.append(table[1])
+        self.debts = sorted(entries)
+        self.reached: list[list[int]] = []  # by debt, the universe's positions its décharge reaches
+        self.positions: list[Position] = []
+        self.ends: set[End] = set()
+        listed = list(universe)
+        for debts in self.debts:
+            found = sorted(universe[pos] for pos in entries[debts])
+            seen, k = set(found), 0
+            while k < len(found):
+                u = found[k]
+                k += 1
+                way = self.chances[u] > 0
+                for v in self.nodes[u][way].tolist():
+                    if v >= size:
+                        self.ends.add(((v - size) // 2, bool((v - size) % 2), debts))
+                    elif v not in seen:
+                        seen.add(v)
+                        found.append(v)
+            self.reached.append(found)
+            self.positions += [replace(listed[u], debts=debts) for u in found]
+        self.universe = listed
+        self.size = size
+
+    def tables(self, own: list[tuple[IntArray, FloatArray] | None]) -> Tables:
+        """Every position's table: ``own`` where it owes nothing, else renumbered."""
+        manche = self.manche
+        n = manche.players
+        maps = []
+        where: list[tuple[int, int] | None] = [None] * len(own)
+        for g, (debts, found) in enumerate(zip(self.debts, self.reached, strict=True)):
+            renumber = np.full(self.size + 2 * n, -1, np.intp)
+            for u in found:
+                p = manche.index[replace(self.universe[u], debts=debts)]
+                renumber[u] = p
+                where[p] = (g, u)
+            for loser in range(n):
+                for e in (False, True):
+                    i = manche.end_index.get((loser, e, debts))
+                    if i is not None:
+                        renumber[self.size + 2 * loser + int(e)] = manche.ends + i
+            maps.append(renumber)
+        return Tables(own, where, maps, self.nodes, self.chances)
+
+
+class Tables(Sequence[tuple[IntArray, FloatArray]]):
+    """Per position, where each outcome of its round leads: ``[outcome, way]`` nodes and chances."""
+
+    def __init__(
+        self,
+        own: list[tuple[IntArray, FloatArray] | None],
+        where: list[tuple[int, int] | None],
+        maps: list[IntArray],
+        nodes: list[IntArray],
+        chances: list[FloatArray],
+    ) -> None:
+        self._own, self._where, self._maps, self._nodes, self._chances = own, where, maps, nodes, chances
+
+    def __len__(self) -> int:
+        return len(self._own)
+
+    @overload
+    def __getitem__(self, p: int) -> tuple[IntArray, FloatArray]: ...
+
+    @overload
+    def __getitem__(self, p: slice) -> Sequence[tuple[IntArray, FloatArray]]: ...
+
+    def __getitem__(
+        self, p: int | slice
+    ) -> tuple[IntArray, FloatArray] | Sequence[tuple[IntArray, FloatArray]]:
+        if isinstance(p, slice):
+            return [self[q] for q in range(*p.indices(len(self)))]
+        found = self._own[p]
+        if found is not None:
+            return found
+        where = self._where[p]
+        assert where is not None
+        g, u = where
+        return self._maps[g][self._nodes[u]], self._chances[u]
+
+
 class Manche:
     """Every position of a manche, its first round led by seat 0, and where each round leads.
 
@@ -876,6 +1007,7 @@ class Manche:
         seen = set(todo)
         pending: list[Position] = []
         owing: set[End] = {key for key in roots if not isinstance(key, Position) and key[2]}
+        owed_starts: set[Position] = set()  # where each debt's décharge starts
         while todo:
             pos = todo.pop()
             pending.append(pos)
@@ -884,25 +1016,40 @@ class Manche:
                     if not isinstance(key, Position):
                         if key[2]:
                             owing.add(key)
+                    elif key.debts:  # played as the same décharge owing nothing: tabled from it below
+                        owed_starts.add(key)
                     elif key not in seen:
                         seen.add(key)
                         todo.append(key)
-        self.positions: list[Position] = sorted(pending)
+        entries: dict[Debts, set[Position]] = {}  # where each debt's décharge starts, as owing nothing
+        for key in owed_starts:
+            entries.setdefault(key.debts, set()).add(replace(key, debts=()))
+        owed_decharges = _OwedDecharges(self, entries, [pos for pos in pending if not pos.charge])
+        self.positions: list[Position] = sorted(pending + owed_decharges.positions)
         self.index = {p: i for i, p in enumerate(self.positions)}
         self.ends = len(self.positions)
         plain: list[End] = [(loser, bool(e), ()) for loser in range(n) for e in (0, 1)]
-        self.end_keys = plain + sorted(owing)
+        self.end_keys = plain + sorted(owing | owed_decharges.ends)
         self.end_index = {key: i for i, key in enumerate(self.end_keys)}
-        self.tables: list[tuple[IntArray, FloatArray]] = []  # per position: [outcome, way] nodes and chances
+        own: list[tuple[IntArray, FloatArray] | None] = []  # per position: [outcome, way] nodes and chances
         for pos in self.positions:
-            rows = [[(p, self._node(key)) for p, key in nxt] for _, nxt in self._outcomes(pos)]
-            width = max(len(r) for r in rows)
-            nodes = np.zeros((len(rows), width), np.intp)
-            chances = np.zeros((len(rows), width))
-            for o, row in enumerate(rows):
-                for j, (p, node) in enumerate(row):
-                    nodes[o, j], chances[o, j] = node, p
-            self.tables.append((nodes, chances))
+            own.append(
+                None
+                if pos.debts
+                else _table([(p, self._node(key)) for p, key in nxt] for _, nxt in self._outcomes(pos))
+            )
+        self.tables = owed_decharges.tables(own)
+
+    def _decharge_outcomes(self, pos: Position) -> list[tuple[Outcome, Next]]:
+        """:meth:`_outcomes` of a décharge position owing nothing, computed once."""
+        found = self._decharges.get(pos)
+        if found is None:
+            found = self._decharges[pos] = self._outcomes(pos)
+        return found
+
+    @cached_property
+    def _decharges(self) -> dict[Position, list[tuple[Outcome, Next]]]:
+        return {}
 
     def end_node(self, loser: int, espagnole: bool, debts: Debts = ()) -> int:
         return self.ends + self.end_index[(loser, espagnole, debts)]
@@ -956,7 +1103,25 @@ class Manche:
             debts[seat] = min(amount - take, self.debt_cap)  # owed to the next manche, if any
         if pot:
             return [(1.0, Position(True, pot, tuple(tokens), pos.active, losers[0]))]
-        return self._charge_end(tokens, losers[0], tuple(debts) if any(debts) else ())
+        key = (tuple(tokens), losers[0])  # many rounds end the charge alike: worked out once
+        ended = self._charge_ends.get(key)
+        if ended is None:
+            ended = self._charge_ends[key] = self._charge_end(tokens, losers[0], ())
+        if not any(debts):
+            return ended
+        owed = (key, tuple(debts))
+        found = self._charge_ends_owing.get(owed)
+        if found is None:
+            found = self._charge_ends_owing[owed] = [(p, _owing(at, owed[1])) for p, at in ended]
+        return found
+
+    @cached_property
+    def _charge_ends(self) -> dict[tuple[tuple[int, ...], int], Next]:
+        return {}
+
+    @cached_property
+    def _charge_ends_owing(self) -> dict[tuple[tuple[tuple[int, ...], int], Debts], Next]:
+        return {}
 
     def _charge_end(self, tokens: list[int], first: int, debts: Debts) -> Next:
         """The end of the charge (engine ``_end_charge``), ``first`` the last round's loser (or the
@@ -1034,6 +1199,8 @@ class Manche:
         its round would lead elsewhere (a rule that names a seat)."""
         found: dict[int, list[tuple[int, int]]] = {}
         for p, pos in enumerate(self.positions):
+            if pos.debts:  # a décharge after a debt: turned debt by debt (:func:`_settle_debts`)
+                continue
             first = self.index.get(_turned_position(pos, pos.leader))
             if first is None or not self._leads_alike(first, p, pos.leader):
                 found[p] = [(p, 0)]
@@ -1178,7 +1345,7 @@ def solve_manche(
     moves: dict[int, Moves] = {}
     solution = MancheSolution(values, np.zeros((count, n, 2)), policies=moves)
     alone = not _turning(ends, manche, values)
-    accelerate = _settle_decharge(
+    accelerate, _ = _settle_decharge(
         manche, decharge, _orbits(manche, decharge, alone), moves, solution, progress, accelerate
     )
     exact_levels = accelerate  # the décharge may stop accelerating: the charge's levels start afresh
@@ -1230,15 +1397,19 @@ def _settle_decharge(
     solution: MancheSolution,
     progress: Progress | None,
     accelerate: bool,
-) -> bool:
+    exact: bool = False,
+) -> tuple[bool, float | None]:
     """Sweep the décharge's ``rows`` until they settle (:func:`solve_manche`), their values and moves
-    in ``solution``; whether the last sweeps still ended with the exact values."""
+    in ``solution``; whether the last sweeps still ended with the exact values, and the residual
+    (:func:`_check_decharge`) where the last sweep found it: it chose as the policies whose exact
+    values it started from (``exact``: the rows' values and moves are those to begin with)."""
     values = solution.values
     last = best = np.inf
     since_best = 0
     changes: list[float] = []
     recent: deque[dict[int, Moves]] = deque(maxlen=4)  # the last sweeps' choices
     while rows:
+        before = {p: moves[p] for p in rows} if exact else None
         change = _sweep(manche, orbits, values, moves)
         solution.sweeps += 1
         solution.change = change
@@ -1248,6 +1419,8 @@ def _settle_decharge(
             left = passes_left(changes, TOLERANCE, speeding)
             progress("decharge", solution.sweeps, 0, Sweep(change, TOLERANCE, left))
         if change < TOLERANCE:
+            if before is not None and all(_same(moves[p], before[p]) for p in rows):
+                return accelerate, change  # a pass over the exact values of the policies it kept
             break
         recent.append({p: moves[p] for p in rows})
         best, since_best = (change, 0) if change < best / 2 else (best, since_best + 1)
@@ -1258,9 +1431,10 @@ def _settle_decharge(
             break
         accelerate = speeding
         last = change
+        exact = accelerate
         if accelerate:
             values[rows] = _evaluate(rows, moves, values)
-    return accelerate
+    return accelerate, None
 
 
 def _debt_groups(manche: Manche) -> dict[Debts, list[int]]:
@@ -1296,9 +1470,10 @@ def _settle_debts(
         rows = groups[debts]
         mapped = [manche.index.get(replace(manche.positions[p], debts=before_debts)) for p in rows]
         known = [(p, q) for p, q in zip(rows, mapped, strict=True) if q is not None]
-        if len(known) == len(rows):  # a round leads as the same one owing another debt: the same table
-            like = {p: (manche.tables[p][0].ravel(), moves[q][1]) for p, q in known}
-            values[rows] = _evaluate(rows, like, values)
+        exact = len(known) == len(rows)
+        if exact:  # a round leads as the same one owing another debt: the same table
+            moves.update({p: (manche.tables[p][0].ravel(), moves[q][1]) for p, q in known})
+            values[rows] = _evaluate(rows, moves, values)
         else:  # from the values of the positions met before, the others' from a loser drawn at random
             owed = [manche.ends + i for i, key in enumerate(manche.end_keys) if key[2] == debts]
             values[rows] = values[owed].mean(axis=0)
@@ -1306,8 +1481,10 @@ def _settle_debts(
                 values[p] = values[q]
         if progress:
             progress("debts", count, len(groups))
-        _settle_decharge(manche, rows, [[(p, 0)] for p in rows], moves, solution, progress, True)
-        _check_decharge(manche, rows, moves, solution, True)
+        _, residual = _settle_decharge(
+            manche, rows, [[(p, 0)] for p in rows], moves, solution, progress, True, exact
+        )
+        _check_decharge(manche, rows, moves, solution, True, residual)
         done.add(debts)
         if not alone:  # the same debt owed by another seat: the same décharge, turned
             for k in range(1, n):
@@ -1480,14 +1657,20 @@ def _split(moves: dict[int, Moves], rows: list[int]) -> tuple[FloatArray, FloatA
 
 
 def _check_decharge(
-    manche: Manche, decharge: list[int], moves: dict[int, Moves], solution: MancheSolution, alone: bool
+    manche: Manche,
+    decharge: list[int],
+    moves: dict[int, Moves],
+    solution: MancheSolution,
+    alone: bool,
+    residual: float | None = None,
 ) -> None:
     """Evaluate the décharge's final policies exactly (a linear solve) and check them.
 
     The exact values replace the iterated ones; ``linear_gap`` says how far
     apart they were, ``residual`` how much one more pass of the rounds over
     the exact values still changes (no player gains by another choice), at
-    one position of each kind unless ``alone`` (:func:`_orbits`).
+    one position of each kind unless ``alone`` (:func:`_orbits`); ``residual``: already found by the
+    last sweep (:func:`_settle_decharge`), not passed over again.
     """
     if not decharge:
         return
@@ -1497,6 +1680,9 @@ def _check_decharge(
     solution.linear_gap = max(solution.linear_gap, gap)  # the largest of the décharges after each debt
     values[decharge] = exact
     _even(_orbits(manche, decharge, alone), values)
+    if residual is not None:
+        solution.residual = max(solution.residual, residual)
+        return
     residual = solution.residual
     for orbit in _orbits(manche, decharge, alone):
         p = orbit[0][0]
@@ -1545,6 +1731,13 @@ def _turned_position(pos: Position, seat: int) -> Position:
     return Position(
         pos.charge, pos.pot, tokens, active, (pos.leader - seat) % n, _turned_debts(pos.debts, seat)
     )
+
+
+def _owing(at: Position | End, debts: Debts) -> Position | End:
+    """A décharge position or an end of the manche, owing ``debts``."""
+    if isinstance(at, Position):
+        return Position(at.charge, at.pot, at.tokens, at.active, at.leader, debts)
+    return (at[0], at[1], debts)
 
 
 def _turned_debts(debts: Debts, seat: int) -> Debts:
@@ -1731,6 +1924,9 @@ class GameMaxn:
             if p is not None:
                 return key, p, frame
         tokens = ", ".join(map(str, start.tokens))
+        if start.debts:
+            debts = ", ".join(map(str, start.debts))
+            raise InvalidPosition(Message("solver.game.unreached_debts", {"tokens": tokens, "debts": debts}))
         raise InvalidPosition(
             Message(
                 "solver.game.unreached",

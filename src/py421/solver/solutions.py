@@ -272,7 +272,8 @@ def _load_maxn(game: GameMaxn, path: Path) -> bool:
         return False
     with np.load(path) as data:
         for i, key in enumerate(data["keys"]):
-            solution = game_maxn.MancheSolution(data[f"values_{i}"], data[f"ends_{i}"])
+            owing = data.get(f"owing_{i}")  # « queue de la vache »: the ends that leave debts
+            solution = game_maxn.MancheSolution(data[f"values_{i}"], data[f"ends_{i}"], owing)
             change, gap, residual, converged = (float(x) for x in data["checks"][i])
             solution.sweeps, solution.change, solution.linear_gap = int(data["sweeps"][i]), change, gap
             solution.residual, solution.converged = residual, bool(converged)
@@ -310,6 +311,8 @@ def _save_maxn(game: GameMaxn, path: Path) -> None:
     for i, k in enumerate(keys):
         arrays[f"values_{i}"] = game.manches[k].values
         arrays[f"ends_{i}"] = game.manches[k].ends
+        if game.manches[k].owing is not None:
+            arrays[f"owing_{i}"] = game.manches[k].owing
     tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")  # runs started together do not collide
     np.savez(tmp, **arrays)
     tmp.replace(path)
