@@ -1503,8 +1503,8 @@ def test_advice_in_a_decharge_owing_a_debt_values_the_debt():
         ("--debts", "0,3"): "expected 3 debts (yours, then clockwise), not 2",
         ("--debts", "0,0,x"): "--debts takes what each player owes the next manche",
     }
-    for more, why in refused.items():
-        result = runner.invoke(main, [*args, *more])
+    for given, why in refused.items():
+        result = runner.invoke(main, [*args, *given])
         assert result.exit_code == 2 and why in result.output, result.output
     without = [*args]
     without[without.index("queue_de_la_vache=true")] = "queue_de_la_vache=false"
