@@ -1131,7 +1131,7 @@ MESSAGES: dict[str, str] = {
     "sim.workers": "the number of worker processes is a whole number from 1, not {workers}",
     "sim.dask_engine": "a simulation that seats a bot with no compiled twin plays in this process, not on a Dask cluster; the compiled bots: {compiled}",
     "sim.tables_two": "the optimal bot's tables are built for two-player games the solver covers, not {rules}",
-    "sim.tables_game": "the game-level tables are for three to five players the solver covers, outside « qui barre démarre », not {rules}",
+    "sim.tables_game": "the game-level tables are for three to five players the solver covers and the kernel plays (not under « qui barre démarre », players behind who must throw on or « queue de la vache »), not {rules}",
     "sim.tables_tokens": "{rules} has too many tokens for the game-level tables of {n}",
     "sim.tables_position": "a game reached a round start the solved game does not hold, however seated",
     "solver.game.round_two": "a round needs two players",

@@ -1174,7 +1174,7 @@ MESSAGES: dict[str, str] = {
     "sim.workers": "le nombre de processus est un nombre entier à partir de 1, pas {workers}",
     "sim.dask_engine": "une simulation qui place un bot sans jumeau compilé joue dans ce processus, pas sur une grappe Dask ; les bots compilés : {compiled}",
     "sim.tables_two": "les tables du bot optimal sont faites pour les parties à deux que le solveur couvre, pas {rules}",
-    "sim.tables_game": "les tables de la partie entière sont pour trois à cinq joueurs que le solveur couvre, hors « qui barre démarre », pas {rules}",
+    "sim.tables_game": "les tables de la partie entière sont pour trois à cinq joueurs que le solveur couvre et que le noyau joue (hors « qui barre démarre », joueurs suivants tenus de relancer et « queue de la vache »), pas {rules}",
     "sim.tables_tokens": "{rules} a trop de jetons pour les tables de la partie entière à {n}",
     "sim.tables_position": "une partie a atteint un début de tour que la partie résolue ne contient pas, quelle que soit la place",
     "solver.game.round_two": "un tour demande deux joueurs",
