@@ -1000,6 +1000,11 @@ class Manche:
         n = players
         self.start = Position(True, rules.pot, (rules.initial_tokens,) * n, (True,) * n, 0)
         self.index: dict[Position, int] = {}
+        # many rounds end the charge alike (and owing alike), and a décharge owing nothing is played
+        # for every debt: each worked out once
+        self._charge_ends: dict[tuple[tuple[int, ...], int], Next] = {}
+        self._charge_ends_owing: dict[tuple[tuple[tuple[int, ...], int], Debts], Next] = {}
+        self._decharges: dict[Position, list[tuple[Outcome, Next]]] = {}
         # every position reachable from the start (and the starts after a debt), then numbered in a
         # fixed order, and every end
         roots = [self.start] + [key for debts in owed for _, key in self.start_after(debts)]
@@ -1047,10 +1052,6 @@ class Manche:
             found = self._decharges[pos] = self._outcomes(pos)
         return found
 
-    @cached_property
-    def _decharges(self) -> dict[Position, list[tuple[Outcome, Next]]]:
-        return {}
-
     def end_node(self, loser: int, espagnole: bool, debts: Debts = ()) -> int:
         return self.ends + self.end_index[(loser, espagnole, debts)]
 
@@ -1077,7 +1078,7 @@ class Manche:
             pot -= pay
         if pot:
             return [(1.0, replace(self.start, pot=pot, tokens=tuple(tokens)))]
-        return self._charge_end(tokens, 0, ())
+        return self._charge_end(tokens, 0)
 
     def _outcomes(self, pos: Position) -> list[tuple[Outcome, Next]]:
         """Where each outcome of the round at ``pos`` leads, in the order of its settling's outcomes."""
@@ -1103,10 +1104,10 @@ class Manche:
             debts[seat] = min(amount - take, self.debt_cap)  # owed to the next manche, if any
         if pot:
             return [(1.0, Position(True, pot, tuple(tokens), pos.active, losers[0]))]
-        key = (tuple(tokens), losers[0])  # many rounds end the charge alike: worked out once
+        key = (tuple(tokens), losers[0])
         ended = self._charge_ends.get(key)
         if ended is None:
-            ended = self._charge_ends[key] = self._charge_end(tokens, losers[0], ())
+            ended = self._charge_ends[key] = self._charge_end(tokens, losers[0])
         if not any(debts):
             return ended
         owed = (key, tuple(debts))
@@ -1115,22 +1116,14 @@ class Manche:
             found = self._charge_ends_owing[owed] = [(p, _owing(at, owed[1])) for p, at in ended]
         return found
 
-    @cached_property
-    def _charge_ends(self) -> dict[tuple[tuple[int, ...], int], Next]:
-        return {}
-
-    @cached_property
-    def _charge_ends_owing(self) -> dict[tuple[tuple[tuple[int, ...], int], Debts], Next]:
-        return {}
-
-    def _charge_end(self, tokens: list[int], first: int, debts: Debts) -> Next:
-        """The end of the charge (engine ``_end_charge``), ``first`` the last round's loser (or the
-        manche's leader where debts emptied the pot)."""
+    def _charge_end(self, tokens: list[int], first: int) -> Next:
+        """The end of the charge (engine ``_end_charge``), owing nothing, ``first`` the last round's
+        loser (or the manche's leader where debts emptied the pot)."""
         n = self.players
         active = tuple(t > 0 for t in tokens) if self.rules.withdraw_at_zero else (True,) * n
         holder = next((s for s in range(n) if tokens[s] == self.total), None)
         if holder is not None:
-            return [(1.0, (holder, True, debts))]  # l'Espagnole
+            return [(1.0, (holder, True, ()))]  # l'Espagnole
         candidates = [s % n for s in range(first, first + n) if active[s % n]]
         rule = self.rules.decharge_leader
         if rule == "worst_coup_sec":  # a draw of coups secs: each equally likely to lead
@@ -1139,7 +1132,7 @@ class Manche:
             leaders = [min(candidates, key=lambda s: tokens[s])]
         else:
             leaders = candidates[:1]
-        return [(1 / len(leaders), Position(False, 0, tuple(tokens), active, s, debts)) for s in leaders]
+        return [(1 / len(leaders), Position(False, 0, tuple(tokens), active, s)) for s in leaders]
 
     def _after_decharge(self, pos: Position, losers: list[int], winner: int, amount: int) -> Next:
         tokens = list(pos.tokens)
