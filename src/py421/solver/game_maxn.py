@@ -1456,10 +1456,22 @@ def _settle_debts(
     values = solution.values
     n = manche.players
     before_debts: Debts = ()
-    done: set[Debts] = set()
-    for count, debts in enumerate(sorted(groups), start=1):
-        if debts in done:
+    solving: list[Debts] = []
+    turning: dict[Debts, list[tuple[int, IntArray]]] = {}  # the debts solved as turns of another
+    covered: set[Debts] = set()
+    for debts in sorted(groups):
+        if debts in covered:
             continue
+        solving.append(debts)
+        covered.add(debts)
+        turning[debts] = []
+        for k in range(1, n) if not alone else ():  # the same debt owed by another seat, if turned alike
+            other = _turned_debts(debts, -k % n)
+            targets = manche._turns[k][groups[debts]]
+            if other not in covered and other in groups and set(targets.tolist()) == set(groups[other]):
+                turning[debts].append((k, targets))
+                covered.add(other)
+    for count, debts in enumerate(solving, start=1):
         rows = groups[debts]
         mapped = [manche.index.get(replace(manche.positions[p], debts=before_debts)) for p in rows]
         known = [(p, q) for p, q in zip(rows, mapped, strict=True) if q is not None]
@@ -1473,23 +1485,15 @@ def _settle_debts(
             for p, q in known:
                 values[p] = values[q]
         if progress:
-            progress("debts", count, len(groups))
+            progress("debts", count, len(solving))
         _, residual = _settle_decharge(
             manche, rows, [[(p, 0)] for p in rows], moves, solution, progress, True, exact
         )
         _check_decharge(manche, rows, moves, solution, True, residual)
-        done.add(debts)
-        if not alone:  # the same debt owed by another seat: the same décharge, turned
-            for k in range(1, n):
-                turned_debts = _turned_debts(debts, -k % n)
-                if turned_debts in done or turned_debts not in groups:
-                    continue
-                turns = manche._turns[k]
-                for p in rows:
-                    q = int(turns[p])
-                    values[q] = turned(values[p], k)
-                    moves[q] = manche.turn(moves[p], k)
-                done.add(turned_debts)
+        for k, targets in turning[debts]:
+            for p, q in zip(rows, targets.tolist(), strict=True):
+                values[q] = turned(values[p], k)
+                moves[q] = manche.turn(moves[p], k)
         before_debts = debts
 
 
