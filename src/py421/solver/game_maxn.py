@@ -920,6 +920,7 @@ class _OwedDecharges:
             self.positions += [replace(listed[u], debts=debts) for u in found]
         self.universe = listed
         self.size = size
+        self.numbered = universe
 
     def tables(self, own: list[tuple[IntArray, FloatArray] | None]) -> Tables:
         """Every position's table: ``own`` where it owes nothing, else renumbered."""
@@ -939,6 +940,8 @@ class _OwedDecharges:
                     if i is not None:
                         renumber[self.size + 2 * loser + int(e)] = manche.ends + i
             maps.append(renumber)
+        manche.universal = {manche.index[pos]: u for pos, u in self.numbered.items() if pos in manche.index}
+        manche.universal.update((p, found[1]) for p, found in enumerate(where) if found is not None)
         return Tables(own, where, maps, self.nodes, self.chances)
 
 
@@ -1005,6 +1008,9 @@ class Manche:
         self._charge_ends: dict[tuple[tuple[int, ...], int], Next] = {}
         self._charge_ends_owing: dict[tuple[tuple[tuple[int, ...], int], Debts], Next] = {}
         self._decharges: dict[Position, list[tuple[Outcome, Next]]] = {}
+        # « queue de la vache »: each décharge position's number among those owing nothing that the
+        # décharges after a debt play as (the same number owing any debt: the same table)
+        self.universal: dict[int, int] = {}
         # every position reachable from the start (and the starts after a debt), then numbered in a
         # fixed order, and every end
         roots = [self.start] + [key for debts in owed for _, key in self.start_after(debts)]
@@ -1344,7 +1350,7 @@ def solve_manche(
     exact_levels = accelerate  # the décharge may stop accelerating: the charge's levels start afresh
     _check_decharge(manche, decharge, moves, solution, alone)
     if groups:
-        _settle_debts(manche, groups, moves, solution, progress, alone)
+        _settle_debts(manche, groups, decharge, moves, solution, progress, alone)
     levels: dict[int, list[int]] = {}
     for p, pos in enumerate(manche.positions):
         if pos.charge:
@@ -1391,11 +1397,14 @@ def _settle_decharge(
     progress: Progress | None,
     accelerate: bool,
     exact: bool = False,
+    always: bool = False,
 ) -> tuple[bool, float | None]:
     """Sweep the décharge's ``rows`` until they settle (:func:`solve_manche`), their values and moves
     in ``solution``; whether the last sweeps still ended with the exact values, and the residual
     (:func:`_check_decharge`) where the last sweep found it: it chose as the policies whose exact
-    values it started from (``exact``: the rows' values and moves are those to begin with)."""
+    values it started from (``exact``: the rows' values and moves are those to begin with). With
+    ``always``, every sweep ends with the exact values of its policies (policy iteration), however
+    little the change shrinks."""
     values = solution.values
     last = best = np.inf
     since_best = 0
@@ -1407,7 +1416,7 @@ def _settle_decharge(
         solution.sweeps += 1
         solution.change = change
         changes.append(change)
-        speeding = accelerate and change < PAYING * last  # the next pass ends with the exact values too
+        speeding = accelerate and (always or change < PAYING * last)  # the next pass ends exact too
         if progress:
             left = passes_left(changes, TOLERANCE, speeding)
             progress("decharge", solution.sweeps, 0, Sweep(change, TOLERANCE, left))
@@ -1443,6 +1452,7 @@ def _debt_groups(manche: Manche) -> dict[Debts, list[int]]:
 def _settle_debts(
     manche: Manche,
     groups: dict[Debts, list[int]],
+    plain: list[int],
     moves: dict[int, Moves],
     solution: MancheSolution,
     progress: Progress | None,
@@ -1455,7 +1465,6 @@ def _settle_debts(
     (:func:`_turning`), one debt of each kind is solved and the others are its turns."""
     values = solution.values
     n = manche.players
-    before_debts: Debts = ()
     solving: list[Debts] = []
     turning: dict[Debts, list[tuple[int, IntArray]]] = {}  # the debts solved as turns of another
     covered: set[Debts] = set()
@@ -1471,30 +1480,34 @@ def _settle_debts(
             if other not in covered and other in groups and set(targets.tolist()) == set(groups[other]):
                 turning[debts].append((k, targets))
                 covered.add(other)
+    # each position's choices (the chances its round's outcomes are played with) in the décharge
+    # solved last that holds it, owing nothing first: where every position of a debt's décharge has
+    # some, it starts from their exact values
+    latest = {manche.universal[p]: moves[p][1] for p in plain if p in manche.universal}
     for count, debts in enumerate(solving, start=1):
         rows = groups[debts]
-        mapped = [manche.index.get(replace(manche.positions[p], debts=before_debts)) for p in rows]
-        known = [(p, q) for p, q in zip(rows, mapped, strict=True) if q is not None]
-        exact = len(known) == len(rows)
-        if exact:  # a round leads as the same one owing another debt: the same table
-            moves.update({p: (manche.tables[p][0].ravel(), moves[q][1]) for p, q in known})
-            values[rows] = _evaluate(rows, moves, values)
-        else:  # from the values of the positions met before, the others' from a loser drawn at random
+        chosen = [latest.get(manche.universal[p]) for p in rows]
+        table = {
+            p: (manche.tables[p][0].ravel(), c) for p, c in zip(rows, chosen, strict=True) if c is not None
+        }
+        moves.update(table)
+        new = [p for p in rows if p not in table]
+        if new:  # positions no décharge before held: their rounds played once, from a loser drawn at random
             owed = [manche.ends + i for i, key in enumerate(manche.end_keys) if key[2] == debts]
             values[rows] = values[owed].mean(axis=0)
-            for p, q in known:
-                values[p] = values[q]
+            _sweep(manche, [[(p, 0)] for p in new], values, moves)
+        values[rows] = _evaluate(rows, moves, values)  # where every round leads as it was chosen
         if progress:
             progress("debts", count, len(solving))
         _, residual = _settle_decharge(
-            manche, rows, [[(p, 0)] for p in rows], moves, solution, progress, True, exact
+            manche, rows, [[(p, 0)] for p in rows], moves, solution, progress, True, True, always=True
         )
         _check_decharge(manche, rows, moves, solution, True, residual)
+        latest.update((manche.universal[p], moves[p][1]) for p in rows)
         for k, targets in turning[debts]:
             for p, q in zip(rows, targets.tolist(), strict=True):
                 values[q] = turned(values[p], k)
                 moves[q] = manche.turn(moves[p], k)
-        before_debts = debts
 
 
 def _settle_level(
