@@ -92,23 +92,14 @@ def _finals(text: str | None, lang: str) -> tuple[tuple[Result, ...], tuple[int,
     return results, tuple(int(c) for c in counts)
 
 
-def _places(text: str | None, lang: str) -> tuple[int, ...]:
-    """--out: places after yours, 1 for the next player clockwise."""
+def _numbers(text: str | None, option: str, lang: str) -> tuple[int, ...]:
+    """A list of counts, like 1,2: --out's places after yours (1 for the next player clockwise),
+    --debts' what each player owes the next manche (yours first, then clockwise)."""
     if text is None:
         return ()
     parts = [p.strip() for p in text.split(",")]
     if not all(p.isdigit() for p in parts):
-        raise click.BadParameter(tr(lang, "cli.advise.out", text=repr(text)))
-    return tuple(int(p) for p in parts)
-
-
-def _owed(text: str | None, lang: str) -> tuple[int, ...]:
-    """--debts: what each player owes the next manche, yours first, then clockwise."""
-    if text is None:
-        return ()
-    parts = [p.strip() for p in text.split(",")]
-    if not all(p.isdigit() for p in parts):
-        raise click.BadParameter(tr(lang, "cli.advise.debts", text=repr(text)))
+        raise click.BadParameter(tr(lang, f"cli.advise.{option}", text=repr(text)))
     return tuple(int(p) for p in parts)
 
 
@@ -194,9 +185,9 @@ def advise(
             pot,
             counts,
             stake,
-            _places(out, lang),
+            _numbers(out, "out", lang),
             throws,
-            _owed(debts, lang),
+            _numbers(debts, "debts", lang),
         )
         match chosen:
             case "game":  # the solver that covers the table says
