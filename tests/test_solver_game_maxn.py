@@ -1325,6 +1325,12 @@ def test_bot_optimal_plays_the_whole_game_where_the_rules_allow():
     assert played(lyonnaise.with_options(pot=6), 4) == "game_maxn"
     vache = Ruleset.preset("vache-41")
     assert whole_game_maxn(vache, 3) and played(vache, 3) == "rounds"  # an hour: once solved here
+    # « queue de la vache »: the first manche's décharge played for each debt, seconds at three players
+    # of classic-11, minutes at four; three-player vache-41 solved once on the machine
+    queue = Ruleset.preset("classic-11").with_options(queue_de_la_vache=True)
+    assert played(queue, 3) == "game_maxn" and whole_game_maxn(queue, 4) and played(queue, 4) == "rounds"
+    owing = vache.with_options(queue_de_la_vache=True)
+    assert whole_game_maxn(owing, 3) and played(owing, 3) == "rounds"
     engranjeu = Ruleset.preset("engranjeu-21")  # « qui barre démarre »: three players at most
     assert whole_game_maxn(engranjeu, 3) and played(engranjeu, 3) == "rounds"  # 759 positions: once solved
     assert played(engranjeu.with_options(pot=7), 3) == "game_maxn"  # 108: half a minute

@@ -131,6 +131,10 @@ FOUR_FOR_PLAY = 2_000
 # The most décharge positions of three players under « qui barre démarre » a table solves before it
 # plays: a pot of 7 (108) takes half a minute, engranjeu-21's 21 tokens (about 759) about four minutes.
 COUNTED_FOR_PLAY = 200
+# « Queue de la vache » at three players and more: the first manche's décharge is solved again for each
+# debt, up to a pot, so a table solves before it plays where its positions times the pot stay at most
+# this: three-player classic-11 (about 234 x 11) takes seconds, four-player (1,456 x 11) minutes.
+QUEUE_FOR_PLAY = 5_000
 
 
 def solved_before_play(rules: Ruleset, players: int) -> bool:
@@ -142,6 +146,7 @@ def solved_before_play(rules: Ruleset, players: int) -> bool:
         or (rules.accumulated_stakes and rules.pot > STAKES_FOR_PLAY)
         or (players == SOLVED_FOR_PLAY and size > FOUR_FOR_PLAY)
         or (game_maxn.counted(rules) > 1 and size > COUNTED_FOR_PLAY)
+        or (rules.queue_de_la_vache and players > 2 and size * rules.pot > QUEUE_FOR_PLAY)
     )
 
 
