@@ -1497,6 +1497,31 @@ def test_solve_and_advise_for_three_players(shared_solutions):
     assert short.exit_code == 2 and "expected 3 counts like 4,4,3" in short.output
 
 
+def test_where_a_decharge_after_a_debt_does_not_settle_the_gain_of_deviating_is_bounded(
+    monkeypatch, tmp_path
+):
+    """« Queue de la vache »: a décharge after a debt whose choices go round (here: each stopped after
+    its first pass, as if they did) is valued as played, and what any one player gains by deviating
+    is bounded by the best response within it (docs/strategy.md): a gain above rounding, as the
+    choices of a first pass are not yet an equilibrium, and the same bound read back from the disk."""
+    rules = QUEUE.with_options(decharge_throws=3)
+    settled = GameMaxn(rules, 3).solve().summary()
+    assert settled["converged"] and settled["exploitability"] is None
+    monkeypatch.setattr(game_maxn, "_cycling", lambda recent, changes: True)
+    game, cached = solve_maxn_cached(rules, 3, folder=tmp_path)
+    assert not cached
+    summary = game.summary()
+    assert not summary["converged"] and summary["deviation_bounded"]
+    assert any(solution.unsettled for solution in game.manches.values())
+    assert 1e-9 < summary["exploitability"] < 0.05
+    assert summary["gains"] == [summary["exploitability"]] * 3 == [summary["gain_anywhere"]] * 3
+    assert summary["lose"] == pytest.approx(settled["lose"], abs=0.05)
+    again, cached = solve_maxn_cached(rules, 3, folder=tmp_path)
+    assert cached and {k: again.summary()[k] for k in ("gains", "deviation_bounded")} == {
+        k: summary[k] for k in ("gains", "deviation_bounded")
+    }
+
+
 def test_advice_in_a_decharge_owing_a_debt_values_the_debt():
     """« Queue de la vache », three players: --debts says what each player owes the second manche in
     the first one's décharge; the advice then differs by the debt, a debt above the pot is worth one

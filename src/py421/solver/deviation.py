@@ -65,6 +65,8 @@ class Deviation:
     best: FloatArray
     # [seat]: the most a seat gains by deviating from any position of any manche (not only the start)
     anywhere: FloatArray
+    # the gains are bounds (:func:`bounded`), not the best responses' values
+    bounded: bool = False
 
     @property
     def gains(self) -> FloatArray:
@@ -272,3 +274,61 @@ def deviation(game: GameMaxn, progress: Progress | None = None) -> Deviation:
     gains = [best[key][:count] - played[key][:count] for key in game.manches]
     anywhere = np.maximum(np.max([gain.max(axis=0) for gain in gains], axis=0), 0.0)
     return Deviation(game.from_start(played[first][start]), game.from_start(best[first][start]), anywhere)
+
+
+def bounded(game: GameMaxn, progress: Progress | None = None) -> Deviation:
+    """A bound on what any one player gains by deviating, where the whole-game measure would take
+    hours (« queue de la vache »: the first manche's décharge is played once for each debt, hundreds
+    of thousands of positions at 41 tokens).
+
+    Outside the décharges (and looping charge levels) that did not settle, every choice the solver
+    stored is the mover's best against the stored values, and bot:optimal plays it. So a seat's
+    gain from any position is at most, over the manches, the most it gains within the unsettled
+    groups of each: there measured on their own, their ends as stored, by the best response (policy
+    iteration, the others playing as solved against the stored values), plus how far what
+    bot:optimal plays there is from the stored values. Every seat gets that sum, as its gain from
+    the start and from anywhere."""
+    total = 0.0
+    for m, (key, solution) in enumerate(game.manches.items()):
+        model = game.model_of(key)
+        found = 0.0
+        for rows in solution.unsettled:
+            played = _played_rows(model, solution.values, rows)
+            best = _best_rows(model, solution.values, rows, progress)
+            stored = solution.values[rows]
+            found = max(
+                found, float((best[rows] - stored).max()) + float(np.abs(played[rows] - stored).max())
+            )
+        if progress:
+            progress("manche", m + 1, len(game.manches))
+        total += found
+    start = game.start_values()
+    bound = np.full(game.players, max(total, 0.0))
+    return Deviation(start, start + bound, bound, bounded=True)
+
+
+def _played_rows(manche: Manche, stored: FloatArray, rows: list[int]) -> FloatArray:
+    """The values of ``rows`` when everyone plays the choices solved against ``stored``, the rest of
+    the nodes as stored (a group of rows leading to itself and to nodes already valued)."""
+    moves: dict[int, Moves] = {}
+    for p in rows:
+        play = round_at(manche, p, stored, keep=True)
+        assert play.classes is not None
+        moves[p] = _moves(manche, p, play.classes, stored)
+    values = stored.copy()
+    values[rows] = _evaluate(rows, moves, values)
+    return values
+
+
+def _best_rows(manche: Manche, stored: FloatArray, rows: list[int], progress: Progress | None) -> FloatArray:
+    """Each seat's values of ``rows`` when it alone plays its best response there (policy iteration),
+    the others as solved against ``stored``, the rest of the nodes as stored."""
+    values = stored.copy()
+    for passes in range(1, MOST_PASSES + 1):
+        change, moves = _pass(manche, rows, stored, values, True)
+        _exactly(rows, moves, values)
+        if progress:
+            progress("deviation", passes, 0)
+        if change < TOLERANCE:
+            break
+    return values

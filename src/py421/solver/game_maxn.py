@@ -101,6 +101,7 @@ IntArray = npt.NDArray[np.intp]
 BoolArray = npt.NDArray[np.bool_]
 TOLERANCE = 1e-12  # value iteration stops when no value moves by more
 STALL = 20  # sweeps without the largest change halving: the décharge does not settle
+CYCLE = 4  # the longest round of choices that policy iteration is watched for coming back to
 LEVEL_SWEEPS = 1000  # a pot level that loops on itself (rounds worth nothing) settles well before
 PAYING = 0.9  # exact values after each sweep pay while the largest change shrinks below this share
 MOST_PLAYERS = 5  # a round of five holds 75,076 summaries after four results, at every position
@@ -1267,6 +1268,8 @@ class MancheSolution:
     converged: bool = True  # the last sweep moved no value by more than TOLERANCE
     # the décharge's final policies, by position (not kept in a solution read from a file)
     policies: dict[int, Moves] = field(default_factory=dict, repr=False, compare=False)
+    # the positions of each décharge (or looping charge level) that did not settle (not kept either)
+    unsettled: list[list[int]] = field(default_factory=list, repr=False, compare=False)
 
 
 def round_at(manche: Manche, p: int, values: FloatArray, keep: bool = False) -> RoundPlay:
@@ -1375,6 +1378,7 @@ def solve_manche(
         else:  # the level's values under its final policies, exactly (the sweeps only near them)
             if not _settle_level(manche, levels[pot], orbits, values, moves, exact_levels):
                 solution.converged = False
+                solution.unsettled.append(levels[pot])
             values[levels[pot]] = _evaluate(levels[pot], moves, values)
             _even(orbits, values)
         if progress:
@@ -1409,7 +1413,7 @@ def _settle_decharge(
     last = best = np.inf
     since_best = 0
     changes: list[float] = []
-    recent: deque[dict[int, Moves]] = deque(maxlen=4)  # the last sweeps' choices
+    recent: deque[dict[int, Moves]] = deque(maxlen=CYCLE + 1)  # the last sweeps' choices
     while rows:
         before = {p: moves[p] for p in rows} if exact else None
         change = _sweep(manche, orbits, values, moves)
@@ -1426,8 +1430,10 @@ def _settle_decharge(
             break
         recent.append({p: moves[p] for p in rows})
         best, since_best = (change, 0) if change < best / 2 else (best, since_best + 1)
-        if since_best >= STALL or _flipping(recent, changes):
+        cycling = always and _cycling(recent, changes)
+        if since_best >= STALL or _flipping(list(recent)[-4:], changes) or cycling:
             solution.converged = False
+            solution.unsettled.append(list(rows))
             if progress:
                 progress("unsettled", solution.sweeps, 0)
             break
@@ -1602,6 +1608,15 @@ def _flipping(recent: Sequence[dict[int, Moves]], changes: Sequence[float]) -> b
         return False
     first, second, third, fourth = recent
     return _all_same(fourth, second) and _all_same(third, first) and not _all_same(fourth, third)
+
+
+def _cycling(recent: Sequence[dict[int, Moves]], changes: Sequence[float]) -> bool:
+    """Whether policy iteration has come back to choices it made 2 to :data:`CYCLE` sweeps before
+    (each sweep starting from the exact values of the last one's choices, the same choices lead to
+    the same sweep: they go round again), the largest change not having halved since."""
+    if len(recent) < 3 or changes[-1] <= changes[-3] / 2:
+        return False
+    return any(_all_same(recent[-1], recent[-1 - back]) for back in range(2, len(recent)))
 
 
 def _all_same(moves: dict[int, Moves], other: dict[int, Moves]) -> bool:
@@ -1911,10 +1926,10 @@ class GameMaxn:
             solution = solve_manche(model, ends, progress, like=like, owing=owing)
             self.manches[(manche, losses)] = solution
             solved.append((ends, solution, model))
-        if not all(m.converged for m in self.manches.values()) and self.carried is None:
-            from .deviation import deviation  # it builds on this module
+        if not all(m.converged for m in self.manches.values()):
+            from .deviation import bounded, deviation  # it builds on this module
 
-            self.deviation = deviation(self, progress)
+            self.deviation = deviation(self, progress) if self.carried is None else bounded(self, progress)
         self.seconds = time.perf_counter() - began
         return self
 
@@ -2217,5 +2232,6 @@ class GameMaxn:
             "gains": None if self.deviation is None else [float(g) for g in self.deviation.gains],
             "exploitability": None if self.deviation is None else self.deviation.exploitability,
             "gain_anywhere": None if self.deviation is None else float(self.deviation.anywhere.max()),
+            "deviation_bounded": self.deviation is not None and self.deviation.bounded,
             "seconds": self.seconds,
         }

@@ -281,7 +281,7 @@ def _load_maxn(game: GameMaxn, path: Path) -> bool:
         game.seconds = float(data["seconds"])
         if "deviation" in data:
             played, best, anywhere = data["deviation"]
-            game.deviation = Deviation(played, best, anywhere)
+            game.deviation = Deviation(played, best, anywhere, bool(data.get("deviation_bounded", False)))
     return True
 
 
@@ -308,6 +308,7 @@ def _save_maxn(game: GameMaxn, path: Path) -> None:
     if game.deviation is not None:
         found = game.deviation
         arrays["deviation"] = np.stack([found.played, found.best, found.anywhere])
+        arrays["deviation_bounded"] = np.array(found.bounded)
     for i, k in enumerate(keys):
         arrays[f"values_{i}"] = game.manches[k].values
         arrays[f"ends_{i}"] = game.manches[k].ends
