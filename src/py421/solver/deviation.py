@@ -210,13 +210,7 @@ def _best(
     decharge, levels = _groups(manche)
     looping = _zero_amounts(manche.rules)
     for group in [decharge] if decharge else []:
-        for passes in range(1, MOST_PASSES + 1):
-            change, moves = _pass(manche, group, stored, values, alone)
-            _exactly(group, moves, values)
-            if progress:
-                progress("deviation", passes, 0)
-            if change < TOLERANCE:
-                break
+        _responded(manche, group, stored, values, alone, progress)
     for group in levels:
         for _ in range(LEVEL_SWEEPS if looping else 1):
             change, moves = _pass(manche, group, stored, values, alone)
@@ -324,11 +318,24 @@ def _best_rows(manche: Manche, stored: FloatArray, rows: list[int], progress: Pr
     """Each seat's values of ``rows`` when it alone plays its best response there (policy iteration),
     the others as solved against ``stored``, the rest of the nodes as stored."""
     values = stored.copy()
+    _responded(manche, rows, stored, values, True, progress)
+    return values
+
+
+def _responded(
+    manche: Manche,
+    group: list[int],
+    stored: FloatArray,
+    values: FloatArray,
+    alone: bool,
+    progress: Progress | None,
+) -> None:
+    """Each seat's best response over ``group`` (a décharge), in place: passes of best responses,
+    each followed by their exact values (policy iteration), until none moves a value."""
     for passes in range(1, MOST_PASSES + 1):
-        change, moves = _pass(manche, rows, stored, values, True)
-        _exactly(rows, moves, values)
+        change, moves = _pass(manche, group, stored, values, alone)
+        _exactly(group, moves, values)
         if progress:
             progress("deviation", passes, 0)
         if change < TOLERANCE:
             break
-    return values
