@@ -1147,24 +1147,33 @@ def test_the_solved_game_of_three_plays_as_solved_and_beats_round_by_round_play(
     assert all(interval(against[0], fewer)[1] < interval(other, fewer)[0] for other in against[1:])
 
 
-@pytest.mark.parametrize("options", [{"pot": 4}, {"pot": 4, "accumulated_stakes": True}], ids=str)
-def test_the_solved_game_of_three_under_qui_barre_demarre_plays_as_solved(shared_solutions, options):
-    """engranjeu-21 with a few tokens (and with accumulated stakes), bot:optimal in every seat played
-    through the engine (the fast simulator does not hold « qui barre démarre »'s whole game): each
-    seat is among the losers as often as the solver says, within 4 standard errors (first seats
+@pytest.mark.parametrize(
+    ("preset", "options", "why"),
+    [
+        ("engranjeu-21", {"pot": 4}, "« qui barre démarre »"),
+        ("engranjeu-21", {"pot": 4, "accumulated_stakes": True}, "« qui barre démarre »"),
+        # turns of three throws, the first manche's décharge played for the debt its charge left
+        ("vache-41", {"pot": 4, "queue_de_la_vache": True}, "« queue de la vache »"),
+    ],
+    ids=["qui-barre", "qui-barre-staked", "queue"],
+)
+def test_the_solved_game_of_three_played_by_the_engine_plays_as_solved(
+    shared_solutions, preset, options, why
+):
+    """engranjeu-21 with a few tokens (and with accumulated stakes), vache-41 with a few tokens and
+    « queue de la vache »: bot:optimal in every seat played through the engine (the fast simulator's
+    kernel holds neither « qui barre démarre »'s whole game nor the debts), each seat, the first
+    player and the shared losses as the solver says, within 4 standard errors (first seats
     rotating)."""
-    rules = Ruleset.preset("engranjeu-21").with_options(**options)
+    rules = Ruleset.preset(preset).with_options(**options)
     solved_here(rules, 3, shared_solutions)
     summary = solved_game(rules, 3).summary()
     games = 10_000
     sim = Simulation(rules, ("optimal",) * 3, games)
     assert not sim.compiled and sim.engine_levels == ("optimal",)
-    with pytest.raises(InvalidRuleset, match="not under « qui barre démarre »"):
+    with pytest.raises(InvalidRuleset, match=why):
         MaxnTables(rules, 3)
-    data = Summary(sim, run(sim, workers=1)).to_dict()
-    expected = float(np.mean(summary["lose_by_position"]))
-    for seat in data["seats"]:
-        assert abs(seat["loss_rate"] - expected) < 4 * (expected * (1 - expected) / games) ** 0.5
+    played_as_solved(summary, Summary(sim, run(sim, workers=1)).to_dict(), games)
 
 
 @pytest.mark.parametrize(
@@ -1192,28 +1201,12 @@ def played_as_solved(summary: dict[str, Any], data: dict[str, Any], games: int) 
     simulated are as the solver's ``summary`` says, within 4 standard errors."""
 
     def near(found: float, expected: float) -> bool:
-        return bool(abs(found - expected) < 4 * (expected * (1 - expected) / games) ** 0.5)
+        return bool(abs(found - expected) <= 4 * (expected * (1 - expected) / games) ** 0.5)  # 0 if never
 
     expected = float(np.mean(summary["lose_by_position"]))
     assert all(near(seat["loss_rate"], expected) for seat in data["seats"])
     assert near(data["first_player"]["loss_rate"], summary["lose_by_position"][0])
     assert near(data["outcomes"]["shared"] / games, summary["shared"])
-
-
-def test_the_solved_game_under_queue_de_la_vache_plays_as_solved(shared_solutions):
-    """vache-41 with a pot of 4 and « queue de la vache », bot:optimal in every seat played through the
-    engine (the fast simulator's kernel does not follow the debts), turns of three throws: each seat,
-    the first player and the shared losses are as the solver says, within 4 standard errors."""
-    rules = Ruleset.preset("vache-41").with_options(pot=4, queue_de_la_vache=True)
-    solved_here(rules, 3, shared_solutions)
-    summary = solved_game(rules, 3).summary()
-    games = 10_000
-    sim = Simulation(rules, ("optimal",) * 3, games)
-    assert not sim.compiled and sim.engine_levels == ("optimal",)
-    with pytest.raises(InvalidRuleset, match="« queue de la vache »"):
-        MaxnTables(rules, 3)
-    played_as_solved(summary, Summary(sim, run(sim, workers=1)).to_dict(), games)
-    assert max(summary["lose_by_position"]) - min(summary["lose_by_position"]) > 0.05  # places differ
 
 
 KEY = batch_key(2026, 0)
