@@ -72,7 +72,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
-from typing import TYPE_CHECKING, Any, Protocol, overload
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -919,20 +919,20 @@ class _OwedDecharges:
                         found.append(v)
             self.reached.append(found)
             self.positions += [replace(listed[u], debts=debts) for u in found]
-        self.universe = listed
         self.size = size
-        self.numbered = universe
+        self.numbered = universe  # in their numbers' order
 
     def tables(self, own: list[tuple[IntArray, FloatArray] | None]) -> Tables:
         """Every position's table: ``own`` where it owes nothing, else renumbered."""
         manche = self.manche
         n = manche.players
         maps = []
+        listed = list(self.numbered)
         where: list[tuple[int, int] | None] = [None] * len(own)
         for g, (debts, found) in enumerate(zip(self.debts, self.reached, strict=True)):
             renumber = np.full(self.size + 2 * n, -1, np.intp)
             for u in found:
-                p = manche.index[replace(self.universe[u], debts=debts)]
+                p = manche.index[replace(listed[u], debts=debts)]
                 renumber[u] = p
                 where[p] = (g, u)
             for loser in range(n):
@@ -946,7 +946,7 @@ class _OwedDecharges:
         return Tables(own, where, maps, self.nodes, self.chances)
 
 
-class Tables(Sequence[tuple[IntArray, FloatArray]]):
+class Tables:
     """Per position, where each outcome of its round leads: ``[outcome, way]`` nodes and chances."""
 
     def __init__(
@@ -962,17 +962,7 @@ class Tables(Sequence[tuple[IntArray, FloatArray]]):
     def __len__(self) -> int:
         return len(self._own)
 
-    @overload
-    def __getitem__(self, p: int) -> tuple[IntArray, FloatArray]: ...
-
-    @overload
-    def __getitem__(self, p: slice) -> Sequence[tuple[IntArray, FloatArray]]: ...
-
-    def __getitem__(
-        self, p: int | slice
-    ) -> tuple[IntArray, FloatArray] | Sequence[tuple[IntArray, FloatArray]]:
-        if isinstance(p, slice):
-            return [self[q] for q in range(*p.indices(len(self)))]
+    def __getitem__(self, p: int) -> tuple[IntArray, FloatArray]:
         found = self._own[p]
         if found is not None:
             return found
