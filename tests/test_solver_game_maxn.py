@@ -167,16 +167,19 @@ def test_the_compiled_turns_of_counted_results_are_the_numpy_turns(contexts):
     assert counted[0][2] == pytest.approx(plain_turns[0][2], abs=1e-14)
 
 
+@pytest.mark.parametrize("alike", [1, 4], ids=["apart", "leading-alike"])
 @pytest.mark.parametrize("throw_on", [False, True], ids=["free", "throw-on"])
 @pytest.mark.parametrize("contexts", [30, 1_000])  # one thread, then split among the cores
-def test_the_compiled_staked_turns_are_the_numpy_turns(contexts, throw_on):
+def test_the_compiled_staked_turns_are_the_numpy_turns(contexts, throw_on, alike):
     """Where every throw adds to the stake, compiled turns make numpy's choices, values and chances;
     and where players behind must throw on, with « le bon » weighed, they stop only where allowed and
-    play « le bon » where it keeps the stake from growing to their cost, its throw then final."""
+    play « le bon » where it keeps the stake from growing to their cost, its throw then final. The
+    same where runs of summaries lead alike and differ only in where the mover may stop (the
+    compiled turns work out what they share once per run)."""
     rng = np.random.default_rng(41)
     later = rng.random((40, 8, 3))
     later[:20] = later[20:]  # equal values: ties, settled by the rule
-    step = rng.integers(0, 40, (contexts, 56))
+    step = np.repeat(rng.integers(0, 40, (contexts // alike + 1, 56)), alike, axis=0)[:contexts]
     ahead = rng.random(step.shape) < 0.3 if throw_on else None
     shift = stakes.shifted(Ruleset.preset("vache-41"), 7)
     out, choices = stakes.follower(later, step, 2, 3, shift, True, ahead, throw_on)
@@ -1718,23 +1721,29 @@ def test_a_process_forked_after_a_split_turn_splits_its_own():
 @pytest.mark.skipif(sys.platform == "win32", reason="resource limits are POSIX")
 def test_a_process_whose_memory_is_capped_solves_its_turns_in_one_thread():
     """A server's worker caps its address space: threads' own stacks and heaps would count against it,
-    so its turns are solved in the one thread it has, the same numbers."""
+    so its turns, and where staked turns end, are worked out in the one thread it has, the same
+    numbers."""
     probe = (
         "import resource, threading, numpy as np\n"
+        "from py421.core.rules import Ruleset\n"
+        "from py421.solver import game_maxn_stakes as stakes\n"
         "from py421.solver.game_maxn_turns import follower_turns\n"
         "rng = np.random.default_rng(3)\n"
         "later, step = rng.random((400, 3)), rng.integers(0, 400, (1_000, 56))\n"
-        "free = follower_turns(later, step, 2, 3)[0]\n"
+        "shift = stakes.shifted(Ruleset.preset('vache-41'), 7)\n"
+        "choices = rng.integers(-1, 28, (3, 1_000, 56, 8)).astype(np.int8)\n"
+        "ways = (rng.random((1_000, 8)), step, choices, shift, 400)\n"
+        "free = follower_turns(later, step, 2, 3)[0], stakes.advance(*ways)\n"
         "threads = threading.active_count()\n"
         "resource.setrlimit(resource.RLIMIT_AS, (8 << 30, resource.getrlimit(resource.RLIMIT_AS)[1]))\n"
         "import py421.solver.game_maxn_turns as t; t._threads.clear()\n"
-        "capped = follower_turns(later, step, 2, 3)[0]\n"
-        "print(threads > 1 or len(__import__('os').sched_getaffinity(0)) == 1, "
-        "not t._threads, np.array_equal(free, capped))\n"
+        "capped = follower_turns(later, step, 2, 3)[0], stakes.advance(*ways)\n"
+        "print(threads > 1 or len(__import__('os').sched_getaffinity(0)) == 1, not t._threads, "
+        "np.array_equal(free[0], capped[0]), np.array_equal(free[1], capped[1]))\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["True", "True", "True"]
+    assert done.stdout.split() == ["True", "True", "True", "True"]
 
 
 def test_the_chances_spread_over_summaries_are_numpys_sums():

@@ -45,7 +45,17 @@ from ..core.combos import NENETTE
 from ..core.engine import tie_order
 from ..core.rules import Ruleset
 from .amounts import token_values
-from .game_maxn_turns import CHILDREN, CHOICES_COUNT, LEAVES, reached_from, scattered, shared
+from .game_maxn_turns import (
+    CHILDREN,
+    CHOICES_COUNT,
+    LEAVES,
+    MIN_PART,
+    pool,
+    reached_from,
+    scattered,
+    shared,
+    threads_allowed,
+)
 from .keeps import KEEP_INDEX
 from .rounds import EPS, FRESH, KEEP_CHOICES, STOP
 from .tables import BON, INDEX, RESULTS, TRANSITIONS, FloatArray
@@ -736,9 +746,24 @@ def advance(
         for used in range(1, limit + 1):
             found += onward(by_used(step, used), ended[used - 1], size)
         return found
-    out = np.zeros((size, reach.shape[1]))
-    kernel[1](reach, step, choices, limit, shift, CHILDREN, LEAVES, FRESH, step.shape[1] > len(RESULTS), out)
-    return out
+    # Each half of the summaries adds into a table of its own, on a core of its own where there are
+    # two: halves fixed by the count alone, so that the sums are the same on any machine.
+    contexts = reach.shape[0]
+    halves = 2 if contexts >= 2 * MIN_PART else 1
+    bounds = np.linspace(0, contexts, halves + 1).astype(int).tolist()
+    outs = np.zeros((halves, size, reach.shape[1]))
+    asked = (reach, step, choices, limit, shift, CHILDREN, LEAVES, FRESH, step.shape[1] > len(RESULTS))
+
+    def solve(half: int) -> None:
+        kernel[1](*asked, outs[half], bounds[half], bounds[half + 1])
+
+    if halves > 1 and threads_allowed() > 1:
+        for done in [pool().submit(solve, half) for half in range(halves)]:
+            done.result()
+    else:
+        for half in range(halves):
+            solve(half)
+    return np.asarray(outs.sum(axis=0), dtype=np.float64)
 
 
 # -- compiled with numba where it is installed: the same turns as the numpy above ------------------
@@ -754,7 +779,9 @@ def _kernels() -> tuple[Any, Any] | None:
         except ImportError:
             _compiled.append(None)
         else:
-            _compiled.append((njit(cache=True, nogil=True)(_turn_loops), njit(cache=True)(_advance_loops)))
+            _compiled.append(
+                (njit(cache=True, nogil=True)(_turn_loops), njit(cache=True, nogil=True)(_advance_loops))
+            )
     found: tuple[Any, Any] | None = _compiled[0]
     return found
 
@@ -788,33 +815,67 @@ def _turn_loops(
     throws left only where ``free`` or ``ahead[summary, result]``; with ``bon``, « le bon » (a keep
     plus the number of keeps) is weighed: each keep's value with one throw left. ``counted``: a
     column per counted result, stopping with ``t`` throws left worth what ``throws - t`` used make
-    it, and only the limit ``throws`` written."""
+    it, and only the limit ``throws`` written.
+
+    Summaries that lead alike differ only in where the mover may stop (players behind must throw
+    on), and the rows of such summaries come one after another: what does not depend on where the
+    mover may stop (what stopping is worth, the turn's last throw, the first throw's keeps and best
+    choice, « le bon »'s keeps where throws are counted) is worked out for the first of them only.
+    """
     results = fresh.shape[0]
     width, seats = later.shape[1], later.shape[2]
     keeps = children.shape[0]
     values = np.empty((throws, results, width, seats))
     stops = np.empty((throws if counted else 1, results, width, seats))  # stopping, by throws left
-    cont = np.empty((keeps, width, seats))
-    final = np.empty((keeps, width, seats))  # each keep as « le bon »: its throw's result final
+    first = np.empty((keeps, width, seats))  # each keep's value with one throw left
+    best_first = np.empty((results, width))  # the mover's best of them, and which (the first within eps)
+    pick_first = np.empty((results, width), np.int64)
+    cont = np.empty((keeps, width, seats))  # each keep's value with more throws left
+    made = np.empty((throws, keeps, width, seats))  # counted: each keep as « le bon », by throws left
+    last = np.empty((width, seats))  # the turn of one throw, from each stake
     chosen = np.empty((throws, results, width), np.int8)
     for c in range(start, stop):
-        for t in range(stops.shape[0]):
-            used = (throws - t - 1) * results if counted else 0
+        same = c > start  # leads as the summary before: only where it may stop can differ
+        if same:
+            for j in range(step.shape[1]):
+                if step[c, j] != step[c - 1, j]:
+                    same = False
+                    break
+        if not same:
+            for t in range(stops.shape[0]):
+                used = (throws - t - 1) * results if counted else 0
+                for r in range(results):
+                    row = step[c, r + used]
+                    for s in range(width):
+                        for z in range(seats):
+                            stops[t, r, s, z] = later[row, s, z]
             for r in range(results):
-                row = step[c, r + used]
                 for s in range(width):
                     for z in range(seats):
-                        stops[t, r, s, z] = later[row, s, z]
-        for r in range(results):
-            for s in range(width):
+                        values[0, r, s, z] = stops[0, r, s, z]
+                    chosen[0, r, s] = -1
+            for s0 in range(width):
                 for z in range(seats):
-                    values[0, r, s, z] = stops[0, r, s, z]
-                chosen[0, r, s] = -1
+                    total = 0.0
+                    for r in range(results):
+                        total += fresh[r] * values[0, r, shift[r, s0], z]
+                    last[s0, z] = total
         for t in range(1, throws):
             weigh = bon and t > 1
-            # the keeps' values (pass 0); counted, « le bon »'s too, its result made in one throw more
-            for made in range(2 if counted and weigh else 1):
-                into = final if made else cont
+            # the keeps' values (pass 0: from the turn with one throw less, worked out once for the
+            # summaries that lead alike with one throw left); counted, « le bon »'s too (pass 1), its
+            # result made in one throw more, from what stopping is worth: once for them as well
+            for part in range(2):
+                if part == 0:
+                    if t == 1 and same:
+                        continue
+                    into = first if t == 1 else cont
+                    source = values
+                else:
+                    if same or not (counted and weigh):
+                        continue
+                    into = made[t]
+                    source = stops
                 for k in range(keeps - 1, -1, -1):  # two dice kept, then one, then none
                     for s in range(width):
                         for z in range(seats):
@@ -822,28 +883,39 @@ def _turn_loops(
                             if k >= leaves:
                                 for face in range(6):
                                     res = children[k, face]
-                                    if made:
-                                        total += stops[t - 1, res, shift[res, s], z]
-                                    else:
-                                        total += values[t - 1, res, shift[res, s], z]
+                                    total += source[t - 1, res, shift[res, s], z]
                             else:
                                 for face in range(6):
                                     total += into[children[k, face], s, z]
                             into[k, s, z] = total / 6.0
-            if bon and t == 1:
-                final[:] = cont
+            if t == 1 and not same:
+                for r in range(results):
+                    for s in range(width):
+                        best = first[keep_choices[r, 0], s, mover]
+                        for j in range(1, choices_count[r]):
+                            best = max(best, first[keep_choices[r, j], s, mover])
+                        best_first[r, s] = best
+                        for j in range(choices_count[r]):
+                            if first[keep_choices[r, j], s, mover] >= best - eps:
+                                pick_first[r, s] = keep_choices[r, j]
+                                break
+            kept = first if t == 1 else cont
+            bons = made[t] if counted else first  # « le bon »: its throw's result final
             at = t if counted else 0
             off = (throws - t - 1) * results if counted else 0
             for r in range(results):
                 for s in range(width):
-                    best = cont[keep_choices[r, 0], s, mover]
-                    for j in range(1, choices_count[r]):
-                        best = max(best, cont[keep_choices[r, j], s, mover])
+                    if t == 1:
+                        best = best_first[r, s]
+                    else:
+                        best = cont[keep_choices[r, 0], s, mover]
+                        for j in range(1, choices_count[r]):
+                            best = max(best, cont[keep_choices[r, j], s, mover])
                     bbest = best
                     if weigh:
-                        bbest = final[keep_choices[r, 0], s, mover]
+                        bbest = bons[keep_choices[r, 0], s, mover]
                         for j in range(1, choices_count[r]):
-                            bbest = max(bbest, final[keep_choices[r, j], s, mover])
+                            bbest = max(bbest, bons[keep_choices[r, j], s, mover])
                     if stops[at, r, s, mover] >= max(best, bbest) - eps and (free or ahead[c, r + off]):
                         chosen[t, r, s] = -1
                         for z in range(seats):
@@ -854,24 +926,30 @@ def _turn_loops(
                     ):  # « le bon »: only where worth more than every plain throw
                         k = keep_choices[r, 0]
                         for j in range(choices_count[r]):
-                            if final[keep_choices[r, j], s, mover] >= bbest - eps:
+                            if bons[keep_choices[r, j], s, mover] >= bbest - eps:
                                 k = keep_choices[r, j]
                                 break
                         chosen[t, r, s] = k + keeps
                         for z in range(seats):
-                            values[t, r, s, z] = final[k, s, z]
+                            values[t, r, s, z] = bons[k, s, z]
                         continue
-                    k = keep_choices[r, 0]
-                    for j in range(choices_count[r]):
-                        if cont[keep_choices[r, j], s, mover] >= best - eps:
-                            k = keep_choices[r, j]
-                            break
+                    if t == 1:
+                        k = pick_first[r, s]
+                    else:
+                        k = keep_choices[r, 0]
+                        for j in range(choices_count[r]):
+                            if cont[keep_choices[r, j], s, mover] >= best - eps:
+                                k = keep_choices[r, j]
+                                break
                     chosen[t, r, s] = k
                     for z in range(seats):
-                        values[t, r, s, z] = cont[k, s, z]
+                        values[t, r, s, z] = kept[k, s, z]
         for limit in range(throws if counted else 1, throws + 1):
             for s0 in range(width):
                 for z in range(seats):
+                    if limit == 1:  # the turn of one throw: the same for summaries that lead alike
+                        out[0, c, s0, z] = last[s0, z]
+                        continue
                     total = 0.0
                     for r in range(results):
                         total += fresh[r] * values[limit - 1, r, shift[r, s0], z]
@@ -894,16 +972,18 @@ def _advance_loops(
     fresh: Any,
     counted: bool,
     out: Any,
+    start: int,
+    stop: int,
 ) -> None:  # pragma: no cover - compiled by numba; the same chances as forward and onward
-    """Add to ``out[next summary, stake]`` where every summary's turn ends, from ``reach``; « le bon »
-    (a keep plus the number of keeps): the next throw's result ends the turn. ``counted``: a column
-    per counted result, by the throws used."""
-    contexts, width = reach.shape
+    """Add to ``out[next summary, stake]`` where the turns of summaries ``start`` to ``stop - 1`` end,
+    from ``reach``; « le bon » (a keep plus the number of keeps): the next throw's result ends the
+    turn. ``counted``: a column per counted result, by the throws used."""
+    width = reach.shape[1]
     results = fresh.shape[0]
     keeps = children.shape[0]
     holding = np.empty((results, width))
     mass = np.empty((2 * keeps, width))  # by keep, then by keep thrown as « le bon »
-    for c in range(contexts):
+    for c in range(start, stop):
         for r in range(results):
             for s in range(width):
                 holding[r, s] = 0.0

@@ -210,12 +210,12 @@ def shared(contexts: int, solve: Callable[[int, int], None]) -> None:
     Each summary's turn is its own: each part is written by one thread (the compiled loops let go
     of the GIL), the same numbers as one thread would write.
     """
-    parts = min(_threads_allowed(), contexts // MIN_PART)
+    parts = min(threads_allowed(), contexts // MIN_PART)
     if parts < 2:
         solve(0, contexts)
         return
     bounds = np.linspace(0, contexts, parts + 1).astype(int).tolist()
-    done = [_pool().submit(solve, a, b) for a, b in itertools.pairwise(bounds)]
+    done = [pool().submit(solve, a, b) for a, b in itertools.pairwise(bounds)]
     for part in done:
         part.result()
 
@@ -306,7 +306,7 @@ MIN_PART = 64  # summaries a thread takes at least: fewer cost more to hand over
 _threads: list[ThreadPoolExecutor] = []
 
 
-def _threads_allowed() -> int:
+def threads_allowed() -> int:
     """How many threads may share a turn: one per core this process may use, or one only if its
     memory is capped (a server's worker): each thread's stack and heap would count against the cap."""
     try:
@@ -319,10 +319,10 @@ def _threads_allowed() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def _pool() -> ThreadPoolExecutor:
+def pool() -> ThreadPoolExecutor:
     """Threads for the parts of a turn, one per core this process may use, started when first needed."""
     if not _threads:
-        _threads.append(ThreadPoolExecutor(_threads_allowed(), thread_name_prefix="py421-turns"))
+        _threads.append(ThreadPoolExecutor(threads_allowed(), thread_name_prefix="py421-turns"))
     return _threads[0]
 
 
