@@ -895,6 +895,7 @@ def _turn_loops(
                         for j in range(1, choices_count[r]):
                             best = max(best, first[keep_choices[r, j], s, mover])
                         best_first[r, s] = best
+                        pick_first[r, s] = keep_choices[r, 0]  # as before, whatever the values
                         for j in range(choices_count[r]):
                             if first[keep_choices[r, j], s, mover] >= best - eps:
                                 pick_first[r, s] = keep_choices[r, j]
