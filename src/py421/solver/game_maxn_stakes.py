@@ -45,17 +45,7 @@ from ..core.combos import NENETTE
 from ..core.engine import tie_order
 from ..core.rules import Ruleset
 from .amounts import token_values
-from .game_maxn_turns import (
-    CHILDREN,
-    CHOICES_COUNT,
-    LEAVES,
-    MIN_PART,
-    pool,
-    reached_from,
-    scattered,
-    shared,
-    threads_allowed,
-)
+from .game_maxn_turns import CHILDREN, CHOICES_COUNT, LEAVES, MIN_PART, reached_from, scattered, shared
 from .keeps import KEEP_INDEX
 from .rounds import EPS, FRESH, KEEP_CHOICES, STOP
 from .tables import BON, INDEX, RESULTS, TRANSITIONS, FloatArray
@@ -750,19 +740,9 @@ def advance(
     # two: halves fixed by the count alone, so that the sums are the same on any machine.
     contexts = reach.shape[0]
     halves = 2 if contexts >= 2 * MIN_PART else 1
-    bounds = np.linspace(0, contexts, halves + 1).astype(int).tolist()
     outs = np.zeros((halves, size, reach.shape[1]))
     asked = (reach, step, choices, limit, shift, CHILDREN, LEAVES, FRESH, step.shape[1] > len(RESULTS))
-
-    def solve(half: int) -> None:
-        kernel[1](*asked, outs[half], bounds[half], bounds[half + 1])
-
-    if halves > 1 and threads_allowed() > 1:
-        for done in [pool().submit(solve, half) for half in range(halves)]:
-            done.result()
-    else:
-        for half in range(halves):
-            solve(half)
+    shared(contexts, lambda a, b: kernel[1](*asked, outs[int(a > 0)], a, b), halves)
     return np.asarray(outs.sum(axis=0), dtype=np.float64)
 
 
@@ -854,7 +834,7 @@ def _turn_loops(
                     for z in range(seats):
                         values[0, r, s, z] = stops[0, r, s, z]
                     chosen[0, r, s] = -1
-            for s0 in range(width):
+            for s0 in range(width if throws == 1 or not counted else 0):  # the limit 1, where written
                 for z in range(seats):
                     total = 0.0
                     for r in range(results):

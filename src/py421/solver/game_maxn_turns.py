@@ -204,18 +204,25 @@ def _compiled_turns(
     return out
 
 
-def shared(contexts: int, solve: Callable[[int, int], None]) -> None:
+def shared(contexts: int, solve: Callable[[int, int], None], parts: int | None = None) -> None:
     """``solve(start, stop)`` for every summary from 0 to ``contexts``, split among the cores.
 
     Each summary's turn is its own: each part is written by one thread (the compiled loops let go
-    of the GIL), the same numbers as one thread would write.
+    of the GIL), the same numbers as one thread would write. ``parts``: that many parts whatever
+    the cores (for sums that must not depend on the machine), one after another where one thread
+    only is allowed.
     """
-    parts = min(threads_allowed(), contexts // MIN_PART)
+    if parts is None:
+        parts = min(_threads_allowed(), contexts // MIN_PART)
     if parts < 2:
         solve(0, contexts)
         return
     bounds = np.linspace(0, contexts, parts + 1).astype(int).tolist()
-    done = [pool().submit(solve, a, b) for a, b in itertools.pairwise(bounds)]
+    if _threads_allowed() < 2:
+        for a, b in itertools.pairwise(bounds):
+            solve(a, b)
+        return
+    done = [_pool().submit(solve, a, b) for a, b in itertools.pairwise(bounds)]
     for part in done:
         part.result()
 
@@ -306,7 +313,7 @@ MIN_PART = 64  # summaries a thread takes at least: fewer cost more to hand over
 _threads: list[ThreadPoolExecutor] = []
 
 
-def threads_allowed() -> int:
+def _threads_allowed() -> int:
     """How many threads may share a turn: one per core this process may use, or one only if its
     memory is capped (a server's worker): each thread's stack and heap would count against the cap."""
     try:
@@ -319,10 +326,10 @@ def threads_allowed() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def pool() -> ThreadPoolExecutor:
+def _pool() -> ThreadPoolExecutor:
     """Threads for the parts of a turn, one per core this process may use, started when first needed."""
     if not _threads:
-        _threads.append(ThreadPoolExecutor(threads_allowed(), thread_name_prefix="py421-turns"))
+        _threads.append(ThreadPoolExecutor(_threads_allowed(), thread_name_prefix="py421-turns"))
     return _threads[0]
 
 
