@@ -534,11 +534,17 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
             "un résultat d'avant a pris de 1 à 3 lancers",
         ),
         (
-            [*GAME_3, "--rules", "engranjeu-21", "--before", "653/1,221/3", "--limit", "1"],
+            [*GAME_3, "--rules", "engranjeu-21", "--before", "653/2,221/2", "--limit", "1"],
             "the leader's result took as many throws as the limit, 1 (--limit), and no later result "
             "took more",
             "le résultat du meneur a pris autant de lancers que la limite, 1 (--limit), et aucun "
             "résultat suivant n'en a pris plus",
+        ),
+        (
+            [*GAME_3, "--rules", "engranjeu-21", "--before", "653/1,221/3", "--limit", "1"],
+            "221 took 3 throws, more than the limit the leader's result set (1): no later result takes more",
+            "221 a pris 3 lancers, plus que la limite fixée par le résultat du meneur (1) : aucun résultat "
+            "suivant n'en prend plus",
         ),
         (
             [*GAME, "--players", "4", "--rules", "engranjeu-21"],
@@ -566,10 +572,10 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
         (
             # the charge ends when the pot is empty: the solved game (a pot of 1, in a second) never has one
             [*GAME_3, "--set", "pot=1", "--phase", "charge", "--pot", "0", "--tokens", "1,0,0"],
-            "no position of the solved game has these tokens (1, 0, 0), pot 0 and leader: "
-            "the game never reaches it",
-            "aucune position de la partie résolue n'a ces jetons (1, 0, 0), ce pot (0) et celui qui "
-            "entame : la partie n'y arrive jamais",
+            "no position of the solved game has these tokens (1, 0, 0), pot 0, leader (you) and players "
+            "in the round (everyone): the game never reaches it",
+            "aucune position de la partie résolue n'a ces jetons (1, 0, 0), ce pot (0), celui qui "
+            "entame (vous) et ces joueurs dans le tour (tout le monde) : la partie n'y arrive jamais",
         ),
         (
             ["solve", "--players", "9"],

@@ -1271,7 +1271,7 @@ def test_five_players_are_played_whole_once_solved_on_the_machine():
     # the advice over the game: five counts name five players (a short list is refused with an example)
     advise = ["advise", "642", "--throws-left", "1", "--objective", "game", *args[1:7]]
     ranked = runner.invoke(main, [*advise, "--tokens", "1,1,1,0,0", "--before", "631", "--json"])
-    rows = json.loads(ranked.output)["options"]
+    rows = json.loads(ranked.stdout)["options"]
     assert [r["value"] for r in rows] == sorted((r["value"] for r in rows), reverse=True)
     short = runner.invoke(main, [*advise, "--players", "5", "--tokens", "1,1,1"])
     assert short.exit_code == 2 and "expected 5 counts like 4,4,3,0,0" in short.output
@@ -1452,7 +1452,7 @@ def test_solve_and_advise_for_three_players(shared_solutions):
     runner = CliRunner()
     result = runner.invoke(main, ["solve", "--players", "3", "--set", "pot=4", "--json"])
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert data["method"] == "max^n over the game" and data["cached"]
     assert sum(data["lose_by_position"]) == pytest.approx(1 + data["shared"])
     first = data["values"][0]
@@ -1466,7 +1466,7 @@ def test_solve_and_advise_for_three_players(shared_solutions):
     args = ["advise", "642", "--throws-left", "1", "--objective", "game", "--set", "pot=4", "--before", "631"]
     advice = runner.invoke(main, [*args, "--tokens", "2,1,1", "--json"])
     assert advice.exit_code == 0, advice.output
-    rows = json.loads(advice.output)["options"]
+    rows = json.loads(advice.stdout)["options"]
     assert [r["value"] for r in rows] == sorted((r["value"] for r in rows), reverse=True)
     assert len(rows) > 5 and all(0 <= r["value"] <= 1 for r in rows)
     wrong = runner.invoke(main, [*args, "--tokens", "2,1,2"])
@@ -1513,7 +1513,7 @@ def test_advice_in_a_decharge_owing_a_debt_values_the_debt():
     def values(*more: str) -> list[float]:
         result = runner.invoke(main, [*args, *more, "--json"])
         assert result.exit_code == 0, result.output
-        return [r["value"] for r in json.loads(result.output)["options"]]
+        return [r["value"] for r in json.loads(result.stdout)["options"]]
 
     # in the pot of 4, three coups secs worth 3 or more leave a debt nearly always: owing 2 or 4
     less, more = values("--debts", "0,0,2"), values("--debts", "0,0,4")
@@ -1583,7 +1583,7 @@ def test_advice_under_qui_barre_demarre_reads_the_throws_of_the_results_before(s
     def stop(before: str) -> float:
         result = CliRunner().invoke(main, [*args, "--before", before])
         assert result.exit_code == 0, result.output
-        rows = json.loads(result.output)["options"]
+        rows = json.loads(result.stdout)["options"]
         assert len(rows) == 1 and rows[0]["stop"]  # no throw left: stop on 631
         return float(rows[0]["value"])
 
@@ -1647,7 +1647,7 @@ def test_advice_says_who_left_the_manche_where_holding_nothing_does_not(shared_s
              *(["--out", "1"] if out else []), "--json"],
         )  # fmt: skip
         assert told.exit_code == 0, told.output
-        values = [row["value"] for row in json.loads(told.output)["options"]]
+        values = [row["value"] for row in json.loads(told.stdout)["options"]]
         assert values == [o.value for o in advise_game_level(rules, Result.parse("642"), 2, context).options]
     refused = [
         (["--tokens", "3,0,1", "--out", "2"], "the player 2 places after you holds 1 token: only a player"),

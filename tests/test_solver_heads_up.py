@@ -440,7 +440,7 @@ def test_advice_for_the_game_where_debts_carry_over():
     def advice(args: list[str]) -> dict[str, Any]:
         result = runner.invoke(main, args)
         assert result.exit_code == 0, result.output
-        found: dict[str, Any] = json.loads(result.output)
+        found: dict[str, Any] = json.loads(result.stdout)
         return found
 
     decharge = advice([*queue, "--before", "631", "--tokens", "2,4"])

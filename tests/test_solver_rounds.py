@@ -185,7 +185,7 @@ def test_solve_reports_every_position_for_three_and_four_players():
     runner = CliRunner()
     result = runner.invoke(main, ["solve", "--players", "4", "--rules", "vache-41", "--json"])
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert data["method"] == "max^n rounds"
     decharge = data["rounds"]["decharge"]["positions"]
     assert [p["position"] for p in decharge] == [1, 2, 3, 4]
@@ -203,7 +203,7 @@ def test_advise_by_round_and_game_objectives():
     def options(*args: str) -> list[dict[str, Any]]:
         result = runner.invoke(main, ["advise", *args, "--json"])
         assert result.exit_code == 0, result.output
-        rows: list[dict[str, Any]] = json.loads(result.output)["options"]
+        rows: list[dict[str, Any]] = json.loads(result.stdout)["options"]
         return rows
 
     # Last of three in the décharge after 653 and a nénette: keeping 42, a 1 (421, worth 8)

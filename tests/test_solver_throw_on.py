@@ -200,7 +200,7 @@ def test_advice_for_the_game_values_le_bon_where_every_throw_adds_to_the_stake(p
     args += ["--throws-left", "2", "--before", "654/3", "--stake", "5"]
     found = CliRunner().invoke(main, [*args, "--json"])
     assert found.exit_code == 0, found.output
-    options = json.loads(found.output)["options"]
+    options = json.loads(found.stdout)["options"]
     assert not any(o["stop"] for o in options)
     assert len([o for o in options if o["bon"]]) == len([o for o in options if not o["bon"]]) == 7
     french = CliRunner().invoke(main, [*args, "--lang", "fr"])

@@ -104,17 +104,16 @@ def _numbers(text: str | None, option: str, lang: str) -> tuple[int, ...]:
 
 
 def _counts(text: str | None, players: int | None, lang: str) -> tuple[int, ...] | None:
-    """Every player's tokens, yours first: two counts, or as many as --players says (or 3 to 5 given)."""
+    """Every player's tokens, yours first: two counts, or as many as --players says (or 3 or more given)."""
     if text is None:
         return None
-    from ..solver.game_maxn import MOST_PLAYERS
-
     parts = text.split(",")
-    wanted = players or (len(parts) if 3 <= len(parts) <= MOST_PLAYERS else 2)
+    # three counts or more say the players (more than the solvers seat: refused with their reason)
+    wanted = players or (len(parts) if len(parts) >= 3 else 2)
     if len(parts) != wanted or not all(p.strip().isdigit() for p in parts):
         if wanted == 2:
             raise click.BadParameter(tr(lang, "cli.advise.tokens_two", text=repr(text)))
-        example = ",".join(["4", "4", "3", "0", "0"][:wanted])
+        example = ",".join(["4", "4", "3", *["0"] * (wanted - 3)])
         raise click.BadParameter(tr(lang, "cli.advise.tokens", n=wanted, example=example, text=repr(text)))
     return tuple(int(p) for p in parts)
 
@@ -174,6 +173,7 @@ def advise(
 
         result = advise_turn(rules.table, held, throws_left, goal if chosen == "target" else None)
     else:
+        from ..play.coach import progress_told
         from ..solver import advice as solver
         from ..solver.strategy import advise_whole_game
 
@@ -190,8 +190,12 @@ def advise(
             _numbers(debts, "debts", lang),
         )
         match chosen:
-            case "game":  # the solver that covers the table says
-                result = advise_whole_game(rules, held, throws_left, context)
+            case "game":  # the solver that covers the table says, solving it once per machine if need be
+                with stages() as say:
+                    told = progress_told(
+                        rules, in_round, say, lang, lambda text: tr(lang, "cli.once", what=text)
+                    )
+                    result = advise_whole_game(rules, held, throws_left, context, told)
             case "loser" | "tokens":  # one round, for the objective asked
                 result = solver.advise_round(rules, held, throws_left, context, chosen)
         shares = result.objective == solver.GAME_SHARE

@@ -37,6 +37,7 @@ from ..core.rules import Ruleset
 from . import game_maxn
 from .amounts import token_values
 from .exact_turn import Advice, check_throws_left
+from .game_maxn_stakes import staked
 from .heads_up import cannot_solve, unsupported
 from .heads_up_game import GameManche
 from .rounds import EPS, Objective, solve_round
@@ -68,6 +69,7 @@ class RoundContext:
 
     def check(self, rules: Ruleset, throws_left: int) -> int:
         """The throws the mover may use; refuses an impossible context."""
+        self.check_read(rules)
         most = rules.throws_allowed(self.charge)
         if not rules.seats(self.players):
             raise InvalidPosition(players_refused(rules, self.players))
@@ -90,6 +92,13 @@ class RoundContext:
         check_throws_left(throws_left, limit)
         return limit
 
+    def check_read(self, rules: Ruleset) -> None:
+        """Refuse a pot or a stake these rules and this phase would not read (not silently drop it)."""
+        if self.pot is not None and not self.charge:
+            raise InvalidPosition(Message("solver.pot_decharge"))
+        if self.stake and not staked(rules, self.charge):
+            raise InvalidPosition(Message("solver.stake_unread"))
+
 
 def advise_round(
     rules: Ruleset, dice: Result, throws_left: int, context: RoundContext, objective: Objective
@@ -105,10 +114,17 @@ def advise_round(
     return Advice("expected tokens (taken: negative; given away: positive)", found)
 
 
-def advise_game(rules: Ruleset, dice: Result, throws_left: int, context: RoundContext) -> Advice:
+def advise_game(
+    rules: Ruleset,
+    dice: Result,
+    throws_left: int,
+    context: RoundContext,
+    progress: game_maxn.Progress | None = None,
+) -> Advice:
     """Two players: every choice by the exact chance of not losing the manche, or where manches carry
     over (:func:`.heads_up_game.carries_over`) by one minus the expected share of the game's loss, in
-    the first manche with nothing owed."""
+    the first manche with nothing owed. The position is checked before the manche is solved (told to
+    ``progress``)."""
     from ..solver.solutions import manche_solution
 
     context.check(rules, throws_left)
@@ -142,7 +158,7 @@ def advise_game(rules: Ruleset, dice: Result, throws_left: int, context: RoundCo
             )
         )
     leader = 0 if not context.before else 1  # the mover is seat 0
-    solver = manche_solution(rules)
+    solver = manche_solution(rules, progress=progress)
     leader_values, follower_values = solver.position(context.charge, pot, mine, leader)
     row: int | None = None
     values: TurnValues | StakedValues = leader_values
@@ -177,6 +193,9 @@ def _debts(rules: Ruleset, context: RoundContext) -> tuple[int, ...]:
 def _out(context: RoundContext, tokens: tuple[int, ...]) -> frozenset[int]:
     """The places of ``context.out``, each that of a player holding no token, in the décharge."""
     n = len(tokens)
+    twice = next((place for i, place in enumerate(context.out) if place in context.out[:i]), None)
+    if twice is not None:
+        raise InvalidPosition(Message("solver.game.out_twice", {"place": twice}))
     for place in context.out:
         if place == 0:
             raise InvalidPosition(Message("solver.game.out_you"))
@@ -200,7 +219,13 @@ def _out(context: RoundContext, tokens: tuple[int, ...]) -> frozenset[int]:
     return frozenset(context.out)
 
 
-def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: RoundContext) -> Advice:
+def advise_game_level(
+    rules: Ruleset,
+    dice: Result,
+    throws_left: int,
+    context: RoundContext,
+    progress: game_maxn.Progress | None = None,
+) -> Advice:
     """Three or four players: every choice by one minus the expected share of the game's loss.
 
     ``context.players`` is the table's; the round's players are those still in
@@ -210,13 +235,15 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
     clockwise, and the leader is the player ``len(context.before)`` places
     before the mover among those in the round. A game that takes minutes or
     hours to solve (:func:`.strategy.solved_before_play`) is solved by
-    ``421 solve``, not here: until then the advice names that command.
+    ``421 solve``, not here: until then the advice names that command. The
+    position is checked whole before the game is solved (told to ``progress``).
     """
     from .solutions import game_known, solved_game
     from .strategy import solved_before_play
 
     n = context.players
     game_maxn.check(rules, n)
+    context.check_read(rules)
     start, total = rules.initial_tokens, rules.pot + n * rules.initial_tokens
     pot = (context.pot if context.pot is not None else rules.pot) if context.charge else 0
     even = tuple(total // n + (s < total % n) for s in range(n))
@@ -254,20 +281,28 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
         raise InvalidPosition(Message("solver.game.throws_before"))
     if any(not 1 <= t <= most for t in throws):
         raise InvalidPosition(Message("solver.game.throws_range", {"most": most}))
-    leader_set = context.throws and rules.leader_limit and context.limit  # the leader's throws: the limit
-    if leader_set and (throws[0] != context.limit or max(throws) > context.limit):
-        raise InvalidPosition(Message("solver.game.throws_limit", {"limit": context.limit}))
-    where = game_maxn.Position(context.charge, pot, tuple(tokens), active, behind[len(context.before)], owed)
-    if solved_before_play(rules, n) and not game_known(rules, n):
-        raise InvalidRuleset(Message("solver.game.unsolved", {"rules": rules.name, "n": n}))
-    game = solved_game(rules, n)
-    key, p, _ = game.find(where)
+    if context.throws and rules.leader_limit:  # the leader's throws are the limit, said or not
+        if context.limit and throws[0] != context.limit:
+            raise InvalidPosition(Message("solver.game.throws_limit", {"limit": context.limit}))
+        for result, took in zip(context.before[1:], throws[1:], strict=True):
+            if took > throws[0]:
+                fields = {"result": str(result), "throws": took, "limit": throws[0]}
+                raise InvalidPosition(Message("solver.game.throws_after", fields))
     place = len(context.before)
-    shape = game.turn_shape(key, p)
     # the leader's throws set the limit: said by --limit, or by the throws of their result
     said = context.limit or (context.throws[0] if context.throws else most)
     limit = most if not place or not rules.leader_limit else said
     check_throws_left(throws_left, limit)
+    where = game_maxn.Position(context.charge, pot, tuple(tokens), active, behind[place], owed)
+    known = game_known(rules, n)
+    if solved_before_play(rules, n) and not known:
+        raise InvalidRuleset(Message("solver.game.unsolved", {"rules": rules.name, "n": n}))
+    positions = None if known else game_maxn.GameMaxn(rules, n)  # the game's positions, not yet solved
+    if positions is not None:
+        _found(positions, where, rules)
+    game = solved_game(rules, n, progress, positions)
+    key, p, _ = _found(game, where, rules)
+    shape = game.turn_shape(key, p)
     summary = 0
     if place:
         summary = game_maxn.summary_of(shape, list(zip(context.before, throws, strict=True)))
@@ -278,3 +313,31 @@ def advise_game_level(rules: Ruleset, dice: Result, throws_left: int, context: R
         chosen = options(solved, dice.dice, throws_left, tie=EPS)
     found = [replace(o, value=1 + o.value) for o in chosen]
     return Advice(GAME_SHARE, found)
+
+
+def _found(
+    game: game_maxn.GameMaxn, where: game_maxn.Position, rules: Ruleset
+) -> tuple[tuple[int, game_maxn.Losses], int, int]:
+    """Where the game's positions hold ``where`` (:meth:`.game_maxn.GameMaxn.find`); a position they
+    never reach is refused with the leader and who is in the round, and where a player holding no
+    token might be out of the manche, how to say so."""
+    found = game.find(where)
+    if found is not None:
+        return found
+    n = len(where.tokens)
+    leader = (
+        Message("solver.game.leader_you")
+        if where.leader == 0
+        else Message("solver.game.leader_place", {"place": where.leader})
+    )
+    outside = [s for s in range(1, n) if not where.active[s]]
+    places = ", ".join(map(str, outside))
+    who = Message("solver.game.in_all") if not outside else Message("solver.game.in_but", {"places": places})
+    fields = {"tokens": ", ".join(map(str, where.tokens)), "pot": where.pot, "leader": leader, "in": who}
+    if where.debts:
+        fields = {**fields, "debts": ", ".join(map(str, where.debts))}
+        raise InvalidPosition(Message("solver.game.unreached_debts", fields))
+    holding_none = [s for s in range(1, n) if where.active[s] and where.tokens[s] == 0]
+    if holding_none and not where.charge and not rules.withdraw_at_zero:
+        raise InvalidPosition(Message("solver.game.unreached_out", {**fields, "place": holding_none[0]}))
+    raise InvalidPosition(Message("solver.game.unreached", fields))

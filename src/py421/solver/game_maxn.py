@@ -1925,8 +1925,9 @@ class GameMaxn:
 
     # -- playing the solution -------------------------------------------------------------------
 
-    def find(self, start: Position) -> tuple[tuple[int, Losses], int, int]:
-        """A round start of the first manche, by seat at the table: its manche, position and frame.
+    def find(self, start: Position) -> tuple[tuple[int, Losses], int, int] | None:
+        """A round start of the first manche, by seat at the table: its manche, position and frame;
+        None where the game never reaches it.
 
         As :meth:`locate` does in the first manche, the seats are turned from
         the round's leader on until the position is one the solve reached.
@@ -1938,16 +1939,7 @@ class GameMaxn:
             p = self.model_of(key).index.get(_turned_position(start, frame))
             if p is not None:
                 return key, p, frame
-        tokens = ", ".join(map(str, start.tokens))
-        if start.debts:
-            debts = ", ".join(map(str, start.debts))
-            raise InvalidPosition(Message("solver.game.unreached_debts", {"tokens": tokens, "debts": debts}))
-        raise InvalidPosition(
-            Message(
-                "solver.game.unreached",
-                {"tokens": tokens, "pot": start.pot},
-            )
-        )
+        return None
 
     def locate(self, state: State) -> tuple[tuple[int, Losses], int, int]:
         """Where the round being played in ``state`` started: its manche, position and frame.

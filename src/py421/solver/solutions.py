@@ -185,23 +185,29 @@ def solved_heads_up_game(rules: Ruleset, progress: game_maxn.Progress | None = N
     return found
 
 
-def manche_solution(rules: Ruleset, lost: Lost = (0, 0)) -> HeadsUp | GameManche:
+def manche_solution(
+    rules: Ruleset, lost: Lost = (0, 0), progress: game_maxn.Progress | None = None
+) -> HeadsUp | GameManche:
     """What two players play in the manche after ``lost`` manches lost by seat 0 and seat 1: the
-    manche played for itself, or where manches carry over, played for the game."""
+    manche played for itself, or where manches carry over, played for the game (solved where it is
+    not on the disk, told to ``progress``)."""
     if carries_over(rules):
-        return solved_heads_up_game(rules).manche(lost)
-    return solved(rules)
+        return solved_heads_up_game(rules, progress).manche(lost)
+    return solved(rules, progress)
 
 
 _GAMES: dict[tuple[Ruleset, int], GameMaxn] = {}
 
 
-def solved_game(rules: Ruleset, players: int, progress: game_maxn.Progress | None = None) -> GameMaxn:
+def solved_game(
+    rules: Ruleset, players: int, progress: game_maxn.Progress | None = None, game: GameMaxn | None = None
+) -> GameMaxn:
     """The whole game of three to five players solved by max^n: from the disk cache, or solved once
-    and kept there (the solve's ``progress`` is only shown when it is not cached)."""
+    and kept there (the solve's ``progress`` is only shown when it is not cached). ``game``: its
+    positions, already made (unsolved), to load or solve."""
     found = _GAMES.get((rules, players))
     if found is None:
-        found = _GAMES[(rules, players)] = solve_maxn_cached(rules, players, progress)[0]
+        found = _GAMES[(rules, players)] = solve_maxn_cached(rules, players, progress, game=game)[0]
     return found
 
 
@@ -231,15 +237,19 @@ def maxn_cache_path(rules: Ruleset, players: int, folder: Path) -> Path:
 
 
 def solve_maxn_cached(
-    rules: Ruleset, players: int, progress: game_maxn.Progress | None = None, folder: Path | None = None
+    rules: Ruleset,
+    players: int,
+    progress: game_maxn.Progress | None = None,
+    folder: Path | None = None,
+    game: GameMaxn | None = None,
 ) -> tuple[GameMaxn, bool]:
     """The solved game of ``rules`` for ``players``, and whether it came from the disk cache.
 
     Processes that ask for the same game together solve it once: the others
-    wait for the first one's results.
+    wait for the first one's results. ``game``: its positions, already made (unsolved).
     """
     read = folder or data_dir(write=False) / "solver"  # reading needs no writing
-    game = GameMaxn(rules, players)
+    game = game if game is not None else GameMaxn(rules, players)
     if _load_maxn(game, located(maxn_cache_path(rules, players, read))):
         return game, True
     if folder is not None:

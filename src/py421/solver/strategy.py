@@ -185,16 +185,23 @@ def strategy_for(
     return RoundsStrategy(rules, players)
 
 
-def advise_whole_game(rules: Ruleset, dice: Result, throws_left: int, context: RoundContext) -> Advice:
+def advise_whole_game(
+    rules: Ruleset,
+    dice: Result,
+    throws_left: int,
+    context: RoundContext,
+    progress: game_maxn.Progress | None = None,
+) -> Advice:
     """Every choice of a position described by hand (``421 advise --objective game``), valued for
     the whole game by the solver that covers the table: the two-player solver (the manche, or the
     game manche by manche), else the whole game by max^n, which refuses, with the reason, rules it
-    does not model. The position is checked before anything is solved."""
+    does not model. The position is checked before anything is solved; a solve is told to
+    ``progress``."""
     from . import advice
 
     if context.players == 2:  # covering(): the two-player solver covers every table of two
-        return advice.advise_game(rules, dice, throws_left, context)
-    return advice.advise_game_level(rules, dice, throws_left, context)
+        return advice.advise_game(rules, dice, throws_left, context, progress)
+    return advice.advise_game_level(rules, dice, throws_left, context, progress)
 
 
 # -- a decision's values ---------------------------------------------------------------------------

@@ -1,0 +1,171 @@
+"""``421 advise --objective game`` as a new user meets it: what it says while the game is solved, and
+what it refuses at once, before any solve, with what was wrong and what is accepted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from py421.cli import main
+
+GAME = ["advise", "642", "--objective", "game"]
+
+
+def advise(*args: str, lang: str = "en") -> Any:
+    return CliRunner().invoke(main, [*GAME, *args, "--lang", lang], env={"LANG": "C"})
+
+
+@pytest.fixture
+def no_solve(monkeypatch: pytest.MonkeyPatch, unshipped: None) -> None:
+    """Nothing solved or kept: a question that would need a solve fails the test."""
+    from py421.solver import solutions
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise AssertionError("solved before the question was checked")
+
+    monkeypatch.setattr(solutions, "solve_maxn_cached", refused)
+    monkeypatch.setattr(solutions, "solve_cached", refused)
+    monkeypatch.setattr(solutions, "solve_game_cached", refused)
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        # comptoir-21's charge is played in coups secs: no throw is ever left in it
+        (
+            [
+                "--rules",
+                "comptoir-21",
+                "--tokens",
+                "4,4,3",
+                "--phase",
+                "charge",
+                "--pot",
+                "10",
+                "--throws-left",
+                "1",
+            ],
+            "a turn has at most 1 throw here: no throw can be left, not 1",
+        ),
+        # two players: the manche's solve (two-player solver) waits for the question too
+        (
+            [
+                "--rules",
+                "vache-41",
+                "--tokens",
+                "20,21",
+                "--before",
+                "631",
+                "--limit",
+                "1",
+                "--throws-left",
+                "1",
+            ],
+            "a turn has at most 1 throw here: no throw can be left, not 1",
+        ),
+        # the tokens of a position the game never reaches: said from the positions alone
+        (
+            ["--set", "withdraw_at_zero=false", "--tokens", "1,0,10", "--throws-left", "1"],
+            "no position of the solved game has these tokens (1, 0, 10), pot 0, leader (you) and "
+            "players in the round (everyone): the game never reaches it",
+        ),
+        # the charge: the leader is the player before you, everyone in the round
+        (
+            ["--phase", "charge", "--pot", "5", "--tokens", "3,3,0", "--before", "653", "--throws-left", "0"],
+            "no position of the solved game has these tokens (3, 3, 0), pot 5, leader (the player 2 places "
+            "after you) and players in the round (everyone): the game never reaches it",
+        ),
+        # a player out of the manche as --out says, and another holding nothing still in it
+        (
+            ["--set", "withdraw_at_zero=false", "--tokens", "11,0,0", "--out", "1", "--throws-left", "1"],
+            "no position of the solved game has these tokens (11, 0, 0), pot 0, leader (you) and players in "
+            "the round (everyone but the players 1 places after you): the game never reaches it; "
+            "a player holding no token who is out of the manche is named by --out, like --out 2",
+        ),
+    ],
+)
+def test_a_question_is_checked_before_the_game_is_solved(no_solve: None, args: list[str], said: str) -> None:
+    result = advise(*args)
+    assert result.exit_code == 2, result.output
+    assert f"Error: {said}" in result.output
+
+
+def test_a_position_the_game_never_reaches_says_who_leads_and_who_is_in_and_names_out(no_solve: None) -> None:
+    """Under ``withdraw_at_zero=false`` a player holding nothing is in the manche until told out: the
+    refusal names the leader and the players in the round, and --out, which says who is out."""
+    result = advise("--set", "withdraw_at_zero=false", "--tokens", "1,0,10", "--throws-left", "1")
+    assert result.exit_code == 2, result.output
+    assert (
+        "no position of the solved game has these tokens (1, 0, 10), pot 0, leader (you) and "
+        "players in the round (everyone): the game never reaches it; a player holding no "
+        "token who is out of the manche is named by --out, like --out 1"
+    ) in result.output
+    french = advise("--set", "withdraw_at_zero=false", "--tokens", "1,0,10", "--throws-left", "1", lang="fr")
+    assert (
+        "aucune position de la partie résolue n'a ces jetons (1, 0, 10), ce pot (0), celui qui entame "
+        "(vous) et ces joueurs dans le tour (tout le monde) : la partie n'y arrive jamais ; un joueur sans "
+        "jeton qui est hors de la manche se nomme avec --out, comme --out 1"
+    ) in french.output
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        # « qui barre démarre »: the leader's throws are the limit, whether --limit says it or not
+        (
+            ["--rules", "engranjeu-21", "--tokens", "7,7,7", "--before", "653/2,631/3", "--throws-left", "0"],
+            "631 took 3 throws, more than the limit the leader's result set (2): no later result takes more",
+        ),
+        (
+            ["--rules", "engranjeu-21", "--tokens", "7,7,7", "--before", "653/1,631/3", "--throws-left", "0"],
+            "631 took 3 throws, more than the limit the leader's result set (1): no later result takes more",
+        ),
+        # the pot is the charge's: the décharge has none
+        (
+            ["--before", "631", "--tokens", "4,4,3", "--pot", "500", "--throws-left", "1"],
+            "--pot is the charge's: in the décharge the pot is empty (add --phase charge)",
+        ),
+        # a stake is read only where every throw of the charge adds to it
+        (
+            ["--before", "631", "--tokens", "4,4,3", "--stake", "99", "--throws-left", "1"],
+            "--stake is read where every throw of the charge adds to the stake (accumulated_stakes, "
+            "--phase charge), not here",
+        ),
+        (
+            ["--set", "withdraw_at_zero=false", "--tokens", "11,0,0", "--out", "1,1", "--throws-left", "1"],
+            "--out names each place once, not 1 twice",
+        ),
+        # counts beyond the seats the game-level solver takes: its refusal, not a two-player example
+        (
+            ["--tokens", "4,4,3,0,0,0", "--throws-left", "1"],
+            "the game-level solver seats 2 to 5 players, not 6",
+        ),
+        (
+            ["--players", "6", "--tokens", "4,4,3", "--throws-left", "1"],
+            "expected 6 counts like 4,4,3,0,0,0 (yours, then clockwise), not '4,4,3'",
+        ),
+    ],
+)
+def test_a_wrong_position_is_refused_with_what_was_wrong(no_solve: None, args: list[str], said: str) -> None:
+    result = advise(*args)
+    assert result.exit_code == 2, result.output
+    assert said in result.output
+
+
+def test_advice_over_a_game_not_yet_solved_says_how_far_the_solve_is(unshipped: None) -> None:
+    """It solves the game once per machine, as bot:optimal does, and says so on the error stream (a
+    plain line as each stage begins, off a terminal) rather than staying silent for minutes."""
+    args = ["--set", "pot=3", "--tokens", "1,1,1", "--before", "631", "--throws-left", "1", "--json"]
+    first = advise(*args)
+    assert first.exit_code == 0, first.output
+    said = first.stderr.splitlines()
+    assert said[0].startswith("  solving the whole game: manche 1 of 2, the décharge: pass 1")
+    assert "  solving the whole game: manche 2 of 2, the charge: pot 1 of 3 (once per machine)" in said
+    again = advise(*args)
+    assert again.exit_code == 0 and again.stderr == ""  # read back from the disk
+    assert again.stdout == first.stdout
+    two = advise("--rules", "tim", "--tokens", "5,6", "--throws-left", "1", "--json")
+    assert two.exit_code == 0, two.output
+    assert two.stderr.splitlines()[0].startswith("  solving the décharge: pass 1")
