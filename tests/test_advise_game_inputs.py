@@ -3,6 +3,7 @@ what it refuses at once, before any solve, with what was wrong and what is accep
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -156,16 +157,21 @@ def test_a_wrong_position_is_refused_with_what_was_wrong(no_solve: None, args: l
 
 def test_advice_over_a_game_not_yet_solved_says_how_far_the_solve_is(unshipped: None) -> None:
     """It solves the game once per machine, as bot:optimal does, and says so on the error stream (a
-    plain line as each stage begins, off a terminal) rather than staying silent for minutes."""
-    args = ["--set", "pot=3", "--tokens", "1,1,1", "--before", "631", "--throws-left", "1", "--json"]
+    plain line as each stage begins, off a terminal) rather than staying silent for minutes; with
+    --json, as ``421 solve --json``, nothing but the data."""
+    args = ["--set", "pot=3", "--tokens", "1,1,1", "--before", "631", "--throws-left", "1"]
     first = advise(*args)
     assert first.exit_code == 0, first.output
     said = first.stderr.splitlines()
     assert said[0].startswith("  solving the whole game: manche 1 of 2, the décharge: pass 1")
     assert "  solving the whole game: manche 2 of 2, the charge: pot 1 of 3 (once per machine)" in said
+    assert "stop on 642" in first.stdout
     again = advise(*args)
     assert again.exit_code == 0 and again.stderr == ""  # read back from the disk
     assert again.stdout == first.stdout
-    two = advise("--rules", "tim", "--tokens", "5,6", "--throws-left", "1", "--json")
+    two = advise("--rules", "tim", "--tokens", "5,6", "--throws-left", "1")
     assert two.exit_code == 0, two.output
     assert two.stderr.splitlines()[0].startswith("  solving the décharge: pass 1")
+    quiet = advise("--rules", "tim", "--set", "pot=7", "--tokens", "3,4", "--throws-left", "1", "--json")
+    assert quiet.exit_code == 0 and quiet.stderr == "", quiet.stderr
+    assert json.loads(quiet.stdout)["options"]

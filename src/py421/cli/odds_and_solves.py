@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Literal, get_args
 
 import click
@@ -103,6 +104,15 @@ def _numbers(text: str | None, option: str, lang: str) -> tuple[int, ...]:
     return tuple(int(p) for p in parts)
 
 
+def _once(lang: str, text: str) -> str:
+    """A solve's progress, said to be done once per machine."""
+    return tr(lang, "cli.once", what=text)
+
+
+def _quiet(text: str, stage: str) -> None:
+    """How far a solve is, with --json: not said (nothing but the data)."""
+
+
 def _counts(text: str | None, players: int | None, lang: str) -> tuple[int, ...] | None:
     """Every player's tokens, yours first: two counts, or as many as --players says (or 3 or more given)."""
     if text is None:
@@ -193,7 +203,7 @@ def advise(
             case "game":  # the solver that covers the table says, solving it once per machine if need be
                 with stages() as say:
                     told = progress_told(
-                        rules, in_round, say, lang, lambda text: tr(lang, "cli.once", what=text)
+                        rules, in_round, _quiet if as_json else say, lang, partial(_once, lang)
                     )
                     result = advise_whole_game(rules, held, throws_left, context, told)
             case "loser" | "tokens":  # one round, for the objective asked
@@ -312,11 +322,8 @@ def _solve_heads_up_game(rules: Ruleset, as_json: bool, lang: str) -> None:
     from ..play.coach import game_solving
     from ..solver.solutions import solve_game_cached
 
-    def quiet(text: str, stage: str) -> None:
-        """With --json, nothing but the data."""
-
     with stages() as say:
-        game, cached = solve_game_cached(rules, game_solving(quiet if as_json else say, lang))
+        game, cached = solve_game_cached(rules, game_solving(_quiet if as_json else say, lang))
     outcome = game.outcome()
     share = float(game.value()[0])
     data = {
@@ -355,11 +362,8 @@ def _solve_game(rules: Ruleset, players: int, as_json: bool, lang: str) -> None:
     from ..play.coach import game_solving
     from ..solver.solutions import solve_maxn_cached
 
-    def quiet(text: str, stage: str) -> None:
-        """With --json, nothing but the data."""
-
     with stages() as say:
-        game, cached = solve_maxn_cached(rules, players, game_solving(quiet if as_json else say, lang))
+        game, cached = solve_maxn_cached(rules, players, game_solving(_quiet if as_json else say, lang))
     data = game.summary() | {"cached": cached}
     if as_json:
         from ..solver.rounds import rounds_summary
