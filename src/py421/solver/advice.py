@@ -298,10 +298,9 @@ def advise_game_level(
     if solved_before_play(rules, n) and not known:
         raise InvalidRuleset(Message("solver.game.unsolved", {"rules": rules.name, "n": n}))
     positions = None if known else game_maxn.GameMaxn(rules, n)  # the game's positions, not yet solved
-    if positions is not None:
-        _found(positions, where, rules)
+    located = None if positions is None else _found(positions, where, rules)  # before the solve
     game = solved_game(rules, n, progress, positions)
-    key, p, _ = _found(game, where, rules)
+    key, p, _ = located or _found(game, where, rules)
     shape = game.turn_shape(key, p)
     summary = 0
     if place:
