@@ -362,9 +362,24 @@ def follower(
         return out, choices
     written = choices if choices is not None else np.empty((0, 0, 0, 0), np.int8)
     where = np.ones((1, 1), np.bool_) if ahead is None else ahead
-    asked = (later, step, mover, throws, shift, KEEP_CHOICES, CHOICES_COUNT, CHILDREN, LEAVES, FRESH, EPS)
+    lined = np.ascontiguousarray(later).reshape(len(later), width * seats)  # a stake's seats side by side
+    flat = out.reshape(throws, contexts, width * seats)  # the same memory
+    asked = (
+        lined,
+        seats,
+        step,
+        mover,
+        throws,
+        shift,
+        KEEP_CHOICES,
+        CHOICES_COUNT,
+        CHILDREN,
+        LEAVES,
+        FRESH,
+        EPS,
+    )
     rule = (where, ahead is None, bon, step.shape[1] > len(RESULTS))
-    shared(contexts, lambda a, b: kernel[0](*asked, *rule, out, choices is not None, written, a, b))
+    shared(contexts, lambda a, b: kernel[0](*asked, *rule, flat, choices is not None, written, a, b))
     return out, choices
 
 
@@ -768,6 +783,7 @@ def _kernels() -> tuple[Any, Any] | None:
 
 def _turn_loops(
     later: Any,
+    seats: int,
     step: Any,
     mover: int,
     throws: int,
@@ -790,32 +806,54 @@ def _turn_loops(
 ) -> None:  # pragma: no cover - compiled by numba; the same turns as _numpy_follower
     """The turns of summaries ``start`` to ``stop - 1``, written into ``out`` (and ``choices``).
 
-    A keep's value is the mean over the six faces of keeping one die more (CHILDREN); once three
-    dice are held, the result's value at the stake with its value added. The mover stops with
-    throws left only where ``free`` or ``ahead[summary, result]``; with ``bon``, « le bon » (a keep
-    plus the number of keeps) is weighed: each keep's value with one throw left. ``counted``: a
-    column per counted result, stopping with ``t`` throws left worth what ``throws - t`` used make
-    it, and only the limit ``throws`` written.
+    ``later[next summary, stake * seats + seat]`` and ``out[limit - 1, summary, stake * seats +
+    seat]``: every seat's value at every stake, one row. A keep's value is the mean over the six
+    faces of keeping one die more (CHILDREN); once three dice are held, the result's value at the
+    stake with its value added. The mover stops with throws left only where ``free`` or
+    ``ahead[summary, result]``; with ``bon``, « le bon » (a keep plus the number of keeps) is
+    weighed: each keep's value with one throw left. ``counted``: a column per counted result,
+    stopping with ``t`` throws left worth what ``throws - t`` used make it, and only the limit
+    ``throws`` written.
 
     Summaries that lead alike differ only in where the mover may stop (players behind must throw
     on), and the rows of such summaries come one after another: what does not depend on where the
     mover may stop (what stopping is worth, the turn's last throw, the first throw's keeps and best
     choice, « le bon »'s keeps where throws are counted) is worked out for the first of them only.
+
+    Each sum runs over whole rows of stakes, and each choice over all the stakes of a result at
+    once, so that the compiler can work on several stakes at a time: every number is summed in the
+    same order as stake by stake, so the same to the last bit.
     """
     results = fresh.shape[0]
-    width, seats = later.shape[1], later.shape[2]
+    span = later.shape[1]
+    width = span // seats
     keeps = children.shape[0]
-    values = np.empty((throws, results, width, seats))
-    stops = np.empty((throws if counted else 1, results, width, seats))  # stopping, by throws left
-    first = np.empty((keeps, width, seats))  # each keep's value with one throw left
-    best_first = np.empty((results, width))  # the mover's best of them, and which (the first within eps)
+    base = np.empty(results, np.int64)
+    run = np.empty(results, np.int64)  # stakes 0 to run - 1 lead to base + stake
+    for res in range(results):
+        base[res] = shift[res, 0]
+        n = 1
+        while n < width and shift[res, n] == base[res] + n:
+            n += 1
+        run[res] = n
+    values = np.empty((throws, results, span))
+    stops = np.empty((throws if counted else 1, results, span))
+    first = np.empty((keeps, span))
+    best_first = np.empty((results, width))
     pick_first = np.empty((results, width), np.int64)
-    cont = np.empty((keeps, width, seats))  # each keep's value with more throws left
-    made = np.empty((throws, keeps, width, seats))  # counted: each keep as « le bon », by throws left
-    last = np.empty((width, seats))  # the turn of one throw, from each stake
+    cont = np.empty((keeps, span))
+    made = np.empty((throws, keeps, span))
+    last = np.empty(span)
+    acc = np.empty(span)
+    keptm = np.empty((keeps, width))  # the mover's column of each keep's value
+    bonsm = np.empty((keeps, width))
+    bestv = np.empty(width)
+    bbestv = np.empty(width)
+    pickv = np.empty(width, np.int64)
+    bpickv = np.empty(width, np.int64)
     chosen = np.empty((throws, results, width), np.int8)
     for c in range(start, stop):
-        same = c > start  # leads as the summary before: only where it may stop can differ
+        same = c > start
         if same:
             for j in range(step.shape[1]):
                 if step[c, j] != step[c - 1, j]:
@@ -826,25 +864,27 @@ def _turn_loops(
                 used = (throws - t - 1) * results if counted else 0
                 for r in range(results):
                     row = step[c, r + used]
-                    for s in range(width):
-                        for z in range(seats):
-                            stops[t, r, s, z] = later[row, s, z]
+                    for i in range(span):
+                        stops[t, r, i] = later[row, i]
             for r in range(results):
+                for i in range(span):
+                    values[0, r, i] = stops[0, r, i]
                 for s in range(width):
-                    for z in range(seats):
-                        values[0, r, s, z] = stops[0, r, s, z]
                     chosen[0, r, s] = -1
-            for s0 in range(width if throws == 1 or not counted else 0):  # the limit 1, where written
-                for z in range(seats):
-                    total = 0.0
-                    for r in range(results):
-                        total += fresh[r] * values[0, r, shift[r, s0], z]
-                    last[s0, z] = total
+            if throws == 1 or not counted:
+                for i in range(span):
+                    last[i] = 0.0
+                for r in range(results):
+                    f = fresh[r]
+                    off = base[r] * seats
+                    for i in range(run[r] * seats):
+                        last[i] += f * values[0, r, i + off]
+                    for s in range(run[r], width):
+                        o = shift[r, s] * seats
+                        for z in range(seats):
+                            last[s * seats + z] += f * values[0, r, o + z]
         for t in range(1, throws):
             weigh = bon and t > 1
-            # the keeps' values (pass 0: from the turn with one throw less, worked out once for the
-            # summaries that lead alike with one throw left); counted, « le bon »'s too (pass 1), its
-            # result made in one throw more, from what stopping is worth: once for them as well
             for part in range(2):
                 if part == 0:
                     if t == 1 and same:
@@ -856,85 +896,121 @@ def _turn_loops(
                         continue
                     into = made[t]
                     source = stops
-                for k in range(keeps - 1, -1, -1):  # two dice kept, then one, then none
-                    for s in range(width):
-                        for z in range(seats):
-                            total = 0.0
-                            if k >= leaves:
-                                for face in range(6):
-                                    res = children[k, face]
-                                    total += source[t - 1, res, shift[res, s], z]
-                            else:
-                                for face in range(6):
-                                    total += into[children[k, face], s, z]
-                            into[k, s, z] = total / 6.0
+                for k in range(keeps - 1, -1, -1):
+                    for i in range(span):
+                        acc[i] = 0.0
+                    if k >= leaves:
+                        for face in range(6):
+                            res = children[k, face]
+                            off = base[res] * seats
+                            for i in range(run[res] * seats):
+                                acc[i] += source[t - 1, res, i + off]
+                            for s in range(run[res], width):
+                                o = shift[res, s] * seats
+                                for z in range(seats):
+                                    acc[s * seats + z] += source[t - 1, res, o + z]
+                    else:
+                        for face in range(6):
+                            child = children[k, face]
+                            for i in range(span):
+                                acc[i] += into[child, i]
+                    for i in range(span):
+                        into[k, i] = acc[i] / 6.0
             if t == 1 and not same:
                 for r in range(results):
                     for s in range(width):
-                        best = first[keep_choices[r, 0], s, mover]
+                        m = s * seats + mover
+                        best = first[keep_choices[r, 0], m]
                         for j in range(1, choices_count[r]):
-                            best = max(best, first[keep_choices[r, j], s, mover])
+                            best = max(best, first[keep_choices[r, j], m])
                         best_first[r, s] = best
-                        pick_first[r, s] = keep_choices[r, 0]  # as before, whatever the values
+                        pick_first[r, s] = keep_choices[r, 0]
                         for j in range(choices_count[r]):
-                            if first[keep_choices[r, j], s, mover] >= best - eps:
+                            if first[keep_choices[r, j], m] >= best - eps:
                                 pick_first[r, s] = keep_choices[r, j]
                                 break
             kept = first if t == 1 else cont
-            bons = made[t] if counted else first  # « le bon »: its throw's result final
+            bons = made[t] if counted else first
             at = t if counted else 0
             off = (throws - t - 1) * results if counted else 0
-            for r in range(results):
+            for k in range(keeps):
                 for s in range(width):
-                    if t == 1:
-                        best = best_first[r, s]
-                    else:
-                        best = cont[keep_choices[r, 0], s, mover]
-                        for j in range(1, choices_count[r]):
-                            best = max(best, cont[keep_choices[r, j], s, mover])
-                    bbest = best
-                    if weigh:
-                        bbest = bons[keep_choices[r, 0], s, mover]
-                        for j in range(1, choices_count[r]):
-                            bbest = max(bbest, bons[keep_choices[r, j], s, mover])
-                    if stops[at, r, s, mover] >= max(best, bbest) - eps and (free or ahead[c, r + off]):
+                    keptm[k, s] = kept[k, s * seats + mover]
+            if weigh:
+                for k in range(keeps):
+                    for s in range(width):
+                        bonsm[k, s] = bons[k, s * seats + mover]
+            for r in range(results):
+                count = choices_count[r]
+                k0 = keep_choices[r, 0]
+                if t == 1:
+                    for s in range(width):
+                        bestv[s] = best_first[r, s]
+                        pickv[s] = pick_first[r, s]
+                else:
+                    for s in range(width):
+                        bestv[s] = keptm[k0, s]
+                    for j in range(1, count):
+                        kj = keep_choices[r, j]
+                        for s in range(width):
+                            bestv[s] = max(bestv[s], keptm[kj, s])
+                    for s in range(width):
+                        pickv[s] = k0
+                    for j in range(count - 1, -1, -1):  # the first within eps of the best
+                        kj = keep_choices[r, j]
+                        for s in range(width):
+                            if keptm[kj, s] >= bestv[s] - eps:
+                                pickv[s] = kj
+                if weigh:
+                    for s in range(width):
+                        bbestv[s] = bonsm[k0, s]
+                    for j in range(1, count):
+                        kj = keep_choices[r, j]
+                        for s in range(width):
+                            bbestv[s] = max(bbestv[s], bonsm[kj, s])
+                    for s in range(width):
+                        bpickv[s] = k0
+                    for j in range(count - 1, -1, -1):
+                        kj = keep_choices[r, j]
+                        for s in range(width):
+                            if bonsm[kj, s] >= bbestv[s] - eps:
+                                bpickv[s] = kj
+                allowed = free or ahead[c, r + off]
+                for s in range(width):
+                    best = bestv[s]
+                    bbest = bbestv[s] if weigh else best
+                    if allowed and stops[at, r, s * seats + mover] >= max(best, bbest) - eps:
                         chosen[t, r, s] = -1
                         for z in range(seats):
-                            values[t, r, s, z] = stops[at, r, s, z]
-                        continue
-                    if (
-                        weigh and bbest > best + eps
-                    ):  # « le bon »: only where worth more than every plain throw
-                        k = keep_choices[r, 0]
-                        for j in range(choices_count[r]):
-                            if bons[keep_choices[r, j], s, mover] >= bbest - eps:
-                                k = keep_choices[r, j]
-                                break
+                            values[t, r, s * seats + z] = stops[at, r, s * seats + z]
+                    elif weigh and bbest > best + eps:
+                        k = bpickv[s]
                         chosen[t, r, s] = k + keeps
                         for z in range(seats):
-                            values[t, r, s, z] = bons[k, s, z]
-                        continue
-                    if t == 1:
-                        k = pick_first[r, s]
+                            values[t, r, s * seats + z] = bons[k, s * seats + z]
                     else:
-                        k = keep_choices[r, 0]
-                        for j in range(choices_count[r]):
-                            if cont[keep_choices[r, j], s, mover] >= best - eps:
-                                k = keep_choices[r, j]
-                                break
-                    chosen[t, r, s] = k
-                    for z in range(seats):
-                        values[t, r, s, z] = kept[k, s, z]
+                        k = pickv[s]
+                        chosen[t, r, s] = k
+                        for z in range(seats):
+                            values[t, r, s * seats + z] = kept[k, s * seats + z]
         for limit in range(throws if counted else 1, throws + 1):
-            for s0 in range(width):
-                for z in range(seats):
-                    if limit == 1:  # the turn of one throw: the same for summaries that lead alike
-                        out[0, c, s0, z] = last[s0, z]
-                        continue
-                    total = 0.0
-                    for r in range(results):
-                        total += fresh[r] * values[limit - 1, r, shift[r, s0], z]
-                    out[limit - 1, c, s0, z] = total
+            if limit == 1:
+                for i in range(span):
+                    out[0, c, i] = last[i]
+                continue
+            for i in range(span):
+                acc[i] = 0.0
+            for r in range(results):
+                f = fresh[r]
+                off = base[r] * seats
+                for i in range(run[r] * seats):
+                    acc[i] += f * values[limit - 1, r, i + off]
+                for s in range(run[r], width):
+                    o = shift[r, s] * seats
+                    for z in range(seats):
+                        acc[s * seats + z] += f * values[limit - 1, r, o + z]
+            for i in range(span):
+                out[limit - 1, c, i] = acc[i]
         if keep:
             for t in range(throws):
                 for r in range(results):
