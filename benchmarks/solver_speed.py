@@ -3,7 +3,7 @@
 Run: .venv/bin/python benchmarks/solver_speed.py
      [--large-rounds | --game-maxn N [--preset P] [--games G] | --refused N --preset P [--sweeps K]
       | --heads-up-game
-      | --game-rounds [--must-throw-on]]
+      | --game-rounds [--must-throw-on] [--preset P] [--players N]]
 Targets: the classic-11 game solve under 60 s and `advise` under 50 ms on 2 cores.
 ``--large-rounds`` only measures rounds of 4 to 8 players (time and peak memory), each in
 a process of its own: what sets the round solver's limit of eight players.
@@ -20,8 +20,10 @@ and peak memory at each, and how far from settling, to tell how long the whole s
 l'Espagnole losing the game), solved manche by manche.
 ``--game-rounds`` only measures single rounds of a whole game's manche (``game_maxn.round_at``,
 against random values, strategies and classes kept as a sweep keeps them): a charge round of
-lyonnaise-21 at the full pot, its stakes accumulating (median of five), and décharge rounds with
-every player still in (mean of forty), at three and four players; with ``--must-throw-on``, players
+lyonnaise-21 (or ``--preset P``) at the full pot, its stakes accumulating (median of five), charge
+rounds drawn at random among the manche's (mean of 150, the same every run: what a sweep of the
+charge costs, most positions holding a small pot), and décharge rounds with every player still in
+(mean of forty), at three and four players (or ``--players N``); with ``--must-throw-on``, players
 behind must throw on (the staked turns then merge fewer summaries, and weigh « le bon »).
 """
 
@@ -187,15 +189,17 @@ def heads_up_games() -> None:
         )
 
 
-def game_rounds(throw_on: bool) -> None:
+def game_rounds(throw_on: bool, preset: str, counts: list[int]) -> None:
     """Rounds of a whole game's manche, as its sweeps solve them (see the module's docstring)."""
-    rules = Ruleset.preset("lyonnaise-21").with_options(must_throw_on=throw_on)
+    rules = Ruleset.preset(preset).with_options(must_throw_on=throw_on)
     said = " (must_throw_on=true)" if throw_on else ""
     print(f"{rules.name}{said}, one round of a manche by max^n (game_maxn.round_at, random values):")
-    for players in (3, 4):
+    for players in counts:
         manche = maxn.Manche(rules, players)
         values = np.random.default_rng(0).random((len(manche.positions) + 2 * players, players))
-        full = next(p for p, pos in enumerate(manche.positions) if pos.charge and pos.pot == rules.pot)
+        charge = [p for p, pos in enumerate(manche.positions) if pos.charge]
+        full = next(p for p in charge if manche.positions[p].pot == rules.pot)
+        drawn = np.random.default_rng(1).choice(charge, min(150, len(charge)), replace=False).tolist()
         decharge = [p for p, pos in enumerate(manche.positions) if not pos.charge and all(pos.active)][:40]
         maxn.round_at(manche, full, values, keep=True)  # compiled and cached beforehand
         maxn.round_at(manche, decharge[0], values, keep=True)
@@ -204,20 +208,24 @@ def game_rounds(throw_on: bool) -> None:
             start = time.perf_counter()
             maxn.round_at(manche, full, values, keep=True)
             times.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        for p in decharge:
-            maxn.round_at(manche, p, values, keep=True)
-        each = (time.perf_counter() - start) / len(decharge)
+        means = []
+        for positions in (drawn, decharge):
+            start = time.perf_counter()
+            for p in positions:
+                maxn.round_at(manche, p, values, keep=True)
+            means.append((time.perf_counter() - start) / len(positions))
         print(
             f"  {players} players: a charge round at the full pot {statistics.median(times):.3f} s, "
-            f"a décharge round {each:.3f} s",
+            f"one drawn at random {means[0]:.3f} s, a décharge round {means[1]:.3f} s",
             flush=True,
         )
 
 
 def main() -> None:
     if "--game-rounds" in sys.argv:
-        game_rounds("--must-throw-on" in sys.argv)
+        preset = sys.argv[sys.argv.index("--preset") + 1] if "--preset" in sys.argv else "lyonnaise-21"
+        counts = [int(sys.argv[sys.argv.index("--players") + 1])] if "--players" in sys.argv else [3, 4]
+        game_rounds("--must-throw-on" in sys.argv, preset, counts)
         return
     if "--heads-up-game" in sys.argv:
         heads_up_games()

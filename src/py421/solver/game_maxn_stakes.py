@@ -836,24 +836,25 @@ def _turn_loops(
         while n < width and shift[res, n] == base[res] + n:
             n += 1
         run[res] = n
+    # every row below: a stake's seats side by side, stake after stake
     values = np.empty((throws, results, span))
-    stops = np.empty((throws if counted else 1, results, span))
-    first = np.empty((keeps, span))
-    best_first = np.empty((results, width))
+    stops = np.empty((throws if counted else 1, results, span))  # stopping, by throws left
+    first = np.empty((keeps, span))  # each keep's value with one throw left
+    best_first = np.empty((results, width))  # the mover's best of them, and which (the first within eps)
     pick_first = np.empty((results, width), np.int64)
-    cont = np.empty((keeps, span))
-    made = np.empty((throws, keeps, span))
-    last = np.empty(span)
-    acc = np.empty(span)
-    keptm = np.empty((keeps, width))  # the mover's column of each keep's value
+    cont = np.empty((keeps, span))  # each keep's value with more throws left
+    made = np.empty((throws, keeps, span))  # counted: each keep as « le bon », by throws left
+    last = np.empty(span)  # the turn of one throw, from each stake
+    acc = np.empty(span)  # a row being summed
+    keptm = np.empty((keeps, width))  # the mover's value of each keep (and as « le bon »), by stake
     bonsm = np.empty((keeps, width))
-    bestv = np.empty(width)
+    bestv = np.empty(width)  # by stake: the best keep's value and the keep (« le bon »'s too)
     bbestv = np.empty(width)
     pickv = np.empty(width, np.int64)
     bpickv = np.empty(width, np.int64)
     chosen = np.empty((throws, results, width), np.int8)
     for c in range(start, stop):
-        same = c > start
+        same = c > start  # leads as the summary before: only where it may stop can differ
         if same:
             for j in range(step.shape[1]):
                 if step[c, j] != step[c - 1, j]:
@@ -876,15 +877,18 @@ def _turn_loops(
                     last[i] = 0.0
                 for r in range(results):
                     f = fresh[r]
-                    off = base[r] * seats
+                    run_start = base[r] * seats
                     for i in range(run[r] * seats):
-                        last[i] += f * values[0, r, i + off]
+                        last[i] += f * values[0, r, i + run_start]
                     for s in range(run[r], width):
-                        o = shift[r, s] * seats
+                        cell = shift[r, s] * seats
                         for z in range(seats):
-                            last[s * seats + z] += f * values[0, r, o + z]
+                            last[s * seats + z] += f * values[0, r, cell + z]
         for t in range(1, throws):
             weigh = bon and t > 1
+            # the keeps' values (pass 0: from the turn with one throw less, worked out once for the
+            # summaries that lead alike with one throw left); counted, « le bon »'s too (pass 1), its
+            # result made in one throw more, from what stopping is worth: once for them as well
             for part in range(2):
                 if part == 0:
                     if t == 1 and same:
@@ -902,13 +906,13 @@ def _turn_loops(
                     if k >= leaves:
                         for face in range(6):
                             res = children[k, face]
-                            off = base[res] * seats
+                            run_start = base[res] * seats
                             for i in range(run[res] * seats):
-                                acc[i] += source[t - 1, res, i + off]
+                                acc[i] += source[t - 1, res, i + run_start]
                             for s in range(run[res], width):
-                                o = shift[res, s] * seats
+                                cell = shift[res, s] * seats
                                 for z in range(seats):
-                                    acc[s * seats + z] += source[t - 1, res, o + z]
+                                    acc[s * seats + z] += source[t - 1, res, cell + z]
                     else:
                         for face in range(6):
                             child = children[k, face]
@@ -924,13 +928,13 @@ def _turn_loops(
                         for j in range(1, choices_count[r]):
                             best = max(best, first[keep_choices[r, j], m])
                         best_first[r, s] = best
-                        pick_first[r, s] = keep_choices[r, 0]
+                        pick_first[r, s] = keep_choices[r, 0]  # as before, whatever the values
                         for j in range(choices_count[r]):
                             if first[keep_choices[r, j], m] >= best - eps:
                                 pick_first[r, s] = keep_choices[r, j]
                                 break
             kept = first if t == 1 else cont
-            bons = made[t] if counted else first
+            bons = made[t] if counted else first  # « le bon »: its throw's result final
             at = t if counted else 0
             off = (throws - t - 1) * results if counted else 0
             for k in range(keeps):
@@ -983,7 +987,7 @@ def _turn_loops(
                         chosen[t, r, s] = -1
                         for z in range(seats):
                             values[t, r, s * seats + z] = stops[at, r, s * seats + z]
-                    elif weigh and bbest > best + eps:
+                    elif weigh and bbest > best + eps:  # « le bon »: only where worth more than every throw
                         k = bpickv[s]
                         chosen[t, r, s] = k + keeps
                         for z in range(seats):
@@ -994,7 +998,7 @@ def _turn_loops(
                         for z in range(seats):
                             values[t, r, s * seats + z] = kept[k, s * seats + z]
         for limit in range(throws if counted else 1, throws + 1):
-            if limit == 1:
+            if limit == 1:  # the turn of one throw: the same for summaries that lead alike
                 for i in range(span):
                     out[0, c, i] = last[i]
                 continue
@@ -1002,13 +1006,13 @@ def _turn_loops(
                 acc[i] = 0.0
             for r in range(results):
                 f = fresh[r]
-                off = base[r] * seats
+                run_start = base[r] * seats
                 for i in range(run[r] * seats):
-                    acc[i] += f * values[limit - 1, r, i + off]
+                    acc[i] += f * values[limit - 1, r, i + run_start]
                 for s in range(run[r], width):
-                    o = shift[r, s] * seats
+                    cell = shift[r, s] * seats
                     for z in range(seats):
-                        acc[s * seats + z] += f * values[limit - 1, r, o + z]
+                        acc[s * seats + z] += f * values[limit - 1, r, cell + z]
             for i in range(span):
                 out[limit - 1, c, i] = acc[i]
         if keep:
