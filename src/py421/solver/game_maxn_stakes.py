@@ -848,10 +848,8 @@ def _turn_loops(
     acc = np.empty(span)  # a row being summed
     keptm = np.empty((keeps, width))  # the mover's value of each keep (and as « le bon »), by stake
     bonsm = np.empty((keeps, width))
-    bestv = np.empty(width)  # by stake: the best keep's value and the keep (« le bon »'s too)
-    bbestv = np.empty(width)
-    pickv = np.empty(width, np.int64)
-    bpickv = np.empty(width, np.int64)
+    bests = np.empty((2, width))  # by stake: the best keep's value and the keep (then « le bon »'s)
+    picks = np.empty((2, width), np.int64)
     chosen = np.empty((throws, results, width), np.int8)
     for c in range(start, stop):
         same = c > start  # leads as the summary before: only where it may stop can differ
@@ -947,53 +945,41 @@ def _turn_loops(
             for r in range(results):
                 count = choices_count[r]
                 k0 = keep_choices[r, 0]
-                if t == 1:
+                for part in range(2 if weigh else 1):  # a plain throw's keeps, then « le bon »'s
+                    if part == 0 and t == 1:  # worked out once for the summaries that lead alike
+                        for s in range(width):
+                            bests[0, s] = best_first[r, s]
+                            picks[0, s] = pick_first[r, s]
+                        continue
+                    mine = keptm if part == 0 else bonsm
                     for s in range(width):
-                        bestv[s] = best_first[r, s]
-                        pickv[s] = pick_first[r, s]
-                else:
-                    for s in range(width):
-                        bestv[s] = keptm[k0, s]
+                        bests[part, s] = mine[k0, s]
                     for j in range(1, count):
                         kj = keep_choices[r, j]
                         for s in range(width):
-                            bestv[s] = max(bestv[s], keptm[kj, s])
+                            bests[part, s] = max(bests[part, s], mine[kj, s])
                     for s in range(width):
-                        pickv[s] = k0
+                        picks[part, s] = k0
                     for j in range(count - 1, -1, -1):  # the first within eps of the best
                         kj = keep_choices[r, j]
                         for s in range(width):
-                            if keptm[kj, s] >= bestv[s] - eps:
-                                pickv[s] = kj
-                if weigh:
-                    for s in range(width):
-                        bbestv[s] = bonsm[k0, s]
-                    for j in range(1, count):
-                        kj = keep_choices[r, j]
-                        for s in range(width):
-                            bbestv[s] = max(bbestv[s], bonsm[kj, s])
-                    for s in range(width):
-                        bpickv[s] = k0
-                    for j in range(count - 1, -1, -1):
-                        kj = keep_choices[r, j]
-                        for s in range(width):
-                            if bonsm[kj, s] >= bbestv[s] - eps:
-                                bpickv[s] = kj
+                            if mine[kj, s] >= bests[part, s] - eps:
+                                picks[part, s] = kj
                 allowed = free or ahead[c, r + off]
                 for s in range(width):
-                    best = bestv[s]
-                    bbest = bbestv[s] if weigh else best
+                    best = bests[0, s]
+                    bbest = bests[1, s] if weigh else best
                     if allowed and stops[at, r, s * seats + mover] >= max(best, bbest) - eps:
                         chosen[t, r, s] = -1
                         for z in range(seats):
                             values[t, r, s * seats + z] = stops[at, r, s * seats + z]
                     elif weigh and bbest > best + eps:  # « le bon »: only where worth more than every throw
-                        k = bpickv[s]
+                        k = picks[1, s]
                         chosen[t, r, s] = k + keeps
                         for z in range(seats):
                             values[t, r, s * seats + z] = bons[k, s * seats + z]
                     else:
-                        k = pickv[s]
+                        k = picks[0, s]
                         chosen[t, r, s] = k
                         for z in range(seats):
                             values[t, r, s * seats + z] = kept[k, s * seats + z]
