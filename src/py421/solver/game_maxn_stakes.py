@@ -870,18 +870,6 @@ def _turn_loops(
                     values[0, r, i] = stops[0, r, i]
                 for s in range(width):
                     chosen[0, r, s] = -1
-            if throws == 1 or not counted:
-                for i in range(span):
-                    last[i] = 0.0
-                for r in range(results):
-                    f = fresh[r]
-                    run_start = base[r] * seats
-                    for i in range(run[r] * seats):
-                        last[i] += f * values[0, r, i + run_start]
-                    for s in range(run[r], width):
-                        cell = shift[r, s] * seats
-                        for z in range(seats):
-                            last[s * seats + z] += f * values[0, r, cell + z]
         for t in range(1, throws):
             weigh = bon and t > 1
             # the keeps' values (pass 0: from the turn with one throw less, worked out once for the
@@ -984,23 +972,21 @@ def _turn_loops(
                         for z in range(seats):
                             values[t, r, s * seats + z] = kept[k, s * seats + z]
         for limit in range(throws if counted else 1, throws + 1):
-            if limit == 1:  # the turn of one throw: the same for summaries that lead alike
+            ended = last if limit == 1 else acc
+            if limit > 1 or not same:  # the turn of one throw: the same for summaries that lead alike
                 for i in range(span):
-                    out[0, c, i] = last[i]
-                continue
+                    ended[i] = 0.0
+                for r in range(results):
+                    f = fresh[r]
+                    run_start = base[r] * seats
+                    for i in range(run[r] * seats):
+                        ended[i] += f * values[limit - 1, r, i + run_start]
+                    for s in range(run[r], width):
+                        cell = shift[r, s] * seats
+                        for z in range(seats):
+                            ended[s * seats + z] += f * values[limit - 1, r, cell + z]
             for i in range(span):
-                acc[i] = 0.0
-            for r in range(results):
-                f = fresh[r]
-                run_start = base[r] * seats
-                for i in range(run[r] * seats):
-                    acc[i] += f * values[limit - 1, r, i + run_start]
-                for s in range(run[r], width):
-                    cell = shift[r, s] * seats
-                    for z in range(seats):
-                        acc[s * seats + z] += f * values[limit - 1, r, cell + z]
-            for i in range(span):
-                out[limit - 1, c, i] = acc[i]
+                out[limit - 1, c, i] = ended[i]
         if keep:
             for t in range(throws):
                 for r in range(results):
