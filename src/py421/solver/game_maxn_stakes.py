@@ -846,8 +846,7 @@ def _turn_loops(
     made = np.empty((throws, keeps, span))  # counted: each keep as « le bon », by throws left
     last = np.empty(span)  # the turn of one throw, from each stake
     acc = np.empty(span)  # a row being summed
-    keptm = np.empty((keeps, width))  # the mover's value of each keep (and as « le bon »), by stake
-    bonsm = np.empty((keeps, width))
+    mine = np.empty((2, keeps, width))  # the mover's value of each keep (then as « le bon »), by stake
     bests = np.empty((2, width))  # by stake: the best keep's value and the keep (then « le bon »'s)
     picks = np.empty((2, width), np.int64)
     chosen = np.empty((throws, results, width), np.int8)
@@ -923,13 +922,11 @@ def _turn_loops(
             bons = made[t] if counted else first  # « le bon »: its throw's result final
             at = t if counted else 0
             off = (throws - t - 1) * results if counted else 0
-            for k in range(keeps):
-                for s in range(width):
-                    keptm[k, s] = kept[k, s * seats + mover]
-            if weigh:
+            for part in range(2 if weigh else 1):
+                whole = kept if part == 0 else bons
                 for k in range(keeps):
                     for s in range(width):
-                        bonsm[k, s] = bons[k, s * seats + mover]
+                        mine[part, k, s] = whole[k, s * seats + mover]
             for r in range(results):
                 count = choices_count[r]
                 k0 = keep_choices[r, 0]
@@ -939,19 +936,18 @@ def _turn_loops(
                             bests[0, s] = best_first[r, s]
                             picks[0, s] = pick_first[r, s]
                         continue
-                    mine = keptm if part == 0 else bonsm
                     for s in range(width):
-                        bests[part, s] = mine[k0, s]
+                        bests[part, s] = mine[part, k0, s]
                     for j in range(1, count):
                         kj = keep_choices[r, j]
                         for s in range(width):
-                            bests[part, s] = max(bests[part, s], mine[kj, s])
+                            bests[part, s] = max(bests[part, s], mine[part, kj, s])
                     for s in range(width):
                         picks[part, s] = k0
                     for j in range(count - 1, -1, -1):  # the first within eps of the best
                         kj = keep_choices[r, j]
                         for s in range(width):
-                            if mine[kj, s] >= bests[part, s] - eps:
+                            if mine[part, kj, s] >= bests[part, s] - eps:
                                 picks[part, s] = kj
                 allowed = free or ahead[c, r + off]
                 for s in range(width):
