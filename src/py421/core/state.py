@@ -8,10 +8,9 @@ return the next one. Every state says whose step it is: a *chance* step
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
+from typing import TYPE_CHECKING, Literal, TypeVar, get_args
 
 from .actions import Action, ReportedTurn
 from .dice import Result
@@ -25,32 +24,22 @@ T = TypeVar("T")
 
 
 def evolve(obj: T, **changes: object) -> T:
-    """``dataclasses.replace`` for these frozen, slotted states, which need none of its checks.
+    """``dataclasses.replace`` for these frozen states, which need none of its checks.
 
-    The engine makes several new states a step; each class gets a copying function of
-    its own, written out field by field, which costs a quarter of ``replace``. It sets
-    each slot through the slot's own setter (``object.__setattr__`` would look the name
-    up in the class every time: a third more).
+    The engine makes several new states a step. The classes it copies (:class:`State`,
+    :class:`Round`, :class:`Tie`, :class:`Draw`) keep their fields in a ``__dict__``
+    rather than slots, so a copy is the old fields and the changes put into a new
+    object's dict by two updates done in C: a third of the time of setting slot by
+    slot. Only the copy being made is ever written: the states stay frozen to everyone.
     """
-    cls = type(obj)
-    copier = _COPIERS.get(cls)
-    if copier is None:
-        copier = _COPIERS[cls] = _copier(cls)
-    return copier(obj, changes)  # type: ignore[no-any-return]
+    new = _new(type(obj))
+    fields = new.__dict__
+    fields.update(obj.__dict__)
+    fields.update(changes)
+    return new
 
 
-_COPIERS: dict[type, Callable[[Any, dict[str, object]], Any]] = {}
-
-
-def _copier(cls: type) -> Callable[[Any, dict[str, object]], Any]:
-    slots: tuple[str, ...] = cls.__slots__  # type: ignore[attr-defined]
-    body = "".join(f"    set_{n}(new, changes[{n!r}] if {n!r} in changes else obj.{n})\n" for n in slots)
-    source = f"def copy(obj, changes):\n    new = _new(cls)\n{body}    return new\n"
-    space: dict[str, Any] = {"_new": object.__new__, "cls": cls}
-    space |= {f"set_{n}": getattr(cls, n).__set__ for n in slots}
-    exec(source, space)  # the source is built from the class's own field names
-    copy: Callable[[Any, dict[str, object]], Any] = space["copy"]
-    return copy
+_new = object.__new__
 
 
 OutcomeKind = Literal["loser", "grand_perdant", "shared"]
@@ -73,7 +62,7 @@ class TurnResult:
     throws: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)  # copied by evolve: fields in a dict
 class Draw:
     """Players throwing once each to settle something (first player, a leader, a tie)."""
 
@@ -91,7 +80,7 @@ class Draw:
         return len(self.thrown) == len(self.seats)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)  # copied by evolve: fields in a dict
 class Tie:
     """A tie-break in progress after every turn of a round.
 
@@ -109,7 +98,7 @@ class Tie:
     amount: int | None = None  # set by a « vient » replay
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)  # copied by evolve: fields in a dict
 class Round:
     """One round: every player still in the phase plays a turn, in ``order``."""
 
@@ -150,7 +139,7 @@ class ChanceRequest:
     step: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)  # copied by evolve: fields in a dict
 class State:
     """Everything about a game at one moment. Build the first with :func:`new_game`."""
 
