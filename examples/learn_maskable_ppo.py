@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import configure
 from stable_baselines3.common.vec_env import VecNormalize
 
 from py421.core.rules import Ruleset
@@ -147,6 +148,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         seed=args.seed,
         verbose=0,
     )
+    # its log of the training, a row a rollout, in the run's folder (by default a new folder in /tmp)
+    model.set_logger(configure(str(args.out), ["csv"]))
     budgeted = Budget(args, env)
     started = time.perf_counter()
     model.learn(total_timesteps=10**12, callback=budgeted)
@@ -180,7 +183,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     title = f"MaskablePPO against bot:heuristic, two-player {args.rules}"
     plot_curve(budgeted.curve, args.out / "learning-curve.png", title)
     (args.out / "evaluation.json").write_text(json.dumps(report, indent=2) + "\n")
-    print(f"saved in {args.out}: policy.npz, curve.csv, learning-curve.png, evaluation.json")
+    print(f"saved in {args.out}: policy.npz, curve.csv, learning-curve.png, evaluation.json, progress.csv")
     return report
 
 

@@ -27,9 +27,11 @@ def shared_solutions(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(autouse=True)
 def private_home(tmp_path_factory, monkeypatch):
-    """Saves and history go to a fresh folder for every test, never the user's."""
+    """Saves and history go to a fresh folder for every test, never the user's; and so does what
+    stable-baselines3 logs of a model given no logger (by default a new folder in /tmp each time)."""
     home = tmp_path_factory.mktemp("py421-home")
     monkeypatch.setenv("PY421_HOME", str(home))
+    monkeypatch.setenv("SB3_LOGDIR", str(home / "sb3-log"))
     return home
 
 
