@@ -29,7 +29,7 @@ from py421.core.errors import InvalidPlayers, InvalidRuleset
 from py421.core.events import RoundDecided
 from py421.core.game import Game
 from py421.core.position import position_text
-from py421.core.rules import Ruleset
+from py421.core.rules import Ruleset, preset_names
 from py421.core.state import Phase, State
 from py421.paths import data_dir
 from py421.players.optimal import OptimalBot, RoundsOptimalBot
@@ -1667,6 +1667,19 @@ def test_advice_says_who_left_the_manche_where_holding_nothing_does_not(shared_s
     for extra, said in refused:
         answer = runner.invoke(main, [*asked, *extra])
         assert answer.exit_code == 2 and said in answer.output, (extra, answer.output)
+
+
+@pytest.mark.parametrize("preset", preset_names())
+def test_a_round_of_more_players_settles_for_the_amounts_a_round_of_two_does(preset):
+    """Only the best and the worst result, and whether they are one, set what a round settles for: a
+    round of three or four settles for the amounts of a round of two, with or without deduction (so
+    whether a charge round can move no token is read from a round of two). A round of four under
+    « qui barre démarre » counts throws too and takes seconds to shape: three are enough there."""
+    for deduction in (False, True):
+        rules = Ruleset.preset(preset).with_options(value_deduction=deduction)
+        two = set(shape_of(rules, 2).amount.tolist())
+        for players in (3, 4) if rules.tie_break != "qui_barre_demarre" else (3,):
+            assert set(shape_of(rules, players).amount.tolist()) == two, (deduction, players)
 
 
 def test_charge_rounds_worth_nothing_are_solved_exactly():

@@ -1649,7 +1649,9 @@ def _zero_amounts(rules: Ruleset) -> bool:
         return True  # « vient » on a replay worth nothing
     if rules.accumulated_stakes:  # the stake holds every throw's value
         return bool(token_values(rules).min() == 0)
-    return any(int(shape_of(rules, k).amount.min()) == 0 for k in range(2, MOST_PLAYERS + 1))
+    # only the best and the worst result set the amount: a round of any size settles for those of
+    # two (a round of five takes a second to shape)
+    return int(shape_of(rules, 2).amount.min()) == 0
 
 
 def _split(moves: dict[int, Moves], rows: list[int]) -> tuple[FloatArray, FloatArray, IntArray]:
