@@ -3,6 +3,7 @@ refuse every illegal step, and replay identically from their record."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable
 
@@ -15,6 +16,7 @@ from py421.core.errors import IllegalAction, InvalidRuleset
 from py421.core.game import Game
 from py421.core.record import Record
 from py421.core.rules import Ruleset, option_fields, preset_names
+from py421.core.state import State
 
 MAX_STEPS = 50_000
 GAMES_PER_TABLE = 25  # x 43 preset/player-count pairs, plus the option mixes below
@@ -107,6 +109,32 @@ def test_random_games_follow_the_rules(preset, players, seed):
     game = play_random_game(Ruleset.preset(preset), players, seed)
     assert game.state.is_over
     check_outcome_and_replay(game)
+
+
+@pytest.mark.parametrize("preset", ["engranjeu-21", "lyonnaise-21"])
+def test_games_played_leave_every_state_before_them_as_it_was(preset):
+    """States never change: each state of whole games (its round, tie-break and draw with it) is,
+    once the game is over, what it was when it was made, and none of them takes an assignment."""
+    seen: list[tuple[State, str]] = []
+    for seed in range(10):
+        game = Game(Ruleset.preset(preset), ["A", "B", "C"])
+        rng = random.Random(seed)
+        while not game.state.is_over:
+            state = game.state
+            seen.append((state, repr(state)))
+            if state.chance is not None:
+                game.throw(tuple(rng.randint(1, 6) for _ in range(state.chance.count)))
+            else:
+                game.act(rng.choice(state.legal_actions()))
+    assert all(repr(state) == made for state, made in seen)
+    rounds = [s.round for s, _ in seen if s.round is not None]
+    ties = [r.tie for r in rounds if r.tie is not None]
+    parts: list[tuple[object, str]] = [(s, "pot") for s, _ in seen] + [(r, "stake") for r in rounds]
+    parts += [(t, "replays") for t in ties] + [(t.draw, "thrown") for t in ties]
+    assert {type(part).__name__ for part, _ in parts} == {"State", "Round", "Tie", "Draw"}
+    for part, name in parts:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(part, name, None)
 
 
 @st.composite
