@@ -922,7 +922,8 @@ def _turn_loops(
             bons = made[t] if counted else first  # « le bon »: its throw's result final
             at = t if counted else 0
             off = (throws - t - 1) * results if counted else 0
-            for part in range(2 if weigh else 1):
+            # the first throw's best keeps are best_first's: its keeps are not read again (nor weighed)
+            for part in range(1 if t == 1 else 0, 2 if weigh else 1):
                 whole = kept if part == 0 else bons
                 for k in range(keeps):
                     for s in range(width):
