@@ -1799,6 +1799,12 @@ class GameMaxn:
         tuple[tuple[tuple[int, Losses], int], Afters, dict[tuple[int, int, int], list[FloatArray]]] | None
     ) = field(default=None, repr=False)
 
+    # « main chaude »: by round, what follows each choice (its chances and :meth:`.Chaude.made`); every
+    # stake asked in a round reads the same
+    _stakes: dict[tuple[tuple[int, Losses], int], tuple[FloatArray, FloatArray]] = field(
+        default_factory=dict, repr=False
+    )
+
     def __post_init__(self) -> None:
         check(self.rules, self.players)
         n = self.players
@@ -1899,6 +1905,7 @@ class GameMaxn:
     def solve(self, progress: Progress | None = None) -> GameMaxn:
         began = time.perf_counter()
         self._advised = None  # turns solved against the values before
+        self._stakes.clear()
         contexts = self._contexts()
         solved: list[tuple[FloatArray, MancheSolution, Manche]] = []
         for number, (manche, losses) in enumerate(contexts, start=1):
@@ -2034,8 +2041,15 @@ class GameMaxn:
             min(r.stake, self.rules.pot) if bets else est_amount(state),
             bool(self.rules.nenette_penalty) and loser == NENETTE,
         )
-        after = self.model_of(key).after(p, self.manches[key].values)
-        ways = settling.chaude.ways(after, seats, point) @ after[:, seats[point[2][0]]]
+        kept = self._stakes.pop((key, p), None)
+        if kept is None:
+            after = self.model_of(key).after(p, self.manches[key].values)
+            kept = (after, settling.chaude.made(after, seats))
+            if len(self._stakes) >= KEPT_ROUNDS:
+                self._stakes.pop(next(iter(self._stakes)), None)
+        self._stakes[(key, p)] = kept  # the most recent last
+        after, made = kept
+        ways = settling.chaude.ways(after, seats, point, made) @ after[:, seats[point[2][0]]]
         return {"est": float(ways[0]), "vient": float(ways[1])}
 
     def action(self, state: State) -> Action:

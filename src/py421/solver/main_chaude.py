@@ -193,11 +193,19 @@ class Chaude:
         found: FloatArray = self.direct + self.via @ made
         return found, vient
 
-    def ways(self, after: FloatArray, seats: Sequence[int], point: Point) -> FloatArray:
+    def made(self, after: FloatArray, seats: Sequence[int]) -> FloatArray:
+        """``[choice, outcome]``: how the round settles from each choice, each made as
+        :meth:`weights` makes them (what :meth:`ways` reads, for every choice of a round at once)."""
+        return self._made(after, seats)[0]
+
+    def ways(
+        self, after: FloatArray, seats: Sequence[int], point: Point, made: FloatArray | None = None
+    ) -> FloatArray:
         """``[stake, outcome]``: how a round settles from the choice ``point``, by the stake chosen
         there this once, every later choice (this one too, if the replay ties again) made as
-        :meth:`weights` makes them."""
-        made, _ = self._made(after, seats)
+        :meth:`weights` makes them (``made``: :meth:`made`, if already worked out)."""
+        if made is None:
+            made = self.made(after, seats)
         i = self.points.index(point)
         found: FloatArray = self.outcomes[:, i] + self.onward[:, i] @ made + self.again[:, i, None] * made[i]
         return found
