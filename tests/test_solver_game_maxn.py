@@ -1000,7 +1000,7 @@ WALKED: dict[str, tuple[str, dict[str, object], int]] = {
     # « Qui barre démarre »: tie-breaks replayed from the last tied player, counter-clockwise; a replay
     # tied again lets its first thrower choose « est » or « vient », with values deducted, the later
     # nénette winning and l'Espagnole losing the game.
-    "main-chaude": ("engranjeu-21", dict(WORTH_TWO), 3),
+    "main-chaude": ("engranjeu-21", {**WORTH_TWO, "pot": 3}, 3),
     # The same with accumulated stakes: every coup sec of the charge adds its value to the stake, and
     # so does the best of each replay; « est » settles for the stake when the tie-break ends,
     # « vient » for what the replay after it sets.
