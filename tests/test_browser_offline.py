@@ -75,6 +75,11 @@ def play_moves(page: Page, most: int) -> None:
         button.click()
 
 
+# the games played to their end: one manche, its charge long enough (the full pot) that a round or
+# two cannot end the game before the steps and reloads a test makes first
+ONE_MANCHE = "manches=1, charge_throws=3"
+
+
 def new_game(page: Page, base: str, name: str, settings: str = "charge_throws=3") -> None:
     """A game of ``name`` against a bot; three throws in the charge: a person decides from their first
     turn (with coups secs, the dice alone may end a game before anyone chooses)."""
@@ -239,7 +244,7 @@ def test_421_serve_offers_the_games_on_the_phone_beside_its_tables(chromium: Bro
         page.goto(base)
         expect(page.locator("#create-form")).to_be_visible()  # the online tables
         page.get_by_test_id("here-link").click()
-        new_game(page, base, "Zoé")
+        new_game(page, base, "Zoé", ONE_MANCHE)
         legal_button(page).wait_for()
         play_moves(page, 400)
         expect(page.get_by_test_id("status")).to_have_attribute("data-status", "over")
@@ -322,7 +327,7 @@ def test_python_started_once_is_kept_and_a_spoilt_copy_starts_afresh(chromium: B
     assert len(kept) == 1 and kept[0][0].startswith("/started/") and kept[0][1] > 1_000_000, kept
     page.evaluate(SPOIL)
     page.context.set_offline(True)
-    new_game(page, site, "Ana")
+    new_game(page, site, "Ana", ONE_MANCHE)
     step_then_kept(page, legal_button(page).click)  # Ana's move, answered by Python started afresh
     expect(page.get_by_test_id("log")).to_contain_text("Ana")
     again = page.evaluate(STARTED)  # the spoilt copy replaced by a good one
