@@ -72,7 +72,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -1777,6 +1777,24 @@ def game_losers(rules: Ruleset, losses: Losses, manche: int, loser: int, espagno
     return ()
 
 
+Kept = TypeVar("Kept")
+
+
+def _recent(
+    kept: dict[tuple[tuple[int, Losses], int], Kept],
+    key: tuple[tuple[int, Losses], int],
+    make: Callable[[], Kept],
+) -> Kept:
+    """``kept[key]``, made first if it is not kept; the :data:`KEPT_ROUNDS` rounds asked last are kept."""
+    found = kept.pop(key, None)
+    if found is None:
+        found = make()
+        if len(kept) >= KEPT_ROUNDS:
+            kept.pop(next(iter(kept)), None)
+    kept[key] = found  # the most recent last
+    return found
+
+
 @dataclass
 class GameMaxn:
     """A whole game of ``players`` solved by max^n at the game level.
@@ -1982,8 +2000,8 @@ class GameMaxn:
 
     def round_of(self, key: tuple[int, Losses], p: int) -> RoundPlay:
         """The round at position ``p`` of manche ``key``, solved with its strategies."""
-        found = self._plays.pop((key, p), None)
-        if found is None:
+
+        def solved() -> RoundPlay:
             found = round_at(self.model_of(key), p, self.manches[key].values, keep=True)
             found.leader = [c.astype(np.int8) for c in found.leader]  # keeps are 0 to 27, STOP -1
             found.finals = {}  # at four players, hundreds of megabytes: play reads the choices
@@ -1991,10 +2009,9 @@ class GameMaxn:
                 limit: [[c.astype(np.int8) for c in by_r] for by_r in places]
                 for limit, places in found.followers.items()
             }
-            if len(self._plays) >= KEPT_ROUNDS:
-                del self._plays[next(iter(self._plays))]
-        self._plays[(key, p)] = found  # the most recent last
-        return found
+            return found
+
+        return _recent(self._plays, (key, p), solved)
 
     def turn_shape(self, key: tuple[int, Losses], p: int) -> Shape:
         """The shape of the round at position ``p`` of manche ``key``: its steps before the last are
@@ -2041,15 +2058,14 @@ class GameMaxn:
             min(r.stake, self.rules.pot) if bets else est_amount(state),
             bool(self.rules.nenette_penalty) and loser == NENETTE,
         )
-        kept = self._stakes.pop((key, p), None)
-        if kept is None:
+        chaude = settling.chaude
+
+        def following() -> tuple[FloatArray, FloatArray]:
             after = self.model_of(key).after(p, self.manches[key].values)
-            kept = (after, settling.chaude.made(after, seats))
-            if len(self._stakes) >= KEPT_ROUNDS:
-                self._stakes.pop(next(iter(self._stakes)), None)
-        self._stakes[(key, p)] = kept  # the most recent last
-        after, made = kept
-        ways = settling.chaude.ways(after, seats, point, made) @ after[:, seats[point[2][0]]]
+            return after, chaude.made(after, seats)
+
+        after, made = _recent(self._stakes, (key, p), following)
+        ways = chaude.ways(after, seats, point, made) @ after[:, seats[point[2][0]]]
         return {"est": float(ways[0]), "vient": float(ways[1])}
 
     def action(self, state: State) -> Action:
