@@ -1698,7 +1698,8 @@ def test_charge_rounds_worth_nothing_settle_in_a_few_sweeps_to_what_plain_sweeps
     """Each charge level that comes back to itself is settled by sweeps each followed by the exact
     values of their choices: a few sweeps a level where plain sweeps take dozens, and the same
     choices and values to the last bit."""
-    model = Manche(Ruleset.preset("engranjeu-21").with_options(pot=4), 3)
+    pot = 4  # the charge levels are 1 to the pot
+    model = Manche(Ruleset.preset("engranjeu-21").with_options(pot=pot), 3)
     ends = np.zeros((3, 2, 3))
     ends[np.arange(3), :, np.arange(3)] = -1  # one manche: its loser loses
     swept: list[int] = []
@@ -1711,10 +1712,10 @@ def test_charge_rounds_worth_nothing_settle_in_a_few_sweeps_to_what_plain_sweeps
 
     monkeypatch.setattr(game_maxn, "_sweep", counted)
     exact = solve_manche(model, ends)
-    by_level = [swept.count(pot) for pot in range(1, 5)]
+    by_level = [swept.count(level) for level in range(1, pot + 1)]
     swept.clear()
     plain = solve_manche(model, ends, accelerate=False)
-    plain_by_level = [swept.count(pot) for pot in range(1, 5)]
+    plain_by_level = [swept.count(level) for level in range(1, pot + 1)]
     assert max(by_level) <= 4 and min(plain_by_level) > 10, (by_level, plain_by_level)
     assert exact.converged and plain.converged
     charge = [p for p, pos in enumerate(model.positions) if pos.charge]
