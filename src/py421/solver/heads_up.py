@@ -304,10 +304,13 @@ class HeadsUp:
         est_decided = np.einsum("p,pa->a", decided, after[loser[:, None], nxt])
         value = np.zeros(width)
         better_vient = np.zeros(width, dtype=bool)
+        # the replays that tie again, a few of the pairs: the loop below reads only those
+        again_at = np.flatnonzero(rep.tied)
+        tied_again, nxt_again = tied[again_at], nxt[again_at]
         for stake in range(width - 1, -1, -1):
-            moves = nxt[:, stake] > stake
-            stay = float(tied[~moves].sum())
-            rest = float(tied[moves] @ value[nxt[moves, stake]])
+            moves = nxt_again[:, stake] > stake
+            stay = float(tied_again[~moves].sum())
+            rest = float(tied_again[moves] @ value[nxt_again[moves, stake]])
             est = (est_decided[stake] + rest) / (1 - stay)
             other = (vient + rest) / (1 - stay)
             better_vient[stake] = better(np.array(other), np.array(est), stake)
@@ -354,8 +357,9 @@ class HeadsUp:
         def settle(after: FloatArray, tie: TieValues, kl: int, kf: int) -> FloatArray:
             """[leader's result, follower's result, stake] -> the channel's value."""
             st = self.settlement(kl, kf)
-            lose = np.where(st.leader_loses[..., None], after[0][None, None, :], after[1][None, None, :])
-            settled: FloatArray = np.where(st.tie[..., None], tie.first[None, None, :], lose)
+            # each pair of results reads one row: the leader's loss (0), the follower's (1), a tie (2)
+            row = np.where(st.tie, 2, np.where(st.leader_loses, 0, 1))
+            settled: FloatArray = np.stack((after[0], after[1], tie.first))[row]
             if rules.nenette_penalty:  # a loser holding nénette takes the penalty, whatever the stake
                 loser_nenette = np.where(st.leader_loses, nenette[:, None], nenette[None, :])
                 fixed = np.where(st.leader_loses, after[0][penalty], after[1][penalty])
