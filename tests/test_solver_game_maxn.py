@@ -55,7 +55,13 @@ from py421.solver.game_maxn import (
     turned,
     unsupported,
 )
-from py421.solver.game_maxn_turns import _numpy_turns, follower_turns, follower_values, spread
+from py421.solver.game_maxn_turns import (
+    THREADS_VARIABLE,
+    _numpy_turns,
+    follower_turns,
+    follower_values,
+    spread,
+)
 from py421.solver.heads_up import HeadsUp, game_outcome
 from py421.solver.heads_up_game import HeadsUpGame
 from py421.solver.rounds import OBJECTIVES, STOP, solve_round
@@ -1760,9 +1766,43 @@ def test_a_process_whose_memory_is_capped_solves_its_turns_in_one_thread():
         "print(threads > 1 or len(__import__('os').sched_getaffinity(0)) == 1, not t._threads, "
         "np.array_equal(free[0], capped[0]), np.array_equal(free[1], capped[1]))\n"
     )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, env=unthreaded_env()
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "True", "True", "True"]
+
+
+def unthreaded_env() -> dict[str, str]:
+    """This environment without PY421_THREADS (the suite's workers set it): a process free to
+    use every core."""
+    return {k: v for k, v in os.environ.items() if k != THREADS_VARIABLE}
+
+
+def test_py421_threads_caps_the_threads_of_a_solve_and_a_bad_value_is_named():
+    """PY421_THREADS=1: turns are worked out in the one thread, the same numbers; a value that is
+    no number of threads is refused with the variable named and what it accepts."""
+    probe = (
+        "import os, numpy as np\n"
+        "from py421.solver.game_maxn_turns import follower_turns\n"
+        "import py421.solver.game_maxn_turns as t\n"
+        "rng = np.random.default_rng(3)\n"
+        "later, step = rng.random((400, 3)), rng.integers(0, 400, (1_000, 56))\n"
+        "free = follower_turns(later, step, 2, 3)[0]\n"
+        "t._threads.clear()\n"
+        "os.environ['PY421_THREADS'] = '1'\n"
+        "capped = follower_turns(later, step, 2, 3)[0]\n"
+        "print(not t._threads, np.array_equal(free, capped))\n"
+        "os.environ['PY421_THREADS'] = 'two'\n"
+        "follower_turns(later, step, 2, 3)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, env=unthreaded_env()
+    )
+    assert done.stdout.split() == ["True", "True"], done.stderr
+    assert done.returncode != 0
+    assert "PY421_THREADS is a whole number of threads, 1 or more" in done.stderr
+    assert "not 'two'" in done.stderr
 
 
 def test_the_chances_spread_over_summaries_are_numpys_sums():

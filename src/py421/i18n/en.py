@@ -625,6 +625,7 @@ MESSAGES: dict[str, str] = {
     "cli.site": "{n} files ({mb} MB) written in {folder}: serve the folder as it is from any static host, {where}",
     "cli.site.root": "at the root of its address",
     "cli.site.under": "in the folder {base} of its address",
+    "solve.threads": "{variable} is a whole number of threads, 1 or more (one per core if unset), not {got}",
     "site.base": "--base is the folder of the site's address, like /py421/ (letters, digits, - _ . ~), not {got}",
     "cli.help.site": "Write the page as static files: the games on a phone, offline, with no server.\n\nThe app runs py421's own Python in the browser (Pyodide); any static host\nserves the folder, Python's own too (python3 -m http.server --directory site),\nat the root of its address, or in the folder --base names (a project's\nGitHub Pages: --base /py421/). Online tables need 421 serve.\n\n\b\nExamples:\n  421 site --out site\n  421 site --out site --base /py421/",
     "cli.short.site": "Write the page as static files that play offline.",

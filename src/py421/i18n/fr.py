@@ -649,6 +649,7 @@ MESSAGES: dict[str, str] = {
     "cli.site": "{n} fichiers ({mb} Mo) écrits dans {folder} : tout hébergeur de fichiers statiques sert le dossier tel quel, {where}",
     "cli.site.root": "à la racine de son adresse",
     "cli.site.under": "dans le dossier {base} de son adresse",
+    "solve.threads": "{variable} est un nombre entier de fils d'exécution, 1 ou plus (un par cœur s'il n'est pas donné), et non {got}",
     "site.base": "--base est le dossier de l'adresse du site, comme /py421/ (lettres, chiffres, - _ . ~), et non {got}",
     "cli.help.site": "Écrire la page en fichiers statiques : les parties sur un téléphone, hors ligne, sans serveur.\n\nL'application fait tourner le Python de py421 dans le navigateur (Pyodide) ;\ntout hébergeur statique sert le dossier, même celui de Python\n(python3 -m http.server --directory site), à la racine de son adresse ou\ndans le dossier que nomme --base (les GitHub Pages d'un projet :\n--base /py421/). Les tables en ligne demandent 421 serve.\n\n\b\nExemples :\n  421 site --out site\n  421 site --out site --base /py421/",
     "cli.short.site": "Écrire la page en fichiers statiques qui jouent hors ligne.",

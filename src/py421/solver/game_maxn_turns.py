@@ -35,6 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.dice import Result
+from ..core.errors import InvalidParameter, Message
 from .keeps import INDEX, KEEP_INDEX, KEEPS
 from .rounds import EPS, FRESH, KEEP_CHOICES, STOP
 from .tables import TRANSITIONS, FloatArray
@@ -313,9 +314,15 @@ MIN_PART = 64  # summaries a thread takes at least: fewer cost more to hand over
 _threads: list[ThreadPoolExecutor] = []
 
 
+THREADS_VARIABLE = "PY421_THREADS"
+
+
 def _threads_allowed() -> int:
     """How many threads may share a turn: one per core this process may use, or one only if its
-    memory is capped (a server's worker): each thread's stack and heap would count against the cap."""
+    memory is capped (a server's worker): each thread's stack and heap would count against the cap.
+
+    ``PY421_THREADS`` caps them: processes that already fill the cores together (test workers,
+    several solves at once) each do better in one thread than handing parts over."""
     try:
         import resource
     except ImportError:  # pragma: no cover - not POSIX: no cap
@@ -323,7 +330,13 @@ def _threads_allowed() -> int:
     else:
         if resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY:
             return 1
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    said = os.environ.get(THREADS_VARIABLE, "").strip()
+    if not said:
+        return cores
+    if not said.isdigit() or int(said) < 1:
+        raise InvalidParameter(Message("solve.threads", {"variable": THREADS_VARIABLE, "got": repr(said)}))
+    return min(cores, int(said))
 
 
 def _pool() -> ThreadPoolExecutor:
