@@ -184,9 +184,12 @@ def round_units(rules: Ruleset, charge: bool, pot: int) -> tuple[int, int]:
     n = pairs(rules, charge)
     if charge and rules.accumulated_stakes:
         stakes = pot + 1  # the stake so far, 0 to the pot (a loser takes no more)
-        return ROUND_BASE + n * (STAKED_PAIR + PAIR * stakes) + STAKE * stakes, 3 * n * TABLE_BYTES * stakes
+        # the payoff tables of two pairs of throw counts at once, a table per stake (tracemalloc)
+        return ROUND_BASE + n * (STAKED_PAIR + PAIR * stakes) + STAKE * stakes, 2 * n * TABLE_BYTES * stakes
     width = int(max(token_values(rules).max(), rules.nenette_penalty)) + 1  # every amount a round settles for
-    return ROUND_BASE + n * PAIR + AMOUNT * width, (2 * n + width) * TABLE_BYTES
+    # the larger of: the payoff tables of two pairs of throw counts at once, or a table per amount
+    # and three more (tracemalloc, tests/test_solver_cost.py)
+    return ROUND_BASE + n * PAIR + AMOUNT * width, max(2 * n, width + 3) * TABLE_BYTES
 
 
 def heads_up_units(rules: Ruleset, decharge: int, charge: int) -> tuple[int, int]:
