@@ -1743,51 +1743,52 @@ def test_a_process_forked_after_a_split_turn_splits_its_own():
     assert os.waitstatus_to_exitcode(status) == 0
 
 
+# Random turns to solve, for the probes below (each in a Python of its own: :func:`run_probe`)
+RANDOM_TURNS = (
+    "import numpy as np\n"
+    "from py421.solver.game_maxn_turns import follower_turns\n"
+    "import py421.solver.game_maxn_turns as t\n"
+    "rng = np.random.default_rng(3)\n"
+    "later, step = rng.random((400, 3)), rng.integers(0, 400, (1_000, 56))\n"
+)
+
+
+def run_probe(probe: str) -> subprocess.CompletedProcess[str]:
+    """``probe`` run by a Python of its own, without PY421_THREADS (the suite's workers set it): a
+    process free to use every core."""
+    env = {k: v for k, v in os.environ.items() if k != THREADS_VARIABLE}
+    return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, env=env)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="resource limits are POSIX")
 def test_a_process_whose_memory_is_capped_solves_its_turns_in_one_thread():
     """A server's worker caps its address space: threads' own stacks and heaps would count against it,
     so its turns, and where staked turns end, are worked out in the one thread it has, the same
     numbers."""
-    probe = (
-        "import resource, threading, numpy as np\n"
+    done = run_probe(
+        RANDOM_TURNS + "import resource, threading\n"
         "from py421.core.rules import Ruleset\n"
         "from py421.solver import game_maxn_stakes as stakes\n"
-        "from py421.solver.game_maxn_turns import follower_turns\n"
-        "rng = np.random.default_rng(3)\n"
-        "later, step = rng.random((400, 3)), rng.integers(0, 400, (1_000, 56))\n"
         "shift = stakes.shifted(Ruleset.preset('vache-41'), 7)\n"
         "choices = rng.integers(-1, 28, (3, 1_000, 56, 8)).astype(np.int8)\n"
         "ways = (rng.random((1_000, 8)), step, choices, shift, 400)\n"
         "free = follower_turns(later, step, 2, 3)[0], stakes.advance(*ways)\n"
         "threads = threading.active_count()\n"
         "resource.setrlimit(resource.RLIMIT_AS, (8 << 30, resource.getrlimit(resource.RLIMIT_AS)[1]))\n"
-        "import py421.solver.game_maxn_turns as t; t._threads.clear()\n"
+        "t._threads.clear()\n"
         "capped = follower_turns(later, step, 2, 3)[0], stakes.advance(*ways)\n"
         "print(threads > 1 or len(__import__('os').sched_getaffinity(0)) == 1, not t._threads, "
         "np.array_equal(free[0], capped[0]), np.array_equal(free[1], capped[1]))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, env=unthreaded_env()
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "True", "True", "True"]
 
 
-def unthreaded_env() -> dict[str, str]:
-    """This environment without PY421_THREADS (the suite's workers set it): a process free to
-    use every core."""
-    return {k: v for k, v in os.environ.items() if k != THREADS_VARIABLE}
-
-
 def test_py421_threads_caps_the_threads_of_a_solve_and_a_bad_value_is_named():
     """PY421_THREADS=1: turns are worked out in the one thread, the same numbers; a value that is
     no number of threads is refused with the variable named and what it accepts."""
-    probe = (
-        "import os, numpy as np\n"
-        "from py421.solver.game_maxn_turns import follower_turns\n"
-        "import py421.solver.game_maxn_turns as t\n"
-        "rng = np.random.default_rng(3)\n"
-        "later, step = rng.random((400, 3)), rng.integers(0, 400, (1_000, 56))\n"
+    done = run_probe(
+        RANDOM_TURNS + "import os\n"
         "free = follower_turns(later, step, 2, 3)[0]\n"
         "t._threads.clear()\n"
         "os.environ['PY421_THREADS'] = '1'\n"
@@ -1795,9 +1796,6 @@ def test_py421_threads_caps_the_threads_of_a_solve_and_a_bad_value_is_named():
         "print(not t._threads, np.array_equal(free, capped))\n"
         "os.environ['PY421_THREADS'] = 'two'\n"
         "follower_turns(later, step, 2, 3)\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, env=unthreaded_env()
     )
     assert done.stdout.split() == ["True", "True"], done.stderr
     assert done.returncode != 0
