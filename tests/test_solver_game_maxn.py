@@ -1794,13 +1794,18 @@ def test_py421_threads_caps_the_threads_of_a_solve_and_a_bad_value_is_named():
         "os.environ['PY421_THREADS'] = '1'\n"
         "capped = follower_turns(later, step, 2, 3)[0]\n"
         "print(not t._threads, np.array_equal(free, capped))\n"
-        "os.environ['PY421_THREADS'] = 'two'\n"
-        "follower_turns(later, step, 2, 3)\n"
+        "from py421.core.errors import InvalidParameter\n"
+        "for bad in ('two', '\u00b2', '0', '-1'):\n"
+        "    os.environ['PY421_THREADS'] = bad\n"
+        "    try:\n"
+        "        follower_turns(later, step, 2, 3)\n"
+        "    except InvalidParameter as refused:\n"
+        "        print(refused)\n"
     )
-    assert done.stdout.split() == ["True", "True"], done.stderr
-    assert done.returncode != 0
-    assert "PY421_THREADS is a whole number of threads, 1 or more" in done.stderr
-    assert "not 'two'" in done.stderr
+    shown = done.stdout.splitlines()
+    assert shown[0].split() == ["True", "True"], done.stderr
+    accepted = "PY421_THREADS is a whole number of threads, 1 or more (one per core if unset), not"
+    assert shown[1:] == [f"{accepted} {bad!r}" for bad in ("two", "\u00b2", "0", "-1")], done.stderr
 
 
 def test_the_chances_spread_over_summaries_are_numpys_sums():

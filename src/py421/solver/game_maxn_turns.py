@@ -334,7 +334,7 @@ def _threads_allowed() -> int:
     said = os.environ.get(THREADS_VARIABLE, "").strip()
     if not said:
         return cores
-    if not said.isdigit() or int(said) < 1:
+    if not said.isdecimal() or int(said) < 1:  # isdigit would let « ² » through to int()
         raise InvalidParameter(Message("solve.threads", {"variable": THREADS_VARIABLE, "got": repr(said)}))
     return min(cores, int(said))
 
