@@ -269,14 +269,9 @@ def _best_keep(values: FloatArray, staked: bool) -> FloatArray:
     Column by column of :data:`KEEP_GRID`: the same maxima as indexing by the whole grid and taking
     the largest along its columns, without the array seven times as large that builds."""
     axis = -2 if staked else -1
-
-    def column(keeps: npt.NDArray[np.intp]) -> FloatArray:
-        taken: FloatArray = np.take(values, keeps, axis=axis)
-        return taken
-
-    best = column(KEEP_GRID[:, 0])
+    best: FloatArray = np.take(values, KEEP_GRID[:, 0], axis=axis)
     for keeps in KEEP_GRID.T[1:]:
-        np.maximum(best, column(keeps), out=best)
+        np.maximum(best, np.take(values, keeps, axis=axis), out=best)
     return best
 
 
