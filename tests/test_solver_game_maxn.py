@@ -173,7 +173,7 @@ def test_the_compiled_turns_of_counted_results_are_the_numpy_turns(contexts):
     assert counted[0][2] == pytest.approx(plain_turns[0][2], abs=1e-14)
 
 
-@pytest.mark.parametrize("alike", [1, 4], ids=["apart", "leading-alike"])
+@pytest.mark.parametrize("alike", [1, 4, 12], ids=["apart", "leading-alike", "one-stop-more"])
 @pytest.mark.parametrize("throw_on", [False, True], ids=["free", "throw-on"])
 @pytest.mark.parametrize("contexts", [30, 1_000])  # one thread, then split among the cores
 def test_the_compiled_staked_turns_are_the_numpy_turns(contexts, throw_on, alike):
@@ -181,12 +181,17 @@ def test_the_compiled_staked_turns_are_the_numpy_turns(contexts, throw_on, alike
     and where players behind must throw on, with « le bon » weighed, they stop only where allowed and
     play « le bon » where it keeps the stake from growing to their cost, its throw then final. The
     same where runs of summaries lead alike and differ only in where the mover may stop (the
-    compiled turns work out what they share once per run)."""
+    compiled turns work out what they share once per run), as where each summary of a run lets the
+    mover stop on one result more than the one before (beating the best so far, lower each time: the
+    compiled turns then work out again only what that result changes)."""
     rng = np.random.default_rng(41)
     later = rng.random((40, 8, 3))
     later[:20] = later[20:]  # equal values: ties, settled by the rule
     step = np.repeat(rng.integers(0, 40, (contexts // alike + 1, 56)), alike, axis=0)[:contexts]
     ahead = rng.random(step.shape) < 0.3 if throw_on else None
+    if ahead is not None and alike == 12:  # a threshold, one result lower each summary of the run
+        rank = rng.permutation(56)
+        ahead = rank[None, :] >= 55 - np.arange(contexts)[:, None] % alike
     shift = stakes.shifted(Ruleset.preset("vache-41"), 7)
     out, choices = stakes.follower(later, step, 2, 3, shift, True, ahead, throw_on)
     assert choices is not None
@@ -205,6 +210,29 @@ def test_the_compiled_staked_turns_are_the_numpy_turns(contexts, throw_on, alike
     if ahead is not None:
         assert not (choices[1:][:, ~ahead] == STOP).any()  # never stopped behind with a throw left
         assert (choices[2] >= 28).any() and not (choices[1] >= 28).any()  # « le bon », with two left
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "numpy"])
+def test_the_turns_of_every_limit_followed_at_once_end_as_followed_one_by_one(compiled, monkeypatch):
+    """A round's last player plays turns of up to one, two or three throws, whichever the leader
+    set: followed at once, each entering with its own throws (the last ones of the longest turn),
+    they end where the three followed one after another end, with every chance accounted for."""
+    rng = np.random.default_rng(43)
+    later = rng.random((40, 8, 3))
+    step = np.repeat(rng.integers(0, 40, (250, 56)), 4, axis=0)
+    ahead = rng.random(step.shape) < 0.3
+    shift = stakes.shifted(Ruleset.preset("vache-41"), 7)
+    _, choices = stakes.follower(later, step, 2, 3, shift, True, ahead, True)
+    assert choices is not None
+    if not compiled:
+        monkeypatch.setattr(stakes, "_kernels", lambda: None)
+    entering = rng.random((3, len(step), 8))
+    entering[:, rng.random(len(step)) < 0.2] = 0.0  # rows no turn reaches
+    together = stakes.advance(entering, step, choices, shift, 40)
+    apart = [stakes.advance(entering[t], step, choices[: t + 1], shift, 40) for t in range(3)]
+    assert together == pytest.approx(sum(apart), abs=1e-12)
+    assert together.sum() == pytest.approx(entering.sum(), rel=1e-12)
+    assert not np.array_equal(apart[1], apart[2])  # the limits do end apart
 
 
 def _same_play_where_reached(
@@ -1782,6 +1810,27 @@ def test_a_process_whose_memory_is_capped_solves_its_turns_in_one_thread():
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "True", "True", "True"]
+
+
+def test_the_rounds_of_a_charge_level_solved_side_by_side_give_the_numbers_of_one_thread():
+    """Every round of a staked charge takes from the pot, so a level's rounds lead only down and are
+    solved several at once where the cores allow: the whole game (players behind throwing on) comes
+    out the same to the last bit as solved one round after another in one thread."""
+    done = run_probe(
+        "import os\n"
+        "import numpy as np\n"
+        "from py421.core.rules import Ruleset\n"
+        "from py421.solver import game_maxn_turns as t\n"
+        "from py421.solver.game_maxn import GameMaxn\n"
+        "rules = Ruleset.preset('vache-41').with_options(pot=6, must_throw_on=True)\n"
+        "apart = GameMaxn(rules, 3).solve()\n"
+        "print(bool(t._side) or len(os.sched_getaffinity(0)) == 1)\n"
+        "os.environ['PY421_THREADS'] = '1'\n"
+        "alone = GameMaxn(rules, 3).solve()\n"
+        "print(all(np.array_equal(apart.manches[k].values, m.values) for k, m in alone.manches.items()))\n"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True"]
 
 
 def test_py421_threads_caps_the_threads_of_a_solve_and_a_bad_value_is_named():

@@ -88,7 +88,15 @@ from . import tie_breaks
 from .amounts import settled_amounts, token_values
 from .game_maxn_stakes import ends_no_round, play_staked_round, staked, staked_ways
 from .game_maxn_stakes import stop_values as staked_stop_values
-from .game_maxn_turns import Choices, follower_turns, follower_values, reached_from, scattered, spread
+from .game_maxn_turns import (
+    Choices,
+    follower_turns,
+    follower_values,
+    reached_from,
+    scattered,
+    side_by_side,
+    spread,
+)
 from .main_chaude import Chaude, Outcome, chaude, replays
 from .rounds import EPS, FRESH, KEEP_CHOICES, STOP, comparison_of
 from .tables import BON, INDEX, KEEPS, RESULTS, TRANSITIONS, FloatArray
@@ -1363,8 +1371,8 @@ def solve_manche(
                 progress("charge", pot, manche.rules.pot)
             continue
         orbits = _orbits(manche, levels[pot], alone)
-        if not looping:
-            _sweep(manche, orbits, values, moves)
+        if not looping:  # every round leads to lower pots: none to another of the level
+            _sweep(manche, orbits, values, moves, apart=True)
         else:  # the level's values under its final policies, exactly (the sweeps only near them)
             if not _settle_level(manche, levels[pot], orbits, values, moves, exact_levels):
                 solution.converged = False
@@ -1562,14 +1570,23 @@ def _orbits(manche: Manche, group: Sequence[int], alone: bool) -> list[list[tupl
 
 
 def _sweep(
-    manche: Manche, orbits: Sequence[Sequence[tuple[int, int]]], values: FloatArray, moves: dict[int, Moves]
+    manche: Manche,
+    orbits: Sequence[Sequence[tuple[int, int]]],
+    values: FloatArray,
+    moves: dict[int, Moves],
+    apart: bool = False,
 ) -> float:
     """Solve the round of each orbit's first position against ``values``, in place (each round sees
-    the values already updated), its value and moves turned to the others; the largest change."""
+    the values already updated), its value and moves turned to the others; the largest change.
+    ``apart``: no round leads to another's position (a charge level where every round takes from the
+    pot), so the rounds are solved side by side (:func:`.game_maxn_turns.side_by_side`)."""
     change = 0.0
-    for orbit in orbits:
-        p = orbit[0][0]
-        play = round_at(manche, p, values, keep=True)
+    starts = [orbit[0][0] for orbit in orbits]
+    if apart:
+        plays = side_by_side(lambda p: round_at(manche, p, values, keep=True), starts)
+    else:  # one after another: each sees the values the ones before it wrote
+        plays = (round_at(manche, p, values, keep=True) for p in starts)
+    for orbit, p, play in zip(orbits, starts, plays, strict=True):
         assert play.classes is not None
         where = _moves(manche, p, play.classes, values)  # the stakes chosen as the round was
         for q, k in orbit:

@@ -640,14 +640,25 @@ def _classes(
     start[0, 0] = 1.0
     ended = forward(start, leader, most, shift)[:, 0]  # [used - 1, result, stake]
     total = np.zeros((shape.classes, width))
+    last = len(alike) - 1
+    # where throws are not counted, each limit's last turn is the last throws of the longest one: the
+    # last player's turns of every limit are followed at once, each entering with its throws
+    merged = len(limits) > 1 and alike[last][0].shape[1] == len(RESULTS)
+    entering = np.zeros((max(limits), len(alike[last][0]), width))
     for limit in limits:
         reach = np.zeros((len(alike[0][0]), width))
         for used in [limit] if leader_limit else range(1, most + 1):  # by the leader's row
             np.add.at(reach, by_used(alike[0][1], used), ended[used - 1])
         for i, (rows, _) in enumerate(alike):
-            size = shape.classes if i == len(alike) - 1 else len(alike[i + 1][0])
+            if merged and i == last:
+                entering[limit - 1] = reach
+                break
+            size = shape.classes if i == last else len(alike[i + 1][0])
             reach = advance(reach, rows, followers[limit][i][:limit], shift, size)
-        total += reach
+        else:
+            total += reach
+    if merged:
+        total += advance(entering, alike[last][0], followers[max(limits)][last], shift, shape.classes)
     found = np.zeros((shape.classes, full))
     found[:, _stakes(width, full - 1)] = total
     return found.ravel()
@@ -742,21 +753,26 @@ def advance(
     reach: FloatArray, step: IntArray, choices: npt.NDArray[np.int8], shift: IntArray, size: int
 ) -> FloatArray:
     """``[next summary, stake]``: the chance of each once a follower plays ``choices[t, summary,
-    result, stake]`` from ``reach[summary, stake]`` (turns of up to ``len(choices)`` throws)."""
+    result, stake]`` from ``reach[summary, stake]`` (turns of up to ``len(choices)`` throws). Or
+    ``reach[l, summary, stake]``: turns of up to ``l + 1`` throws entering there, each played as the
+    last ``l + 1`` throws of ``choices`` (where throws are not counted: every limit's turn is so)."""
     limit = len(choices)
+    layered = reach if reach.ndim == 3 else np.concatenate([np.zeros((limit - 1, *reach.shape)), reach[None]])
+    assert len(layered) == limit and (step.shape[1] == len(RESULTS) or not layered[:-1].any())
     kernel = _kernels()
     if kernel is None:
-        ended = forward(reach, list(choices), limit, shift)  # counted: by the throws used
-        found = np.zeros((size, reach.shape[1]))
-        for used in range(1, limit + 1):
-            found += onward(by_used(step, used), ended[used - 1], size)
+        found = np.zeros((size, reach.shape[-1]))
+        for entered in range(1, limit + 1):  # counted: by the throws used
+            ended = forward(layered[entered - 1], list(choices[:entered]), entered, shift)
+            for used in range(1, entered + 1):
+                found += onward(by_used(step, used), ended[used - 1], size)
         return found
     # Each half of the summaries adds into a table of its own, on a core of its own where there are
     # two: halves fixed by the count alone, so that the sums are the same on any machine.
-    contexts = reach.shape[0]
+    contexts = reach.shape[-2]
     halves = 2 if contexts >= 2 * MIN_PART else 1
-    outs = np.zeros((halves, size, reach.shape[1]))
-    asked = (reach, step, choices, limit, shift, CHILDREN, LEAVES, FRESH, step.shape[1] > len(RESULTS))
+    outs = np.zeros((halves, size, reach.shape[-1]))
+    asked = (layered, step, choices, limit, shift, CHILDREN, LEAVES, FRESH, step.shape[1] > len(RESULTS))
     shared(contexts, lambda a, b: kernel[1](*asked, outs[int(a > 0)], a, b), halves)
     return np.asarray(outs.sum(axis=0), dtype=np.float64)
 
@@ -818,7 +834,11 @@ def _turn_loops(
     Summaries that lead alike differ only in where the mover may stop (players behind must throw
     on), and the rows of such summaries come one after another: what does not depend on where the
     mover may stop (what stopping is worth, the turn's last throw, the first throw's keeps and best
-    choice, « le bon »'s keeps where throws are counted) is worked out for the first of them only.
+    choice, « le bon »'s keeps and best choice) is worked out for the first of them only. Where
+    players behind must throw on, such summaries mostly differ by one result more the mover may stop
+    on (the best so far lower): with one throw left, only the results where it may stop otherwise
+    are chosen again, and with two left only the keeps that lead to a result whose choice changed
+    are worked out again (the others' values are the row before's, the same numbers).
 
     Each sum runs over whole rows of stakes, and each choice over all the stakes of a result at
     once, so that the compiler can work on several stakes at a time: every number is summed in the
@@ -842,7 +862,8 @@ def _turn_loops(
     first = np.empty((keeps, span))  # each keep's value with one throw left
     best_first = np.empty((results, width))  # the mover's best of them, and which (the first within eps)
     pick_first = np.empty((results, width), np.int64)
-    cont = np.empty((keeps, span))  # each keep's value with more throws left
+    cont = np.empty((keeps, span))  # each keep's value with three throws left or more
+    second = np.empty((keeps, span))  # with two throws left
     made = np.empty((throws, keeps, span))  # counted: each keep as « le bon », by throws left
     last = np.empty(span)  # the turn of one throw, from each stake
     acc = np.empty(span)  # a row being summed
@@ -850,6 +871,11 @@ def _turn_loops(
     bests = np.empty((2, width))  # by stake: the best keep's value and the keep (then « le bon »'s)
     picks = np.empty((2, width), np.int64)
     chosen = np.empty((throws, results, width), np.int8)
+    bon_best = np.empty((throws, results, width))  # counted: « le bon »'s best keep, by throws left
+    bon_pick = np.empty((throws, results, width), np.int64)
+    allowed_at = np.zeros(results, np.bool_)  # where the mover could stop with one throw left, row before
+    changed = np.ones(results, np.bool_)  # the results whose value with one throw left is new in this row
+    dirty = np.ones(keeps, np.bool_)  # the keeps whose value with two throws left is new in this row
     for c in range(start, stop):
         same = c > start  # leads as the summary before: only where it may stop can differ
         if same:
@@ -871,6 +897,12 @@ def _turn_loops(
                     chosen[0, r, s] = -1
         for t in range(1, throws):
             weigh = bon and t > 1
+            if t == 2:  # a keep's value changes only where a result it may lead to changed
+                for k in range(keeps - 1, -1, -1):
+                    new = not same
+                    for face in range(6):
+                        new = new or (changed[children[k, face]] if k >= leaves else dirty[children[k, face]])
+                    dirty[k] = new
             # the keeps' values (pass 0: from the turn with one throw less, worked out once for the
             # summaries that lead alike with one throw left); counted, « le bon »'s too (pass 1), its
             # result made in one throw more, from what stopping is worth: once for them as well
@@ -878,7 +910,7 @@ def _turn_loops(
                 if part == 0:
                     if t == 1 and same:
                         continue
-                    into = first if t == 1 else cont
+                    into = first if t == 1 else second if t == 2 else cont
                     source = values
                 else:
                     if same or not (counted and weigh):
@@ -886,6 +918,8 @@ def _turn_loops(
                     into = made[t]
                     source = stops
                 for k in range(keeps - 1, -1, -1):
+                    if part == 0 and t == 2 and not dirty[k]:
+                        continue
                     for i in range(span):
                         acc[i] = 0.0
                     if k >= leaves:
@@ -918,17 +952,25 @@ def _turn_loops(
                             if first[keep_choices[r, j], m] >= best - eps:
                                 pick_first[r, s] = keep_choices[r, j]
                                 break
-            kept = first if t == 1 else cont
+            kept = first if t == 1 else second if t == 2 else cont
             bons = made[t] if counted else first  # « le bon »: its throw's result final
             at = t if counted else 0
             off = (throws - t - 1) * results if counted else 0
             # the first throw's best keeps are best_first's: its keeps are not read again (nor weighed)
-            for part in range(1 if t == 1 else 0, 2 if weigh else 1):
+            # « le bon »'s keeps are the same for the summaries that lead alike: their best, once
+            for part in range(1 if t == 1 else 0, 2 if weigh and counted and not same else 1):
                 whole = kept if part == 0 else bons
                 for k in range(keeps):
                     for s in range(width):
                         mine[part, k, s] = whole[k, s * seats + mover]
             for r in range(results):
+                allowed = free or ahead[c, r + off]
+                if t == 1:  # as in the row before where it may stop as there
+                    if same and allowed == allowed_at[r]:
+                        changed[r] = False
+                        continue
+                    allowed_at[r] = allowed
+                    changed[r] = not same
                 count = choices_count[r]
                 k0 = keep_choices[r, 0]
                 for part in range(2 if weigh else 1):  # a plain throw's keeps, then « le bon »'s
@@ -936,6 +978,11 @@ def _turn_loops(
                         for s in range(width):
                             bests[0, s] = best_first[r, s]
                             picks[0, s] = pick_first[r, s]
+                        continue
+                    if part == 1 and not (counted and not same):  # worked out once for them as well
+                        for s in range(width):
+                            bests[1, s] = best_first[r, s] if not counted else bon_best[t, r, s]
+                            picks[1, s] = pick_first[r, s] if not counted else bon_pick[t, r, s]
                         continue
                     for s in range(width):
                         bests[part, s] = mine[part, k0, s]
@@ -950,8 +997,12 @@ def _turn_loops(
                         for s in range(width):
                             if mine[part, kj, s] >= bests[part, s] - eps:
                                 picks[part, s] = kj
-                allowed = free or ahead[c, r + off]
+                    if part == 1:
+                        for s in range(width):
+                            bon_best[t, r, s] = bests[1, s]
+                            bon_pick[t, r, s] = picks[1, s]
                 for s in range(width):
+                    was = chosen[t, r, s]
                     best = bests[0, s]
                     bbest = bests[1, s] if weigh else best
                     if allowed and stops[at, r, s * seats + mover] >= max(best, bbest) - eps:
@@ -968,6 +1019,8 @@ def _turn_loops(
                         chosen[t, r, s] = k
                         for z in range(seats):
                             values[t, r, s * seats + z] = kept[k, s * seats + z]
+                    if t == 1 and chosen[t, r, s] != was:  # the keeps it leads from, to work out again
+                        changed[r] = True
         for limit in range(throws if counted else 1, throws + 1):
             ended = last if limit == 1 else acc
             if limit > 1 or not same:  # the turn of one throw: the same for summaries that lead alike
@@ -1006,28 +1059,31 @@ def _advance_loops(
     stop: int,
 ) -> None:  # pragma: no cover - compiled by numba; the same chances as forward and onward
     """Add to ``out[next summary, stake]`` where the turns of summaries ``start`` to ``stop - 1`` end,
-    from ``reach``; « le bon » (a keep plus the number of keeps): the next throw's result ends the
-    turn. ``counted``: a column per counted result, by the throws used."""
-    width = reach.shape[1]
+    from ``reach[l, summary, stake]``, the turns of up to ``l + 1`` throws entering with ``l`` throws
+    left after their first; « le bon » (a keep plus the number of keeps): the next throw's result ends
+    the turn. ``counted``: a column per counted result, by the throws used (one limit only)."""
+    width = reach.shape[2]
     results = fresh.shape[0]
     keeps = children.shape[0]
     holding = np.empty((results, width))
     mass = np.empty((2 * keeps, width))  # by keep, then by keep thrown as « le bon »
     for c in range(start, stop):
+        reached = False
+        for entered in range(limit):
+            for s0 in range(width):
+                reached = reached or reach[entered, c, s0] != 0.0
+        if not reached:
+            continue
         for r in range(results):
             for s in range(width):
                 holding[r, s] = 0.0
-        reached = False
-        for s0 in range(width):
-            p = reach[c, s0]
-            if p != 0.0:
-                reached = True
-                for r in range(results):
-                    holding[r, shift[r, s0]] += p * fresh[r]
-        if not reached:
-            continue
         for used in range(1, limit + 1):
             t = limit - used
+            for s0 in range(width):  # the turns of t + 1 throws start here
+                p = reach[t, c, s0]
+                if p != 0.0:
+                    for r in range(results):
+                        holding[r, shift[r, s0]] += p * fresh[r]
             off = (used - 1) * results if counted else 0  # stopping now; « le bon », one throw more
             later = used * results if counted else 0
             for k in range(2 * keeps):

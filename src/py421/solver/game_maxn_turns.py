@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -312,6 +312,9 @@ _compiled: list[Any] = []
 _compiled_spread: list[Any] = []
 MIN_PART = 64  # summaries a thread takes at least: fewer cost more to hand over than to solve
 _threads: list[ThreadPoolExecutor] = []
+_side: list[ThreadPoolExecutor] = []  # the threads of :func:`side_by_side`, apart from the turns' parts
+_Item = TypeVar("_Item")
+_Solved = TypeVar("_Solved")
 
 
 THREADS_VARIABLE = "PY421_THREADS"
@@ -346,8 +349,25 @@ def _pool() -> ThreadPoolExecutor:
     return _threads[0]
 
 
-if hasattr(os, "register_at_fork"):  # a forked child has none of its parent's threads: its own pool
-    os.register_at_fork(after_in_child=_threads.clear)
+def side_by_side(solve: Callable[[_Item], _Solved], items: Sequence[_Item]) -> Iterator[_Solved]:
+    """``solve(item)`` for each of ``items``, in order, several at once where more than one thread is
+    allowed: for items that do not depend on one another (the rounds of a charge level that only
+    leads down). While one waits on its turns' parts, another works out what is not a turn (its
+    payoffs, the leader's turn, where it leads), which one thread would do in between."""
+    if _threads_allowed() < 2 or len(items) < 2:
+        return map(solve, items)
+    if not _side:
+        _side.append(ThreadPoolExecutor(_threads_allowed(), thread_name_prefix="py421-rounds"))
+    return _side[0].map(solve, items)
+
+
+def _forget_threads() -> None:
+    _threads.clear()
+    _side.clear()
+
+
+if hasattr(os, "register_at_fork"):  # a forked child has none of its parent's threads: its own pools
+    os.register_at_fork(after_in_child=_forget_threads)
 
 
 def _kernel() -> Any:
