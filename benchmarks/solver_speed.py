@@ -22,13 +22,15 @@ l'Espagnole losing the game), solved manche by manche.
 against random values, strategies and classes kept as a sweep keeps them): a charge round of
 lyonnaise-21 (or ``--preset P``) at the full pot, its stakes accumulating (median of five), charge
 rounds drawn at random among the manche's (mean of 150, the same every run: what a sweep of the
-charge costs, most positions holding a small pot), and décharge rounds with every player still in
+charge costs, most positions holding a small pot; then the same solved side by side, as a charge
+level's rounds are), and décharge rounds with every player still in
 (mean of forty), at three and four players (or ``--players N``); with ``--must-throw-on``, players
 behind must throw on (the staked turns then merge fewer summaries, and weigh « le bon »).
 """
 
 from __future__ import annotations
 
+import functools
 import resource
 import statistics
 import subprocess
@@ -45,6 +47,7 @@ from py421.sim.simulate import Simulation, Summary, run
 from py421.solver import game_maxn as maxn
 from py421.solver.exact_turn import advise
 from py421.solver.game_maxn import GameMaxn, Sweep
+from py421.solver.game_maxn_turns import side_by_side
 from py421.solver.heads_up import HeadsUp, unsupported
 from py421.solver.heads_up_game import HeadsUpGame
 from py421.solver.rounds import solve_round
@@ -189,6 +192,10 @@ def heads_up_games() -> None:
         )
 
 
+def _charge_round(manche: maxn.Manche, values: np.ndarray, p: int) -> maxn.RoundPlay:
+    return maxn.round_at(manche, p, values, keep=True)
+
+
 def game_rounds(throw_on: bool, preset: str, counts: list[int]) -> None:
     """Rounds of a whole game's manche, as its sweeps solve them (see the module's docstring)."""
     rules = Ruleset.preset(preset).with_options(must_throw_on=throw_on)
@@ -214,9 +221,13 @@ def game_rounds(throw_on: bool, preset: str, counts: list[int]) -> None:
             for p in positions:
                 maxn.round_at(manche, p, values, keep=True)
             means.append((time.perf_counter() - start) / len(positions))
+        start = time.perf_counter()  # as a charge level's rounds are solved, where they only lead down
+        list(side_by_side(functools.partial(_charge_round, manche, values), drawn))
+        side = (time.perf_counter() - start) / len(drawn)
         print(
             f"  {players} players: a charge round at the full pot {statistics.median(times):.3f} s, "
-            f"one drawn at random {means[0]:.3f} s, a décharge round {means[1]:.3f} s",
+            f"one drawn at random {means[0]:.3f} s ({side:.3f} s side by side), "
+            f"a décharge round {means[1]:.3f} s",
             flush=True,
         )
 
