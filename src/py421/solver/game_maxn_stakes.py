@@ -644,7 +644,7 @@ def _classes(
     # where throws are not counted, each limit's last turn is the last throws of the longest one: the
     # last player's turns of every limit are followed at once, each entering with its throws
     merged = len(limits) > 1 and alike[last][0].shape[1] == len(RESULTS)
-    entering = np.zeros((max(limits), len(alike[last][0]), width))
+    entering = np.zeros((max(limits) if merged else 0, len(alike[last][0]), width))
     for limit in limits:
         reach = np.zeros((len(alike[0][0]), width))
         for used in [limit] if leader_limit else range(1, most + 1):  # by the leader's row
@@ -763,6 +763,8 @@ def advance(
     if kernel is None:
         found = np.zeros((size, reach.shape[-1]))
         for entered in range(1, limit + 1):  # counted: by the throws used
+            if not layered[entered - 1].any():  # no turn of this many throws
+                continue
             ended = forward(layered[entered - 1], list(choices[:entered]), entered, shift)
             for used in range(1, entered + 1):
                 found += onward(by_used(step, used), ended[used - 1], size)

@@ -354,10 +354,11 @@ def side_by_side(solve: Callable[[_Item], _Solved], items: Sequence[_Item]) -> I
     allowed: for items that do not depend on one another (the rounds of a charge level that only
     leads down). While one waits on its turns' parts, another works out what is not a turn (its
     payoffs, the leader's turn, where it leads), which one thread would do in between."""
-    if _threads_allowed() < 2 or len(items) < 2:
+    threads = _threads_allowed()
+    if threads < 2 or len(items) < 2:
         return map(solve, items)
     if not _side:
-        _side.append(ThreadPoolExecutor(_threads_allowed(), thread_name_prefix="py421-rounds"))
+        _side.append(ThreadPoolExecutor(threads, thread_name_prefix="py421-rounds"))
     return _side[0].map(solve, items)
 
 
