@@ -219,6 +219,41 @@ def test_plain_play_stops_cleanly_when_input_ends_and_resumes():
     assert run_cli("play", "--resume").exit_code == 1  # nothing left to resume
 
 
+@pytest.mark.parametrize("mode", ["play", "table"])
+def test_the_record_asked_at_the_start_is_written_when_the_resumed_game_ends(tmp_path, mode):
+    path = tmp_path / "game.json"
+    start = ["--players", "Alice,bot:random", "--seed", "7"] if mode == "play" else ["--players", "A,B"]
+    answers = "\n" * 2000 if mode == "play" else "421\n653\n" * 200
+    interrupted = run_cli(mode, *start, "--record", str(path), input="")
+    assert interrupted.exit_code == 1
+    assert not path.exists()
+    resumed = run_cli(mode, "--resume", input=answers)
+    assert resumed.exit_code == 0, resumed.output
+    assert f"record saved to {path}" in resumed.output
+    assert "steps replayed" in run_cli("replay", str(path)).output
+    # a record named at the resume is the one written, and stays with the save when interrupted again
+    again = tmp_path / "again.json"
+    run_cli(mode, *start, "--record", str(path.with_name("first.json")), input="")
+    assert run_cli(mode, "--resume", "--record", str(again), input="").exit_code == 1
+    assert run_cli(mode, "--resume", input=answers).exit_code == 0
+    assert again.exists() and not path.with_name("first.json").exists()
+
+
+def test_a_resumed_game_whose_record_folder_went_away_is_refused_before_play(tmp_path):
+    folder = tmp_path / "records"
+    folder.mkdir()
+    path = folder / "game.json"
+    run_cli("play", "--players", "Alice,bot:random", "--seed", "7", "--record", str(path), input="")
+    folder.rmdir()
+    refused = run_cli("play", "--resume", input="\n" * 2000)
+    assert refused.exit_code != 0
+    assert f"cannot write the record to {path}" in refused.output
+    assert "resuming" not in refused.output  # refused before any play: the save is as it was
+    elsewhere = tmp_path / "elsewhere.json"
+    assert run_cli("play", "--resume", "--record", str(elsewhere), input="\n" * 2000).exit_code == 0
+    assert elsewhere.exists()
+
+
 def interrupt_at_first_question(home, args: list[str], question_ends: str) -> str:
     """Run ``421 ARGS`` in a process of its own, press Ctrl-C at its first question; its output.
 

@@ -295,6 +295,23 @@ def test_a_save_that_is_not_a_saved_game_is_refused_naming_the_file(private_home
     assert path.exists()
 
 
+@pytest.mark.parametrize(
+    ("key", "value", "said"),
+    [
+        ("mode", "foo", "its 'mode' must be \"play\" or \"table\", not 'foo'"),
+        ("record_file", 3, "its 'record_file' must be the path of the record asked for, not 3"),
+    ],
+)
+def test_a_save_of_an_unknown_mode_or_record_is_refused_not_passed_over(private_home, key, value, said):
+    path = saved_game(private_home)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data[key] = value
+    path.write_text(json.dumps(data), encoding="utf-8")
+    error = one_line_error(run_cli("play", "--resume"))
+    assert f"the saved game {path} cannot be resumed: {said}" in error
+    assert path.exists()
+
+
 def test_a_save_whose_seats_do_not_match_its_record_is_refused(private_home):
     path = saved_game(private_home)
     data = json.loads(path.read_text(encoding="utf-8"))

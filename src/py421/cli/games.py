@@ -66,13 +66,14 @@ def play(
     seats = parse_seats(players.split(","), lang or spoken()) if players is not None else None
     store = _before_play(record_path)
     if resume:
-        session, lock, saved_lang = _resume(
+        session, lock, saved_lang, record_path = _resume(
             "play",
             lang or spoken(),
             rules=rules if _rules_given() else None,
             seats=seats,
             seed=seed,
             chosen=lang or ASKED.get(),
+            record_path=record_path,
         )
         lang = lang or ASKED.get() or saved_lang
     else:
@@ -86,7 +87,7 @@ def play(
     language = lang or spoken()
     with lock:  # the game is this process's until it ends: a second --resume is refused meanwhile
         save_id = lock.path.stem
-        on_step = _saver(save_id, "play", language)
+        on_step = _saver(save_id, "play", language, record_path)
         on_step(session)
         interactive = sys.stdin.isatty() and sys.stdout.isatty()
         if plain or not interactive:
@@ -129,12 +130,13 @@ def table_command(
     seats = people_seats(players) if players is not None else None
     store = _before_play(record_path)
     if resume:
-        session, lock, saved_lang = _resume(
+        session, lock, saved_lang, record_path = _resume(
             "table",
             lang or spoken(),
             rules=rules if _rules_given() else None,
             seats=seats,
             chosen=lang or ASKED.get(),
+            record_path=record_path,
         )
         lang = lang or ASKED.get() or saved_lang
     else:
@@ -144,7 +146,7 @@ def table_command(
     language = lang or spoken()
     with lock:  # the game is this process's until it ends: a second --resume is refused meanwhile
         save_id = lock.path.stem
-        on_step = _saver(save_id, "table", language)
+        on_step = _saver(save_id, "table", language, record_path)
         on_step(session)
         _run_lines(
             lambda: run_table(session, lang=language, out=click.echo, ask=_ask, on_step=on_step),
@@ -187,14 +189,16 @@ def _resume(
     seats: list[Seat] | None,
     seed: str | None = None,
     chosen: str | None = None,
-) -> tuple[Session, SaveLock, str | None]:
+    record_path: Path | None = None,
+) -> tuple[Session, SaveLock, str | None, Path | None]:
     """The last saved game of ``mode``, held by this process (one being played by another is refused,
     naming it); what was given explicitly must agree with it.
 
     ``chosen``: the language ``--lang`` gives, spoken from the first line; else the save's own,
-    else ``asked`` (the locale's).
+    else ``asked`` (the locale's). The record is written where ``record_path`` says, else where the
+    game's start asked for it, checked again before play: its folder may have gone meanwhile.
     """
-    from ..play.saves import claim_latest, resume
+    from ..play.saves import claim_latest, record_file, resume
 
     found = claim_latest(mode)
     if found is None:
@@ -203,6 +207,10 @@ def _resume(
     try:
         session = resume(save_id, data)
         _agree(session, rules, seats, seed)
+        if record_path is None:
+            record_path = record_file(save_id, data)
+            if record_path is not None:
+                check_new_file(record_path, Message("path.record"))
     except BaseException:
         lock.release()
         raise
@@ -217,7 +225,7 @@ def _resume(
             step=session.state.steps,
         )
     )
-    return session, lock, lang if isinstance(lang, str) else None
+    return session, lock, lang if isinstance(lang, str) else None, record_path
 
 
 def _agree(session: Session, rules: Ruleset | None, seats: list[Seat] | None, seed: str | None) -> None:
@@ -259,12 +267,15 @@ def _seated(seats: list[Seat]) -> list[tuple[str | None, str | None]]:
     return [(s.bot, None if s.bot else s.name) for s in seats]
 
 
-def _saver(save_id: str, mode: str, lang: str) -> Callable[[Session], None]:
+def _saver(save_id: str, mode: str, lang: str, record_path: Path | None) -> Callable[[Session], None]:
     from ..play.saves import write_save
+
+    # the record asked for is kept with the save, so that the game resumed writes it at its end
+    extra = {"record_file": str(record_path.resolve())} if record_path is not None else {}
 
     def save(session: Session) -> None:
         if not session.state.is_over:
-            write_save(save_id, session.to_save(mode=mode, lang=lang))
+            write_save(save_id, session.to_save(mode=mode, lang=lang, **extra))
 
     return save
 

@@ -685,6 +685,8 @@ MESSAGES: dict[str, str] = {
     "save.version": "saved game version {got} is not supported; this py421 reads {version}",
     "save.missing": "it has no {name}",
     "save.seats_type": 'its \'seats\' must be a list of {{"name": …, "bot": a level or null}}',
+    "save.record_file": "its 'record_file' must be the path of the record asked for, not {got}",
+    "save.mode": "its 'mode' must be \"play\" or \"table\", not {got}",
     "save.seats_players": "its seats ({seats}) are not the players of its game ({players})",
     "save.in_use": "the saved game {path} is being played by another 421 (process {pid}): finish or quit it there, or {how}",
     "save.in_use_elsewhere": "the saved game {path} is being played by another 421 (process {pid} on {host}): finish or quit it there, or {how}",

@@ -727,6 +727,8 @@ MESSAGES: dict[str, str] = {
     "save.not_a_save": 'ce n\'est pas une partie py421 sauvegardée (pas de "format": "{format}")',
     "save.version": "la version {got} des parties sauvegardées n'est pas prise en charge ; ce py421 lit la version {version}",
     "save.missing": "il lui manque {name}",
+    "save.record_file": "son 'record_file' doit être le chemin de l'enregistrement demandé, pas {got}",
+    "save.mode": "son 'mode' doit être \"play\" ou \"table\", pas {got}",
     "save.seats_type": 'ses places (\'seats\') doivent être une liste de {{"name": …, "bot": un niveau ou null}}',
     "save.seats_players": "ses places ({seats}) ne sont pas les joueurs de sa partie ({players})",
     "save.in_use": "la partie sauvegardée {path} est en cours dans un autre 421 (processus {pid}) : terminez-la ou quittez-la là-bas, ou {how}",

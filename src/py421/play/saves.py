@@ -29,6 +29,7 @@ from ..paths import data_dir, system_reason
 from .session import Session
 
 SAVES_NAME = "saves"
+MODES = ("play", "table")  # the terminal game and the scorekeeper of a real table
 
 
 def saves_dir() -> Path:
@@ -58,7 +59,10 @@ def latest_save(mode: str) -> tuple[str, dict[str, Any]] | None:
             data = _read_save(path)
         except FileNotFoundError:  # finished meanwhile, by the process playing it
             continue
-        if data.get("mode", "play") == mode:
+        saved = data.get("mode", "play")
+        if saved not in MODES:  # a save of no known mode would be passed over in silence
+            raise _unusable(path, Message("save.mode", {"got": repr(saved)}))
+        if saved == mode:
             return path.stem, data
     return None
 
@@ -86,6 +90,16 @@ def resume(save_id: str, data: Mapping[str, Any]) -> Session:
     except Py421Error as exc:
         why = exc.message if exc.message is not None else str(exc)
         raise _unusable(saves_dir() / f"{save_id}.json", why) from None
+
+
+def record_file(save_id: str, data: Mapping[str, Any]) -> Path | None:
+    """The file the game's record was asked for when it started (``--record``), if any."""
+    path = data.get("record_file")
+    if path is None:
+        return None
+    if not isinstance(path, str) or not path:
+        raise _unusable(saves_dir() / f"{save_id}.json", Message("save.record_file", {"got": repr(path)}))
+    return Path(path)
 
 
 def _unusable(path: Path, why: str | Message) -> InvalidRecord:
