@@ -105,6 +105,22 @@ def test_compare_rejects_bad_notation():
     assert "'7-1-1': a die shows 1 to 6, not 7" in result.output
 
 
+def test_rules_changed_by_set_are_named_with_them_where_a_game_is_shown(tmp_path):
+    path = tmp_path / "game.json"
+    bots = ["--players", "bot:random,bot:random", "--seed", "1", "--set", "pot=5"]
+    played = run_cli("play", *bots, "--record", str(path))
+    assert played.output.startswith("classic-11 (pot=5): Random 1, Random 2")
+    assert "classic-11 (pot=5), Random 1, Random 2:" in run_cli("replay", str(path)).output
+    table = run_cli("table", "--players", "A,B", "--set", "pot=5", input="")
+    assert "classic-11 (pot=5): A, B" in table.output
+    assert (
+        "resuming the saved game (classic-11 (pot=5): A, B" in run_cli("table", "--resume", input="").output
+    )
+    assert run_cli("play", "--players", "bot:random,bot:random", "--seed", "1").output.startswith(
+        "classic-11: Random 1, Random 2"  # the preset as it is: its name alone
+    )
+
+
 def test_a_bots_game_records_and_replays(tmp_path):
     path = tmp_path / "game.json"
     result = run_cli("play", "--players", "bot:random,bot:heuristic", "--seed", "1", "--record", str(path))

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 import click
 
 from ..core.record import Record
-from ..core.rules import Ruleset
+from ..core.rules import Ruleset, rules_name
 from ..i18n import tr
-from .common import SAY_OPTION, Command, argument_hint, read_record, rules_name, stages, status
+from .common import SAY_OPTION, Command, argument_hint, read_record, stages, status
 
 if TYPE_CHECKING:
     from ..solver.strategy import Method

@@ -75,19 +75,6 @@ def resolve_rules(spec: str, settings: tuple[str, ...] = (), param_hint: str = "
 SET_OPTION = click.option("--set", "settings", multiple=True, metavar="OPTION=VALUE")
 
 
-def rules_name(rules: Ruleset) -> str:
-    """The rules' name as the output shows it: a preset with its options changed by ``--set`` named
-    with them (``classic-11 (pot=3)``), so a number is never read as the preset's own."""
-    changed = rules.changed_from_preset()
-    if not changed:
-        return rules.name
-    return f"{rules.name} ({', '.join(f'{k}={_shown(v)}' for k, v in changed.items())})"
-
-
-def _shown(value: object) -> str:
-    return str(value).lower() if isinstance(value, bool) else str(value)
-
-
 def with_rules(command: Callable[..., Any]) -> Callable[..., Any]:
     """Add --rules and --set to a command, which receives the resolved ``rules``."""
 

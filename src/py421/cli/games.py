@@ -15,7 +15,7 @@ from click.core import ParameterSource
 
 from ..core.errors import InvalidParameter, Message
 from ..core.record import Record
-from ..core.rules import Ruleset
+from ..core.rules import Ruleset, rules_name
 from ..i18n import tr
 from ..paths import check_new_file
 from ..play.plain import InputEnded, run_plain
@@ -220,7 +220,7 @@ def _resume(
         tr(
             shown,
             "resumed",
-            rules=session.rules.name,
+            rules=rules_name(session.rules),
             players=", ".join(session.game.players),
             step=session.state.steps,
         )
@@ -424,5 +424,5 @@ def replay(record_file: Path, log: bool, lang: str) -> None:
     if log:
         _print_replay(record, lang, outcome=False)  # the outcome follows the count of steps
     players = ", ".join(record.players)
-    click.echo(tr(lang, "cli.replayed", rules=record.rules.name, players=players, steps=final.steps))
+    click.echo(tr(lang, "cli.replayed", rules=rules_name(record.rules), players=players, steps=final.steps))
     click.echo(outcome_text(final, lang))

@@ -10,9 +10,9 @@ import click
 from click.core import ParameterSource
 
 from ..core.dice import Result, format_dice
-from ..core.rules import Ruleset
+from ..core.rules import Ruleset, rules_name
 from ..i18n import error_text, num, plural, tr
-from .common import SAY_OPTION, Command, rules_name, stages, with_rules
+from .common import SAY_OPTION, Command, stages, with_rules
 
 # What `421 advise` can maximise; loser and tokens are the round solver's objectives.
 Goal = Literal["target", "coup-sec", "loser", "tokens", "game"]

@@ -627,6 +627,19 @@ def _shown(value: object) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
+def rules_name(rules: Ruleset) -> str:
+    """The rules' name as the output shows it: a preset with its options changed by ``--set`` named
+    with them, so that a number is never read as the preset's own.
+
+    >>> rules_name(Ruleset.preset("classic-11").with_options(pot=3, le_bon=False))
+    'classic-11 (pot=3, le_bon=false)'
+    """
+    changed = rules.changed_from_preset()
+    if not changed:
+        return rules.name
+    return f"{rules.name} ({', '.join(f'{k}={_shown(v)}' for k, v in changed.items())})"
+
+
 def rules_text(r: Ruleset, say: Callable[[Message], str] = str, width: int | None = None) -> str:
     """A ruleset as ``421 rules show`` prints it: options by group, then the results.
 

@@ -15,6 +15,7 @@ from ..core.dice import format_dice, parse_dice
 from ..core.engine import throws_allowed
 from ..core.errors import InvalidNotation, Py421Error
 from ..core.events import MancheLost, RoundDecided
+from ..core.rules import rules_name
 from ..core.state import State
 from ..i18n import CATALOGS, actions_text, error_text, tr
 from ..text import describe, outcome_text, standings
@@ -89,7 +90,7 @@ def run_plain(
         # a solve's stages are said once in the game
         hint = functools.partial(Coach(session, lang).hint, say=said_once(out))
     if not session.game.steps:
-        out(tr(lang, "table", rules=session.rules.name, players=", ".join(names)))
+        out(tr(lang, "table", rules=rules_name(session.rules), players=", ".join(names)))
         for event in session.state.events:
             out(describe(event, names, lang))
     else:  # resumed: where the tokens stand

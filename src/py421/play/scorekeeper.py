@@ -13,6 +13,7 @@ from ..core.actions import ChooseStake, parse_action
 from ..core.dice import Result
 from ..core.engine import throws_allowed
 from ..core.errors import Py421Error
+from ..core.rules import rules_name
 from ..core.state import Phase, State
 from ..i18n import action_text, error_text, num, tr
 from ..text import describe, outcome_text, standings
@@ -100,7 +101,7 @@ def run_table(
     game = session.game
     names = game.players
     if not game.steps:
-        out(tr(lang, "table", rules=session.rules.name, players=", ".join(names)))
+        out(tr(lang, "table", rules=rules_name(session.rules), players=", ".join(names)))
         for event in game.state.events:
             out(describe(event, names, lang))
     else:  # resumed: where the tokens stand

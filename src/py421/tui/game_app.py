@@ -48,6 +48,7 @@ from ..core.events import (
     TurnEnded,
     WentOut,
 )
+from ..core.rules import rules_name
 from ..core.state import Round, State
 from ..i18n import error_text, tr
 from ..paths import system_reason
@@ -228,12 +229,12 @@ class PlayApp(App[None]):
         session = self.session
         players = ", ".join(s.name for s in session.seats)
         self.query_one("#title", Static).update(
-            ui(self.lang, "title", rules=session.rules.name, players=players)
+            ui(self.lang, "title", rules=rules_name(session.rules), players=players)
         )
         self.query_one("#table-panel").border_title = ui(self.lang, "table.title")
         self.query_one("#log").border_title = ui(self.lang, "log.title")
         self._show_error("")
-        self._write(tr(self.lang, "table", rules=session.rules.name, players=players), "bold")
+        self._write(tr(self.lang, "table", rules=rules_name(session.rules), players=players), "bold")
         for state in session.game.states:  # a resumed game shows its whole story
             self._follow(state)
             self._write_events(state.events, announce=False)

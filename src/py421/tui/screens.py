@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ..core.rules import Ruleset, description_message
+from ..core.rules import Ruleset, description_message, rules_name
 from ..i18n import error_text, tr
 from .strings import ui
 
@@ -33,7 +33,7 @@ def keys_text(rules: Ruleset, lang: str, hints: bool = False) -> str:
 
 def rules_text(rules: Ruleset, lang: str, hints: bool = False) -> str:
     """The preset in words: name, description, source, what differs, the top of the ranking."""
-    lines = [ui(lang, "help.title", name=rules.name)]
+    lines = [ui(lang, "help.title", name=rules_name(rules))]
     if rules.description:
         lines.append(error_text(lang, description_message(rules)))
     if rules.source:
