@@ -121,11 +121,19 @@ def test_the_json_of_a_ruleset_reads_back_identically():
         ("colour = 'red'", "unknown key 'colour'"),
         ("[options]\nfoo = 1", "unknown option 'foo'"),
         ("this is not toml", "not a TOML or JSON ruleset"),
+        ("base = 'vache-41'\nname = ''", "a ruleset's name cannot be empty: name it as the table calls it"),
+        ('{"base": "vache-41", "name": "  "}', "a ruleset's name cannot be empty"),
     ],
 )
 def test_bad_ruleset_files_say_what_is_wrong(text, message):
     with pytest.raises(InvalidRuleset, match=message):
         Ruleset.from_text(text)
+
+
+def test_a_record_whose_rules_have_an_empty_name_still_reads():
+    """Refused in a ruleset file only: what was played and kept before still reads."""
+    data = {**Ruleset.preset("vache-41").to_dict(), "name": ""}
+    assert Ruleset.from_mapping(data).name == ""
 
 
 @pytest.mark.parametrize("text", ["[1, 2]", ' ["pot", 21]\n', "null", "true"])

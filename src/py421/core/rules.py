@@ -324,6 +324,10 @@ class Ruleset:
                     {"file": filename, "reason": reason},
                 )
             ) from None
+        # a name is what headers, history and records show: a new file must give one (records kept
+        # before read as they were, through from_mapping)
+        if isinstance(data, Mapping) and "name" in data and not str(data["name"]).strip():
+            raise InvalidRuleset(Message("ruleset.empty_name"))
         return Ruleset.from_mapping(data)
 
     # -- reading -----------------------------------------------------------
