@@ -345,7 +345,8 @@ except ImportError as exc:
     print(exc)
 """
     out = without(("gymnasium", "pettingzoo"), code)
-    assert "need pettingzoo, which is not installed: pip install '.[rl]' in the py421 folder" in out
+    install = f"{sys.executable} -m pip install '.[rl]' in the py421 folder"
+    assert f"need pettingzoo, which is not installed: {install}" in out
 
 
 def test_the_gymnasium_environments_do_not_need_pettingzoo():

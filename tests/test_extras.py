@@ -34,7 +34,9 @@ def test_a_missing_extra_is_named_with_its_install_command(monkeypatch, args, mi
     assert result.exit_code == 2
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1, result.output
-    assert f"needs py421's '{extra}' extra ({missing} missing): pip install '.[{extra}]'" in lines[0]
+    # this installation's own pip: a bare « pip » may be another Python's, or refused by the system
+    install = f"{sys.executable} -m pip install '.[{extra}]' in the py421 folder"
+    assert f"needs py421's '{extra}' extra ({missing} missing): {install}" in lines[0]
 
 
 def test_the_base_install_declares_what_the_base_commands_import():

@@ -9,6 +9,8 @@ in extras (``pyproject.toml``): ``sim`` (numba: ``421 simulate``), ``report``
 from __future__ import annotations
 
 import importlib.util
+import shlex
+import sys
 
 from .core.errors import Message, Py421Error
 
@@ -24,6 +26,12 @@ EXTRAS: dict[str, tuple[str, ...]] = {
 }
 
 
+def install_command(extra: str) -> str:
+    """How to add ``extra`` to this very installation: its own interpreter's pip, since a bare
+    ``pip`` may belong to another Python, or be refused by the system's."""
+    return f"{shlex.quote(sys.executable)} -m pip install '.[{extra}]'"
+
+
 class MissingExtra(Py421Error):
     """An optional part of py421 that is not installed: says which extra brings it."""
 
@@ -36,6 +44,6 @@ def require(extra: str, what: str) -> None:
         raise MissingExtra(
             Message(
                 "extra.missing",
-                {"what": what, "extra": extra, "missing": names},
+                {"what": what, "extra": extra, "missing": names, "install": install_command(extra)},
             )
         )

@@ -15,9 +15,9 @@ from typing import Any
 
 from ..core.errors import Message
 from ..core.rules import Ruleset
+from ..extras import install_command
 from .observation import NUM_ACTIONS, ObservationEncoder, action_mask, action_name, decode, encode
 
-EXTRA = "pip install '.[rl]' in the py421 folder"
 GYM_IDS = {"py421/Turn-v0": "py421.envs.gym_turn:TurnEnv", "py421/Game-v0": "py421.envs.gym_game:GameEnv"}
 # what gymnasium.make_vec makes by default (vectorization_mode="vector_entry_point"): the fast env
 VECTOR_ENTRY_POINTS = {"py421/Game-v0": "py421.envs.vector:game_v0_vector"}
@@ -28,7 +28,8 @@ def require(module: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise ImportError(str(Message("envs.init.not_installed", {"module": module}))) from exc
+        said = {"module": module, "install": install_command("rl")}
+        raise ImportError(str(Message("envs.init.not_installed", said))) from exc
 
 
 def pettingzoo_env(
@@ -60,7 +61,6 @@ def _register() -> None:
 _register()
 
 __all__ = [
-    "EXTRA",
     "GYM_IDS",
     "NUM_ACTIONS",
     "ObservationEncoder",

@@ -21,12 +21,15 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import IllegalAction, InvalidParameter, InvalidPlayers, InvalidRuleset, Message
+from ..extras import install_command
 
 try:
     import pyspiel
     from open_spiel.python.observation import IIGObserverForPublicInfoGame
 except ImportError as exc:
-    raise ImportError(str(Message("envs.openspiel.not_installed"))) from exc
+    raise ImportError(
+        str(Message("envs.openspiel.not_installed", {"install": install_command("openspiel")}))
+    ) from exc
 
 from ..core.actions import Action
 from ..core.dice import ALL_RESULTS, DICE_PER_THROW, FACES, Result, throw_outcomes

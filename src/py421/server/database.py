@@ -41,6 +41,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError
 
 from ..core.errors import Message, Py421Error
 from ..core.game import Step
+from ..extras import install_command
 from ..history import GameRows, game_players, games, insert_game, upgrade
 
 metadata = MetaData()
@@ -292,7 +293,7 @@ def make_engine(url: str) -> Engine:
         raise DatabaseError(
             Message(
                 "db.missing_module",
-                {"reason": str(e)},
+                {"reason": str(e), "install": install_command("postgres")},
             )
         ) from e
     except (ArgumentError, ValueError) as e:  # a port that is no number, a slash too few…

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.errors import Message, Py421Error
+from ..extras import install_command
 from .fast import kernel as k
 
 if TYPE_CHECKING:
@@ -30,11 +31,7 @@ def run_on_dask(
     try:
         from distributed import Client, as_completed
     except ImportError:
-        raise Py421Error(
-            Message(
-                "sim.no_dask",
-            )
-        ) from None
+        raise Py421Error(Message("sim.no_dask", {"install": install_command("dask")})) from None
     from .simulate import play_batch
 
     total = np.zeros(k.C_SIZE, dtype=np.int64) if total is None else total
