@@ -59,6 +59,7 @@ def static_site(folder: Path, base: str = "/") -> Generator[str, None, None]:
     Python's plain static file server (no py421 behind it): yields the site's address, and stops the
     server when closed."""
     site = folder / base.strip("/")
+    site.parent.mkdir(parents=True, exist_ok=True)  # 421 site makes its own folder, not those above it
     subprocess.run(
         [sys.executable, "-m", "py421", "site", "--out", str(site), "--base", base],
         check=True,

@@ -312,3 +312,35 @@ def test_the_text_names_every_player_analysed():
     text = analysis_text(analyse(scripted(CLASSIC, ["Ana", "Bob"], BLUNDER).record()))
     assert text.splitlines()[0] == "Analysis of classic-11: Ana, Bob"
     assert "Ana: 2 decisions" in text and "Bob: 1 decision," in text
+
+
+def test_a_folder_named_for_the_record_is_said_to_be_a_folder(tmp_path):
+    english = run("analyse", str(tmp_path), "--lang", "en")
+    assert english.exit_code == 2
+    assert (
+        f"Error: Invalid value for 'RECORD': '{tmp_path}' is a folder, not a record file; name a record "
+        "file in it, or the number of a game of 421 history (421 history lists them)" in english.output
+    )
+    assert "no such file" not in english.output
+    french = run("analyse", str(tmp_path), "--lang", "fr").output.replace("\u00a0", " ")
+    assert (
+        f"'{tmp_path}' est un dossier, pas un fichier d'enregistrement ; donnez un fichier qui s'y trouve, "
+        "ou le numéro d'une partie de 421 history (421 history les liste)" in french
+    )
+
+
+def test_analyze_spelled_the_american_way_is_analyse(tmp_path):
+    record = write(tmp_path, scripted(CLASSIC, ["Ana", "Bob"], BLUNDER))
+    british = run("analyse", record, "--json")
+    american = run("analyze", record, "--json")
+    assert american.exit_code == 0, american.output
+    assert american.stdout == british.stdout
+    assert "analyze" not in run("--help").output  # accepted, not listed
+    played = CliRunner().invoke(
+        main, ["play", "--plain", "--players", "Ana,bot:heuristic", "--seed", "5"], input="\n" * 3000
+    )
+    assert played.exit_code == 0, played.output  # game 1 of the history
+    analysed = run("history", "1", "--analyze")
+    assert analysed.exit_code == 0, analysed.output
+    assert analysed.stdout == run("history", "1", "--analyse").stdout
+    assert "--analyze" not in run("history", "--help").output

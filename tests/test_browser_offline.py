@@ -141,7 +141,9 @@ def test_a_game_against_a_bot_plays_offline_from_the_static_site_and_replays(
         [sys.executable, "-m", "py421", "replay", str(record)], capture_output=True, text=True, timeout=120
     )
     assert replay.returncode == 0, replay.stderr
-    assert replay.stdout.startswith("classic-11, Ana, Heuristic 1: ") and "steps replayed" in replay.stdout
+    # the page's small game, its options named as --set names them
+    shown = "classic-11 (pot=7, charge_throws=3, manches=1), Ana, Heuristic 1: "
+    assert replay.stdout.startswith(shown) and "steps replayed" in replay.stdout
     options = json.loads(record.read_text())["rules"]["options"]
     assert (options["pot"], options["manches"], options["charge_throws"]) == (7, 1, 3)  # as typed
     page.goto(site)  # still offline

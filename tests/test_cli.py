@@ -209,12 +209,85 @@ def test_a_die_that_was_not_thrown_cannot_be_kept():
     assert f"{absent} is not among the dice {dice}" in result.output
 
 
+def test_three_dice_that_were_not_thrown_are_said_not_among_the_dice():
+    result = run_cli("play", "--players", "Alice,bot:random", "--seed", "7", input="\n" * 2000)
+    first_prompt = next(line for line in result.output.splitlines() if line.startswith("Alice: "))
+    dice = first_prompt.split()[1].rstrip(",")
+    absent = next(str(f) for f in range(1, 7) if str(f) not in dice) * 3
+    answers = f"keep {absent}\n{absent}\nkeep {dice}\n" + "\n" * 2000
+    result = run_cli("play", "--players", "Alice,bot:random", "--seed", "7", input=answers)
+    assert result.output.count(f"Alice cannot keep {absent}: {absent} is not among the dice {dice}") == 2
+    assert f"Alice cannot keep {dice}: keeping all three dice is stopping" in result.output
+
+
+def test_a_wrong_answer_to_the_main_chaude_in_line_mode_says_what_that_prompt_takes():
+    from py421.play.plain import InputEnded, run_plain
+    from py421.play.session import Session, parse_seats
+
+    from .test_tui import scripted
+
+    rules = Ruleset.preset("engranjeu-21")
+    # a tie, then tie-breaks that tie again: « main chaude », Bob chooses, twice
+    dice = ["654", "654", "653", "653", "653", "653"]
+    session = scripted(Session(rules, parse_seats(["Ana", "Bob"]), seed="x"), dice)
+    answers = iter(["x", "keep 42", "", "v"])
+    lines: list[str] = []
+    with pytest.raises(InputEnded):
+        run_plain(session, lang="en", out=lines.append, ask=lambda prompt: next(answers, None))
+    accepted = "accepted: e or est (« pour ce qui est »), v or vient (« pour ce qui vient »)"
+    for typed in ("x", "keep 42", ""):
+        assert f"  '{typed}' is not a choice here; {accepted}" in lines, lines
+    assert not any("digits to keep" in line for line in lines)
+    assert "Bob plays « pour ce qui vient »" in lines
+
+
+def test_empty_players_are_refused_as_names_missing():
+    for empty in ("", " "):
+        result = run_cli("play", "--players", empty)
+        assert result.exit_code == 2
+        assert "Error: name the players: --players" in result.output, empty
+        assert "played by" not in result.output
+
+
 def test_an_unknown_bot_or_an_empty_name_is_refused():
     result = run_cli("play", "--players", "Alice,bot:genius")
     assert result.exit_code == 2
     assert "unknown bot 'bot:genius'; accepted: bot:random, bot:heuristic, bot:optimal" in result.output
     result = run_cli("play", "--players", "Alice,,bot:random")
     assert "a player's name cannot be empty" in result.output
+
+
+def test_a_name_is_held_to_the_most_an_online_table_holds_it_to():
+    """The terminal took names of up to 40 characters, a server's tables 24: a name made here could
+    not sit at one. One most now, for a new game in either command."""
+    from py421.core.engine import MAX_NAME
+
+    assert MAX_NAME == 24
+    most, longer = "B" * MAX_NAME, "B" * (MAX_NAME + 1)
+    for command in (("play", "--plain"), ("table",)):
+        refused = run_cli(*command, "--players", f"Ana,{longer}")
+        assert refused.exit_code == 2, refused.output
+        assert f"'{longer}': a name has at most 24 characters, not 25" in refused.output
+        taken = run_cli(*command, "--players", f"Ana,{most}", input="")
+        assert "input ended" in taken.output and "at most" not in taken.output, taken.output
+
+
+def test_a_game_saved_or_recorded_with_a_longer_name_before_still_resumes_and_replays(tmp_path):
+    """Only a name given anew is held to the most: one saved when the terminal took 40 characters
+    loads as it was saved, named again with --resume or not."""
+    from py421.play.saves import new_save_id, write_save
+    from py421.play.session import Seat, Session
+
+    name = "Marie-Christine de Beaumont"  # 27 characters
+    session = Session(Ruleset.preset("classic-11"), [Seat(name), Seat("Random 1", "random")], seed="7")
+    write_save(new_save_id(), session.to_save(mode="play", lang="en"))
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(session.game.record().to_dict()), encoding="utf-8")
+    replayed = run_cli("replay", str(path))
+    assert replayed.exit_code == 0 and name in replayed.output, replayed.output
+    resumed = run_cli("play", "--resume", "--players", f"{name},bot:random", input="")
+    assert f"resuming the saved game (classic-11: {name}, Random 1" in resumed.output, resumed.output
+    assert run_cli("play", "--resume", input="\n" * 2000).exit_code == 0
 
 
 def test_input_that_ends_early_is_said_in_french():

@@ -150,3 +150,10 @@ def test_the_end_of_a_game_is_written_with_french_typography(private_home):
     )
     line = next(x for x in result.output.splitlines() if x.startswith("manches perdues"))
     assert re.fullmatch(r"manches perdues : manche 1 : \S+ \d ; manche 2 : \S+ \d", line), line
+
+
+def test_a_whole_category_above_another_agrees_in_french() -> None:
+    said = CliRunner().invoke(main, ["compare", "611", "666", "--lang", "fr"]).output.replace("\u00a0", " ")
+    assert "avec ces règles, n'importe quelle paire d'as (x11) bat n'importe quel brelan\n" in said
+    said = CliRunner().invoke(main, ["compare", "421", "111", "--lang", "fr"]).output.replace("\u00a0", " ")
+    assert "avec ces règles, n'importe quel 421 bat le brelan d'as (111)\n" in said

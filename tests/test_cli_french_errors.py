@@ -77,7 +77,7 @@ def test_an_unknown_preset_in_a_ruleset_file_is_explained_in_french(tmp_path: Pa
         ("Ana", "classic-11 se joue à partir de 2 joueurs, pas 1"),
         ("Ana,ana", "deux joueurs s'appellent 'Ana' ; les noms doivent être différents"),
         ("Ana,,Bob", "le nom d'un joueur ne peut pas être vide"),
-        ("Ana," + "B" * 41, "un nom fait au plus 40 caractères, pas 41"),
+        ("Ana," + "B" * 25, "un nom fait au plus 24 caractères, pas 25"),
         ("Ana,Bob\u202e", "un nom ne peut pas contenir U+202E (caractères invisibles ou de contrôle)"),
         ("Ana,bot:nope", "bot inconnu : 'bot:nope' ; au choix : bot:random, bot:heuristic"),
         ("Ana,Heuristic 1", "'Heuristic 1' : les noms comme « Heuristique 1 » sont réservés aux bots"),
@@ -374,15 +374,64 @@ ADVISE = ("advise", "642", "--throws-left", "1")
         ),
         (
             ["--objective", "game", "--tokens", "5"],
-            "Invalid value: expected two counts like 5,6 (yours, then the other's), not '5'",
-            "valeur non valable : deux nombres de jetons attendus, comme 5,6 (les vôtres, puis ceux "
-            "de l'autre), et non '5'",
+            "Invalid value for '--tokens': expected two counts like 5,6 (yours, then the other's), not '5'",
+            "valeur non valable pour '--tokens' : deux nombres de jetons attendus, comme 5,6 (les vôtres, "
+            "puis ceux de l'autre), et non '5'",
         ),
         (
             ["--objective", "game", "--players", "3", "--tokens", "5,6"],
-            "Invalid value: expected 3 counts like 4,4,3 (yours, then clockwise), not '5,6'",
-            "valeur non valable : 3 nombres de jetons attendus, comme 4,4,3 (les vôtres, puis dans le "
-            "sens des aiguilles d'une montre), et non '5,6'",
+            "Invalid value for '--tokens': expected 3 counts like 4,4,3 (yours, then clockwise), not '5,6'",
+            "valeur non valable pour '--tokens' : 3 nombres de jetons attendus, comme 4,4,3 (les vôtres, "
+            "puis dans le sens des aiguilles d'une montre), et non '5,6'",
+        ),
+        (
+            ["--objective", "game", "--tokens", "5,,6"],
+            "Invalid value for '--tokens': '5,,6' has an empty entry; expected whole numbers separated by "
+            "commas, like 5,6",
+            "valeur non valable pour '--tokens' : '5,,6' a une entrée vide ; attendu : des entiers "
+            "séparés par des virgules, comme 5,6",
+        ),
+        (
+            ["--objective", "game", "--tokens", "5,x"],
+            "Invalid value for '--tokens': 'x' is not a whole number of 0 or more; expected whole numbers "
+            "separated by commas, like 5,6",
+            "valeur non valable pour '--tokens' : 'x' n'est pas un entier de 0 ou plus ; attendu : des "
+            "entiers séparés par des virgules, comme 5,6",
+        ),
+        (
+            ["--objective", "game", "--tokens", ""],
+            "Invalid value for '--tokens': nothing given; expected whole numbers separated by commas, "
+            "like 5,6",
+            "valeur non valable pour '--tokens' : rien n'est donné ; attendu : des entiers séparés "
+            "par des virgules, comme 5,6",
+        ),
+        (
+            ["--objective", "game", "--players", "3", "--out", "1,", "--set", "withdraw_at_zero=false"],
+            "Invalid value for '--out': '1,' has an empty entry; expected whole numbers separated by "
+            "commas, like 1,2",
+            "valeur non valable pour '--out' : '1,' a une entrée vide ; attendu : des entiers "
+            "séparés par des virgules, comme 1,2",
+        ),
+        (
+            ["--objective", "game", "--players", "3", "--debts", "0,-1,0"],
+            "Invalid value for '--debts': '-1' is not a whole number of 0 or more; expected whole numbers "
+            "separated by commas, like 0,0,14",
+            "valeur non valable pour '--debts' : '-1' n'est pas un entier de 0 ou plus ; attendu : des "
+            "entiers séparés par des virgules, comme 0,0,14",
+        ),
+        (
+            ["--objective", "loser", "--before", "653,,221"],
+            "Invalid value for '--before': '653,,221' has an empty entry; expected results separated by "
+            "commas, like 653,221",
+            "valeur non valable pour '--before' : '653,,221' a une entrée vide ; attendu : des résultats "
+            "séparés par des virgules, comme 653,221",
+        ),
+        (
+            ["--objective", "loser", "--before", ",,"],
+            "Invalid value for '--before': ',,' has an empty entry; expected results separated by "
+            "commas, like 653,221",
+            "valeur non valable pour '--before' : ',,' a une entrée vide ; attendu : des résultats "
+            "séparés par des virgules, comme 653,221",
         ),
         (
             ["--objective", "game", "--players", "3", "--before", "653/two"],

@@ -121,13 +121,14 @@ def a_decision() -> Session:
 
 def test_a_refusal_is_english_by_default_and_french_when_asked() -> None:
     state = a_decision().state
+    assert state.round is not None and state.round.dice == (2, 1, 1)
     with pytest.raises(IllegalAction) as refused:
-        state.apply(Throw((6, 6, 6)))
+        state.apply(Throw((2, 1, 1)))  # all three dice showing
     english = str(refused.value)
-    assert "cannot keep 666: keeping all three dice is stopping; accepted: stop, throw" in english
+    assert "cannot keep 211: keeping all three dice is stopping; accepted: stop, throw" in english
     assert error_text("en", refused.value) == english
     french = error_text("fr", refused.value)
-    assert "ne peut pas garder 666 : garder les trois dés, c'est s'arrêter ; possible : s'arrêter" in french
+    assert "ne peut pas garder 211 : garder les trois dés, c'est s'arrêter ; possible : s'arrêter" in french
 
 
 def test_notation_errors_and_actions_in_french() -> None:

@@ -212,3 +212,68 @@ def test_undo_in_french_has_the_french_colons_and_words():
     assert f"  annulé\u00a0: B\u00a0: {tr('fr', 'action.vient')}\n" in stake  # the action in French
     english = table("engranjeu-21", "A,B", *CHARGE, "654", "654", "543", "543", "vient", "u")
     assert f"  undone: B: {tr('en', 'action.vient')}\n" in english.output
+
+
+def french_table(preset: str, players: str, *lines: str):
+    args = ["table", "--rules", preset, "--players", players, "--lang", "fr"]
+    return CliRunner().invoke(main, args, input="".join(f"{line}\n" for line in lines))
+
+
+def test_a_wrong_answer_to_the_main_chaude_says_what_that_prompt_takes():
+    tied = ("654", "654", "653", "653")  # a tie, then a tie-break that ties again: « main chaude »
+    result = table("engranjeu-21", "Ana,Bob", *tied, "x", "throw", "vient")
+    accepted = "accepted: e or est (« pour ce qui est »), v or vient (« pour ce qui vient »)"
+    assert f"  'x' is not a choice here; {accepted}\n" in result.output
+    assert f"  'throw' is not a choice here; {accepted}\n" in result.output
+    assert "keep DICE" not in result.output
+    assert "Bob plays « pour ce qui vient »" in result.output
+    french = french_table("engranjeu-21", "Ana,Bob", *tied, "x", "e")
+    said = "possible : e ou est (« pour ce qui est »), v ou vient (« pour ce qui vient »)"
+    assert f"  'x' n'est pas un choix ici ; {said}\n" in french.output.replace("\u00a0", " ")
+    assert "Bob joue « pour ce qui est »" in french.output
+
+
+def test_a_round_that_everyone_tied_and_everyone_loses_has_no_winner():
+    draw = ("654", "653", "652")  # Ana wins the draw for the first player
+    result = table("comptoir-21", "Ana,Bob,Cy", *draw, "421", "421", "421")
+    assert (
+        "Ana, Bob, Cy all tied and lost the round: 10 tokens each (the value of the result that tied)"
+        in result.output
+    )
+    assert "lost the round to" not in result.output
+    assert "Cy takes 1 from the pot (the pot held only 1 of 10)" in result.output
+    french = french_table("comptoir-21", "Ana,Bob,Cy", *draw, "421", "421", "421").output
+    assert (
+        "Ana, Bob, Cy sont à égalité et perdent le tour : 10 jetons chacun (la valeur du résultat à égalité)"
+        in french.replace("\u00a0", " ")
+    )
+    assert "contre Ana" not in french
+
+
+def test_the_help_at_a_draw_explains_what_that_draw_asks_for():
+    one_die = table("tim", "Ana,Bob", "?")
+    assert "Ana, one die for the first player? (1 to 6; u undo)" in one_die.output
+    assert (
+        "  type the one die you threw, 1 to 6: each player throws one die, the lowest leads the first "
+        "round, and tied players throw again; u takes back the last entry\n" in one_die.output
+    )
+    assert "/2 or /3" not in one_die.output
+    french = french_table("tim", "Ana,Bob", "?").output.replace("\u00a0", " ")
+    assert (
+        "  tapez le dé lancé, de 1 à 6 : chacun lance un dé, le plus petit entame le premier tour, "
+        "les ex aequo relancent ; u reprend la dernière saisie\n" in french
+    )
+    coup_sec = table("comptoir-21", "Ana,Bob", "?")
+    assert (
+        "  type what your one throw of three dice shows: 653 or 6-5-3 (a coup sec); u takes back the "
+        "last entry\n" in coup_sec.output
+    )
+    assert "/2 or /3" not in coup_sec.output
+
+
+def test_empty_players_are_refused_as_names_missing():
+    for empty in ("", " "):
+        result = CliRunner().invoke(main, ["table", "--players", empty, "--lang", "en"])
+        assert result.exit_code == 2
+        assert 'name the players: --players "Alice,Bob,Carol"' in result.output, empty
+        assert "played by" not in result.output

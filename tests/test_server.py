@@ -18,6 +18,7 @@ from sqlalchemy.exc import OperationalError
 
 from py421 import history
 from py421.cli import main
+from py421.core.engine import MAX_NAME
 from py421.core.record import Record
 from py421.server import protocol as p
 from py421.server.app import create_app
@@ -203,10 +204,12 @@ def test_an_illegal_action_is_refused_in_the_connection_s_language(client):
         message = your_first_turn(client, ws, code, token)
         answer = error_of(ws, {"type": "act", "version": message["version"], "action": "keep 9"})
         assert answer["lang"] == "fr" and "un dé va de 1 à 6, pas 9" in answer["message"]
-        answer = error_of(ws, {"type": "act", "version": message["version"], "action": "keep 666"})
+        dice = message["view"]["round"]["dice"]  # all three dice showing: that is stopping
+        answer = error_of(ws, {"type": "act", "version": message["version"], "action": f"keep {dice}"})
         assert answer["lang"] == "fr"
         assert (
-            "ne peut pas garder 666 : garder les trois dés, c'est s'arrêter ; possible :" in answer["message"]
+            f"ne peut pas garder {dice} : garder les trois dés, c'est s'arrêter ; possible :"
+            in answer["message"]
         )
 
 
@@ -318,6 +321,49 @@ def test_http_refusals_say_what_is_accepted(client):
     client.post(f"/api/tables/{code}/join", json={"name": "Bob"})
     refused(f"/api/tables/{code}/join", {"name": "Cy"}, 409, "full", "every seat")
     assert client.get("/api/tables/ZZZZZ").status_code == 404
+
+
+def test_a_table_to_play_asked_without_a_name_says_the_name_is_required(client):
+    """It once said « a name is 1 to 24 characters, not 0 », of a name nobody typed."""
+    for path in ("/api/tables", "/api/tables/estimate"):
+        response = client.post(path, json={"seats": ["human", "bot:heuristic"]})
+        assert response.status_code == 400, response.text
+        assert response.json()["detail"] == {
+            "error": "malformed",
+            "message": "name: the creator's name is required to make a table to play",
+        }
+    assert "required" in (CreateTable.model_fields["name"].description or "")  # the docs say so
+    scorekeeper = {"mode": "scorekeeper", "players": ["Ann", "Bob"]}  # the names are the players'
+    assert client.post("/api/tables", json=scorekeeper).status_code == 200
+
+
+def test_a_name_online_is_held_to_the_same_most_as_in_the_terminal(client):
+    """A server's tables took names of up to 24 characters, the terminal 40: one most now, the
+    core's, which the page checks too before sending."""
+    most = MAX_NAME
+    refused = client.post("/api/tables", json={"name": "B" * (most + 1)})
+    assert refused.status_code == 400
+    assert refused.json()["detail"] == {
+        "error": "bad_name",
+        "message": f"a name is 1 to {most} characters, not {most + 1}",
+    }
+    assert client.post("/api/tables", json={"name": "B" * most}).status_code == 200
+    page = (Path(p.__file__).parent / "static" / "api.js").read_text(encoding="utf-8")
+    assert f"export const NAME_MAX = {most};" in page
+
+
+@pytest.mark.parametrize("limit", ["-1", "0", "201"])
+def test_a_limit_of_finished_games_out_of_range_is_refused_saying_what_is_accepted(client, limit):
+    """``?limit=-1`` was taken as 1 without a word, and 500 as 200."""
+    response = client.get("/api/games", params={"limit": limit})
+    assert response.status_code == 400, response.text
+    detail = response.json()["detail"]
+    assert detail["error"] == "malformed"
+    accepted = "greater than or equal to 1" if int(limit) < 1 else "less than or equal to 200"
+    assert detail["message"] == f"query.limit: Input should be {accepted}"
+    assert client.get("/api/games", params={"limit": "200"}).status_code == 200
+    query = client.get("/openapi.json").json()["paths"]["/api/games"]["get"]["parameters"][0]
+    assert (query["name"], query["schema"]["minimum"], query["schema"]["maximum"]) == ("limit", 1, 200)
 
 
 def test_closing_the_tab_keeps_the_seat_and_a_rematch_keeps_everyone(client):
@@ -666,6 +712,40 @@ def test_undo_after_the_end_takes_the_game_out_of_the_history(client):
     assert len(client.get("/api/games").json()) == 1  # recorded once
     board = client.get("/api/leaderboard", params={"rules": "classic-11"}).json()
     assert {row["name"]: row["games"] for row in board} == {"Ann": 1, "Bob": 1}
+
+
+PLAYER_COUNTS = (
+    "name",
+    "games",
+    "losses",
+    "loss_rate",
+    "rounds_lost",
+    "throws_421",
+    "nenettes",
+    "tokens_taken",
+)
+
+
+def test_a_players_page_is_their_leaderboard_row_with_every_count_documented(client):
+    """The leaderboard's rows lost the counts the history keeps (rounds lost, 421s, nénettes, tokens
+    taken) that docs/online.md lists, and a player's row had no loss rate."""
+    body = {"mode": "scorekeeper", "rules": "classic-11", "players": ["Ann", "Bob"]}
+    created = client.post("/api/tables", json=body).json()
+    with client.websocket_connect(f"/ws/{created['code']}?token={created['token']}") as ws:
+        finish_scorekeeper(ws, receive_table(ws)["version"])  # whoever leads throws nénette and loses
+    board = client.get("/api/leaderboard", params={"rules": "classic-11"}).json()
+    assert [tuple(row) for row in board] == [PLAYER_COUNTS] * 2
+    winner, loser = board  # the lowest loss rate first
+    assert (winner["loss_rate"], loser["loss_rate"]) == (0.0, 1.0)
+    assert loser["rounds_lost"] >= 1 and winner["throws_421"] >= 1 and loser["nenettes"] >= 1
+    for row in board:  # their only games: the same row
+        assert client.get(f"/api/players/{row['name']}").json() == row
+    schema = client.get("/openapi.json").json()["components"]["schemas"]["PlayerStats"]
+    assert tuple(schema["properties"]) == PLAYER_COUNTS
+    assert set(schema["required"]) == set(PLAYER_COUNTS)
+    online = (Path(__file__).parents[1] / "docs" / "online.md").read_text(encoding="utf-8")
+    documented = next(line for line in online.splitlines() if line.startswith("| `GET /api/leaderboard"))
+    assert ", ".join(f'"{key}"' for key in PLAYER_COUNTS) in documented
 
 
 def keep_house(client: Any, minutes: float) -> list[str]:

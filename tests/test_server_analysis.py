@@ -305,10 +305,50 @@ def test_the_page_is_told_how_long_a_table_will_take_to_solve_before_it_is_made(
     assert seconds() == 0  # no hints, no optimal seat: made at once
     assert seconds(hints=True) > 0  # the two-player game, not shipped here: solved first
     assert seconds(seats=["human", "bot:optimal"], settings=["pot=9"]) > 0
-    assert seconds(rules="no-such-rules", hints=True) == 0  # refused by the table's making itself
     assert not client.app.state.hub.tables  # asking made nothing
     assert client.post("/api/tables", json=body | {"hints": True}).status_code == 200
     assert seconds(hints=True) == 0  # solved now: the next table is made at once
+
+
+@pytest.mark.parametrize(
+    ("changes", "status", "error"),
+    [
+        (
+            {"seats": ["human", "bot:optimal"], "settings": ["pot=999"], "hints": True},
+            503,
+            "analysis_too_costly",
+        ),
+        ({"seats": ["human", *["bot:optimal"] * 3], "hints": True}, 503, "analysis_too_costly"),  # unsolved
+        ({"seats": ["human", "bot:optimal"], "settings": ["pot=999"]}, 400, "optimal_too_costly"),
+        ({"rules": "no-such-rules", "hints": True}, 400, "bad_rules"),
+        ({"seats": ["bot:heuristic", "human"]}, 400, "bad_seats"),
+    ],
+)
+def test_an_estimate_is_refused_as_creating_that_table_is(quick, changes, status, error):
+    """An estimate once answered 0 s (or the optimal seat's wait alone) for a table whose creation is
+    refused: it is refused the same way, before and after the table was asked for."""
+    body = {"rules": "classic-11", "seats": ["human", "bot:heuristic"], "name": "Alice"} | changes
+    before = refusal(quick.post("/api/tables/estimate", json=body))
+    created = refusal(quick.post("/api/tables", json=body))
+    assert created[:2] == (status, error)
+    assert before == created == refusal(quick.post("/api/tables/estimate", json=body))
+    assert not quick.app.state.hub.tables
+
+
+def test_rules_beyond_the_budget_are_refused_with_the_seconds_the_estimate_gives(tmp_path):
+    """The estimate and the refusal are one figure: what a server estimates, a server whose budget
+    is half of it refuses, naming that many seconds."""
+    body = {"seats": ["human", "bot:heuristic"], "settings": ["pot=31"], "hints": True, "name": "Alice"}
+    with TestClient(create_app(f"sqlite:///{tmp_path}/a.db", bot_delay=0)) as client:
+        seconds = client.post("/api/tables/estimate", json=body).json()["seconds"]
+    assert seconds > 1
+    budget = Budget(seconds=seconds / 2)
+    with TestClient(create_app(f"sqlite:///{tmp_path}/b.db", bot_delay=0, budget=budget)) as client:
+        estimate = refusal(client.post("/api/tables/estimate", json=body))
+        created = refusal(client.post("/api/tables", json=body))
+    assert estimate == created
+    assert created[:2] == (503, "analysis_too_costly")
+    assert f"about {round(seconds)} s by estimate" in created[2]
 
 
 def test_asking_for_estimates_in_a_flood_is_refused_like_a_flood_of_messages(tmp_path, monkeypatch):

@@ -75,6 +75,22 @@ def test_a_folder_that_takes_no_file_is_refused_before_anything_is_written(tmp_p
     assert "cannot write the site in" in done.stderr and "Traceback" not in done.stderr
 
 
+def test_a_folder_in_a_folder_that_does_not_exist_is_refused_not_made(tmp_path):
+    out = tmp_path / "mistyped" / "site"  # the site's own folder is made, not the one it goes in
+    english = CliRunner().invoke(main, ["site", "--out", str(out), "--lang", "en"])
+    assert english.exit_code != 0
+    assert (
+        f"Error: cannot write the site in {out}: the folder {out.parent} does not exist; create it "
+        f"(mkdir -p {out.parent}) or choose another folder\n" in english.output
+    )
+    french = CliRunner().invoke(main, ["site", "--out", str(out), "--lang", "fr"]).output
+    assert (
+        f"impossible d'écrire le site dans {out} : le dossier {out.parent} n'existe pas ; créez-le "
+        f"(mkdir -p {out.parent}) ou choisissez un autre dossier\n" in french.replace("\u00a0", " ")
+    )
+    assert not out.parent.exists()
+
+
 def test_a_site_for_a_folder_of_its_host_names_it_once_and_is_refused_a_folder_that_cannot_be(tmp_path):
     """A project's GitHub Pages serve a site from /NAME/: only the page's <base> says so; the rest is
     the same files, so the worker keeps them under the same names in that folder."""

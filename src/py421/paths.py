@@ -146,11 +146,15 @@ def check_new_file(path: Path, what: str | Message) -> None:
 
 def make_out_folder(folder: Path, what: str | Message) -> None:
     """Make the folder ``what`` (e.g. "the report") is written to, and check it takes files, before any
-    work: a read-only disk found after minutes of games would lose them."""
+    work: a read-only disk found after minutes of games would lose them.
+
+    The folder is made, not the one it goes in: a mistyped path is refused, as for PY421_HOME."""
     where = Message("path.out_folder", {"what": what, "folder": folder})
     advice = Message("path.advice.out")
+    if not folder.is_dir() and not folder.parent.exists():
+        raise UnusablePath(Message("path.out_parent_missing", {"where": where, "parent": folder.parent}))
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(exist_ok=True)
     except OSError as exc:
         raise _unwritable(where, exc, advice) from None
     _check_writable(folder, where, advice)

@@ -63,8 +63,10 @@ def describe(event: Event, players: Sequence[str], lang: str = "en") -> str:
         case StakeChosen(seat=seat, stake=stake):
             return t("stake", who=p[seat], stake=stake)
         case RoundDecided(losers=losers, winner=winner, amount=n, why=why):
+            # the winner among the losers: everyone tied and every tied loser takes (tied_losers_all_take)
+            key = "decided.all" if winner in losers else "decided" if len(losers) == 1 else "decided.many"
             return t(
-                "decided" if len(losers) == 1 else "decided.many",
+                key,
                 losers=names(losers, p),
                 winner=p[winner],
                 n=n,

@@ -81,7 +81,9 @@ class Commands(MutableMapping[str, click.Command]):
         return len(self.where)
 
 
-@click.group(cls=Errors, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=Errors, aliases={"analyze": "analyse"}, context_settings={"help_option_names": ["-h", "--help"]}
+)
 @click.version_option(package_name="py421", prog_name="421")
 @SAY_OPTION
 @click.option("--bot", "bots", multiple=True, metavar="NAME=FILE")

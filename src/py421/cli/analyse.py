@@ -55,9 +55,9 @@ def _read(text: str, lang: str) -> Record:
         from ..history import History
 
         return History(read_only=True).record(int(text))
-    raise click.BadParameter(
-        tr(lang, "cli.analyse.no_record", name=repr(text)), param_hint=argument_hint("record")
-    )
+    # an empty name would be read as the current folder: it names no folder
+    why = "cli.analyse.folder" if text.strip() and path.is_dir() else "cli.analyse.no_record"
+    raise click.BadParameter(tr(lang, why, name=repr(text)), param_hint=argument_hint("record"))
 
 
 def _solve(rules: Ruleset, players: int, lang: str) -> Method:

@@ -37,6 +37,54 @@ class Finite(click.FloatRange):
         return number
 
 
+class Listed(click.ParamType[Any]):
+    """A list typed as one value, its entries separated by commas (``--before 653,221``): the value is
+    the tuple of its entries. An empty entry (``653,,221``, a comma at an end, nothing at all) is
+    refused with the option's name, never dropped: it is a value left out, or a typo.
+
+    ``what``: the catalog key that says what the entries are, with ``example``.
+    """
+
+    name = "text"  # the placeholder of the help, as for any text
+
+    def __init__(self, what: str, example: str, separators: str = ",") -> None:
+        self.what, self.example, self.separators = what, example, separators
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, tuple):  # a default, or a value converted already
+            return value
+        text = str(value)
+        for separator in self.separators[1:]:
+            text = text.replace(separator, self.separators[0])
+        entries = tuple(entry.strip() for entry in text.split(self.separators[0]))
+        if not text.strip():
+            self.fail(tr(spoken(), "cli.list.blank", expected=self.expected()), param, ctx)
+        if "" in entries:
+            self.fail(tr(spoken(), "cli.list.empty", text=repr(value), expected=self.expected()), param, ctx)
+        return self.read(entries, param, ctx)
+
+    def expected(self) -> str:
+        return tr(spoken(), self.what, example=self.example)
+
+    def read(self, entries: tuple[str, ...], param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The value from its entries, each given."""
+        return entries
+
+
+class Counts(Listed):
+    """Whole numbers of 0 or more separated by commas (``--tokens 5,6``): a tuple of ints."""
+
+    def __init__(self, example: str) -> None:
+        super().__init__("cli.list.counts", example)
+
+    def read(self, entries: tuple[str, ...], param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        for entry in entries:
+            if not (entry.isascii() and entry.isdigit()):  # "²" is a digit to Python, not to int()
+                said = tr(spoken(), "cli.list.not_count", entry=repr(entry), expected=self.expected())
+                self.fail(said, param, ctx)
+        return tuple(int(entry) for entry in entries)
+
+
 def seat_policies() -> None:
     """Let this command's ``--players`` seat trained policies, ``bot:policy:PATH``: a file of this
     machine, so only commands typed here (never a server, whose seats its visitors name)."""
@@ -92,7 +140,17 @@ class Errors(Group):
 
     The language is the one ``--lang`` asks for anywhere on the line, else the locale's: the
     help pages, click's usage errors and the commands' own messages are all in it.
+
+    ``aliases``: other spellings of commands (``analyze`` for ``analyse``), run as the command they
+    name, and listed nowhere.
     """
+
+    def __init__(self, *args: Any, aliases: dict[str, str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.aliases = aliases or {}
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return super().get_command(ctx, self.aliases.get(cmd_name, cmd_name))
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         line = kwargs.get("args", args[0] if args else None)
@@ -291,8 +349,10 @@ def read_record(path: Path, param_hint: str | None = None) -> Record:
     return Record.from_json(text)
 
 
-def people_seats(players: str) -> list[Seat]:
-    """The scorekeeper's seats from ``"Alice,Bob"``: people only, since nobody throws a bot's dice."""
+def people_seats(players: str, *, new: bool = True) -> list[Seat]:
+    """The scorekeeper's seats from ``"Alice,Bob"``: people only, since nobody throws a bot's dice;
+    held to the most a name has, unless they name a game saved before (``new=False``)."""
+    from ..core.engine import check_name
     from ..play.session import Seat
 
     seats = []
@@ -305,5 +365,5 @@ def people_seats(players: str) -> list[Seat]:
                     {"name": repr(name)},
                 )
             )
-        seats.append(Seat(name))
+        seats.append(Seat(check_name(name) if new else name))
     return seats

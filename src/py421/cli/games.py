@@ -63,7 +63,9 @@ def play(
     record_path: Path | None,
 ) -> None:
     seat_policies()
-    seats = parse_seats(players.split(","), lang or spoken()) if players is not None else None
+    if players is not None and not players.strip():  # "$PLAYERS" left unset: no one, not one nameless player
+        raise click.UsageError(tr(lang or spoken(), "cli.play.players"))
+    seats = parse_seats(players.split(","), lang or spoken(), new=not resume) if players is not None else None
     store = _before_play(record_path)
     if resume:
         session, lock, saved_lang, record_path = _resume(
@@ -125,9 +127,9 @@ def table_command(
     resume: bool,
     record_path: Path | None,
 ) -> None:
-    if not resume and not players:
+    if (players is not None or not resume) and not (players or "").strip():
         raise click.UsageError(tr(lang or spoken(), "cli.table.players"))
-    seats = people_seats(players) if players is not None else None
+    seats = people_seats(players, new=not resume) if players is not None else None
     store = _before_play(record_path)
     if resume:
         session, lock, saved_lang, record_path = _resume(
@@ -358,10 +360,12 @@ def stats(as_json: bool, lang: str) -> None:
 @click.argument("game_id", type=int, required=False)
 @click.option("--limit", type=click.IntRange(1, 10_000), default=20, show_default=True)
 @click.option("--analyse", is_flag=True)
+@click.option("--analyze", is_flag=True, hidden=True)  # the American spelling, accepted but not listed
 @SAY_OPTION
-def history(game_id: int | None, limit: int, analyse: bool, lang: str) -> None:
+def history(game_id: int | None, limit: int, analyse: bool, analyze: bool, lang: str) -> None:
     from ..history import History
 
+    analyse = analyse or analyze
     if analyse and game_id is None:
         raise click.UsageError(tr(lang, "cli.history.analyse_needs"))
     store = History(read_only=True)  # reading needs no writing

@@ -12,7 +12,7 @@ from click.core import ParameterSource
 from ..core.dice import Result, format_dice
 from ..core.rules import Ruleset, rules_name
 from ..i18n import error_text, num, plural, tr
-from .common import SAY_OPTION, Command, stages, with_rules
+from .common import SAY_OPTION, Command, Counts, Listed, stages, with_rules
 
 # What `421 advise` can maximise; loser and tokens are the round solver's objectives.
 Goal = Literal["target", "coup-sec", "loser", "tokens", "game"]
@@ -79,29 +79,17 @@ def odds(target: str, rules: Ruleset, throws: int, as_json: bool, lang: str) -> 
     )
 
 
-def _finals(text: str | None, lang: str) -> tuple[tuple[Result, ...], tuple[int, ...]]:
+def _finals(parts: tuple[str, ...] | None, lang: str) -> tuple[tuple[Result, ...], tuple[int, ...]]:
     """--before: the results already final, each maybe with the throws it took (``421/2``)."""
-    if not text:
+    if not parts:
         return (), ()
-    parts = [part.strip() for part in text.replace(";", ",").split(",") if part.strip()]
     results = tuple(Result.parse(part.split("/")[0]) for part in parts)
     counts = [part.split("/")[1] if "/" in part else "" for part in parts]
     if not any(counts):
         return results, ()
     if not all(c.strip().isdigit() for c in counts):
-        raise click.BadParameter(tr(lang, "cli.advise.before_throws", text=repr(text)))
+        raise click.BadParameter(tr(lang, "cli.advise.before_throws", text=repr(",".join(parts))))
     return results, tuple(int(c) for c in counts)
-
-
-def _numbers(text: str | None, option: str, lang: str) -> tuple[int, ...]:
-    """A list of counts, like 1,2: --out's places after yours (1 for the next player clockwise),
-    --debts' what each player owes the next manche (yours first, then clockwise)."""
-    if text is None:
-        return ()
-    parts = [p.strip() for p in text.split(",")]
-    if not all(p.isdigit() for p in parts):
-        raise click.BadParameter(tr(lang, f"cli.advise.{option}", text=repr(text)))
-    return tuple(int(p) for p in parts)
 
 
 def _once(lang: str, text: str) -> str:
@@ -113,19 +101,20 @@ def _quiet(text: str, stage: str) -> None:
     """How far a solve is, with --json: not said (nothing but the data)."""
 
 
-def _counts(text: str | None, players: int | None, lang: str) -> tuple[int, ...] | None:
+def _counts(tokens: tuple[int, ...] | None, players: int | None, lang: str) -> tuple[int, ...] | None:
     """Every player's tokens, yours first: two counts, or as many as --players says (or 3 or more given)."""
-    if text is None:
+    if tokens is None:
         return None
-    parts = text.split(",")
     # three counts or more say the players (more than the solvers seat: refused with their reason)
-    wanted = players or (len(parts) if len(parts) >= 3 else 2)
-    if len(parts) != wanted or not all(p.strip().isdigit() for p in parts):
+    wanted = players or (len(tokens) if len(tokens) >= 3 else 2)
+    if len(tokens) != wanted:
+        text = repr(",".join(map(str, tokens)))
         if wanted == 2:
-            raise click.BadParameter(tr(lang, "cli.advise.tokens_two", text=repr(text)))
+            raise click.BadParameter(tr(lang, "cli.advise.tokens_two", text=text), param_hint="'--tokens'")
         example = ",".join(["4", "4", "3", *["0"] * (wanted - 3)])
-        raise click.BadParameter(tr(lang, "cli.advise.tokens", n=wanted, example=example, text=repr(text)))
-    return tuple(int(p) for p in parts)
+        said = tr(lang, "cli.advise.tokens", n=wanted, example=example, text=text)
+        raise click.BadParameter(said, param_hint="'--tokens'")
+    return tokens
 
 
 @click.command(cls=Command)
@@ -135,14 +124,14 @@ def _counts(text: str | None, players: int | None, lang: str) -> tuple[int, ...]
 @click.option("--target", default=None)
 @click.option("--objective", type=click.Choice(get_args(Goal)), default=None)
 @click.option("--players", type=click.IntRange(2), default=None)
-@click.option("--before", default=None)
+@click.option("--before", type=Listed("cli.list.results", "653,221", separators=",;"), default=None)
 @click.option("--limit", type=click.IntRange(1, 3), default=None)
 @click.option("--phase", type=click.Choice(get_args(Phase)), default="decharge", show_default=True)
 @click.option("--pot", type=click.IntRange(0), default=None)
-@click.option("--tokens", default=None)
+@click.option("--tokens", type=Counts("5,6"), default=None)
 @click.option("--stake", type=click.IntRange(0), default=0)
-@click.option("--out", default=None)
-@click.option("--debts", default=None)
+@click.option("--out", type=Counts("1,2"), default=None)
+@click.option("--debts", type=Counts("0,0,14"), default=None)
 @click.option("--json", "as_json", is_flag=True)
 @SAY_OPTION
 def advise(
@@ -152,14 +141,14 @@ def advise(
     target: str | None,
     objective: Goal | None,
     players: int | None,
-    before: str | None,
+    before: tuple[str, ...] | None,
     limit: int | None,
     phase: Phase,
     pot: int | None,
-    tokens: str | None,
+    tokens: tuple[int, ...] | None,
     stake: int,
-    out: str | None,
-    debts: str | None,
+    out: tuple[int, ...] | None,
+    debts: tuple[int, ...] | None,
     as_json: bool,
     lang: str,
 ) -> None:
@@ -195,9 +184,9 @@ def advise(
             pot,
             counts,
             stake,
-            _numbers(out, "out", lang),
+            out or (),
             throws,
-            _numbers(debts, "debts", lang),
+            debts or (),
         )
         match chosen:
             case "game":  # the solver that covers the table says, solving it once per machine if need be

@@ -46,7 +46,10 @@ else:
     from .state import evolve
 
 Events = list[Event]
-MAX_NAME = 40
+# A player's name at most, wherever it is given (the terminal, a server's or the page's tables):
+# names sit side by side on a phone. Only a name given anew is held to it (check_name, not
+# check_players): a game saved or recorded with a longer one before still loads.
+MAX_NAME = 24
 
 
 # -- starting --------------------------------------------------------------
@@ -86,14 +89,15 @@ def new_game(rules: Ruleset, players: Sequence[str], *, first_seat: int = 0) -> 
 
 
 def check_players(rules: Ruleset, players: Sequence[str]) -> tuple[str, ...]:
-    """The names, checked: how many the rules allow, none empty, too long or alike."""
+    """The names, checked: how many the rules allow, none empty, invisible or alike; of any length,
+    since a game read back may hold a name longer than a new one may be (:data:`MAX_NAME`)."""
     if isinstance(players, str):
         raise InvalidPlayers(Message("players.one_text"))
     names = tuple(str(p).strip() for p in players)
     if not rules.seats(len(names)):
         raise InvalidPlayers(players_refused(rules, len(names)))
     for name in names:
-        check_name(name)
+        check_name(name, None)
     folded = [n.casefold() for n in names]
     for name in names:
         if folded.count(name.casefold()) > 1:
@@ -129,8 +133,8 @@ def players_range(rules: Ruleset) -> Message:
 _NOT_IN_NAMES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 
 
-def check_name(name: str, most: int = MAX_NAME) -> str:
-    """A player's name as typed, checked: 1 to ``most`` characters, none invisible.
+def check_name(name: str, most: int | None = MAX_NAME) -> str:
+    """A player's name as typed, checked: 1 to ``most`` characters (None: any length), none invisible.
 
     >>> check_name("Zoé")
     'Zoé'
@@ -141,7 +145,7 @@ def check_name(name: str, most: int = MAX_NAME) -> str:
     """
     if not name.strip():
         raise InvalidPlayers(Message("players.empty"))
-    if len(name) > most:
+    if most is not None and len(name) > most:
         raise InvalidPlayers(
             Message(
                 "players.too_long",
@@ -817,11 +821,12 @@ def _why_illegal(state: State, seat: int, action: Action) -> Message:
         )
     if isinstance(action, ChooseStake):
         reason = _refusal("reason.no_stake")
-    elif isinstance(action, Throw) and len(action.keep) >= DICE_PER_THROW:
-        reason = _refusal("reason.keep_all")
     elif isinstance(action, Throw) and not contains(r.dice, action.keep):
+        # before « keeping all is stopping »: three dice that are not those showing are no stop either
         kept, dice = format_dice(action.keep), format_dice(r.dice)
         reason = _refusal("reason.not_among", kept=kept, dice=dice)
+    elif isinstance(action, Throw) and len(action.keep) >= DICE_PER_THROW:
+        reason = _refusal("reason.keep_all")
     elif isinstance(action, Throw) and action.bon and not state.rules.le_bon:
         reason = _refusal("reason.no_bon")
     elif isinstance(action, Throw) and action.bon:

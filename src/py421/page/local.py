@@ -40,6 +40,8 @@ MOST_SEATS = 20  # as many as a table of 421 serve seats by default (--max-seats
 SAVE_KIND = "py421-local-table"
 MODES = ("play", "scorekeeper", "replay")
 RECORD_MOST = 5_000_000  # characters of a record imported: a long game's is a few hundred kilobytes
+# a player's counts, as the server's leaderboard has them (the history's columns)
+COUNTED = ("games", "losses", "rounds_lost", "throws_421", "nenettes", "tokens_taken")
 
 Mode = Literal["play", "scorekeeper", "replay"]
 
@@ -254,9 +256,11 @@ class LocalTables:
             if game.state.outcome is None or (rules is not None and game.rules.name != rules):
                 continue
             for player in game_stats(game):
-                row = rows.setdefault(player.name, {"name": player.name, "games": 0, "losses": 0})
+                row = rows.setdefault(player.name, {"name": player.name, **dict.fromkeys(COUNTED, 0)})
                 row["games"] += 1
                 row["losses"] += player.lost
+                for key in COUNTED[2:]:
+                    row[key] += getattr(player, key)
         for row in rows.values():
             row["loss_rate"] = row["losses"] / row["games"]
         return sorted(rows.values(), key=lambda r: (-r["games"], r["name"]))

@@ -50,6 +50,16 @@ def read_choice(text: str) -> Action:
     return _as_worded(answer) or parse_action(answer)
 
 
+def read_stake(text: str) -> ChooseStake | None:
+    """The stake named at the « main chaude » prompt (e, est, v, vient, or as the help words it);
+    None for any other answer, which that prompt refuses with its own choices."""
+    try:
+        action = read_choice(text)
+    except InvalidNotation:
+        return None
+    return action if isinstance(action, ChooseStake) else None
+
+
 def _as_worded(answer: str) -> Action | None:
     """An action typed as the help words it, in either language (« garder 5 », « tout relancer »)."""
     whole: tuple[tuple[str, Action], ...] = (
@@ -167,8 +177,12 @@ def _ask_human(
                 for line in hint(state).splitlines():
                     out(f"  {line}")
             continue
+        stake = read_stake(answer) if r.tie is not None else None
+        if r.tie is not None and stake is None:
+            out("  " + tr(lang, "prompt.not_stake", text=answer.strip()))
+            continue
         try:
-            action = read_choice(answer)
+            action = stake or read_choice(answer)
             state.apply(action)  # raises with the reason if it is not allowed
         except InvalidNotation as exc:
             if exc.message is None or exc.message.key != "notation.not_action":

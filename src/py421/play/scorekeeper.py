@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..core.actions import ChooseStake, parse_action
+from ..core.actions import parse_action
 from ..core.dice import Result
 from ..core.engine import throws_allowed
 from ..core.errors import Py421Error
@@ -17,7 +17,7 @@ from ..core.rules import rules_name
 from ..core.state import Phase, State
 from ..i18n import action_text, error_text, num, tr
 from ..text import describe, outcome_text, standings
-from .plain import HELP, HINT, STAKES, Ask, InputEnded, Out
+from .plain import HELP, HINT, Ask, InputEnded, Out, read_stake
 from .session import Session
 
 UNDO = ("u", "undo", "annuler")
@@ -89,6 +89,19 @@ def prompt_for(state: State, lang: str) -> str:
     return tr(lang, "sk.draw_die" if request.count == 1 else "sk.draw_throw", who=who)
 
 
+def help_for(state: State, lang: str) -> str:
+    """What ``?`` says: how to type what this prompt asks for."""
+    request = state.chance
+    if request is None:
+        return tr(lang, "prompt.stake_help")
+    if request.purpose == "turn":
+        return tr(lang, "sk.help")
+    if request.count == 1:  # a die each for the first player: the lowest leads
+        ace = tr(lang, "sk.help.die.ace") if state.rules.ace_high else ""
+        return tr(lang, "sk.help.die", ace=ace)
+    return tr(lang, "sk.help.coup_sec")  # a tie-break or a draw: one throw of three dice
+
+
 def run_table(
     session: Session,
     *,
@@ -113,7 +126,7 @@ def run_table(
             raise InputEnded
         command = answer.strip().lower()
         if command in HELP:
-            out(tr(lang, "sk.help" if state.chance is not None else "prompt.stake_help"))
+            out(help_for(state, lang))
             continue
         if command in HINT:
             for line in hint(state, lang):
@@ -131,7 +144,11 @@ def run_table(
                 continue
             request = state.chance
             if request is None:
-                state = game.act(ChooseStake(STAKES[command]) if command in STAKES else command)
+                stake = read_stake(answer)
+                if stake is None:  # only the stake fits here: said with the prompt's short forms
+                    out("  " + tr(lang, "prompt.not_stake", text=answer.strip()))
+                    continue
+                state = game.act(stake)
             elif request.purpose == "turn" and request.count == 3 and not request.kept:
                 state = game.report_turn(answer)
             else:

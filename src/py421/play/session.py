@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from ..core.actions import Action
 from ..core.chance import SeededDice
+from ..core.engine import MAX_NAME, check_name
 from ..core.errors import IllegalAction, InvalidPlayers, InvalidRecord, Message
 from ..core.game import Game
 from ..core.record import Record
@@ -40,10 +41,12 @@ class Seat:
         return self.bot is None
 
 
-def parse_seats(specs: Sequence[str], lang: str = "en") -> list[Seat]:
+def parse_seats(specs: Sequence[str], lang: str = "en", *, new: bool = True) -> list[Seat]:
     """Seats from ``["Alice", "bot:heuristic", …]``; bots are named after their level, in ``lang``.
 
     The names are the game's from then on: a saved game keeps them, whatever language it is resumed in.
+    A new game's names are held to :data:`~py421.core.engine.MAX_NAME`; ``new=False``: the names of a
+    game saved before, which may be longer.
     """
     seats: list[Seat] = []
     counts: dict[str, int] = {}
@@ -60,7 +63,7 @@ def parse_seats(specs: Sequence[str], lang: str = "en") -> list[Seat]:
                 )
             )
         else:
-            seats.append(Seat(raw.strip()))
+            seats.append(Seat(check_name(raw.strip()) if new else raw.strip()))
     return seats
 
 
@@ -68,13 +71,14 @@ def default_player_name(lang: str) -> str:
     """The person's name when none is given: the system's user name, capitalised (ana → Ana).
 
     A name, not « You », so that every sentence reads right: « Ana perd », "Ana takes 1".
-    Without a user name, or with root's or a bot's, a word for a player in ``lang``.
+    Without a user name, or with root's, a bot's or one longer than a name may be, a word for a player
+    in ``lang``.
     """
     try:
         name = getpass.getuser().strip()
     except (OSError, KeyError):  # no user name in the environment nor the password database
         name = ""
-    if not name or name.lower() == "root" or is_bot_name(name):
+    if not name or name.lower() == "root" or is_bot_name(name) or len(name) > MAX_NAME:
         return tr(lang, "default_player")
     return name[:1].upper() + name[1:]
 

@@ -183,7 +183,8 @@ class Analyst:
             asyncio.get_running_loop().run_in_executor(self._hints, self.hinter.warm, Prepare(rules, players))
 
     async def expected(self, rules: Ruleset, players: int) -> float:
-        """The seconds :meth:`prepare` would take now, by estimate (0: nothing to solve)."""
+        """The seconds :meth:`prepare` would take now, by estimate (0: solved already); what it would
+        refuse at once is refused."""
         return await self.line.expected(rules, players)
 
     @property

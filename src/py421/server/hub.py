@@ -63,8 +63,8 @@ log = logging.getLogger(__name__)
 A = TypeVar("A", bound=BaseModel)  # one of the answers (commands.Answer)
 BATCH = 200  # tables ended, or told active, in one transaction by the housekeeping
 TOUCH_SECONDS = 600.0  # a table's activity is told to the database this often at most
-PrepareHints = Callable[[Ruleset, int], Awaitable[None]]
-ExpectHints = Callable[[Ruleset, int], Awaitable[float]]
+PrepareRules = Callable[[Ruleset, int], Awaitable[None]]
+ExpectRules = Callable[[Ruleset, int], Awaitable[float]]
 CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O: read aloud without doubt
 _CODE = re.compile(r"[A-Za-z]{5}")
 
@@ -83,8 +83,8 @@ class Hub:
         optimal: OptimalBots | None = None,
         policies: PolicyBots | None = None,
         cluster: Solo | None = None,
-        prepare_hints: PrepareHints | None = None,
-        expect_hints: ExpectHints | None = None,
+        prepare_hints: PrepareRules | None = None,
+        expect_hints: ExpectRules | None = None,
     ) -> None:
         self.store = store
         self.writer = Writer(store)  # every write of play goes through it (server/writer.py)
@@ -128,25 +128,20 @@ class Hub:
                 raise
         raise TableError("internal", Message("server.no_free_code"), 503)
 
-    async def create(self, request: CreateTable, address: str = "") -> tuple[Table, str]:
-        """A new table; returns it and the creator's token. Nothing is kept if any check fails.
-
-        Every check and every cap comes before the rules are solved (for hints or an optimal seat):
-        a refused request costs the server nothing.
-        """
+    def _asked(self, request: CreateTable) -> tuple[Ruleset, list[TableSeat]]:
+        """The rules and seats of the table asked for, once every check of the request has passed
+        and the server has room: :meth:`create` and :meth:`solving_seconds` refuse alike."""
         rules = _rules(request.rules, request.settings)
         if request.timeout != 0 and not 10 <= request.timeout <= 3600:
             raise TableError("malformed", Message("server.timeout", {"timeout": request.timeout}))
         if request.hints and request.mode != "play":
             raise TableError("malformed", Message("server.hints_online"))
-        token = secrets.token_urlsafe(24)
         if request.mode == "scorekeeper":
             if request.players is None:
                 raise TableError("malformed", Message("server.players_list"))
             self._check_count(rules, len(request.players))
             seats = [TableSeat(i, "human", name=clean_name(n)) for i, n in enumerate(request.players)]
             _check_distinct([s.name or "" for s in seats])
-            seats[0].token_hash = hash_token(token)
         else:
             self._check_count(rules, len(request.seats))
             seats = [_seat(i, spec) for i, spec in enumerate(request.seats)]
@@ -156,8 +151,9 @@ class Hub:
                 check_levels((s.bot for s in seats), rules, len(seats))
             except Py421Error as e:
                 raise TableError.of("bad_seats", e) from e
+            if request.name is None:
+                raise TableError("malformed", Message("server.name_required"))
             seats[0].name = clean_name(request.name)
-            seats[0].token_hash = hash_token(token)
         if len(self.tables) >= self.limits.live_tables and self.live() >= self.limits.live_tables:
             raise TableError(
                 "too_many_tables",
@@ -165,6 +161,27 @@ class Hub:
                 503,
                 retry_after=60,
             )
+        return rules, seats
+
+    def _solves(self, hints: bool, seats: list[TableSeat]) -> list[tuple[PrepareRules, ExpectRules]]:
+        """What a table's rules are solved for before it is made, in that order (its hints, an
+        optimal seat): how to solve them, and how long that would take now by estimate."""
+        found = []
+        if hints and self.prepare_hints is not None and self.expect_hints is not None:
+            found.append((self.prepare_hints, self.expect_hints))
+        if any(s.bot == "optimal" for s in seats):
+            found.append((self.optimal.prepare, self.optimal.expected))
+        return found
+
+    async def create(self, request: CreateTable, address: str = "") -> tuple[Table, str]:
+        """A new table; returns it and the creator's token. Nothing is kept if any check fails.
+
+        Every check and every cap comes before the rules are solved (for hints or an optimal seat):
+        a refused request costs the server nothing.
+        """
+        rules, seats = self._asked(request)
+        token = secrets.token_urlsafe(24)
+        seats[0].token_hash = hash_token(token)
         wait = self.addresses.create(address)
         if wait is not None:
             raise TableError(
@@ -173,10 +190,8 @@ class Hub:
                 429,
                 retry_after=wait,
             )
-        if request.hints and self.prepare_hints is not None:
-            await self.prepare_hints(rules, len(seats))  # in the analysis worker, within the budget
-        if any(s.bot == "optimal" for s in seats):
-            await self.optimal.prepare(rules, len(seats))  # in the worker, within the budget
+        for prepare, _ in self._solves(request.hints, seats):
+            await prepare(rules, len(seats))  # in a worker, within the budget
         seed = self._seed()
         made = time.time()
         table = Table(
@@ -194,18 +209,11 @@ class Hub:
 
     async def solving_seconds(self, request: CreateTable) -> float:
         """The seconds :meth:`create` would spend solving the table's rules (for hints, an optimal
-        seat), by estimate: 0 when nothing is to be solved. Advice for the page's wait, not a check:
-        what :meth:`create` refuses, it refuses itself."""
-        try:
-            rules = _rules(request.rules, request.settings)
-            seats = [_seat(i, spec) for i, spec in enumerate(request.seats)]
-        except TableError:
-            return 0.0
-        waits = []
-        if request.hints and request.mode == "play" and self.expect_hints is not None:
-            waits.append(await self.expect_hints(rules, len(seats)))
-        if request.mode == "play" and any(s.bot == "optimal" for s in seats):
-            waits.append(await self.optimal.expected(rules, len(seats)))
+        seat), by estimate: 0 when nothing is to be solved. A table :meth:`create` would refuse is
+        refused the same way, but for the caps on an address's tables (not spent by asking) and a
+        full line of solves (gone by the time the table is asked for)."""
+        rules, seats = self._asked(request)
+        waits = [await expect(rules, len(seats)) for _, expect in self._solves(request.hints, seats)]
         return max(waits, default=0.0)
 
     def _check_count(self, rules: Ruleset, n: int) -> None:

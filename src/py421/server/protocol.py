@@ -96,7 +96,9 @@ class CreateTable(Strict):
         max_length=64,
         description="play: `human` or `bot:LEVEL`, the creator first",
     )
-    name: Name | None = Field(None, description="play: the creator's name")
+    name: Name | None = Field(
+        None, description="play: the creator's name, required (a scorekeeper's are `players`)"
+    )
     players: list[Name] | None = Field(None, max_length=64, description="scorekeeper: every name, in order")
     timeout: int = Field(60, description="seconds a person has to act before a bot stands in (0: none)")
     hints: bool = Field(
@@ -197,9 +199,13 @@ class PlayerStats(BaseModel):
     """``GET /api/players/{name}`` and each row of ``GET /api/leaderboard``."""
 
     name: str
-    games: int
+    games: int = Field(description="finished games (an abandoned one counts for nobody)")
     losses: int | None
-    loss_rate: float | None = None
+    loss_rate: float = Field(description="losses / games")
+    rounds_lost: int
+    throws_421: int = Field(description="421s thrown")
+    nenettes: int = Field(description="nénettes (2-2-1) thrown")
+    tokens_taken: int
 
 
 # -- what one seat sees ----------------------------------------------------------------

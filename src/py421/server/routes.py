@@ -14,9 +14,9 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import asdict
-from typing import Any, TypeVar, assert_never, cast
+from typing import Annotated, Any, TypeVar, assert_never, cast
 
-from fastapi import APIRouter, Header, Request, WebSocket
+from fastapi import APIRouter, Header, Query, Request, WebSocket
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.requests import HTTPConnection
@@ -167,10 +167,16 @@ async def table_analysis(request: Request, code: str, bots: bool = False) -> dic
 # -- history -----------------------------------------------------------------
 
 
-@router.get("/api/games", response_model=list[p.GameSummary])
-async def games(request: Request, limit: int = 20) -> list[dict[str, Any]]:
+GAMES_MOST = 200  # finished games listed at once
+
+
+@router.get("/api/games", response_model=list[p.GameSummary], responses=responses)
+async def games(
+    request: Request,
+    limit: Annotated[int, Query(ge=1, le=GAMES_MOST, description="the newest games, this many")] = 20,
+) -> list[dict[str, Any]]:
     hub = _hub(request)
-    rows = hub.history.games(max(1, min(limit, 200)))
+    rows = hub.history.games(limit)
     return [asdict(r) for r in rows]
 
 
@@ -202,9 +208,7 @@ async def leaderboard(request: Request, rules: str = "classic-11") -> list[dict[
         raise TableError(
             "bad_rules", Message("ruleset.unknown_preset", {"name": repr(rules), "accepted": accepted})
         )
-    rows = hub.history.stats(rules=rules)
-    for row in rows:
-        row["loss_rate"] = (row["losses"] or 0) / row["games"]
+    rows = _player_rows(hub, rules=rules)
     return sorted(rows, key=lambda r: (r["loss_rate"], -r["games"], r["name"]))
 
 
@@ -215,10 +219,19 @@ async def player(request: Request, name: str) -> dict[str, Any]:
         check_name(name, 100)
     except Py421Error as e:
         raise TableError.of("bad_name", e) from e
-    rows = hub.history.stats(name=name)
+    rows = _player_rows(hub, name=name)
     if not rows:
         raise TableError("no_player", Message("server.no_player", {"name": repr(name)}), 404)
     return rows[0]
+
+
+def _player_rows(hub: Hub, *, rules: str | None = None, name: str | None = None) -> list[dict[str, Any]]:
+    """The history's counts per player (:meth:`py421.history.History.stats`), with their loss rate:
+    a leaderboard's rows and a player's alike."""
+    rows = hub.history.stats(rules=rules, name=name)
+    for row in rows:
+        row["loss_rate"] = (row["losses"] or 0) / row["games"]
+    return rows
 
 
 # -- live play -----------------------------------------------------------------

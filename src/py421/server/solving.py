@@ -115,21 +115,10 @@ class SolveLine:
         a full line, or the worker stopped, not at all.
         """
         key = (rules, players)
-        known = self._verdicts.get(key)
+        known = self._known(key)
         if known is not None:
-            verdict, until = known
-            if until is None or self.clock() < until:
-                self._verdicts.move_to_end(key)
-                if isinstance(verdict, TableError):
-                    raise again(verdict)
-                return verdict
-        try:
-            cost = await self.estimate(rules, players)
-        except Unsolved:
-            raise  # no verdict: solving it once on this machine changes it
-        except TableError as e:
-            self._remember(key, e)
-            raise
+            return known
+        cost = await self._estimated(key)
         try:
             await self.run(solve)
         except TableError as e:
@@ -141,16 +130,36 @@ class SolveLine:
 
     async def expected(self, rules: Ruleset, players: int) -> float:
         """The seconds :meth:`prepare` would take now by estimate, for a client to say how long it
-        waits: 0 when the verdict on the rules is known (solved, or refused) or the estimate refuses
-        them (:meth:`prepare` says why)."""
-        known = self._verdicts.get((rules, players))
-        if known is not None and (known[1] is None or self.clock() < known[1]):
+        waits (0: solved already); rules it would refuse at once are refused here the same way, with
+        the same estimate. Only a full line is not foretold: it is gone by the time a table is asked."""
+        key = (rules, players)
+        if self._known(key) is not None:
             return 0.0
+        return seconds(await self._estimated(key), await self._rate())
+
+    def _known(self, key: tuple[Ruleset, int]) -> Cost | None:
+        """The cost of rules solved here, the refusal of rules refused (raised afresh), or None when
+        there is no verdict on them, or no longer."""
+        known = self._verdicts.get(key)
+        if known is None:
+            return None
+        verdict, until = known
+        if until is not None and self.clock() >= until:
+            return None
+        self._verdicts.move_to_end(key)
+        if isinstance(verdict, TableError):
+            raise again(verdict)
+        return verdict
+
+    async def _estimated(self, key: tuple[Ruleset, int]) -> Cost:
+        """:meth:`estimate`, its refusal remembered for good (the rules decide it)."""
         try:
-            cost = await self.estimate(rules, players)
-        except TableError:
-            return 0.0
-        return seconds(cost, await self._rate())
+            return await self.estimate(*key)
+        except Unsolved:
+            raise  # no verdict: solving it once on this machine changes it
+        except TableError as e:
+            self._remember(key, e)
+            raise
 
     async def _rate(self) -> float:
         return _rate if _rate is not None else await asyncio.to_thread(machine_rate)  # not behind a solve

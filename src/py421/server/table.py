@@ -17,7 +17,7 @@ from typing import Any, Literal, cast
 
 import orjson
 
-from ..core.engine import check_name
+from ..core.engine import MAX_NAME, check_name
 from ..core.errors import Message, Py421Error
 from ..core.events import Event
 from ..core.game import Game
@@ -31,7 +31,6 @@ from . import outbound as out
 from .database import SeatRow
 from .protocol import ErrorCode
 
-NAME_MAX = 24  # shorter than the engine's 40: names sit beside each other on a phone
 LOG_LINES = 50
 # A table waits for its players, plays, and ends over (the game finished) or abandoned (nobody played
 # on for the server's idle time: the game, unfinished, is kept in the history all the same).
@@ -82,12 +81,13 @@ def hash_token(token: str) -> str:
 
 
 def clean_name(raw: object) -> str:
-    """A person's name as the server keeps it: spaces folded, the engine's characters, 1 to 24."""
+    """A person's name as the server keeps it: spaces folded, the engine's characters, 1 to
+    :data:`~py421.core.engine.MAX_NAME` (as in the terminal)."""
     name = " ".join(raw.split()) if isinstance(raw, str) else ""
-    if not 1 <= len(name) <= NAME_MAX:
-        raise TableError("bad_name", Message("server.name_length", {"most": NAME_MAX, "n": len(name)}))
+    if not 1 <= len(name) <= MAX_NAME:
+        raise TableError("bad_name", Message("server.name_length", {"most": MAX_NAME, "n": len(name)}))
     try:
-        check_name(name, NAME_MAX)
+        check_name(name)
     except Py421Error as e:
         raise TableError.of("bad_name", e) from e
     if is_bot_name(name):

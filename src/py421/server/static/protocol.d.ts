@@ -80,7 +80,7 @@ export interface CreateTable {
   settings?: string[];
   /** play: `human` or `bot:LEVEL`, the creator first */
   seats?: string[];
-  /** play: the creator's name */
+  /** play: the creator's name, required (a scorekeeper's are `players`) */
   name?: string | null;
   /** scorekeeper: every name, in order */
   players?: string[] | null;
@@ -169,9 +169,17 @@ export interface GameSummary {
 /** `GET /api/players/{name}` and each row of `GET /api/leaderboard`. */
 export interface PlayerStats {
   name: string;
+  /** finished games (an abandoned one counts for nobody) */
   games: number;
   losses: number | null;
-  loss_rate?: number | null;
+  /** losses / games */
+  loss_rate: number;
+  rounds_lost: number;
+  /** 421s thrown */
+  throws_421: number;
+  /** nénettes (2-2-1) thrown */
+  nenettes: number;
+  tokens_taken: number;
 }
 
 /** What a client sends over the WebSocket. */
