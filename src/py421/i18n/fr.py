@@ -631,7 +631,7 @@ MESSAGES: dict[str, str] = {
     "players.bot_name": "{name} : les noms comme « Heuristique 1 » sont réservés aux bots",
     "ruleset.not_a_table": "des règles sont une table aux clés {accepted}, et non {got}",
     "ruleset.unknown_key": "clé inconnue {name} dans le fichier de règles ; au choix : {accepted}",
-    "ruleset.empty_name": "le nom de règles ne peut pas être vide : nommez-les comme la table les appelle, ou retirez name pour garder celui de leur base",
+    "ruleset.empty_name": "le nom des règles ne peut pas être vide : nommez-les comme la table les appelle, ou retirez name pour garder celui de leur base",
     "ruleset.options_table": "'options' doit être une table OPTION = VALEUR",
     "ruleset.not_toml": "{file} : ce n'est pas un fichier de règles TOML ou JSON ({reason})",
     "players.one_text": "les joueurs doivent être une liste de noms, et non un seul texte",
