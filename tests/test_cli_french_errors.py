@@ -174,7 +174,7 @@ def test_a_misshapen_record_is_explained_in_french(tmp_path: Path) -> None:
     assert (
         """les règles de l'enregistrement ("rules") doivent être un objet, comme dans un fichier""" in rules
     )
-    assert """et non 'tim' ; pour des règles prédéfinies, écrivez {"base": "tim"}""" in rules
+    assert """et non "tim" ; pour des règles prédéfinies, écrivez {"base": "tim"}""" in rules
     assert """les étapes de l'enregistrement ("steps") doivent être une liste, et non 3""" in replayed(
         {**record, "steps": 3}
     )

@@ -172,8 +172,8 @@ def test_a_version_written_as_text_is_refused_saying_a_number_is_expected(tmp_pa
     result = run_cli("replay", write(tmp_path, a_record(version="1")))
     assert result.exit_code == 2
     assert result.output == (
-        'Error: the record\'s "version" is a number: this py421 reads "version": 1, not \'1\'\n'
-    )
+        'Error: the record\'s "version" is a number: this py421 reads "version": 1, not "1"\n'
+    )  # the value as the file spells it, in JSON
 
 
 def test_a_version_not_read_says_which_is():
@@ -188,9 +188,27 @@ def test_rules_given_as_a_preset_name_say_the_rules_are_an_object(tmp_path):
     assert result.exit_code == 2
     assert "unknown key" not in result.output
     assert (
-        "the record's \"rules\" must be an object, as in a ruleset file, not 'classic-11'; "
+        'the record\'s "rules" must be an object, as in a ruleset file, not "classic-11"; '
         'for a preset write {"base": "classic-11"}'
     ) in result.output
+
+
+@pytest.mark.parametrize(
+    ("changed", "said"),
+    [
+        ({"steps": None}, 'the record\'s "steps" must be a list, not null'),
+        ({"rules": [True]}, 'the record\'s "rules" must be an object, as in a ruleset file, not [true]'),
+        (
+            {"steps": [{"seat": 0, "dice": 654}]},
+            'or {"seat": N, "turn": "421/2"}, not {"seat": 0, "dice": 654}',
+        ),
+    ],
+)
+def test_a_misshapen_record_shows_what_it_holds_as_json_spells_it(tmp_path, changed, said):
+    result = run_cli("replay", write(tmp_path, {**a_record(), **changed}))
+    assert result.exit_code == 2
+    assert said in result.output
+    assert "None" not in result.output and "True" not in result.output
 
 
 def test_a_ruleset_that_is_no_table_is_refused_as_such():

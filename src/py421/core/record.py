@@ -105,7 +105,7 @@ class Record:
             raise InvalidRecord(
                 Message(
                     "record.version_type",
-                    {"version": VERSION, "got": repr(version)},
+                    {"version": VERSION, "got": as_json(version)},
                 )
             )
         if version != VERSION:
@@ -120,16 +120,14 @@ class Record:
                 raise InvalidRecord(Message("record.missing", {"name": repr(key)}))
         given = data["rules"]
         if not isinstance(given, dict):
-            text = f'the record\'s "rules" must be an object, as in a ruleset file, not {given!r}'
             if isinstance(given, str):
-                text += f'; for a preset write {{"base": "{given}"}}'
-                raise InvalidRecord(Message("record.rules_preset", {"got": repr(given), "base": given}))
-            raise InvalidRecord(Message("record.rules_type", {"got": repr(given)}))
+                raise InvalidRecord(Message("record.rules_preset", {"got": as_json(given), "base": given}))
+            raise InvalidRecord(Message("record.rules_type", {"got": as_json(given)}))
         if not isinstance(data["steps"], list):
             raise InvalidRecord(
                 Message(
                     "record.steps_type",
-                    {"got": repr(data["steps"])},
+                    {"got": as_json(data["steps"])},
                 )
             )
         try:
@@ -209,6 +207,12 @@ def _step_dict(step: Step) -> dict[str, Any]:
     return {"seat": step.seat, step.kind: step.text}
 
 
+def as_json(value: Any) -> str:
+    """A value read from a record as the file spells it (``null``, ``true``, double quotes), not as
+    Python would (``None``, ``True``); anything JSON has no word for, as Python shows it."""
+    return json.dumps(value, ensure_ascii=False, default=repr)
+
+
 def _read_step(i: int, raw: Any) -> Step:
     if isinstance(raw, dict) and isinstance(raw.get("seat"), int) and len(raw) == 2:
         for kind in STEP_KINDS:
@@ -217,6 +221,6 @@ def _read_step(i: int, raw: Any) -> Step:
     raise InvalidRecord(
         Message(
             "record.step_shape",
-            {"i": i + 1, "got": repr(raw)},
+            {"i": i + 1, "got": as_json(raw)},
         )
     )
