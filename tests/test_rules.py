@@ -121,6 +121,7 @@ def test_the_json_of_a_ruleset_reads_back_identically():
         ("colour = 'red'", "unknown key 'colour'"),
         ("[options]\nfoo = 1", "unknown option 'foo'"),
         ("this is not toml", "not a TOML or JSON ruleset"),
+        ("[options]\npot = true", "pot=true is not accepted; pot takes 1 to 999"),  # as the file spells it
         ("base = 'vache-41'\nname = ''", "a ruleset's name cannot be empty: name it as the table calls it"),
         ('{"base": "vache-41", "name": "  "}', "a ruleset's name cannot be empty"),
     ],

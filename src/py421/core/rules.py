@@ -503,7 +503,12 @@ def _not_accepted(f: Field[Any], value: Any) -> Message:
         takes = Message("rules.range", {"low": low, "high": high})
     return Message(
         "ruleset.bad_value",
-        {"option": f.name, "value": repr(value), "accepted": takes},
+        # a text quoted, to show where it starts and ends; true or false as a file and --set spell them
+        {
+            "option": f.name,
+            "value": _shown(value) if isinstance(value, bool) else repr(value),
+            "accepted": takes,
+        },
     )
 
 
