@@ -325,6 +325,23 @@ def usage_errors(*args: str) -> tuple[str, str]:
 ADVISE = ("advise", "642", "--throws-left", "1")
 
 
+# what --tokens, --out and --debts take, as their refusals say it
+TOKENS_EN = "each player's tokens, yours first then clockwise, separated by commas, like 5,6"
+TOKENS_FR = (
+    "les jetons de chaque joueur, les vôtres puis dans le sens des aiguilles d'une montre, séparés par "
+    "des virgules, comme 5,6"
+)
+OUT_EN = "the places after you of those out of the manche, separated by commas, like 1,2"
+OUT_FR = "les places après vous de ceux qui sont sortis de la manche, séparées par des virgules, comme 1,2"
+DEBTS_EN = (
+    "what each player owes the next manche, yours first then clockwise, separated by commas, like 0,0,14"
+)
+DEBTS_FR = (
+    "ce que chaque joueur doit à la manche suivante, vous d'abord puis dans le sens des aiguilles d'une "
+    "montre, séparé par des virgules, comme 0,0,14"
+)
+
+
 @pytest.mark.parametrize(
     ("args", "english", "french"),
     [
@@ -386,38 +403,30 @@ ADVISE = ("advise", "642", "--throws-left", "1")
         ),
         (
             ["--objective", "game", "--tokens", "5,,6"],
-            "Invalid value for '--tokens': '5,,6' has an empty entry; expected whole numbers separated by "
-            "commas, like 5,6",
-            "valeur non valable pour '--tokens' : '5,,6' a une entrée vide ; attendu : des entiers "
-            "séparés par des virgules, comme 5,6",
+            "Invalid value for '--tokens': '5,,6' has an empty entry; expected " + TOKENS_EN,
+            "valeur non valable pour '--tokens' : '5,,6' a une entrée vide ; attendu : " + TOKENS_FR,
         ),
         (
             ["--objective", "game", "--tokens", "5,x"],
-            "Invalid value for '--tokens': 'x' is not a whole number of 0 or more; expected whole numbers "
-            "separated by commas, like 5,6",
-            "valeur non valable pour '--tokens' : 'x' n'est pas un entier de 0 ou plus ; attendu : des "
-            "entiers séparés par des virgules, comme 5,6",
+            "Invalid value for '--tokens': 'x' is not a whole number of 0 or more; expected " + TOKENS_EN,
+            "valeur non valable pour '--tokens' : 'x' n'est pas un entier de 0 ou plus ; attendu : "
+            + TOKENS_FR,
         ),
         (
             ["--objective", "game", "--tokens", ""],
-            "Invalid value for '--tokens': nothing given; expected whole numbers separated by commas, "
-            "like 5,6",
-            "valeur non valable pour '--tokens' : rien n'est donné ; attendu : des entiers séparés "
-            "par des virgules, comme 5,6",
+            "Invalid value for '--tokens': nothing given; expected " + TOKENS_EN,
+            "valeur non valable pour '--tokens' : rien n'est donné ; attendu : " + TOKENS_FR,
         ),
         (
             ["--objective", "game", "--players", "3", "--out", "1,", "--set", "withdraw_at_zero=false"],
-            "Invalid value for '--out': '1,' has an empty entry; expected whole numbers separated by "
-            "commas, like 1,2",
-            "valeur non valable pour '--out' : '1,' a une entrée vide ; attendu : des entiers "
-            "séparés par des virgules, comme 1,2",
+            "Invalid value for '--out': '1,' has an empty entry; expected " + OUT_EN,
+            "valeur non valable pour '--out' : '1,' a une entrée vide ; attendu : " + OUT_FR,
         ),
         (
             ["--objective", "game", "--players", "3", "--debts", "0,-1,0"],
-            "Invalid value for '--debts': '-1' is not a whole number of 0 or more; expected whole numbers "
-            "separated by commas, like 0,0,14",
-            "valeur non valable pour '--debts' : '-1' n'est pas un entier de 0 ou plus ; attendu : des "
-            "entiers séparés par des virgules, comme 0,0,14",
+            "Invalid value for '--debts': '-1' is not a whole number of 0 or more; expected " + DEBTS_EN,
+            "valeur non valable pour '--debts' : '-1' n'est pas un entier de 0 ou plus ; attendu : "
+            + DEBTS_FR,
         ),
         (
             ["--objective", "loser", "--before", "653,,221"],

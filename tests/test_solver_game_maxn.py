@@ -1570,7 +1570,10 @@ def test_advice_in_a_decharge_owing_a_debt_values_the_debt():
             "1,1,1",
         ): "nobody owes a debt during",
         ("--debts", "0,3"): "expected 3 debts (yours, then clockwise), not 2",
-        ("--debts", "0,0,x"): "Invalid value for '--debts': 'x' is not a whole number of 0 or more",
+        (
+            "--debts",
+            "0,0,x",
+        ): "'x' is not a whole number of 0 or more; expected what each player owes the next manche",
     }
     for given, why in refused.items():
         result = runner.invoke(main, [*args, *given])
@@ -1694,13 +1697,13 @@ def test_advice_says_who_left_the_manche_where_holding_nothing_does_not(shared_s
         (["--tokens", "3,0,1", "--out", "3"], "by their place after you, 1 to 2 at a table of 3, not 3"),
         (
             ["--tokens", "3,0,1", "--out", "x"],
-            "Invalid value for '--out': 'x' is not a whole number of 0 or more",
+            "is not a whole number of 0 or more; expected the places after you of those out of the manche",
         ),
         (["--phase", "charge", "--pot", "4", "--out", "1"], "nobody is out of the manche in the charge"),
         (["--tokens", "3,0,1", "--out", "2", "--lang", "fr"], "le joueur 2 places après vous a 1 jeton"),
         (
             ["--tokens", "3,0,1", "--out", "1;2", "--lang", "fr"],
-            "'1;2' n'est pas un entier de 0 ou plus ; attendu : des entiers séparés par des virgules",
+            "n'est pas un entier de 0 ou plus ; attendu : les places après vous de ceux qui sont sortis",
         ),
     ]
     asked = ["advise", "642", "--throws-left", "2", "--objective", "game", *options, "--players", "3"]

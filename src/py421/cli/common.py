@@ -72,10 +72,8 @@ class Listed(click.ParamType[Any]):
 
 
 class Counts(Listed):
-    """Whole numbers of 0 or more separated by commas (``--tokens 5,6``): a tuple of ints."""
-
-    def __init__(self, example: str) -> None:
-        super().__init__("cli.list.counts", example)
+    """Whole numbers of 0 or more separated by commas (``--tokens 5,6``): a tuple of ints. ``what``:
+    the catalog key that says what they count, as the refusal says it."""
 
     def read(self, entries: tuple[str, ...], param: click.Parameter | None, ctx: click.Context | None) -> Any:
         for entry in entries:

@@ -128,10 +128,10 @@ def _counts(tokens: tuple[int, ...] | None, players: int | None, lang: str) -> t
 @click.option("--limit", type=click.IntRange(1, 3), default=None)
 @click.option("--phase", type=click.Choice(get_args(Phase)), default="decharge", show_default=True)
 @click.option("--pot", type=click.IntRange(0), default=None)
-@click.option("--tokens", type=Counts("5,6"), default=None)
+@click.option("--tokens", type=Counts("cli.list.tokens", "5,6"), default=None)
 @click.option("--stake", type=click.IntRange(0), default=0)
-@click.option("--out", type=Counts("1,2"), default=None)
-@click.option("--debts", type=Counts("0,0,14"), default=None)
+@click.option("--out", type=Counts("cli.list.out", "1,2"), default=None)
+@click.option("--debts", type=Counts("cli.list.debts", "0,0,14"), default=None)
 @click.option("--json", "as_json", is_flag=True)
 @SAY_OPTION
 def advise(
