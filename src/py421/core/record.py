@@ -16,7 +16,7 @@ from .errors import InvalidRecord, Message, Py421Error
 from .game import STEP_KINDS, Game, Step
 from .rules import Ruleset
 from .state import State
-from .syntax import Unparsable, load
+from .syntax import Unparsable, as_json, load
 
 FORMAT = "py421-record"
 VERSION = 1
@@ -205,12 +205,6 @@ def _said(exc: Py421Error) -> object:
 
 def _step_dict(step: Step) -> dict[str, Any]:
     return {"seat": step.seat, step.kind: step.text}
-
-
-def as_json(value: Any) -> str:
-    """A value read from a record as the file spells it (``null``, ``true``, double quotes), not as
-    Python would (``None``, ``True``); anything JSON has no word for, as Python shows it."""
-    return json.dumps(value, ensure_ascii=False, default=repr)
 
 
 def _read_step(i: int, raw: Any) -> Step:

@@ -16,7 +16,6 @@ py421.core.errors.InvalidRuleset: unknown option 'pots' (did you mean 'pot'?); a
 from __future__ import annotations
 
 import difflib
-import json
 import os
 import re
 import textwrap
@@ -28,7 +27,7 @@ from typing import Any, Literal, TypeVar, get_args
 
 from .combos import RANKINGS, CombinationTable, Ranking, build_table
 from .errors import InvalidRuleset, Message
-from .syntax import Unparsable, load
+from .syntax import Unparsable, as_json, load
 
 MAX_THROWS = 3
 
@@ -285,13 +284,10 @@ class Ruleset:
         allowed = {"base", "name", "description", "source", "options", "results", "seed_file"}
         keys = ", ".join(sorted(allowed))
         if not isinstance(data, Mapping):
-            # what a file holds, spelt as JSON spells it (null, true), not as Python does
-            plain = data is None or isinstance(data, list | str | int | float)
-            got = json.dumps(data) if plain else repr(data)
             raise InvalidRuleset(
                 Message(
                     "ruleset.not_a_table",
-                    {"accepted": keys, "got": got},
+                    {"accepted": keys, "got": as_json(data)},
                 )
             )
         for key in data:

@@ -99,3 +99,9 @@ def load(text: str, *, toml: bool = False) -> Any:
         return tomllib.loads(text) if toml else json.loads(text)
     except (ValueError, RecursionError) as exc:  # the parsers' errors, a number or a nesting too large
         raise Unparsable(syntax_reason(exc)) from None
+
+
+def as_json(value: Any) -> str:
+    """A value read from a file as the file spells it (``null``, ``true``, double quotes), not as
+    Python would (``None``, ``True``); anything JSON has no word for, as Python shows it."""
+    return json.dumps(value, ensure_ascii=False, default=repr)

@@ -177,10 +177,12 @@ def _ask_human(
                 for line in hint(state).splitlines():
                     out(f"  {line}")
             continue
-        stake = read_stake(answer) if r.tie is not None else None
-        if r.tie is not None and stake is None:
-            out("  " + tr(lang, "prompt.not_stake", text=answer.strip()))
-            continue
+        stake = None
+        if r.tie is not None:  # « main chaude »: the stake is the only choice
+            stake = read_stake(answer)
+            if stake is None:
+                out("  " + tr(lang, "prompt.not_stake", text=answer.strip()))
+                continue
         try:
             action = stake or read_choice(answer)
             state.apply(action)  # raises with the reason if it is not allowed
