@@ -1,4 +1,5 @@
-"""Compile the simulator's kernel for any x86-64 CPU into src/py421/sim/fast/shipped/.
+"""Compile the simulator's kernel and the vector environments' steps for any x86-64 CPU into
+src/py421/sim/fast/shipped/.
 
 numba's cache files of the kernel, compiled with ``NUMBA_CPU_NAME=generic`` in a fresh cache,
 and a manifest of what they were made from (py421.sim.fast.shipped_kernel). A machine whose numba
@@ -23,7 +24,9 @@ from py421.sim.fast.shipped_kernel import MANIFEST, SHIPPED, environment, finger
 
 # Compiled in a process of its own, whose numba reads the generic CPU from its environment.
 COMPILE = """
+import numpy as np
 from py421.core.rules import Ruleset
+from py421.envs.vector import MultiAgentVector, random_actions
 from py421.sim.fast import compiling
 from py421.sim.fast.counter_dice import batch_key
 from py421.sim.fast.lineup import Lineup
@@ -32,6 +35,11 @@ from py421.sim.fast.shipped_kernel import entry_points
 
 compiling.main()  # a batch of games
 replay(Lineup(Ruleset.preset("classic-11"), ("random", "heuristic")), batch_key(2026, 0), 0)  # a trace
+vec = MultiAgentVector(8, "classic-11", 2, seed=0)  # the vector environments' steps
+vec.reset()
+rng = np.random.default_rng(0)
+for _ in range(20):
+    vec.step(random_actions(vec.action_masks(), rng))
 print(entry_points()[0]._cache._cache_path)
 """
 

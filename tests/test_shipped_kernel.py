@@ -82,6 +82,50 @@ def test_a_machine_without_the_kernel_installs_the_shipped_one_and_plays_the_eng
     assert said["counts"] == [int(c) for c in here]
 
 
+# A machine whose numba cache is empty: a vector environment made and stepped, as a learner's first one;
+# prints what numba compiled meanwhile and what the games gave.
+FRESH_VECTOR = """
+import json
+import numpy as np
+from numba.core.registry import CPUDispatcher
+from py421.envs.vector import MultiAgentVector, random_actions
+from py421.sim.fast import counter_dice, kernel, maxn, policy, steps
+
+vec = MultiAgentVector(16, "vache-41", 3, seed=5)
+vec.reset()
+rng = np.random.default_rng(5)
+rewards = np.zeros(3)
+for _ in range(200):
+    rewards += vec.step(random_actions(vec.action_masks(), rng)).rewards.sum(axis=0)
+compiled = sorted(
+    f"{m.__name__}.{name}"
+    for m in (steps, kernel, counter_dice, maxn, policy)
+    for name, d in vars(m).items()
+    if isinstance(d, CPUDispatcher) and sum(d.stats.cache_misses.values())
+)
+print(json.dumps({"compiled": compiled, "rewards": rewards.tolist()}))
+"""
+
+
+def test_a_first_vector_environment_on_a_fresh_machine_steps_without_compiling(tmp_path: Path):
+    """The step kernel ships with the simulator's: a learner's first environment does not wait a
+    minute for numba, and its games are this process's own (compiled here, or installed)."""
+    if shipped_kernel.made_here() is not None:
+        pytest.skip(f"the shipped kernel cannot serve here: {shipped_kernel.made_here()}")
+    pytest.importorskip("gymnasium")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "PY421_HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", FRESH_VECTOR], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    said = json.loads(done.stdout.splitlines()[-1])
+    assert said["compiled"] == []
+    here = subprocess.run(
+        [sys.executable, "-c", FRESH_VECTOR], capture_output=True, text=True, timeout=600, check=True
+    )
+    assert said["rewards"] == json.loads(here.stdout.splitlines()[-1])["rewards"]
+
+
 @pytest.mark.parametrize(
     "change",
     [

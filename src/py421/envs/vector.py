@@ -40,7 +40,7 @@ from ..core.dice import DICE_PER_THROW
 from ..core.errors import IllegalAction, InvalidParameter, InvalidPlayers, InvalidRuleset, Message
 from ..core.rules import Ruleset
 from ..players.optimal import check_optimal
-from ..sim.fast import bot_tables
+from ..sim.fast import bot_tables, shipped_kernel
 from ..sim.fast import kernel as k
 from ..sim.fast import steps as s
 from ..sim.fast.arrays import rules_array, tables
@@ -204,6 +204,7 @@ class _Batch:
     threads: int
 
     def __post_init__(self) -> None:
+        shipped_kernel.install_missing()  # the step kernel py421 ships, rather than a minute compiling it
         n = self.kinds.size
         self.encoder = ObservationEncoder(self.rules, n)
         layout = {seg.name: seg.start for seg in self.encoder.segments}

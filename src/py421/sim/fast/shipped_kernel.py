@@ -1,5 +1,7 @@
 """The simulator's kernel as py421 ships it, compiled for any x86-64 CPU: a first run plays at once.
 
+The vector environments' step kernel (:mod:`.steps`) ships with it: a first environment steps at once.
+
 numba compiles the kernel into its cache the first time it is called, which
 takes half a minute and more (``benchmarks/kernel_compile.py``). numba's cache
 files may be shared between machines, and code compiled for the ``generic``
@@ -32,6 +34,7 @@ import pickle
 import sys
 import tempfile
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 from types import CodeType, FunctionType
 from typing import Any
@@ -43,10 +46,11 @@ MANIFEST = "manifest.json"
 
 
 def entry_points() -> list[Any]:
-    """The compiled functions Python calls: a batch of games, and one game traced for a replay."""
-    from . import kernel
+    """The compiled functions Python calls: a batch of games, one game traced for a replay, and the
+    vector environments' steps (their actions checked, random legal actions drawn)."""
+    from . import kernel, steps
 
-    return [kernel.play_batch, kernel.trace_game]
+    return [kernel.play_batch, kernel.trace_game, steps.step, steps.check_actions, steps.pick_legal]
 
 
 def environment() -> dict[str, str]:
@@ -167,6 +171,25 @@ def _write(path: Path, data: bytes) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+@cache
+def install_missing() -> bool:
+    """:func:`install`, where numba's cache lacks one of the shipped functions: once a process.
+
+    What the vector environments call before their first step, which would otherwise compile for
+    a minute. Looking costs a few file checks; only a cache missing something is fingerprinted.
+    """
+    said = manifest()
+    if said is None:
+        return False
+    try:
+        folder = Path(entry_points()[0]._cache._cache_path)
+    except Exception:  # numba's internals not as this version of them: compiled here instead
+        return False
+    if all((folder / name).exists() for name in said["files"] if name.endswith(".nbi")):
+        return False
+    return install()
 
 
 def install() -> bool:
