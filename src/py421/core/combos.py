@@ -81,6 +81,14 @@ class CombinationTable:
     categories: Mapping[Result, Category]
     values: Mapping[Result, int]
     strengths: Mapping[Result, int]  # 55 for the strongest down to 0
+    # The same two keyed by a result's dice, for the engine's every step: a tuple hashes in C, a
+    # Result (a dataclass) by a call to Python.
+    dice_values: Mapping[tuple[int, ...], int] = field(init=False, repr=False)
+    dice_strengths: Mapping[tuple[int, ...], int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "dice_values", {r.dice: v for r, v in self.values.items()})
+        object.__setattr__(self, "dice_strengths", {r.dice: s for r, s in self.strengths.items()})
 
     def strength(self, result: Result) -> int:
         """55 for the strongest result down to 0 for the weakest."""

@@ -31,6 +31,7 @@ from .events import (
     RoundDecided,
     StakeChosen,
     Thrown,
+    ThrowPurpose,
     TieAbout,
     TieDeclared,
     Took,
@@ -41,9 +42,10 @@ from .rules import Ruleset, Winners
 from .state import ChanceRequest, Draw, Outcome, OutcomeKind, Phase, Round, State, Tie, TurnResult
 
 if TYPE_CHECKING:
+    from dataclasses import replace as amend  # as for evolve: mypy checks the field names
     from dataclasses import replace as evolve  # what evolve does: mypy checks each call's field names
 else:
-    from .state import evolve
+    from .state import amend, evolve
 
 Events = list[Event]
 # A player's name at most, wherever it is given (the terminal, a server's or the page's tables):
@@ -183,22 +185,31 @@ _last_request: tuple[State | None, ChanceRequest | None] = (None, None)
 
 
 def _chance_request(state: State) -> ChanceRequest | None:
+    needed = _dice_needed(state)
+    return None if needed is None else ChanceRequest(*needed, state.steps)
+
+
+def _dice_needed(state: State) -> tuple[int, int, tuple[int, ...], ThrowPurpose] | None:
+    """A chance request's seat, count, kept dice and purpose: all that a throw needs of it, as a plain
+    tuple (a walk throws at many states nobody asked for their request)."""
     if state.phase is Phase.OVER:
         return None
-    if state.draw is not None:
-        return ChanceRequest(state.draw.thrower, state.draw.dice, (), state.draw.purpose, state.steps)
+    draw = state.draw
+    if draw is not None:
+        return draw.thrower, draw.dice, (), draw.purpose
     r = state.round
     assert r is not None, "a game that is not over has a round or a draw"
-    if r.tie is not None:
-        if r.tie.awaiting_stake:
+    tie = r.tie
+    if tie is not None:
+        if tie.awaiting_stake:
             return None
-        return ChanceRequest(r.tie.draw.thrower, DICE_PER_THROW, (), "tie", state.steps)
+        return tie.draw.thrower, DICE_PER_THROW, (), "tie"
     seat = r.current
     assert seat is not None
     if r.throws == 0:
-        return ChanceRequest(seat, DICE_PER_THROW, (), "turn", state.steps)
+        return seat, DICE_PER_THROW, (), "turn"
     if r.pending is not None:
-        return ChanceRequest(seat, DICE_PER_THROW - len(r.pending), r.pending, "turn", state.steps)
+        return seat, DICE_PER_THROW - len(r.pending), r.pending, "turn"
     return None
 
 
@@ -226,14 +237,32 @@ def throws_allowed(state: State) -> int:
 
 def legal_actions(state: State) -> tuple[Action, ...]:
     """Every action the deciding player may take; empty at chance steps and the end."""
+    global _last_legal
+    last = _last_legal
+    if last[0] is state:
+        return last[1]
+    actions = _legal_actions(state)
+    _last_legal = (state, actions)
+    return actions
+
+
+# The last state asked about and its actions, as for _last_request: a player (or a bot) is shown
+# them, then applying the one chosen checks it among them.
+_last_legal: tuple[State | None, tuple[Action, ...]] = (None, ())
+
+
+def _legal_actions(state: State) -> tuple[Action, ...]:
     if deciding_seat(state) is None:
         return ()
     r = state.round
     assert r is not None
     if r.tie is not None:
-        return (ChooseStake("est"), ChooseStake("vient"))
+        return _STAKES
     bon = state.rules.le_bon and r.throws + 1 < throws_allowed(state)
     return _choices(r.dice, may_stop(state), bon)
+
+
+_STAKES: tuple[Action, ...] = (ChooseStake("est"), ChooseStake("vient"))
 
 
 @cache  # a decision's choices depend on the dice and two answers only: built once each
@@ -274,11 +303,14 @@ def apply_action(state: State, action: Action) -> State:
         expected = _expected_step(state)
         raise IllegalAction(_refusal("not_now", action=action, expected=expected))
     if isinstance(action, Throw):
-        action = Throw(tuple(sorted(action.keep, reverse=True)), action.bon)
+        keep = tuple(sorted(action.keep, reverse=True))
+        if type(action.keep) is not tuple or keep != action.keep:  # a new one only if not in order
+            action = Throw(keep, action.bon)
     if action not in legal_actions(state):
         raise IllegalAction(_why_illegal(state, seat, action))
     r = state.round
     assert r is not None
+    before = state
     ev: Events = []
     if isinstance(action, ChooseStake):
         assert r.tie is not None
@@ -286,44 +318,51 @@ def apply_action(state: State, action: Action) -> State:
         tie = evolve(r.tie, awaiting_stake=False, vient=action.stake == "vient", amount=None)
         state = evolve(state, round=evolve(r, tie=tie))
     elif isinstance(action, Stop):
-        state = _end_turn(state, ev)
+        assert r.current is not None
+        state = _end_turn(state, r.current, Result.of(r.dice), r.throws, r.bon, r.stake, ev)
     else:
         state = evolve(state, round=evolve(r, pending=action.keep, bon=action.bon))
-    return evolve(state, events=tuple(ev), steps=state.steps + 1)
+    return _stepped(before, state, ev)
 
 
 def apply_dice(state: State, faces: tuple[int, ...] | str) -> State:
     """The next state after the requested dice came up (faces in any order)."""
-    request = chance_request(state)
-    if request is None:
+    last, request = _last_request
+    if last is state:  # asked already, as a server does before the throw
+        needed = None if request is None else (request.seat, request.count, request.kept, request.purpose)
+    else:
+        needed = _dice_needed(state)
+    if needed is None:
         expected = _expected_step(state)
         raise IllegalAction(_refusal("no_dice_now", expected=expected))
+    seat, count = needed[:2]
     if isinstance(faces, str):
         got = parse_faces(faces)
     else:
         got = tuple(sorted(faces, reverse=True))
-        if any(not isinstance(f, int) or not 1 <= f <= 6 for f in got):
-            raise IllegalAction(_refusal("bad_face", faces=repr(faces)))
-    if len(got) != request.count:
-        who = state.players[request.seat]
+        for f in got:
+            if not isinstance(f, int) or not 1 <= f <= 6:
+                raise IllegalAction(_refusal("bad_face", faces=repr(faces)))
+    if len(got) != count:
+        who = state.players[seat]
         shown = format_dice(got) or _refusal("none")
         raise IllegalAction(
             _refusal(
-                "count_one" if request.count == 1 else "count",
+                "count_one" if count == 1 else "count",
                 who=who,
-                count=request.count,
+                count=count,
                 got=len(got),
                 dice=shown,
             )
         )
     ev: Events = []
     if state.draw is not None:
-        state = _draw_thrown(state, got, ev)
+        after = _draw_thrown(state, got, ev)
     else:
         r = state.round
         assert r is not None
-        state = _tie_thrown(state, got, ev) if r.tie is not None else _turn_thrown(state, got, ev)
-    return evolve(state, events=tuple(ev), steps=state.steps + 1)
+        after = _tie_thrown(state, got, ev) if r.tie is not None else _turn_thrown(state, got, ev)
+    return _stepped(state, after, ev)
 
 
 # -- turns reported whole (a real table) -----------------------------------
@@ -394,9 +433,22 @@ def apply_turn(state: State, turn: ReportedTurn) -> State:
     for n, result in enumerate(known, start=first):
         ev.append(Thrown(request.seat, (), result.dice, result, n, "turn"))
     stake = r.stake + sum(rules.table.values[x] for x in known) if accumulating else r.stake
-    r = evolve(r, dice=turn.result.dice, throws=turn.throws, bon=turn.bon, stake=stake)
-    state = _end_turn(evolve(state, round=r), ev)
-    return evolve(state, events=tuple(ev), steps=state.steps + 1)
+    after = _end_turn(state, request.seat, Result.of(turn.result.dice), turn.throws, turn.bon, stake, ev)
+    return _stepped(state, after, ev)
+
+
+def _stepped(before: State, after: State, ev: Events) -> State:
+    """``after``, the state one step made from ``before``, given the step's events and number.
+
+    The step's helpers copied ``before`` (evolve) into ``after``, which nobody has seen yet:
+    its last two fields are set in place rather than the whole state copied once more.
+    """
+    if after is before:  # every helper copies today; were one not to, before would stay untouched
+        return evolve(before, events=tuple(ev), steps=before.steps + 1)
+    fields = after.__dict__
+    fields["events"] = tuple(ev)
+    fields["steps"] = before.steps + 1
+    return after
 
 
 # -- turns -----------------------------------------------------------------
@@ -404,35 +456,39 @@ def apply_turn(state: State, turn: ReportedTurn) -> State:
 
 def _turn_thrown(state: State, faces: tuple[int, ...], ev: Events) -> State:
     r = state.round
-    assert r is not None and r.current is not None
+    assert r is not None
+    seat = r.current
+    assert seat is not None
     kept = r.pending or ()
     result = Result.of(kept + faces)
     throws = r.throws + 1
-    ev.append(Thrown(r.current, kept, faces, result, throws, "turn"))
+    ev.append(Thrown(seat, kept, faces, result, throws, "turn"))
+    rules = state.rules
     stake = r.stake
-    if state.rules.accumulated_stakes and state.phase is Phase.CHARGE:
-        stake += state.rules.table.values[result]
-    r = evolve(r, dice=result.dice, throws=throws, pending=None, stake=stake)
-    state = evolve(state, round=r)
+    if rules.accumulated_stakes and state.phase is Phase.CHARGE:
+        stake += rules.table.dice_values[result.dice]
     if throws >= throws_allowed(state) or r.bon:
-        return _end_turn(state, ev)
-    return state
+        return _end_turn(state, seat, result, throws, r.bon, stake, ev)  # the round copied once, not twice
+    return evolve(state, round=evolve(r, dice=result.dice, throws=throws, pending=None, stake=stake))
 
 
-def _end_turn(state: State, ev: Events) -> State:
+def _end_turn(
+    state: State, seat: int, result: Result, throws: int, bon: bool, stake: int, ev: Events
+) -> State:
+    """``seat``'s turn ends on ``result`` after ``throws`` throws (``bon``: « le bon » declared), the
+    round's stake now ``stake``."""
     r = state.round
-    assert r is not None and r.current is not None
-    seat = r.current
-    done = TurnResult(seat, Result.of(r.dice), r.throws)
-    ev.append(TurnEnded(seat, done.result, done.throws, r.bon))
+    assert r is not None
+    ev.append(TurnEnded(seat, result, throws, bon))
     limit = r.limit
-    most = state.rules.throws_allowed(state.phase is Phase.CHARGE)
-    if not r.done and state.rules.leader_limit and most > 1:
-        limit = r.throws
-        ev.append(LimitSet(seat, r.throws))
-    r = evolve(r, done=(*r.done, done), dice=(), throws=0, pending=None, bon=False, limit=limit)
+    rules = state.rules
+    if not r.done and rules.leader_limit and rules.throws_allowed(state.phase is Phase.CHARGE) > 1:
+        limit = throws
+        ev.append(LimitSet(seat, throws))
+    done = (*r.done, TurnResult(seat, result, throws))
+    r = evolve(r, done=done, dice=(), throws=0, pending=None, bon=False, limit=limit, stake=stake)
     state = evolve(state, round=r)
-    if r.current is not None:
+    if len(done) < len(r.order):  # another seat plays (Round.current)
         return state
     return _turns_over(state, ev)
 
@@ -441,22 +497,32 @@ def _turns_over(state: State, ev: Events) -> State:
     """Every turn is played: find the loser (and winner), or start a tie-break."""
     r = state.round
     assert r is not None
-    key = {t.seat: k for t, k in zip(r.done, _keys(state, r.done), strict=True)}
-    low, high = min(key.values()), max(key.values())
-    worst = tuple(s for s in r.order if key[s] == low)
-    best = tuple(s for s in r.order if key[s] == high)
+    keys = _keys(state, r.done)  # the turns were played in the round's order
+    low, high = min(keys), max(keys)
+    worst = tuple(s for s, k in zip(r.order, keys, strict=True) if k == low)
+    best = tuple(s for s, k in zip(r.order, keys, strict=True) if k == high)
     return _next_tie_step(state, worst, best, ev, previous=None)
 
 
 def _keys(state: State, turns: Sequence[TurnResult]) -> list[tuple[int, int, int]]:
     """Comparison keys, larger is better, in the order the turns were played."""
-    rules = state.rules
-    strength = rules.table.strength
+    return _result_keys(state.rules, [t.result for t in turns], [t.throws for t in turns])
+
+
+def _result_keys(
+    rules: Ruleset, results: Sequence[Result], throws: Sequence[int]
+) -> list[tuple[int, int, int]]:
+    """:func:`_keys` of turns given as their results and throws (a tie-break's replay makes no turns)."""
+    strength = rules.table.dice_strengths
     # seed 004: if everyone threw nénette, the last to throw it wins (throw counts aside)
-    if rules.nenette_last_wins and all(t.result == NENETTE for t in turns):
-        return [(strength(t.result), 0, i) for i, t in enumerate(turns)]
-    fewer_throws = rules.tie_break == "qui_barre_demarre"
-    return [(strength(t.result), -t.throws if fewer_throws else 0, 0) for t in turns]
+    if rules.nenette_last_wins and all(r.dice == _NENETTE for r in results):
+        return [(strength[r.dice], 0, i) for i, r in enumerate(results)]
+    if rules.tie_break == "qui_barre_demarre":  # fewer throws win
+        return [(strength[r.dice], -n, 0) for r, n in zip(results, throws, strict=True)]
+    return [(strength[r.dice], 0, 0) for r in results]
+
+
+_NENETTE = NENETTE.dice
 
 
 # -- ties ------------------------------------------------------------------
@@ -514,7 +580,7 @@ def _next_tie_step(
         vient=False,
         amount=previous.amount if previous is not None else None,
     )
-    return evolve(state, round=evolve(r, tie=tie))
+    return amend(state, round=evolve(r, tie=tie))
 
 
 def _tie_thrown(state: State, faces: tuple[int, ...], ev: Events) -> State:
@@ -528,23 +594,24 @@ def _tie_thrown(state: State, faces: tuple[int, ...], ev: Events) -> State:
     if not draw.complete:
         return evolve(state, round=evolve(r, tie=evolve(tie, draw=draw)))
     rules = state.rules
-    turns = [TurnResult(s, Result.of(f), 1) for s, f in zip(draw.seats, draw.thrown, strict=True)]
-    keys = dict(zip(draw.seats, _keys(state, turns), strict=True))
-    low, high = min(keys.values()), max(keys.values())
+    results = [Result.of(f) for f in draw.thrown]  # in the order of draw.seats
+    thrown_keys = _result_keys(rules, results, [1] * len(results))
+    keys = dict(zip(draw.seats, thrown_keys, strict=True))
+    low, high = min(thrown_keys), max(thrown_keys)
     in_group = set(draw.seats)
     worst, best = tie.worst, tie.best
     if in_group == set(worst) and len(worst) > 1 and not rules.tied_losers_all_take:
         worst = tuple(s for s in r.order if s in in_group and keys[s] == low)
     if in_group == set(best) and len(best) > 1:
         best = tuple(s for s in r.order if s in in_group and keys[s] == high)
-    top = max(turns, key=lambda t: keys[t.seat])
-    bottom = min(turns, key=lambda t: keys[t.seat])
+    top = results[thrown_keys.index(high)]  # the first thrown of the best, and of the worst
+    bottom = results[thrown_keys.index(low)]
     stake = r.stake
     if rules.accumulated_stakes and state.phase is Phase.CHARGE:
-        stake += rules.table.values[top.result]  # each rampot adds its winning value
+        stake += rules.table.dice_values[top.dice]  # each rampot adds its winning value
     amount = tie.amount
     if tie.vient:
-        amount = _base_amount(rules, top.result, bottom.result)[0]
+        amount = _base_amount(rules, top, bottom)[0]
     tie = evolve(tie, draw=draw, amount=amount)
     state = evolve(state, round=evolve(r, stake=stake, tie=tie))
     return _next_tie_step(state, worst, best, ev, previous=tie)
@@ -552,11 +619,16 @@ def _tie_thrown(state: State, faces: tuple[int, ...], ev: Events) -> State:
 
 # -- settling a round -----------------------------------------------------
 
+# From here on (and in _next_tie_step), every helper is given a state that the current step has
+# already copied from the one it was applied to: each writes its changes in (amend) rather than
+# copying the whole state again.
+
 
 def _base_amount(rules: Ruleset, best: Result, worst: Result) -> tuple[int, AmountWhy]:
-    value = rules.table.values[best]
+    values = rules.table.dice_values
+    value = values[best.dice]
     if rules.value_deduction and worst != NENETTE:  # seed 004: nénette is never deducted
-        return max(0, value - rules.table.values[worst]), "deduction"
+        return max(0, value - values[worst.dice]), "deduction"
     return value, "value"
 
 
@@ -575,7 +647,7 @@ def _settle(
     elif _all_tied(state):
         # a result is never deducted from itself: a tie is worth the value of the result that tied,
         # whoever won the tie-break and whatever the replay's dice showed
-        amount, why = rules.table.values[final[winner]], "est" if est else "tie"
+        amount, why = rules.table.dice_values[final[winner].dice], "est" if est else "tie"
     else:
         amount, why = _base_amount(rules, final[winner], final[losers[0]])
     if rules.nenette_penalty and final[losers[0]] == NENETTE:
@@ -596,7 +668,7 @@ def _settle(
             tokens[winner] -= give
             tokens[loser] += give
             ev.append(Gave(winner, loser, give, amount))
-    state = evolve(state, pot=pot, tokens=tuple(tokens), debts=tuple(debts), leader=losers[0], round=None)
+    state = amend(state, pot=pot, tokens=tuple(tokens), debts=tuple(debts), leader=losers[0], round=None)
     if state.phase is Phase.CHARGE:
         return _end_charge(state, ev) if pot == 0 else _start_round(state, ev)
     state = _withdraw(state, (winner,), ev)  # only giving can empty a hand in the décharge
@@ -642,7 +714,7 @@ def _withdraw(state: State, seats: Sequence[int], ev: Events) -> State:
         return state
     ev.append(WentOut(out))
     active = tuple(a and s not in out for s, a in enumerate(state.active))
-    return evolve(state, active=active, out_order=(*state.out_order, out))
+    return amend(state, active=active, out_order=(*state.out_order, out))
 
 
 def _holder_of_all(state: State) -> int | None:
@@ -661,11 +733,16 @@ def _clockwise(state: State, start: int) -> tuple[int, ...]:
 
 def _start_round(state: State, ev: Events) -> State:
     order = _clockwise(state, state.leader)
-    return evolve(state, round=Round(order=order), leader=order[0])
+    return amend(state, round=evolve(_NEW_ROUND, order=order), leader=order[0])
+
+
+# A round before its first throw but for its order, copied by each new round: evolve copies its
+# fields at once, where Round(order=...) would set its nine fields one by one, each a call.
+_NEW_ROUND = Round(order=())
 
 
 def _start_charge(state: State, ev: Events) -> State:
-    state = evolve(state, phase=Phase.CHARGE)
+    state = amend(state, phase=Phase.CHARGE)
     ev.append(PhaseStarted("charge", state.manche))
     pot, tokens, debts = state.pot, list(state.tokens), list(state.debts)
     for seat in _clockwise(state, state.leader):
@@ -675,7 +752,7 @@ def _start_charge(state: State, ev: Events) -> State:
             tokens[seat] += pay
             debts[seat] -= pay
             ev.append(DebtPaid(seat, pay))
-    state = evolve(state, pot=pot, tokens=tuple(tokens), debts=tuple(debts))
+    state = amend(state, pot=pot, tokens=tuple(tokens), debts=tuple(debts))
     return _end_charge(state, ev) if pot == 0 else _start_round(state, ev)
 
 
@@ -685,19 +762,19 @@ def _end_charge(state: State, ev: Events) -> State:
     holder = _holder_of_all(state)
     if holder is not None:  # l'Espagnole: no décharge
         return _manche_lost(state, holder, espagnole=True, ev=ev)
-    state = evolve(state, phase=Phase.DECHARGE)
+    state = amend(state, phase=Phase.DECHARGE)
     ev.append(PhaseStarted("decharge", state.manche))
     rule = state.rules.decharge_leader
     candidates = _clockwise(state, state.leader)
     if rule == "worst_coup_sec":
-        return evolve(state, draw=Draw("decharge_leader", candidates, DICE_PER_THROW))
+        return amend(state, draw=Draw("decharge_leader", candidates, DICE_PER_THROW))
     if rule == "fewest_tokens":
         leader = min(candidates, key=lambda s: state.tokens[s])  # ties: first from the last loser
         ev.append(LeaderChosen(leader, "fewest_tokens"))
     else:
         leader = candidates[0]
         ev.append(LeaderChosen(leader, "round_loser" if leader == state.leader else "next_seat"))
-    return _start_round(evolve(state, leader=leader), ev)
+    return _start_round(amend(state, leader=leader), ev)
 
 
 def _draw_thrown(state: State, faces: tuple[int, ...], ev: Events) -> State:
@@ -737,7 +814,7 @@ def _manche_lost(state: State, loser: int, *, espagnole: bool, ev: Events) -> St
     losses = list(state.manche_losses)
     losses[loser] += 1
     ev.append(MancheLost(loser, state.manche, espagnole))
-    state = evolve(
+    state = amend(
         state,
         manche_losses=tuple(losses),
         manche_losers=(*state.manche_losers, loser),
@@ -753,7 +830,7 @@ def _manche_lost(state: State, loser: int, *, espagnole: bool, ev: Events) -> St
         most = max(losses)
         return _game_over(state, tuple(s for s, n in enumerate(losses) if n == most), ev)
     n = len(state.players)
-    state = evolve(
+    state = amend(
         state,
         manche=state.manche + 1,
         pot=rules.pot,
@@ -783,7 +860,7 @@ def _game_over(state: State, losers: tuple[int, ...], ev: Events) -> State:
     winners = named[rules.winners]
     outcome = Outcome(losers, kind, winners, state.manche_losers)
     ev.append(GameOver(losers))
-    return evolve(state, phase=Phase.OVER, outcome=outcome, round=None, draw=None)
+    return amend(state, phase=Phase.OVER, outcome=outcome, round=None, draw=None)
 
 
 # -- messages for illegal steps -------------------------------------------

@@ -22,7 +22,7 @@ import textwrap
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import Field, dataclass, field, fields, replace
-from functools import cache
+from functools import cache, cached_property
 from typing import Any, Literal, TypeVar, get_args
 
 from .combos import RANKINGS, CombinationTable, Ranking, build_table
@@ -328,7 +328,7 @@ class Ruleset:
 
     # -- reading -----------------------------------------------------------
 
-    @property
+    @cached_property  # the engine reads it at every step: kept in the instance's dict, not looked up
     def table(self) -> CombinationTable:
         """The ranking and the values of the 56 results."""
         return _table(
@@ -341,6 +341,12 @@ class Ruleset:
             self.value_simple,
             self.value_nenette,
         )
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its table, which the process that reads it finds in its own cache."""
+        state = dict(self.__dict__)
+        state.pop("table", None)
+        return state
 
     def options(self) -> dict[str, Any]:
         """Every option and its value, in declaration order."""

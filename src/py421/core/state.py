@@ -42,6 +42,14 @@ def evolve(obj: T, **changes: object) -> T:
 _new = object.__new__
 
 
+def amend(obj: T, **changes: object) -> T:
+    """``obj`` with ``changes`` written into it: only for a copy that :func:`evolve` made within the
+    engine's current step, that nobody else has seen yet. A step that settles a round passes its
+    state through several helpers; each would otherwise copy it again for a field or two."""
+    obj.__dict__.update(changes)
+    return obj
+
+
 OutcomeKind = Literal["loser", "grand_perdant", "shared"]
 OUTCOME_KINDS: tuple[OutcomeKind, ...] = get_args(OutcomeKind)
 
@@ -115,7 +123,8 @@ class Round:
     @property
     def current(self) -> int | None:
         """The seat playing its turn, or None once every turn is over."""
-        return self.order[len(self.done)] if len(self.done) < len(self.order) else None
+        played = len(self.done)
+        return self.order[played] if played < len(self.order) else None
 
 
 @dataclass(frozen=True, slots=True)
