@@ -26,7 +26,7 @@ from py421.solver.advice import RoundContext, advise_game
 from .helpers import play_until
 from .test_cli_french import leftovers
 from .test_solver_game_maxn import solved_here
-from .test_solver_throw_on import MUST_THROW_ON_9
+from .test_solver_throw_on import MUST_THROW_ON_6
 
 CLASSIC = Ruleset.preset("classic-11")
 # The charge in four coups secs (Bob takes 8, then Ana 3), then the décharge: Ana, who leads, stops on
@@ -278,7 +278,7 @@ def test_players_behind_who_must_throw_on_where_every_throw_adds_to_the_stake_ar
 ):
     """Three players of lyonnaise-21 with a few tokens: the analysis values the whole game, and where a
     player behind must throw on in the charge, every throw and « le bon » too, and no stop."""
-    rules = MUST_THROW_ON_9
+    rules = MUST_THROW_ON_6
     solved_here(rules, 3, shared_solutions)
     game, dice, bot = Game(rules, ["Ana", "Bob", "Cleo"]), SeededDice("stakes"), HeuristicBot()
     play_until(game, dice, bot.choose, lambda s: s.is_over or None)
