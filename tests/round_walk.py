@@ -14,7 +14,8 @@ import random
 from collections.abc import Callable
 from dataclasses import replace
 
-from py421.core.dice import throw_outcomes
+from py421.core.combos import NENETTE, CombinationTable
+from py421.core.dice import Result, throw_outcomes
 from py421.core.engine import apply_action, apply_dice, chance_request, deciding_seat, legal_actions, new_game
 from py421.core.position import position_text
 from py421.core.rules import Ruleset
@@ -29,13 +30,46 @@ def round_start(state: State) -> bool:
     return state.draw is None and r is not None and not r.done and r.throws == 0 and r.tie is None
 
 
+# A tie being replayed, keyed by what its tied result is worth: during a tie-break the
+# engine reads the round's turns (``Round.done``) only to settle it or to name « pour ce
+# qui est » (``_settle``, ``est_amount`` and ``_all_tied`` in py421.core.engine): the
+# result's value (``table.values``, of which ``table.dice_values`` is a copy by dice),
+# whether it is nénette, and whether every turn compares equal (``_keys``: strengths,
+# throws, nénette last winning). The replay's dice are compared with one another, never
+# with the turns, and the next round starts afresh. So when every turn of the round tied
+# on the same result, putting in its place the first result of the table with the same
+# value and the same nénette-ness (one result for all, throws kept) changes none of
+# those readings: the two positions have the same future, transition for transition.
+# The walk plays the first of them it reaches through the engine and counts the others
+# as that one, instead of replaying the same tie-break once for each of 56 results.
+_TIE_CLASSES: dict[int, tuple[CombinationTable, dict[Result, Result]]] = {}
+
+
+def _tie_representative(table: CombinationTable, result: Result) -> Result:
+    found = _TIE_CLASSES.get(id(table))
+    if found is None or found[0] is not table:
+        first: dict[tuple[int, bool], Result] = {}
+        found = table, {r: first.setdefault((v, r == NENETTE), r) for r, v in table.values.items()}
+        _TIE_CLASSES[id(table)] = found
+    return found[1][result]
+
+
 def walk_key(state: State, debt_cap: int = 0) -> str:
     """The position's text; an accumulated stake at or above the pot takes the whole pot,
     so those stakes are one position (the engine's stake grows with every replay). With
-    « queue de la vache » what is owed counts up to ``debt_cap``: the stake up to the pot plus that."""
+    « queue de la vache » what is owed counts up to ``debt_cap``: the stake up to the pot plus that.
+    In a tie-break after turns that all tied on one result, that result is keyed by its class
+    (see ``_TIE_CLASSES``)."""
     r = state.round
     if r is not None and r.stake > state.pot + debt_cap:
-        state = replace(state, round=replace(r, stake=state.pot + debt_cap))
+        r = replace(r, stake=state.pot + debt_cap)
+    if r is not None and r.tie is not None and r.done and len({t.result for t in r.done}) == 1:
+        tied = r.done[0].result
+        same = _tie_representative(state.rules.table, tied)
+        if same != tied:
+            r = replace(r, done=tuple(replace(t, result=same) for t in r.done))
+    if r is not state.round:
+        state = replace(state, round=r)
     return position_text(state)
 
 

@@ -343,7 +343,9 @@ def test_a_decharge_played_owing_equals_the_engines_round():
     rules = carried("classic-11", pot=3, queue_de_la_vache=True)
     owing = [s for s in round_starts(rules, games=30, seed=3) if s.phase.value == "decharge" and any(s.debts)]
     assert owing
-    assert walk_game_rounds(rules, owing[:1], 8) > 1000
+    # one coup sec each without a replay is some 60 positions; the replays make it hundreds (each
+    # tie-break walked once per class of the result tied on: see tests/round_walk.py)
+    assert walk_game_rounds(rules, owing[:1], 8) > 500
 
 
 @pytest.mark.slow
