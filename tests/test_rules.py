@@ -131,6 +131,17 @@ def test_bad_ruleset_files_say_what_is_wrong(text, message):
         Ruleset.from_text(text)
 
 
+@pytest.mark.parametrize(
+    ("text", "filename"), [("", "house.toml"), ("# our rules\n\n", "house.toml"), ("{}", "house.json")]
+)
+def test_a_ruleset_file_that_sets_nothing_is_refused_not_read_as_the_common_rule(text, filename):
+    """An empty file (or comments only) was read as a ruleset named « custom » with the common rule:
+    most likely a file saved before it was written, and the game played by rules nobody chose."""
+    with pytest.raises(InvalidRuleset, match=f"{filename} sets nothing: give its base") as caught:
+        Ruleset.from_text(text, filename=filename)
+    assert 'base = "classic-11"' in str(caught.value)
+
+
 def test_a_record_whose_rules_have_an_empty_name_still_reads():
     """Refused in a ruleset file only: what was played and kept before still reads."""
     data = {**Ruleset.preset("vache-41").to_dict(), "name": ""}

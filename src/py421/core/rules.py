@@ -320,6 +320,8 @@ class Ruleset:
                     {"file": filename, "reason": reason},
                 )
             ) from None
+        if isinstance(data, Mapping) and not data:  # saved before it was written: no rule was chosen
+            raise InvalidRuleset(Message("ruleset.empty_file", {"file": filename}))
         # a name is what headers, history and records show: a new file must give one (records kept
         # before read as they were, through from_mapping)
         if isinstance(data, Mapping) and "name" in data and not str(data["name"]).strip():

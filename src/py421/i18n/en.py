@@ -609,6 +609,7 @@ MESSAGES: dict[str, str] = {
     "players.bot_name": "{name}: names like 'Heuristic 1' are kept for the bots",
     "ruleset.not_a_table": "a ruleset is a table with the keys {accepted}, not {got}",
     "ruleset.unknown_key": "unknown key {name} in ruleset file; accepted: {accepted}",
+    "ruleset.empty_file": '{file} sets nothing: give its base and the options that differ, e.g. base = "classic-11" then [options] pot = 21',
     "ruleset.empty_name": "a ruleset's name cannot be empty: name it as the table calls it, or leave name out to keep its base's",
     "ruleset.options_table": "'options' must be a table of OPTION = VALUE",
     "ruleset.not_toml": "{file}: not a TOML or JSON ruleset ({reason})",

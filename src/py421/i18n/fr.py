@@ -633,6 +633,7 @@ MESSAGES: dict[str, str] = {
     "players.bot_name": "{name} : les noms comme « Heuristique 1 » sont réservés aux bots",
     "ruleset.not_a_table": "des règles sont une table aux clés {accepted}, et non {got}",
     "ruleset.unknown_key": "clé inconnue {name} dans le fichier de règles ; au choix : {accepted}",
+    "ruleset.empty_file": '{file} ne fixe rien : donnez sa base et les options qui changent, par exemple base = "classic-11" puis [options] pot = 21',
     "ruleset.empty_name": "le nom des règles ne peut pas être vide : nommez-les comme la table les appelle, ou retirez name pour garder celui de leur base",
     "ruleset.options_table": "'options' doit être une table OPTION = VALEUR",
     "ruleset.not_toml": "{file} : ce n'est pas un fichier de règles TOML ou JSON ({reason})",
