@@ -9,9 +9,9 @@ next one; an illegal action or impossible dice raise
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from .actions import Action, ChooseStake, ReportedTurn, Stop, Throw
 from .combos import NENETTE
@@ -168,25 +168,38 @@ def check_name(name: str, most: int | None = MAX_NAME) -> str:
 # -- asking the state -----------------------------------------------------
 
 
+A = TypeVar("A")
+
+
+def _remembering_the_last(answer: Callable[[State], A]) -> Callable[[State], A]:
+    """``answer``, remembering the last state asked about and its answer: a step asks the same
+    of its state several times, and a state never changes. One tuple holds both, replaced whole,
+    so a thread reading it meanwhile sees a state with its own answer."""
+    last: list[tuple[State | None, A | None]] = [(None, None)]
+
+    def remembered(state: State) -> A:
+        held = last[0]
+        if held[0] is state:
+            return cast(A, held[1])
+        found = answer(state)
+        last[0] = (state, found)
+        return found
+
+    return remembered
+
+
 def chance_request(state: State) -> ChanceRequest | None:
     """The dice needed now, or None when a player decides or the game is over."""
-    global _last_request
-    last = _last_request
-    if last[0] is state:
-        return last[1]
-    request = _chance_request(state)
-    _last_request = (state, request)
-    return request
-
-
-# The last state asked about and its answer: a throw asks of its state four times (who waits,
-# which dice, the throw, the check), and a state never changes.
-_last_request: tuple[State | None, ChanceRequest | None] = (None, None)
+    return _asked_request(state)
 
 
 def _chance_request(state: State) -> ChanceRequest | None:
     needed = _dice_needed(state)
     return None if needed is None else ChanceRequest(*needed, state.steps)
+
+
+# a player's device asks who waits and for which dice, then sends them
+_asked_request = _remembering_the_last(_chance_request)
 
 
 def _dice_needed(state: State) -> tuple[int, int, tuple[int, ...], ThrowPurpose] | None:
@@ -237,18 +250,7 @@ def throws_allowed(state: State) -> int:
 
 def legal_actions(state: State) -> tuple[Action, ...]:
     """Every action the deciding player may take; empty at chance steps and the end."""
-    global _last_legal
-    last = _last_legal
-    if last[0] is state:
-        return last[1]
-    actions = _legal_actions(state)
-    _last_legal = (state, actions)
-    return actions
-
-
-# The last state asked about and its actions, as for _last_request: a player (or a bot) is shown
-# them, then applying the one chosen checks it among them.
-_last_legal: tuple[State | None, tuple[Action, ...]] = (None, ())
+    return _asked_actions(state)
 
 
 def _legal_actions(state: State) -> tuple[Action, ...]:
@@ -261,6 +263,9 @@ def _legal_actions(state: State) -> tuple[Action, ...]:
     bon = state.rules.le_bon and r.throws + 1 < throws_allowed(state)
     return _choices(r.dice, may_stop(state), bon)
 
+
+# a player (or a bot) is shown them, then applying the one chosen checks it among them
+_asked_actions = _remembering_the_last(_legal_actions)
 
 _STAKES: tuple[Action, ...] = (ChooseStake("est"), ChooseStake("vient"))
 
@@ -327,11 +332,7 @@ def apply_action(state: State, action: Action) -> State:
 
 def apply_dice(state: State, faces: tuple[int, ...] | str) -> State:
     """The next state after the requested dice came up (faces in any order)."""
-    last, request = _last_request
-    if last is state:  # asked already, as a server does before the throw
-        needed = None if request is None else (request.seat, request.count, request.kept, request.purpose)
-    else:
-        needed = _dice_needed(state)
+    needed = _dice_needed(state)  # a plain tuple: a walk throws at many states nobody asked about
     if needed is None:
         expected = _expected_step(state)
         raise IllegalAction(_refusal("no_dice_now", expected=expected))
