@@ -290,6 +290,8 @@ def test_the_scorekeeper_sets_up_with_the_seat_editor_reports_undoes_and_speaks_
     prompt, entry = page.locator(".report-prompt"), page.get_by_test_id("report-input")
     expect(prompt).to_contain_text("Ann: the dice (at most 1 throw)")  # coups secs in the charge
     expect(entry).to_have_attribute("placeholder", "654")  # one throw, as allowed
+    helped = page.get_by_test_id("report-help")  # what this prompt takes, not « 654/2: two throws »
+    expect(helped).to_have_text("421 or 4-2-1: what the three dice show")
     lines = page.get_by_test_id("log").locator("li")
     before = lines.all_inner_texts()
     entry.fill("654/2")
@@ -307,8 +309,7 @@ def test_the_scorekeeper_sets_up_with_the_seat_editor_reports_undoes_and_speaks_
     expect(page.get_by_test_id("nav-scorekeeper")).to_have_text("Marqueur")
     expect(page.locator("html")).to_have_attribute("lang", "fr")
     expect(prompt).to_contain_text("Ann : les dés")
-    # « … » never broken across two lines: no-break spaces inside
-    expect(page.locator("form.report .hint")).to_contain_text("après «\u00a0le bon\u00a0»")
+    expect(helped).to_have_text("421 ou 4-2-1 : ce que montrent les trois dés")
     accessible(page)
     page.get_by_test_id("lang-toggle").click()
     expect(page.get_by_test_id("nav-scorekeeper")).to_have_text("Scorekeeper")

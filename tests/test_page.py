@@ -35,6 +35,13 @@ def test_the_page_words_are_written_from_the_catalog():
     assert committed == page_module(), "write it again: .venv/bin/python scripts/page_types.py"
 
 
+def test_the_page_never_breaks_a_quotation_away_from_its_guillemets():
+    """The page wraps lines: « le bon » is held together by no-break spaces, in both languages."""
+    words = page_module()
+    assert "«\u00a0le bon\u00a0»" in words
+    assert "« " not in words and " »" not in words
+
+
 def test_every_module_is_served_as_javascript_and_preloaded(tmp_path: Path):
     modules = {path.name for path in STATIC.glob("*.js")}
     with serving(f"sqlite:///{tmp_path}/page.sqlite3") as client:

@@ -442,6 +442,29 @@ def test_the_scorekeeper_page_reports_real_dice_and_undoes(client):
         assert undone["version"] == version and undone["log_start"] == 0 and undone["log"] == lines
 
 
+def test_the_scorekeeper_page_takes_the_stake_as_the_terminal_does_and_says_what_it_takes(client):
+    """At the « main chaude » prompt the page's entry takes e and v, as `421 table` does, and a
+    wrong one lists those choices, not every action a player may take."""
+    response = client.post(
+        "/api/tables", json={"mode": "scorekeeper", "rules": "engranjeu-21", "players": ["Ana", "Bob"]}
+    )
+    created = response.json()
+    with client.websocket_connect(f"/ws/{created['code']}?token={created['token']}") as ws:
+        version = receive_table(ws)["version"]
+        for turn in ("654", "654", "653", "653"):  # a tie, then a tie-break that ties again
+            ws.send_json({"type": "report", "version": version, "turn": turn})
+            version = receive_table(ws)["version"]
+        for wrong in ("x", "throw", "keep 42"):
+            refused = error_of(ws, {"type": "report", "version": version, "turn": wrong})
+            assert refused["error"] == "illegal", refused
+            assert "e or est" in refused["message"] and "v or vient" in refused["message"], refused
+            assert "keep DICE" not in refused["message"], refused
+        ws.send_json({"type": "report", "version": version, "turn": "e"})
+        chosen = receive_table(ws)
+        assert chosen["version"] == version + 1
+        assert "Bob plays « pour ce qui est »" in " ".join(chosen["log"]).replace("\u00a0", " ")
+
+
 def websocket_scope(code: str, token: str) -> dict[str, Any]:
     """The ASGI scope of a player's WebSocket to table ``code``, for the app driven by hand."""
     return {

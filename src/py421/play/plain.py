@@ -13,7 +13,7 @@ from collections.abc import Callable
 from ..core.actions import Action, ChooseStake, Stake, Stop, Throw, parse_action
 from ..core.dice import format_dice, parse_dice
 from ..core.engine import throws_allowed
-from ..core.errors import InvalidNotation, Py421Error
+from ..core.errors import InvalidNotation, Message, Py421Error
 from ..core.events import MancheLost, RoundDecided
 from ..core.rules import rules_name
 from ..core.state import State
@@ -50,14 +50,16 @@ def read_choice(text: str) -> Action:
     return _as_worded(answer) or parse_action(answer)
 
 
-def read_stake(text: str) -> ChooseStake | None:
-    """The stake named at the « main chaude » prompt (e, est, v, vient, or as the help words it);
-    None for any other answer, which that prompt refuses with its own choices."""
+def read_stake(text: str) -> ChooseStake:
+    """The stake named at the « main chaude » prompt (e, est, v, vient, or as the help words it).
+    Any other answer is refused with that prompt's own choices, not every action there is."""
     try:
-        action = read_choice(text)
+        action: Action | None = read_choice(text)
     except InvalidNotation:
-        return None
-    return action if isinstance(action, ChooseStake) else None
+        action = None
+    if not isinstance(action, ChooseStake):
+        raise InvalidNotation(Message("prompt.not_stake", {"text": text.strip()}))
+    return action
 
 
 def _as_worded(answer: str) -> Action | None:
@@ -177,14 +179,8 @@ def _ask_human(
                 for line in hint(state).splitlines():
                     out(f"  {line}")
             continue
-        stake = None
-        if r.tie is not None:  # « main chaude »: the stake is the only choice
-            stake = read_stake(answer)
-            if stake is None:
-                out("  " + tr(lang, "prompt.not_stake", text=answer.strip()))
-                continue
-        try:
-            action = stake or read_choice(answer)
+        try:  # under « main chaude » the stake is the only choice
+            action = read_stake(answer) if r.tie is not None else read_choice(answer)
             state.apply(action)  # raises with the reason if it is not allowed
         except InvalidNotation as exc:
             if exc.message is None or exc.message.key != "notation.not_action":

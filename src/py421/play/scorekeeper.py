@@ -143,12 +143,8 @@ def run_table(
                 on_step(session)
                 continue
             request = state.chance
-            if request is None:
-                stake = read_stake(answer)
-                if stake is None:  # only the stake fits here: said with the prompt's short forms
-                    out("  " + tr(lang, "prompt.not_stake", text=answer.strip()))
-                    continue
-                state = game.act(stake)
+            if request is None:  # only the stake is chosen at a real table
+                state = game.act(read_stake(answer))
             elif request.purpose == "turn" and request.count == 3 and not request.kept:
                 state = game.report_turn(answer)
             else:

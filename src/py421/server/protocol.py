@@ -318,7 +318,7 @@ class Act(Strict):
 
 
 class Report(Strict):
-    """Scorekeeper: what the real dice showed (`421`, `654/2`, `123;221;421`, `555/2 bon`)."""
+    """Scorekeeper: the dice (`421`, `654/2`, `123;221;421`, `555/2 bon`), or the stake (`e`, `vient`)."""
 
     type: Literal["report"]
     version: int

@@ -28,6 +28,7 @@ from ..core.actions import Action, ChooseStake, Stop, Throw, parse_action
 from ..core.errors import Message, Py421Error
 from ..core.game import Step
 from ..history import History, game_rows
+from ..play.plain import read_stake
 from ..play.session import Session
 from ..players import bot_name
 from .cluster import Moved, Solo, first_line
@@ -210,8 +211,8 @@ class TableActor:
                 raise TableError("malformed", Message("server.turn_format"))
             table.active = time.time()
             request = game.state.chance
-            if request is None:
-                await self._commit(lambda: game.act(text))
+            if request is None:  # only the stake is chosen at a real table, in the terminal's words
+                await self._commit(lambda: game.act(read_stake(text)))
             elif request.purpose == "turn":
                 await self._commit(lambda: game.report_turn(text))
             else:

@@ -206,7 +206,7 @@ export interface Ping {
   type: "ping";
 }
 
-/** Scorekeeper: what the real dice showed (`421`, `654/2`, `123;221;421`, `555/2 bon`). */
+/** Scorekeeper: the dice (`421`, `654/2`, `123;221;421`, `555/2 bon`), or the stake (`e`, `vient`). */
 export interface Report {
   type: "report";
   version: number;

@@ -165,7 +165,8 @@ export function tablePage(code) {
   const reportBtn = h("button", { type: "submit", class: "btn btn-primary", id: "report-button", testid: "report-button", text: t("sk.report") });
   const undoBtn = h("button", { type: "button", class: "btn btn-light", id: "undo-button", testid: "undo-button", text: t("sk.undo"), onclick: undo });
   // What is typed and how: hidden once the game is over, when only an undo is left to do.
-  const reportEntry = h("div", {}, reportPrompt, h("div", { class: "row" }, reportInput, reportBtn), h("p", { class: "hint", text: t("sk.help") }));
+  const reportHelp = h("p", { class: "hint", testid: "report-help" });
+  const reportEntry = h("div", {}, reportPrompt, h("div", { class: "row" }, reportInput, reportBtn), reportHelp);
   const reportForm = h("form", { class: "card report", hidden: true, onsubmit: report }, h("h2", { text: t("sk.report_title") }), reportEntry, undoBtn);
   const skWatch = h("p", { class: "muted", hidden: true, text: t("sk.watch") });
 
@@ -1056,21 +1057,24 @@ export function tablePage(code) {
     undoBtn.disabled = offline;
     if (!v || !w) {
       setText(reportPrompt, "");
+      setText(reportHelp, "");
       reportInput.placeholder = "";
       return;
     }
     const who = nameOf(w.seat);
     const r = v.round;
     let prompt;
-    // The placeholder is an entry the server would take now: one throw where only one is allowed.
+    // The placeholder is an entry the server would take now: one throw where only one is allowed;
+    // the help under it says only what this prompt takes.
     let example = "654";
+    let help = "sk.help_coup_sec";
     if (w.step === "decision") {
       prompt = r && r.tie ? t("rp.stake", { who }) : t("rp.turn", { who, limit: "" });
-      if (r && r.tie) example = "est";
+      if (r && r.tie) [example, help] = ["est", "sk.help_stake"];
     } else if (w.purpose === "tie") prompt = t("rp.tie", { who });
     else if (w.purpose === "first_player") {
       prompt = w.dice === 1 ? t("rp.draw_die", { who }) : t("rp.draw_throw", { who });
-      if (w.dice === 1) example = "4";
+      if (w.dice === 1) [example, help] = ["4", "sk.help_die"];
     } else if (w.purpose === "decharge_leader") prompt = t("rp.draw_leader", { who });
     else {
       const n = r && r.throws_allowed;
@@ -1078,9 +1082,11 @@ export function tablePage(code) {
       // Where every throw adds to the stake, each throw must be told.
       const every = !!r && r.stake !== null && r.stake !== undefined;
       prompt = every ? t("rp.turn_all", { who, limit }) : t("rp.turn", { who, limit });
-      if (n !== 1) example = every ? "221;654" : "654/2";
+      help = "sk.help_one";
+      if (n !== 1) [example, help] = every ? ["221;654", "sk.help_every"] : ["654/2", "sk.help"];
     }
     setText(reportPrompt, prompt);
+    setText(reportHelp, t(help));
     reportInput.placeholder = example;
   }
 
