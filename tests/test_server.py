@@ -761,8 +761,13 @@ def test_a_players_page_is_their_leaderboard_row_with_every_count_documented(cli
     winner, loser = board  # the lowest loss rate first
     assert (winner["loss_rate"], loser["loss_rate"]) == (0.0, 1.0)
     assert loser["rounds_lost"] >= 1 and winner["throws_421"] >= 1 and loser["nenettes"] >= 1
-    for row in board:  # their only games: the same row
+    for row in board:  # their only games: the same row, of every preset or of this one
         assert client.get(f"/api/players/{row['name']}").json() == row
+        assert client.get(f"/api/players/{row['name']}", params={"rules": "classic-11"}).json() == row
+    unplayed = client.get("/api/players/Ann", params={"rules": "tim"})  # a preset Ann never played
+    assert unplayed.status_code == 404 and unplayed.json()["detail"]["error"] == "no_player"
+    unknown = client.get("/api/players/Ann", params={"rules": "classic"})
+    assert unknown.status_code == 400 and "classic-11" in unknown.json()["detail"]["message"]
     schema = client.get("/openapi.json").json()["components"]["schemas"]["PlayerStats"]
     assert tuple(schema["properties"]) == PLAYER_COUNTS
     assert set(schema["required"]) == set(PLAYER_COUNTS)

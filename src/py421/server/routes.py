@@ -203,26 +203,32 @@ async def game_analysis(request: Request, game_id: int, bots: bool = False) -> d
 @router.get("/api/leaderboard", response_model=list[p.PlayerStats], responses=responses)
 async def leaderboard(request: Request, rules: str = "classic-11") -> list[dict[str, Any]]:
     hub = _hub(request)
-    if rules not in preset_names():
-        accepted = ", ".join(preset_names())
-        raise TableError(
-            "bad_rules", Message("ruleset.unknown_preset", {"name": repr(rules), "accepted": accepted})
-        )
-    rows = _player_rows(hub, rules=rules)
+    rows = _player_rows(hub, rules=_preset(rules))
     return sorted(rows, key=lambda r: (r["loss_rate"], -r["games"], r["name"]))
 
 
 @router.get("/api/players/{name}", response_model=p.PlayerStats, responses=responses)
-async def player(request: Request, name: str) -> dict[str, Any]:
+async def player(request: Request, name: str, rules: str | None = None) -> dict[str, Any]:
+    """One player's counts: of every preset's games, or of ``rules``' only (a leaderboard's row)."""
     hub = _hub(request)
     try:
         check_name(name, 100)
     except Py421Error as e:
         raise TableError.of("bad_name", e) from e
-    rows = _player_rows(hub, name=name)
+    rows = _player_rows(hub, rules=None if rules is None else _preset(rules), name=name)
     if not rows:
         raise TableError("no_player", Message("server.no_player", {"name": repr(name)}), 404)
     return rows[0]
+
+
+def _preset(rules: str) -> str:
+    """A preset's name as asked in a query, or the refusal that lists the presets."""
+    if rules not in preset_names():
+        accepted = ", ".join(preset_names())
+        raise TableError(
+            "bad_rules", Message("ruleset.unknown_preset", {"name": repr(rules), "accepted": accepted})
+        )
+    return rules
 
 
 def _player_rows(hub: Hub, *, rules: str | None = None, name: str | None = None) -> list[dict[str, Any]]:
