@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 import uvicorn
-from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
+from starlette.types import ASGIApp
 
 from py421.server.app import create_app
 from py421.server.serving import uvicorn_options
@@ -113,8 +113,9 @@ def play_to_the_end(ws: Any, seed: int = 0, first: dict[str, Any] | None = None)
 
 
 @contextlib.asynccontextmanager
-async def uvicorn_serving(app: FastAPI, **options: Any) -> AsyncIterator[int]:
-    """``app`` served by uvicorn in this process and event loop, as 421 serve runs it; its port."""
+async def uvicorn_serving(app: ASGIApp, **options: Any) -> AsyncIterator[int]:
+    """``app`` (py421's, or any ASGI app) served by uvicorn in this process and event loop, as 421
+    serve runs it; its port."""
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, port=port, **(uvicorn_options() | options)))
     task = asyncio.create_task(server.serve())

@@ -6,6 +6,7 @@ attack it replays and what the server must still do.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextlib
 import json
@@ -24,7 +25,10 @@ import pytest
 from websockets.sync.client import connect
 from websockets.typing import Origin, Subprotocol
 
-from .server_helpers import POSTGRES, fresh_postgres
+from py421.server.limits import Limits
+from py421.server.serving import uvicorn_options
+
+from .server_helpers import POSTGRES, fresh_postgres, uvicorn_serving
 from .server_process import free_port, start_server
 
 pytestmark = pytest.mark.slow  # real server processes
@@ -524,6 +528,55 @@ def test_a_client_that_leaves_with_answers_still_queued_is_no_error(server: Serv
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     sock.close()  # with unread answers and no linger: a reset
     assert server.get("/api/presets").status_code == 200  # the fixture then reads the log
+
+
+def test_a_websocket_whose_client_takes_nothing_is_let_go_whatever_its_app_does() -> None:
+    """A client that flooded messages and never read the answers: the server dropped it
+    (slow_client) but closed it politely, waiting for its answers to leave, so the socket and its
+    megabytes stayed open for good (50 such connections from one address pinned some 330 MB). Now a
+    WebSocket whose client takes nothing for the send deadline is cut off, as an HTTP connection
+    is: here under an app that only ever sends, with a deadline of half a second."""
+
+    async def sending(scope: Any, receive: Any, send: Any) -> None:  # sends until it is stopped
+        if scope["type"] != "websocket":
+            return
+        await receive()
+        await send({"type": "websocket.accept"})
+        with contextlib.suppress(Exception):  # the client gone: a send raises
+            while True:
+                await send({"type": "websocket.send", "text": "x" * 4000})
+
+    async def scenario() -> tuple[str, int] | None:
+        async with uvicorn_serving(sending, **uvicorn_options(Limits(send_seconds=0.5))) as port:
+            sock = await asyncio.to_thread(silent_websocket, port, "/")
+            try:
+                for _ in range(600):  # a minute at most
+                    side = _server_side(port, sock)
+                    if side is None or side[0] != "01":
+                        break
+                    await asyncio.sleep(0.1)
+                return side
+            finally:
+                sock.close()
+
+    side = asyncio.run(scenario())
+    assert side is None or side[0] != "01", f"the connection is still held: {side}"
+
+
+def test_a_flood_of_messages_is_refused_once_a_second_not_answered_one_by_one(server: Server) -> None:
+    """Every message past the address's budget was answered with its own rate_limited, as fast as
+    the client sent them: one connection's flood took a whole core and slowed every other player.
+    Now a connection refused for the rate is not read for a second: its flood waits in its own
+    socket, and the server answers it at the budget's pace."""
+    code = server.create()["code"]
+    with server.ws(code) as ws:
+        json.loads(ws.recv(timeout=10))  # the table
+        for _ in range(300):
+            ws.send(json.dumps({"type": "ping"}))
+        answers = [json.loads(ws.recv(timeout=20))["type"] for _ in range(45)]
+    refused = [a for a in answers if a == "error"]
+    # the burst (20 by default) answered, then about one refusal for every ten messages answered
+    assert answers.count("pong") >= 35 and len(refused) <= 5, answers
 
 
 def test_connections_from_one_address_are_capped_over_http_and_websockets_together(tmp_path: Path) -> None:

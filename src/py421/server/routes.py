@@ -34,6 +34,7 @@ from .table import Connection, Table, TableError
 
 M = TypeVar("M", bound=BaseModel)
 log = logging.getLogger(__name__)
+RATE_PAUSE_SECONDS = 1.0  # a connection refused for the rate is not read for this long
 router = APIRouter()
 
 
@@ -317,6 +318,10 @@ async def _receive(ws: WebSocket, hub: Hub, table: Table, conn: Connection) -> N
             await _handle(hub, table, conn, text)
         except TableError as e:
             conn.error(e.error, *e.said(conn.lang))
+            if e.error == "rate_limited":
+                # Not read for a while: a flood waits in the client's own socket (uvicorn reads no
+                # more until this loop asks), rather than each message costing a refusal.
+                await asyncio.sleep(RATE_PAUSE_SECONDS)
         except SQLAlchemyError:  # nothing was kept: the move can be sent again
             log.exception("table %s: a move could not be saved", table.code)
             conn.say("internal", Message("server.move_unsaved"))

@@ -15,7 +15,8 @@ since a connection costs a file descriptor whatever it sends:
   line and headers are at most 64 KB (431): a deadline bounds the time, not
   the memory. Between two requests a kept-alive connection may stay silent
   ``--keep-alive-seconds`` (uvicorn's own timer); an answer the client stops
-  taking is cut off after ``send_seconds`` (10 s, as for a WebSocket).
+  taking is cut off after ``send_seconds`` (10 s), and so is a WebSocket's
+  (closing it would wait for what is written to leave, for good).
 
 uvicorn's httptools protocol and its parser refer to each other. uvicorn
 breaks that cycle when a connection closes, but not when it is upgraded to a
@@ -252,8 +253,25 @@ def _protocols(
             self.pipeline.clear()
 
     class WebSocketProtocol(WebSocketsSansIOProtocol):
+        _stalled: asyncio.TimerHandle | None = None  # messages the client does not take
+
         def connection_lost(self, exc: Exception | None) -> None:
+            if self._stalled is not None:
+                self._stalled.cancel()
             doorman.leave(self.transport)
             super().connection_lost(exc)
+
+        def pause_writing(self) -> None:
+            super().pause_writing()
+            # The client stopped reading: it has send_seconds to start again. Then the connection is
+            # cut off, not closed: a close waits for what is written to leave, which it never would.
+            if self._stalled is None:
+                self._stalled = self.loop.call_later(send_seconds, self.transport.abort)
+
+        def resume_writing(self) -> None:
+            super().resume_writing()
+            if self._stalled is not None:
+                self._stalled.cancel()
+                self._stalled = None
 
     return HttpProtocol, WebSocketProtocol
