@@ -13,6 +13,7 @@ import pytest
 from py421.i18n import CATALOGS, page_module, tr
 from py421.players import levels
 from py421.server.protocol import typed_dicts, typescript
+from py421.server.table import TableError, clean_name
 
 from .server_helpers import serving
 
@@ -72,6 +73,49 @@ def run_with_i18n(script: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [node, "--input-type=module", "-e", prelude + script], capture_output=True, text=True, check=True
     )
+
+
+NAMES_TRIED = [
+    "Ann",
+    "  Zoé  Dupont ",
+    "Ａｎｎ",
+    "Bob❤️",
+    "Ｈｅｕｒｉｓｔｉｃ 1",
+    "heuristique 2",
+    "\u3164",
+    "\u2800",
+    "A\uffa0",
+    "\u0301Bob",
+    "Bob\u202e",
+    "Bo\x00b",
+    "x" * 24,
+    "x" * 25,
+]
+
+
+def test_the_page_refuses_the_names_the_server_refuses() -> None:
+    """The page checks a name before sending it; it must agree with the server's rule."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    stand_in = "globalThis.navigator = { language: 'en' }; globalThis.document = { baseURI: 'http://x/' };"
+    module = json.dumps((STATIC / "api.js").as_uri())
+    names = json.dumps(NAMES_TRIED)
+    script = f"const api = await import({module}); console.log(JSON.stringify({names}.map(api.nameProblem)));"
+    said = subprocess.run(
+        [node, "--input-type=module", "-e", stand_in + script], capture_output=True, text=True, check=True
+    )
+    page = [problem == "" for problem in json.loads(said.stdout)]
+    server = []
+    for name in NAMES_TRIED:
+        try:
+            clean_name(name)
+        except TableError:
+            server.append(False)
+        else:
+            server.append(True)
+    assert page == server, list(zip(NAMES_TRIED, page, server, strict=True))
+    assert server.count(True) == 5  # each kind of refusal is tried, and names it takes
 
 
 def test_the_page_elides_de_before_a_name_that_starts_with_a_vowel_as_the_terminal_does() -> None:

@@ -290,6 +290,30 @@ def test_a_request_while_the_database_is_away_is_told_so_with_503_and_logged_in_
     assert "Traceback" not in caplog.text and "the database does not answer" in caplog.text
 
 
+def test_names_that_look_alike_or_show_nothing_are_refused(client):
+    """A name in full-width letters, or holding an invisible variation selector or joiner, read as
+    a player already at the table; a name of blank fillers showed nothing at all. Names are kept
+    in their NFKC form (full-width letters as letters), compared whatever their case."""
+    created = create(client, seats=["human", "human", "human"], name="Ann")
+    code = created["code"]
+    for lookalike in ("Ａｎｎ", "Ann\ufe0f", "A\u034fnn", "Ann\U000e0100", "ＡＮＮ"):
+        response = client.post(f"/api/tables/{code}/join", json={"name": lookalike})
+        assert response.status_code in (400, 409), (lookalike, response.text)
+        assert response.json()["detail"]["error"] in ("name_taken", "bad_name"), (lookalike, response.text)
+    bot = client.post(f"/api/tables/{code}/join", json={"name": "Ｈｅｕｒｉｓｔｉｃ 1"})
+    assert bot.json()["detail"]["error"] == "bad_name", bot.text
+    for blank in ("\u3164", "\u2800", "\u115f", "\uffa0", "\u0301", "\u0301Bob"):
+        response = client.post("/api/tables", json={"name": blank})
+        assert response.status_code == 400 and response.json()["detail"]["error"] == "bad_name", (
+            blank,
+            response.text,
+        )
+    joined = client.post(f"/api/tables/{code}/join", json={"name": "Ｂｏｂ"})
+    assert joined.status_code == 200, joined.text
+    names = [seat["name"] for seat in client.get(f"/api/tables/{code}").json()["seats"]]
+    assert "Bob" in names  # one spelling of a name in the history and the leaderboard
+
+
 def test_http_refusals_say_what_is_accepted(client):
     def refused(path: str, body: Any, status: int, error: str, says: str, token: str | None = None) -> None:
         headers = {"Authorization": f"Bearer {token}"} if token else {}

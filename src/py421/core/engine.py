@@ -100,9 +100,9 @@ def check_players(rules: Ruleset, players: Sequence[str]) -> tuple[str, ...]:
         raise InvalidPlayers(players_refused(rules, len(names)))
     for name in names:
         check_name(name, None)
-    folded = [n.casefold() for n in names]
+    folded = [name_key(n) for n in names]
     for name in names:
-        if folded.count(name.casefold()) > 1:
+        if folded.count(name_key(name)) > 1:
             raise InvalidPlayers(
                 Message(
                     "players.repeated",
@@ -133,6 +133,24 @@ def players_range(rules: Ruleset) -> Message:
 # Control, format (invisible, or turning text around), surrogate, private-use, unassigned
 # and line or paragraph separator characters: none of them reads as part of a name.
 _NOT_IN_NAMES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+# Nor do the fillers that show nothing (Hangul's, and the blank braille pattern).
+_SHOWING_NOTHING = frozenset({0x115F, 0x1160, 0x2800, 0x3164, 0xFFA0})
+# Characters a reader ignores that are not refused (an emoji's variation selector: « ❤️ »): left out
+# when names are compared, with the combining grapheme joiner and Mongolian and Khmer ones.
+_IGNORED = dict.fromkeys(
+    [0x034F, 0x17B4, 0x17B5, 0x180B, 0x180C, 0x180D, 0x180F, *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)]
+)
+
+
+def name_key(name: str) -> str:
+    """What a name is the same as: its NFKC form (full-width or styled letters read as the letters)
+    with case folded and the characters a reader ignores left out. Two players' names must differ
+    by it.
+
+    >>> name_key("Ｚｏé") == name_key("ZOÉ") == name_key("Zo\u034fé\ufe0f")
+    True
+    """
+    return unicodedata.normalize("NFKC", name).translate(_IGNORED).casefold()
 
 
 def check_name(name: str, most: int | None = MAX_NAME) -> str:
@@ -155,13 +173,16 @@ def check_name(name: str, most: int | None = MAX_NAME) -> str:
             )
         )
     for char in name:
-        if unicodedata.category(char) in _NOT_IN_NAMES:
+        if unicodedata.category(char) in _NOT_IN_NAMES or ord(char) in _SHOWING_NOTHING:
             raise InvalidPlayers(
                 Message(
                     "players.invisible",
                     {"name": repr(name), "char": f"U+{ord(char):04X}"},
                 )
             )
+    if unicodedata.category(name[0]).startswith("M"):  # an accent over nothing
+        said = {"name": repr(name), "char": f"U+{ord(name[0]):04X}"}
+        raise InvalidPlayers(Message("players.mark_first", said))
     return name
 
 

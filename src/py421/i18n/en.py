@@ -598,6 +598,7 @@ MESSAGES: dict[str, str] = {
     "players.empty": "a player's name cannot be empty",
     "players.too_long": "{name}: a name has at most {most} characters, not {n}",
     "players.invisible": "{name}: a name cannot hold {char} (invisible or control characters)",
+    "players.mark_first": "{name}: a name cannot start with a combining mark ({char}), an accent over nothing",
     # a bot's name at a table, given in the table's language when the game is made (players/__init__.py)
     "bot.random": "Random {n}",
     "bot.random.about": "plays any legal move, at random",

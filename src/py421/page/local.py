@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..core.actions import Action, action_from_data
-from ..core.engine import players_refused
+from ..core.engine import name_key, players_refused
 from ..core.errors import InvalidRecord, Message, Py421Error
 from ..core.record import Record
 from ..core.rules import Ruleset, preset_names
@@ -294,7 +294,7 @@ class LocalTables:
             raise LocalError("bad_seats", players_refused(rules, len(seats)))
         if len(seats) > MOST_SEATS:
             raise LocalError("bad_seats", Message("local.most_seats", {"most": MOST_SEATS, "n": len(seats)}))
-        folded = [s.name.casefold() for s in seats]
+        folded = [name_key(s.name) for s in seats]
         if len(set(folded)) < len(folded):
             raise LocalError("name_taken", Message("local.same_name", {}))
         seed = body.get("seed")  # as 421 play --seed: the same dice and bots' choices

@@ -14,6 +14,7 @@ seats the ``offline`` ones (pure Python, no solver).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 
@@ -236,4 +237,4 @@ def is_bot_name(name: str) -> bool:
             or "(?!)",
             re.IGNORECASE,
         )
-    return _names.fullmatch(name.strip()) is not None
+    return _names.fullmatch(unicodedata.normalize("NFKC", name).strip()) is not None  # full-width too

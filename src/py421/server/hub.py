@@ -24,7 +24,7 @@ from typing import Any, Literal, TypeVar, assert_never
 from pydantic import BaseModel
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from ..core.engine import players_refused
+from ..core.engine import name_key, players_refused
 from ..core.errors import Message, Py421Error
 from ..core.game import Game
 from ..core.rules import Ruleset
@@ -849,9 +849,9 @@ def _seat(i: int, spec: str) -> TableSeat:
 
 
 def _check_distinct(names: list[str]) -> None:
-    folded = [n.casefold() for n in names]
+    folded = [name_key(n) for n in names]
     for name in names:
-        if folded.count(name.casefold()) > 1:
+        if folded.count(name_key(name)) > 1:
             raise TableError("name_taken", Message("players.repeated", {"name": repr(name)}))
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import unicodedata
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -81,9 +82,10 @@ def hash_token(token: str) -> str:
 
 
 def clean_name(raw: object) -> str:
-    """A person's name as the server keeps it: spaces folded, the engine's characters, 1 to
+    """A person's name as the server keeps it: spaces folded, in its NFKC form (full-width letters
+    as letters: one spelling in the history), the engine's characters, 1 to
     :data:`~py421.core.engine.MAX_NAME` (as in the terminal)."""
-    name = " ".join(raw.split()) if isinstance(raw, str) else ""
+    name = unicodedata.normalize("NFKC", " ".join(raw.split())) if isinstance(raw, str) else ""
     if not 1 <= len(name) <= MAX_NAME:
         raise TableError("bad_name", Message("server.name_length", {"most": MAX_NAME, "n": len(name)}))
     try:

@@ -25,6 +25,7 @@ from typing import Any, Protocol, assert_never
 from sqlalchemy.exc import SQLAlchemyError
 
 from ..core.actions import Action, ChooseStake, Stop, Throw, parse_action
+from ..core.engine import name_key
 from ..core.errors import Message, Py421Error
 from ..core.game import Step
 from ..history import History, game_rows
@@ -132,7 +133,7 @@ class TableActor:
         free = next((s for s in table.seats if s.kind == "human" and s.token_hash is None), None)
         if free is None:
             raise TableError("full", Message("server.seats_taken"), 409)
-        if any(s.name is not None and s.name.casefold() == clean.casefold() for s in table.seats):
+        if any(s.name is not None and name_key(s.name) == name_key(clean) for s in table.seats):
             raise TableError("name_taken", Message("server.name_at_table", {"name": repr(clean)}), 409)
         taken = free.copy()
         taken.name, taken.token_hash = clean, hash_token(token)

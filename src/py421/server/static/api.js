@@ -223,10 +223,11 @@ export const gameAnalysis = (id, bots) => call("GET", `/api/games/${id}/analysis
 export const leaderboard = (rules, here = false) =>
   call("GET", rules ? `/api/leaderboard?rules=${encodeURIComponent(rules)}` : "/api/leaderboard", undefined, null, here);
 
-// The server's rules for a name (py421.server.table.clean_name): 1 to 24 characters, no control,
-// invisible or direction-changing character, and not a bot's name in any language (py421.players).
+// The server's rules for a name (py421.server.table.clean_name): 1 to 24 characters in NFKC form, no
+// control, invisible or direction-changing character, no filler that shows nothing, no combining
+// mark first, and not a bot's name in any language (py421.players).
 export const NAME_MAX = 24;
-const NOT_IN_NAMES = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]/u;
+const NOT_IN_NAMES = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\u115F\u1160\u2800\u3164\uFFA0]|^\p{M}/u;
 const BOT_NAME = /^(random|heuristic|optimal|aléatoire|heuristique) [0-9]+$/iu;
 
 /**
@@ -234,7 +235,7 @@ const BOT_NAME = /^(random|heuristic|optimal|aléatoire|heuristique) [0-9]+$/iu;
  * @param {string} raw
  */
 export function nameProblem(raw) {
-  const name = raw.trim().split(/\s+/).join(" ");
+  const name = raw.trim().split(/\s+/).join(" ").normalize("NFKC");
   if (!name) return t("name_needed");
   if ([...name].length > NAME_MAX || NOT_IN_NAMES.test(name) || BOT_NAME.test(name)) return t("error.bad_name");
   return "";
