@@ -151,6 +151,9 @@ def test_two_people_join_and_each_acts_only_from_their_own_seat(client):
         ('{"type": "dance"}', "unknown_type", "accepted: act, report, undo, ping"),
         ('{"type": "act", "version": "x", "action": "stop"}', "malformed", "version"),
         ('{"type": "act", "version": 0, "action": 42}', "malformed", "action"),
+        # a field of the wrong type is refused, not read as what it might mean
+        ('{"type": "act", "version": true, "action": "stop"}', "malformed", "version"),
+        ('{"type": "act", "version": 0, "action": {"kind": "throw", "keep": ["3"]}}', "malformed", "keep"),
         (
             '{"type": "act", "version": 0, "action": '
             '{"kind": "stop", "keep": [], "bon": false, "stake": null, "text": "keep 6"}}',

@@ -60,9 +60,10 @@ ERROR_CODES: tuple[str, ...] = get_args(ErrorCode)
 
 
 class Strict(BaseModel):
-    """Unknown fields are refused: a misspelt field is an error, not silently ignored."""
+    """Unknown fields are refused: a misspelt field is an error, not silently ignored; and so is a
+    field of another type (``true`` or ``"3"`` for a number), not read as what it might mean."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class ErrorDetail(Strict):
