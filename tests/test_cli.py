@@ -705,3 +705,14 @@ def test_rules_show_wraps_where_a_line_may_break():
     for line in result.output.splitlines():  # never before French punctuation, nor inside a short range
         assert not line.strip().startswith((":", ";", "»", "99)", "999)", "false)")), line
         assert not line.endswith(("«", "(0", "(0 à", "(true", "(true |")), line
+
+
+def test_a_resumed_game_words_its_errors_in_its_own_language():
+    """A French game resumed without --lang spoke French, but its last line began « Error: »."""
+    run_cli("table", "--players", "A,B", "--lang", "fr", input="421\n")
+    resumed = run_cli("table", "--resume", input="")
+    assert "Erreur" in resumed.output and "l'entrée s'est terminée" in resumed.output
+    assert "Error:" not in resumed.output
+    run_cli("play", "--plain", "--players", "A,bot:random", "--lang", "fr", input="")
+    played = run_cli("play", "--resume", input="")
+    assert "Erreur" in played.output and "Error:" not in played.output

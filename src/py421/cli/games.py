@@ -23,6 +23,7 @@ from ..play.scorekeeper import run_table
 from ..play.session import Seat, Session, default_player_name, parse_seats
 from ..text import describe, outcome_text
 from .common import (
+    LANG_KEY,
     LANG_OPTION,
     SAY_OPTION,
     Command,
@@ -218,6 +219,7 @@ def _resume(
         raise
     lang = data.get("lang")
     shown = chosen or (lang if isinstance(lang, str) else asked)
+    click.get_current_context().meta[LANG_KEY] = shown  # its errors too, to the last one
     click.echo(
         tr(
             shown,
