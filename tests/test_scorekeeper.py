@@ -277,3 +277,11 @@ def test_empty_players_are_refused_as_names_missing():
         assert result.exit_code == 2
         assert 'name the players: --players "Alice,Bob,Carol"' in result.output, empty
         assert "played by" not in result.output
+
+
+def test_the_example_of_every_throw_in_order_holds_no_more_throws_than_allowed():
+    """The leader stopped after two throws; the next player was asked for up to 2 with an example
+    of 3, which that question refuses."""
+    result = table("lyonnaise-21", "A,B", "123;221")
+    assert "B, your throws in order, up to 2? (e.g. 221;421; u undo, ? help)" in result.output
+    assert "A, your throws in order, up to 3? (e.g. 123;221;421;" in result.output

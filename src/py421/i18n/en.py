@@ -91,7 +91,7 @@ MESSAGES: dict[str, str] = {
     # the scorekeeper of a real table
     "sk.turn": "{who}, your result{limit}? (e.g. 421, or 654/2 for two throws; u undo, ? help) ",
     "sk.turn_one": "{who}, your result? (e.g. 421; u undo, ? help) ",
-    "sk.turn_all": "{who}, your throws in order, up to {n}? (e.g. 123;221;421; u undo, ? help) ",
+    "sk.turn_all": "{who}, your throws in order, up to {n}? (e.g. {example}; u undo, ? help) ",
     "sk.limit": " in at most {n} throw{s}",
     "sk.tie": "{who}, your tie-break coup sec? (e.g. 653; u undo) ",
     "sk.draw_die": "{who}, one die for the first player? (1 to 6; u undo) ",
@@ -1067,7 +1067,7 @@ MESSAGES: dict[str, str] = {
     "page.sk.help_coup_sec": "654 or 6-5-4: one throw of the three dice",
     "page.sk.help_stake": "est (e): the stake stays what the round decided · vient (v): the next replay's value sets it",
     "page.rp.turn": "{who}: the dice{limit}",
-    "page.rp.turn_all": "{who}: every throw in order{limit}, e.g. 123;221;421",
+    "page.rp.turn_all": "{who}: every throw in order{limit}",
     "page.rp.limit": " (at most {n} throw{s})",
     "page.rp.tie": "{who}: tie-break coup sec",
     "page.rp.draw_die": "{who}: one die for the first player (1 to 6)",

@@ -78,7 +78,8 @@ def prompt_for(state: State, lang: str) -> str:
     if request.purpose == "turn":
         allowed = throws_allowed(state)
         if state.rules.accumulated_stakes and state.phase is Phase.CHARGE and allowed > 1:
-            return tr(lang, "sk.turn_all", who=who, n=allowed)
+            example = ";".join(["123", "221", "421"][-allowed:])  # as many throws as allowed
+            return tr(lang, "sk.turn_all", who=who, n=allowed, example=example)
         if allowed == 1:
             return tr(lang, "sk.turn_one", who=who)
         return tr(lang, "sk.turn", who=who, limit=tr(lang, "sk.limit", n=allowed))
