@@ -760,18 +760,19 @@ def test_a_file_the_system_cannot_read_is_explained_in_french(
 
 
 @pytest.mark.parametrize(
-    "args",
+    ("args", "asked"),
     [
-        ["report", "--rules", "tim", "--games", "100", "--out", ""],
-        ["replay", ""],
-        ["verify", " "],
-        ["play", *BOTS, "--record", ""],
+        (["report", "--rules", "tim", "--games", "100", "--out", ""], "donnez le nom d'un dossier"),
+        (["replay", ""], "donnez le nom d'un fichier"),
+        (["verify", " "], "donnez le nom d'un fichier"),
+        (["play", *BOTS, "--record", ""], "donnez le nom d'un fichier"),
     ],
 )
 def test_an_empty_file_or_folder_name_is_refused_not_read_as_the_current_folder(
-    args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    args: list[str], asked: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Asked for what the option takes: a file where a folder is refused, and the other way round."""
     monkeypatch.chdir(tmp_path)
     said = CliRunner().invoke(main, [*args, "--lang", "fr"], env={"LANG": "C"}).output
-    assert "un nom vide : donnez le nom d'un fichier ou d'un dossier" in said, said
+    assert f"un nom vide : {asked}" in said and "ou d'un" not in said, said
     assert list(tmp_path.iterdir()) == []  # nothing written here

@@ -324,8 +324,11 @@ class NamedPath(click.Path):
     read as the current folder: a report written there, or "it is a folder" for a record."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if isinstance(value, str) and not value.strip():
-            self.fail(tr(spoken(), "cli.empty_path"), param, ctx)
+        if isinstance(value, str) and not value.strip():  # asked for what the option takes
+            key = "cli.empty_path" + (
+                ".file" if not self.dir_okay else ".folder" if not self.file_okay else ""
+            )
+            self.fail(tr(spoken(), key), param, ctx)
         return super().convert(value, param, ctx)
 
 

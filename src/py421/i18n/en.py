@@ -310,6 +310,8 @@ MESSAGES: dict[str, str] = {
     "cli.rules_missing": "no file of that name",
     "cli.rules_folder": "it is a folder",
     "cli.empty_path": "an empty name: give the name of a file or a folder",
+    "cli.empty_path.file": "an empty name: give the name of a file",
+    "cli.empty_path.folder": "an empty name: give the name of a folder",
     "cli.cannot_read": "cannot read {path}: {reason}",
     "cli.report.progress": "report",
     "extra.missing": "{what} needs py421's '{extra}' extra ({missing} missing): {install} in the py421 folder",

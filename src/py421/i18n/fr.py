@@ -302,6 +302,8 @@ MESSAGES: dict[str, str] = {
     "cli.rules_missing": "aucun fichier de ce nom",
     "cli.rules_folder": "c'est un dossier",
     "cli.empty_path": "un nom vide : donnez le nom d'un fichier ou d'un dossier",
+    "cli.empty_path.file": "un nom vide : donnez le nom d'un fichier",
+    "cli.empty_path.folder": "un nom vide : donnez le nom d'un dossier",
     "cli.cannot_read": "impossible de lire {path} : {reason}",
     "cli.report.progress": "rapport",
     "extra.missing": "{what} demande l'extra '{extra}' de py421 ({missing} manquant) : {install} dans le dossier de py421",
