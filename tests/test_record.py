@@ -134,7 +134,13 @@ def test_accumulated_stakes_need_every_throw_of_a_reported_turn():
 def test_le_bon_in_a_reported_turn_follows_the_rules():
     game = table("classic-11")
     run(game, "421 | 653 | 421 | 221")  # A leads the décharge
-    with pytest.raises(IllegalAction, match="« le bon » marks a last throw before throw 3"):
+    # what a turn with « le bon » may be, said rather than « marks a last throw before throw 3 »
+    with pytest.raises(
+        IllegalAction,
+        match=r"A's turn with « le bon » takes 2 throws, the second final \(e.g. 555/2 bon\), not 3",
+    ):
         game.report_turn("555/3 bon")
+    with pytest.raises(IllegalAction, match=r"not 1$"):
+        game.report_turn("555/1 bon")
     game.report_turn("555/2 bon")
     assert game.steps[-1].text == "555/2 bon"

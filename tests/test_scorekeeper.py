@@ -285,3 +285,9 @@ def test_the_example_of_every_throw_in_order_holds_no_more_throws_than_allowed()
     result = table("lyonnaise-21", "A,B", "123;221")
     assert "B, your throws in order, up to 2? (e.g. 221;421; u undo, ? help)" in result.output
     assert "A, your throws in order, up to 3? (e.g. 123;221;421;" in result.output
+
+
+def test_le_bon_where_it_cannot_be_said_is_refused_with_why():
+    """« le bon » in a turn of one throw read « marks a last throw before throw 1; B used 1 »."""
+    result = table("classic-11", "A,B", "421", "654 bon")
+    assert "« le bon » needs 3 throws or more allowed; B has 1 here" in result.output

@@ -424,15 +424,12 @@ def apply_turn(state: State, turn: ReportedTurn) -> State:
             )
         )
     if turn.bon and not (rules.le_bon and 2 <= turn.throws < allowed):
+        if not rules.le_bon:
+            raise IllegalAction(_refusal("reason.no_bon"))
+        if allowed < 3:  # said before a throw that ends the turn before its last one allowed
+            raise IllegalAction(_refusal("bon_few", who=name, allowed=allowed))
         raise IllegalAction(
-            _refusal("reason.no_bon")
-            if not rules.le_bon
-            else _refusal(
-                "bon_before",
-                allowed=allowed,
-                who=name,
-                n=turn.throws,
-            )
+            _refusal("bon_two" if allowed == 3 else "bon_before", most=allowed - 1, who=name, n=turn.throws)
         )
     if (
         rules.must_throw_on
