@@ -291,3 +291,14 @@ def test_le_bon_where_it_cannot_be_said_is_refused_with_why():
     """« le bon » in a turn of one throw read « marks a last throw before throw 1; B used 1 »."""
     result = table("classic-11", "A,B", "421", "654 bon")
     assert "« le bon » needs 3 throws or more allowed; B has 1 here" in result.output
+
+
+def test_a_whole_turn_typed_where_one_throw_is_asked_is_refused_with_what_to_type():
+    """« 555/1 » at a tie-break read as four dice (« at most 3 dice, got 4 »), « 653/1 » at a draw
+    of one die too."""
+    tied = table("classic-11", "A,B", "654", "654", "555/1", "555;421", "555 bon")
+    said = "A throws once here (no /N, ; or bon): type the dice alone, e.g. 654"
+    assert tied.output.count(f"'555/1': {said}") == 1, tied.output
+    assert f"'555;421': {said}" in tied.output and f"'555 bon': {said}" in tied.output
+    drawn = table("tim", "A,B", "653/1")
+    assert "'653/1': A throws once here (no /N, ; or bon): type the dice alone, e.g. 4" in drawn.output

@@ -359,6 +359,11 @@ def apply_dice(state: State, faces: tuple[int, ...] | str) -> State:
         raise IllegalAction(_refusal("no_dice_now", expected=expected))
     seat, count = needed[:2]
     if isinstance(faces, str):
+        if _told_as_a_turn(faces, count):
+            example = "4" if count == 1 else "654"[:count]
+            raise IllegalAction(
+                _refusal("one_throw", text=repr(faces), who=state.players[seat], example=example)
+            )
         got = parse_faces(faces)
     else:
         got = tuple(sorted(faces, reverse=True))
@@ -949,6 +954,17 @@ def _as_verb(action: Action) -> str:
     if isinstance(action, Throw) and action.bon:
         return f"call « {action} »"
     return str(action)
+
+
+def _told_as_a_turn(text: str, count: int) -> bool:
+    """Whether ``text``, given where ``count`` dice are thrown once, is a turn's notation (``555/1``,
+    ``123;421``, ``555/2 bon``) rather than dice: the throws used after the dice, throws in order or
+    « le bon ». (``4/2/1`` is dice, and so is ``42/1`` where three are thrown.)"""
+    lowered = text.lower()
+    if ";" in lowered or "bon" in lowered:
+        return True
+    dice, slash, used = lowered.partition("/")
+    return bool(slash) and used.strip().isdigit() and sum(c.isdigit() for c in dice) >= count
 
 
 def parse_faces(text: str) -> tuple[int, ...]:

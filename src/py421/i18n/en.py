@@ -515,6 +515,7 @@ MESSAGES: dict[str, str] = {
     "refusal.each_throw": "every throw adds to the stake here: give the result of each of {who}'s {n} throws",
     "refusal.bon_before": "{who}'s turn with « le bon » takes 2 to {most} throws, the last one final (e.g. 555/2 bon), not {n}",
     "refusal.bon_two": "{who}'s turn with « le bon » takes 2 throws, the second final (e.g. 555/2 bon), not {n}",
+    "refusal.one_throw": "{text}: {who} throws once here (no /N, ; or bon): type the dice alone, e.g. {example}",
     "refusal.bon_few": "« le bon » needs 3 throws or more allowed; {who} has {allowed} here",
     "refusal.throw_on": "{who} is not ahead after {n} throw{s} and must throw on (up to {allowed}) unless « le bon » was said",
     "refusal.over": "the game is over",

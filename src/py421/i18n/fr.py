@@ -570,6 +570,7 @@ MESSAGES: dict[str, str] = {
     "refusal.each_throw": "ici chaque lancer s'ajoute à la mise : donnez le résultat de chacun des {n} lancers de {who}",
     "refusal.bon_before": "avec « le bon », le tour de {who} compte 2 à {most} lancers, le dernier définitif (ex. 555/2 bon), pas {n}",
     "refusal.bon_two": "avec « le bon », le tour de {who} compte 2 lancers, le second définitif (ex. 555/2 bon), pas {n}",
+    "refusal.one_throw": "{text} : {who} ne lance qu'une fois ici (ni /N, ni ;, ni bon) : tapez les dés seuls, ex. {example}",
     "refusal.bon_few": "« le bon » demande au moins 3 lancers permis ; {who} en a {allowed} ici",
     "refusal.throw_on": "{who} n'est pas devant après {n} lancer{s} et doit relancer (jusqu'à {allowed}), sauf s'il a annoncé « le bon »",
     "refusal.over": "la partie est finie",
