@@ -192,7 +192,7 @@ def test_the_leaders_hint_speaks_of_a_limit_only_where_there_is_one():
 
 def test_the_help_says_how_to_type_every_throw_of_a_turn():
     result = table("vache-41", "A,B", "?")
-    assert "every throw in order, separated by ; (123;221;421)" in result.output
+    assert "type each throw in order, separated by ; (123;221;421)" in result.output
     french = CliRunner().invoke(
         main, ["table", "--rules", "vache-41", "--players", "A,B", "--lang", "fr"], input="?\n"
     )
@@ -302,3 +302,20 @@ def test_a_whole_turn_typed_where_one_throw_is_asked_is_refused_with_what_to_typ
     assert f"'555;421': {said}" in tied.output and f"'555 bon': {said}" in tied.output
     drawn = table("tim", "A,B", "653/1")
     assert "'653/1': A throws once here (no /N, ; or bon): type the dice alone, e.g. 4" in drawn.output
+
+
+def test_help_at_a_turn_explains_what_that_question_takes():
+    """« ? » at a coup sec explained /2, /3, « bon » and ;, none of which that question takes."""
+
+    def helped(*lines: str, preset: str = "classic-11", settings: tuple[str, ...] = ()) -> str:
+        output = table(preset, "A,B", *lines, settings=settings).output
+        line = next(line for line in output.splitlines() if "u takes back the last entry" in line)
+        return line.split("? help) ")[-1]  # the help, after the question (its answer is not echoed)
+
+    coup_sec = helped("?")
+    assert "type what your one throw of three dice shows: 421 or 4-2-1" in coup_sec
+    assert "/2" not in coup_sec and "bon" not in coup_sec and "123;" not in coup_sec
+    every = helped("?", preset="lyonnaise-21")
+    assert "every throw adds to the stake: type each throw in order, separated by ; (123;221;421)" in every
+    several = helped("651", "652", "652", "651", "?", settings=("pot=2",))
+    assert "654/2" in several and "555/2 bon" in several

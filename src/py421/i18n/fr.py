@@ -91,7 +91,9 @@ MESSAGES: dict[str, str] = {
     "sk.draw_leader": "{who}, votre coup sec pour l'entame de la décharge ? (ex. 653 ; u annuler) ",
     "sk.stake": "{who}, « main chaude » : « est » ou « vient » ? (u annuler) ",
     "sk.undone": "  annulé\u00a0: {who}\u00a0: {step}",  # a no-break space before each colon
-    "sk.help": "  tapez ce que montrent les dés : 421 ou 4-2-1 ; ajoutez /2 ou /3 pour les lancers utilisés, « bon » après si « le bon » a été annoncé (555/2 bon) ; si chaque lancer s'ajoute à la mise, chaque lancer dans l'ordre, séparés par ; (123;221;421) ; u reprend la dernière saisie ; h donne un conseil",
+    "sk.help": "  tapez ce que montrent les dés : 421 ou 4-2-1 ; ajoutez /2 ou /3 pour les lancers utilisés (654/2), « bon » après si « le bon » a été annoncé (555/2 bon) ; u reprend la dernière saisie ; h donne un conseil",
+    "sk.help.one": "  tapez ce que montre votre lancer des trois dés : 421 ou 4-2-1 ; u reprend la dernière saisie ; h donne un conseil",
+    "sk.help.every": "  chaque lancer s'ajoute à la mise : tapez chaque lancer dans l'ordre, séparés par ; (123;221;421), « bon » après s'il a été annoncé ; u reprend la dernière saisie ; h donne un conseil",
     "sk.help.die": "  tapez le dé lancé, de 1 à 6 : chacun lance un dé, le plus petit entame le premier tour{ace}, les ex aequo relancent ; u reprend la dernière saisie",
     "sk.help.die.ace": " (l'as compte comme la plus forte face)",
     "sk.help.coup_sec": "  tapez ce que montre votre lancer des trois dés : 653 ou 6-5-3 (un coup sec) ; u reprend la dernière saisie",

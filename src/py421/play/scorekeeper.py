@@ -76,8 +76,8 @@ def prompt_for(state: State, lang: str) -> str:
         return tr(lang, "sk.stake", who=names[seat])
     who = names[request.seat]
     if request.purpose == "turn":
-        allowed = throws_allowed(state)
-        if state.rules.accumulated_stakes and state.phase is Phase.CHARGE and allowed > 1:
+        allowed, every = _turn_told(state)
+        if every:
             example = ";".join(["123", "221", "421"][-allowed:])  # as many throws as allowed
             return tr(lang, "sk.turn_all", who=who, n=allowed, example=example)
         if allowed == 1:
@@ -90,13 +90,21 @@ def prompt_for(state: State, lang: str) -> str:
     return tr(lang, "sk.draw_die" if request.count == 1 else "sk.draw_throw", who=who)
 
 
+def _turn_told(state: State) -> tuple[int, bool]:
+    """The throws the turn asked for may take, and whether each must be told (every throw adds to
+    the stake)."""
+    allowed = throws_allowed(state)
+    return allowed, state.rules.accumulated_stakes and state.phase is Phase.CHARGE and allowed > 1
+
+
 def help_for(state: State, lang: str) -> str:
     """What ``?`` says: how to type what this prompt asks for."""
     request = state.chance
     if request is None:
         return tr(lang, "prompt.stake_help")
     if request.purpose == "turn":
-        return tr(lang, "sk.help")
+        allowed, every = _turn_told(state)
+        return tr(lang, "sk.help.every" if every else "sk.help.one" if allowed == 1 else "sk.help")
     if request.count == 1:  # a die each for the first player: the lowest leads
         ace = tr(lang, "sk.help.die.ace") if state.rules.ace_high else ""
         return tr(lang, "sk.help.die", ace=ace)
