@@ -308,7 +308,7 @@ def test_help_at_a_turn_explains_what_that_question_takes():
     """« ? » at a coup sec explained /2, /3, « bon » and ;, none of which that question takes."""
 
     def helped(*lines: str, preset: str = "classic-11", settings: tuple[str, ...] = ()) -> str:
-        output = table(preset, "A,B", *lines, settings=settings).output
+        output: str = table(preset, "A,B", *lines, settings=settings).output
         line = next(line for line in output.splitlines() if "u takes back the last entry" in line)
         return line.split("? help) ")[-1]  # the help, after the question (its answer is not echoed)
 
