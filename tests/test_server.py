@@ -791,6 +791,8 @@ def test_a_players_page_is_their_leaderboard_row_with_every_count_documented(cli
     for row in board:  # their only games: the same row, of every preset or of this one
         assert client.get(f"/api/players/{row['name']}").json() == row
         assert client.get(f"/api/players/{row['name']}", params={"rules": "classic-11"}).json() == row
+    wide = "".join(chr(ord(c) + 0xFEE0) for c in "Ann")  # asked as typed in full-width letters
+    assert client.get(f"/api/players/{wide}").json()["name"] == "Ann"
     unplayed = client.get("/api/players/Ann", params={"rules": "tim"})  # a preset Ann never played
     assert unplayed.status_code == 404 and unplayed.json()["detail"]["error"] == "no_player"
     unknown = client.get("/api/players/Ann", params={"rules": "classic"})

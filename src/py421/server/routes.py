@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import unicodedata
 from dataclasses import asdict
 from typing import Annotated, Any, TypeVar, assert_never, cast
 
@@ -210,12 +211,14 @@ async def leaderboard(request: Request, rules: str = "classic-11") -> list[dict[
 
 @router.get("/api/players/{name}", response_model=p.PlayerStats, responses=responses)
 async def player(request: Request, name: str, rules: str | None = None) -> dict[str, Any]:
-    """One player's counts: of every preset's games, or of ``rules``' only (a leaderboard's row)."""
+    """One player's counts: of every preset's games, or of ``rules``' only (a leaderboard's row).
+    The name is looked up in its NFKC form, as names are kept (:func:`.table.clean_name`)."""
     hub = _hub(request)
     try:
         check_name(name, 100)
     except Py421Error as e:
         raise TableError.of("bad_name", e) from e
+    name = unicodedata.normalize("NFKC", name)
     rows = _player_rows(hub, rules=None if rules is None else _preset(rules), name=name)
     if not rows:
         raise TableError("no_player", Message("server.no_player", {"name": repr(name)}), 404)
