@@ -125,6 +125,24 @@ def test_the_scorekeeper_takes_reports_and_undoes_them():
     assert not any("421" in line for line in undone["log"])
 
 
+def test_the_scorekeeper_on_this_phone_takes_the_stake_as_the_servers_does():
+    """On the phone alone, `v` at the « main chaude » prompt (which its help line offers) was refused
+    with every action there is, half in English."""
+    tables = LocalTables()
+    code = create(tables, mode="scorekeeper", rules="engranjeu-21", players=["Ana", "Bob"], lang="fr")
+    message, _ = tables.receive(code, {"type": "look"}, "fr")
+    for turn in ("654", "654", "653", "653"):  # a tie, then a tie-break that ties again
+        message, _ = tables.receive(
+            code, {"type": "report", "version": message["version"], "turn": turn}, "fr"
+        )
+    version = message["version"]
+    refused, saves = tables.receive(code, {"type": "report", "version": version, "turn": "x"}, "fr")
+    assert refused["type"] == "error" and not saves
+    assert "e ou est" in refused["message"] and "keep DICE" not in refused["message"], refused
+    chosen, saves = tables.receive(code, {"type": "report", "version": version, "turn": "v"}, "fr")
+    assert chosen["type"] == "table" and chosen["version"] == version + 1 and saves, chosen
+
+
 def test_a_table_kept_mid_game_comes_back_as_it_was():
     tables = LocalTables()
     code = create(tables, players=["Ana", "bot:heuristic"], seed=3)

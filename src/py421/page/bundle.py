@@ -21,6 +21,7 @@ PARTS = (
     "core",
     "players",
     "play/__init__.py",
+    "play/answers.py",
     "play/session.py",
     "i18n",
     "text.py",

@@ -29,6 +29,7 @@ from ..core.rules import Ruleset, preset_names
 from ..core.state import State
 from ..core.views import seat_view
 from ..i18n import LANGS, error_text, guillemets
+from ..play.answers import apply_report
 from ..play.session import Seat, Session, parse_seats
 from ..players import accepted, bot_level, levels, listing
 from ..sim.stats import game_stats
@@ -456,13 +457,7 @@ class LocalTables:
                 turn = message.get("turn")
                 if not isinstance(turn, str) or not turn.strip():
                     raise LocalError("malformed", Message("local.turn", {}))
-                request = session.state.chance
-                if request is None:
-                    session.game.act(turn)
-                elif request.purpose == "turn":
-                    session.game.report_turn(turn)
-                else:
-                    session.game.throw(turn)
+                apply_report(session.game, turn)
         except Py421Error as e:
             raise _refused("illegal", e, lang) from e
         return True

@@ -10,15 +10,16 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-from ..core.actions import Action, ChooseStake, Stake, Stop, Throw, parse_action
+from ..core.actions import Action, Throw
 from ..core.dice import format_dice, parse_dice
 from ..core.engine import throws_allowed
-from ..core.errors import InvalidNotation, Message, Py421Error
+from ..core.errors import InvalidNotation, Py421Error
 from ..core.events import MancheLost, RoundDecided
 from ..core.rules import rules_name
 from ..core.state import State
-from ..i18n import CATALOGS, actions_text, error_text, tr
+from ..i18n import actions_text, error_text, tr
 from ..text import describe, outcome_text, standings
+from .answers import read_choice, read_stake
 from .coach import Coach, hints_on, said_once
 from .session import Session
 
@@ -28,58 +29,10 @@ Ask = Callable[[str], str | None]
 
 HELP = ("?", "help", "aide")
 HINT = ("h", "hint", "conseil")  # as at the scorekeeper's table
-# « Main chaude »: the same words in either language, as said at the table.
-STAKES: dict[str, Stake] = {"e": "est", "est": "est", "v": "vient", "vient": "vient"}
 
 
 class InputEnded(Exception):
     """The person's input closed before the game ended (the game stays saved)."""
-
-
-def read_choice(text: str) -> Action:
-    """A player's answer at the prompt, with the short forms."""
-    answer = text.strip().lower()
-    if answer in STAKES:
-        return ChooseStake(STAKES[answer])
-    if answer in ("", "s"):
-        return Stop()
-    if answer in ("0", "t", "all"):
-        return Throw()
-    if answer[:1].isdigit():
-        return Throw(parse_dice(answer, what="kept dice"))
-    return _as_worded(answer) or parse_action(answer)
-
-
-def read_stake(text: str) -> ChooseStake:
-    """The stake named at the « main chaude » prompt (e, est, v, vient, or as the help words it).
-    Any other answer is refused with that prompt's own choices, not every action there is."""
-    try:
-        action: Action | None = read_choice(text)
-    except InvalidNotation:
-        action = None
-    if not isinstance(action, ChooseStake):
-        raise InvalidNotation(Message("prompt.not_stake", {"text": text.strip()}))
-    return action
-
-
-def _as_worded(answer: str) -> Action | None:
-    """An action typed as the help words it, in either language (« garder 5 », « tout relancer »)."""
-    whole: tuple[tuple[str, Action], ...] = (
-        ("action.stop", Stop()),
-        ("action.throw", Throw()),
-        ("action.bon", Throw(bon=True)),
-        ("action.est", ChooseStake("est")),
-        ("action.vient", ChooseStake("vient")),
-    )
-    for catalog in CATALOGS.values():
-        for key, action in whole:
-            if answer == catalog[key].lower():
-                return action
-        for key, bon in (("action.keep", False), ("action.bon_keep", True)):
-            prefix = catalog[key].split("{kept}")[0].lower()
-            if answer.startswith(prefix) and answer != prefix.strip():
-                return Throw(parse_dice(answer[len(prefix) :], what="kept dice"), bon=bon)
-    return None
 
 
 def run_plain(

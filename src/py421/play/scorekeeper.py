@@ -17,7 +17,8 @@ from ..core.rules import rules_name
 from ..core.state import Phase, State
 from ..i18n import action_text, error_text, num, tr
 from ..text import describe, outcome_text, standings
-from .plain import HELP, HINT, Ask, InputEnded, Out, read_stake
+from .answers import apply_report
+from .plain import HELP, HINT, Ask, InputEnded, Out
 from .session import Session
 
 UNDO = ("u", "undo", "annuler")
@@ -151,13 +152,7 @@ def run_table(
                 out(standings(game.state, lang))
                 on_step(session)
                 continue
-            request = state.chance
-            if request is None:  # only the stake is chosen at a real table
-                state = game.act(read_stake(answer))
-            elif request.purpose == "turn" and request.count == 3 and not request.kept:
-                state = game.report_turn(answer)
-            else:
-                state = game.throw(answer)
+            state = apply_report(game, answer)
         except Py421Error as exc:
             out(f"  {error_text(lang, exc)}")
             continue

@@ -29,7 +29,7 @@ from ..core.engine import name_key
 from ..core.errors import Message, Py421Error
 from ..core.game import Step
 from ..history import History, game_rows
-from ..play.plain import read_stake
+from ..play.answers import apply_report
 from ..play.session import Session
 from ..players import bot_name
 from .cluster import Moved, Solo, first_line
@@ -211,13 +211,7 @@ class TableActor:
             if not text.strip():
                 raise TableError("malformed", Message("server.turn_format"))
             table.active = time.time()
-            request = game.state.chance
-            if request is None:  # only the stake is chosen at a real table, in the terminal's words
-                await self._commit(lambda: game.act(read_stake(text)))
-            elif request.purpose == "turn":
-                await self._commit(lambda: game.report_turn(text))
-            else:
-                await self._commit(lambda: game.throw(text))
+            await self._commit(lambda: apply_report(game, text))
 
     async def undo(self, seat: int | None, version: int) -> None:
         """Scorekeeper: take the last entry back, even the one that ended the game."""
