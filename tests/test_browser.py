@@ -289,6 +289,7 @@ def test_the_scorekeeper_sets_up_with_the_seat_editor_reports_undoes_and_speaks_
     expect(page.get_by_test_id("players").locator("li")).to_have_count(2)
     prompt, entry = page.locator(".report-prompt"), page.get_by_test_id("report-input")
     expect(prompt).to_contain_text("Ann: the dice (at most 1 throw)")  # coups secs in the charge
+    expect(page.get_by_test_id("fair")).to_be_hidden()  # real dice: no seed drew them
     expect(entry).to_have_attribute("placeholder", "654")  # one throw, as allowed
     helped = page.get_by_test_id("report-help")  # what this prompt takes, not « 654/2: two throws »
     expect(helped).to_have_text("421 or 4-2-1: what the three dice show")

@@ -746,6 +746,21 @@ def test_a_write_whose_answer_is_lost_after_it_committed_leaves_the_table_as_the
     assert after["version"] == first["version"] + 2 == len(hub.store.load(code).steps)
 
 
+def test_a_real_tables_record_says_its_dice_were_reported_not_drawn_from_a_seed(client):
+    """A scorekeeper's record claimed the table's seeded dice, so ``421 verify`` found every typed
+    throw « not what the seed gives »."""
+    body = {"mode": "scorekeeper", "rules": "classic-11", "players": ["Ann", "Bob"]}
+    created = client.post("/api/tables", json=body).json()
+    code, token = created["code"], created["token"]
+    with client.websocket_connect(f"/ws/{code}?token={token}") as ws:
+        finish_scorekeeper(ws, receive_table(ws)["version"])
+    record = client.get(f"/api/tables/{code}/record").json()
+    assert record["meta"]["dice"] == "reported" and "seed" not in record["meta"], record["meta"]
+    verdict = verify(Record.from_dict(record))
+    assert verdict.throws == 0 and len(verdict.problems) == 1
+    assert "typed at a real table" in verdict.problems[0] and "nothing to check" in verdict.problems[0]
+
+
 def test_undo_after_the_end_takes_the_game_out_of_the_history(client):
     body = {"mode": "scorekeeper", "rules": "classic-11", "players": ["Ann", "Bob"]}
     created = client.post("/api/tables", json=body).json()

@@ -306,7 +306,10 @@ class Table:
         return any(c.seat is not None for c in self.connections)
 
     def record_meta(self) -> dict[str, Any]:
-        """What an online game's record says of its table and dice: enough for ``421 verify``."""
+        """What an online game's record says of its table and dice: enough for ``421 verify``. A real
+        table's dice were typed (reported), not drawn from the seed."""
+        if self.mode == "scorekeeper":
+            return {"table": self.code, "dice": "reported"}
         return {"table": self.code, "seed": self.seed, "seed_hash": self.seed_hash, "dice": "hmac-sha256"}
 
     @property

@@ -1124,7 +1124,7 @@ export function tablePage(code) {
   function renderFair() {
     const table = T.table;
     const local = Boolean(table && isLocal(code) && table.status === "over");
-    show(fair, local || Boolean(table && table.seed_hash));
+    show(fair, !isScorekeeper() && (local || Boolean(table && table.seed_hash)));  // real dice: no seed
     fillFrom(fair, table && [local, table.seed_hash, table.seed, table.status], () => (table ? fairParts(table, local) : null));
   }
 
