@@ -319,3 +319,9 @@ def test_help_at_a_turn_explains_what_that_question_takes():
     assert "every throw adds to the stake: type each throw in order, separated by ; (123;221;421)" in every
     several = helped("651", "652", "652", "651", "?", settings=("pot=2",))
     assert "654/2" in several and "555/2 bon" in several
+
+
+def test_a_bare_bon_is_quoted_as_typed():
+    """« bon » alone was quoted as '' (« '': a result is 3 dice, got no dice »)."""
+    said = table("classic-11", "A,B", "bon").output
+    assert "'bon'" in said and "''" not in said, said

@@ -139,6 +139,8 @@ class ReportedTurn:
         bon = raw.endswith("bon")
         if bon:
             raw = raw[:-3].strip()
+            if not raw:  # « bon » with no result before it
+                raise InvalidNotation(Message("notation.bon_alone", {"text": repr(text)}))
         if ";" in raw:
             results = [Result.parse(part) for part in raw.split(";")]
             return ReportedTurn(results[-1], len(results), tuple(results[:-1]), bon)
