@@ -653,6 +653,17 @@ def rules_name(rules: Ruleset) -> str:
     return f"{rules.name} ({', '.join(f'{k}={_shown(v)}' for k, v in changed.items())})"
 
 
+def rules_arguments(rules: Ruleset) -> str:
+    """The command-line arguments that name these rules: ``--rules`` and a ``--set`` for each option
+    changed from the preset.
+
+    >>> rules_arguments(Ruleset.preset("classic-11").with_options(pot=3, le_bon=False))
+    '--rules classic-11 --set pot=3 --set le_bon=false'
+    """
+    changed = rules.changed_from_preset() or {}
+    return " ".join([f"--rules {rules.name}", *(f"--set {k}={_shown(v)}" for k, v in changed.items())])
+
+
 def rules_text(r: Ruleset, say: Callable[[Message], str] = str, width: int | None = None) -> str:
     """A ruleset as ``421 rules show`` prints it: options by group, then the results.
 

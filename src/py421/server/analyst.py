@@ -69,7 +69,7 @@ def _serve(conn: Connection, memory_mb: int) -> None:
         """A whole game of three to five is solved in minutes: only one solved here before is used."""
         method_for(rules, players)  # refuses, with the reason, a table no solver covers
         if played(rules, players, solve=False) != covering(rules, players):
-            raise _Unsolved(rules.name, players)
+            raise _Unsolved(rules, players)
 
     def adviser(rules: Ruleset, players: int) -> Adviser:
         found = advisers.get((rules, players))
@@ -99,7 +99,7 @@ def _serve(conn: Connection, memory_mb: int) -> None:
 
 
 class _Unsolved(Exception):
-    def __init__(self, rules: str, players: int) -> None:
+    def __init__(self, rules: Ruleset, players: int) -> None:
         super().__init__(rules, players)
         self.rules, self.players = rules, players
 

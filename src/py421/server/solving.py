@@ -31,7 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 from ..core.errors import Message, Py421Error
-from ..core.rules import Ruleset
+from ..core.rules import Ruleset, rules_arguments, rules_name
 from ..solver.cost import Cost, Purpose, measure_rate, seconds, solve_cost
 from .protocol import ErrorCode
 from .table import TableError
@@ -173,7 +173,7 @@ class SolveLine:
         except Py421Error as e:
             raise self.refused(e) from e
         if cost.method == "unsolved":
-            raise Unsolved(rules.name, players, self.too_costly, *self._status())
+            raise Unsolved(rules, players, self.too_costly, *self._status())
         rate = await self._rate()
         took = seconds(cost, rate)
         memory_mb = cost.memory_bytes / 2**20
@@ -224,8 +224,9 @@ class Unsolved(TableError):
     """A whole game of three to five the analysis needs, not solved on this machine: refused, but
     not for good (solving it once here changes that)."""
 
-    def __init__(self, rules: str, players: int, error: ErrorCode, status: int) -> None:
-        super().__init__(error, Message("server.unsolved", {"players": players, "rules": rules}), status)
+    def __init__(self, rules: Ruleset, players: int, error: ErrorCode, status: int) -> None:
+        said = {"players": players, "rules": rules_name(rules), "arguments": rules_arguments(rules)}
+        super().__init__(error, Message("server.unsolved", said), status)
 
 
 def again(e: TableError) -> TableError:

@@ -106,7 +106,7 @@ class Refused:
 class NotSolvedHere:
     """A whole game this machine has not solved (the server does not solve one: it takes minutes)."""
 
-    rules: str
+    rules: Ruleset
     players: int
 
 
