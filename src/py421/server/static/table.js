@@ -1124,8 +1124,9 @@ export function tablePage(code) {
   function renderFair() {
     const table = T.table;
     const local = Boolean(table && isLocal(code) && table.status === "over");
-    show(fair, !isScorekeeper() && (local || Boolean(table && table.seed_hash)));  // real dice: no seed
-    fillFrom(fair, table && [local, table.seed_hash, table.seed, table.status], () => (table ? fairParts(table, local) : null));
+    const shown = Boolean(table) && !isScorekeeper() && (local || Boolean(table?.seed_hash)); // real dice: no seed
+    show(fair, shown);
+    fillFrom(fair, shown && table && [local, table.seed_hash, table.seed, table.status], () => (shown && table ? fairParts(table, local) : null));
   }
 
   /**
