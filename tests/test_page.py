@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shutil
@@ -10,10 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from py421.i18n import CATALOGS, page_module, tr
+from py421.core.engine import new_game
+from py421.core.rules import Ruleset
+from py421.core.state import Outcome
+from py421.i18n import CATALOGS, LANGS, guillemets, page_module, tr
 from py421.players import levels
 from py421.server.protocol import typed_dicts, typescript
 from py421.server.table import TableError, clean_name
+from py421.text import outcome_text
 
 from .server_helpers import serving
 
@@ -180,3 +185,26 @@ def test_the_page_keeps_the_bots_names_for_the_bots_in_every_language():
     assert found, "api.js: BOT_NAME"
     words = {level.names[lang].removesuffix(" {n}").lower() for lang in CATALOGS for level in levels()}
     assert set(found[1].split("|")) == words
+
+
+def test_the_page_words_a_games_end_as_the_terminal_does_in_both_languages() -> None:
+    """Winners and manches are listed with the catalog's « ; » (spaced in French), as in the terminal."""
+    players = ("Ana", "Bob", "Éloïse", "Zoé")
+    state = dataclasses.replace(
+        new_game(Ruleset.preset("classic-11").with_options(manches=3), players),
+        outcome=Outcome(losers=(0,), kind="grand_perdant", winners=((1, 2), (3,)), manche_losers=(0, 3, 0)),
+    )
+    view = {"losers": [0], "kind": "grand_perdant", "winners": [[1, 2], [3]], "manche_losers": [0, 3, 0]}
+    script = (
+        f"const names = {json.dumps(players)}; const out = {json.dumps(view)};"
+        "const said = () => i18n.outcomeSentences(out, (seat) => names[seat]);"
+        "const fr = said(); i18n.switchLang();"
+        "console.log(JSON.stringify({ fr, en: said() }));"
+    )
+    said = json.loads(run_with_i18n(script).stdout)
+    for lang in LANGS:
+        terminal = [guillemets(line) for line in outcome_text(state, lang).splitlines()]
+        assert [line[0].lower() + line[1:] for line in said[lang]] == [
+            line[0].lower() + line[1:] for line in terminal
+        ]
+    assert "Bob, Éloïse ; Zoé" in said["fr"][1]

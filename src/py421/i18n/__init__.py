@@ -40,7 +40,14 @@ CATALOGS: Mapping[str, Mapping[str, str]] = {"en": EN, "fr": FR}
 
 # Game sentences and presets' descriptions the page shows as they are, sent with its own words
 # so each exists once.
-PAGE_SHARED = ("outcome.", "call.", "preset.", "action.", "analysis.")  # the analyses word as the CLI
+PAGE_SHARED = (
+    "outcome.",
+    "call.",
+    "preset.",
+    "action.",
+    "analysis.",
+    "list.",
+)  # the analyses word as the CLI
 
 
 def tr(lang: str, key: str, **fields: object) -> str:

@@ -80,6 +80,26 @@ export function sentence(key, fields = {}) {
 }
 
 /**
+ * The end of a game in sentences, each to start a line, worded as the terminal words it after a
+ * colon (py421.text.outcome_text): who lost, the winners in order, who lost each manche.
+ * @param {{ kind: string, losers: number[], winners?: number[][] | null, manche_losers?: number[] | null }} out
+ * @param {(seat: number) => string} nameOf
+ */
+export function outcomeSentences(out, nameOf) {
+  const listed = (/** @type {number[]} */ seats) => seats.map(nameOf).join(", ");
+  const between = t("list.semicolon");
+  const lines = [sentence(`outcome.${out.kind}`, { who: listed(out.losers) })];
+  if (out.winners && out.winners.length) {
+    lines.push(sentence("outcome.winners", { who: out.winners.map(listed).join(between) }));
+  }
+  if (out.manche_losers && out.manche_losers.length > 1) {
+    const each = out.manche_losers.map((s, i) => t("outcome.manche", { n: i + 1, who: nameOf(s) })).join(between);
+    lines.push(sentence("outcome.manches", { who: each }));
+  }
+  return lines;
+}
+
+/**
  * A preset's description in the page's language (the server's English for a preset the catalog lacks).
  * @param {string} name
  * @param {string} description the server's words

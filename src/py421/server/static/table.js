@@ -11,7 +11,7 @@ import { ApiError, NAME_MAX, getTable, joinTable, nameProblem, refusal, rematchT
 import { dieFace, miniDice } from "./dice.js";
 import { LocalSocket, isLocal, localCall } from "./local.js";
 import { app, append, fill, fillFrom, h, hideError, setText, show, showError } from "./dom.js";
-import { errorText, lang, sentence, t } from "./i18n.js";
+import { errorText, lang, outcomeSentences, t } from "./i18n.js";
 import { address, navigate, whenLeaving } from "./router.js";
 import { lastName, loadSeat, rememberName, saveSeat } from "./saved.js";
 import { rankedChoices } from "./values.js";
@@ -1016,16 +1016,8 @@ export function tablePage(code) {
    * @param {OutcomeView} out
    */
   function outcomeParts(out) {
-    const listed = (/** @type {number[]} */ seats) => seats.map(nameOf).join(", ");
     // The terminal's sentences, which it prints after a colon: here each starts a line.
-    const lines = [sentence(`outcome.${out.kind}`, { who: listed(out.losers) })];
-    if (out.winners && out.winners.length) {
-      lines.push(sentence("outcome.winners", { who: out.winners.map(listed).join("; ") }));
-    }
-    if (out.manche_losers && out.manche_losers.length > 1) {
-      const each = out.manche_losers.map((s, i) => t("outcome.manche", { n: i + 1, who: nameOf(s) })).join("; ");
-      lines.push(sentence("outcome.manches", { who: each }));
-    }
+    const lines = outcomeSentences(out, nameOf);
     return [
       h("h2", { text: t("outcome") }),
       lines.map((line, i) => h("p", { class: i === 0 ? "outcome-main" : "", text: line })),
