@@ -322,6 +322,11 @@ def test_the_scorekeeper_sets_up_with_the_seat_editor_reports_undoes_and_speaks_
     page.get_by_test_id("remove-seat-2").click()
     expect(seats).to_have_count(2)
     expect(page.get_by_test_id("remove-seat-1")).to_be_disabled()  # two players at least
+    page.get_by_test_id("lang-toggle").click()  # the server's refusal in the page's language, naming what
+    page.get_by_test_id("player-name").fill("Ann")
+    page.get_by_test_id("settings").fill("nope=1")
+    page.get_by_test_id("create-table").click()
+    expect(banner).to_contain_text("option inconnue : 'nope' ; au choix : ranking")
     assert errors == []
 
 

@@ -289,6 +289,7 @@ def test_a_request_while_the_database_is_away_is_told_so_with_503_and_logged_in_
     assert refused.json()["detail"] == {
         "error": "internal",
         "message": "the database does not answer; try again in a moment",
+        "lang": "en",
     }
     assert "Traceback" not in caplog.text and "the database does not answer" in caplog.text
 
@@ -315,6 +316,27 @@ def test_names_that_look_alike_or_show_nothing_are_refused(client):
     assert joined.status_code == 200, joined.text
     names = [seat["name"] for seat in client.get(f"/api/tables/{code}").json()["seats"]]
     assert "Bob" in names  # one spelling of a name in the history and the leaderboard
+
+
+def test_http_refusals_are_worded_in_the_language_the_request_asks(client):
+    """The page asks in its language (Accept-Language): a refusal names what was wrong in it."""
+
+    def detail(language: str | None) -> dict[str, Any]:
+        headers = {"Accept-Language": language} if language else {}
+        body = {"rules": "classic-11", "settings": ["nope=1"], "name": "A"}
+        response = client.post("/api/tables", json=body, headers=headers)
+        assert response.status_code == 400, response.text
+        found: dict[str, Any] = response.json()["detail"]
+        return found
+
+    english = detail(None)
+    assert english["error"] == "bad_rules" and english["lang"] == "en" and "nope" in english["message"]
+    for asked in ("fr", "fr-FR,fr;q=0.9,en;q=0.8", "de, fr;q=0.5"):
+        french = detail(asked)
+        assert french["lang"] == "fr" and "nope" in french["message"], (asked, french)
+        assert french["message"] != english["message"]
+    for asked in ("en-GB", "fr;q=0.2, en", "de", "*", "fr;q=nonsense", "x" * 500):
+        assert detail(asked) == english, asked
 
 
 def test_http_refusals_say_what_is_accepted(client):
@@ -358,6 +380,7 @@ def test_a_table_to_play_asked_without_a_name_says_the_name_is_required(client):
         assert response.json()["detail"] == {
             "error": "malformed",
             "message": "name: the creator's name is required to make a table to play",
+            "lang": "en",
         }
     assert "required" in (CreateTable.model_fields["name"].description or "")  # the docs say so
     scorekeeper = {"mode": "scorekeeper", "players": ["Ann", "Bob"]}  # the names are the players'
@@ -373,6 +396,7 @@ def test_a_name_online_is_held_to_the_same_most_as_in_the_terminal(client):
     assert refused.json()["detail"] == {
         "error": "bad_name",
         "message": f"a name is 1 to {most} characters, not {most + 1}",
+        "lang": "en",
     }
     assert client.post("/api/tables", json={"name": "B" * most}).status_code == 200
     page = (Path(p.__file__).parent / "static" / "api.js").read_text(encoding="utf-8")

@@ -247,3 +247,24 @@ def detect_lang(environ: Mapping[str, str] | None = None) -> str:
     in_c = locale.split(".")[0] in ("C", "POSIX")
     chosen = env.get("LANGUAGE", "") if not in_c else ""
     return "fr" if (chosen or locale).lower().startswith("fr") else "en"
+
+
+def asked_lang(header: str) -> str:
+    """The language an HTTP request asks for in its ``Accept-Language`` header: the one of ours it
+    ranks highest (the first of equals), English where it names neither.
+
+    >>> asked_lang("fr-FR,fr;q=0.9,en;q=0.8"), asked_lang("de, fr;q=0.5"), asked_lang("fr;q=0.2, en")
+    ('fr', 'fr', 'en')
+    """
+    best, best_q = "en", 0.0
+    for part in header.split(","):
+        tag, _, params = part.partition(";")
+        name, _, value = params.partition("=")
+        try:
+            q = float(value) if params.strip() and name.strip().lower() == "q" else 1.0
+        except ValueError:
+            continue  # a weight that is no number: that language is not asked
+        primary = tag.strip().lower().split("-")[0]
+        if primary in LANGS and 0 <= q <= 1 and q > best_q:
+            best, best_q = primary, q
+    return best

@@ -1,7 +1,8 @@
 """The table server: its parts put together, the pages and files it serves, and how it refuses.
 
 The routes are :mod:`.routes`; every change is made by :class:`py421.server.hub.Hub`.
-Every refusal, whatever went wrong, has the body ``{"detail": {"error", "message"}}``.
+Every refusal, whatever went wrong, has the body ``{"detail": {"error", "message"}}`` (and ``"lang"``, the
+message's language, where it may be French).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.types import Message as ASGIMessage
 
 from ..history import History
-from ..i18n import guillemets
+from ..i18n import asked_lang, guillemets
 from ..page.bundle import RUNTIME
 from ..page.site import made_files
 from ..players import levels
@@ -152,16 +153,16 @@ def create_app(
     app.add_middleware(ForwardedClient, proxies=proxies or TrustedProxies())  # the outermost
 
     def refusal(
-        error: p.ErrorCode, message: str, status: int, retry_after: float | None = None
+        error: p.ErrorCode, message: str, status: int, retry_after: float | None = None, lang: str = "en"
     ) -> JSONResponse:
         headers = {"Retry-After": str(max(1, math.ceil(retry_after)))} if retry_after is not None else None
-        return JSONResponse(
-            {"detail": {"error": error, "message": guillemets(message)}}, status_code=status, headers=headers
-        )
+        detail = {"error": error, "message": guillemets(message), "lang": lang}
+        return JSONResponse({"detail": detail}, status_code=status, headers=headers)
 
     @app.exception_handler(TableError)
     async def refused(request: Request, exc: TableError) -> JSONResponse:
-        return refusal(exc.error, exc.message, exc.status, exc.retry_after)
+        text, said_in = exc.said(asked_lang(request.headers.get("accept-language", "")))
+        return refusal(exc.error, text, exc.status, exc.retry_after, said_in)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:

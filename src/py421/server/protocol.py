@@ -68,7 +68,11 @@ class Strict(BaseModel):
 
 class ErrorDetail(Strict):
     error: ErrorCode = Field(description="a stable code (the page words it in English or French)")
-    message: str = Field(description="what was wrong and what is accepted, in English")
+    message: str = Field(description="what was wrong and what is accepted")
+    lang: Literal["en", "fr"] = Field(
+        "en",
+        description="the message's language: French where the request's Accept-Language ranks French above English",
+    )
 
 
 class ErrorBody(Strict):

@@ -6,7 +6,7 @@
  * @import { Analysis, BotOffer, CreateTable, Created, ErrorDetail, GameSummary, JoinTable, Joined,
  *   PlayerStats, Preset, Rematch, Solving, TablePublic } from "./protocol"
  */
-import { errorText, t } from "./i18n.js";
+import { errorText, lang as pageLang, t } from "./i18n.js";
 import { isLocal, localCall } from "./local.js";
 import { address } from "./router.js";
 
@@ -58,7 +58,7 @@ async function call(method, path, body, token, here = isLocal(path.split("/")[3]
     return answer.data;
   }
   /** @type {Record<string, string>} */
-  const headers = { Accept: "application/json" };
+  const headers = { Accept: "application/json", "Accept-Language": pageLang }; // a refusal worded in it
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (token) headers.Authorization = `Bearer ${token}`;
   const res = await fetch(path, {
@@ -88,17 +88,19 @@ function refused(status, statusText, data) {
   const detail = data && data.detail;
   let code = "http";
   let message = `${status} ${statusText}`;
+  let said = "en";
   if (detail && typeof detail === "object" && !Array.isArray(detail)) {
     const known = /** @type {Partial<ErrorDetail>} */ (detail);
     code = known.error || code;
     message = known.message || message;
+    if (known.lang) said = known.lang;
   } else if (typeof detail === "string") {
     message = detail;
   } else if (Array.isArray(detail) && detail.length) {
     // FastAPI's own validation errors, should one get past the server's handler
     message = detail.map((d) => `${(d.loc || []).slice(1).join(".")}: ${d.msg}`).join("; ");
   }
-  return new ApiError(status, code, message);
+  return new ApiError(status, code, message, said);
 }
 
 /** @type {Record<string, Preset[]>} */

@@ -45,8 +45,10 @@ export interface ErrorBody {
 export interface ErrorDetail {
   /** a stable code (the page words it in English or French) */
   error: ErrorCode;
-  /** what was wrong and what is accepted, in English */
+  /** what was wrong and what is accepted */
   message: string;
+  /** the message's language: French where the request's Accept-Language ranks French above English */
+  lang?: "en" | "fr";
 }
 
 export interface Preset {
