@@ -71,7 +71,7 @@ class ErrorDetail(Strict):
     message: str = Field(description="what was wrong and what is accepted")
     lang: Literal["en", "fr"] = Field(
         "en",
-        description="the message's language: French where the request's Accept-Language ranks French above English",
+        description="the message's language, French where Accept-Language prefers it to English",
     )
 
 

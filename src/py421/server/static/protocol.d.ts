@@ -47,7 +47,7 @@ export interface ErrorDetail {
   error: ErrorCode;
   /** what was wrong and what is accepted */
   message: string;
-  /** the message's language: French where the request's Accept-Language ranks French above English */
+  /** the message's language, French where Accept-Language prefers it to English */
   lang?: "en" | "fr";
 }
 
