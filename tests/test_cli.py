@@ -264,7 +264,8 @@ def test_a_name_is_held_to_the_most_an_online_table_holds_it_to():
 
     assert MAX_NAME == 24
     most, longer = "B" * MAX_NAME, "B" * (MAX_NAME + 1)
-    for command in (("play", "--plain"), ("table",)):
+    # seeded: a game of two people may end in its charges' coups secs, before anyone is asked
+    for command in (("play", "--plain", "--seed", "1"), ("table",)):
         refused = run_cli(*command, "--players", f"Ana,{longer}")
         assert refused.exit_code == 2, refused.output
         assert f"'{longer}': a name has at most 24 characters, not 25" in refused.output
@@ -716,3 +717,59 @@ def test_a_resumed_game_words_its_errors_in_its_own_language():
     run_cli("play", "--plain", "--players", "A,bot:random", "--lang", "fr", input="")
     played = run_cli("play", "--resume", input="")
     assert "Erreur" in played.output and "Error:" not in played.output
+
+
+def test_a_huge_or_unprintable_answer_is_quoted_short_and_escaped():
+    """A line of a million 4s came back whole in the error; an arrow key's escape sequence and ^A
+    went to the terminal raw (the arrow moved the cursor, so the quote read '')."""
+    from py421.play.plain import InputEnded, run_plain
+    from py421.play.session import Session, parse_seats
+
+    session = Session(Ruleset.preset("vache-41"), parse_seats(["Ana", "bot:heuristic"]), seed="3")
+    answers = iter(["4" * 1_000_000, "\x1b[A", "\x01", "bon " + "x" * 5000])
+    lines: list[str] = []
+    with pytest.raises(InputEnded):
+        run_plain(session, lang="en", out=lines.append, ask=lambda prompt: next(answers, None))
+    refusals = [line for line in lines if line.startswith("  ")]
+    assert len(refusals) == 4, lines
+    assert all(len(line) < 400 for line in refusals), [len(line) for line in refusals]
+    assert "got 1000000" in refusals[0] and "4444…" in refusals[0]
+    assert "'\\x1b[A'" in refusals[1] and "'\\x01'" in refusals[2]
+    assert not any(ch in line for line in lines for ch in "\x1b\x01")
+
+
+def test_where_a_player_behind_may_not_stop_line_mode_never_offers_it_and_hot_seat_hands_over_first():
+    """Under must_throw_on the prompt said « Enter stop » and the refusal suggested « le bon » where
+    neither could be played; and between people at one keyboard, each turn was announced after its
+    first throw was already shown."""
+    from py421.i18n import tr
+    from py421.play.plain import InputEnded, run_plain
+    from py421.play.session import Session, parse_seats
+
+    from .test_tui import scripted
+
+    rules = Ruleset.preset("engranjeu-21").with_options(
+        must_throw_on=True, charge_throws=3, leader_limit=False
+    )
+    session = scripted(Session(rules, parse_seats(["Ana", "Bob"]), seed="x"), ["421", "321", "54"])
+    answers = iter(["", "?", "", "x", "1", "?", ""])
+    lines: list[str] = []
+
+    def ask(prompt: str) -> str | None:
+        lines.append(prompt)
+        return next(answers, None)
+
+    with pytest.raises(InputEnded):
+        run_plain(session, lang="en", out=lines.append, ask=ask)
+    for who, first in (("Ana", "Ana throws 421 (throw 1)"), ("Bob", "Bob throws 321 (throw 1)")):
+        assert lines.index(tr("en", "your_turn", who=who)) < lines.index(first), lines
+    ana, *bobs = [line for line in lines if line.startswith(("Ana: ", "Bob: "))]
+    assert "Enter stop" in ana and bobs and not any("Enter stop" in line for line in bobs), lines
+    helps = [line for line in lines if "digits keep those dice" in line]
+    assert len(helps) == 2 and not any("Enter stops" in line for line in helps), helps
+    refused = [line for line in lines if "Bob cannot stop" in line]
+    assert len(refused) == 2, lines
+    assert "« le bon »" in refused[0]  # two throws left: « le bon » makes the next one the last
+    assert "le bon" not in refused[1] and "throw again" in refused[1]  # one left: it is the last anyway
+    not_choice = next(line for line in lines if "'x' is not a choice here" in line)
+    assert "Enter" not in not_choice and "0 to throw all three" in not_choice

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .dice import Result, format_dice, parse_dice
-from .errors import InvalidNotation, Message
+from .errors import InvalidNotation, Message, quoted
 
 Stake = Literal["est", "vient"]
 
@@ -140,13 +140,13 @@ class ReportedTurn:
         if bon:
             raw = raw[:-3].strip()
             if not raw:  # « bon » with no result before it
-                raise InvalidNotation(Message("notation.bon_alone", {"text": repr(text)}))
+                raise InvalidNotation(Message("notation.bon_alone", {"text": quoted(text)}))
         if ";" in raw:
             results = [Result.parse(part) for part in raw.split(";")]
             return ReportedTurn(results[-1], len(results), tuple(results[:-1]), bon)
         result_text, _, count = raw.partition("/")
         if count.strip() and not count.strip().isdigit():
-            raise InvalidNotation(Message("notation.turn", {"text": repr(text)}))
+            raise InvalidNotation(Message("notation.turn", {"text": quoted(text)}))
         throws = int(count) if count.strip() else 1
         return ReportedTurn(Result.parse(result_text), throws, (), bon)
 
@@ -172,4 +172,4 @@ def parse_action(text: str) -> Action:
         return ChooseStake("est" if rest == "est" else "vient")
     if verb in ("est", "vient") and not rest:
         return ChooseStake("est" if verb == "est" else "vient")
-    raise InvalidNotation(Message("notation.not_action", {"text": repr(text), "accepted": ACTION_HELP}))
+    raise InvalidNotation(Message("notation.not_action", {"text": quoted(text), "accepted": ACTION_HELP}))

@@ -24,7 +24,7 @@ from fractions import Fraction
 from functools import cache
 from math import factorial
 
-from .errors import InvalidNotation, InvalidParameter, Message
+from .errors import InvalidNotation, InvalidParameter, Message, quoted
 
 FACES: tuple[int, ...] = (1, 2, 3, 4, 5, 6)
 DICE_PER_THROW = 3
@@ -44,11 +44,11 @@ def parse_dice(text: str, *, count: int | None = None, what: str = "dice") -> tu
     """
     raw = _SEPARATORS.sub("", text.strip())
     if not raw.isdigit() and raw != "":
-        raise InvalidNotation(Message(f"notation.not_dice.{what}", {"text": repr(text)}))
+        raise InvalidNotation(Message(f"notation.not_dice.{what}", {"text": quoted(text)}))
     faces = [int(ch) for ch in raw]
     for face in faces:
         if face not in FACES:
-            raise InvalidNotation(Message("notation.face", {"text": repr(text), "face": face}))
+            raise InvalidNotation(Message("notation.face", {"text": quoted(text), "face": face}))
     if count is not None and len(faces) != count:
         n = len(faces)
         got = (
@@ -59,10 +59,10 @@ def parse_dice(text: str, *, count: int | None = None, what: str = "dice") -> tu
                 {"n": n},
             )
         )
-        fields = {"text": repr(text), "count": count, "got": got}
+        fields = {"text": quoted(text), "count": count, "got": got}
         raise InvalidNotation(Message("notation.result_count", fields))  # only a result is counted
     if len(faces) > DICE_PER_THROW:
-        raise InvalidNotation(Message("notation.too_many", {"text": repr(text), "n": len(faces)}))
+        raise InvalidNotation(Message("notation.too_many", {"text": quoted(text), "n": len(faces)}))
     return tuple(sorted(faces, reverse=True))
 
 

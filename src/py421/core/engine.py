@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, TypeVar, cast
 from .actions import Action, ChooseStake, ReportedTurn, Stop, Throw
 from .combos import NENETTE
 from .dice import DICE_PER_THROW, Result, contains, format_dice, parse_dice, sub_multisets
-from .errors import IllegalAction, InvalidNotation, InvalidPlayers, Message
+from .errors import IllegalAction, InvalidNotation, InvalidPlayers, Message, quoted
 from .events import (
     AmountWhy,
     DebtOwed,
@@ -106,7 +106,7 @@ def check_players(rules: Ruleset, players: Sequence[str]) -> tuple[str, ...]:
             raise InvalidPlayers(
                 Message(
                     "players.repeated",
-                    {"name": repr(name)},
+                    {"name": quoted(name)},
                 )
             )
     return names
@@ -169,7 +169,7 @@ def check_name(name: str, most: int | None = MAX_NAME) -> str:
         raise InvalidPlayers(
             Message(
                 "players.too_long",
-                {"name": repr(name), "most": most, "n": len(name)},
+                {"name": quoted(name), "most": most, "n": len(name)},
             )
         )
     for char in name:
@@ -177,11 +177,11 @@ def check_name(name: str, most: int | None = MAX_NAME) -> str:
             raise InvalidPlayers(
                 Message(
                     "players.invisible",
-                    {"name": repr(name), "char": f"U+{ord(char):04X}"},
+                    {"name": quoted(name), "char": f"U+{ord(char):04X}"},
                 )
             )
     if unicodedata.category(name[0]).startswith("M"):  # an accent over nothing
-        said = {"name": repr(name), "char": f"U+{ord(name[0]):04X}"}
+        said = {"name": quoted(name), "char": f"U+{ord(name[0]):04X}"}
         raise InvalidPlayers(Message("players.mark_first", said))
     return name
 
@@ -362,7 +362,7 @@ def apply_dice(state: State, faces: tuple[int, ...] | str) -> State:
         if _told_as_a_turn(faces, count):
             example = "4" if count == 1 else "654"[:count]
             raise IllegalAction(
-                _refusal("one_throw", text=repr(faces), who=state.players[seat], example=example)
+                _refusal("one_throw", text=quoted(faces), who=state.players[seat], example=example)
             )
         got = parse_faces(faces)
     else:
@@ -932,10 +932,9 @@ def _why_illegal(state: State, seat: int, action: Action) -> Message:
         reason = _refusal("reason.no_bon")
     elif isinstance(action, Throw) and action.bon:
         reason = _refusal("reason.bon_last")
-    elif isinstance(action, Stop):
-        reason = _refusal(
-            "reason.not_ahead",
-        )
+    elif isinstance(action, Stop):  # « le bon » is offered only where it may still be said
+        bon = any(isinstance(a, Throw) and a.bon for a in legal)
+        reason = _refusal("reason.not_ahead" if bon else "reason.not_ahead_last")
     else:
         reason = _refusal("reason.not_allowed")
     return _refusal(

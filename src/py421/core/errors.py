@@ -85,3 +85,18 @@ class InvalidPosition(Py421Error, ValueError):
 
 class InvalidParameter(Py421Error, ValueError):
     """A parameter outside what it accepts: a number of games, a seed, an environment's reward."""
+
+
+QUOTE_MOST = 40  # characters of what a person typed that an error quotes back
+
+
+def quoted(text: str, most: int = QUOTE_MOST) -> str:
+    """What a person typed, as an error quotes it: escaped (a control character shows as ``\\x01``
+    rather than acting on the terminal) and cut short, however long it was.
+
+    >>> quoted("4-2-1"), quoted("\\x1b[A")
+    ("'4-2-1'", "'\\\\x1b[A'")
+    >>> quoted("4" * 1000, most=8)
+    "'4444444…'"
+    """
+    return repr(text if len(text) <= most else text[: most - 1] + "…")

@@ -26,7 +26,7 @@ from functools import cache, cached_property
 from typing import Any, Literal, TypeVar, get_args
 
 from .combos import RANKINGS, CombinationTable, Ranking, build_table
-from .errors import InvalidRuleset, Message
+from .errors import InvalidRuleset, Message, quoted
 from .syntax import Unparsable, as_json, load
 
 MAX_THROWS = 3
@@ -238,7 +238,7 @@ class Ruleset:
             raise InvalidRuleset(
                 Message(
                     "ruleset.unknown_preset",
-                    {"name": repr(name), "accepted": accepted},
+                    {"name": quoted(name), "accepted": accepted},
                 )
             )
         return found
@@ -260,7 +260,7 @@ class Ruleset:
                 raise InvalidRuleset(
                     Message(
                         "ruleset.setting",
-                        {"text": repr(text)},
+                        {"text": quoted(text)},
                     )
                 )
             key, value = key.strip(), value.strip()
@@ -295,7 +295,7 @@ class Ruleset:
                 raise InvalidRuleset(
                     Message(
                         "ruleset.unknown_key",
-                        {"name": repr(key), "accepted": keys},
+                        {"name": quoted(key), "accepted": keys},
                     )
                 )
         base_name = data.get("base")
@@ -483,11 +483,11 @@ def _unknown(key: str) -> Message:
     if close:
         return Message(
             "ruleset.unknown_option.close",
-            {"name": repr(key), "close": repr(close[0]), "accepted": names},
+            {"name": quoted(key), "close": repr(close[0]), "accepted": names},
         )
     return Message(
         "ruleset.unknown_option",
-        {"name": repr(key), "accepted": names},
+        {"name": quoted(key), "accepted": names},
     )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..core.actions import Action, ChooseStake, Stake, Stop, Throw, parse_action
 from ..core.dice import parse_dice
-from ..core.errors import InvalidNotation, Message
+from ..core.errors import InvalidNotation, Message, quoted
 from ..core.game import Game
 from ..core.state import State
 from ..i18n import CATALOGS
@@ -40,7 +40,7 @@ def read_stake(text: str) -> ChooseStake:
     except InvalidNotation:
         action = None
     if not isinstance(action, ChooseStake):
-        raise InvalidNotation(Message("prompt.not_stake", {"text": text.strip()}))
+        raise InvalidNotation(Message("prompt.not_stake", {"text": quoted(text.strip())}))
     return action
 
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-from ..core.actions import Action, Throw
+from ..core.actions import Action, Stop, Throw
 from ..core.dice import format_dice, parse_dice
 from ..core.engine import throws_allowed
-from ..core.errors import InvalidNotation, Py421Error
+from ..core.errors import InvalidNotation, Py421Error, quoted
 from ..core.events import MancheLost, RoundDecided
 from ..core.rules import rules_name
 from ..core.state import State
@@ -63,13 +63,19 @@ def run_plain(
     announced: int | None = None
     while not session.state.is_over:
         human = session.human_to_move()
+        # between people at one keyboard, a turn that asks something is announced before its first
+        # throw is shown (a coup sec asks nothing)
+        turn = session.state.chance
+        asks = turn is not None and turn.purpose == "turn" and throws_allowed(session.state) > 1
+        coming = turn.seat if turn is not None and asks else human
+        if coming is not None and session.seats[coming].human and coming != announced:
+            if len(session.humans) > 1:
+                out(tr(lang, "your_turn", who=names[coming]))
+            announced = coming
         if human is None:
             pause()
             state = session.step()
         else:
-            if len(session.humans) > 1 and human != announced:
-                out(tr(lang, "your_turn", who=names[human]))
-            announced = human
             state = session.act(_ask_human(session, human, lang, out, ask, hint))
         for event in state.events:
             out(describe(event, names, lang))
@@ -89,7 +95,8 @@ def _turn_help(state: State, lang: str) -> str:
     if any(isinstance(a, Throw) and a.bon for a in legal):
         said = Throw(parse_dice(example), bon=True)
         bon = tr(lang, "prompt.help.bon", said=str(said if said in legal else Throw(bon=True)))
-    return tr(lang, "prompt.help", example=example, bon=bon, legal=actions_text(lang, legal))
+    stop = tr(lang, "prompt.help.stop") if Stop() in legal else ""
+    return tr(lang, "prompt.help", example=example, stop=stop, bon=bon, legal=actions_text(lang, legal))
 
 
 def _keep_example(legal: tuple[Action, ...]) -> str:
@@ -111,7 +118,10 @@ def _ask_human(
         allowed = throws_allowed(state)
         dice = format_dice(r.dice)
         example = _keep_example(state.legal_actions())
-        prompt = tr(lang, "prompt.turn", who=name, dice=dice, n=r.throws, allowed=allowed, example=example)
+        stop = tr(lang, "prompt.stop") if Stop() in state.legal_actions() else ""  # players behind may not
+        prompt = tr(
+            lang, "prompt.turn", who=name, dice=dice, n=r.throws, allowed=allowed, example=example, stop=stop
+        )
     while True:
         answer = ask(prompt)
         if answer is None:
@@ -139,8 +149,16 @@ def _ask_human(
             if exc.message is None or exc.message.key != "notation.not_action":
                 out(f"  {error_text(lang, exc)}")
             else:  # what this prompt takes, in the player's words
-                legal = actions_text(lang, state.legal_actions())
-                out("  " + tr(lang, "prompt.not_choice", text=answer.strip(), legal=legal))
+                actions = state.legal_actions()
+                stop = tr(lang, "prompt.not_choice.stop") if Stop() in actions else ""
+                said = tr(
+                    lang,
+                    "prompt.not_choice",
+                    text=quoted(answer.strip()),
+                    legal=actions_text(lang, actions),
+                    stop=stop,
+                )
+                out("  " + said)
             continue
         except Py421Error as exc:
             out(f"  {error_text(lang, exc)}")
