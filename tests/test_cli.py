@@ -437,6 +437,21 @@ def test_resume_refuses_rules_players_or_seed_that_contradict_the_save():
     assert "game over" in resumed.output
 
 
+def test_resume_with_settings_alone_changes_the_saved_games_rules_not_the_default_presets():
+    """``--resume --set pot=41`` of a saved vache-41 game was compared with classic-11 and refused."""
+    assert (
+        run_cli(
+            "play", "--rules", "vache-41", "--players", "Alice,bot:random", "--seed", "7", input=""
+        ).exit_code
+        == 1
+    )
+    other = run_cli("play", "--resume", "--set", "pot=3")
+    assert other.exit_code == 2
+    assert "the saved game is played with vache-41, not vache-41 with pot=3:" in other.output, other.output
+    same = run_cli("play", "--resume", "--set", "pot=41", input="\n" * 2000)
+    assert same.exit_code == 0 and "game over" in same.output, same.output
+
+
 def test_table_resume_refuses_other_players():
     assert run_cli("table", "--players", "A,B", input="421\n").exit_code == 1
     other = run_cli("table", "--resume", "--players", "A,C")

@@ -72,7 +72,7 @@ def play(
         session, lock, saved_lang, record_path = _resume(
             "play",
             lang or spoken(),
-            rules=rules if _rules_given() else None,
+            rules=_asked_rules(rules),
             seats=seats,
             seed=seed,
             chosen=lang or ASKED.get(),
@@ -136,7 +136,7 @@ def table_command(
         session, lock, saved_lang, record_path = _resume(
             "table",
             lang or spoken(),
-            rules=rules if _rules_given() else None,
+            rules=_asked_rules(rules),
             seats=seats,
             chosen=lang or ASKED.get(),
             record_path=record_path,
@@ -168,13 +168,17 @@ def _before_play(record_path: Path | None) -> History:
     return History()  # checks the data folder, and refuses a history file it cannot use
 
 
-def _rules_given() -> bool:
-    """Whether --rules or --set was given, rather than left to its default."""
+def _asked_rules(rules: Ruleset) -> Ruleset | tuple[str, ...] | None:
+    """What a resume was asked to play: the rules ``--rules`` names (and its ``--set``), the settings
+    alone (``--set`` without ``--rules``: changes to the saved game's rules), or nothing."""
     ctx = click.get_current_context()
-    return any(
-        ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT)
-        for name in ("preset", "settings")
-    )
+
+    def given(name: str) -> bool:
+        return ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT)
+
+    if given("preset"):
+        return rules
+    return tuple(ctx.params["settings"]) if given("settings") else None
 
 
 def _new_save() -> SaveLock:
@@ -188,7 +192,7 @@ def _resume(
     mode: str,
     asked: str,
     *,
-    rules: Ruleset | None,
+    rules: Ruleset | tuple[str, ...] | None,
     seats: list[Seat] | None,
     seed: str | None = None,
     chosen: str | None = None,
@@ -232,10 +236,15 @@ def _resume(
     return session, lock, lang if isinstance(lang, str) else None, record_path
 
 
-def _agree(session: Session, rules: Ruleset | None, seats: list[Seat] | None, seed: str | None) -> None:
-    """Refuse a resume asked with other rules, players or seed than the saved game's."""
+def _agree(
+    session: Session, rules: Ruleset | tuple[str, ...] | None, seats: list[Seat] | None, seed: str | None
+) -> None:
+    """Refuse a resume asked with other rules, players or seed than the saved game's; settings alone
+    change the saved game's rules."""
     how = Message("resume.how")
     saved = session.rules
+    if isinstance(rules, tuple):
+        rules = saved.with_settings(rules)
     if rules is not None and rules.options() != saved.options():
         asked: str | Message = rules.name
         if asked == saved.name:
