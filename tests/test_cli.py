@@ -788,3 +788,17 @@ def test_where_a_player_behind_may_not_stop_line_mode_never_offers_it_and_hot_se
     assert "le bon" not in refused[1] and "throw again" in refused[1]  # one left: it is the last anyway
     not_choice = next(line for line in lines if "'x' is not a choice here" in line)
     assert "Enter" not in not_choice and "0 to throw all three" in not_choice
+
+
+def test_bon_followed_by_what_is_not_dice_says_what_follows_bon():
+    """« bon bon » was told « not kept dice notation », of dice nobody meant to write."""
+    from py421.core.actions import parse_action
+    from py421.core.errors import InvalidNotation
+    from py421.i18n import error_text
+
+    for typed in ("bon bon", "bon x"):
+        with pytest.raises(InvalidNotation) as refused:
+            parse_action(typed)
+        said = {lang: error_text(lang, refused.value) for lang in ("en", "fr")}
+        assert "after « bon », the dice to keep (e.g. bon 42)" in said["en"], said
+        assert "après « bon », les dés à garder (ex. bon 42)" in said["fr"], said

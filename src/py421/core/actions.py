@@ -167,7 +167,13 @@ def parse_action(text: str) -> Action:
     if verb == "keep" and rest:
         return Throw(parse_dice(rest, what="kept dice"))
     if verb == "bon":
-        return Throw(parse_dice(rest, what="kept dice"), bon=True)
+        try:
+            return Throw(parse_dice(rest, what="kept dice"), bon=True)
+        except InvalidNotation:
+            if any(c.isdigit() for c in rest):
+                raise  # dice written wrong: what is wrong with them
+            # no dice at all (« bon bon »): what may follow « bon »
+            raise InvalidNotation(Message("notation.bon_dice", {"text": quoted(rest)})) from None
     if verb == "stake" and rest in ("est", "vient"):
         return ChooseStake("est" if rest == "est" else "vient")
     if verb in ("est", "vient") and not rest:

@@ -740,6 +740,7 @@ MESSAGES: dict[str, str] = {
     "notation.got.many": "{n} dice",
     "notation.too_many": "{text}: at most 3 dice, got {n}",
     "notation.turn": "{text}: write RESULT/THROWS, for example 421/2",
+    "notation.bon_dice": "{text}: after « bon », the dice to keep (e.g. bon 42), or nothing to throw all three",
     "notation.bon_alone": "{text}: « bon » goes after the result and its throws, such as 555/2 bon",
     "notation.throws": "a turn has 1 to 3 throws, not {n}",
     "notation.every_throw": "give every throw of the turn, or only the last one",

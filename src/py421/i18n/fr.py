@@ -783,6 +783,7 @@ MESSAGES: dict[str, str] = {
     "notation.got.many": "{n} dés",
     "notation.too_many": "{text} : 3 dés au plus, pas {n}",
     "notation.turn": "{text} : écrivez RÉSULTAT/LANCERS, par exemple 421/2",
+    "notation.bon_dice": "{text} : après « bon », les dés à garder (ex. bon 42), ou rien pour relancer les trois",
     "notation.bon_alone": "{text} : « bon » se met après le résultat et ses lancers, comme 555/2 bon",
     "notation.throws": "un coup se joue en 1 à 3 lancers, pas {n}",
     "notation.every_throw": "donnez chaque lancer du coup, ou seulement le dernier",
