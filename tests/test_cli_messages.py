@@ -642,3 +642,13 @@ def test_serve_on_an_address_no_interface_has_says_so_in_french() -> None:
     result = run_cli("--lang", "fr", "serve", "--host", "192.0.2.1", "--port", str(free_port()))
     assert result.exit_code == 2, result.output
     assert "aucune interface réseau de cette machine n'a cette adresse" in result.output, result.output
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"), [("en", "11 is not in the range"), ("fr", "11 n'est pas dans l'intervalle")]
+)
+def test_a_decimal_option_out_of_range_is_quoted_as_typed(lang: str, said: str) -> None:
+    """``--bot-delay 11`` came back as « 11.0 », a number nobody typed."""
+    result = run_cli("play", "--bot-delay", "11", "--lang", lang)
+    assert result.exit_code == 2, result.output
+    assert said in result.output and "11.0" not in result.output, result.output

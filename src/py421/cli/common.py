@@ -27,10 +27,15 @@ if TYPE_CHECKING:  # the engine, imported by the commands that play or read game
 
 class Finite(click.FloatRange):
     """A decimal option in a range, and a number: ``nan`` passes every comparison of a range, and
-    ``inf`` one without an end (a rate without a cap, a delay that never ends)."""
+    ``inf`` one without an end (a rate without a cap, a delay that never ends). A value out of the
+    range is quoted as typed (click says « 11.0 » of ``11``)."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        number = super().convert(value, param, ctx)
+        number = click.FLOAT.convert(value, param, ctx)  # a number, or refused as none
+        try:
+            number = super().convert(number, param, ctx)
+        except click.BadParameter:
+            number = math.nan  # out of the range: said below, of the value as typed
         if not math.isfinite(number):
             said = click_text(spoken(), EN["click.not_in_range"])
             self.fail(said.format(value=value, range=self._describe_range()), param, ctx)

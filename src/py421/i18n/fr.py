@@ -304,7 +304,7 @@ MESSAGES: dict[str, str] = {
     "cli.serve.bad_origin": "{given} n'est pas l'origine d'un site : donnez son schéma et son hôte (et son port), comme https://421.example ou http://192.168.1.5:8421",
     "cli.play.players": 'nommez les joueurs : --players "Alice,bot:heuristic" (ou omettez --players : vous contre deux bots)',
     "cli.table.players": 'nommez les joueurs : --players "Alice,Bob,Carole"',
-    "cli.neither_rules": "{name} n'est ni des règles prédéfinies ni un fichier de règles ({why}) ; règles prédéfinies : {presets}",
+    "cli.neither_rules": "{name} n'est ni le nom de règles prédéfinies ni un fichier de règles ({why}) ; règles prédéfinies : {presets}",
     "cli.rules_missing": "aucun fichier de ce nom",
     "cli.rules_folder": "c'est un dossier",
     "cli.empty_path": "un nom vide : donnez le nom d'un fichier ou d'un dossier",
