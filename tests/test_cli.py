@@ -802,3 +802,29 @@ def test_bon_followed_by_what_is_not_dice_says_what_follows_bon():
         said = {lang: error_text(lang, refused.value) for lang in ("en", "fr")}
         assert "after « bon », the dice to keep (e.g. bon 42)" in said["en"], said
         assert "après « bon », les dés à garder (ex. bon 42)" in said["fr"], said
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("simulate", "--games", "200", "--players", "bot:heuristic,bot:random"),
+        ("ladder", "--games", "100", "--players", "bot:heuristic,bot:random"),
+        ("solve",),
+        ("duel",),
+    ],
+)
+def test_a_result_names_the_settings_it_was_computed_under(command: tuple[str, ...]) -> None:
+    """``--set pot=3`` changed the numbers, but the output named plain classic-11."""
+    text = run_cli(*command, "--set", "pot=3", "--set", "le_bon=false")
+    assert text.exit_code == 0, text.output
+    assert "classic-11 (pot=3, le_bon=false)" in text.output, text.output
+
+    def report(*args: str) -> dict[str, object]:
+        said = run_cli(*command, *args, "--json").output
+        found: dict[str, object] = json.loads(said[said.index("{") :])  # after the ladder's progress
+        return found
+
+    data = report("--set", "pot=3", "--set", "le_bon=false")
+    assert (data["rules"], data["options"]) == ("classic-11", {"pot": 3, "le_bon": False}), data
+    plain = report()
+    assert (plain["rules"], plain["options"]) == ("classic-11", {}), plain

@@ -10,7 +10,7 @@ import click
 from click.core import ParameterSource
 
 from ..core.dice import Result, format_dice
-from ..core.rules import Ruleset, rules_name
+from ..core.rules import Ruleset, rules_fields, rules_name
 from ..i18n import error_text, num, plural, tr
 from .common import SAY_OPTION, Command, Counts, Listed, stages, with_rules
 
@@ -236,7 +236,7 @@ def duel(rules: Ruleset, ties: str, as_json: bool, lang: str) -> None:
 
     result = solve_duel(rules, "half" if ties == "half" else "rampot")
     if as_json:
-        data = {"rules": rules.name, "ties": ties, "first_player_wins": result.first_wins}
+        data = {**rules_fields(rules), "ties": ties, "first_player_wins": result.first_wins}
         click.echo(json.dumps(data))
         return
     first, second = num(lang, result.first_wins, ".4%"), num(lang, 1 - result.first_wins, ".4%")
@@ -281,7 +281,7 @@ def solve(rules: Ruleset, players: int, as_json: bool, lang: str) -> None:
     w = solved.manche_loss()
     outcome = game_outcome(rules, w)
     data = {
-        "rules": rules.name,
+        **rules_fields(rules),
         "players": 2,
         "manche_loss_first_leader": w,
         "lose": {"first_leader": outcome.lose[0], "other": outcome.lose[1]},
@@ -316,7 +316,7 @@ def _solve_heads_up_game(rules: Ruleset, as_json: bool, lang: str) -> None:
     outcome = game.outcome()
     share = float(game.value()[0])
     data = {
-        "rules": rules.name,
+        **rules_fields(rules),
         "players": 2,
         "method": "the game, manche by manche",
         "manche_loss_first_leader": None,

@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from ..core.errors import Message
-from ..core.rules import Ruleset, preset_names
+from ..core.rules import Ruleset, named_with, preset_names
 from ..extras import require
 from ..i18n import num, tr
 from ..paths import make_out_folder
@@ -296,7 +296,15 @@ def ladder(
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=2))
         return
-    click.echo(tr(lang, "cli.ladder.title", rules=result.rules, games=num(lang, games, ","), seed=seed))
+    click.echo(
+        tr(
+            lang,
+            "cli.ladder.title",
+            rules=named_with(result.rules, result.options),
+            games=num(lang, games, ","),
+            seed=seed,
+        )
+    )
     width = max(len(s.level) for s in result.standings) + 4
     for place, s in enumerate(result.standings, start=1):
         click.echo(

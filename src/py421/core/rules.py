@@ -647,10 +647,25 @@ def rules_name(rules: Ruleset) -> str:
     >>> rules_name(Ruleset.preset("classic-11").with_options(pot=3, le_bon=False))
     'classic-11 (pot=3, le_bon=false)'
     """
-    changed = rules.changed_from_preset()
+    return named_with(rules.name, rules.changed_from_preset() or {})
+
+
+def rules_fields(rules: Ruleset) -> dict[str, Any]:
+    """How a JSON report names its rules: the preset or file (``rules``) and the options changed
+    from the preset (``options``, empty for the preset itself or a ruleset file)."""
+    return {"rules": rules.name, "options": rules.changed_from_preset() or {}}
+
+
+def named_with(name: str, changed: Mapping[str, object]) -> str:
+    """A preset's ``name`` with the options ``changed`` from it, as :func:`rules_name` shows them
+    (from a report's ``rules`` and ``options``, say).
+
+    >>> named_with("vache-41", {"pot": 9}), named_with("tim", {})
+    ('vache-41 (pot=9)', 'tim')
+    """
     if not changed:
-        return rules.name
-    return f"{rules.name} ({', '.join(f'{k}={_shown(v)}' for k, v in changed.items())})"
+        return name
+    return f"{name} ({', '.join(f'{k}={_shown(v)}' for k, v in changed.items())})"
 
 
 def rules_arguments(rules: Ruleset) -> str:

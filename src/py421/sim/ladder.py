@@ -20,7 +20,7 @@ from typing import Any
 from openskill.models import PlackettLuce
 
 from ..core.errors import InvalidPlayers, Message
-from ..core.rules import Ruleset
+from ..core.rules import Ruleset, rules_fields
 from .fast import kernel as k
 from .simulate import Simulation, run
 
@@ -61,6 +61,7 @@ class Standing:
 @dataclass(frozen=True)
 class Ladder:
     rules: str
+    options: dict[str, Any]  # changed from the preset ``rules`` names
     games: int  # per pair
     seed: int
     standings: list[Standing]  # the best first
@@ -69,6 +70,7 @@ class Ladder:
     def to_dict(self) -> dict[str, Any]:
         return {
             "rules": self.rules,
+            "options": self.options,
             "games_per_pair": self.games,
             "seed": self.seed,
             "standings": [asdict(s) for s in self.standings],
@@ -98,7 +100,10 @@ def play_ladder(
         if step:
             step(first, second)
         pairings.append(pairing(rules, first, second, games, seed, workers))
-    return Ladder(rules.name, games, seed, standings(levels, pairings, seed), pairings)
+    fields = rules_fields(rules)
+    return Ladder(
+        fields["rules"], fields["options"], games, seed, standings(levels, pairings, seed), pairings
+    )
 
 
 def check_levels(levels: Sequence[str]) -> None:

@@ -37,7 +37,7 @@ from ..core.engine import check_players as check_seats
 from ..core.errors import InvalidParameter, Message
 from ..core.events import Gave, LeaderChosen, RoundDecided, Thrown, Took
 from ..core.game import Game
-from ..core.rules import Ruleset
+from ..core.rules import Ruleset, named_with, rules_fields
 from ..core.state import ChanceRequest, OutcomeKind
 from ..i18n import num, plural, tr
 from ..players import make_bot
@@ -396,7 +396,7 @@ class Summary:
         order = self.sim.rules.table.order  # strongest first
         total_thrown = int(thrown.sum())
         return {
-            "rules": self.sim.rules.name,
+            **rules_fields(self.sim.rules),
             "players": [f"bot:{level}" for level in self.sim.levels],
             "games": games,
             "seed": self.sim.seed,
@@ -442,7 +442,7 @@ def summary_text(data: dict[str, Any], lang: str = "en") -> str:
         tr(
             lang,
             "sim.head",
-            rules=data["rules"],
+            rules=named_with(data["rules"], data.get("options", {})),
             games=n(data["games"]),
             s=plural(lang, data["games"]),
             seed=data["seed"],

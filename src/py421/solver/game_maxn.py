@@ -82,7 +82,7 @@ from ..core.combos import NENETTE
 from ..core.dice import Result
 from ..core.engine import est_amount
 from ..core.errors import InvalidPlayers, InvalidPosition, InvalidRuleset, Message
-from ..core.rules import Ruleset
+from ..core.rules import Ruleset, rules_fields
 from ..core.state import Phase, State
 from . import tie_breaks
 from .amounts import settled_amounts, token_values
@@ -2243,7 +2243,7 @@ class GameMaxn:
         # the manche with the most of each (« queue de la vache »: the first, a décharge after each debt)
         charge, decharge = (max(c) for c in zip(*(m.counts() for m in self._models()), strict=True))
         return {
-            "rules": self.rules.name,
+            **rules_fields(self.rules),
             "players": n,
             "method": "max^n over the game",
             "lose": lose,

@@ -41,7 +41,7 @@ import numpy.typing as npt
 from ..core.combos import NENETTE
 from ..core.dice import Result
 from ..core.errors import InvalidPlayers, InvalidRuleset, Message
-from ..core.rules import Ruleset
+from ..core.rules import Ruleset, named_with, rules_fields
 from ..i18n import error_text, num, tr
 from .amounts import base_amounts, settled_amounts, token_values
 from .exact_turn import Option, best_first
@@ -511,12 +511,13 @@ def rounds_summary(rules: Ruleset, players: int) -> dict[str, Any]:
             for i, (p, t) in enumerate(zip(values.not_losing, values.tokens, strict=True))
         ]
         phases[phase] = {"objective": values.objective, "positions": positions}
-    return {"rules": rules.name, "players": players, "method": "max^n rounds", "rounds": phases}
+    return {**rules_fields(rules), "players": players, "method": "max^n rounds", "rounds": phases}
 
 
 def rounds_text(data: dict[str, Any], lang: str = "en", why: Message | None = None) -> str:
     """:func:`rounds_summary` as sentences, in ``lang``; ``why``: why the whole game is not solved."""
-    lines = [tr(lang, "rounds.head", rules=data["rules"], players=data["players"])]
+    named = named_with(data["rules"], data.get("options", {}))
+    lines = [tr(lang, "rounds.head", rules=named, players=data["players"])]
     for phase, found in data["rounds"].items():
         name = tr(lang, "rounds.charge" if phase == "charge" else "rounds.decharge")
         aim = tr(lang, "rounds.aim.loser" if found["objective"] == "loser" else "rounds.aim.tokens")
