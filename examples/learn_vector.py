@@ -134,7 +134,13 @@ class QTable:
 
     @classmethod
     def load(cls, path: Path) -> tuple[QTable, dict[str, Any]]:
+        """The table this script saved; a network (``export_policy``'s) is refused, saying so."""
         saved = load_saved_policy(path)
+        if saved.kind != "table":
+            raise ValueError(
+                f"{path} is a {saved.kind}; --policy takes a table saved by this script (its policy.npz). "
+                f"Evaluate a network as a bot: 421 simulate --players bot:policy:{path},bot:heuristic"
+            )
         keys = saved.arrays["keys"]
         table = cls(max(1, len(keys)))
         table.sorted_rows = np.argsort(keys, kind="stable")
@@ -590,7 +596,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     report: dict[str, Any] = {"rules": args.rules}
     curve: list[Point] = []
     if args.policy:
-        table, meta = QTable.load(args.policy)
+        try:
+            table, meta = QTable.load(args.policy)
+        except ValueError as exc:  # not a table of this script, or not a policy at all (py421 says why)
+            parser.error(str(exc))
         args.rules = report["rules"] = meta["rules"]["name"]
         print(f"evaluating {args.policy} ({args.rules}, two players)")
     else:

@@ -23,7 +23,7 @@ from pettingzoo.utils.conversions import turn_based_aec_to_parallel  # type: ign
 from py421.core.actions import ChooseStake, Stop, Throw
 from py421.core.dice import Result
 from py421.core.engine import new_game, throws_allowed
-from py421.core.errors import IllegalAction, InvalidPlayers, InvalidRuleset
+from py421.core.errors import IllegalAction, InvalidParameter, InvalidPlayers, InvalidRuleset
 from py421.core.game import Game
 from py421.core.rules import Ruleset, preset_names
 from py421.envs import ObservationEncoder, action_mask, decode, encode, pettingzoo_env
@@ -282,6 +282,28 @@ def test_illegal_and_unknown_actions_say_what_is_accepted():
 def test_bad_tables_are_refused_when_made(kwargs, error, message):
     with pytest.raises(error, match=message):
         pettingzoo_env(**kwargs)
+
+
+@pytest.mark.parametrize("seed", ["abc", -1, 2.5, True, [1, 2]])
+def test_a_bad_seed_is_refused_naming_the_seed_and_what_is_accepted(seed):
+    said = f"seed={seed!r} is not accepted; a seed is a whole number from 0, or None"
+    with pytest.raises(InvalidParameter, match=re.escape(said)):
+        pettingzoo_env("classic-11", 3, seed=seed)
+    numpy_seed: Any = np.int64(4)
+    env = pettingzoo_env("classic-11", 3, seed=numpy_seed)  # numpy's whole numbers are seeds too
+    env.reset()
+    with pytest.raises(InvalidParameter, match=re.escape(said)):
+        env.reset(seed=seed)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf")])
+def test_an_illegal_reward_that_is_not_a_finite_number_is_refused(value):
+    with pytest.raises(
+        InvalidParameter, match=f"illegal_reward={value!r} is not accepted; give a finite number"
+    ):
+        pettingzoo_env("classic-11", 3, illegal_reward=value)
+    env = pettingzoo_env("classic-11", 3, seed=0, illegal_reward=np.float32(-1))  # a numpy number is one
+    env.reset()
 
 
 def test_rule_options_are_passed_to_the_ruleset():

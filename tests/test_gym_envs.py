@@ -13,7 +13,7 @@ from gymnasium.utils.env_checker import check_env
 import py421.envs  # noqa: F401 - registers py421/Turn-v0 and py421/Game-v0
 from py421.core.actions import ChooseStake
 from py421.core.dice import Result
-from py421.core.errors import IllegalAction, InvalidNotation, InvalidPlayers, InvalidRuleset
+from py421.core.errors import IllegalAction, InvalidParameter, InvalidPlayers, InvalidRuleset
 from py421.core.events import StakeChosen
 from py421.core.game import Game
 from py421.core.rules import Ruleset
@@ -124,7 +124,11 @@ def test_turn_plays_the_seeded_dice_as_documented():
         ({"throws": 1}, ValueError, "throws=1 is not accepted; a turn with a decision has 2 or 3 throws"),
         ({"throws": 3.0}, ValueError, "throws=3.0 is not accepted; a turn with a decision has 2 or 3 throws"),
         ({"target": 3.5}, ValueError, "target=3.5 is not accepted; a target is three dice such as '421'"),
-        ({"target": "7-1-1"}, InvalidNotation, "'7-1-1': a die shows 1 to 6, not 7"),
+        (
+            {"target": "7-1-1"},
+            InvalidParameter,
+            "target='7-1-1' is not accepted: '7-1-1': a die shows 1 to 6",
+        ),
         ({"rules": "yahtzee"}, InvalidRuleset, "unknown preset 'yahtzee'; accepted: classic-11"),
         ({"ranking": "poker"}, InvalidRuleset, "ranking='poker' is not accepted; ranking takes classic"),
     ],
@@ -132,6 +136,39 @@ def test_turn_plays_the_seeded_dice_as_documented():
 def test_turn_refuses_bad_settings(kwargs, error, message):
     with pytest.raises(error, match=message):
         TurnEnv(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("target", "explained"), [("999", "a die shows 1 to 6, not 9"), ("42", ""), ("4-2-1-1", "")]
+)
+def test_a_target_that_is_not_three_dice_raises_the_documented_error_with_the_reason(target, explained):
+    """rl.md: a bad target raises InvalidParameter, whatever is wrong with it, saying what."""
+    with pytest.raises(InvalidParameter, match=f"target='{target}' is not accepted: ") as caught:
+        gymnasium.make("py421/Turn-v0", target=target)
+    assert explained in str(caught.value)
+    assert "a target is three dice such as '421', or None" in str(caught.value)
+    with pytest.raises(InvalidParameter, match=f"target='{target}'"):
+        policy_value(lambda observation: 0, "classic-11", target)
+
+
+@pytest.mark.parametrize("seed", ["abc", -1, 2.5])
+def test_a_bad_seed_is_refused_naming_the_seed_as_the_pettingzoo_game_does(seed):
+    for env in (TurnEnv(), GameEnv()):
+        with pytest.raises(
+            InvalidParameter, match=f"seed={seed!r} is not accepted; a seed is a whole number from 0"
+        ):
+            env.reset(seed=seed)
+        numpy_seed: Any = np.int64(3)
+        env.reset(seed=numpy_seed)  # numpy's whole numbers are seeds
+
+
+def test_the_solver_action_takes_a_preset_name_as_other_env_functions_do():
+    obs = np.array([4, 2, 2, 1, 3, 3, 1, 1], dtype=np.int64)
+    best = solver_action(Ruleset.preset("classic-11"), obs)
+    assert solver_action("classic-11", obs) == best
+    assert solver_action("vache-41", obs) == solver_action(Ruleset.preset("vache-41"), obs)
+    with pytest.raises(InvalidRuleset, match="unknown preset 'nope'"):
+        solver_action("nope", obs)
 
 
 def test_turn_reads_a_target_given_as_a_number():

@@ -16,8 +16,9 @@ pytest.importorskip("matplotlib")
 
 from py421.cli import main
 from py421.core.rules import Ruleset
+from py421.envs.observation import ObservationEncoder
 from py421.envs.policy_seat import PolicyPlayer
-from py421.envs.saved_policy import load_saved_policy
+from py421.envs.saved_policy import load_saved_policy, save_network
 from py421.players.heuristic import HeuristicBot
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "learn_vector.py"
@@ -151,3 +152,21 @@ def test_the_saved_policy_takes_a_seat_and_plays_as_the_evaluation_played_it(run
     result = CliRunner().invoke(main, ["simulate", "--players", f"{spec},bot:heuristic", "--games", "100"])
     assert result.exit_code == 0, result.output
     assert f"{spec}: no compiled twin in the fast simulator" in result.stderr
+
+
+def test_policy_takes_a_table_saved_by_this_script_and_refuses_a_network_saying_so(tmp_path, capsys):
+    """A network (learn_maskable_ppo.py's, export_policy's) is refused before anything runs."""
+    rules = Ruleset.preset(RULES)
+    size = ObservationEncoder(rules, 2).size
+    save_network(tmp_path / "ppo.npz", [(np.zeros((size, 8)), np.zeros(8))], rules, 2, "gym")
+    (tmp_path / "junk.npz").write_text("junk")
+    for name, said in (
+        ("ppo.npz", "ppo.npz is a network; --policy takes a table saved by this script (its policy.npz)"),
+        ("junk.npz", "junk.npz is not a numpy .npz archive py421 can read"),
+    ):
+        with pytest.raises(SystemExit) as exited:
+            lv.main(["--policy", str(tmp_path / name), "--out", str(tmp_path / "out"), "--no-optimal"])
+        assert exited.value.code == 2
+        err = capsys.readouterr().err
+        assert said in err and "Traceback" not in err
+    assert not (tmp_path / "out" / "evaluation.json").exists()

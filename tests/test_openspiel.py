@@ -401,8 +401,37 @@ def test_the_command_prints_both_values_and_their_difference():
     assert lines[2].startswith("P(seat 0 loses): value iteration 0.5106738683")
     assert lines[3].startswith("round starts compared: 1, largest difference: ")
     assert lines[4].startswith("OpenSpiel value_iteration: P(seat 0 loses) 0.5106738683")
-    with pytest.raises(ValueError, match="heads_up values one manche"):
-        main(["--options", "pot:1;charge_throws:1;le_bon:false"], out=lines.append)
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["--options", "pot=1"], "Error: options 'pot=1': write OPTION:VALUE pairs separated by ';'"),
+        (["--preset", "nope"], "Error: unknown preset 'nope'; accepted: classic-11, "),
+        (["--options", "pot:1;charge_throws:1;le_bon:false"], "Error: heads_up values one manche"),
+        (["--options", "pots:1;manches:1"], "Error: unknown option 'pots'"),
+    ],
+)
+def test_the_command_says_what_is_wrong_in_one_error_line_and_fails(argv, said, capsys):
+    lines: list[str] = []
+    assert main(argv, out=lines.append) != 0
+    err = capsys.readouterr().err
+    assert err.startswith(said) and err.count("\n") == 1 and "Traceback" not in err
+    assert lines == []
+
+
+def test_the_command_run_as_a_module_fails_cleanly_on_bad_options():
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "py421.envs.openspiel_values", "--options", "pot=1"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode != 0 and done.stdout == ""
+    assert done.stderr.startswith("Error: options 'pot=1'") and "Traceback" not in done.stderr
 
 
 def test_openspiel_value_iteration_cannot_follow_a_tie_break_replayed():

@@ -18,9 +18,9 @@ from py421.core.game import Game
 from py421.core.rules import Ruleset
 from py421.envs.features import Features
 from py421.envs.observation import NUM_ACTIONS, ObservationEncoder, action_mask, gym_mask
-from py421.envs.policy_seat import PolicyPlayer
+from py421.envs.policy_seat import PolicyPlayer, register_policy
 from py421.envs.saved_policy import ActionSet, load_saved_policy, save_network, save_table
-from py421.players import HeuristicBot
+from py421.players import HeuristicBot, unregister
 from py421.players.registry import bot_level, parse_bot, unregister_family
 from py421.sim.loop import play_out
 
@@ -234,3 +234,67 @@ def test_two_files_whose_names_differ_by_case_are_two_bots(tmp_path, family):
         str(tmp_path / "a.npz"),
         str(tmp_path / "A.npz"),
     )
+
+
+def _empty_table(path: Path, rules: Ruleset = RULES) -> None:
+    """A table that met no position (it stops everywhere): enough to be seated."""
+    save_table(path, np.zeros(0, np.int64), np.zeros((0, 8)), np.zeros((0, 8), np.int64), rules)
+
+
+def test_game_v0_refuses_a_saved_policy_opponent_that_learned_another_game(tmp_path):
+    from py421.envs.gym_game import GameEnv
+
+    _empty_table(tmp_path / "policy.npz")
+    _network(tmp_path / "net.npz")  # the 17 actions, as export_policy saves a model of vec_env
+    table, net = load_saved_policy(tmp_path / "policy.npz"), load_saved_policy(tmp_path / "net.npz")
+    said = "policy.npz learned classic-11, 2 players; this table is vache-41, 2 players: a policy plays only"
+    with pytest.raises(InvalidPlayers, match=said):
+        GameEnv("vache-41", num_players=2, opponents=table)
+    with pytest.raises(
+        InvalidPlayers, match=r"policy\.npz learned classic-11, 2 players; this table is classic-11, 3"
+    ):
+        GameEnv("classic-11", num_players=3, opponents=table)
+    with pytest.raises(
+        InvalidPlayers, match=r"net\.npz learned classic-11, 2 players; this table is classic-11, 3"
+    ):
+        GameEnv("classic-11", num_players=3, opponents=["heuristic", net])
+    with pytest.raises(InvalidPlayers, match=r"classic-11 \(pot=9\), 2 players"):
+        GameEnv("classic-11", num_players=2, opponents=net, pot=9)
+    register_policy("learned", tmp_path / "policy.npz")  # a bot level made of a saved policy
+    try:
+        with pytest.raises(InvalidPlayers, match=said):
+            GameEnv("vache-41", num_players=2, opponents="learned")
+    finally:
+        unregister("learned")
+    for opponent in (table, net):  # the game they learned: they play, in their own actions
+        env = GameEnv("classic-11", num_players=2, opponents=opponent)
+        env.reset(seed=0)
+        over = False
+        while not over:  # a whole game: the policy answers at every decision of its seat
+            over = bool(env.step(np.int64(0))[2])
+
+
+def test_saved_policies_are_read_from_a_path_given_as_text(tmp_path):
+    _network(tmp_path / "net.npz")
+    assert load_saved_policy(str(tmp_path / "net.npz")).kind == "network"
+    level = register_policy("textpath", str(tmp_path / "net.npz"))
+    try:
+        assert level.key == "textpath" and level.source == str(tmp_path / "net.npz")
+    finally:
+        unregister("textpath")
+
+
+@pytest.mark.parametrize("name", ["curve.csv", "policy.bin", "policy"])
+def test_a_policy_file_is_a_npz_or_a_python_file_and_nothing_else_is_run(tmp_path, family, name):
+    path = tmp_path / name
+    if name == "curve.csv":
+        path.write_text("seconds,rate\n1,0.5\n")
+    else:  # a saved archive renamed
+        _network(tmp_path / "net.npz")
+        (tmp_path / "net.npz").rename(path)
+    said = r"a policy file is a \.npz .* or a \.py file"
+    with pytest.raises(InvalidParameter, match=said) as caught:
+        parse_bot(f"bot:policy:{path}")
+    assert name in str(caught.value)
+    with pytest.raises(InvalidParameter, match=said):
+        register_policy("renamed", path)

@@ -667,8 +667,49 @@ def test_render_shows_every_env_in_a_line_of_what_its_seat_sees():
     assert vec.render() != lines  # drawn from the last observations
     with pytest.warns(UserWarning, match=r"render\(\) needs a render_mode \(ansi \| human\)"):
         assert VectorGameEnv(2, seed=1).render() is None  # made without a render mode: nothing drawn
-    with pytest.raises(InvalidParameter, match=r"render_mode='rgb_array' .*; accepted: None \| ansi"):
-        VectorGameEnv(2, render_mode="rgb_array")
+
+
+@pytest.mark.parametrize("mode", ["rgb_array", "depth_array"])
+def test_a_render_mode_not_offered_warns_and_renders_nothing_as_rl_md_says(mode):
+    """Tools ask every environment for modes of their own: the vector env warns, as the single one does."""
+    said = f"render_mode='{mode}' is not offered, so nothing is rendered; render_mode takes ansi \\| human"
+    with pytest.warns(UserWarning, match=said):
+        vec = VectorGameEnv(2, seed=1, render_mode=mode)
+    assert vec.render_mode is None
+    vec.reset()
+    with pytest.warns(UserWarning, match=r"render\(\) needs a render_mode"):
+        assert vec.render() is None
+    with pytest.warns(UserWarning, match=said):
+        made = gymnasium.make_vec("py421/Game-v0", num_envs=2, render_mode=mode)
+    assert made.render_mode is None
+    made.reset(seed=0)
+    made.step(np.zeros(2, dtype=np.int64))  # stop: legal at every decision of Game-v0's actions
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_player_or_policy_opponent_is_refused_saying_the_kernel_seats_bots_and_sync_plays_them(players):
+    def policy(observation, mask):
+        return 0
+
+    said = r"the compiled kernel seats only bots \(random \| heuristic \| optimal\)"
+    sync = 'vectorization_mode="sync"'
+    mixed = ["heuristic", policy][3 - players :]  # a bot level beside the policy at three players
+    kinds: list[Any] = [policy, [policy] * (players - 1), mixed, make_bot("random", "0")]
+    for opponents in kinds:
+        with pytest.raises(InvalidPlayers, match=said) as caught:
+            VectorGameEnv(4, num_players=players, opponents=opponents)
+        assert sync in str(caught.value)
+    with pytest.raises(InvalidPlayers, match=said) as caught:
+        gymnasium.make_vec("py421/Game-v0", num_envs=2, num_players=players, opponents=policy)
+    assert sync in str(caught.value)
+    bots: Any = {1: policy}
+    with pytest.raises(InvalidPlayers, match=said):
+        MultiAgentVector(4, num_players=players, bots=bots)
+    sync_env = gymnasium.make_vec(  # where the documented way out plays it
+        "py421/Game-v0", num_envs=2, vectorization_mode="sync", num_players=players, opponents=policy
+    )
+    sync_env.reset(seed=0)
+    sync_env.step(np.zeros(2, dtype=np.int64))
 
 
 @pytest.mark.parametrize("mode", [AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP])

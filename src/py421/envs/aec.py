@@ -19,7 +19,7 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped]  # pettingzoo ship
 from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from ..core.engine import new_game
-from ..core.errors import IllegalAction, InvalidParameter, InvalidPlayers, Message
+from ..core.errors import IllegalAction, InvalidPlayers, Message
 from ..core.events import Event
 from ..core.game import Game
 from ..core.rules import Ruleset
@@ -29,8 +29,10 @@ from .play import (
     RENDER_MODES,
     RENDER_OFF,
     SKIPPED_GAMES,
+    check_illegal_reward,
     check_render_mode,
     check_reward,
+    check_seed,
     make_rules,
     nothing_to_decide,
     rewards,
@@ -85,7 +87,7 @@ class Py421Env(AECEnv):  # type: ignore[misc]  # AECEnv is untyped
             )
             for agent in self.possible_agents
         }
-        self._seed = seed
+        self._seed = check_seed(seed)
         self._rng: np.random.Generator | None = None
         self._unpaid: list[Event] = []  # events whose rewards the next step pays
         self._unshown: list[Event] = []  # events the next render tells
@@ -111,6 +113,7 @@ class Py421Env(AECEnv):  # type: ignore[misc]  # AECEnv is untyped
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """A new game; ``seed`` restarts the dice (else they go on from the last game)."""
+        seed = check_seed(seed)
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(self._seed if seed is None else seed)
         for _ in range(SKIPPED_GAMES):
@@ -218,8 +221,7 @@ def env(
     ``pettingzoo.test.state_test``, can then play.
     """
     game: Any = Py421Env(rules, num_players, seed, **options)
-    if illegal_reward is not None:
-        if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, int | float):
-            raise InvalidParameter(Message("envs.aec.illegal_reward", {"value": repr(illegal_reward)}))
-        game = wrappers.TerminateIllegalWrapper(game, illegal_reward=float(illegal_reward))
+    reward = check_illegal_reward(illegal_reward)
+    if reward is not None:
+        game = wrappers.TerminateIllegalWrapper(game, illegal_reward=reward)
     return wrappers.OrderEnforcingWrapper(game)

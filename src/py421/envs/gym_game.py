@@ -36,6 +36,7 @@ from ..core.game import Game
 from ..core.rules import Ruleset
 from ..core.state import State
 from ..players import Player, levels, make_bot
+from ..players.registry import check_levels
 from .gym_turn import check_gym_action
 from .observation import (
     GYM_ACTIONS,
@@ -53,6 +54,7 @@ from .play import (
     RenderMode,
     check_render_mode,
     check_reward,
+    check_seed,
     make_rules,
     nothing_to_decide,
     rewards,
@@ -60,6 +62,7 @@ from .play import (
 )
 from .policy_seat import Policy, PolicyPlayer
 from .render import table_text
+from .saved_policy import SavedPolicy
 
 Opponent = str | Player | Policy
 
@@ -100,6 +103,18 @@ def check_opponents(opponents: Opponent | Sequence[Opponent], others: int) -> tu
     return chosen
 
 
+def check_fit(opponents: Sequence[Opponent], rules: Ruleset, players: int) -> None:
+    """Refuse, saying what differs, a saved policy seated at a game it did not learn: the check
+    ``421 simulate`` and ``421 play`` make (:func:`~py421.players.registry.check_levels`), for a
+    bot level (``bot:NAME`` of a policy file), a :class:`~.saved_policy.SavedPolicy` and a
+    :class:`~.policy_seat.PolicyPlayer` of one."""
+    check_levels([opponent for opponent in opponents if isinstance(opponent, str)], rules, players)
+    for opponent in opponents:
+        saved = opponent.policy if isinstance(opponent, PolicyPlayer) else opponent
+        if isinstance(saved, SavedPolicy):
+            saved.check(rules, players)
+
+
 class GameEnv(gymnasium.Env[FloatArray, np.int64]):
     """A whole game from ``seat``; ``options`` are the ruleset's options."""
 
@@ -125,6 +140,7 @@ class GameEnv(gymnasium.Env[FloatArray, np.int64]):
             raise InvalidPlayers(Message("envs.gym_game.seat", {"seat": repr(seat), "last": num_players - 1}))
         self.seat = seat
         self.opponents = check_opponents(opponents, num_players - 1)
+        check_fit(self.opponents, self.rules, num_players)
         if any(opponent == "optimal" for opponent in self.opponents if isinstance(opponent, str)):
             from ..players.optimal import prepare
 
@@ -142,7 +158,7 @@ class GameEnv(gymnasium.Env[FloatArray, np.int64]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[FloatArray, dict[str, Any]]:
-        super().reset(seed=seed)
+        super().reset(seed=check_seed(seed))
         for _ in range(SKIPPED_GAMES):
             self.game = Game(self.rules, self.names)
             others = [s for s in range(len(self.names)) if s != self.seat]
@@ -204,10 +220,10 @@ class GameEnv(gymnasium.Env[FloatArray, np.int64]):
             return make_bot(opponent, seed).choose
         if is_player(opponent):
             return opponent.choose
-        # check_opponents let only callables through
-        return PolicyPlayer(
-            cast(Policy, opponent), Message("envs.gym_game.policy_seat", {"seat": seat})
-        ).choose
+        # check_opponents let only callables through; a saved policy answers in its own actions
+        actions = opponent.actions if isinstance(opponent, SavedPolicy) else "gym"
+        who = Message("envs.gym_game.policy_seat", {"seat": seat})
+        return PolicyPlayer(cast(Policy, opponent), who, actions).choose
 
     def action_masks(self) -> MaskArray:
         """The learning seat's legal actions now, 1 each (all 0 once the game is over)."""

@@ -27,7 +27,7 @@ from gymnasium import spaces
 
 from ..core.dice import ALL_RESULTS, Result, format_dice
 from ..core.engine import new_game, throws_allowed
-from ..core.errors import IllegalAction, InvalidParameter, Message
+from ..core.errors import IllegalAction, InvalidNotation, InvalidParameter, Message
 from ..core.events import TurnEnded
 from ..core.rules import Ruleset
 from ..core.state import Phase, Round, State
@@ -36,7 +36,7 @@ from ..solver.tables import KEEP_INDEX, RESULTS, TRANSITIONS
 from ..solver.turn import beats_target, odds
 from .observation import GYM_ACTIONS, decode, policy_action
 from .picture import Image, turn_picture
-from .play import RENDER_MODES, RENDER_OFF, RenderMode, check_render_mode, faces, make_rules
+from .play import RENDER_MODES, RENDER_OFF, RenderMode, check_render_mode, check_seed, faces, make_rules
 
 IntArray = npt.NDArray[np.int64]
 TurnPolicy = Callable[[IntArray], object]
@@ -87,7 +87,13 @@ def check_target(target: object) -> Result | None:
         return None
     if isinstance(target, bool) or not isinstance(target, str | int):
         raise InvalidParameter(Message("envs.gym_turn.target", {"target": repr(target)}))
-    return Result.parse(str(target))
+    try:
+        return Result.parse(str(target))
+    except InvalidNotation as exc:  # what is wrong with the dice, in the documented error
+        reason = exc.message or str(exc)
+        raise InvalidParameter(
+            Message("envs.gym_turn.target_notation", {"target": repr(target), "reason": reason})
+        ) from None
 
 
 def optimal_value(rules: Ruleset, target: Result | None, throws: int) -> float:
@@ -141,12 +147,14 @@ def _kept(dice: tuple[int, ...], bits: int) -> tuple[int, ...]:
     return tuple(face for i, face in enumerate(dice) if not bits >> i & 1)
 
 
-def solver_action(rules: Ruleset, observation: IntArray) -> int:
-    """The solver's best action for an observation of Turn-v0 (ties: stop, then keep more)."""
+def solver_action(rules: str | Ruleset, observation: IntArray) -> int:
+    """The solver's best action for an observation of Turn-v0 (ties: stop, then keep more);
+    ``rules`` a preset's name or a ruleset."""
+    table = make_rules(rules, {}).table
     dice = tuple(int(f) for f in observation[:3])
     left = int(observation[4] - observation[3])
     target = Result.of(int(f) for f in observation[5:8])
-    best = advise(rules.table, Result.of(dice), left, target).options[0]
+    best = advise(table, Result.of(dice), left, target).options[0]
     if best.stop:
         return 0
     rest, bits = list(best.keep), 0
@@ -195,7 +203,7 @@ class TurnEnv(gymnasium.Env[IntArray, np.int64]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[IntArray, dict[str, Any]]:
-        super().reset(seed=seed)
+        super().reset(seed=check_seed(seed))
         target = self.target or Result.of(faces(self.np_random, 3))
         self._current_target = target
         state = self._start

@@ -26,9 +26,10 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
-from ..core.errors import InvalidPlayers, InvalidRuleset, Message
+from ..core.errors import InvalidPlayers, InvalidRuleset, Message, Py421Error
 from ..core.rules import Ruleset
 from ..core.state import Phase, State
+from ..i18n import error_text, tr
 from ..solver.heads_up import HeadsUp
 from .openspiel import load
 
@@ -220,9 +221,13 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
         "--openspiel", action="store_true", help="also run OpenSpiel's own value_iteration (small games only)"
     )
     args = parser.parse_args(argv)
-    game = load(args.preset, 2, args.options)
-    one_manche(game.rules)
-    solver = HeadsUp(game.rules)  # says now if it cannot solve these rules
+    try:
+        game = load(args.preset, 2, args.options)
+        one_manche(game.rules)
+        solver = HeadsUp(game.rules)  # says now if it cannot solve these rules
+    except Py421Error as exc:  # a bad preset or option, rules it cannot compare: one line, as 421 says it
+        print(tr("en", "cli.error", message=error_text("en", exc)), file=sys.stderr)
+        return 2
     began = time.perf_counter()
     graph = explore(game.new_initial_state())
     values, sweeps = iterate(graph)

@@ -17,9 +17,11 @@ Rewards are read from the engine's events, never recomputed:
 
 from __future__ import annotations
 
+import math
+import numbers
 import warnings
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 import numpy as np
 
@@ -53,18 +55,44 @@ def check_render_mode(mode: object) -> RenderMode | None:
     every environment for ``rgb_array``): an unknown one turns rendering off
     instead of stopping the tool.
     """
+    return cast("RenderMode | None", offered_render_mode(mode, RENDER_MODES, stacklevel=4))
+
+
+def offered_render_mode(mode: object, offered: tuple[str, ...], stacklevel: int = 3) -> str | None:
+    """``mode`` if it is one of ``offered``; else None, after a warning naming those offered
+    (``stacklevel``: the warning is said to come from the code that made the environment)."""
     if mode is None:
         return None
-    for known in RENDER_MODES:
+    for known in offered:
         if mode == known:
             return known
     warnings.warn(
         f"render_mode={mode!r} is not offered, so nothing is rendered; "
-        f"render_mode takes {' | '.join(RENDER_MODES)}",
+        f"render_mode takes {' | '.join(offered)}",
         UserWarning,
-        stacklevel=3,
+        stacklevel=stacklevel,
     )
     return None
+
+
+def check_seed(seed: object) -> int | None:
+    """A seed as numpy's ``default_rng`` takes it: a whole number from 0, or None."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or int(seed) < 0:
+        raise InvalidParameter(Message("envs.play.seed", {"value": repr(seed)}))
+    return int(seed)
+
+
+def check_illegal_reward(value: object) -> float | None:
+    """None, or the finite number an illegal action earns."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidParameter(Message("envs.aec.illegal_reward", {"value": repr(value)}))
+    if not math.isfinite(float(value)):
+        raise InvalidParameter(Message("envs.aec.illegal_reward_finite", {"value": repr(value)}))
+    return float(value)
 
 
 def check_reward(reward: str) -> Reward:

@@ -12,6 +12,7 @@ Only numpy is needed (no Gymnasium): the policy may import what it was trained w
 from __future__ import annotations
 
 import contextlib
+import os
 import runpy
 import sys
 from collections.abc import Callable, Iterator
@@ -81,8 +82,9 @@ class PolicyPlayer:
             ) from None
 
 
-def load_policy(path: Path) -> Policy:
+def load_policy(path: os.PathLike[str] | str) -> Policy:
     """The ``policy`` a file defines; refused, saying why, if there is none to call."""
+    path = Path(path)
     if path.is_dir():
         raise InvalidParameter(Message("envs.policy_seat.folder", {"path": str(path)}))
     if not path.is_file():
@@ -109,11 +111,11 @@ def _prints_aside() -> Iterator[None]:
         yield
 
 
-def register_policy(name: str, path: Path) -> BotLevel:
+def register_policy(name: str, path: os.PathLike[str] | str) -> BotLevel:
     """The policy of ``path`` (a saved ``.npz`` or a Python file) as the bot level ``bot:NAME`` (its
     n-th bot at a table: « Name n »)."""
     title = name[:1].upper() + name[1:]
-    return register(_level(name, path, dict.fromkeys(LANGS, f"{title} {{n}}")))
+    return register(_level(name, Path(path), dict.fromkeys(LANGS, f"{title} {{n}}")))
 
 
 def policy_level(argument: str) -> BotLevel:
@@ -124,10 +126,13 @@ def policy_level(argument: str) -> BotLevel:
 
 def _level(key: str, path: Path, names: dict[str, str]) -> BotLevel:
     """A saved policy (``.npz``, :mod:`.saved_policy`), which refuses a table other than the one it
-    learned, or a Python file that defines ``policy``."""
+    learned, or a Python file (``.py``) that defines ``policy``: no other file is run."""
+    suffix = path.suffix.lower()
+    if path.is_file() and suffix not in (".npz", ".py"):  # a folder or no file: said as the loaders say it
+        raise InvalidParameter(Message("envs.policy_seat.suffix", {"path": str(path)}))
     who = Message("envs.policy_seat.of_bot", {"name": key})
     about = {lang: tr(lang, "envs.policy_seat.about", file=path.name) for lang in LANGS}
-    if path.suffix.lower() == ".npz":
+    if suffix == ".npz":
         saved = load_saved_policy(path)
         make = lambda seed: PolicyPlayer(saved, who, saved.actions)  # noqa: E731
         return BotLevel(key, make, names, about, fits=saved.check, source=str(path.resolve()))

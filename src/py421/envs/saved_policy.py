@@ -29,6 +29,7 @@ which. Only numpy is needed.
 from __future__ import annotations
 
 import json
+import os
 import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -210,8 +211,9 @@ def save_network(
     np.savez_compressed(path, meta=_meta("network", rules, players, actions, extra), **arrays)
 
 
-def load_saved_policy(path: Path) -> SavedPolicy:
+def load_saved_policy(path: os.PathLike[str] | str) -> SavedPolicy:
     """The policy of a ``.npz`` file; refused, saying why, if it is not one py421 can play."""
+    path = Path(path)
     if path.is_dir():
         raise InvalidParameter(Message("envs.saved_policy.folder", {"path": str(path)}))
     if not path.is_file():

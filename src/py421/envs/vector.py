@@ -51,7 +51,7 @@ from ..sim.fast.policy import H_MISSING, KINDS, maxn_in_kernel, no_positions
 from ..solver.strategy import played, two_player_game
 from ..solver.tables import KEEP_INDEX, RESULTS
 from .observation import GYM_ACTIONS, NUM_ACTIONS, FloatArray, MaskArray, ObservationEncoder, action_name
-from .play import SKIPPED_GAMES, check_reward, make_rules, nothing_to_decide
+from .play import SKIPPED_GAMES, check_reward, make_rules, nothing_to_decide, offered_render_mode
 
 ActionSet = Literal["all", "gym"]
 ACTION_SETS: tuple[ActionSet, ...] = get_args(ActionSet)
@@ -132,19 +132,16 @@ VECTOR_RENDER_OFF = f"render() needs a render_mode ({' | '.join(VECTOR_RENDER_MO
 
 
 def _check_render_mode(mode: object) -> str | None:
-    if mode is None or mode in VECTOR_RENDER_MODES:
-        return mode
-    raise InvalidParameter(
-        Message("envs.vector.render_mode", {"value": repr(mode), "accepted": " | ".join(VECTOR_RENDER_MODES)})
-    )
+    """A mode of the vector env, or None after a warning, as the other environments take them."""
+    return offered_render_mode(mode, VECTOR_RENDER_MODES, stacklevel=4)
 
 
 def _check_bot(level: object) -> int:
     if isinstance(level, str) and level in KINDS:
         return KINDS[level]
-    raise InvalidPlayers(  # the compiled ones: a step plays every seat in the kernel
-        Message("envs.vector.bot", {"value": repr(level), "accepted": " | ".join(KINDS)})
-    )
+    # the compiled ones: a step plays every seat in the kernel
+    key = "envs.vector.bot" if isinstance(level, str) else "envs.vector.not_a_bot"
+    raise InvalidPlayers(Message(key, {"value": repr(level), "accepted": " | ".join(KINDS)}))
 
 
 class _OptimalTables:
@@ -452,7 +449,8 @@ class VectorGameEnv(gymnasium.vector.VectorEnv[FloatArray, IntArray, npt.NDArray
         self.render_mode = _check_render_mode(render_mode)
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
             raise InvalidPlayers(Message("envs.vector.seat", {"value": repr(seat), "last": n - 1}))
-        others = [opponents] * (n - 1) if isinstance(opponents, str) else list(opponents)
+        one = isinstance(opponents, str) or not isinstance(opponents, Sequence)  # a Player, a policy
+        others = [opponents] * (n - 1) if one else list(opponents)
         if len(others) != n - 1:
             raise InvalidPlayers(Message("envs.vector.opponents", {"others": n - 1, "got": len(others)}))
         bots = iter(_check_bot(level) for level in others)
