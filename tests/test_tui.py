@@ -8,13 +8,14 @@ so nothing depends on timing.
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from rich.console import Console
 from textual.pilot import Pilot
 
-from py421.core.actions import Stop
+from py421.core.actions import Stop, Throw
 from py421.core.chance import ScriptedDice
 from py421.core.dice import format_dice
 from py421.core.rules import Ruleset, preset_names
@@ -22,7 +23,7 @@ from py421.i18n import EN, FR
 from py421.play.session import Session, parse_seats
 from py421.tui import PlayApp
 from py421.tui.screens import EndScreen, HelpScreen
-from py421.tui.widgets import Die, turn_info
+from py421.tui.widgets import Die, players_table, status_lines, turn_info
 
 MAX_PAUSES = 5_000
 
@@ -148,19 +149,19 @@ async def test_keep_dice_with_keys_and_the_mouse() -> None:
 
 
 @pytest.mark.asyncio
-async def test_the_engines_reason_is_shown_in_the_players_language() -> None:
+async def test_a_refusal_is_shown_in_the_players_language() -> None:
     session = make_session(["You", "bot:heuristic"], preset="lyonnaise-21")
     app = PlayApp(session, lang="fr", bot_delay=0)
     async with app.run_test() as pilot:
         await wait_for_decision(pilot, session)
         await pilot.press("1", "2", "3", "t")
         await pilot.pause()
-        assert "garder les trois dés, c'est s'arrêter ; possible : s'arrêter" in app.error_text
+        assert app.error_text.startswith("garder les trois dés, c'est s'arrêter : relâchez un dé (1 2 3)")
         assert str(app.query_one("#message").render()).startswith("Refusé : ")
 
 
 @pytest.mark.asyncio
-async def test_an_illegal_choice_shows_the_engines_reason_and_changes_nothing() -> None:
+async def test_an_illegal_choice_shows_why_and_changes_nothing() -> None:
     session = make_session(["You", "bot:heuristic"], preset="lyonnaise-21")
     app = PlayApp(session, bot_delay=0)
     async with app.run_test() as pilot:
@@ -535,7 +536,9 @@ async def test_the_stop_key_and_its_button_say_one_word(lang: str) -> None:
     word = catalog["tui.keys.stop"]
     assert catalog["tui.btn.stop"].lower() == f"{word} (s)".lower()
     assert catalog["tui.help.key.stop"] == f"s {word}"
-    assert f"{'Enter' if lang == 'en' else 'Entrée'} {word}," in catalog["prompt.turn"]
+    # the line mode names the same word (« Enter stop, », a part of its own where stopping is a choice)
+    prompt = catalog["prompt.turn"] + catalog.get("prompt.stop", "")
+    assert f"{'Enter' if lang == 'en' else 'Entrée'} {word}," in prompt
     assert catalog["page.stop"].lower() == catalog["action.stop"].lower() == word.lower()
     session = make_session(["Ana", "bot:heuristic"], preset="classic-11")
     app = PlayApp(session, lang=lang, bot_delay=0)
@@ -544,3 +547,146 @@ async def test_the_stop_key_and_its_button_say_one_word(lang: str) -> None:
         await pilot.pause()
         text = screen_text(app)
         assert catalog["tui.btn.stop"] in text and f"s {word}" in text
+
+
+@pytest.mark.asyncio
+async def test_the_help_page_scrolls_from_the_keyboard_at_once() -> None:
+    """In 80 x 24 the page is taller than the terminal: the arrows, Page Down and End reach its end."""
+    session = make_session(["Ana", "bot:random"], preset="vache-41")
+    app = PlayApp(session, bot_delay=60)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("h")
+        page = app.screen
+        assert isinstance(page, HelpScreen)
+        close = EN["tui.help.close"]
+        await pilot.pause()
+        assert close not in screen_text(app)  # below the bottom at first
+        for keys, shown in [
+            (("down",), lambda text: EN["tui.help.title"].format(name="vache-41") not in text),
+            (("end",), lambda text: close in text and "Keys: " in text),
+            (("home",), lambda text: close not in text),
+            (("pagedown", "pagedown", "pagedown"), lambda text: close in text),
+        ]:
+            await pilot.press(*keys)
+            text = await wait_until(pilot, app, shown)
+            assert shown(text), (keys, text)
+        assert app.screen is page  # the keys scrolled the page, nothing else
+
+
+async def wait_until(pilot: Pilot[None], app: PlayApp, shown: Callable[[str], bool]) -> str:
+    """The screen once ``shown`` holds of it (bounded): a scroll is drawn a refresh or two later."""
+    text = screen_text(app)
+    for _ in range(200):
+        if shown(text):
+            break
+        await pilot.pause()
+        text = screen_text(app)
+    return text
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("lang", ["en", "fr"])
+async def test_keeping_all_three_dice_is_refused_in_the_games_keys(lang: str) -> None:
+    # lyonnaise-21: Ana throws 641 and marks all three dice, then throws (t) or declares « le bon » (b).
+    session = make_session(["Ana", "Bob"], preset="lyonnaise-21")
+    scripted(session, ["641"])
+    catalog = EN if lang == "en" else FR
+    app = PlayApp(session, lang=lang, bot_delay=0)
+    async with app.run_test() as pilot:
+        await pilot.press("t")
+        await pilot.pause()
+        steps = len(session.game.steps)
+        for key in ("t", "b"):
+            await pilot.press("1", "2", "3", key)
+            await pilot.pause()
+            shown = str(app.query_one("#message").render())
+            assert "accepted" not in shown and "possible" not in shown and "641" not in shown, shown
+            assert "(1 2 3)" in shown and "(s)" in shown, shown
+            assert shown == catalog["tui.illegal"].format(reason=catalog["tui.why.keep_all"])
+            assert len(session.game.steps) == steps
+            await pilot.press("1", "2", "3")  # released again
+
+
+@pytest.mark.asyncio
+async def test_keeping_all_three_when_behind_and_thrown_on_names_no_stop() -> None:
+    rules = Ruleset.preset("engranjeu-21").with_options(must_throw_on=True)
+    session = Session(rules, parse_seats(["Ana", "bot:heuristic"]), seed="coach")
+    app = PlayApp(session, bot_delay=0)
+    async with app.run_test() as pilot:
+        await wait_for_decision(pilot, session)
+        assert Stop() not in session.state.legal_actions()  # behind: thrown on
+        await pilot.press("1", "2", "3", "t")
+        await pilot.pause()
+        shown = str(app.query_one("#message").render())
+        assert "keeping all three dice is stopping" in shown and "(1 2 3)" in shown
+        assert "(s)" not in shown and "accepted" not in shown
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("lang", "said"), [("en", "not played in this turn"), ("fr", "ne se joue pas dans ce tour")]
+)
+async def test_le_bon_in_a_turn_of_one_throw_is_not_played(lang: str, said: str) -> None:
+    # classic-11: every turn of the charge is one throw, so « le bon » can never be declared in it.
+    session = make_session(["Ana", "bot:heuristic"])
+    app = PlayApp(session, lang=lang, bot_delay=60)
+    async with app.run_test(notifications=True) as pilot:
+        await pilot.pause()
+        assert session.human_to_throw() == 0 and session.state.round is not None
+        await pilot.press("b")
+        await pilot.pause()
+        note = app.refusals[-1]
+        assert said in note and "1" in note
+        assert (EN if lang == "en" else FR)["tui.why.bon.first"] != note
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("lang", "leads"), [("en", "Leads: "), ("fr", "Entame : ")])
+async def test_no_leader_is_shown_before_the_draw_decides_it(lang: str, leads: str) -> None:
+    session = make_session(["Ana", "Bob"], preset="tim", seed="stim")  # Bob wins the draw
+    app = PlayApp(session, lang=lang, bot_delay=0)
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        for _ in range(2):  # before the draw, then after Ana's draw throw
+            assert session.state.draw is not None
+            text = screen_text(app)
+            assert leads not in text and "★" not in text, text
+            await pilot.press("t")
+            await pilot.pause()
+        assert session.state.draw is None and session.state.leader == 1
+        assert f"{leads}Bob" in await wait_until(pilot, app, lambda text: f"{leads}Bob" in text)
+
+
+@pytest.mark.asyncio
+async def test_stopping_when_behind_and_thrown_on_says_why_in_the_games_keys() -> None:
+    rules = Ruleset.preset("engranjeu-21").with_options(must_throw_on=True)
+    session = Session(rules, parse_seats(["Ana", "bot:heuristic"]), seed="coach")
+    app = PlayApp(session, bot_delay=0)
+    async with app.run_test(notifications=True) as pilot:
+        await wait_for_decision(pilot, session)
+        legal = session.state.legal_actions()
+        assert Stop() not in legal  # behind: thrown on
+        bon = any(isinstance(a, Throw) and a.bon for a in legal)
+        steps = len(session.game.steps)
+        for press in (pilot.press("s"), pilot.click("#stop")):
+            await press
+            await pilot.pause()
+            shown = " ".join([*app.refusals[-1:], app.error_text])
+            assert "accepted" not in shown and "keep 6" not in shown, shown
+            assert "Ana" in shown and "(t)" in shown and ("(b)" in shown) is bon, shown
+            assert len(session.game.steps) == steps
+
+
+def test_no_leader_is_shown_while_a_draw_decides_the_decharges() -> None:
+    # kytionnaire: the décharge's leader is whoever throws worst in a draw
+    session = make_session(["bot:heuristic", "bot:random"], preset="kytionnaire", seed="leader")
+    while session.state.draw is None or session.state.draw.purpose != "decharge_leader":
+        assert not session.state.is_over, "no décharge came"
+        session.step()
+    state = session.state
+    assert not any(line.startswith("Leads") for line in status_lines(state, "en"))
+    assert all(row.mark != "★" for row in players_table(state, None, "en").rows)
+    while session.state.draw is not None:
+        session.step()
+    assert status_lines(session.state, "en")[1] == f"Leads: {session.state.players[session.state.leader]}"

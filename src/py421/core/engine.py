@@ -259,6 +259,11 @@ def deciding_seat(state: State) -> int | None:
     return None
 
 
+# « le bon » is said after a throw, of a next one that is not the last allowed: a turn allowing fewer
+# throws never has it
+BON_FEWEST_THROWS = 3
+
+
 def throws_allowed(state: State) -> int:
     """The most throws the current player may use in this turn."""
     r = state.round
@@ -431,7 +436,7 @@ def apply_turn(state: State, turn: ReportedTurn) -> State:
     if turn.bon and not (rules.le_bon and 2 <= turn.throws < allowed):
         if not rules.le_bon:
             raise IllegalAction(_refusal("reason.no_bon"))
-        if allowed < 3:  # said before a throw that ends the turn before its last one allowed
+        if allowed < BON_FEWEST_THROWS:
             raise IllegalAction(_refusal("bon_few", who=name, allowed=allowed))
         raise IllegalAction(
             _refusal("bon_two" if allowed == 3 else "bon_before", most=allowed - 1, who=name, n=turn.throws)

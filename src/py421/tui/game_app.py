@@ -29,7 +29,8 @@ from textual.timer import Timer
 from textual.widgets import Button, RichLog, Static
 
 from ..core.actions import Action, ChooseStake, Stop, Throw
-from ..core.dice import format_dice
+from ..core.dice import DICE_PER_THROW, format_dice
+from ..core.engine import BON_FEWEST_THROWS, throws_allowed
 from ..core.errors import Py421Error
 from ..core.events import (
     DebtOwed,
@@ -328,6 +329,13 @@ class PlayApp(App[None]):
         seat = session.human_to_move()
         if seat is None:
             return
+        if isinstance(action, Throw) and len(action.keep) >= DICE_PER_THROW:
+            # the engine would list its typed choices (« keep 6 … bon 51 »): say it in this game's keys
+            if Stop() in session.state.legal_actions():
+                self._show_error(ui(self.lang, "why.keep_all"))
+            else:
+                self._show_error(ui(self.lang, "why.keep_all.on", who=session.state.players[seat]))
+            return
         try:
             session.act(action)
         except Py421Error as exc:
@@ -435,8 +443,14 @@ class PlayApp(App[None]):
         if staking:
             return ui(lang, "why.choose_stake")
         if self._deciding_dice() is not None:
-            if action == "bon" and not any(isinstance(a, Throw) and a.bon for a in state.legal_actions()):
-                return ui(lang, "why.bon.last")
+            legal = state.legal_actions()
+            bon = any(isinstance(a, Throw) and a.bon for a in legal)
+            if action == "bon" and not bon:
+                return self._bon_turn() or ui(lang, "why.bon.last")
+            if action == "stop" and Stop() not in legal:  # behind, where who is behind throws on
+                seat = session.human_to_move()
+                who = state.players[seat] if seat is not None else ""
+                return ui(lang, "why.stop.behind_bon" if bon else "why.stop.behind", who=who)
             return None
         request = state.chance
         if session.human_to_throw() is not None and request is not None:
@@ -446,12 +460,19 @@ class PlayApp(App[None]):
                 return ui(lang, "why.coup_sec")
             if request.purpose != "turn":
                 return ui(lang, "why.draw")
+            if action == "bon":
+                return self._bon_turn() or ui(lang, "why.bon.first")
             return ui(lang, "why.keep.first" if action == "toggle_die" else f"why.{action}.first")
         # nobody at this keyboard acts now
         if action == "toggle_die" and self._last_throw is not None and not self._current_dice_shown(state):
             return ui(lang, "why.turn_over", who=state.players[self._last_throw[0]])
         seat = request.seat if request is not None else state.to_move
         return ui(lang, "why.wait", who=state.players[seat] if seat is not None else "")
+
+    def _bon_turn(self) -> str | None:
+        """Why « le bon » can never be declared in this turn (too few throws allowed), or None."""
+        allowed = throws_allowed(self.session.state)
+        return ui(self.lang, "why.bon.turn", allowed=allowed) if allowed < BON_FEWEST_THROWS else None
 
     def _refuse(self, reason: str) -> None:
         """Say why a key did nothing; one note per reason at a time, however often it is pressed."""
@@ -486,6 +507,10 @@ class PlayApp(App[None]):
 
     def action_stop(self) -> None:
         if self._deciding_dice() is not None:
+            reason = self._refusal("stop")  # the key is refused before it gets here; the button is not
+            if reason is not None:
+                self._refuse(reason)
+                return
             self._decide(Stop())
 
     def action_bon(self) -> None:

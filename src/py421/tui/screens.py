@@ -93,6 +93,9 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll():
             yield Static(self.text, markup=False, id="help-text")
 
+    def on_mount(self) -> None:
+        self.query_one(VerticalScroll).focus()  # the arrows, Page Up / Down, Home and End scroll it at once
+
     def action_close(self) -> None:
         self.dismiss(None)
 

@@ -244,14 +244,20 @@ class PlayersTable:
         return table
 
 
+def leader_known(state: State) -> bool:
+    """Whether the game has a leader to show: not while a draw (for the first player, or the
+    décharge's leader) is deciding who it is, nor once the game is over."""
+    return not state.is_over and state.draw is None
+
+
 def players_table(state: State, acting: int | None, lang: str) -> PlayersTable:
-    """Players, tokens, manches lost and this round's results; the acting seat marked ▶."""
+    """Players, tokens, manches lost and this round's results; the acting seat marked ▶, the leader ★."""
     headers = (ui(lang, "col.player"), ui(lang, "col.tokens"), ui(lang, "col.lost"), ui(lang, "col.round"))
     rows: list[PlayerRow] = []
     r = state.round
     done = {t.seat: t for t in r.done} if r is not None else {}
     for seat, name in enumerate(state.players):
-        mark = "▶" if seat == acting else ("★" if seat == state.leader and not state.is_over else " ")
+        mark = "▶" if seat == acting else ("★" if seat == state.leader and leader_known(state) else " ")
         tokens = str(state.tokens[seat])
         if state.debts[seat]:
             tokens += " " + ui(lang, "debt", n=state.debts[seat])
@@ -318,7 +324,7 @@ def status_lines(state: State, lang: str) -> list[str]:
         manche = ui(lang, "manche.of", n=state.manche, of=rules.manches)
     phase = ui(lang, f"phase.{state.phase.value}")
     lines = [f"{manche} · {phase} · {ui(lang, 'pot', n=state.pot)}"]
-    if not state.is_over:
+    if leader_known(state):
         lines.append(ui(lang, "leads", who=state.players[state.leader]))
     r = state.round
     if r is not None and rules.accumulated_stakes and state.phase is Phase.CHARGE:
