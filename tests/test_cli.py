@@ -828,3 +828,10 @@ def test_a_result_names_the_settings_it_was_computed_under(command: tuple[str, .
     assert (data["rules"], data["options"]) == ("classic-11", {"pot": 3, "le_bon": False}), data
     plain = report()
     assert (plain["rules"], plain["options"]) == ("classic-11", {}), plain
+
+
+@pytest.mark.parametrize("command", ["simulate", "ladder"])
+def test_the_help_of_the_commands_that_seat_bots_names_a_trained_policys_file(command: str) -> None:
+    for lang in ("en", "fr"):
+        helped = run_cli(command, "--help", "--lang", lang)
+        assert "bot:policy:" in " ".join(helped.output.split()), helped.output
