@@ -344,3 +344,15 @@ def test_analyze_spelled_the_american_way_is_analyse(tmp_path):
     assert analysed.exit_code == 0, analysed.output
     assert analysed.stdout == run("history", "1", "--analyse").stdout
     assert "--analyze" not in run("history", "--help").output
+
+
+def test_a_record_whose_table_cannot_be_seated_is_refused_as_a_record_before_any_solve(tmp_path):
+    """One player was refused by the round solver (« a game of 1 players cannot be analysed »), after
+    solving began: the record is what is wrong, and it is said first."""
+    data = scripted(CLASSIC, ["Ana", "Bob"], BLUNDER).record().to_dict()
+    data["players"] = ["Ana"]
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    said = refused("analyse", str(path))
+    assert "the record's table cannot be seated: classic-11 is played by 2 or more players, not 1" in said
+    assert "solver" not in said

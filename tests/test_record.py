@@ -144,3 +144,14 @@ def test_le_bon_in_a_reported_turn_follows_the_rules():
         game.report_turn("555/1 bon")
     game.report_turn("555/2 bon")
     assert game.steps[-1].text == "555/2 bon"
+
+
+def test_a_final_field_the_record_lacks_is_said_missing_not_none():
+    """« kind: recorded None » showed Python's word for a field the file did not hold."""
+    data = json.loads(finished_game().record().to_json())
+    kind = data["final"].pop("kind")
+    with pytest.raises(InvalidRecord) as refused:
+        Record.from_dict(data).replay()
+    said = str(refused.value)
+    assert f"kind: not recorded, replayed {kind!r}" in said, said
+    assert "None" not in said

@@ -32,6 +32,7 @@ def show_analysis(game: Record, lang: str, *, bots: bool = False, as_json: bool 
     from ..analysis import analysis_text
 
     players = len(game.players)
+    game.replay_game()  # a record that does not replay is said so before any solve, not after
     method = _solve(game.rules, players, lang)
     if method == "rounds":  # each round is solved as the game reaches it
         with status(tr(lang, "cli.solving.rounds")):

@@ -187,13 +187,12 @@ class Record:
                     k for k in sorted(set(got) | set(self.expected)) if got.get(k) != self.expected.get(k)
                 ]
                 details = tuple(
-                    Message(
-                        "record.difference",
+                    Message(  # a field the file does not hold is said so, not as Python's None
+                        "record.difference" if k in self.expected else "record.difference.missing",
                         {"field": k, "recorded": repr(self.expected.get(k)), "replayed": repr(got.get(k))},
                     )
                     for k in diff
                 )
-                "; ".join(str(d) for d in details)
                 raise InvalidRecord(Message("record.final", {"details": details}))
         return game
 

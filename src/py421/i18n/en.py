@@ -703,6 +703,7 @@ MESSAGES: dict[str, str] = {
     "record.final_type": "'final' must be an object",
     "record.meta_type": "'meta' must be an object",
     "record.difference": "{field}: recorded {recorded}, replayed {replayed}",
+    "record.difference.missing": "{field}: not recorded, replayed {replayed}",
     "record.wrong_seat": "step {i} ({kind} {text}) is by seat {seat}, but it is {who}'s step",
     "record.no_step_due": "step {i} ({kind} {text}) is by seat {seat}, but no step is due",
     "record.step_shape": 'step {i} must be {{"seat": N, "dice": "421"}}, {{"seat": N, "action": "keep 42"}} or {{"seat": N, "turn": "421/2"}}, not {got}',

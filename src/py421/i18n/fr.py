@@ -745,6 +745,7 @@ MESSAGES: dict[str, str] = {
     "record.first_seat_type": 'la première place de l\'enregistrement ("first_seat") doit être un numéro de place',
     "record.final_type": 'la fin de l\'enregistrement ("final") doit être un objet',
     "record.difference": "{field} : enregistré {recorded}, rejoué {replayed}",
+    "record.difference.missing": "{field} : pas enregistré, rejoué {replayed}",
     "record.meta_type": 'les informations de l\'enregistrement ("meta") doivent être un objet',
     "record.wrong_seat": "l'étape {i} ({kind} {text}) est de la place {seat}, mais c'est à {who} de jouer cette étape",
     "record.no_step_due": "l'étape {i} ({kind} {text}) est de la place {seat}, mais aucune étape n'est attendue",
