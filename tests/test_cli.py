@@ -835,3 +835,12 @@ def test_the_help_of_the_commands_that_seat_bots_names_a_trained_policys_file(co
     for lang in ("en", "fr"):
         helped = run_cli(command, "--help", "--lang", lang)
         assert "bot:policy:" in " ".join(helped.output.split()), helped.output
+
+
+def test_stats_count_a_bot_once_whatever_language_its_games_were_played_in():
+    """« Heuristic 1 » and « Heuristique 1 » were two rows of 421 stats: one bot, named per game."""
+    for seed, lang in (("5", "en"), ("6", "fr")):
+        run_cli("play", "--players", "Ana,bot:heuristic", "--seed", seed, "--lang", lang, input="\n" * 2000)
+    for lang, name in (("en", "Heuristic 1"), ("fr", "Heuristique 1")):
+        rows = json.loads(run_cli("stats", "--json", "--lang", lang).output)["players"]
+        assert sorted((row["name"], row["games"]) for row in rows) == [("Ana", 2), (name, 2)], rows

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 from click.core import ParameterSource
@@ -352,7 +352,7 @@ def _ask_fresh(prompt: str) -> str | None:
 def stats(as_json: bool, lang: str) -> None:
     from ..history import History
 
-    rows = History(read_only=True).stats()  # reading needs no writing
+    rows = _bots_merged(History(read_only=True).stats(), lang)  # reading needs no writing
     if as_json:
         click.echo(json.dumps({"players": rows}, ensure_ascii=False, indent=2))
         return
@@ -365,6 +365,21 @@ def stats(as_json: bool, lang: str) -> None:
     for r in rows:
         cells = (r["games"], r["losses"], r["rounds_lost"], r["throws_421"], r["nenettes"])
         click.echo(f"{r['name']:<20}" + "".join(f"{c:>13}" for c in (*cells, r["tokens_taken"])))
+
+
+def _bots_merged(rows: list[dict[str, Any]], lang: str) -> list[dict[str, Any]]:
+    """The history's rows with each bot named in ``lang``: a bot's games made in either language
+    are one row (« Heuristic 1 » and « Heuristique 1 »), most games first."""
+    from ..players.registry import bot_name_in
+
+    merged: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        name = bot_name_in(row["name"], lang)
+        into = merged.setdefault(name, dict.fromkeys(row, 0) | {"name": name})
+        for key, value in row.items():
+            if key != "name":
+                into[key] += value or 0
+    return sorted(merged.values(), key=lambda row: (-row["games"], row["name"]))
 
 
 @click.command(cls=Command)

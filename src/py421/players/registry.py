@@ -220,6 +220,22 @@ def bot_name(key: str, n: int, lang: str = "en") -> str:
     return bot_level(key).name(n, lang)
 
 
+def bot_name_in(name: str, lang: str) -> str:
+    """A bot's name said in ``lang``, whatever language its game was made in; any other name as it is.
+
+    >>> bot_name_in("Heuristique 1", "en"), bot_name_in("random 2", "fr"), bot_name_in("Ana", "fr")
+    ('Heuristic 1', 'Aléatoire 2', 'Ana')
+    """
+    plain = unicodedata.normalize("NFKC", name).strip()
+    for level in _LEVELS.values():
+        for said in LANGS:
+            pattern = re.escape(level.names[said]).replace(re.escape("{n}"), "([0-9]+)")
+            found = re.fullmatch(pattern, plain, re.IGNORECASE)
+            if found and found.groups():
+                return level.name(int(found[1]), lang)
+    return name
+
+
 def is_bot_name(name: str) -> bool:
     """Whether a name is the kind given to bots (kept for them, in any language and case).
 
