@@ -208,3 +208,22 @@ def test_the_page_words_a_games_end_as_the_terminal_does_in_both_languages() -> 
             line[0].lower() + line[1:] for line in terminal
         ]
     assert "Bob, Éloïse ; Zoé" in said["fr"][1]
+
+
+def test_dates_are_written_as_the_browser_writes_them_in_the_pages_language() -> None:
+    """A British reader's English page wrote 2 December as 12/2/2026; a date follows the browser's
+    own locale where it speaks the page's language, and the page's language elsewhere."""
+    script = (
+        "globalThis.navigator.languages = ['fr-CA', 'en-GB', 'not a tag'];"
+        "const day = new Date(Date.UTC(2026, 11, 2, 12));"
+        "const written = () => [i18n.locale(), day.toLocaleDateString(i18n.locale(), { timeZone: 'UTC' })];"
+        "const fr = written(); i18n.switchLang(); const en = written();"
+        "globalThis.navigator.languages = ['de-DE']; const other = written();"
+        "console.log(JSON.stringify({ fr, en, other }));"
+    )
+    said = json.loads(run_with_i18n(script).stdout)
+    assert said == {
+        "fr": ["fr-CA", "2026-12-02"],
+        "en": ["en-GB", "02/12/2026"],
+        "other": ["en", "12/2/2026"],
+    }

@@ -6,7 +6,7 @@
 import { NAME_MAX, botLevels, createTable, importRecord, leaderboard, nameProblem, presets as loadPresets, refusal } from "./api.js";
 import { leaderboardTable } from "./board.js";
 import { app, fill, h, showError } from "./dom.js";
-import { lang, t } from "./i18n.js";
+import { locale, t } from "./i18n.js";
 import { keptTables } from "./store.js";
 import { navigate } from "./router.js";
 import { lastName, rememberName } from "./saved.js";
@@ -181,7 +181,7 @@ export function keptSection() {
         { class: "compact-list kept-list" },
         latest.map((k) => {
           const state = k.mode === "replay" ? "here.replayed" : k.record.final?.phase === "over" ? "here.finished" : "here.in_play";
-          const when = k.kept_at ? new Date(k.kept_at).toLocaleString(lang, { dateStyle: "short", timeStyle: "short" }) : "";
+          const when = k.kept_at ? new Date(k.kept_at).toLocaleString(locale(), { dateStyle: "short", timeStyle: "short" }) : "";
           return h(
             "li",
             {},

@@ -41,6 +41,23 @@ export function switchLang() {
 }
 
 /**
+ * Where dates are written: the browser's own locale where it speaks the page's language (en-GB,
+ * fr-CA), so a date reads as its reader writes it; else the page's language.
+ * @returns {string}
+ */
+export function locale() {
+  const asked = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language || ""];
+  const fits = (/** @type {string} */ tag) => {
+    try {
+      return tag.toLowerCase().split("-")[0] === lang && Intl.DateTimeFormat.supportedLocalesOf(tag).length > 0;
+    } catch {
+      return false; // a tag the browser cannot read
+    }
+  };
+  return asked.find(fits) || lang;
+}
+
+/**
  * Whether the page has words of its own for `key`.
  * @param {string} key
  */

@@ -7,7 +7,7 @@ import { NAME_MAX, botLevels, createTable, estimateTable, finishedGames, leaderb
 import { app, fill, h, setText, show, showError } from "./dom.js";
 import { leaderboardTable } from "./board.js";
 import { herePromo, keptSection } from "./here.js";
-import { lang, t } from "./i18n.js";
+import { locale, t } from "./i18n.js";
 import { navigate } from "./router.js";
 import { lastName, rememberName, saveSeat } from "./saved.js";
 import { botOption, presetOf, presetSelect, presetSummary, seatList, settingsInput, splitSettings } from "./seats.js";
@@ -294,7 +294,7 @@ function gamesList(rows) {
             : null,
         Number.isNaN(date.getTime())
           ? null
-          : h("span", { class: "muted small", text: ` · ${date.toLocaleDateString(lang)}` }),
+          : h("span", { class: "muted small", text: ` · ${date.toLocaleDateString(locale())}` }),
       );
     }),
   );
