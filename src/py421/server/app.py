@@ -1,8 +1,8 @@
 """The table server: its parts put together, the pages and files it serves, and how it refuses.
 
 The routes are :mod:`.routes`; every change is made by :class:`py421.server.hub.Hub`.
-Every refusal, whatever went wrong, has the body ``{"detail": {"error", "message"}}`` (and ``"lang"``, the
-message's language, where it may be French).
+Every refusal, whatever went wrong, has the body ``{"detail": {"error", "message", "lang"}}`` (``lang``:
+the message's language).
 """
 
 from __future__ import annotations
@@ -253,7 +253,7 @@ class BodyLimit:
         body = (
             b'{"detail":{"error":"too_large","message":"a request body is at most '
             + str(self.most).encode()
-            + b' bytes"}}'
+            + b' bytes","lang":"en"}}'
         )
         headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
         await send({"type": "http.response.start", "status": 413, "headers": headers})
@@ -295,5 +295,9 @@ class AnswerFailures:
         except Exception:
             log.exception("request %s %r failed", scope["method"], scope["path"])
             if not answer.started:  # else the answer is on its way, and can only be cut short
-                body = {"error": "internal", "message": "the server failed on this request; it is logged"}
+                body = {
+                    "error": "internal",
+                    "message": "the server failed on this request; it is logged",
+                    "lang": "en",
+                }
                 await JSONResponse({"detail": body}, status_code=500)(scope, receive, send)

@@ -88,7 +88,7 @@ class Origins:
 def _error(status: int, error: str, message: str) -> tuple[Message, Message]:
     import json
 
-    body = json.dumps({"detail": {"error": error, "message": message}}).encode()
+    body = json.dumps({"detail": {"error": error, "message": message, "lang": "en"}}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     start: Message = {"type": "http.response.start", "status": status, "headers": headers}
     return start, {"type": "http.response.body", "body": body}

@@ -53,7 +53,9 @@ class Doorman:
         self.open: dict[str, int] = {}
         self._keys: dict[asyncio.BaseTransport, str] = {}
         message = f"at most {most} connections from one address; close some tabs, or try again in a moment"
-        body = b'{"detail":{"error":"too_many_connections","message":"' + message.encode() + b'"}}'
+        body = (
+            b'{"detail":{"error":"too_many_connections","message":"' + message.encode() + b'","lang":"en"}}'
+        )
         self.refusal = _fixed_answer(b"503 Service Unavailable", body, b"retry-after: 10\r\n")
 
     def admit(self, transport: asyncio.BaseTransport) -> bool:
@@ -86,11 +88,12 @@ HEAD_BYTES = 65_536  # a request's line and headers, at most (a browser sends a 
 REFUSED_SECONDS = 2.0  # a connection over the cap, to send the head of its request
 _TOO_SLOW = _fixed_answer(
     b"408 Request Timeout",
-    b'{"detail":{"error":"malformed","message":"the request did not arrive whole in time"}}',
+    b'{"detail":{"error":"malformed","message":"the request did not arrive whole in time","lang":"en"}}',
 )
 _TOO_LARGE = _fixed_answer(
     b"431 Request Header Fields Too Large",
-    b'{"detail":{"error":"too_large","message":"a request\'s line and headers are at most 64 KB"}}',
+    b'{"detail":{"error":"too_large","message":"a request\'s line and headers are at most 64 KB",'
+    b'"lang":"en"}}',
 )
 
 
