@@ -195,7 +195,9 @@ class Health(Strict):
     """`GET /healthz`: for a load balancer or a supervisor."""
 
     ok: bool
-    process: str = Field(description="this process's name: host, pid and a random part")
+    process: str = Field(
+        description="this process's name: host, pid and a random part on PostgreSQL; `solo` on SQLite"
+    )
     tables: int = Field(description="tables in this process's memory")
     owned: int = Field(description="tables this process owns (plays, throws for, times)")
 
