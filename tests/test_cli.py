@@ -293,7 +293,7 @@ def test_a_game_saved_or_recorded_with_a_longer_name_before_still_resumes_and_re
 
 def test_input_that_ends_early_is_said_in_french():
     ended = run_cli("play", "--players", "Alice,bot:random", "--seed", "7", "--lang", "fr", input="")
-    assert "l'entrée s'est terminée avant la fin de la partie ; elle est sauvegardée" in ended.output
+    assert "l'entrée s'est terminée avant la fin de la partie ; la partie est sauvegardée" in ended.output
 
 
 def test_plain_play_stops_cleanly_when_input_ends_and_resumes():

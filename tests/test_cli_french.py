@@ -156,4 +156,15 @@ def test_a_whole_category_above_another_agrees_in_french() -> None:
     said = CliRunner().invoke(main, ["compare", "611", "666", "--lang", "fr"]).output.replace("\u00a0", " ")
     assert "avec ces règles, n'importe quelle paire d'as (x11) bat n'importe quel brelan\n" in said
     said = CliRunner().invoke(main, ["compare", "421", "111", "--lang", "fr"]).output.replace("\u00a0", " ")
-    assert "avec ces règles, n'importe quel 421 bat le brelan d'as (111)\n" in said
+    assert "avec ces règles, le 421 bat le brelan d'as (111)\n" in said
+
+
+def test_an_ace_that_counts_highest_is_shown_as_its_face_in_both_languages():
+    """« ace contre 6 »: an English word in the French sentence."""
+    for lang, said in (("fr", "1 contre 6 (l'as compte"), ("en", "1 against 6 (the ace counts")):
+        output = (
+            CliRunner()
+            .invoke(main, ["compare", "651", "653", "--rules", "comptoir-21", "--lang", lang])
+            .output
+        )
+        assert said in output.replace("\u00a0", " ") and "ace contre" not in output, output

@@ -338,7 +338,7 @@ DEBTS_EN = (
 )
 DEBTS_FR = (
     "ce que chaque joueur doit à la manche suivante, vous d'abord puis dans le sens des aiguilles d'une "
-    "montre, séparé par des virgules, comme 0,0,14"
+    "montre, séparés par des virgules, comme 0,0,14"
 )
 
 
@@ -595,13 +595,13 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
             [*GAME_3, "--rules", "engranjeu-21", "--before", "653/2,221/2", "--limit", "1"],
             "the leader's result took as many throws as the limit, 1 (--limit), and no later result "
             "took more",
-            "le résultat du meneur a pris autant de lancers que la limite, 1 (--limit), et aucun "
+            "le résultat de celui qui entame a pris autant de lancers que la limite, 1 (--limit), et aucun "
             "résultat suivant n'en a pris plus",
         ),
         (
             [*GAME_3, "--rules", "engranjeu-21", "--before", "653/1,221/3", "--limit", "1"],
             "221 took 3 throws, more than the limit the leader's result set (1): no later result takes more",
-            "221 a pris 3 lancers, plus que la limite fixée par le résultat du meneur (1) : aucun résultat "
+            "221 a pris 3 lancers, plus que la limite fixée par le résultat de celui qui entame (1) : aucun résultat "
             "suivant n'en prend plus",
         ),
         (

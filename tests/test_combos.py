@@ -156,8 +156,8 @@ def test_compare_calls_nenette_the_weakest_only_where_it_is(preset):
     [
         ("en", "421", "111", "any 421 beats any triple ace in this ruleset"),
         ("en", "654", "221", "any suite beats any nénette in this ruleset (nénette is the weakest result)"),
-        ("fr", "421", "111", "avec ces règles, n'importe quel 421 bat le brelan d'as (111)"),
-        ("fr", "654", "221", "avec ces règles, n'importe quelle suite bat n'importe quelle nénette"),
+        ("fr", "421", "111", "avec ces règles, le 421 bat le brelan d'as (111)"),
+        ("fr", "654", "221", "avec ces règles, n'importe quelle suite bat la nénette"),
     ],
 )
 def test_a_whole_category_above_another_is_said_plainly(lang, first, second, said):

@@ -40,10 +40,11 @@ def test_every_message_has_every_language(lang: str) -> None:
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_language_fills_the_same_fields(lang: str) -> None:
     """The same fields in every language; click's words may leave out one click fills in English
-    (a type's name: "Path 'x' is a directory" is « 'x' est un dossier »)."""
+    (a type's name: "Path 'x' is a directory" is « 'x' est un dossier »), and a plural mark ``{s}``
+    is each language's own (« relancer 1 dé », "throw 1")."""
 
     def differs(key: str) -> bool:
-        ours, theirs = fields_of(EN[key]), fields_of(CATALOGS[lang][key])
+        ours, theirs = fields_of(EN[key]) - {"s"}, fields_of(CATALOGS[lang][key]) - {"s"}
         return not theirs <= ours if key.startswith("click.") else theirs != ours
 
     differ = {
@@ -236,3 +237,38 @@ def test_a_message_whose_key_no_catalog_holds_fails_the_test_that_meets_it() -> 
     """tests/conftest.py checks every message the suite makes: its key is in both catalogs."""
     with pytest.raises(AssertionError, match="no catalog words"):
         Message("ruleset.no_such_key", {"text": "'x'"})
+
+
+FRENCH_AS_SPOKEN = [  # (key, fields, what a French reader expects to read)
+    ("input_ended", {}, "; la partie est sauvegardée : 421 play --resume"),
+    ("debt_paid", {"who": "Ana", "n": 1}, "Ana prend d'abord dans le nouveau pot ce qui était dû : 1"),
+    ("cli.list.debts", {"example": "0,2"}, "séparés par des virgules"),
+    ("category.any.421", {}, "le 421"),
+    ("category.any.nenette", {}, "la nénette"),
+    ("category.111", {}, "brelan d'as"),
+    ("sk.hint.optimal", {"who": "Ana", "p": "66,7 %"}, "Ana ne perd pas le tour dans 66,7 % des cas"),
+    ("cli.help.odds", {}, "La probabilité de battre CIBLE"),
+    ("cli.help.duel", {}, "résolu : les chances du premier joueur."),
+    ("cli.opt.solve.players", {}, "; de trois à cinq :"),
+    ("cli.analyse.bots_hint", {}, "Ajoutez --bots pour analyser aussi les décisions des bots."),
+    ("cli.opt.history.limit", {}, "Nombre de parties récentes à lister."),
+    ("leader.manche_loser", {}, "a perdu la manche précédente"),
+    ("leader.round_loser", {}, "a perdu le tour précédent"),
+    ("cli.ladder.title", {"rules": "tim", "games": "10", "seed": 0}, "classement avec tim"),
+    ("page.online", {}, "présent"),
+    ("solver.game.throws_limit", {"limit": 2}, "le résultat de celui qui entame"),
+    ("page.an.with_bots", {}, "les décisions des robots"),
+    ("cli.verify.fair", {"n": 3}, "dés équitables"),
+    ("cli.advise.keep", {"kept": "64", "n": 1}, "garder 64, relancer 1 dé"),
+    ("cli.advise.keep", {"kept": "6", "n": 2}, "garder 6, relancer 2 dés"),
+    ("page.error.bad_name", {}, "« Heuristique 1 »"),
+    ("prompt.help.bon", {"said": "bon 42"}, "annonce « le bon »"),
+]
+
+
+@pytest.mark.parametrize(("key", "fields", "expected"), FRENCH_AS_SPOKEN)
+def test_the_french_reads_as_a_french_player_says_it(
+    key: str, fields: dict[str, object], expected: str
+) -> None:
+    said = tr("fr", key, **fields)
+    assert expected in said, said

@@ -175,7 +175,7 @@ def test_a_hint_in_french_is_whole_and_writes_its_numbers_the_french_way():
     )
     assert "limite des autres" not in said
     assert "pour ne pas perdre, battre 421 : 0,0 % en un lancer\n" in said
-    assert "A n'en est pas le perdant 50,0 % du temps" in said
+    assert "A ne perd pas le tour dans 50,0 % des cas" in said
 
 
 def test_the_leaders_hint_speaks_of_a_limit_only_where_there_is_one():

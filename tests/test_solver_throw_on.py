@@ -202,7 +202,7 @@ def test_advise_values_le_bon_and_no_stop_where_the_player_must_throw_on():
     ahead = CliRunner().invoke(main, [*args, "--before", "221/3", "--json"])
     assert any(o["stop"] for o in json.loads(ahead.output)["options"])
     french = CliRunner().invoke(main, [*args, "--before", "421/3", "--lang", "fr"])
-    assert "dire « le bon », garder 42, relancer 1 : le dernier lancer" in french.output
+    assert "dire « le bon », garder 42, relancer 1 dé : le dernier lancer" in french.output
 
 
 # three players of it, solved once for the tests that ask (a second to solve; a pot of 9 took twenty)

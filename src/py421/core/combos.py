@@ -250,4 +250,4 @@ def _face(r: Result, i: int, ace_high: bool) -> int:
 
 def _show(r: Result, i: int, ace_high: bool) -> str:
     face = _face(r, i, ace_high)
-    return "ace" if face == 7 else str(face)
+    return "1" if face == 7 else str(face)  # the ace, counted above the 6: shown as its face
