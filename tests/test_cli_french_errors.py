@@ -601,8 +601,8 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
         (
             [*GAME_3, "--rules", "engranjeu-21", "--before", "653/1,221/3", "--limit", "1"],
             "221 took 3 throws, more than the limit the leader's result set (1): no later result takes more",
-            "221 a pris 3 lancers, plus que la limite fixée par le résultat de celui qui entame (1) : aucun résultat "
-            "suivant n'en prend plus",
+            "221 a pris 3 lancers, plus que la limite fixée par le résultat de celui qui entame (1) : "
+            "aucun résultat suivant n'en prend plus",
         ),
         (
             [*GAME, "--players", "4", "--rules", "engranjeu-21"],
