@@ -844,3 +844,13 @@ def test_stats_count_a_bot_once_whatever_language_its_games_were_played_in():
     for lang, name in (("en", "Heuristic 1"), ("fr", "Heuristique 1")):
         rows = json.loads(run_cli("stats", "--json", "--lang", lang).output)["players"]
         assert sorted((row["name"], row["games"]) for row in rows) == [("Ana", 2), (name, 2)], rows
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_a_simulation_of_two_names_the_other_player_not_the_others(lang: str) -> None:
+    output = run_cli(
+        "simulate", "--games", "200", "--players", "bot:heuristic,bot:random", "--lang", lang
+    ).output
+    first = next(line for line in output.splitlines() if "advantage" in line or "avantage" in line)
+    assert ("the other " if lang == "en" else "l'autre ") in first and "the others" not in first, first
+    assert "les autres" not in first, first

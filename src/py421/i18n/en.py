@@ -287,6 +287,7 @@ MESSAGES: dict[str, str] = {
     "sim.shared": "  shared losses: {n} game{s} (each sharer counts a loss)",
     "sim.grand_perdant": "  « grand perdant » (lost every manche): {n} game{s}",
     "sim.first": "  first round's leader lost {first}, the others {others}: advantage {points} points",
+    "sim.first.two": "  first round's leader lost {first}, the other {others}: advantage {points} points",
     "sim.length.rounds": "  rounds per game: mean {mean}, median {median}, 90 % within {p90}, most {most}",
     "sim.length.throws": "  throws per game: mean {mean}, median {median}, 90 % within {p90}, most {most}",
     "sim.tokens": "  tokens per game (taken from the pot / given / received in the décharge):",

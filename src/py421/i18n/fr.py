@@ -279,6 +279,7 @@ MESSAGES: dict[str, str] = {
     "sim.shared": "  pertes partagées : {n} partie{s} (chaque perdant compte une perte)",
     "sim.grand_perdant": "  « grand perdant » (toutes les manches perdues) : {n} partie{s}",
     "sim.first": "  celui qui entame le premier tour perd {first}, les autres {others} : avantage de {points} points",
+    "sim.first.two": "  celui qui entame le premier tour perd {first}, l'autre {others} : avantage de {points} points",
     "sim.length.rounds": "  tours par partie : moyenne {mean}, médiane {median}, 90 % en {p90} au plus, maximum {most}",
     "sim.length.throws": "  lancers par partie : moyenne {mean}, médiane {median}, 90 % en {p90} au plus, maximum {most}",
     "sim.tokens": "  jetons par partie (pris au pot / donnés / reçus à la décharge) :",

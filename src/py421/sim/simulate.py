@@ -475,7 +475,7 @@ def summary_text(data: dict[str, Any], lang: str = "en") -> str:
     lines.append(
         tr(
             lang,
-            "sim.first",
+            "sim.first.two" if len(data["players"]) == 2 else "sim.first",
             first=n(first["loss_rate"], ".3%"),
             others=n(first["others_loss_rate"], ".3%"),
             points=n(first["advantage"] * 100, "+.2f"),
