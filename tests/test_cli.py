@@ -462,15 +462,15 @@ def test_table_resume_refuses_other_players():
 
 def test_several_losers_are_plural_in_french():
     shared = run_cli("play", "--players", "bot:random,bot:random", "--seed", "1", "--lang", "fr")
-    assert "fin de la partie : Aléatoire 1, Aléatoire 2 perdent" in shared.output
+    assert "fin de la partie : Aléatoire 1 et Aléatoire 2 perdent" in shared.output
     one = run_cli("play", "--players", "bot:random,bot:random", "--seed", "3", "--lang", "fr")
     assert "fin de la partie : Aléatoire 1 perd\n" in one.output
     english = run_cli("play", "--players", "bot:random,bot:random", "--seed", "1")
-    assert "game over: Random 1, Random 2 lose\n" in english.output
+    assert "game over: Random 1 and Random 2 lose\n" in english.output
     # tied losers who all take (comptoir-21) lose a round together
     three = ("--players", "bot:random,bot:random,bot:random", "--rules", "comptoir-21", "--seed", "1")
     together = run_cli("play", *three, "--lang", "fr")
-    assert "Aléatoire 3, Aléatoire 1 perdent le tour contre Aléatoire 2" in together.output
+    assert "Aléatoire 3 et Aléatoire 1 perdent le tour contre Aléatoire 2" in together.output
 
 
 def test_the_default_player_is_named_after_the_user(monkeypatch):

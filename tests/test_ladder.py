@@ -46,7 +46,7 @@ def test_the_ladder_in_french_and_with_a_seated_policy(tmp_path: Path):
         unregister("hasty")
     assert result.exit_code == 0, result.output
     assert "bot:hasty : pas de jumeau compilé" in result.stderr  # played through the engine, and said
-    assert "classement à classic-11, à deux : 200 parties par paire, graine 0" in result.stdout
+    assert "classement avec classic-11, à deux : 200 parties par paire, graine 0" in result.stdout
     assert "  bot:hasty contre bot:heuristic : " in result.stdout
 
 

@@ -207,7 +207,7 @@ def test_the_page_words_a_games_end_as_the_terminal_does_in_both_languages() -> 
         assert [line[0].lower() + line[1:] for line in said[lang]] == [
             line[0].lower() + line[1:] for line in terminal
         ]
-    assert "Bob, Éloïse ; Zoé" in said["fr"][1]
+    assert "Bob et Éloïse ; Zoé" in said["fr"][1]
 
 
 def test_dates_are_written_as_the_browser_writes_them_in_the_pages_language() -> None:

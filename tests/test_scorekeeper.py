@@ -50,7 +50,7 @@ CHARGE = ("421", "665", "654", "665", "665", "111", "653", "421")
 
 def test_main_chaude_typed():
     result = table("engranjeu-21", "A,B", *CHARGE, "654", "654", "543", "543", "vient", "111", "653")
-    assert "« main chaude » for best and worst: B, A throw again, in that order" in result.output
+    assert "« main chaude » for best and worst: B and A throw again, in that order" in result.output
     assert "B, « main chaude »: « est » or « vient »?" in result.output
     assert "B plays « pour ce qui vient »" in result.output
     assert "B gives 6 to A" in result.output
@@ -237,15 +237,15 @@ def test_a_round_that_everyone_tied_and_everyone_loses_has_no_winner():
     draw = ("654", "653", "652")  # Ana wins the draw for the first player
     result = table("comptoir-21", "Ana,Bob,Cy", *draw, "421", "421", "421")
     assert (
-        "Ana, Bob, Cy all tied and lost the round: 10 tokens each (the value of the result that tied)"
+        "Ana, Bob and Cy all tied and lost the round: 10 tokens each (the value of the result that tied)"
         in result.output
     )
     assert "lost the round to" not in result.output
     assert "Cy takes 1 from the pot (the pot held only 1 of 10)" in result.output
     french = french_table("comptoir-21", "Ana,Bob,Cy", *draw, "421", "421", "421").output
     assert (
-        "Ana, Bob, Cy sont à égalité et perdent le tour : 10 jetons chacun (la valeur du résultat à égalité)"
-        in french.replace("\u00a0", " ")
+        "Ana, Bob et Cy sont à égalité et perdent le tour : 10 jetons chacun (la valeur du résultat à "
+        "égalité)" in french.replace("\u00a0", " ")
     )
     assert "contre Ana" not in french
 

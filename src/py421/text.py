@@ -27,8 +27,12 @@ from .core.state import State
 from .i18n import CATALOGS, EN, fill, tr
 
 
-def names(seats: Sequence[int], players: Sequence[str]) -> str:
-    return ", ".join(players[s] for s in seats)
+def names(seats: Sequence[int], players: Sequence[str], lang: str = "en") -> str:
+    """The players at ``seats`` as a sentence lists them: « Ana, Bob et Zoé », "Ana, Bob and Zoé"."""
+    listed = [players[s] for s in seats]
+    if len(listed) < 2:
+        return "".join(listed)
+    return ", ".join(listed[:-1]) + tr(lang, "list.and") + listed[-1]
 
 
 def limit_call(throws: int, lang: str = "en") -> str:
@@ -59,7 +63,7 @@ def describe(event: Event, players: Sequence[str], lang: str = "en") -> str:
         case LimitSet(seat=seat, throws=n):
             return t("limit", who=p[seat], call=limit_call(n, lang))
         case TieDeclared(seats=seats, about=about, main_chaude=again):
-            return t("main_chaude" if again else "tie", about=t(f"tie.{about}"), who=names(seats, p))
+            return t("main_chaude" if again else "tie", about=t(f"tie.{about}"), who=names(seats, p, lang))
         case StakeChosen(seat=seat, stake=stake):
             return t("stake", who=p[seat], stake=stake)
         case RoundDecided(losers=losers, winner=winner, amount=n, why=why):
@@ -67,7 +71,7 @@ def describe(event: Event, players: Sequence[str], lang: str = "en") -> str:
             key = "decided.all" if winner in losers else "decided" if len(losers) == 1 else "decided.many"
             return t(
                 key,
-                losers=names(losers, p),
+                losers=names(losers, p, lang),
                 winner=p[winner],
                 n=n,
                 why=t(f"why.{why}"),
@@ -87,12 +91,12 @@ def describe(event: Event, players: Sequence[str], lang: str = "en") -> str:
         case PhaseStarted(phase=phase, manche=manche):
             return t(f"phase.{phase}", manche=manche)
         case WentOut(seats=seats):
-            return t("went_out.one" if len(seats) == 1 else "went_out.many", who=names(seats, p))
+            return t("went_out.one" if len(seats) == 1 else "went_out.many", who=names(seats, p, lang))
         case MancheLost(seat=seat, manche=manche, espagnole=espagnole):
             how = t("manche_lost.espagnole") if espagnole else ""
             return t("manche_lost", who=p[seat], manche=manche, how=how)
         case GameOver(losers=losers):
-            return t("game_over" if len(losers) == 1 else "game_over.many", who=names(losers, p))
+            return t("game_over" if len(losers) == 1 else "game_over.many", who=names(losers, p, lang))
     raise AssertionError(f"no words for {event!r}")
 
 
@@ -118,9 +122,9 @@ def outcome_text(state: State, lang: str = "en", *, logged: bool = False) -> str
         return tr(lang, "outcome.not_over")
     p = state.players
     said = logged and out.kind == "loser"  # "game over: Ana loses", then "Ana loses the game"
-    lines = [] if said else [tr(lang, f"outcome.{out.kind}", who=names(out.losers, p))]
+    lines = [] if said else [tr(lang, f"outcome.{out.kind}", who=names(out.losers, p, lang))]
     if out.winners:
-        ranked = tr(lang, "list.semicolon").join(names(group, p) for group in out.winners)
+        ranked = tr(lang, "list.semicolon").join(names(group, p, lang) for group in out.winners)
         lines.append(tr(lang, "outcome.winners", who=ranked))
     if len(out.manche_losers) > 1 or state.rules.manches > 1:
         each = tr(lang, "list.semicolon").join(

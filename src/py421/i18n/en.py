@@ -78,6 +78,7 @@ MESSAGES: dict[str, str] = {
     "sim.cannot_play": "{item} cannot play in a simulation; accepted: {accepted}, separated by commas",
     "sim.most_seats": "the simulator seats at most {most} players, not {n}",
     "list.semicolon": "; ",
+    "list.and": " and ",
     "prompt.help": "  digits keep those dice and throw the rest (e.g. {example}), 0 throws all three{stop}{bon}. Allowed now: {legal}",
     "prompt.help.stop": ", Enter stops",
     "prompt.help.bon": "; « {said} » declares le bon (the next throw is final)",

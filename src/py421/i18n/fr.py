@@ -70,7 +70,8 @@ MESSAGES: dict[str, str] = {
     "prompt.not_stake": "{text} n'est pas un choix ici ; possible : e ou est (« pour ce qui est »), v ou vient (« pour ce qui vient »)",
     "sim.cannot_play": "{item} ne peut pas jouer dans une simulation ; possible : {accepted}, séparés par des virgules",
     "sim.most_seats": "le simulateur accueille au plus {most} joueurs, pas {n}",
-    "list.semicolon": " ; ",  # the French space before « ; »
+    "list.semicolon": " ; ",
+    "list.and": " et ",  # the French space before « ; »
     "prompt.help": "  des chiffres gardent ces dés et relancent les autres (ex. {example}), 0 relance les trois{stop}{bon}. Possible : {legal}",
     "prompt.help.stop": ", Entrée s'arrête",
     "prompt.help.bon": " ; « {said} » annonce « le bon » (le prochain lancer est le dernier)",

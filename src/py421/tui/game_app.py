@@ -646,7 +646,8 @@ class PlayApp(App[None]):
         self._refresh_dice(state)
         r = state.round
         limit = limit_call(r.limit, self.lang) if r is not None and r.limit is not None else None
-        tie = names(r.tie.draw.seats, state.players) if r is not None and r.tie is not None else None
+        tied = r.tie.draw.seats if r is not None and r.tie is not None else None
+        tie = names(tied, state.players, self.lang) if tied is not None else None
         parts = turn_info(state, self.lang, limit, tie)
         if self._deciding_dice() is not None:
             kept = self._kept_faces()

@@ -97,13 +97,22 @@ export function sentence(key, fields = {}) {
 }
 
 /**
+ * Names as a sentence lists them, as the terminal does (py421.text.names): « Ana, Bob et Zoé ».
+ * @param {string[]} names
+ */
+export function listNames(names) {
+  if (names.length < 2) return names.join("");
+  return names.slice(0, -1).join(", ") + t("list.and") + names[names.length - 1];
+}
+
+/**
  * The end of a game in sentences, each to start a line, worded as the terminal words it after a
  * colon (py421.text.outcome_text): who lost, the winners in order, who lost each manche.
  * @param {{ kind: string, losers: number[], winners?: number[][] | null, manche_losers?: number[] | null }} out
  * @param {(seat: number) => string} nameOf
  */
 export function outcomeSentences(out, nameOf) {
-  const listed = (/** @type {number[]} */ seats) => seats.map(nameOf).join(", ");
+  const listed = (/** @type {number[]} */ seats) => listNames(seats.map(nameOf));
   const between = t("list.semicolon");
   const lines = [sentence(`outcome.${out.kind}`, { who: listed(out.losers) })];
   if (out.winners && out.winners.length) {

@@ -7,7 +7,7 @@ import { NAME_MAX, botLevels, createTable, estimateTable, finishedGames, leaderb
 import { app, fill, h, setText, show, showError } from "./dom.js";
 import { leaderboardTable } from "./board.js";
 import { herePromo, keptSection } from "./here.js";
-import { locale, t } from "./i18n.js";
+import { listNames, locale, t } from "./i18n.js";
 import { navigate } from "./router.js";
 import { lastName, rememberName, saveSeat } from "./saved.js";
 import { botOption, presetOf, presetSelect, presetSummary, seatList, settingsInput, splitSettings } from "./seats.js";
@@ -290,7 +290,7 @@ function gamesList(rows) {
         g.kind === "abandoned"
           ? h("span", { class: "muted", text: ` — ${t("abandoned")}` })
           : g.losers.length
-            ? h("span", { class: "muted", text: ` — ${t("lost_by", { who: g.losers.join(", ") })}` })
+            ? h("span", { class: "muted", text: ` — ${t("lost_by", { who: listNames(g.losers) })}` })
             : null,
         Number.isNaN(date.getTime())
           ? null
