@@ -75,14 +75,14 @@ def no_solve(monkeypatch: pytest.MonkeyPatch, unshipped: None) -> None:
         # the charge: the leader is the player before you, everyone in the round
         (
             ["--phase", "charge", "--pot", "5", "--tokens", "3,3,0", "--before", "653", "--throws-left", "0"],
-            "no position of the solved game has these tokens (3, 3, 0), pot 5, leader (the player 2 places "
+            "no position of the solved game has these tokens (3, 3, 0), pot 5, leader (the player at place 2 "
             "after you) and players in the round (everyone): the game never reaches it",
         ),
         # a player out of the manche as --out says, and another holding nothing still in it
         (
             ["--set", "withdraw_at_zero=false", "--tokens", "11,0,0", "--out", "1", "--throws-left", "1"],
             "no position of the solved game has these tokens (11, 0, 0), pot 0, leader (you) and players in "
-            "the round (everyone but the players 1 places after you): the game never reaches it; "
+            "the round (everyone but the player at place 1 after you): the game never reaches it; "
             "a player holding no token who is out of the manche is named by --out, like --out 2",
         ),
     ],

@@ -1749,7 +1749,7 @@ def test_advice_says_who_left_the_manche_where_holding_nothing_does_not(shared_s
         values = [row["value"] for row in json.loads(told.stdout)["options"]]
         assert values == [o.value for o in advise_game_level(rules, Result.parse("642"), 2, context).options]
     refused = [
-        (["--tokens", "3,0,1", "--out", "2"], "the player 2 places after you holds 1 token: only a player"),
+        (["--tokens", "3,0,1", "--out", "2"], "the player at place 2 after you holds 1 token: only a player"),
         (["--tokens", "3,0,1", "--out", "0"], "you cannot be out of the manche: the advice is for your turn"),
         (["--tokens", "3,0,1", "--out", "3"], "by their place after you, 1 to 2 at a table of 3, not 3"),
         (
@@ -1757,7 +1757,7 @@ def test_advice_says_who_left_the_manche_where_holding_nothing_does_not(shared_s
             "is not a whole number of 0 or more; expected the places after you of those out of the manche",
         ),
         (["--phase", "charge", "--pot", "4", "--out", "1"], "nobody is out of the manche in the charge"),
-        (["--tokens", "3,0,1", "--out", "2", "--lang", "fr"], "le joueur 2 places après vous a 1 jeton"),
+        (["--tokens", "3,0,1", "--out", "2", "--lang", "fr"], "le joueur à la place 2 après vous a 1 jeton"),
         (
             ["--tokens", "3,0,1", "--out", "1;2", "--lang", "fr"],
             "n'est pas un entier de 0 ou plus ; attendu : les places après vous de ceux qui sont sortis",

@@ -331,7 +331,8 @@ def _found(
     )
     outside = [s for s in range(1, n) if not where.active[s]]
     places = ", ".join(map(str, outside))
-    who = Message("solver.game.in_all") if not outside else Message("solver.game.in_but", {"places": places})
+    but = "solver.game.in_but.one" if len(outside) == 1 else "solver.game.in_but"
+    who = Message("solver.game.in_all") if not outside else Message(but, {"places": places})
     fields = {"tokens": ", ".join(map(str, where.tokens)), "pot": where.pot, "leader": leader, "in": who}
     if where.debts:
         fields = {**fields, "debts": ", ".join(map(str, where.debts))}
