@@ -8,6 +8,7 @@ Throw(keep=(4, 2), bon=False)
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -52,6 +53,11 @@ class ChooseStake:
 
 
 Action = Throw | Stop | ChooseStake
+
+
+def offers_bon(actions: Iterable[Action]) -> bool:
+    """Whether « le bon » may be said among ``actions`` (a state's legal actions)."""
+    return any(isinstance(a, Throw) and a.bon for a in actions)
 
 
 def action_data(action: Action) -> dict[str, object]:

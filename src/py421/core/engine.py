@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, TypeVar, cast
 
-from .actions import Action, ChooseStake, ReportedTurn, Stop, Throw
+from .actions import Action, ChooseStake, ReportedTurn, Stop, Throw, offers_bon
 from .combos import NENETTE
 from .dice import DICE_PER_THROW, Result, contains, format_dice, parse_dice, sub_multisets
 from .errors import IllegalAction, InvalidNotation, InvalidPlayers, Message, quoted
@@ -439,7 +439,12 @@ def apply_turn(state: State, turn: ReportedTurn) -> State:
         if allowed < BON_FEWEST_THROWS:
             raise IllegalAction(_refusal("bon_few", who=name, allowed=allowed))
         raise IllegalAction(
-            _refusal("bon_two" if allowed == 3 else "bon_before", most=allowed - 1, who=name, n=turn.throws)
+            _refusal(
+                "bon_two" if allowed == BON_FEWEST_THROWS else "bon_before",
+                most=allowed - 1,
+                who=name,
+                n=turn.throws,
+            )
         )
     if (
         rules.must_throw_on
@@ -938,8 +943,7 @@ def _why_illegal(state: State, seat: int, action: Action) -> Message:
     elif isinstance(action, Throw) and action.bon:
         reason = _refusal("reason.bon_last")
     elif isinstance(action, Stop):  # « le bon » is offered only where it may still be said
-        bon = any(isinstance(a, Throw) and a.bon for a in legal)
-        reason = _refusal("reason.not_ahead" if bon else "reason.not_ahead_last")
+        reason = _refusal("reason.not_ahead" if offers_bon(legal) else "reason.not_ahead_last")
     else:
         reason = _refusal("reason.not_allowed")
     return _refusal(

@@ -249,11 +249,11 @@ def detect_lang(environ: Mapping[str, str] | None = None) -> str:
     return "fr" if (chosen or locale).lower().startswith("fr") else "en"
 
 
-def asked_lang(header: str) -> str:
+def header_lang(header: str) -> str:
     """The language an HTTP request asks for in its ``Accept-Language`` header: the one of ours it
     ranks highest (the first of equals), English where it names neither.
 
-    >>> asked_lang("fr-FR,fr;q=0.9,en;q=0.8"), asked_lang("de, fr;q=0.5"), asked_lang("fr;q=0.2, en")
+    >>> header_lang("fr-FR,fr;q=0.9,en;q=0.8"), header_lang("de, fr;q=0.5"), header_lang("fr;q=0.2, en")
     ('fr', 'fr', 'en')
     """
     best, best_q = "en", 0.0

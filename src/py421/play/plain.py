@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-from ..core.actions import Action, Stop, Throw
+from ..core.actions import Action, Stop, Throw, offers_bon
 from ..core.dice import format_dice, parse_dice
 from ..core.engine import throws_allowed
 from ..core.errors import InvalidNotation, Py421Error, quoted
@@ -92,7 +92,7 @@ def _turn_help(state: State, lang: str) -> str:
     legal = state.legal_actions()
     example = _keep_example(legal)
     bon = ""
-    if any(isinstance(a, Throw) and a.bon for a in legal):
+    if offers_bon(legal):
         said = Throw(parse_dice(example), bon=True)
         bon = tr(lang, "prompt.help.bon", said=str(said if said in legal else Throw(bon=True)))
     stop = tr(lang, "prompt.help.stop") if Stop() in legal else ""
@@ -117,8 +117,9 @@ def _ask_human(
     else:
         allowed = throws_allowed(state)
         dice = format_dice(r.dice)
-        example = _keep_example(state.legal_actions())
-        stop = tr(lang, "prompt.stop") if Stop() in state.legal_actions() else ""  # players behind may not
+        legal = state.legal_actions()
+        example = _keep_example(legal)
+        stop = tr(lang, "prompt.stop") if Stop() in legal else ""  # players behind may not
         prompt = tr(
             lang, "prompt.turn", who=name, dice=dice, n=r.throws, allowed=allowed, example=example, stop=stop
         )

@@ -229,11 +229,15 @@ def bot_name_in(name: str, lang: str) -> str:
     plain = unicodedata.normalize("NFKC", name).strip()
     for level in _LEVELS.values():
         for said in LANGS:
-            pattern = re.escape(level.names[said]).replace(re.escape("{n}"), "([0-9]+)")
-            found = re.fullmatch(pattern, plain, re.IGNORECASE)
+            found = re.fullmatch(_name_pattern(level, said), plain, re.IGNORECASE)
             if found and found.groups():
                 return level.name(int(found[1]), lang)
     return name
+
+
+def _name_pattern(level: BotLevel, lang: str) -> str:
+    """The names of a level's bots in ``lang`` as a pattern, the number captured."""
+    return re.escape(level.names[lang]).replace(re.escape("{n}"), "([0-9]+)")
 
 
 def is_bot_name(name: str) -> bool:
@@ -245,12 +249,7 @@ def is_bot_name(name: str) -> bool:
     global _names
     if _names is None:  # a game keeps the names it was made with, whatever the reader's language
         _names = re.compile(
-            "|".join(
-                re.escape(level.names[lang]).replace(re.escape("{n}"), "[0-9]+")
-                for level in _LEVELS.values()
-                for lang in LANGS
-            )
-            or "(?!)",
+            "|".join(_name_pattern(level, lang) for level in _LEVELS.values() for lang in LANGS) or "(?!)",
             re.IGNORECASE,
         )
     return _names.fullmatch(unicodedata.normalize("NFKC", name).strip()) is not None  # full-width too

@@ -26,7 +26,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.types import Message as ASGIMessage
 
 from ..history import History
-from ..i18n import asked_lang, guillemets
+from ..i18n import guillemets, header_lang
 from ..page.bundle import RUNTIME
 from ..page.site import made_files
 from ..players import levels
@@ -161,7 +161,7 @@ def create_app(
 
     @app.exception_handler(TableError)
     async def refused(request: Request, exc: TableError) -> JSONResponse:
-        text, said_in = exc.said(asked_lang(request.headers.get("accept-language", "")))
+        text, said_in = exc.said(header_lang(request.headers.get("accept-language", "")))
         return refusal(exc.error, text, exc.status, exc.retry_after, said_in)
 
     @app.exception_handler(RequestValidationError)

@@ -28,7 +28,7 @@ from textual.geometry import Size
 from textual.timer import Timer
 from textual.widgets import Button, RichLog, Static
 
-from ..core.actions import Action, ChooseStake, Stop, Throw
+from ..core.actions import Action, ChooseStake, Stop, Throw, offers_bon
 from ..core.dice import DICE_PER_THROW, format_dice
 from ..core.engine import BON_FEWEST_THROWS, throws_allowed
 from ..core.errors import Py421Error
@@ -444,7 +444,7 @@ class PlayApp(App[None]):
             return ui(lang, "why.choose_stake")
         if self._deciding_dice() is not None:
             legal = state.legal_actions()
-            bon = any(isinstance(a, Throw) and a.bon for a in legal)
+            bon = offers_bon(legal)
             if action == "bon" and not bon:
                 return self._bon_turn() or ui(lang, "why.bon.last")
             if action == "stop" and Stop() not in legal:  # behind, where who is behind throws on
@@ -735,7 +735,7 @@ class PlayApp(App[None]):
         deciding = self._deciding_dice() is not None
         staking = session.human_to_move() is not None and r is not None and r.tie is not None
         throwing = session.human_to_throw() is not None
-        bon_legal = any(isinstance(a, Throw) and a.bon for a in state.legal_actions())
+        bon_legal = offers_bon(state.legal_actions())
         self.query_one("#throw", KeyButton).display = deciding or throwing
         self.query_one("#stop", KeyButton).display = deciding
         bon = self.query_one("#bon", KeyButton)
