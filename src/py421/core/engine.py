@@ -264,6 +264,12 @@ def deciding_seat(state: State) -> int | None:
 BON_FEWEST_THROWS = 3
 
 
+def stakes_accumulate(state: State) -> bool:
+    """Whether every throw now adds its value to the round's stake (accumulated stakes, in the charge):
+    a real table then tells every throw of a turn, not only its result."""
+    return state.rules.accumulated_stakes and state.phase is Phase.CHARGE
+
+
 def throws_allowed(state: State) -> int:
     """The most throws the current player may use in this turn."""
     r = state.round
@@ -424,7 +430,7 @@ def apply_turn(state: State, turn: ReportedTurn) -> State:
                 n=turn.throws,
             )
         )
-    accumulating = rules.accumulated_stakes and state.phase is Phase.CHARGE
+    accumulating = stakes_accumulate(state)
     if accumulating and turn.throws > 1 and len(turn.earlier) != turn.throws - 1:
         raise IllegalAction(
             _refusal(
@@ -499,7 +505,7 @@ def _turn_thrown(state: State, faces: tuple[int, ...], ev: Events) -> State:
     ev.append(Thrown(seat, kept, faces, result, throws, "turn"))
     rules = state.rules
     stake = r.stake
-    if rules.accumulated_stakes and state.phase is Phase.CHARGE:
+    if stakes_accumulate(state):
         stake += rules.table.dice_values[result.dice]
     if throws >= throws_allowed(state) or r.bon:
         return _end_turn(state, seat, result, throws, r.bon, stake, ev)  # the round copied once, not twice
@@ -641,7 +647,7 @@ def _tie_thrown(state: State, faces: tuple[int, ...], ev: Events) -> State:
     top = results[thrown_keys.index(high)]  # the first thrown of the best, and of the worst
     bottom = results[thrown_keys.index(low)]
     stake = r.stake
-    if rules.accumulated_stakes and state.phase is Phase.CHARGE:
+    if stakes_accumulate(state):
         stake += rules.table.dice_values[top.dice]  # each rampot adds its winning value
     amount = tie.amount
     if tie.vient:
@@ -676,7 +682,7 @@ def _settle(
     why: AmountWhy
     if vient is not None:
         amount, why = vient, "vient"
-    elif rules.accumulated_stakes and state.phase is Phase.CHARGE:
+    elif stakes_accumulate(state):
         amount, why = r.stake, "accumulated"
     elif _all_tied(state):
         # a result is never deducted from itself: a tie is worth the value of the result that tied,
@@ -733,7 +739,7 @@ def est_amount(state: State) -> int:
     loser = final[r.tie.worst[0]]
     if rules.nenette_penalty and loser == NENETTE:
         return rules.nenette_penalty
-    if rules.accumulated_stakes and state.phase is Phase.CHARGE:
+    if stakes_accumulate(state):
         return r.stake
     best = final[r.tie.best[0]]
     if _all_tied(state):

@@ -8,7 +8,7 @@ tables, which runs it in the browser.
 from __future__ import annotations
 
 from ..core.actions import Action, ChooseStake, Stake, Stop, Throw, parse_action
-from ..core.dice import parse_dice
+from ..core.dice import DICE_PER_THROW, parse_dice
 from ..core.errors import InvalidNotation, Message, quoted
 from ..core.game import Game
 from ..core.state import State
@@ -70,6 +70,6 @@ def apply_report(game: Game, text: str) -> State:
     request = game.state.chance
     if request is None:
         return game.act(read_stake(text))
-    if request.purpose == "turn" and request.count == 3 and not request.kept:
+    if request.purpose == "turn" and request.count == DICE_PER_THROW and not request.kept:
         return game.report_turn(text)
     return game.throw(text)

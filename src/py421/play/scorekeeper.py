@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from ..core.actions import parse_action
 from ..core.dice import Result
-from ..core.engine import throws_allowed
+from ..core.engine import stakes_accumulate, throws_allowed
 from ..core.errors import Py421Error
 from ..core.rules import rules_name
 from ..core.state import Phase, State
@@ -95,7 +95,7 @@ def _turn_told(state: State) -> tuple[int, bool]:
     """The throws the turn asked for may take, and whether each must be told (every throw adds to
     the stake)."""
     allowed = throws_allowed(state)
-    return allowed, state.rules.accumulated_stakes and state.phase is Phase.CHARGE and allowed > 1
+    return allowed, stakes_accumulate(state) and allowed > 1
 
 
 def help_for(state: State, lang: str) -> str:

@@ -18,8 +18,8 @@ from textual import events
 from textual.message import Message
 from textual.widget import Widget
 
-from ..core.engine import throws_allowed
-from ..core.state import Phase, State
+from ..core.engine import stakes_accumulate, throws_allowed
+from ..core.state import State
 from .strings import ui
 
 PIP = "●"
@@ -327,7 +327,7 @@ def status_lines(state: State, lang: str) -> list[str]:
     if leader_known(state):
         lines.append(ui(lang, "leads", who=state.players[state.leader]))
     r = state.round
-    if r is not None and rules.accumulated_stakes and state.phase is Phase.CHARGE:
+    if r is not None and stakes_accumulate(state):
         lines.append(ui(lang, "stake", n=r.stake))
     return lines
 
