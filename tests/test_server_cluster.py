@@ -274,6 +274,25 @@ def test_a_process_never_takes_over_a_table_it_is_claiming_itself() -> None:
     assert asyncio.run(claim_and_scan()) == []
 
 
+async def _started(cluster: Cluster, member: Any = None) -> None:
+    """Start ``cluster`` and wait for its first scan to be done. That scan takes over what has no owner
+    (the test's table) whenever the loop lets it run: done first, it cannot take later a table the
+    test has just freed or given (it did, on a loaded machine, and held it for the rest of the test)."""
+    scanned = asyncio.Event()
+    scan = cluster.scan
+
+    async def scan_then_say() -> list[str]:
+        try:
+            return await scan()
+        finally:
+            scanned.set()
+
+    cluster.scan = scan_then_say  # type: ignore[method-assign]
+    await cluster.start(member or Nobody())
+    await scanned.wait()
+    cluster.scan = scan  # type: ignore[method-assign]
+
+
 async def _scan_held(cluster: Cluster) -> Any:
     """Start ``cluster`` with its first scan held on its way by another session holding the tables'
     table; that session, to let the scan go (``rollback``)."""
@@ -475,8 +494,8 @@ def test_a_request_whose_note_cannot_leave_fails_in_time_and_the_next_one_goes_t
 
     async def stall_once() -> tuple[bool, dict[str, Any]]:
         owner, asker = Cluster(db, scan_seconds=3600), Cluster(db, scan_seconds=3600)
-        await owner.start(Nobody())
-        await asker.start(Nobody())
+        await _started(owner)
+        await _started(asker)
         try:
             assert await owner.claim("ASKED")
             stalled = asker._notes
@@ -523,12 +542,14 @@ def test_a_process_that_gave_a_table_and_asks_it_back_sends_its_requests_on() ->
     at once, to be asked again of the new owner: answered by nobody, it waited 3 s in play."""
     db = _ownerless_table("GIVEN")
 
-    async def give_and_ask() -> tuple[dict[str, Any], float]:
+    async def give_and_ask() -> dict[str, Any]:
         import psycopg
 
-        giver, asker = Cluster(db, scan_seconds=3600), Cluster(db, scan_seconds=3600)
-        await giver.start(Nobody())
-        await asker.start(Nobody())
+        # nobody answering, the request fails when the asker stops waiting: then, not before, however
+        # slow the machine
+        giver, asker = Cluster(db, scan_seconds=3600), Cluster(db, scan_seconds=3600, answer_seconds=120)
+        await _started(giver)
+        await _started(asker)
         third = await psycopg.AsyncConnection.connect(giver.url, autocommit=True)
         await third.execute("SET lock_timeout = '120s'")  # a lock never freed fails the test, not hangs it
         try:
@@ -537,17 +558,13 @@ def test_a_process_that_gave_a_table_and_asks_it_back_sends_its_requests_on() ->
             # to a third process, which has the lock but has not yet heard that it has
             await third.execute("SELECT pg_advisory_lock(hashtextextended('GIVEN', 421))")
             with giver.asking_for("GIVEN"):  # and one of its players connects here: it asks it back
-                began = time.monotonic()
-                answer = await asker.request("GIVEN", "act", {"seat": 0, "version": 1, "move": "throw"})
-                return answer, time.monotonic() - began
+                return await asker.request("GIVEN", "act", {"seat": 0, "version": 1, "move": "throw"})
         finally:
             await third.close()
             await asker.close()
             await giver.close()
 
-    answer, waited = asyncio.run(give_and_ask())
-    assert answer == {"moved": True}
-    assert waited < 1.5, f"the request waited {waited:.1f} s for an answer"
+    assert asyncio.run(give_and_ask()) == {"moved": True}  # answered by the giver, not by nobody
 
 
 def test_many_tables_claimed_and_freed_at_once_share_the_round_trips_to_the_database() -> None:
@@ -596,8 +613,8 @@ def test_a_scan_does_not_take_again_a_table_whose_release_waits_to_be_sent() -> 
     async def release_behind_a_scan() -> tuple[list[str], bool]:
         cluster = Cluster(db, scan_seconds=3600)
         other = Cluster(db, scan_seconds=3600)
-        await cluster.start(Nobody())
-        await other.start(Nobody())
+        await _started(cluster)
+        await _started(other)
         try:
             assert await cluster.claim("FREED")
             async with cluster._lock_use:  # a statement is on its way: the scan and the release wait
