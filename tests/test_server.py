@@ -218,8 +218,11 @@ def test_an_illegal_action_is_refused_in_the_connection_s_language(client):
 
 @pytest.fixture
 def still_clock(monkeypatch):
-    """The caps' clock stopped: a budget spent stays spent however long the messages take to pass."""
+    """The caps' clock stopped: a budget spent stays spent however long the messages take to pass. So
+    the pause after each refusal (a second, tested with a real server in test_server_attacks) would
+    only make these tests wait: it is none here."""
     monkeypatch.setattr("py421.server.limits.time", SimpleNamespace(monotonic=lambda: 1000.0))
+    monkeypatch.setattr("py421.server.routes.RATE_PAUSE_SECONDS", 0.0)
 
 
 def test_too_many_messages_are_rate_limited(client, still_clock):
