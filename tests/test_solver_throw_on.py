@@ -228,7 +228,8 @@ def test_advice_for_the_game_values_le_bon_where_every_throw_adds_to_the_stake(
 
 
 ENGRANJEU = Ruleset.preset("engranjeu-21").with_options(must_throw_on=True, pot=5)
-LYONNAISE = Ruleset.preset("lyonnaise-21").with_options(must_throw_on=True)
+# a pot above the 12 staked by a 421 in three: each throw on still adds to what the loser takes
+LYONNAISE = Ruleset.preset("lyonnaise-21").with_options(must_throw_on=True, pot=16)
 
 
 @pytest.mark.parametrize(
@@ -291,27 +292,28 @@ def test_the_two_player_follower_turn_is_worth_what_the_engine_s_legal_actions_m
 
 
 STAKED = Ruleset.preset("lyonnaise-21").with_options(must_throw_on=True, pot=5)
+# the stakes after the leader's throws (6 and 12) pass a pot of 2 as they passed 3
 COUNTED_STAKED = Ruleset.preset("engranjeu-21").with_options(
-    must_throw_on=True, pot=3, accumulated_stakes=True, charge_throws=3
+    must_throw_on=True, pot=2, accumulated_stakes=True, charge_throws=3
 )
+# its décharge of three holds 2, 1 and 1 tokens: each may be behind, as with more
+CLASSIC = Ruleset.preset("classic-11").with_options(must_throw_on=True, pot=4)
 
 
 @pytest.mark.parametrize(
     ("rules", "finals", "phase"),
     [
-        (Ruleset.preset("classic-11").with_options(must_throw_on=True, pot=5), ("421",), Phase.DECHARGE),
+        (CLASSIC, ("421",), Phase.DECHARGE),
+        (CLASSIC, ("631", "432"), Phase.DECHARGE),
+        # « qui barre démarre » without « le bon »: an equal result in fewer throws is ahead (2, 1 and 1
+        # tokens in the décharge, as above)
         (
-            Ruleset.preset("classic-11").with_options(must_throw_on=True, pot=5),
-            ("631", "432"),
-            Phase.DECHARGE,
-        ),
-        # « qui barre démarre » without « le bon »: an equal result in fewer throws is ahead
-        (
-            Ruleset.preset("engranjeu-21").with_options(must_throw_on=True, le_bon=False, pot=5),
+            Ruleset.preset("engranjeu-21").with_options(must_throw_on=True, le_bon=False, pot=4),
             ("421",),
             Phase.DECHARGE,
         ),
-        # and with it: a throw counts, so « le bon » can be worth more than throwing on
+        # and with it: a throw counts, so « le bon » can be worth more than throwing on (a pot of 5:
+        # the décharge of three holding 3, 1 and 1, where it is)
         (Ruleset.preset("engranjeu-21").with_options(must_throw_on=True, pot=5), ("421",), Phase.DECHARGE),
         (
             Ruleset.preset("engranjeu-21").with_options(must_throw_on=True, pot=5),
