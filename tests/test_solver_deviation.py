@@ -41,22 +41,23 @@ def test_in_a_solved_round_every_players_choices_are_already_their_best_response
         assert classes == pytest.approx(played.classes, abs=1e-12)
 
 
-# a pot of 9: « le bon » (one throw more, then stop) is played where it keeps the stake below the pot
 ROUNDS = {
+    # a pot of 9: « le bon » (one throw more, then stop) is played where it keeps the stake below the pot
     "staked": STAKED.with_options(pot=9),
     "throw-on": STAKED_THROW_ON.with_options(pot=9),
-    # « qui barre démarre »: each throw counted too, « le bon »'s result made in one throw more
-    "counted": COUNTED.with_options(pot=9, accumulated_stakes=True, charge_throws=3, must_throw_on=True),
+    # « qui barre démarre »: each throw counted too, « le bon »'s result made in one throw more; its
+    # followers play « le bon » at COUNTED's pot of 4 already (each stake a pot holds costs its turns)
+    "counted": COUNTED.with_options(accumulated_stakes=True, charge_throws=3, must_throw_on=True),
 }
 
 
 def staked_round(
-    rules: Ruleset, seed: int, most: int, leader_limit: bool, cap: int = 9
+    rules: Ruleset, seed: int, most: int, leader_limit: bool
 ) -> tuple[Shape, np.ndarray, RoundPlay]:
-    """A staked charge round of three solved for random values, its strategies kept."""
+    """A staked charge round of three, the whole pot left, solved for random values, its strategies kept."""
     shape = shape_of(rules, 3, staked=True)
     payoff = np.random.default_rng(seed).random((shape.classes * (rules.pot + 1), 3))
-    played = play_staked_round(shape, payoff, [0, 1, 2], most, leader_limit, rules, cap, keep=True)
+    played = play_staked_round(shape, payoff, [0, 1, 2], most, leader_limit, rules, rules.pot, keep=True)
     return shape, payoff, played
 
 
@@ -68,7 +69,9 @@ def test_in_a_solved_staked_round_every_players_choices_are_already_their_best_r
     rules = ROUNDS[kind]
     shape, payoff, played = staked_round(rules, most, most, leader_limit)
     for place in range(3):
-        value, classes = staked_respond(rules, shape, played, payoff[:, place], most, leader_limit, place, 9)
+        value, classes = staked_respond(
+            rules, shape, played, payoff[:, place], most, leader_limit, place, rules.pot
+        )
         assert value == pytest.approx(played.value[place], abs=1e-12)
         assert classes == pytest.approx(played.classes, abs=1e-12)
 
@@ -83,7 +86,7 @@ def test_a_best_response_in_a_staked_round_does_better_than_the_solved_choices(k
     gained = []
     for place in range(3):
         other = rng.random(len(chances))
-        value, classes = staked_respond(rules, shape, played, other, 3, True, place, 9)
+        value, classes = staked_respond(rules, shape, played, other, 3, True, place, rules.pot)
         assert classes.sum() == pytest.approx(1.0, abs=1e-12)
         assert value == pytest.approx(classes @ other, abs=1e-12)
         assert value >= chances @ other - 1e-12
@@ -112,8 +115,10 @@ def test_a_best_response_to_other_values_does_better_than_the_solved_choices(rul
 @pytest.mark.parametrize(
     "rules", [SMALL, COUNTED, STAKED_THROW_ON, COUNTED.with_options(accumulated_stakes=True)], ids=str
 )
-def test_nobody_gains_by_deviating_where_max_n_settles(rules):
-    game = GameMaxn(rules, 3).solve()
+def test_nobody_gains_by_deviating_where_max_n_settles(rules, shared_solutions):
+    # each of these games is solved once for the run's tests (tests/test_solver_game_maxn.py and
+    # tests/test_solver_throw_on.py play or advise them): read from there, or solved and kept there
+    game, _ = solve_maxn_cached(rules, 3, folder=shared_solutions)
     assert game.deviation is None  # not measured where the last pass changed no choice
     found = deviation(game)
     assert found.played == pytest.approx(game.start_values(), abs=1e-12)
@@ -122,15 +127,16 @@ def test_nobody_gains_by_deviating_where_max_n_settles(rules):
 
 
 def stopped_early(rules: Ruleset, players: int, monkeypatch: pytest.MonkeyPatch) -> GameMaxn:
-    """A solve whose décharge is stopped after one sweep, as if it did not settle."""
+    """A game, not solved yet, whose décharge its solve stops after one sweep, as if it did not settle."""
     monkeypatch.setattr(game_maxn, "STALL", 0)
-    return GameMaxn(rules, players).solve()
+    return GameMaxn(rules, players)
 
 
 def test_where_the_sweeps_stop_unsettled_the_gain_of_deviating_is_measured_and_reported(
     monkeypatch, tmp_path
 ):
-    game = stopped_early(SMALL, 3, monkeypatch)
+    # solved here, and kept on the disk with the solve
+    game, cached = solve_maxn_cached(SMALL, 3, folder=tmp_path, game=stopped_early(SMALL, 3, monkeypatch))
     summary = game.summary()
     assert summary["converged"] is False
     assert game.deviation is not None
@@ -144,9 +150,6 @@ def test_where_the_sweeps_stop_unsettled_the_gain_of_deviating_is_measured_and_r
     assert summary["gain_anywhere"] >= summary["exploitability"] - 1e-12
     # the played values are those of the stored solution's choices, the start's shares summing to 1
     assert -played.sum() == pytest.approx(1.0, abs=1e-9)
-    # kept on the disk with the solve
-    monkeypatch.setattr(game_maxn, "STALL", 0)
-    _, cached = solve_maxn_cached(SMALL, 3, folder=tmp_path)
     again, cached_again = solve_maxn_cached(SMALL, 3, folder=tmp_path)
     assert (cached, cached_again) == (False, True)
     assert again.deviation is not None
@@ -169,7 +172,8 @@ def test_a_best_response_through_charge_rounds_worth_nothing_is_found_in_a_few_p
         return change, moves
 
     monkeypatch.setattr(deviation_module, "_pass", counted)
-    found = deviation(game)
+    found = game.solve().deviation  # measured by the solve, as it did not settle
+    assert found is not None
     by_level = {level: [change for pot, change in passes if pot == level] for level in range(1, 5)}
     assert all(0 < len(changes) <= 4 and changes[-1] < 1e-12 for changes in by_level.values()), by_level
     assert found.gains.max() > 0 and np.all(found.best >= found.played - 1e-12)

@@ -2,6 +2,7 @@
 
 import json
 import math
+from functools import cache
 
 import pytest
 from click.testing import CliRunner
@@ -9,42 +10,47 @@ from click.testing import CliRunner
 from py421.cli import main
 from py421.core.actions import Action, ChooseStake, Stop, Throw
 from py421.core.chance import SeededDice
+from py421.core.engine import new_game
 from py421.core.events import RoundDecided
-from py421.core.game import Game
 from py421.core.rules import Ruleset
-from py421.core.state import State
+from py421.core.state import State, TurnResult
 from py421.solver.duel import replay_win, solve_duel
 from py421.solver.tables import INDEX
 from py421.solver.turn import options
-
-from .helpers import play_until
 
 
 def play_duels(preset: str, n: int) -> tuple[float, float]:
     """The first round of a charge of up to three throws is a duel: play it n times."""
     rules = Ruleset.preset(preset).with_options(charge_throws=3)
     duel = solve_duel(rules, "rampot")
+    start = new_game(rules, ["A", "B"])  # states are never changed: every game starts from this one
+
+    @cache  # the duel's turns reach the same few positions over and over: each is read once
+    def solved(dice: tuple[int, ...], throws: int, first: TurnResult | None) -> Action:
+        if first is not None:
+            values = duel.second[first.throws]
+            best = options(values, dice, first.throws - throws, INDEX[first.result])[0]
+        else:
+            best = options(duel.first, dice, 3 - throws)[0]
+        return Stop() if best.stop else Throw(best.keep)
 
     def decide(state: State) -> Action:
         r = state.round
         assert r is not None
         if r.tie is not None:  # « main chaude »: the stake does not change who wins
             return ChooseStake("est")
-        if r.done:
-            first = r.done[0]
-            values = duel.second[first.throws]
-            best = options(values, r.dice, first.throws - r.throws, INDEX[first.result])[0]
-        else:
-            best = options(duel.first, r.dice, 3 - r.throws)[0]
-        return Stop() if best.stop else Throw(best.keep)
+        return solved(r.dice, r.throws, r.done[0] if r.done else None)
 
     def losers(state: State) -> tuple[int, ...] | None:
         return next((e.losers for e in state.events if isinstance(e, RoundDecided)), None)
 
     wins = 0
     for i in range(n):
-        game = Game(rules, ["A", "B"])
-        wins += play_until(game, SeededDice(f"duel-{preset}-{i}"), decide, losers) == (1,)
+        state, dice = start, SeededDice(f"duel-{preset}-{i}")
+        while (lost := losers(state)) is None:
+            request = state.chance
+            state = state.apply_dice(dice.throw(request)) if request else state.apply(decide(state))
+        wins += lost == (1,)
     return wins / n, duel.first_wins
 
 
