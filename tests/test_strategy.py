@@ -41,8 +41,11 @@ def test_a_server_plays_a_whole_game_only_where_this_machine_has_it(unshipped):
         (Ruleset.preset("lyonnaise-21").with_options(pot=5), 3, "game_maxn"),  # by the stake so far
         (Ruleset.preset("lyonnaise-21").with_options(pot=5), 4, "game_maxn"),  # four, by the stake too
         # « qui barre démarre »: each throw of the charge counted and added to the stake, « main chaude »
+        # (two throws a turn: throw counts still tell results apart, and the round's shapes stay small)
         (
-            Ruleset.preset("engranjeu-21").with_options(pot=4, accumulated_stakes=True, charge_throws=3),
+            Ruleset.preset("engranjeu-21").with_options(
+                pot=4, accumulated_stakes=True, charge_throws=2, decharge_throws=2
+            ),
             3,
             "game_maxn",
         ),
