@@ -524,7 +524,8 @@ class LedByAnother(Exception):
 
 @pytest.mark.parametrize(
     ("rules", "players"),
-    [(Ruleset.preset("comptoir-21").with_options(pot=8), 3), (SMALL.with_options(charge_throws=3), 4)],
+    # four players: pot=4 for décharges of four, turns of two throws in the charge for its choices
+    [(Ruleset.preset("comptoir-21").with_options(pot=8), 3), (SMALL.with_options(charge_throws=2), 4)],
     ids=str,
 )
 def test_where_the_ends_are_alike_for_every_loser_one_round_of_each_kind_is_solved(
@@ -603,9 +604,9 @@ def test_a_manche_alike_one_solved_starts_from_its_policies_and_ends_where_its_o
 
 def test_a_decharge_whose_choices_flip_back_and_forth_stops_once_they_came_back_twice():
     # made-up ends (each seat's value of each loser) under which this small manche's décharge does
-    # not settle: from its tenth sweep on, the same 24 choices flip every sweep
-    model = Manche(Ruleset.preset("comptoir-21").with_options(pot=8), 3)
-    ends = np.random.default_rng(11).random((3, 2, 3))
+    # not settle: its last sweeps flip the same 44 choices back and forth
+    model = Manche(Ruleset.preset("comptoir-21").with_options(pot=7), 3)
+    ends = np.random.default_rng(25).random((3, 2, 3))
     said: list[str] = []
     solution = solve_manche(model, ends, lambda what, *_: said.append(what))
     assert solution.converged is False and said.count("unsettled") == 1
@@ -1092,8 +1093,14 @@ WALKED: dict[str, tuple[str, dict[str, object], int]] = {
     "main-chaude": ("engranjeu-21", {**WORTH_TWO, "pot": 3}, 3),
     # The same with accumulated stakes: every coup sec of the charge adds its value to the stake, and
     # so does the best of each replay; « est » settles for the stake when the tie-break ends,
-    # « vient » for what the replay after it sets.
-    "staked-main-chaude": ("engranjeu-21", {**WORTH_TWO, "accumulated_stakes": True, "pot": 7}, 3),
+    # « vient » for what the replay after it sets. A nénette worth 1 keeps a stake below the pot of 5
+    # (three nénettes: 3; two tied for the worst beside a simple: 4, a rampot adding to it);
+    # « main chaude » is met in the charge and in décharges of three.
+    "staked-main-chaude": (
+        "engranjeu-21",
+        {**WORTH_TWO, "accumulated_stakes": True, "pot": 5, "value_nenette": 1},
+        3,
+    ),
     # « Queue de la vache »: the first manche's décharge played once for each debt its charge may
     # leave, its end worth the second manche started with that debt paid (:data:`QUEUE`).
     "queue": ("vache-41", {**COUPS_SECS, "pot": 4, "queue_de_la_vache": True}, 3),
@@ -1798,7 +1805,7 @@ def test_charge_rounds_worth_nothing_settle_in_a_few_sweeps_to_what_plain_sweeps
     """Each charge level that comes back to itself is settled by sweeps each followed by the exact
     values of their choices: a few sweeps a level where plain sweeps take dozens, and the same
     choices and values to the last bit."""
-    pot = 3  # the charge levels are 1 to the pot
+    pot = 2  # the charge levels are 1 to the pot: two, each coming back to itself
     model = Manche(Ruleset.preset("engranjeu-21").with_options(pot=pot), 3)
     ends = np.zeros((3, 2, 3))
     ends[np.arange(3), :, np.arange(3)] = -1  # one manche: its loser loses
