@@ -35,8 +35,10 @@ def simulator() -> None:
 
 
 def others() -> None:
-    """A whole game of four solved (a pot of 2 takes seconds) and the vector environments' steps."""
+    """Whole games solved (a pot of 2 takes seconds): of four, then of three where every throw adds
+    to the stake (the staked turns' kernels); and the vector environments' steps."""
     main(["solve", "--players", "4", "--set", "pot=2"], standalone_mode=False)
+    main(["solve", "--rules", "vache-41", "--players", "3", "--set", "pot=2"], standalone_mode=False)
     vec = MultiAgentVector(8, "classic-11", 2, seed=0)
     vec.reset()
     rng = np.random.default_rng(0)

@@ -57,6 +57,7 @@ from py421.solver.game_maxn import (
 )
 from py421.solver.game_maxn_turns import (
     THREADS_VARIABLE,
+    _kernel,
     _numpy_turns,
     follower_turns,
     follower_values,
@@ -339,6 +340,30 @@ def test_the_compiled_staked_turns_of_counted_results_are_the_numpy_turns(throw_
     assert counted[1] is not None and uncounted[1] is not None
     assert np.array_equal(counted[1], uncounted[1])
     assert counted[0][2] == pytest.approx(uncounted[0][2], abs=1e-14)
+
+
+def test_the_compiled_turns_are_compiled_once_whatever_the_layout_of_their_arrays():
+    """numba compiles a kernel again, for seconds of CPU, for each memory layout of the arrays it is
+    given: a caller's slice (every other row, a few columns) must reuse the one compiled already."""
+    pytest.importorskip("numba")
+    rng = np.random.default_rng(9)
+    later, staked_later = rng.random((40, 3)), rng.random((40, 8, 3))
+    step = rng.integers(0, 40, (60, 2 * 3 * 56))
+    ahead = rng.random(step.shape) < 0.3
+    shift = stakes.shifted(Ruleset.preset("vache-41"), 7)
+    reach = rng.random((60, 8))
+
+    def solve(step: np.ndarray, ahead: np.ndarray) -> None:
+        follower_turns(later, step, 1, 3, 3, ahead, True)
+        _, choices = stakes.follower(staked_later, step, 2, 3, shift, True, ahead, True)
+        assert choices is not None
+        stakes.advance(reach[: len(step)], step, choices, shift, 40)
+
+    kernels = (_kernel(), *(stakes._kernels() or ()))
+    solve(step[:30, : 3 * 56].copy(), ahead[:30, : 3 * 56].copy())
+    compiled = [len(k.signatures) for k in kernels]
+    solve(step[::2, : 3 * 56], ahead[::2, : 3 * 56])  # neither in one block of memory
+    assert [len(k.signatures) for k in kernels] == compiled
 
 
 @pytest.mark.parametrize("contexts", [30, 1_000])  # solved by one thread, then split among the cores

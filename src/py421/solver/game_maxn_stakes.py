@@ -361,13 +361,15 @@ def follower(
         _numpy_follower(later, step, mover, throws, shift, out, choices, ahead, bon)
         return out, choices
     written = choices if choices is not None else np.empty((0, 0, 0, 0), np.int8)
-    where = np.ones((1, 1), np.bool_) if ahead is None else ahead
+    # contiguous whatever the caller sliced: numba compiles a kernel again (seconds of CPU) for
+    # each layout of its arrays, where a copy costs next to nothing
+    where = np.ones((1, 1), np.bool_) if ahead is None else np.ascontiguousarray(ahead)
     lined = np.ascontiguousarray(later).reshape(len(later), width * seats)  # a stake's seats side by side
     flat = out.reshape(throws, contexts, width * seats)  # the same memory
     asked = (
         lined,
         seats,
-        step,
+        np.ascontiguousarray(step),
         mover,
         throws,
         shift,
@@ -774,7 +776,8 @@ def advance(
     contexts = reach.shape[-2]
     halves = 2 if contexts >= 2 * MIN_PART else 1
     outs = np.zeros((halves, size, reach.shape[-1]))
-    asked = (layered, step, choices, limit, shift, CHILDREN, LEAVES, FRESH, step.shape[1] > len(RESULTS))
+    contiguous = (np.ascontiguousarray(a) for a in (layered, step, choices))  # one compiled kernel, as above
+    asked = (*contiguous, limit, shift, CHILDREN, LEAVES, FRESH, step.shape[1] > len(RESULTS))
     shared(contexts, lambda a, b: kernel[1](*asked, outs[int(a > 0)], a, b), halves)
     return np.asarray(outs.sum(axis=0), dtype=np.float64)
 

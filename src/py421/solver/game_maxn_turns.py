@@ -185,8 +185,10 @@ def _compiled_turns(
     counted = step.shape[1] > len(FRESH)
     if counted:  # counted results: the one limit solved is ``throws``
         first_limit = throws
-    where = _ANYWHERE if ahead is None else ahead
-    turn = (later, step, mover, throws, max(first_limit, 2))
+    # contiguous whatever the caller sliced: numba compiles a kernel again (seconds of CPU) for
+    # each layout of its arrays, where a copy costs next to nothing
+    where = _ANYWHERE if ahead is None else np.ascontiguousarray(ahead)
+    turn = (np.ascontiguousarray(later), np.ascontiguousarray(step), mover, throws, max(first_limit, 2))
     asked = (
         *turn,
         KEEP_CHOICES,
