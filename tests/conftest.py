@@ -1,4 +1,15 @@
 import os
+
+# The suite's workers fill the cores together: each solves its turns in one thread rather than
+# handing parts to threads that would wait for a core (PY421_THREADS; a tenth less CPU for the
+# solver's tests), and so do torch's and numpy's own threads (OpenMP, OpenBLAS), which spin while
+# they wait: a tiny PPO run took twice the CPU with two threads beside two busy processes. Set
+# before numpy or torch is first imported, which read them then; the processes the tests start
+# inherit them.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for variable in ("PY421_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(variable, "1")
+
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,12 +27,6 @@ settings.register_profile(
 )
 settings.register_profile("ci", parent=settings.get_profile("default"), derandomize=True)
 settings.load_profile("ci" if os.environ.get("CI") else "default")
-
-# The suite's workers fill the cores together: each solves its turns in one thread rather than
-# handing parts to threads that would wait for a core (PY421_THREADS; a tenth less CPU for the
-# solver's tests). The processes the tests start inherit it.
-if os.environ.get("PYTEST_XDIST_WORKER"):
-    os.environ.setdefault("PY421_THREADS", "1")
 
 
 @pytest.fixture(scope="session")
