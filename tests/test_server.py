@@ -854,6 +854,30 @@ def keep_house(client: Any, minutes: float) -> list[str]:
     return ended
 
 
+def test_the_tables_are_looked_over_again_and_again_a_failure_aside(tmp_path, monkeypatch):
+    """Housekeeping runs every ``housekeeping_seconds`` (and once before the first request, which
+    test_server_attacks.py checks across a restart): a round whose database is away is said and the
+    next one comes."""
+    from py421.server.hub import Hub
+
+    rounds: list[float] = []
+
+    async def keep_house(self: Hub, now: float | None = None) -> list[str]:
+        rounds.append(time.monotonic())
+        if len(rounds) == 2:
+            raise OperationalError("SELECT", {}, Exception("the database is away"))
+        return []
+
+    monkeypatch.setattr(Hub, "keep_house", keep_house)
+    monkeypatch.setattr(Hub, "housekeeping_seconds", 0.01)
+    with serving(f"sqlite:///{tmp_path}/tables.db") as client:
+        assert client.get("/api/presets").status_code == 200
+        deadline = time.monotonic() + 60
+        while len(rounds) < 4 and time.monotonic() < deadline:
+            time.sleep(0.01)
+    assert len(rounds) >= 4  # on after the round that failed
+
+
 def test_a_waiting_table_nobody_starts_expires(client):
     created = create(client, seats=["human", "human"])
     code = created["code"]

@@ -50,6 +50,7 @@ def test_every_limit_is_an_option_of_serve_with_the_documented_default():
         "--messages-per-second": limits.messages_per_second,
         "--request-seconds": limits.request_seconds,
         "--keep-alive-seconds": limits.keep_alive_seconds,
+        "--send-seconds": limits.send_seconds,
         "--optimal-seconds": budget.seconds,
         "--optimal-memory": budget.memory_mb,
         "--optimal-queue": budget.queue,

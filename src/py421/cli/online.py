@@ -29,6 +29,7 @@ SERVE_LIMITS: list[tuple[str, str, click.ParamType[Any]]] = [
     ("--messages-per-second", "messages_per_second", Finite(1)),
     ("--request-seconds", "request_seconds", Finite(1, 120)),
     ("--keep-alive-seconds", "keep_alive_seconds", Finite(1, 3600)),
+    ("--send-seconds", "send_seconds", Finite(1, 120)),
     ("--optimal-seconds", "seconds", Finite(1)),
     ("--optimal-memory", "memory_mb", click.IntRange(256)),
     ("--optimal-queue", "queue", click.IntRange(0)),

@@ -412,6 +412,7 @@ MESSAGES: dict[str, str] = {
     "cli.opt.serve.optimal_queue": "Solves that may wait for a worker; more are refused at once.",
     "cli.opt.serve.keep_alive_seconds": "Seconds an HTTP connection may stay silent between requests.",
     "cli.opt.serve.request_seconds": "Seconds for a whole HTTP request to arrive.",
+    "cli.opt.serve.send_seconds": "Seconds a client may leave an answer untaken before it is cut off.",
     "cli.opt.serve.idle_minutes": "A started table nobody acts at or is connected to in this time is ended.",
     "cli.opt.play.players": "Comma-separated seats: a name for a person, or bot:random, bot:heuristic, bot:optimal. [default: your user name, bot:heuristic, bot:heuristic]",
     "cli.opt.play.seed": "Any text or number: the same seed, the same game (default: a fresh random seed).",

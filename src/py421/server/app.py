@@ -127,6 +127,9 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await cluster.start(hub)
         hub.resume_all()
+        # before the first request: tables left idle while the server was down end now, so a restart
+        # makes room at once rather than refusing new tables until the first round of housekeeping
+        await hub.look_over()
         hub.spawn(hub.housekeeping())
         hub.spawn(keep_collections_short())
         yield

@@ -676,12 +676,16 @@ class Hub:
     async def housekeeping(self) -> None:
         while True:
             await asyncio.sleep(self.housekeeping_seconds)
-            try:
-                await self.keep_house()
-            except SQLAlchemyError as e:  # the database is away: try again next time
-                log.warning("the tables were not looked over: %s", first_line(e))
-            except Exception:  # a fault of the server's: said, and the next round goes on
-                log.exception("the tables were not looked over")
+            await self.look_over()
+
+    async def look_over(self) -> None:
+        """:meth:`keep_house`, a failure said and left to the next time (the server serves on)."""
+        try:
+            await self.keep_house()
+        except SQLAlchemyError as e:  # the database is away: try again next time
+            log.warning("the tables were not looked over: %s", first_line(e))
+        except Exception:  # a fault of the server's: said, and the next round goes on
+            log.exception("the tables were not looked over")
 
     async def keep_house(self, now: float | None = None) -> list[str]:
         """Tell the database which tables were active, then end those nobody started, or nobody
