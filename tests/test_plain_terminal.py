@@ -14,11 +14,13 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-termin
 PROMPT = "? help: "
 
 
-def read_for(fd: int, seconds: float) -> str:
-    """Whatever the terminal shows during ``seconds``."""
+def read_for(fd: int, seconds: float, until: str | None = None) -> str:
+    """Whatever the terminal shows during ``seconds``, or until it has shown ``until``."""
     seen = b""
     deadline = time.monotonic() + seconds
-    while (left := deadline - time.monotonic()) > 0:
+    while (left := deadline - time.monotonic()) > 0 and (
+        until is None or until not in seen.decode("utf-8", "replace")
+    ):
         ready, _, _ = select.select([fd], [], [], left)
         if not ready:
             break
@@ -52,7 +54,7 @@ def test_keys_typed_before_a_question_do_not_answer_it(private_home):
                 break
         assert seen.count(PROMPT) == 1, seen
         os.write(main, b"\n")  # a key typed at the question answers it
-        assert "Alice ends on" in read_for(main, 5)
+        assert "Alice ends on" in read_for(main, 60, until="Alice ends on")
     finally:
         proc.kill()
         proc.wait()
