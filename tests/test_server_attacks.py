@@ -22,9 +22,11 @@ from typing import Any
 
 import httpx2
 import pytest
+from click.testing import CliRunner
 from websockets.sync.client import connect
 from websockets.typing import Origin, Subprotocol
 
+from py421.cli import main
 from py421.server.limits import Limits
 from py421.server.serving import uvicorn_options
 
@@ -766,6 +768,47 @@ def test_another_site_cannot_act_for_a_visitor(server: Server) -> None:
     docs = server.get("/docs")
     assert docs.status_code == 404 or "cdn" not in docs.text
     assert server.get("/openapi.json").status_code == 200
+
+
+def test_a_page_elsewhere_pointing_its_own_name_here_is_refused(tmp_path: Path) -> None:
+    """DNS rebinding: a page of another site points its own name at this server's address; its
+    requests then carry that name as both Host and Origin, which passed the Origin check, so it read
+    the pages and made tables for its visitor on a server at home or on a bar's network. Now the
+    server answers only for its addresses, local names and the names it is given."""
+    server = Server(tmp_path, "--allowed-host", ".421.example")
+    port = server.port
+    try:
+        rebound = {"Host": f"evil.example:{port}", "Origin": f"http://evil.example:{port}"}
+        made = httpx2.post(f"{server.base}/api/tables", json={"name": "Mallory"}, headers=rebound, timeout=10)
+        assert made.status_code == 421 and detail(made)["error"] == "cross_site", made.text
+        assert "--allowed-host evil.example" in detail(made)["message"]
+        read = httpx2.get(f"{server.base}/", headers={"Host": "evil.example"}, timeout=10)
+        assert read.status_code == 421
+        assert "content-security-policy" in read.headers  # a refusal is an answer like any other
+        with pytest.raises(Exception, match="403"):  # its name in the URL, this server's address
+            connect(
+                f"ws://evil.example:{port}/ws/ABCDE",
+                open_timeout=10,
+                sock=socket.create_connection(("127.0.0.1", port), timeout=10),
+                origin=Origin(f"http://evil.example:{port}"),
+            )
+        # its addresses, names no public site can hold, and the names given (.421.example: under it)
+        for name in (
+            "127.0.0.1",
+            "[::1]",
+            "localhost",
+            "laptop",
+            "laptop.local",
+            "421.example",
+            "play.421.example",
+        ):
+            answer = httpx2.get(f"{server.base}/api/presets", headers={"Host": f"{name}:{port}"}, timeout=10)
+            assert answer.status_code == 200, (name, answer.text)
+    finally:
+        server.stop()
+    assert "Traceback" not in server.logged()
+    refused = CliRunner().invoke(main, ["serve", "--allowed-host", "https://421.example"])
+    assert refused.exit_code == 2 and "is no host name" in refused.output, refused.output
 
 
 def test_the_seat_token_travels_in_a_header_and_the_old_url_form_is_never_logged(server: Server) -> None:

@@ -74,6 +74,22 @@ class SiteOrigin(click.ParamType[Any]):
         return text
 
 
+class HostName(click.ParamType[Any]):
+    """``--allowed-host``: a name this server answers for, ``play.example.org`` or ``.example.org``
+    (that name and every name under it); no scheme, no port."""
+
+    name = "name"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        import re
+
+        text = str(value).strip().lower().rstrip(".")
+        label = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+        if not re.fullmatch(rf"\.?{label}(?:\.{label})*", text):
+            self.fail(tr(spoken(), "cli.serve.bad_host_name", given=repr(value)), param, ctx)
+        return text
+
+
 def _limit_options(command: Callable[..., None]) -> Callable[..., None]:
     """The options of SERVE_LIMITS, with the defaults of Limits and Budget."""
     from ..server.limits import Limits
@@ -95,6 +111,7 @@ def _limit_options(command: Callable[..., None]) -> Callable[..., None]:
 @_limit_options
 @click.option("--trusted-proxy", "trusted_proxy", type=ProxyAddress(), multiple=True)
 @click.option("--allowed-origin", "allowed_origin", type=SiteOrigin(), multiple=True)
+@click.option("--allowed-host", "allowed_host", type=HostName(), multiple=True)
 @SAY_OPTION
 def serve(
     lang: str,
@@ -107,6 +124,7 @@ def serve(
     optimal_queue: int,
     trusted_proxy: tuple[Any, ...],
     allowed_origin: tuple[str, ...],
+    allowed_host: tuple[str, ...],
     **limits: Any,
 ) -> None:
     require("server", "421 serve")
@@ -142,6 +160,7 @@ def serve(
         budget=budget,
         proxies=proxies,
         allowed_origins=allowed_origin,
+        allowed_hosts=allowed_host,  # its addresses and local names besides
         policy_reader=register_policy,
     )
     shown = f"[{host}]" if ":" in host else host  # an IPv6 address is bracketed in a URL

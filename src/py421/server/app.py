@@ -33,7 +33,7 @@ from ..players import levels
 from . import protocol as p
 from .addresses import ForwardedClient, TrustedProxies
 from .analyst import Analyst
-from .browsers import BrowserGuard, Origins
+from .browsers import BrowserGuard, Hosts, Origins
 from .cluster import Cluster, Solo, first_line
 from .collector import keep_collections_short
 from .database import Store, make_engine, migrate, single_process
@@ -89,12 +89,15 @@ def create_app(
     budget: Budget | None = None,
     proxies: TrustedProxies | None = None,
     allowed_origins: Iterable[str] = (),
+    allowed_hosts: Iterable[str] | None = None,
     policy_reader: Reader | None = None,
 ) -> FastAPI:
     """The server on a database; ``seeds`` fixes the tables' dice (for tests). ``proxies``: those
     whose word on a client's address is taken; ``allowed_origins``: other sites whose pages may
-    use the server; ``policy_reader``: how a worker reads the trained policies the operator named
-    (bot levels read from a file), which are then played there (:mod:`.policy_seats`)."""
+    use the server; ``allowed_hosts``: the names it answers for beside its addresses and local names
+    (:class:`.browsers.Hosts`; None: any, as for an app made in-process); ``policy_reader``: how a
+    worker reads the trained policies the operator named (bot levels read from a file), which are
+    then played there (:mod:`.policy_seats`)."""
     limits = limits or Limits()
     engine = make_engine(db_url)
     migrate(engine)
@@ -152,7 +155,9 @@ def create_app(
     app.state.analyst = analyst
     app.add_middleware(BodyLimit, most=limits.body_bytes)
     app.add_middleware(AnswerFailures)  # outside BodyLimit, which answers its own refusal
-    app.add_middleware(BrowserGuard, origins=Origins(allowed_origins))  # every answer, every refusal
+    app.add_middleware(
+        BrowserGuard, origins=Origins(allowed_origins), hosts=Hosts(allowed_hosts)
+    )  # every answer, every refusal
     app.add_middleware(ForwardedClient, proxies=proxies or TrustedProxies())  # the outermost
 
     def refusal(

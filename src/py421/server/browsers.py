@@ -10,10 +10,17 @@ table, take a seat or play for a visitor. A client that sends no ``Origin``
 is not a browser (a script, ``curl``) and is served. POST bodies are JSON
 only: a browser sends ``text/plain`` or a form to another site without asking
 first, ``application/json`` never (a POST without a body needs no type).
+
+A page elsewhere may also point its own name at this server's address (DNS
+rebinding): its requests then come from the server's « own » origin. So the
+server answers only for the names it is given (``--allowed-host``), its
+addresses, and names no public site can hold (``localhost``, a name without
+a dot, ``.local`` and the like): a request for another name is refused.
 """
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
@@ -85,6 +92,50 @@ class Origins:
         )
 
 
+# Names of a home or local network that no public DNS answers for, so no other site can point there
+LOCAL_SUFFIXES = (".local", ".localhost", ".lan", ".home", ".home.arpa", ".internal")
+MISDIRECTED = 421  # HTTP's « Misdirected Request »: not a name this server answers for
+
+
+class Hosts:
+    """The names this server answers for, from the ``Host`` of each request: any with ``named`` None
+    (an app made in-process), else its addresses, local names, and those named (``.example.org``:
+    that name and every name under it)."""
+
+    def __init__(self, named: Iterable[str] | None = None) -> None:
+        self.any = named is None
+        self.named = {n.strip().lower().rstrip(".") for n in named or ()}
+
+    def answers_for(self, name: str) -> bool:
+        """Whether ``name`` (a ``Host``'s, lower case, without port) is one this server answers for."""
+        try:
+            ipaddress.ip_address(name)
+        except ValueError:
+            pass
+        else:
+            return True
+        if "." not in name or name.endswith(LOCAL_SUFFIXES) or name in self.named:
+            return True
+        return any(n.startswith(".") and (name.endswith(n) or name == n[1:]) for n in self.named)
+
+    def refusal(self, scope: Scope) -> str | None:
+        """Why a request is refused for its ``Host``, or None (none given: not a browser's)."""
+        if self.any:
+            return None
+        given = next((v for k, v in scope.get("headers") or [] if k == b"host"), None)
+        if given is None:
+            return None
+        text = given.decode("latin-1")
+        found = _host_port(text, "http")
+        if found is not None and self.answers_for(found[0]):
+            return None
+        name = found[0] if found is not None else text[:100]
+        return (
+            f"this server does not answer for the name {name!r} (a page elsewhere may point its own name "
+            f"here); if it is this server's name, give it with --allowed-host {name}"
+        )
+
+
 def _error(status: int, error: str, message: str) -> tuple[Message, Message]:
     import json
 
@@ -105,14 +156,15 @@ def _json_body(scope: Scope) -> bool:
 
 
 class BrowserGuard:
-    """The headers on every answer; POSTs and WebSockets from other sites refused, POSTs JSON only."""
+    """The headers on every answer; requests for a name this server does not answer for refused, and
+    POSTs and WebSockets from other sites; POSTs JSON only."""
 
-    def __init__(self, app: ASGIApp, origins: Origins) -> None:
-        self.app, self.origins = app, origins
+    def __init__(self, app: ASGIApp, origins: Origins, hosts: Hosts | None = None) -> None:
+        self.app, self.origins, self.hosts = app, origins, hosts or Hosts()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
-            if self.origins.refusal(scope) is not None:
+            if self.origins.refusal(scope) is not None or self.hosts.refusal(scope) is not None:
                 await receive()  # the connection's opening, answered by a refusal (HTTP 403)
                 await send({"type": "websocket.close", "code": 1008})
                 return
@@ -128,6 +180,11 @@ class BrowserGuard:
                 message["headers"] = [*message.get("headers", []), *HEADERS]
             await send(message)
 
+        misdirected = self.hosts.refusal(scope)
+        if misdirected is not None:  # GETs too: a page elsewhere must not read this server's pages either
+            for message in _error(MISDIRECTED, "cross_site", misdirected):
+                await guarded(message)
+            return
         if scope["method"] not in SAFE_METHODS:
             why = self.origins.refusal(scope)
             if why is not None:
