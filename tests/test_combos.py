@@ -167,3 +167,19 @@ def test_a_whole_category_above_another_is_said_plainly(lang, first, second, sai
     c = compare(classic, Result.parse(first), Result.parse(second))
     assert error_text(lang, c.why).startswith(said)
     assert "every" not in error_text("en", c.why) and "tout entière" not in error_text("fr", c.why)
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en", "611 is ranked 3rd of 56, 555 is 6th"),
+        ("fr", "611 est au 3ᵉ rang sur 56, 555 au 6ᵉ"),
+    ],
+)
+def test_interleaved_results_are_ranked_in_words_of_each_language(lang, said):
+    """« classé 3 sur 56 » is no French, "ranked 3 of 56" no English: a rank is an ordinal."""
+    from py421.i18n import error_text
+
+    tim = Ruleset.preset("tim").table
+    c = compare(tim, Result.parse("611"), Result.parse("555"))
+    assert error_text(lang, c.why).endswith(said)

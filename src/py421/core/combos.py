@@ -13,7 +13,7 @@ from enum import StrEnum
 from typing import Literal, get_args
 
 from .dice import ALL_RESULTS, Result
-from .errors import InvalidRuleset, Message
+from .errors import InvalidRuleset, Message, Ordinal
 
 
 class Category(StrEnum):
@@ -215,8 +215,8 @@ def compare(table: CombinationTable, a: Result, b: Result, *, ace_high: bool = F
             ranks = {
                 "win": str(win),
                 "lose": str(lose),
-                "win_rank": table.rank(win),
-                "lose_rank": table.rank(lose),
+                "win_rank": Ordinal(table.rank(win)),
+                "lose_rank": Ordinal(table.rank(lose)),
             }
             why = Message(
                 "compare.interleave",

@@ -36,6 +36,16 @@ class Message:
         return _wording(self)
 
 
+@dataclass(frozen=True, slots=True)
+class Ordinal:
+    """A field that is a rank (the 3rd of 56), which each language writes its own way."""
+
+    n: int
+
+    def __str__(self) -> str:
+        return str(self.n)
+
+
 def _unworded(message: Message) -> str:
     """Before any catalog is installed: the key and the fields, as they are."""
     fields = ", ".join(f"{k}={v}" for k, v in message.fields.items())

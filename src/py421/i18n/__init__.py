@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from ..core.dice import format_dice
-from ..core.errors import Message
+from ..core.errors import Message, Ordinal
 from ..core.rules import Ruleset, preset_names
 from . import en, fr
 
@@ -180,6 +180,20 @@ def actions_text(lang: str, actions: Iterable[Throw | Stop | ChooseStake]) -> st
     return ", ".join(action_text(lang, a) for a in actions)
 
 
+def ordinal(lang: str, n: int) -> str:
+    """A rank as ``lang`` writes it.
+
+    >>> [ordinal("en", n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 56)]
+    ['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '22nd', '56th']
+    >>> ordinal("fr", 1), ordinal("fr", 3)
+    ('1ᵉʳ', '3ᵉ')
+    """
+    if lang == "fr":
+        return "1ᵉʳ" if n == 1 else f"{n}ᵉ"
+    suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 def _localised(lang: str, value: object) -> object:
     """A field that is itself a message (a refusal's reason) or actions is worded in ``lang`` too.
 
@@ -188,6 +202,8 @@ def _localised(lang: str, value: object) -> object:
     """
     if isinstance(value, Message):
         return error_text(lang, value)
+    if isinstance(value, Ordinal):
+        return ordinal(lang, value.n)
     actions = sys.modules.get("py421.core.actions")  # an action is here only if its module is loaded
     kinds = (actions.Throw, actions.Stop, actions.ChooseStake) if actions else ()
     if kinds and isinstance(value, kinds):

@@ -493,7 +493,7 @@ MESSAGES: dict[str, str] = {
     "compare.same": "le même résultat ; la règle d'égalité décide",
     "compare.above": "avec ces règles, {winner} bat {loser}",
     "compare.above_nenette": "avec ces règles, {winner} bat {loser} (la nénette est le plus petit résultat)",
-    "compare.interleave": "ces règles intercalent les combinaisons {winner} et {loser} : {win} est classé {win_rank} sur 56, {lose} {lose_rank}",
+    "compare.interleave": "ces règles intercalent les combinaisons {winner} et {loser} : {win} est au {win_rank} rang sur 56, {lose} au {lose_rank}",
     "compare.brelan": "deux brelans : la plus haute face gagne",
     "compare.two_aces": "deux as de part et d'autre : le troisième dé le plus haut gagne",
     "compare.suite": "deux suites : la plus haute gagne",
