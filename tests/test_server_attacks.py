@@ -200,15 +200,14 @@ def test_an_optimal_table_beyond_the_budget_is_refused_and_the_server_stays_smal
     # a budget a small table's solve keeps to however busy the machine (8 s once failed under load)
     server = Server(tmp_path, "--optimal-seconds", "60", "--optimal-memory", "600")
     try:
-        started = time.monotonic()
         refused = server.post(
             "/api/tables",
             {"rules": "classic-11", "settings": ["pot=999"], "seats": ["human", "bot:optimal"], "name": "A"},
         )
-        took = time.monotonic() - started
         assert refused.status_code == 400 and detail(refused)["error"] == "optimal_too_costly"
         assert "60 s" in detail(refused)["message"] or "600 MB" in detail(refused)["message"]
-        assert took < 60  # by estimate: a solve tried would have waited out the budget of 60 s
+        # refused by the estimate, before any solving: a solve tried would have spent the budget's 60 s
+        assert "by estimate" in detail(refused)["message"], refused.text
         seven = server.post(
             "/api/tables",
             {"rules": "classic-11", "seats": ["human"] + ["bot:optimal"] * 7, "name": "A"},
@@ -343,7 +342,8 @@ def test_floods_meet_their_caps(tmp_path: Path) -> None:
         assert "at most 5 new tables a minute" in detail(answers[-1])["message"]
         code = answers[0].json()["code"]
         with contextlib.ExitStack() as open_ones:
-            watchers = [open_ones.enter_context(server.ws(code)) for _ in range(3)]
+            # closing waits for the server's close frame, read only after the flood (10 s by default)
+            watchers = [open_ones.enter_context(server.ws(code, close_timeout=1)) for _ in range(3)]
             with server.ws(code) as fourth:
                 assert next_error(fourth)["error"] == "too_many_spectators"
             other = answers[1].json()["code"]
@@ -573,7 +573,8 @@ def test_a_flood_of_messages_is_refused_once_a_second_not_answered_one_by_one(se
     Now a connection refused for the rate is not read for a second: its flood waits in its own
     socket, and the server answers it at the budget's pace."""
     code = server.create()["code"]
-    with server.ws(code) as ws:
+    # closing waits for the server's close frame, read only after the flood (10 s by default)
+    with server.ws(code, close_timeout=1) as ws:
         json.loads(ws.recv(timeout=10))  # the table
         for _ in range(300):
             ws.send(json.dumps({"type": "ping"}))
