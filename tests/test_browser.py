@@ -34,18 +34,39 @@ pytestmark = pytest.mark.slow  # a real browser
 expect.set_options(timeout=60_000)
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[str]:
+def serve(folder: Path) -> Iterator[str]:
     port = free_port()
-    proc = start_server(tmp_path, port, "--bot-delay", "0.05")
+    proc = start_server(folder, port, "--bot-delay", "0.05")
     yield f"http://127.0.0.1:{port}"
     proc.terminate()
     proc.wait(10)
 
 
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One server for the module's tests that look only at the tables they make: starting one
+    costs a second of CPU. A test that reads what the server kept of all games has its own."""
+    yield from serve(tmp_path_factory.mktemp("server"))
+
+
 @pytest.fixture
-def browser() -> Iterator[Browser]:
+def own_server(tmp_path: Path) -> Iterator[str]:
+    yield from serve(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def chromium_once() -> Iterator[Browser]:
+    """One Chromium for the module's tests: starting it costs a second of CPU and more of wall."""
     yield from launch()
+
+
+@pytest.fixture
+def browser(chromium_once: Browser) -> Iterator[Browser]:
+    """The module's Chromium, each page of a test in a context of its own (storage of its own,
+    as in a browser just started), all closed after the test."""
+    yield chromium_once
+    for context in chromium_once.contexts:
+        context.close()
 
 
 def launch() -> Iterator[Browser]:
@@ -330,8 +351,10 @@ def test_the_scorekeeper_sets_up_with_the_seat_editor_reports_undoes_and_speaks_
     assert errors == []
 
 
-def test_a_game_with_hints_then_its_analysis_on_a_small_phone(server: str, browser: Browser) -> None:
-    """Hints on the player's turn; at the end the analysis: a decision tapped shows its choices ranked."""
+def test_a_game_with_hints_then_its_analysis_on_a_small_phone(own_server: str, browser: Browser) -> None:
+    """Hints on the player's turn; at the end the analysis: a decision tapped shows its choices ranked.
+    Its own server: the history's first game, analysed at the end, is this test's."""
+    server = own_server
     page = phone(browser, 360, 740)
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))

@@ -27,9 +27,19 @@ from .test_browser import nothing_refused_and_no_token_in_a_url  # noqa: E402, F
 pytestmark = pytest.mark.slow  # a real browser, and Pyodide starting in it
 
 
-@pytest.fixture
-def chromium() -> Iterator[Browser]:
+@pytest.fixture(scope="module")
+def chromium_once() -> Iterator[Browser]:
+    """One Chromium for the module's tests: starting it costs a second of CPU and more of wall."""
     yield from launch()
+
+
+@pytest.fixture
+def chromium(chromium_once: Browser) -> Iterator[Browser]:
+    """The module's Chromium, each page of a test in a context of its own: its service worker,
+    caches and database start empty, as in a browser just started. All closed after the test."""
+    yield chromium_once
+    for context in chromium_once.contexts:
+        context.close()
 
 
 @pytest.fixture(scope="module")
