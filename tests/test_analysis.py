@@ -115,6 +115,9 @@ def test_the_optimal_bot_makes_no_mistake(tmp_path):
     assert all(d["chosen"] == d["best"] for d in data["decisions"])
     text = run("analyse", record, "--bots").stdout
     assert text.count("(100.0%), total cost 0.00 points") == 2
+    # French counts below two in the singular, decimals too: « 0,00 point », « 1,50 point »
+    french = run("analyse", record, "--bots", "--lang", "fr").stdout
+    assert french.count("coût total 0,00 point\n") == 2, french
 
 
 @pytest.mark.parametrize(

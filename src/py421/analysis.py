@@ -35,7 +35,7 @@ from .core.errors import InvalidPosition, Message
 from .core.game import Game
 from .core.record import Record
 from .core.state import State
-from .i18n import action_text, num, tr
+from .i18n import action_text, num, points, tr
 from .players import is_bot_name
 from .solver.strategy import Method, method_of, played, refuse, strategy_for
 
@@ -300,6 +300,12 @@ class Adviser:
 
 
 def _points(lang: str, value: float) -> str:
+    """A cost in points, with its word: « 0,50 point »."""
+    return points(lang, value * 100)
+
+
+def _in_points(lang: str, value: float) -> str:
+    """A cost in points, the number alone: the tables say their unit once, above."""
     return num(lang, value * 100, ".2f")
 
 
@@ -341,7 +347,7 @@ def analysis_text(analysis: Analysis, lang: str = "en", title: str | None = None
                 position_text(lang, d),
                 _action(lang, d.chosen),
                 "" if d.best == d.chosen else _action(lang, d.best),
-                _points(lang, d.cost) if d.cost else "",
+                _in_points(lang, d.cost) if d.cost else "",
             ]
             for d in a.decisions
         ]
@@ -416,7 +422,7 @@ def review_text(analysis: Analysis, lang: str = "en", title: str | None = None) 
         lines.append(tr(lang, "analysis.nobody"))
     if a.decisions:
         lines += ["", tr(lang, "analysis.review.title")]
-        costs = {d.step: _points(lang, d.cost) for d in a.decisions}
+        costs = {d.step: _in_points(lang, d.cost) for d in a.decisions}
         width = max(len(c) for c in costs.values())
         for d in sorted(a.decisions, key=lambda d: (-d.cost, d.step)):
             where = tr(lang, "analysis.review.where", step=d.step, player=d.player)

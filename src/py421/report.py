@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .core.rules import Ruleset, description_message
-from .i18n import error_text, num, tr
+from .i18n import error_text, num, points, tr
 from .play.coach import decharge_passes
 from .sim.fast.bot_tables import build_tables
 from .sim.fast.policy import KINDS
@@ -266,13 +266,13 @@ def _page(facts: Sequence[PresetFacts], summary: str, sections: Sequence[dict[st
         t = f.rules.table
         best = " / ".join(_pct(lang, odds(t, t.order[1], n)) for n in (1, 2, 3))  # better than the runner-up
         solved = f.solved
-        advantage = num(lang, f.equal["first_player"]["advantage"] * 100, "+.2f")
+        advantage = points(lang, f.equal["first_player"]["advantage"] * 100, "+.2f")
         rows.append(
             f"<tr><td>{e(f.rules.name)}</td><td>{say('best', result=t.order[0], odds=best)}</td>"
             f"<td>{_pct(lang, f.duel)}</td>"
             f"<td>{_pct(lang, solved['first']) if solved else say('not_solved')}</td>"
             f"<td>{_pct(lang, solved['other']) if solved else ''}</td>"
-            f"<td>{say('points', n=advantage)}</td></tr>"
+            f"<td>{e(advantage)}</td></tr>"
         )
     blocks = []
     for f, plots in zip(facts, sections, strict=True):

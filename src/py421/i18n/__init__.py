@@ -126,6 +126,17 @@ def num(lang: str, value: float, spec: str = "") -> str:
     return text[:-1] + " %" if text.endswith("%") else text
 
 
+def points(lang: str, value: float, spec: str = ".2f") -> str:
+    """Points (hundredths of a chance) with their word: the plural as the number is written, French
+    counting below two in the singular, decimals too.
+
+    >>> points("fr", 1.5), points("fr", -2), points("en", 1.5), points("fr", 1.999)
+    ('1,50 point', '-2,00 points', '1.50 points', '2,00 points')
+    """
+    shown = format(value, spec)
+    return tr(lang, "unit.points", n=num(lang, value, spec), s=plural(lang, float(shown.rstrip("%"))))
+
+
 def fields_of(text: str) -> frozenset[str]:
     """The ``{field}`` names a message fills in."""
     return frozenset(name for _, name, _, _ in string.Formatter().parse(text) if name)

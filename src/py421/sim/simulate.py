@@ -39,7 +39,7 @@ from ..core.events import Gave, LeaderChosen, RoundDecided, Thrown, Took
 from ..core.game import Game
 from ..core.rules import Ruleset, named_with, rules_fields
 from ..core.state import ChanceRequest, OutcomeKind
-from ..i18n import num, plural, tr
+from ..i18n import num, plural, points, tr
 from ..players import make_bot
 from ..players.registry import check_levels
 from ..solver.tables import INDEX, RESULTS
@@ -478,7 +478,7 @@ def summary_text(data: dict[str, Any], lang: str = "en") -> str:
             "sim.first.two" if len(data["players"]) == 2 else "sim.first",
             first=n(first["loss_rate"], ".3%"),
             others=n(first["others_loss_rate"], ".3%"),
-            points=n(first["advantage"] * 100, "+.2f"),
+            points=points(lang, first["advantage"] * 100, "+.2f"),
         )
     )
     for what in ("rounds", "throws"):
