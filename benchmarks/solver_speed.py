@@ -3,7 +3,7 @@
 Run: .venv/bin/python benchmarks/solver_speed.py
      [--large-rounds | --game-maxn N [--preset P] [--games G] | --refused N --preset P [--sweeps K]
       | --heads-up-game
-      | --game-rounds [--must-throw-on] [--preset P] [--players N]]
+      | --game-rounds [--must-throw-on] [--preset P] [--players N] [--by-pot]]
 Targets: the classic-11 game solve under 60 s and `advise` under 50 ms on 2 cores.
 ``--large-rounds`` only measures rounds of 4 to 8 players (time and peak memory), each in
 a process of its own: what sets the round solver's limit of eight players.
@@ -25,12 +25,17 @@ rounds drawn at random among the manche's (mean of 150, the same every run: what
 charge costs, most positions holding a small pot; then the same solved side by side, as a charge
 level's rounds are), and décharge rounds with every player still in
 (mean of forty), at three and four players (or ``--players N``); with ``--must-throw-on``, players
-behind must throw on (the staked turns then merge fewer summaries, and weigh « le bon »).
+behind must throw on (the staked turns then merge fewer summaries, and weigh « le bon »). With
+``--by-pot``, the CPU time of a charge round at a few pots left (the mean of 20 rounds each, one
+thread), split into the followers' turns and where they end (``game_maxn_stakes.follower`` and
+``advance``), with the count of the manche's charge positions at each pot: where a whole solve's
+charge spends its time.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import resource
 import statistics
 import subprocess
@@ -47,7 +52,7 @@ from py421.sim.simulate import Simulation, Summary, run
 from py421.solver import game_maxn as maxn
 from py421.solver.exact_turn import advise
 from py421.solver.game_maxn import GameMaxn, Sweep
-from py421.solver.game_maxn_turns import side_by_side
+from py421.solver.game_maxn_turns import THREADS_VARIABLE, side_by_side
 from py421.solver.heads_up import HeadsUp, unsupported
 from py421.solver.heads_up_game import HeadsUpGame
 from py421.solver.rounds import solve_round
@@ -232,7 +237,57 @@ def game_rounds(throw_on: bool, preset: str, counts: list[int]) -> None:
         )
 
 
+def rounds_by_pot(throw_on: bool, preset: str, players: int) -> None:
+    """The CPU time of a charge round by the pot left, and of its two costliest parts."""
+    from py421.solver import game_maxn_stakes as stakes
+
+    rules = Ruleset.preset(preset).with_options(must_throw_on=throw_on)
+    manche = maxn.Manche(rules, players)
+    values = np.random.default_rng(0).random((len(manche.positions) + 2 * players, players))
+    by_pot: dict[int, list[int]] = {}
+    for p, pos in enumerate(manche.positions):
+        if pos.charge:
+            by_pot.setdefault(pos.pot, []).append(p)
+    spent = {"follower": 0.0, "advance": 0.0}
+
+    def timed(name: str, part: Any) -> Any:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            start = time.process_time()
+            try:
+                return part(*args, **kwargs)
+            finally:
+                spent[name] += time.process_time() - start
+
+        return run
+
+    stakes.follower = timed("follower", stakes.follower)
+    stakes.advance = timed("advance", stakes.advance)
+    said = " (must_throw_on=true)" if throw_on else ""
+    print(f"{rules.name}{said}, {players} players, a charge round by the pot left (CPU, one thread):")
+    for pot in sorted({2, 5, 10, 20, rules.pot} & set(by_pot)):
+        positions = by_pot[pot][:20]
+        maxn.round_at(manche, positions[0], values, keep=True)  # compiled beforehand
+        spent.update(follower=0.0, advance=0.0)
+        start = time.process_time()
+        for p in positions:
+            maxn.round_at(manche, p, values, keep=True)
+        each = (time.process_time() - start) / len(positions) * 1000
+        turns, ends = (spent[k] / len(positions) * 1000 for k in ("follower", "advance"))
+        print(
+            f"  pot {pot:2}: {each:5.1f} ms a round ({turns:5.1f} ms the followers' turns, {ends:4.1f} ms "
+            f"where they end); {len(by_pot[pot]):,} positions",
+            flush=True,
+        )
+    print(f"  charge positions by pot left: {dict(sorted((k, len(v)) for k, v in by_pot.items()))}")
+
+
 def main() -> None:
+    if "--game-rounds" in sys.argv and "--by-pot" in sys.argv:
+        os.environ[THREADS_VARIABLE] = "1"  # read each time the cores are shared
+        preset = sys.argv[sys.argv.index("--preset") + 1] if "--preset" in sys.argv else "lyonnaise-21"
+        players = int(sys.argv[sys.argv.index("--players") + 1]) if "--players" in sys.argv else 3
+        rounds_by_pot("--must-throw-on" in sys.argv, preset, players)
+        return
     if "--game-rounds" in sys.argv:
         preset = sys.argv[sys.argv.index("--preset") + 1] if "--preset" in sys.argv else "lyonnaise-21"
         counts = [int(sys.argv[sys.argv.index("--players") + 1])] if "--players" in sys.argv else [3, 4]
