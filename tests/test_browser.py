@@ -389,6 +389,7 @@ def test_a_game_with_hints_then_its_analysis_on_a_small_phone(own_server: str, b
     chips = page.locator("[data-testid^=decision-]")
     expect(chips.first).to_be_visible(timeout=60_000)  # the game's rules are solved already
     expect(page.get_by_test_id("summaries")).to_contain_text("Alice:")
+    expect(page.get_by_test_id("summaries")).to_contain_text(re.compile(r"total cost \d+\.\d\d points"))
     costly = page.locator(".chip:not([data-level='0'])")
     chip = costly.first if costly.count() else chips.first  # always stopping costs somewhere, as a rule
     chip.click()

@@ -47,6 +47,7 @@ PAGE_SHARED = (
     "action.",
     "analysis.",
     "list.",
+    "unit.",
 )  # the analyses word as the CLI
 
 

@@ -9,7 +9,7 @@ import { dieFace, miniDice } from "./dice.js";
 import { app, append, fill, h } from "./dom.js";
 import { t } from "./i18n.js";
 import { whenLeaving } from "./router.js";
-import { actionWords, costLevel, percent, points, pointsNumber, rankedChoices } from "./values.js";
+import { actionWords, costLevel, percent, points, pointsWords, rankedChoices } from "./values.js";
 
 /**
  * @typedef {{ table: string } | { game: number }} Source
@@ -84,7 +84,7 @@ function summaries(found) {
     if (s.accuracy === null) {
       row.append(h("p", { text: t("analysis.no_decision", { player: s.player }) }));
     } else {
-      const fields = { player: s.player, n: s.decisions, accurate: s.accurate, accuracy: percent(s.accuracy, 1), cost: pointsNumber(s.cost) };
+      const fields = { player: s.player, n: s.decisions, accurate: s.accurate, accuracy: percent(s.accuracy, 1), cost: pointsWords(s.cost) };
       append(
         row,
         h("div", { class: "an-meter", role: "img", "aria-label": percent(s.accuracy, 1) }, meterBar(s.accuracy)),

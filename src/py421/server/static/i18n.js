@@ -77,9 +77,17 @@ export function t(key, fields = {}) {
     text = text.replace(/\bde \{(who|rules)\}/g, (de, f) => (VOWEL_SOUND.test(String(fields[f] ?? "")) ? `d'{${f}}` : de));
   }
   const n = fields.n;
-  // French keeps 0 and 1 singular, English only 1 (py421.i18n.plural, the same rule).
-  const s = typeof n === "number" && (lang === "fr" ? Math.abs(n) >= 2 : n !== 1) ? "s" : "";
+  const s = typeof n === "number" ? plural(n) : "";
   return text.replace(/\{(\w+)\}/g, (_, f) => (f === "s" && !("s" in fields) ? s : String(fields[f] ?? "")));
+}
+
+/**
+ * The plural mark of a count: "s", or "" where `n` is singular. French keeps 0 and 1 (and what
+ * lies between) singular, English only 1 (py421.i18n.plural, the same rule).
+ * @param {number} n
+ */
+export function plural(n) {
+  return (lang === "fr" ? Math.abs(n) >= 2 : n !== 1) ? "s" : "";
 }
 
 /**

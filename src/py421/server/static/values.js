@@ -6,7 +6,7 @@
 
 /** @import { Choice } from "./protocol" */
 import { h } from "./dom.js";
-import { lang, t } from "./i18n.js";
+import { lang, plural, t } from "./i18n.js";
 
 /** The costs the colours stand for, in points: up to each bound, the level of its place. */
 export const LEVELS = [0.005, 0.02, 0.1];
@@ -49,6 +49,14 @@ export function percent(value, digits = 2) {
  */
 export function pointsNumber(cost) {
   return new Intl.NumberFormat(lang, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(cost * 100);
+}
+
+/**
+ * A cost in points with its word, "8.30 points" (in French « 0,50 point »: the plural as written).
+ * @param {number} cost a fraction
+ */
+export function pointsWords(cost) {
+  return t("unit.points", { n: pointsNumber(cost), s: plural(Number((cost * 100).toFixed(2))) });
 }
 
 /**
