@@ -40,9 +40,11 @@ DATABASES = ["sqlite"] + (["postgresql"] if POSTGRES else [])
 
 class Server:
     def __init__(self, tmp: Path, *extra: str, db: str = "sqlite") -> None:
+        """``421 serve`` on a port of its own: ``db`` "sqlite" (a file in ``tmp``), "postgresql" (a
+        fresh database, where the tests have a server) or a database URL."""
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        url = fresh_postgres(POSTGRES) if db == "postgresql" and POSTGRES else None
+        url = fresh_postgres(POSTGRES) if db == "postgresql" and POSTGRES else db if "://" in db else None
         self.log = tmp / "server.log"
         self.proc = start_server(tmp, self.port, *extra, db=url)
 
@@ -869,7 +871,8 @@ def test_bots_play_on_after_the_database_was_away_and_no_task_fails_unseen(tmp_p
     retrieved") and the table waited on a bot that never moved again."""
     import sqlite3
 
-    server = Server(tmp_path, "--bot-delay", "1")
+    # SQLite waits a second for a lock (five by default): the outage below need outlast only that
+    server = Server(tmp_path, "--bot-delay", "1", db=f"sqlite:///{tmp_path}/s.db?timeout=1")
     try:
         # three throws in the charge: the bots decide from the first round
         seats = ["human", "bot:heuristic", "bot:heuristic"]
@@ -894,7 +897,7 @@ def test_bots_play_on_after_the_database_was_away_and_no_task_fails_unseen(tmp_p
                     lock.execute("BEGIN EXCLUSIVE")
                     written = "SELECT count(*) FROM online_steps WHERE code = ?"
                     if lock.execute(written, (code,)).fetchone()[0] == message["version"]:
-                        time.sleep(7)  # the bot's step not written yet: it meets the outage
+                        time.sleep(4.5)  # the bot's step not written yet: it meets the outage
                         outage_done, outage_at = True, message["version"]
                     # else this test was slower than the bot: the next decision of a bot's, then
                     lock.rollback()
