@@ -201,14 +201,20 @@ def _charge_round(manche: maxn.Manche, values: np.ndarray, p: int) -> maxn.Round
     return maxn.round_at(manche, p, values, keep=True)
 
 
+def _manche(throw_on: bool, preset: str, players: int) -> tuple[Ruleset, maxn.Manche, np.ndarray]:
+    """The preset's rules (players behind must throw on, or not), a manche of ``players`` and random
+    values of its positions and ends: what the round benchmarks solve against."""
+    rules = Ruleset.preset(preset).with_options(must_throw_on=throw_on)
+    manche = maxn.Manche(rules, players)
+    return rules, manche, np.random.default_rng(0).random((len(manche.positions) + 2 * players, players))
+
+
 def game_rounds(throw_on: bool, preset: str, counts: list[int]) -> None:
     """Rounds of a whole game's manche, as its sweeps solve them (see the module's docstring)."""
-    rules = Ruleset.preset(preset).with_options(must_throw_on=throw_on)
     said = " (must_throw_on=true)" if throw_on else ""
-    print(f"{rules.name}{said}, one round of a manche by max^n (game_maxn.round_at, random values):")
+    print(f"{preset}{said}, one round of a manche by max^n (game_maxn.round_at, random values):")
     for players in counts:
-        manche = maxn.Manche(rules, players)
-        values = np.random.default_rng(0).random((len(manche.positions) + 2 * players, players))
+        rules, manche, values = _manche(throw_on, preset, players)
         charge = [p for p, pos in enumerate(manche.positions) if pos.charge]
         full = next(p for p in charge if manche.positions[p].pot == rules.pot)
         drawn = np.random.default_rng(1).choice(charge, min(150, len(charge)), replace=False).tolist()
@@ -241,9 +247,7 @@ def rounds_by_pot(throw_on: bool, preset: str, players: int) -> None:
     """The CPU time of a charge round by the pot left, and of its two costliest parts."""
     from py421.solver import game_maxn_stakes as stakes
 
-    rules = Ruleset.preset(preset).with_options(must_throw_on=throw_on)
-    manche = maxn.Manche(rules, players)
-    values = np.random.default_rng(0).random((len(manche.positions) + 2 * players, players))
+    rules, manche, values = _manche(throw_on, preset, players)
     by_pot: dict[int, list[int]] = {}
     for p, pos in enumerate(manche.positions):
         if pos.charge:
@@ -282,16 +286,14 @@ def rounds_by_pot(throw_on: bool, preset: str, players: int) -> None:
 
 
 def main() -> None:
-    if "--game-rounds" in sys.argv and "--by-pot" in sys.argv:
-        os.environ[THREADS_VARIABLE] = "1"  # read each time the cores are shared
-        preset = sys.argv[sys.argv.index("--preset") + 1] if "--preset" in sys.argv else "lyonnaise-21"
-        players = int(sys.argv[sys.argv.index("--players") + 1]) if "--players" in sys.argv else 3
-        rounds_by_pot("--must-throw-on" in sys.argv, preset, players)
-        return
     if "--game-rounds" in sys.argv:
         preset = sys.argv[sys.argv.index("--preset") + 1] if "--preset" in sys.argv else "lyonnaise-21"
         counts = [int(sys.argv[sys.argv.index("--players") + 1])] if "--players" in sys.argv else [3, 4]
-        game_rounds("--must-throw-on" in sys.argv, preset, counts)
+        if "--by-pot" in sys.argv:
+            os.environ[THREADS_VARIABLE] = "1"  # read each time the cores are shared
+            rounds_by_pot("--must-throw-on" in sys.argv, preset, counts[0])
+        else:
+            game_rounds("--must-throw-on" in sys.argv, preset, counts)
         return
     if "--heads-up-game" in sys.argv:
         heads_up_games()

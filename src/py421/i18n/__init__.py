@@ -134,8 +134,7 @@ def points(lang: str, value: float, spec: str = ".2f") -> str:
     >>> points("fr", 1.5), points("fr", -2), points("en", 1.5), points("fr", 1.999)
     ('1,50 point', '-2,00 points', '1.50 points', '2,00 points')
     """
-    shown = format(value, spec)
-    return tr(lang, "unit.points", n=num(lang, value, spec), s=plural(lang, float(shown.rstrip("%"))))
+    return tr(lang, "unit.points", n=num(lang, value, spec), s=plural(lang, float(format(value, spec))))
 
 
 def fields_of(text: str) -> frozenset[str]:
