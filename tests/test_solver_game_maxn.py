@@ -594,6 +594,36 @@ def test_where_the_ends_are_alike_for_every_loser_one_round_of_each_kind_is_solv
         solve_manche(model, ends)
 
 
+@pytest.mark.parametrize("charge_throws", [1, 3], ids=["coups secs", "three throws"])
+def test_a_manche_after_one_a_player_lost_is_solved_one_round_of_each_kind(
+    monkeypatch, rounds_solved, charge_throws
+):
+    """The second manche is worth more to the others whoever loses it (the two losers share the
+    game's loss unless the first manche's loser loses again), so its ends do not turn; but shifted
+    by a constant a seat they do, and each player compares only their own values: one round of each
+    kind is solved, with the values, the chances of each end and the choices of every round solved."""
+    rules = SMALL.with_options(charge_throws=charge_throws)
+    game = GameMaxn(rules, 3)
+    model = game.model
+    # the second manche's ends, as the game solves them: the first manche's loser is seat 0
+    ends = game.end_values(2, (1, 0, 0))
+    assert ends[1, 0].tolist() == [-0.5, -0.5, 0.0] and ends[0, 0].tolist() == [-1.0, 0.0, 0.0]
+    by_kind = solve_manche(model, ends)
+    first_only = {p for _, p in rounds_solved}
+    rounds_solved.clear()
+    monkeypatch.setattr(game_maxn, "_shift_to_turn", lambda ends: None)
+    every = solve_manche(model, ends)
+    assert {p for _, p in rounds_solved} == set(range(len(model.positions)))
+    assert first_only == set(model.orbits)
+    assert by_kind.converged and every.converged
+    assert by_kind.values == pytest.approx(every.values, abs=1e-12)
+    assert by_kind.ends == pytest.approx(every.ends, abs=1e-12)
+    assert all(game_maxn._same(by_kind.policies[p], every.policies[p]) for p in every.policies)
+    # ends that no shift makes turn are solved round by round
+    ends[0, :, 1] -= 0.25
+    assert game_maxn._shift_to_turn(ends) is None
+
+
 def test_a_manche_alike_one_solved_starts_from_its_policies_and_ends_where_its_own_sweeps_do(rounds_solved):
     """Each player compares only their own values: ends changed by a positive affine map per seat
     make the same manche, settled in one sweep from the other's policies, its charge making the
@@ -1920,7 +1950,8 @@ def test_the_rounds_of_a_charge_level_solved_side_by_side_give_the_numbers_of_on
         "from py421.core.rules import Ruleset\n"
         "from py421.solver import game_maxn_turns as t\n"
         "from py421.solver.game_maxn import GameMaxn\n"
-        "rules = Ruleset.preset('vache-41').with_options(pot=6, must_throw_on=True)\n"
+        # pot=8: the charge has levels of several kinds of position, one round of each solved
+        "rules = Ruleset.preset('vache-41').with_options(pot=8, must_throw_on=True)\n"
         "apart = GameMaxn(rules, 3).solve()\n"
         "print(bool(t._side) or len(os.sched_getaffinity(0)) == 1)\n"
         "os.environ['PY421_THREADS'] = '1'\n"

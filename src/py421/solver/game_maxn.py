@@ -1333,6 +1333,27 @@ def solve_manche(
     """
     n = manche.players
     count = len(manche.positions)
+    shifted = _shift_to_turn(ends) if owing is None else None
+    if shifted is None:
+        return _solved_manche(manche, ends, progress, accelerate, like, owing)
+    # the same manche to each player as one whose ends turn: solved so, one round of each kind
+    shift, turning = shifted
+    solution = _solved_manche(manche, turning, progress, accelerate, like)
+    solution.values += shift
+    solution.values[count : count + 2 * n] = ends.reshape(2 * n, n)
+    return solution
+
+
+def _solved_manche(
+    manche: Manche,
+    ends: FloatArray,
+    progress: Progress | None,
+    accelerate: bool,
+    like: dict[int, Moves] | None,
+    owing: FloatArray | None = None,
+) -> MancheSolution:
+    n = manche.players
+    count = len(manche.positions)
     values = np.zeros((manche.nodes, n))
     values[count : count + 2 * n] = ends.reshape(2 * n, n)
     if owing is not None:
@@ -1557,6 +1578,29 @@ def _turning(ends: FloatArray, manche: Manche | None = None, values: FloatArray 
         if any(turns[e] < 0 or not np.array_equal(values[turns[e]], turned(values[e], k)) for e in owed):
             return False
     return True
+
+
+def _shift_to_turn(ends: FloatArray) -> tuple[FloatArray, FloatArray] | None:
+    """Each seat's shift (``[seat]``) that makes ``ends[loser, espagnole, seat]`` turn
+    (:func:`_turning`), where they do not already, and the ends so shifted, turning to the last bit
+    (the shift's rounding aside): None where no shift makes them turn.
+
+    A manche after one that a player lost is worth more to the others whoever loses it (in
+    `classic-11`, the two losers share the game's loss unless the same one loses both), so its ends
+    do not turn. But each player only compares their own values, and a value shifted by the same
+    amount at every end shifts every position's value by that amount, choices unchanged: where the
+    shifted ends turn, the manche is played as one that turns, one round of each kind solved.
+    Turning only changes which seat holds each end value, so every seat's largest end value is the
+    same after the shift that turns them: the shift is that largest value."""
+    n = ends.shape[0]
+    if _turning(ends):
+        return None
+    shift = ends.max(axis=(0, 1))
+    shifted = ends - shift
+    exact = np.stack([turned(shifted[0], loser) for loser in range(n)])
+    if not np.allclose(shifted, exact, rtol=0.0, atol=TOLERANCE / 100):
+        return None
+    return shift, exact
 
 
 def _orbits(manche: Manche, group: Sequence[int], alone: bool) -> list[list[tuple[int, int]]]:
