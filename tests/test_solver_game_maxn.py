@@ -1451,7 +1451,7 @@ def test_bot_optimal_plays_the_whole_game_where_the_rules_allow():
     assert not whole_game_maxn(Ruleset.preset("classic-11"), 6)
     assert whole_game_maxn(Ruleset.preset("lyonnaise-21"), 3)  # accumulated stakes, by the stake so far
     assert played(Ruleset.preset("lyonnaise-21"), 3) == "game_maxn"  # solved first: minutes
-    lyonnaise = Ruleset.preset("lyonnaise-21")  # four: about 8,096 positions, about 35 minutes
+    lyonnaise = Ruleset.preset("lyonnaise-21")  # four: about 8,096 positions, about 17 minutes
     assert whole_game_maxn(lyonnaise, 4) and played(lyonnaise, 4) == "rounds"
     assert played(lyonnaise.with_options(pot=6), 4) == "game_maxn"
     vache = Ruleset.preset("vache-41")

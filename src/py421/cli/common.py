@@ -290,8 +290,8 @@ def prepare_optimal(rules: Ruleset, players: int, lang: str = "en") -> None:
     A two-player ruleset is solved once per machine and kept (from about a second for
     classic-11 to about 30 s for vache-41 on two cores, about 3 min with « queue de la
     vache », each manche played for the game), and so is the whole game of three
-    or four players (seconds for three players of classic-11, about two minutes for four; five,
-    about an hour, only by 421 solve: until then each round is solved); rounds
+    or four players (seconds for three players of classic-11, about a minute for four; five,
+    about a quarter of an hour, only by 421 solve: until then each round is solved); rounds
     of more players take seconds.
     """
     from ..play.coach import progress_told

@@ -120,7 +120,7 @@ MOST_DECHARGE = {2: 1 << 30, 3: 4_000, 4: 8_100, 5: 7_000}
 # Where every throw of the charge adds to the stake, a round's summaries times the stakes: a round of
 # four holds 18,206 summaries x the pot at every position (386 rows once those that lead alike are
 # merged), so lyonnaise-21's 3,421 charge rounds at four take up to 0.05 s each and its whole game,
-# its décharge most of it, about 35 minutes; five players of 21 tokens are over the size cap.
+# its décharge most of it, about 17 minutes; five players of 21 tokens are over the size cap.
 MOST_STAKED = 4
 # « qui barre démarre »: results counted with their throws make a round of four hold 167,502 summaries
 # after three results (18,206 plain; 73,984 reached at a limit of three): four and a half minutes a

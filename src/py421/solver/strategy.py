@@ -119,11 +119,12 @@ def refuse(rules: Ruleset, players: int, purpose: Purpose) -> None:
 
 
 # The most players whose whole game a table solves before it plays (minutes at four); five take about
-# an hour: played whole where solved on the machine before (``421 solve``), else round by round.
+# a quarter of an hour: played whole where solved on the machine before (``421 solve``), else round by
+# round.
 SOLVED_FOR_PLAY = 4
 # The largest pot whose accumulated stakes a table solves before it plays: lyonnaise-21 at three takes
-# minutes, vache-41's 41 tokens about eight minutes (every charge round solved stake by stake up to its
-# pot); at four, lyonnaise-21's 8,096 décharge positions are over FOUR_FOR_PLAY (about 35 minutes).
+# seconds, vache-41's 41 tokens about four minutes (every charge round solved stake by stake up to its
+# pot); at four, lyonnaise-21's 8,096 décharge positions are over FOUR_FOR_PLAY (about 17 minutes).
 STAKES_FOR_PLAY = 21
 # The most décharge positions of four players a table solves before it plays: four-player classic-11
 # (about 1,456) takes minutes, comptoir-21's 21 tokens (about 8,096) about twenty minutes.
