@@ -599,8 +599,8 @@ def test_a_manche_after_one_a_player_lost_is_solved_one_round_of_each_kind(
     monkeypatch, rounds_solved, charge_throws
 ):
     """The second manche is worth more to the others whoever loses it (the two losers share the
-    game's loss unless the first manche's loser loses again), so its ends do not turn; but shifted
-    by a constant a seat they do, and each player compares only their own values: one round of each
+    game's loss unless the first manche's loser loses again), so its ends do not turn; each seat's
+    shifted by a constant, they do, and each player compares only their own values: one round of each
     kind is solved, with the values, the chances of each end and the choices of every round solved."""
     rules = SMALL.with_options(charge_throws=charge_throws)
     game = GameMaxn(rules, 3)

@@ -1329,7 +1329,9 @@ def solve_manche(
     players max^n need not settle (a choice near a tie can flip back and
     forth as the values it feeds on move), and then ``converged`` is False
     The décharges after a charge that left debts are solved one debt after another, after the one
-    that owes nothing (:func:`_settle_debts`).
+    that owes nothing (:func:`_settle_debts`). Where the ends turn once each seat's are shifted by
+    a constant (:func:`_shift_to_turn`: a manche after one a player lost), the manche is solved
+    with its ends so shifted, one round of each kind, and its values shifted back.
     """
     n = manche.players
     count = len(manche.positions)
@@ -1586,7 +1588,7 @@ def _shift_to_turn(ends: FloatArray) -> tuple[FloatArray, FloatArray] | None:
     (the shift's rounding aside): None where no shift makes them turn.
 
     A manche after one that a player lost is worth more to the others whoever loses it (in
-    `classic-11`, the two losers share the game's loss unless the same one loses both), so its ends
+    ``classic-11``, the two losers share the game's loss unless the same one loses both), so its ends
     do not turn. But each player only compares their own values, and a value shifted by the same
     amount at every end shifts every position's value by that amount, choices unchanged: where the
     shifted ends turn, the manche is played as one that turns, one round of each kind solved.
