@@ -621,11 +621,20 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
             "(sans fiches de manche ni « main chaude »)",
         ),
         (
-            [*GAME, "--players", "4", "--rules", "comptoir-21", "--set", "pot=30"],
-            "the game-level solver cannot solve comptoir-21 for 4: its décharge would have about 21,824 "
-            "positions of 4 players, more than the 8,100 the solver takes on (solving would take hours)",
-            f"{CANNOT_3} comptoir-21 à 4 : sa décharge aurait environ 21824 positions à 4 joueurs, "
-            "plus que les 8100 que prend le solveur (la résolution prendrait des heures)",
+            [*GAME, "--players", "4", "--rules", "comptoir-21", "--set", "pot=50"],
+            "the game-level solver cannot solve comptoir-21 for 4: its décharge would have about 93,704 "
+            "positions of 4 players, more than the 53,000 the solver takes on (solving would take hours)",
+            f"{CANNOT_3} comptoir-21 à 4 : sa décharge aurait environ 93704 positions à 4 joueurs, "
+            "plus que les 53000 que prend le solveur (la résolution prendrait des heures)",
+        ),
+        (
+            [*GAME, "--players", "4", "--rules", "vache-41", "--set", "queue_de_la_vache=true"],
+            "the game-level solver cannot solve vache-41 for 4: with « queue de la vache » its décharge is "
+            "solved again for each debt the charge may leave: about 2,172,016 positions of 4 players, more "
+            "than the 120,000 the solver takes on (solving would take days)",
+            f"{CANNOT_3} vache-41 à 4 : avec « queue de la vache », sa décharge se résout à nouveau pour "
+            "chaque dette que la charge peut laisser : environ 2172016 positions à 4 joueurs, plus que les "
+            "120000 que prend le solveur (la résolution prendrait des jours)",
         ),
         (
             # the charge ends when the pot is empty: the solved game (a pot of 1, in a second) never has one

@@ -79,7 +79,7 @@ main(sys.argv[1:], prog_name="421")
 """
 EXTRA_PACKAGES = {
     *("fastapi", "starlette", "uvicorn", "orjson", "pydantic", "pydantic_core"),  # server
-    *("numba", "llvmlite", "openskill", "matplotlib", "psycopg", "dask", "distributed"),  # sim, report…
+    *("numba", "llvmlite", "openskill", "scipy", "matplotlib", "psycopg", "dask", "distributed"),  # sim…
     *("gymnasium", "pettingzoo", "pyspiel"),  # rl, openspiel
     *("httpx", "httpx2", "playwright", "hypothesis"),  # the tests'
 }
@@ -125,6 +125,7 @@ def test_the_base_commands_run_without_any_extra(tmp_path, args):
         (["simulate", "--games", "10"], "sim"),
         (["ladder", "--games", "10"], "sim"),
         (["report", "--out", "out"], "report"),
+        (["solve", "--rules", "vache-41", "--players", "4"], "sim"),  # a sparse linear solve (scipy)
     ],
 )
 def test_a_command_of_an_extra_not_installed_says_which_in_one_line(tmp_path, args, extra):

@@ -704,6 +704,37 @@ def test_a_cached_solve_is_the_fresh_one(tmp_path, rules):
     assert again.summary()["shared"] == fresh.summary()["shared"]  # the first manche's debts, read back
 
 
+@pytest.mark.parametrize("rules", [SMALL.with_options(pot=3), QUEUE], ids=["classic-11", "queue"])
+def test_groups_too_large_for_a_dense_solve_are_solved_sparse_to_the_same_game(monkeypatch, rules):
+    """Four-player vache-41's last décharge (48,064 positions) would need an 18 GB matrix: a group of rows
+    over the dense limit is solved sparse, here every group (the limit at nothing), décharges after
+    each debt and how each position ends included, with the dense solve's values, ends and choices."""
+    dense = GameMaxn(rules, 3).solve()
+    from scipy.sparse import linalg
+
+    sizes: list[int] = []
+    bicgstab = linalg.bicgstab
+
+    def sparse(system: Any, *args: Any, **kwargs: Any) -> Any:
+        sizes.append(system.shape[0])
+        return bicgstab(system, *args, **kwargs)
+
+    monkeypatch.setattr(game_maxn, "SPARSE_ROWS", 0)
+    monkeypatch.setattr(linalg, "bicgstab", sparse)
+    solved = GameMaxn(rules, 3).solve()
+    assert max(sizes) >= 15  # the décharges, not only small levels
+    assert solved.manches.keys() == dense.manches.keys()
+    for key, solution in dense.manches.items():
+        other = solved.manches[key]
+        assert other.converged == solution.converged
+        assert other.values == pytest.approx(solution.values, abs=1e-12)
+        assert other.ends == pytest.approx(solution.ends, abs=1e-12)
+        if solution.owing is not None:
+            assert other.owing == pytest.approx(solution.owing, abs=1e-12)
+        assert all(game_maxn._same(other.policies[p], where) for p, where in solution.policies.items())
+    assert solved.summary()["lose"] == pytest.approx(dense.summary()["lose"], abs=1e-12)
+
+
 @pytest.mark.parametrize(
     ("preset", "options", "players", "why"),
     [
@@ -713,7 +744,9 @@ def test_a_cached_solve_is_the_fresh_one(tmp_path, rules):
             3,
             "queue de la vache » is solved whole in a game of two",
         ),
-        ("vache-41", {}, 4, "about 52,976 positions of 4 players"),
+        ("vache-41", {"pot": 45}, 4, "about 69,184 positions of 4 players"),
+        # solved again for each debt: hours at three (111,069), a day at four
+        ("vache-41", {"queue_de_la_vache": True}, 4, "each debt the charge may leave: about 2,172,016"),
         (
             "lyonnaise-21",
             {"pot": 2, "initial_tokens": 0},
@@ -723,7 +756,7 @@ def test_a_cached_solve_is_the_fresh_one(tmp_path, rules):
         ("engranjeu-21", {"pot": 7}, 4, "« qui barre démarre » is solved whole for 3 players at most"),
         ("tim", {}, 3, "not played by 3"),
         ("classic-11", {}, 6, "2 to 5 players"),
-        ("comptoir-21", {"pot": 30}, 4, "about 21,824 positions of 4 players"),  # hours to solve
+        ("comptoir-21", {"pot": 50}, 4, "about 93,704 positions of 4 players"),  # hours to solve
     ],
 )
 def test_rules_outside_the_model_are_refused(preset, options, players, why):
@@ -1445,7 +1478,7 @@ def test_bot_optimal_plays_the_whole_game_where_the_rules_allow():
     comptoir = Ruleset.preset("comptoir-21")
     assert whole_game_maxn(comptoir, 4) and played(comptoir, 4) == "rounds"  # 8,096 positions: once solved
     assert played(Ruleset.preset("classic-11").with_options(pot=12), 4) == "game_maxn"  # 1,820: minutes
-    assert not whole_game_maxn(comptoir.with_options(pot=22), 4)  # 9,200 positions: round by round
+    assert not whole_game_maxn(comptoir.with_options(pot=50), 4)  # 93,704 positions: round by round
     assert not whole_game_maxn(Ruleset.preset("classic-11"), 2)  # the two-player solver's
     assert whole_game_maxn(Ruleset.preset("classic-11"), 5)
     assert not whole_game_maxn(Ruleset.preset("classic-11"), 6)
@@ -1456,6 +1489,7 @@ def test_bot_optimal_plays_the_whole_game_where_the_rules_allow():
     assert played(lyonnaise.with_options(pot=6), 4) == "game_maxn"
     vache = Ruleset.preset("vache-41")
     assert whole_game_maxn(vache, 3) and played(vache, 3) == "rounds"  # an hour: once solved here
+    assert whole_game_maxn(vache, 4) and played(vache, 4) == "rounds"  # 52,976 positions: hours
     # « queue de la vache »: the first manche's décharge played for each debt, seconds at three players
     # of classic-11, minutes at four; three-player vache-41 solved once on the machine
     queue = Ruleset.preset("classic-11").with_options(queue_de_la_vache=True)

@@ -1,7 +1,7 @@
 """What each optional part of py421 needs, and a clear refusal when it is not installed.
 
 The base install plays, keeps score, shows the rules and solves; the rest is
-in extras (``pyproject.toml``): ``sim`` (numba: ``421 simulate``), ``report``
+in extras (``pyproject.toml``): ``sim`` (numba: ``421 simulate``; scipy: the largest solves), ``report``
 (matplotlib), ``server`` (FastAPI, uvicorn: ``421 serve``),
 ``postgres``, ``dask``, ``rl``, ``openspiel``, and ``all``.
 """
@@ -16,8 +16,8 @@ from .core.errors import Message, Py421Error
 
 # What each extra brings that py421 imports.
 EXTRAS: dict[str, tuple[str, ...]] = {
-    "sim": ("numba", "openskill"),
-    "report": ("matplotlib", "numba", "openskill"),
+    "sim": ("numba", "openskill", "scipy"),
+    "report": ("matplotlib", "numba", "openskill", "scipy"),
     "server": ("fastapi", "uvicorn"),
     "postgres": ("psycopg",),
     "dask": ("distributed",),

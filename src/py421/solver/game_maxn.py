@@ -84,6 +84,7 @@ from ..core.engine import est_amount
 from ..core.errors import InvalidPlayers, InvalidPosition, InvalidRuleset, Message
 from ..core.rules import Ruleset, rules_fields
 from ..core.state import Phase, State
+from ..extras import require
 from . import tie_breaks
 from .amounts import settled_amounts, token_values
 from .game_maxn_stakes import ends_no_round, play_staked_round, staked, staked_ways
@@ -116,12 +117,15 @@ MOST_PLAYERS = 5  # a round of five holds 75,076 summaries after four results, a
 # The décharge's positions the solver takes on (about: every split of the tokens, times the leader):
 # a round of four costs about six of three, one of five about five of four. Four players of 21 tokens
 # (comptoir-21: 8,096) are in, solved on the machine before a table plays them (strategy.py).
-MOST_DECHARGE = {2: 1 << 30, 3: 4_000, 4: 8_100, 5: 7_000}
+MOST_DECHARGE = {2: 1 << 30, 3: 4_000, 4: 53_000, 5: 7_000}
 # Where every throw of the charge adds to the stake, a round's summaries times the stakes: a round of
 # four holds 18,206 summaries x the pot at every position (386 rows once those that lead alike are
 # merged), so lyonnaise-21's 3,421 charge rounds at four take up to 0.05 s each and its whole game,
 # its décharge most of it, about 17 minutes; five players of 21 tokens are over the size cap.
 MOST_STAKED = 4
+# « queue de la vache »: the décharge is solved again for each debt the charge may leave (about its
+# positions times the pot): three-player vache-41's 111,069 take over an hour (docs/strategy.md)
+MOST_OWING = 120_000
 # « qui barre démarre »: results counted with their throws make a round of four hold 167,502 summaries
 # after three results (18,206 plain; 73,984 reached at a limit of three): four and a half minutes a
 # sweep of engranjeu-21's décharge at four, one round of each kind solved, and ten sweeps do not
@@ -129,6 +133,11 @@ MOST_STAKED = 4
 MOST_COUNTED = 3
 FORMAT = 2  # bump when the cached results change meaning (2: where unsettled, what deviating gains)
 KEPT_ROUNDS = 16  # solved rounds kept for play: a round of four holds megabytes of choices
+# A group of rows (a décharge, a pot level) above this many is solved sparse (:func:`_linear`, with
+# scipy, the sim extra): dense, its matrix takes 8 bytes per pair of rows (800 MB here)
+SPARSE_ROWS = 10_000
+SPARSE_RESIDUAL = 1e-14  # the largest residual of a sparse solve, for values up to 1 (scaled above)
+SPARSE_ITERATIONS = 10_000  # each method's iterations at most, per column of a sparse solve
 
 
 @dataclass(frozen=True)
@@ -217,6 +226,10 @@ def unsupported(rules: Ruleset, players: int) -> Message | None:
         )
     if rules.accumulated_stakes and players > MOST_STAKED:
         return Message("solver.game.accumulated_players", {"most": MOST_STAKED, "n": players})
+    if rules.queue_de_la_vache and decharge * rules.pot > MOST_OWING:
+        return Message(
+            "solver.game.queue_size", {"positions": decharge * rules.pot, "n": players, "most": MOST_OWING}
+        )
     return None
 
 
@@ -237,6 +250,8 @@ def check(rules: Ruleset, players: int) -> None:
                 {"rules": rules.name, "n": players, "why": why},
             )
         )
+    if decharge_size(rules, players) > SPARSE_ROWS:  # said now, not after building the model
+        require("sim", f"421 solve --rules {rules.name} --players {players}")
 
 
 # -- the shape of a round: summaries of the results already final -----------------------------
@@ -1700,9 +1715,56 @@ def alike(ends: FloatArray, other: FloatArray, tolerance: float = 1e-12) -> bool
 def _evaluate(rows: list[int], moves: dict[int, Moves], values: FloatArray) -> FloatArray:
     """The exact values of ``rows`` under the policies behind ``moves``: the rows lead to one another
     (the décharge; a pot level whose rounds may be worth nothing) or to positions already valued."""
-    inner, outer, reached = _split(moves, rows)
-    exact = np.linalg.solve(np.eye(len(rows)) - inner, outer @ values[reached])
-    return np.asarray(exact, dtype=np.float64)
+    return _linear(moves, rows, values, guess=values[rows])
+
+
+def _linear(
+    moves: dict[int, Moves], rows: list[int], known: FloatArray, guess: FloatArray | None = None
+) -> FloatArray:
+    """``x`` where ``x[row] = Σ chance · (x or known)[where the row leads]``, a column for each of
+    ``known``'s: what each of ``rows`` is worth (or how it ends) under the policies behind
+    ``moves``, ``known[node]`` for every node outside them.
+
+    Up to :data:`SPARSE_ROWS` rows, a dense solve. Above, the matrix would not fit (four-player
+    ``vache-41``'s last décharge, 48,064 positions: 18 GB) though each row leads to a few dozen others:
+    scipy's sparse matrices, each column solved by BiCGSTAB (by GMRES where it falls short) from
+    ``guess`` where given (the values the sweeps left, near the exact ones), and checked: the
+    largest residual at most :data:`SPARSE_RESIDUAL`."""
+    size = len(rows)
+    (inner_rows, inner_columns, inner_chances), (outer_rows, outer_columns, outer_chances), reached = _split(
+        moves, rows
+    )
+    if size <= SPARSE_ROWS:
+        inner = np.zeros((size, size))
+        np.add.at(inner, (inner_rows, inner_columns), inner_chances)
+        outer = np.zeros((size, len(reached)))
+        np.add.at(outer, (outer_rows, outer_columns), outer_chances)
+        exact = np.linalg.solve(np.eye(size) - inner, outer @ known[reached])
+        return np.asarray(exact, dtype=np.float64)
+    require("sim", f"a linear solve of {size:,} positions")
+    from scipy.sparse import csr_array
+    from scipy.sparse import eye as sparse_eye
+    from scipy.sparse.linalg import bicgstab, gmres
+
+    among = csr_array((inner_chances, (inner_rows, inner_columns)), shape=(size, size))
+    out = csr_array((outer_chances, (outer_rows, outer_columns)), shape=(size, len(reached)))
+    system = (sparse_eye(size, format="csr") - among).tocsr()
+    given = np.asarray(out @ known[reached], dtype=np.float64)
+    start = given if guess is None else guess
+    found = np.empty_like(given)
+    for column in range(given.shape[1]):
+        b = given[:, column]
+        x = start[:, column]
+        for method in (bicgstab, gmres):
+            x = x if np.isfinite(x).all() else start[:, column]  # from a breakdown's NaN, start again
+            x, _ = method(system, b, x0=x, rtol=SPARSE_RESIDUAL / 10, atol=0.0, maxiter=SPARSE_ITERATIONS)
+            residual = float(np.abs(system @ x - b).max())
+            if residual <= SPARSE_RESIDUAL * max(1.0, float(np.abs(b).max())):
+                break
+        else:
+            raise ArithmeticError(f"a sparse linear solve of {size:,} rows left a residual of {residual:.1e}")
+        found[:, column] = x
+    return found
 
 
 @cache
@@ -1717,11 +1779,14 @@ def _zero_amounts(rules: Ruleset) -> bool:
     return int(shape_of(rules, 2).amount.min()) == 0
 
 
-def _split(moves: dict[int, Moves], rows: list[int]) -> tuple[FloatArray, FloatArray, IntArray]:
-    """Where ``rows`` lead: ``inner[row, row]`` among themselves, ``outer[row, node]`` to the nodes
-    ``reached`` outside them (only those: a manche has tens of thousands of nodes, a group of rows
-    reaches a few)."""
-    nodes = np.concatenate([moves[p][0] for p in rows])
+Links = tuple[IntArray, IntArray, FloatArray]  # (row, column, chance) of each link of a group of rows
+
+
+def _split(moves: dict[int, Moves], rows: list[int]) -> tuple[Links, Links, IntArray]:
+    """Where ``rows`` lead under ``moves``: the links among themselves (column: the place in ``rows``
+    of where it leads), those to the nodes ``reached`` outside them (column: the place in
+    ``reached``; only those: a manche has tens of thousands of nodes, a group of rows reaches a few)."""
+    nodes = np.concatenate([moves[p][0] for p in rows]).astype(np.intp)
     chances = np.concatenate([moves[p][1] for p in rows])
     row = np.repeat(np.arange(len(rows)), [len(moves[p][0]) for p in rows])
     place = np.full(max(int(nodes.max()), max(rows)) + 1, -1, dtype=np.intp)
@@ -1729,10 +1794,8 @@ def _split(moves: dict[int, Moves], rows: list[int]) -> tuple[FloatArray, FloatA
     at = place[nodes]
     inside = at >= 0
     reached, column = np.unique(nodes[~inside], return_inverse=True)
-    inner = np.zeros((len(rows), len(rows)))
-    np.add.at(inner, (row[inside], at[inside]), chances[inside])
-    outer = np.zeros((len(rows), len(reached)))
-    np.add.at(outer, (row[~inside], column.reshape(-1)), chances[~inside])
+    inner = (row[inside], at[inside], chances[inside])
+    outer = (row[~inside], column.reshape(-1), chances[~inside])
     return inner, outer, reached.astype(np.intp)
 
 
@@ -1779,8 +1842,7 @@ def _manche_ends(
     ends = np.zeros((count + kinds, kinds))
     ends[count:] = np.eye(kinds)
     for group in [rows for rows in decharges if rows] + levels:  # each leads only to itself and earlier ones
-        inner, outer, reached = _split(moves, group)
-        ends[group] = np.linalg.solve(np.eye(len(group)) - inner, outer @ ends[reached])
+        ends[group] = _linear(moves, group, ends)
     found: FloatArray = ends[:count]
     return found
 
