@@ -25,12 +25,13 @@ from py421.core.chance import SeededDice
 from py421.core.combos import NENETTE
 from py421.core.dice import Result, throw_outcomes
 from py421.core.engine import new_game
-from py421.core.errors import InvalidPlayers, InvalidRuleset
+from py421.core.errors import InvalidPlayers, InvalidRuleset, UnsolvedSystem
 from py421.core.events import RoundDecided
 from py421.core.game import Game
 from py421.core.position import position_text
 from py421.core.rules import Ruleset, preset_names
 from py421.core.state import Phase, State
+from py421.i18n import error_text
 from py421.paths import data_dir
 from py421.players.optimal import OptimalBot, RoundsOptimalBot
 from py421.sim.fast.counter_dice import batch_key
@@ -733,6 +734,20 @@ def test_groups_too_large_for_a_dense_solve_are_solved_sparse_to_the_same_game(m
             assert other.owing == pytest.approx(solution.owing, abs=1e-12)
         assert all(game_maxn._same(other.policies[p], where) for p, where in solution.policies.items())
     assert solved.summary()["lose"] == pytest.approx(dense.summary()["lose"], abs=1e-12)
+
+
+def test_a_sparse_solve_short_of_its_precision_gives_no_values(monkeypatch):
+    """Iterations that stop before the residual reaches what is promised refuse the game, in the player's
+    words, rather than hand out values that are not the game's (here 1e-30)."""
+    monkeypatch.setattr(game_maxn, "SPARSE_ROWS", 0)
+    monkeypatch.setattr(game_maxn, "SPARSE_ITERATIONS", 1)
+    monkeypatch.setattr(game_maxn, "SPARSE_RESIDUAL", 1e-30)
+    with pytest.raises(UnsolvedSystem) as raised:
+        GameMaxn(SMALL.with_options(pot=3), 3).solve()
+    assert raised.value.message is not None
+    english, french = (error_text(lang, raised.value) for lang in ("en", "fr"))
+    assert "above the 1e-30 the solver promises: its values are not given" in english
+    assert "au-dessus du 1e-30 que promet le solveur" in french
 
 
 @pytest.mark.parametrize(

@@ -97,6 +97,10 @@ class InvalidParameter(Py421Error, ValueError):
     """A parameter outside what it accepts: a number of games, a seed, an environment's reward."""
 
 
+class UnsolvedSystem(Py421Error, ArithmeticError):
+    """A linear system of the solver that its iterations left short of the precision it promises."""
+
+
 QUOTE_MOST = 40  # characters of what a person typed that an error quotes back
 
 

@@ -81,7 +81,7 @@ from ..core.actions import Action, ChooseStake, Stake, Stop, Throw
 from ..core.combos import NENETTE
 from ..core.dice import Result
 from ..core.engine import est_amount
-from ..core.errors import InvalidPlayers, InvalidPosition, InvalidRuleset, Message
+from ..core.errors import InvalidPlayers, InvalidPosition, InvalidRuleset, Message, UnsolvedSystem
 from ..core.rules import Ruleset, rules_fields
 from ..core.state import Phase, State
 from ..extras import require
@@ -1729,7 +1729,7 @@ def _linear(
     ``vache-41``'s last décharge, 48,064 positions: 18 GB) though each row leads to a few dozen others:
     scipy's sparse matrices, each column solved by BiCGSTAB (by GMRES where it falls short) from
     ``guess`` where given (the values the sweeps left, near the exact ones), and checked: the
-    largest residual at most :data:`SPARSE_RESIDUAL`."""
+    largest residual at most :data:`SPARSE_RESIDUAL` (:class:`UnsolvedSystem` if not)."""
     size = len(rows)
     (inner_rows, inner_columns, inner_chances), (outer_rows, outer_columns, outer_chances), reached = _split(
         moves, rows
@@ -1741,7 +1741,7 @@ def _linear(
         np.add.at(outer, (outer_rows, outer_columns), outer_chances)
         exact = np.linalg.solve(np.eye(size) - inner, outer @ known[reached])
         return np.asarray(exact, dtype=np.float64)
-    require("sim", f"a linear solve of {size:,} positions")
+    require("sim", "421 solve")  # check() said it first for a décharge this large
     from scipy.sparse import csr_array
     from scipy.sparse import eye as sparse_eye
     from scipy.sparse.linalg import bicgstab, gmres
@@ -1762,7 +1762,12 @@ def _linear(
             if residual <= SPARSE_RESIDUAL * max(1.0, float(np.abs(b).max())):
                 break
         else:
-            raise ArithmeticError(f"a sparse linear solve of {size:,} rows left a residual of {residual:.1e}")
+            raise UnsolvedSystem(
+                Message(
+                    "solver.game.residual",
+                    {"positions": size, "residual": f"{residual:.1e}", "most": f"{SPARSE_RESIDUAL:.0e}"},
+                )
+            )
         found[:, column] = x
     return found
 
