@@ -570,6 +570,34 @@ def test_solve_says_how_far_it_is_in_plain_lines_off_a_terminal(unshipped):
     assert run_cli("solve", "--rules", "tim", "--json").stderr == ""
 
 
+def test_a_whole_game_of_many_positions_says_so_before_its_first_pass(unshipped, monkeypatch):
+    """Four-player vache-41 makes its positions for three minutes, then passes over its décharge for
+    five more before a pass could say how far it was: the solve now says at once how many positions it
+    makes, then each manche's first pass as it begins (here a small game, counted as a large one). A
+    game solved before says nothing, as before; a small one says only its passes (the tests above)."""
+    from py421.play import coach
+    from py421.solver.game_maxn import decharge_size
+
+    monkeypatch.setattr(coach, "TOLD_POSITIONS", 1)
+    size = decharge_size(Ruleset.preset("classic-11").with_settings(["pot=3"]), 3)
+    result = run_cli("solve", "--players", "3", "--set", "pot=3")
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    assert lines[:2] == [
+        f"  the whole game: making its positions (about {size} in the décharge)",
+        "  solving the whole game: manche 1 of 2, the décharge: pass 1 under way",
+    ]
+    assert lines[2].startswith("  solving the whole game: manche 1 of 2, the décharge: pass 1, values moved")
+    assert "  solving the whole game: manche 2 of 2, the décharge: pass 1 under way" in lines
+    assert run_cli("solve", "--players", "3", "--set", "pot=3").stderr == ""  # read back from the disk
+    told = run_cli("solve", "--players", "3", "--set", "pot=6", "--lang", "fr").stderr.splitlines()
+    big = decharge_size(Ruleset.preset("classic-11").with_settings(["pot=6"]), 3)
+    assert told[:2] == [
+        f"  la partie entière : construction de ses positions (environ {big} dans la décharge)",
+        "  résolution de la partie entière : manche 1 sur 2, la décharge : passe 1 en cours",
+    ]
+
+
 def test_the_reports_default_fits_in_about_a_minute():
     report = main.commands["report"]
     games = next(p for p in report.params if p.name == "games")

@@ -1100,6 +1100,8 @@ MESSAGES: dict[str, str] = {
     "page.rp.draw_leader": "{who}: coup sec for the décharge leader",
     "page.rp.stake": "{who}: « est » or « vient »?",
     # the whole game of three to five players (421 solve, 421 advise --objective game)
+    "cli.solving.game.positions": "the whole game: making its positions (about {positions} in the décharge)",
+    "cli.solving.game.started": "solving the whole game: manche {manche} of {manches}, the décharge: pass 1 under way",
     "cli.solving.game.decharge": "solving the whole game: manche {manche} of {manches}, the décharge: pass {step}",
     "cli.optimal.unsolved": "bot:optimal plays each round on its own: the whole game of {n} players is not solved on this machine (421 solve --rules {rules} --players {n} solves it once: minutes, or hours)",
     "cli.solving.game.deviation": "what one player gains by deviating alone: manche {manche} of {manches}, pass {step}",

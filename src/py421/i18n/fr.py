@@ -1143,6 +1143,8 @@ MESSAGES: dict[str, str] = {
     "page.rp.draw_leader": "{who} : coup sec pour l'entame de la décharge",
     "page.rp.stake": "{who} : « est » ou « vient » ?",
     # la partie entière de trois à cinq joueurs (421 solve, 421 advise --objective game)
+    "cli.solving.game.positions": "la partie entière : construction de ses positions (environ {positions} dans la décharge)",
+    "cli.solving.game.started": "résolution de la partie entière : manche {manche} sur {manches}, la décharge : passe 1 en cours",
     "cli.solving.game.decharge": "résolution de la partie entière : manche {manche} sur {manches}, la décharge : passe {step}",
     "cli.optimal.unsolved": "bot:optimal joue chaque tour pour lui-même : la partie entière à {n} joueurs n'est pas résolue sur cette machine (421 solve --rules {rules} --players {n} la résout une fois pour toutes : des minutes, ou des heures)",
     "cli.solving.game.deviation": "ce qu'un joueur gagne à dévier seul : manche {manche} sur {manches}, passe {step}",

@@ -27,6 +27,11 @@ if TYPE_CHECKING:  # numpy and the solvers load when a hint or an analysis is as
 # How far a solve is: ``say(text, stage)``, each stage's text said as it changes (cli.common.stages).
 Say = Callable[[str, str], None]
 
+# A whole game of this many décharge positions or more says so before making them, and each manche's
+# first pass as it begins: four-player vache-41 (52,976) makes them for minutes, and its first pass
+# takes minutes more; a game of three players of classic-11 (a few hundred) takes seconds in all.
+TOLD_POSITIONS = 5_000
+
 
 def hints_on(session: Session, asked: bool = False) -> bool:
     """Hints help the one person playing against bots; between several people only when asked for
@@ -55,15 +60,25 @@ def decharge_passes(rules: Ruleset) -> int:
 def game_solving(say: Say, lang: str = "en", worded: Callable[[str], str] = str) -> Progress:
     """How far the whole game of three to five players is solved, told to ``say``.
 
-    The solver's ``progress`` (:data:`py421.solver.game_maxn.Progress`): each manche's décharge
+    The solver's ``progress`` (:data:`py421.solver.game_maxn.Progress`): for a large game, its
+    positions as they are made and each manche's first pass as it begins; each manche's décharge
     pass by pass, with how far its last pass was from settling and the passes foretold to remain,
     then its charge pot by pot; ``worded`` says whose solve it is.
     """
     manches = [1, 1]  # the manche being solved, of how many
+    large: list[bool] = []  # told the game is large (:data:`TOLD_POSITIONS`)
 
     def progress(stage: str, step: int, total: int, sweep: Sweep | None = None, /) -> None:
+        if stage == "positions":  # ``step`` décharge positions about to be made
+            if step >= TOLD_POSITIONS:
+                large.append(True)
+                say(worded(tr(lang, "cli.solving.game.positions", positions=num(lang, step, ","))), stage)
+            return
         if stage == "manche":
             manches[:] = [step, total]
+            if large:  # its first pass takes minutes: said as it begins
+                text = tr(lang, "cli.solving.game.started", manche=step, manches=total)
+                say(worded(text), f"{step}-started")
             return
         number, of = manches
         text = tr(lang, f"cli.solving.game.{stage}", manche=number, manches=of, step=step, pot=total)

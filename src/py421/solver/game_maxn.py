@@ -152,7 +152,9 @@ class Sweep:
 
 
 class Progress(Protocol):
-    """How far a solve is: ("manche", number, of), ("decharge", sweep, 0, :class:`Sweep`),
+    """How far a solve is: ("positions", about how many in the décharge, 0) before a game not yet
+    solved makes them (:func:`.solutions.solve_maxn_cached`); ("manche", number, of), ("decharge",
+    sweep, 0, :class:`Sweep`),
     ("unsettled", sweeps, 0), ("charge", pot level, full pot); then, where a décharge did not
     settle, ("manche", number, of) and ("deviation", pass, 0) once more (:mod:`.deviation`).
     The two-player game's décharge (:mod:`.heads_up_game`) says its passes without a

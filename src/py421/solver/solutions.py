@@ -249,7 +249,10 @@ def solve_maxn_cached(
     wait for the first one's results. ``game``: its positions, already made (unsolved).
     """
     read = folder or data_dir(write=False) / "solver"  # reading needs no writing
-    game = game if game is not None else GameMaxn(rules, players)
+    if game is None:
+        if progress and not located(maxn_cache_path(rules, players, read)).exists():
+            progress("positions", game_maxn.decharge_size(rules, players), 0)  # minutes for the largest
+        game = GameMaxn(rules, players)
     if _load_maxn(game, located(maxn_cache_path(rules, players, read))):
         return game, True
     if folder is not None:
