@@ -598,6 +598,27 @@ def test_a_whole_game_of_many_positions_says_so_before_its_first_pass(unshipped,
     ]
 
 
+def test_the_measure_of_deviating_does_not_say_a_first_pass_again():
+    """Where a décharge does not settle, the solve counts the manches again to measure what a player
+    gains by deviating: on a terminal the spinner must then say that measure, not « pass 1 under
+    way » of a décharge already solved."""
+    from py421.play.coach import game_solving
+
+    said: list[str] = []
+    progress = game_solving(lambda text, stage: said.append(text))
+    progress("positions", 52_976, 0)
+    progress("manche", 1, 2)
+    progress("manche", 2, 2)
+    progress("manche", 1, 2)  # the measure of deviating, manche by manche
+    progress("deviation", 1, 0)
+    assert said == [
+        "the whole game: making its positions (about 52,976 in the décharge)",
+        "solving the whole game: manche 1 of 2, the décharge: pass 1 under way",
+        "solving the whole game: manche 2 of 2, the décharge: pass 1 under way",
+        "what one player gains by deviating alone: manche 1 of 2, pass 1",
+    ]
+
+
 def test_the_reports_default_fits_in_about_a_minute():
     report = main.commands["report"]
     games = next(p for p in report.params if p.name == "games")

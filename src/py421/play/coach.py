@@ -67,6 +67,7 @@ def game_solving(say: Say, lang: str = "en", worded: Callable[[str], str] = str)
     """
     manches = [1, 1]  # the manche being solved, of how many
     large: list[bool] = []  # told the game is large (:data:`TOLD_POSITIONS`)
+    started: set[int] = set()  # the manches whose first pass was said (the deviation counts them again)
 
     def progress(stage: str, step: int, total: int, sweep: Sweep | None = None, /) -> None:
         if stage == "positions":  # ``step`` décharge positions about to be made
@@ -76,7 +77,8 @@ def game_solving(say: Say, lang: str = "en", worded: Callable[[str], str] = str)
             return
         if stage == "manche":
             manches[:] = [step, total]
-            if large:  # its first pass takes minutes: said as it begins
+            if large and step not in started:  # its first pass takes minutes: said as it begins
+                started.add(step)
                 text = tr(lang, "cli.solving.game.started", manche=step, manches=total)
                 say(worded(text), f"{step}-started")
             return
