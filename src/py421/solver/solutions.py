@@ -250,6 +250,7 @@ def solve_maxn_cached(
     """
     read = folder or data_dir(write=False) / "solver"  # reading needs no writing
     if game is None:
+        game_maxn.check(rules, players)  # a game refused, or missing an extra, says only that
         if progress and not located(maxn_cache_path(rules, players, read)).exists():
             progress("positions", game_maxn.decharge_size(rules, players), 0)  # minutes for the largest
         game = GameMaxn(rules, players)
