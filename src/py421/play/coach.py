@@ -66,13 +66,14 @@ def game_solving(say: Say, lang: str = "en", worded: Callable[[str], str] = str)
     then its charge pot by pot; ``worded`` says whose solve it is.
     """
     manches = [1, 1]  # the manche being solved, of how many
-    large: list[bool] = []  # told the game is large (:data:`TOLD_POSITIONS`)
+    large = False  # told the game is large (:data:`TOLD_POSITIONS`)
     started: set[int] = set()  # the manches whose first pass was said (the deviation counts them again)
 
     def progress(stage: str, step: int, total: int, sweep: Sweep | None = None, /) -> None:
+        nonlocal large
         if stage == "positions":  # ``step`` décharge positions about to be made
             if step >= TOLD_POSITIONS:
-                large.append(True)
+                large = True
                 say(worded(tr(lang, "cli.solving.game.positions", positions=num(lang, step, ","))), stage)
             return
         if stage == "manche":

@@ -249,12 +249,13 @@ def solve_maxn_cached(
     wait for the first one's results. ``game``: its positions, already made (unsolved).
     """
     read = folder or data_dir(write=False) / "solver"  # reading needs no writing
+    kept = located(maxn_cache_path(rules, players, read))
     if game is None:
         game_maxn.check(rules, players)  # a game refused, or missing an extra, says only that
-        if progress and not located(maxn_cache_path(rules, players, read)).exists():
+        if progress and not kept.exists():
             progress("positions", game_maxn.decharge_size(rules, players), 0)  # minutes for the largest
         game = GameMaxn(rules, players)
-    if _load_maxn(game, located(maxn_cache_path(rules, players, read))):
+    if _load_maxn(game, kept):
         return game, True
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
