@@ -1462,7 +1462,7 @@ def test_five_players_are_played_whole_once_solved_on_the_machine():
     before = runner.invoke(main, args, catch_exceptions=False)
     assert played(rules, 5) == "rounds"
     assert "the whole game of 5 players is not solved on this machine" in before.output
-    assert "421 solve --rules kytionnaire --players 5" in before.output
+    assert "421 solve --rules kytionnaire --set pot=3 --set charge_throws=2 --players 5" in before.output
     solved = runner.invoke(
         main,
         ["solve", "--rules", "kytionnaire", "--set", "pot=3", "--set", "charge_throws=2", "--players", "5"],
@@ -1779,6 +1779,35 @@ def test_advice_over_a_game_that_takes_long_to_solve_says_how_to_solve_it_rather
             result = CliRunner().invoke(main, [*args, "--rules", rules, "--before", before, "--lang", lang])
             assert result.exit_code == 2, result.output
             assert said in result.output and f"--rules {rules} --players 3" in result.output
+
+
+def test_the_command_said_to_solve_a_game_names_its_rules_as_they_were_given(monkeypatch, tmp_path):
+    """The command the refusal names solves the very game asked about: with the options set on the
+    preset (not the plain preset, already solved, which would leave the refusal as it was), and a
+    ruleset file by its path (its name is no argument ``--rules`` reads), quoted for the shell."""
+
+    def solved_game(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a solve of minutes or hours, started without a word")
+
+    monkeypatch.setattr(solutions, "solved_game", solved_game)
+    house = tmp_path / "our bar.toml"
+    house.write_text('base = "engranjeu-21"\nname = "our bar"\n', encoding="utf-8")
+    args = ["advise", "642", "--throws-left", "1", "--objective", "game", "--players", "3"]
+    queue = ["--rules", "vache-41", "--set", "queue_de_la_vache=true", "--tokens", "14,14,13"]
+    for given, said in (
+        (queue, "421 solve --rules vache-41 --set queue_de_la_vache=true --players 3"),
+        (["--rules", str(house), "--before", "653/2"], f"421 solve --rules '{house}' --players 3"),
+    ):
+        for lang in ("en", "fr"):
+            result = CliRunner().invoke(main, [*args, *given, "--lang", lang])
+            assert result.exit_code == 2 and said in result.output, result.output
+    # bot:optimal's note before a game says the same command
+    note = CliRunner().invoke(
+        main,
+        ["play", "--rules", str(house), "--players", "Ana,bot:optimal,bot:optimal", "--plain"],
+        input="q\n",
+    )
+    assert f"421 solve --rules '{house}' --players 3" in note.output, note.output
 
 
 def test_advice_under_qui_barre_demarre_reads_the_throws_of_the_results_before(shared_solutions):

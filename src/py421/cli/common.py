@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+import shlex
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..core.errors import InvalidPlayers, Message, Py421Error
-from ..core.rules import Ruleset, preset_names
+from ..core.rules import Ruleset, preset_names, rules_arguments
 from ..i18n import EN, LANGS, detect_lang, error_text, tr
 from ..paths import system_reason
 from .words import ASKED, Group, asked_lang, click_text, speaking, spoken
@@ -123,6 +124,18 @@ def resolve_rules(spec: str, settings: tuple[str, ...] = (), param_hint: str = "
     return base.with_settings(settings)
 
 
+RULES_TYPED = "py421.rules_typed"  # the rules a command resolved, and the arguments that named them
+
+
+def rules_on_line(rules: Ruleset) -> str:
+    """The command-line arguments that name ``rules``: as the user typed them where these are the
+    command's rules (a ruleset file by its path, which its name is not), else the preset and its
+    ``--set`` options (:func:`.core.rules.rules_arguments`)."""
+    context = click.get_current_context(silent=True)
+    resolved, typed = context.meta.get(RULES_TYPED, (None, "")) if context else (None, "")
+    return typed if resolved == rules else rules_arguments(rules)
+
+
 SET_OPTION = click.option("--set", "settings", multiple=True, metavar="OPTION=VALUE")
 
 
@@ -133,9 +146,22 @@ def with_rules(command: Callable[..., Any]) -> Callable[..., Any]:
     @SET_OPTION
     @functools.wraps(command)
     def wrapper(*args: Any, preset: str, settings: tuple[str, ...], **kwargs: Any) -> Any:
-        return command(*args, rules=resolve_rules(preset, settings), **kwargs)
+        rules = resolve_rules(preset, settings)
+        typed = ["--rules", preset, *(word for setting in settings for word in ("--set", setting))]
+        click.get_current_context().meta[RULES_TYPED] = (rules, shlex.join(typed))
+        return command(*args, rules=rules, **kwargs)
 
     return wrapper
+
+
+def typed_in(error: Py421Error, ctx: click.Context) -> Py421Error | Message:
+    """``error``'s message with the command-line arguments it names for the command's rules
+    (``arguments``: a command to run) as the user typed them (:func:`rules_on_line`)."""
+    message = error.message
+    resolved, typed = ctx.meta.get(RULES_TYPED, (None, ""))
+    if message is None or resolved is None or message.fields.get("arguments") != rules_arguments(resolved):
+        return error
+    return Message(message.key, {**message.fields, "arguments": typed})
 
 
 class Errors(Group):
@@ -170,7 +196,7 @@ class Errors(Group):
             return super().invoke(ctx)
         except Py421Error as exc:
             lang = ctx.meta.get(LANG_KEY) or spoken()
-            click.echo(tr(lang, "cli.error", message=error_text(lang, exc)), err=True)
+            click.echo(tr(lang, "cli.error", message=error_text(lang, typed_in(exc, ctx))), err=True)
             ctx.exit(2)
         except SystemError as exc:
             if stop_behind(exc):  # Ctrl-C in a compiled (numba) loop comes out wrapped in this
@@ -316,7 +342,7 @@ def unsolved_note(rules: Ruleset, players: int, lang: str) -> None:
     from ..solver.strategy import covering, played
 
     if covering(rules, players) == "game_maxn" and played(rules, players) == "rounds":
-        click.echo(tr(lang, "cli.optimal.unsolved", rules=rules.name, n=players), err=True)
+        click.echo(tr(lang, "cli.optimal.unsolved", arguments=rules_on_line(rules), n=players), err=True)
 
 
 def argument_hint(name: str) -> str:

@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from ..core.dice import Result
 from ..core.engine import players_refused
 from ..core.errors import InvalidPosition, InvalidRuleset, Message
-from ..core.rules import Ruleset
+from ..core.rules import Ruleset, rules_arguments, rules_name
 from . import game_maxn
 from .amounts import token_values
 from .exact_turn import Advice, check_throws_left
@@ -296,7 +296,8 @@ def advise_game_level(
     where = game_maxn.Position(context.charge, pot, tuple(tokens), active, behind[place], owed)
     known = game_known(rules, n)
     if solved_before_play(rules, n) and not known:
-        raise InvalidRuleset(Message("solver.game.unsolved", {"rules": rules.name, "n": n}))
+        said = {"rules": rules_name(rules), "n": n, "arguments": rules_arguments(rules)}
+        raise InvalidRuleset(Message("solver.game.unsolved", said))
     positions = None if known else game_maxn.GameMaxn(rules, n)  # the game's positions, not yet solved
     located = None if positions is None else _found(positions, where, rules)  # before the solve
     game = solved_game(rules, n, progress, positions)
