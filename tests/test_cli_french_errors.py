@@ -572,6 +572,13 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
             "players, not 6",
             f"{CANNOT_3} classic-11 à 6 : le solveur de la partie entière prend de 2 à 5 joueurs, pas 6",
         ),
+        (  # two players: the same stake, checked before the manche is solved
+            [*GAME, "--rules", "lyonnaise-21", "--phase", "charge", "--before", "653", "--stake", "1"],
+            "with accumulated stakes the stake so far is at least 2, the values of the results before "
+            "and of your dice, not 1 (--stake)",
+            "avec des mises cumulées, la mise jusqu'ici vaut au moins 2, les valeurs des résultats "
+            "d'avant et de vos dés, pas 1 (--stake)",
+        ),
         (
             [*GAME_3, "--rules", "lyonnaise-21", "--phase", "charge", "--before", "653", "--stake", "1"],
             "with accumulated stakes the stake so far is at least 2, the values of the results before "

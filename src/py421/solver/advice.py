@@ -92,6 +92,14 @@ class RoundContext:
         check_throws_left(throws_left, limit)
         return limit
 
+    def check_stake(self, rules: Ruleset, dice: Result) -> None:
+        """Refuse a stake below what the round has already thrown, where stakes accumulate: each
+        result before and the mover's dice thrown once at least."""
+        if self.charge and rules.accumulated_stakes:
+            least = sum(int(token_values(rules)[INDEX[r]]) for r in (*self.before, dice))
+            if self.stake < least:
+                raise InvalidPosition(Message("solver.game.stake", {"least": least, "stake": self.stake}))
+
     def check_read(self, rules: Ruleset) -> None:
         """Refuse a pot or a stake these rules and this phase would not read (not silently drop it)."""
         if self.pot is not None and not self.charge:
@@ -157,6 +165,7 @@ def advise_game(
                 {"mine": mine, "other": other, "pot": pot, "total": total, "start": start},
             )
         )
+    context.check_stake(rules, dice)
     leader = 0 if not context.before else 1  # the mover is seat 0
     solver = manche_solution(rules, progress=progress)
     leader_values, follower_values = solver.position(context.charge, pot, mine, leader)
@@ -271,10 +280,7 @@ def advise_game_level(
                 {"done": done, "least": done + 1, "holding": len(behind)},
             )
         )
-    if context.charge and rules.accumulated_stakes:  # each result before, and the dice, thrown once
-        least = sum(int(token_values(rules)[INDEX[r]]) for r in (*context.before, dice))
-        if context.stake < least:
-            raise InvalidPosition(Message("solver.game.stake", {"least": least, "stake": context.stake}))
+    context.check_stake(rules, dice)
     most = rules.throws_allowed(context.charge)
     throws = context.throws or (1,) * done  # where « qui barre démarre » compares them, said
     if game_maxn.counted(rules) > 1 and most > 1 and len(context.throws) != done:
