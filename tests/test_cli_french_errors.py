@@ -572,6 +572,11 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
             "players, not 6",
             f"{CANNOT_3} classic-11 à 6 : le solveur de la partie entière prend de 2 à 5 joueurs, pas 6",
         ),
+        (  # nothing owed, but a count for another table: refused before the game is found unsolved
+            [*GAME_3, "--rules", "vache-41", "--set", "queue_de_la_vache=true", "--debts", "0,0"],
+            "expected 3 debts (yours, then clockwise), not 2",
+            "3 dettes attendues (la vôtre, puis dans le sens des aiguilles d'une montre), pas 2",
+        ),
         (  # two players: the same stake, checked before the manche is solved
             [*GAME, "--rules", "lyonnaise-21", "--phase", "charge", "--before", "653", "--stake", "1"],
             "with accumulated stakes the stake so far is at least 2, the values of the results before "

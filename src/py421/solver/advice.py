@@ -188,14 +188,14 @@ def _debts(rules: Ruleset, context: RoundContext) -> tuple[int, ...]:
     """``context.debts``, each up to one pot (a larger debt empties the next manche's pot as one pot
     does), or none where nothing is owed."""
     debts = context.debts
+    if debts and len(debts) != context.players:  # nothing owed too: a count for another table is a slip
+        raise InvalidPosition(Message("solver.game.debts_count", {"n": context.players, "given": len(debts)}))
     if not any(debts):
         return ()
     if not rules.queue_de_la_vache:
         raise InvalidPosition(Message("solver.game.debts_queue"))
     if context.charge:
         raise InvalidPosition(Message("solver.game.debts_charge"))
-    if len(debts) != context.players:
-        raise InvalidPosition(Message("solver.game.debts_count", {"n": context.players, "given": len(debts)}))
     return tuple(min(d, rules.pot) for d in debts)
 
 
