@@ -151,6 +151,16 @@ def test_numbers_read_the_french_way() -> None:
     assert num("en", 0.602194, ".4%") == "60.2194%"
 
 
+def test_a_number_that_rounds_to_zero_is_written_without_a_minus() -> None:
+    """A first-player advantage of −3e-9 is none at the precision shown: « -0.0000% » would read
+    as a disadvantage. Small numbers still shown (in scientific notation) keep their sign."""
+    assert num("en", -3e-9, "+.4%") == "+0.0000%"
+    assert num("fr", -3e-9, "+.6%") == "+0,000000 %"
+    assert num("en", -3e-9, ".2f") == "0.00"
+    assert num("en", -3e-9, ".1e") == "-3.0e-09"
+    assert num("en", -0.00004, "+.4%") == "-0.0040%"
+
+
 @pytest.mark.parametrize(
     ("who", "said"),
     [

@@ -121,6 +121,8 @@ def num(lang: str, value: float, spec: str = "") -> str:
     ('12,3457 %', '12 345')
     """
     text = format(value, spec)
+    if value < 0 and not any(digit in text for digit in "123456789"):  # rounded to zero: no minus
+        text = format(0.0, spec)
     if lang != "fr":
         return text
     text = text.replace(",", "\x00").replace(".", ",").replace("\x00", " ")
