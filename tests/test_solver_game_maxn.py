@@ -772,6 +772,9 @@ def test_a_sparse_solve_short_of_its_precision_gives_no_values(monkeypatch):
         ("tim", {}, 3, "not played by 3"),
         ("classic-11", {}, 6, "2 to 5 players"),
         ("comptoir-21", {"pot": 50}, 4, "about 93,704 positions of 4 players"),  # hours to solve
+        # each manche told apart by who lost the ones before: 161,701 of them, days to solve
+        ("classic-11", {"manches": 99}, 3, "with 99 manches the game solves at least 472 of them"),
+        ("vache-41", {"manches": 7}, 3, "at least 113,778 décharge positions, more than the 110,000"),
     ],
 )
 def test_rules_outside_the_model_are_refused(preset, options, players, why):
@@ -795,6 +798,13 @@ def test_rules_outside_the_model_are_refused(preset, options, players, why):
 def test_the_presets_for_three_to_five_are_in_the_model(preset, seats):
     for players in seats:
         assert unsupported(Ruleset.preset(preset), players) is None
+
+
+def test_games_of_more_manches_are_in_the_model_while_their_positions_are_few():
+    """Ten manches of classic-11 at three (166 manches to solve, minutes) and six of vache-41 (36)."""
+    assert unsupported(Ruleset.preset("classic-11").with_options(manches=10), 3) is None
+    assert unsupported(Ruleset.preset("vache-41").with_options(manches=6), 3) is None
+    assert unsupported(Ruleset.preset("vache-41"), 4) is None  # 2 manches of 52,976 positions
 
 
 # -- every engine state, walked -----------------------------------------------------------------

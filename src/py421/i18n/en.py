@@ -1172,6 +1172,7 @@ MESSAGES: dict[str, str] = {
     "solver.game.qui_barre": "« qui barre démarre » is solved whole for {most} players at most (results counted by their throws make larger rounds too many summaries), not {n}",
     "solver.game.queue": "« queue de la vache » is solved whole in a game of two manches (no fiches de manche, no « main chaude »)",
     "solver.game.too_big": "its décharge would have about {positions:,} positions of {n} players, more than the {most:,} the solver takes on (solving would take hours)",
+    "solver.game.manches_size": "with {manches} manches the game solves at least {contexts:,} of them, told apart by who lost which: at least {positions:,} décharge positions, more than the {most:,} the solver takes on (solving would take hours)",
     "solver.game.queue_size": "with « queue de la vache » its décharge is solved again for each debt the charge may leave: about {positions:,} positions of {n} players, more than the {most:,} the solver takes on (solving would take days)",
     "solver.game.residual": "the linear solve of {positions:,} positions left a residual of {residual}, above the {most} the solver promises: its values are not given",
     "analysis.no_decision_awaited": "no decision is awaited",

@@ -1215,6 +1215,7 @@ MESSAGES: dict[str, str] = {
     "solver.game.qui_barre": "« qui barre démarre » se résout en partie entière à {most} joueurs au plus (les résultats comptés avec leurs lancers donnent trop de résumés aux tables plus grandes), pas {n}",
     "solver.game.queue": "« queue de la vache » se résout en partie entière en deux manches (sans fiches de manche ni « main chaude »)",
     "solver.game.too_big": "sa décharge aurait environ {positions} positions à {n} joueurs, plus que les {most} que prend le solveur (la résolution prendrait des heures)",
+    "solver.game.manches_size": "avec {manches} manches, la partie en résout au moins {contexts}, distinguées par qui a perdu laquelle : au moins {positions} positions de décharge, plus que les {most} que prend le solveur (la résolution prendrait des heures)",
     "solver.game.queue_size": "avec « queue de la vache », sa décharge se résout à nouveau pour chaque dette que la charge peut laisser : environ {positions} positions à {n} joueurs, plus que les {most} que prend le solveur (la résolution prendrait des jours)",
     "solver.game.residual": "la résolution linéaire de {positions} positions laisse un résidu de {residual}, au-dessus du {most} que promet le solveur : ses valeurs ne sont pas données",
     "analysis.no_decision_awaited": "aucune décision n'est attendue",

@@ -130,6 +130,9 @@ MOST_OWING = 120_000
 # after three results (18,206 plain; 73,984 reached at a limit of three): four and a half minutes a
 # sweep of engranjeu-21's décharge at four, one round of each kind solved, and ten sweeps do not
 # settle it (docs/strategy.md)
+# décharge positions over every manche the game solves (told apart by who lost which): four-player
+# vache-41's two manches (105,952) take hours; ten manches of classic-11 at three (38,844) minutes
+MOST_MANCHE_POSITIONS = 110_000
 MOST_COUNTED = 3
 FORMAT = 2  # bump when the cached results change meaning (2: where unsettled, what deviating gains)
 KEPT_ROUNDS = 16  # solved rounds kept for play: a round of four holds megabytes of choices
@@ -232,7 +235,42 @@ def unsupported(rules: Ruleset, players: int) -> Message | None:
         return Message(
             "solver.game.queue_size", {"positions": decharge * rules.pot, "n": players, "most": MOST_OWING}
         )
+    manches = len(manche_contexts(rules, players, MOST_MANCHE_POSITIONS // decharge))
+    if manches * decharge > MOST_MANCHE_POSITIONS:
+        said = {"manches": rules.manches, "contexts": manches, "positions": manches * decharge}
+        return Message("solver.game.manches_size", {**said, "most": MOST_MANCHE_POSITIONS})
     return None
+
+
+def manche_contexts(rules: Ruleset, players: int, most: int | None = None) -> list[tuple[int, Losses]]:
+    """Every manche the game can play, told apart by the losses before it (seats turned to its first
+    leader), in the order they must be solved (the last first); with ``most``, the search stops once
+    it has found more than that many."""
+    n = players
+    found: list[tuple[int, Losses]] = []
+    todo = [(1, (0,) * n)]
+    seen = set(todo)
+    while todo and (most is None or len(seen) <= most):
+        manche, losses = todo.pop()
+        found.append((manche, losses))
+        for loser in range(n):
+            for espagnole in (False, True):
+                if game_losers(rules, losses, manche, loser, espagnole):
+                    continue
+                after = list(losses)
+                after[loser] += 1
+                key = _manche_key(rules, manche + 1, _turned_losses(after, loser))
+                if key not in seen:
+                    seen.add(key)
+                    todo.append(key)
+    if most is not None and len(seen) > most:
+        return sorted(seen)
+    return sorted({_manche_key(rules, *c) for c in found}, key=lambda c: (-sum(c[1]), -c[0]))
+
+
+def _manche_key(rules: Ruleset, manche: int, losses: Losses) -> tuple[int, Losses]:
+    """Where fiches de manche end the game, the manche's number does not matter: only the losses."""
+    return (0 if rules.fiches_de_manche else manche, losses)
 
 
 def decharge_size(rules: Ruleset, players: int) -> int:
@@ -1976,29 +2014,11 @@ class GameMaxn:
         return self.model
 
     def _key(self, manche: int, losses: Losses) -> tuple[int, Losses]:
-        return (0 if self.rules.fiches_de_manche else manche, losses)
+        return _manche_key(self.rules, manche, losses)
 
     def _contexts(self) -> list[tuple[int, Losses]]:
         """Every manche the game can play, in the order they must be solved (the last first)."""
-        n = self.players
-        found: list[tuple[int, Losses]] = []
-        todo = [(1, (0,) * n)]
-        seen = set(todo)
-        while todo:
-            manche, losses = todo.pop()
-            found.append((manche, losses))
-            for loser in range(n):
-                for espagnole in (False, True):
-                    if game_losers(self.rules, losses, manche, loser, espagnole):
-                        continue
-                    after = list(losses)
-                    after[loser] += 1
-                    key = self._key(manche + 1, _turned_losses(after, loser))
-                    if key not in seen:
-                        seen.add(key)
-                        todo.append(key)
-        ordered = sorted({self._key(*c) for c in found}, key=lambda c: (-sum(c[1]), -c[0]))
-        return ordered
+        return manche_contexts(self.rules, self.players)
 
     def start_key(self) -> tuple[int, Losses]:
         """The game's first manche."""
