@@ -163,8 +163,8 @@ def test_advice_over_a_game_not_yet_solved_says_how_far_the_solve_is(unshipped: 
     first = advise(*args)
     assert first.exit_code == 0, first.output
     said = first.stderr.splitlines()
-    assert said[0].startswith("  solving the whole game: manche 1 of 2, the décharge: pass 1")
-    assert "  solving the whole game: manche 2 of 2, the charge: pot 1 of 3 (once per machine)" in said
+    assert said[0].startswith("  solving the whole game: part 1 of 2, the décharge: pass 1")
+    assert "  solving the whole game: part 2 of 2, the charge: pot 1 of 3 (once per machine)" in said
     assert "stop on 642" in first.stdout
     again = advise(*args)
     assert again.exit_code == 0 and again.stderr == ""  # read back from the disk

@@ -432,13 +432,13 @@ def test_the_optimal_bot_of_three_says_how_far_the_whole_game_is_solved(capsys, 
     moved = "values moved by 0.16 (settled below 1e-12) (once per machine)"
     lines = capsys.readouterr().err.splitlines()
     assert lines[:2] + lines[3:] == [
-        f"  bot:optimal: solving the whole game: manche 1 of 2, the décharge: pass 1, {moved}",
-        "  bot:optimal: solving the whole game: manche 1 of 2, the charge: pot 1 of 3 (once per machine)",
-        "  bot:optimal: solving the whole game: manche 2 of 2, the charge: pot 1 of 3 (once per machine)",
+        f"  bot:optimal: solving the whole game: part 1 of 2, the décharge: pass 1, {moved}",
+        "  bot:optimal: solving the whole game: part 1 of 2, the charge: pot 1 of 3 (once per machine)",
+        "  bot:optimal: solving the whole game: part 2 of 2, the charge: pot 1 of 3 (once per machine)",
     ]
     # the second manche solved is the first one again for every player (its ends an affine map of the
     # other's): started from its policies, its one pass moves the values by rounding errors only
-    second = "  bot:optimal: solving the whole game: manche 2 of 2, the décharge: pass 1, values moved by "
+    second = "  bot:optimal: solving the whole game: part 2 of 2, the décharge: pass 1, values moved by "
     assert lines[2].startswith(second) and lines[2].endswith(" (settled below 1e-12) (once per machine)")
     assert float(lines[2].removeprefix(second).split()[0]) < 1e-13
     fresh_memory()
@@ -454,8 +454,8 @@ def test_each_pass_of_the_whole_game_s_decharge_says_how_far_it_is_from_settling
     from py421.solver.game_maxn import GameMaxn
 
     rules = Ruleset.preset("classic-11").with_settings(["pot=3", "manches=1"])  # solved in seconds
-    en = "solving the whole game: manche 1 of 1, the décharge: pass"
-    fr = "résolution de la partie entière : manche 1 sur 1, la décharge : passe"
+    en = "solving the whole game: part 1 of 1, the décharge: pass"
+    fr = "résolution de la partie entière : étape 1 sur 1, la décharge : passe"
     for lang, expected in (
         (
             "en",
@@ -518,7 +518,7 @@ def test_play_says_in_french_how_far_the_whole_game_is_solved(fresh_memory):
     small = ["--set", "pot=2", "--set", "manches=1"]
     result = run_cli(*args, *small, input="")
     assert result.exit_code == 0, result.output
-    whole = "  bot:optimal : résolution de la partie entière : manche 1 sur 1"
+    whole = "  bot:optimal : résolution de la partie entière : étape 1 sur 1"
     assert result.stderr.splitlines() == [
         f"{whole}, la décharge : passe 1, les valeurs ont bougé de 0,33 (stables sous 1e-12) "
         "(une fois par machine)",
@@ -547,9 +547,9 @@ def test_simulate_says_how_far_the_whole_game_is_solved_first(fresh_memory):
     assert result.exit_code == 0, result.output
     said = [line for line in result.stderr.splitlines() if "whole game" in line]
     assert said == [
-        "  the optimal bot: solving the whole game: manche 1 of 1, the décharge: pass 1, "
+        "  the optimal bot: solving the whole game: part 1 of 1, the décharge: pass 1, "
         "values moved by 0.33 (settled below 1e-12) (once per machine)",
-        "  the optimal bot: solving the whole game: manche 1 of 1, the charge: pot 1 of 2 (once per machine)",
+        "  the optimal bot: solving the whole game: part 1 of 1, the charge: pot 1 of 2 (once per machine)",
     ]
     fresh_memory()
     assert "whole game" not in run_cli(*args, *small, "--lang", "fr").stderr
@@ -585,16 +585,16 @@ def test_a_whole_game_of_many_positions_says_so_before_its_first_pass(unshipped,
     lines = result.stderr.splitlines()
     assert lines[:2] == [
         f"  the whole game: making its positions (about {size} in the décharge)",
-        "  solving the whole game: manche 1 of 2, the décharge: pass 1 under way",
+        "  solving the whole game: part 1 of 2, the décharge: pass 1 under way",
     ]
-    assert lines[2].startswith("  solving the whole game: manche 1 of 2, the décharge: pass 1, values moved")
-    assert "  solving the whole game: manche 2 of 2, the décharge: pass 1 under way" in lines
+    assert lines[2].startswith("  solving the whole game: part 1 of 2, the décharge: pass 1, values moved")
+    assert "  solving the whole game: part 2 of 2, the décharge: pass 1 under way" in lines
     assert run_cli("solve", "--players", "3", "--set", "pot=3").stderr == ""  # read back from the disk
     told = run_cli("solve", "--players", "3", "--set", "pot=6", "--lang", "fr").stderr.splitlines()
     big = decharge_size(Ruleset.preset("classic-11").with_settings(["pot=6"]), 3)
     assert told[:2] == [
         f"  la partie entière : construction de ses positions (environ {big} dans la décharge)",
-        "  résolution de la partie entière : manche 1 sur 2, la décharge : passe 1 en cours",
+        "  résolution de la partie entière : étape 1 sur 2, la décharge : passe 1 en cours",
     ]
 
 
@@ -613,9 +613,9 @@ def test_the_measure_of_deviating_does_not_say_a_first_pass_again():
     progress("deviation", 1, 0)
     assert said == [
         "the whole game: making its positions (about 52,976 in the décharge)",
-        "solving the whole game: manche 1 of 2, the décharge: pass 1 under way",
-        "solving the whole game: manche 2 of 2, the décharge: pass 1 under way",
-        "what one player gains by deviating alone: manche 1 of 2, pass 1",
+        "solving the whole game: part 1 of 2, the décharge: pass 1 under way",
+        "solving the whole game: part 2 of 2, the décharge: pass 1 under way",
+        "what one player gains by deviating alone: part 1 of 2, pass 1",
     ]
 
 
