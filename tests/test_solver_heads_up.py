@@ -480,3 +480,17 @@ def test_advice_for_the_game_where_debts_carry_over():
     words = [arg for arg in queue if arg != "--json"]
     text = runner.invoke(main, [*words, "--before", "631", "--tokens", "2,4"]).output
     assert "expected share of the game's loss" in text
+
+
+def test_a_two_player_game_that_would_take_hours_is_refused_and_played_round_by_round():
+    """999 tokens in play: its décharge would take about 81,088 passes (hours), refused at once as a
+    third player's would be, and bot:optimal plays it round by round. 200 tokens take minutes."""
+    from py421.solver.heads_up import unsupported
+    from py421.solver.strategy import covering
+
+    huge = Ruleset.preset("classic-11").with_options(pot=999)
+    why = unsupported(huge)
+    assert why is not None and "about 81,088 passes" in str(why) and "solving would take hours" in str(why)
+    assert covering(huge, 2) == "rounds"
+    for fine in (Ruleset.preset("vache-41"), Ruleset.preset("classic-11").with_options(pot=200)):
+        assert unsupported(fine) is None and covering(fine, 2) == "heads_up"

@@ -1130,6 +1130,7 @@ MESSAGES: dict[str, str] = {
     "solver.rounds.cannot": "cannot solve {rules}'s rounds for {objective}: {why}",
     "solver.rounds.accumulated": "with accumulated stakes the charge's tokens are not modelled: use the loser objective",
     "solver.two_players.cannot": "the two-player solver cannot solve {rules}: {why}",
+    "solver.two_players.too_long": "with {tokens} tokens in play its décharge would take about {passes:,} passes, each over every split of the tokens (solving would take hours)",
     "solver.two_players.seats": "{rules} is not played by two",
     "solver.two_players.lost_is_better": "under {rules} losing a manche can be worth more than winning it ({lost} against {won}): the two-player solver plays the décharge for the manche and cannot solve these rules",
     "solver.two_players.round": "the chance of losing the manche is solved for two players, not a round of {n}",

@@ -1173,6 +1173,7 @@ MESSAGES: dict[str, str] = {
     "solver.rounds.cannot": "impossible de résoudre les tours de {rules} pour l'objectif {objective} : {why}",
     "solver.rounds.accumulated": "avec des mises cumulées, les jetons de la charge ne sont pas modélisés : prenez l'objectif loser",
     "solver.two_players.cannot": "le solveur à deux joueurs ne peut pas résoudre {rules} : {why}",
+    "solver.two_players.too_long": "avec {tokens} jetons en jeu, sa décharge prendrait environ {passes} passes, chacune sur chaque partage des jetons (la résolution prendrait des heures)",
     "solver.two_players.seats": "{rules} ne se joue pas à deux",
     "solver.two_players.lost_is_better": "avec {rules}, perdre une manche peut valoir mieux que la gagner ({lost} contre {won}) : le solveur à deux joueurs joue la décharge pour la manche et ne peut pas résoudre ces règles",
     "solver.two_players.round": "la chance de perdre la manche est résolue pour deux joueurs, pas pour un tour à {n}",

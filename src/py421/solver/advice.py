@@ -302,8 +302,8 @@ def advise_game_level(
     where = game_maxn.Position(context.charge, pot, tuple(tokens), active, behind[place], owed)
     known = game_known(rules, n)
     if solved_before_play(rules, n) and not known:
-        said = {"rules": rules_name(rules), "n": n, "arguments": rules_arguments(rules)}
-        raise InvalidRuleset(Message("solver.game.unsolved", said))
+        named = {"rules": rules_name(rules), "n": n, "arguments": rules_arguments(rules)}
+        raise InvalidRuleset(Message("solver.game.unsolved", named))
     positions = None if known else game_maxn.GameMaxn(rules, n)  # the game's positions, not yet solved
     located = None if positions is None else _found(positions, where, rules)  # before the solve
     game = solved_game(rules, n, progress, positions)

@@ -224,7 +224,7 @@ def decharge_sweeps(rules: Ruleset) -> int:
     total = rules.pot + 2 * rules.initial_tokens
     if total < 2:
         return 1  # no position: one sweep finds nothing to change
-    solver = heads_up.HeadsUp(rules)
+    solver = heads_up.HeadsUp(rules, sized=False)
     amounts = _amounts(rules)
     width = len(amounts)
     slot = {amount: i for i, amount in enumerate(amounts)}
@@ -300,7 +300,7 @@ def charge_sweeps(rules: Ruleset) -> int:
     """The sweeps each pot level of :meth:`.HeadsUp.solve_charge` takes (or slightly more): one, but
     where a round can be worth nothing each two positions at the same tokens (by who leads) loop on
     each other, and settle as a Gauss-Seidel pair leaping ahead does."""
-    solver = heads_up.HeadsUp(rules)
+    solver = heads_up.HeadsUp(rules, sized=False)
     if not solver._free_rounds:
         return 1
     pot = min(rules.pot, FREE_POT)

@@ -48,6 +48,11 @@ from .turn import (
 TOLERANCE = 1e-13
 RATE_AGREE = 1e-3  # Extrapolation: two sweeps' rates this close (relative to 1 - rate) are steady
 RATE_MOST = 0.999  # a rate above is no steady shrinking to leap over
+# the décharge's passes foretold (:func:`.cost.decharge_sweeps`) times the tokens in play, each pass
+# visiting every split of them: 2,000,000 are about a quarter of an hour (200 tokens: 650,000, minutes;
+# 999: 81 million, hours). Games of up to SMALL_GAME tokens are not foretold: far below.
+MOST_PASSES = 2_000_000
+SMALL_GAME = 60
 STAKE_TIE = 1e-12  # « est » and « vient » closer than this are worth the same: « est »
 IntArray = npt.NDArray[np.intp]
 BoolArray = npt.NDArray[np.bool_]
@@ -85,13 +90,23 @@ class LostIsBetter(InvalidRuleset):
 def unsupported(rules: Ruleset) -> Message | None:
     """Why the two-player solver cannot solve these rules (``str()``: in English), or None.
 
-    Every ruleset two can play is solved: one manche played for itself here,
-    and where the end of a manche is worth more than who lost it, the whole
-    game manche by manche (:mod:`.heads_up_game`).
+    Every ruleset two can play is solved, unless its décharge would take hours
+    (:data:`MOST_PASSES`): one manche played for itself here, and where the
+    end of a manche is worth more than who lost it, the whole game manche by
+    manche (:mod:`.heads_up_game`).
     """
-    if not rules.seats(2):
-        return Message("solver.two_players.seats", {"rules": rules.name})
+    if why := _unseated(rules):
+        return why
+    from .cost import decharge_sweeps  # it builds on this module
+
+    tokens = rules.pot + 2 * rules.initial_tokens
+    if tokens > SMALL_GAME and (passes := decharge_sweeps(rules)) * tokens > MOST_PASSES:
+        return Message("solver.two_players.too_long", {"tokens": tokens, "passes": passes})
     return None
+
+
+def _unseated(rules: Ruleset) -> Message | None:
+    return None if rules.seats(2) else Message("solver.two_players.seats", {"rules": rules.name})
 
 
 def check_lost_is_worse(rules: Ruleset, lost: FloatArray, won: FloatArray) -> None:
@@ -177,13 +192,16 @@ class HeadsUp:
     shared: dict[int, FloatArray] = field(default_factory=dict)
     decharge: FloatArray = field(default_factory=lambda: np.zeros(0))
     iterations: int = 0
+    # False: only its rounds are asked, for a model of the décharge (:mod:`.cost`, which also tells
+    # whether the game is too long to solve): its size is not checked
+    sized: bool = field(default=True, repr=False)
     _positions: dict[
         tuple[bool, int, int, int],
         tuple[TurnValues | StakedValues, dict[int, TurnValues] | dict[int, StakedValues]],
     ] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        why = unsupported(self.rules)
+        why = unsupported(self.rules) if self.sized else _unseated(self.rules)
         if why:
             raise InvalidRuleset(cannot_solve(self.rules, why))
         self.total = self.rules.pot + 2 * self.rules.initial_tokens  # every token of the manche

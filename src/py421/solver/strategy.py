@@ -71,7 +71,9 @@ def covering(rules: Ruleset, players: int) -> Covering:
     >>> covering(Ruleset.preset("classic-11"), 3), covering(Ruleset.preset("classic-11"), 6)
     ('game_maxn', 'rounds')
     """
-    if players == 2 and heads_up.unsupported(rules) is None:
+    if players == 2:  # where the two-player solver refuses, so would the game's: it is no faster
+        if heads_up.unsupported(rules) is not None:
+            return "rounds"
         return "heads_up_game" if carries_over(rules) else "heads_up"
     if game_maxn.unsupported(rules, players) is None:
         return "game_maxn"
