@@ -153,7 +153,7 @@ def test_a_broken_record_is_explained_in_french(tmp_path: Path) -> None:
     assert "l'étape 1 ('7') ne se rejoue pas : " in replayed({**record, "steps": steps})
     ending = replayed({**record, "final": {"over": False}})
     assert "la partie rejouée ne finit pas comme dans l'enregistrement (" in ending
-    assert "over : enregistré False, rejoué " in ending
+    assert "over : enregistré false, absent du rejeu" in ending
 
 
 def test_a_misshapen_record_is_explained_in_french(tmp_path: Path) -> None:

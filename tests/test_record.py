@@ -7,6 +7,7 @@ from py421.core.errors import IllegalAction, InvalidRecord
 from py421.core.game import Game
 from py421.core.record import Record
 from py421.core.rules import Ruleset
+from py421.i18n import error_text
 from py421.players import RandomBot
 from py421.sim.loop import play_out
 
@@ -153,5 +154,45 @@ def test_a_final_field_the_record_lacks_is_said_missing_not_none():
     with pytest.raises(InvalidRecord) as refused:
         Record.from_dict(data).replay()
     said = str(refused.value)
-    assert f"kind: not recorded, replayed {kind!r}" in said, said
+    assert f"kind: not recorded, replayed {kind}" in said, said
     assert "None" not in said
+
+
+def refusal(data: dict) -> dict[str, str]:
+    """Why the record is refused, in English and in French."""
+    with pytest.raises(InvalidRecord) as raised:
+        Record.from_dict(data).replay()
+    return {lang: error_text(lang, raised.value) for lang in ("en", "fr")}
+
+
+def test_a_record_cut_short_says_its_steps_stop_before_the_game_ends():
+    """Not a list of Python values (None, lists, dicts) that the replay and the record differ by."""
+    data = json.loads(finished_game().record().to_json())
+    data["steps"] = data["steps"][:-3]
+    said = refusal(data)
+    count = len(data["steps"])
+    cut = f"the record's {count} steps stop before the game ends: the steps after them are missing"
+    assert cut in said["en"]
+    assert f"les {count} étapes de l'enregistrement s'arrêtent avant la fin de la partie" in said["fr"]
+
+
+def test_a_record_that_ends_otherwise_words_what_differs():
+    data = json.loads(finished_game().record().to_json())
+    names = list(data["final"]["tokens"])
+    data["final"]["tokens"] = dict.fromkeys(names, 3)
+    data["final"]["losers"] = names[:1]
+    said = refusal(data)
+    everyone = ", ".join(f"{name} 3" for name in names)
+    assert f"tokens: recorded {everyone}, replayed " in said["en"]
+    assert f"losers: recorded {names[0]}, replayed " in said["en"]
+    assert f"tokens : enregistré {everyone}, rejoué " in said["fr"]
+    for text in said.values():
+        assert not any(python in text for python in ("{", "[", "None"))
+
+
+def test_a_step_by_the_wrong_seat_names_its_kind_in_the_readers_language():
+    data = json.loads(finished_game().record().to_json())
+    first = data["steps"][0]
+    first["seat"] = (first["seat"] + 1) % 3
+    said = refusal(data)
+    assert "step 1 (dice " in said["en"] and "l'étape 1 (dés " in said["fr"]

@@ -165,7 +165,8 @@ class Record:
             state = game.state
             due = state.chance.seat if state.chance else state.to_move
             if step.seat != due:
-                fields = {"i": i, "kind": step.kind, "text": repr(step.text), "seat": step.seat}
+                kind = Message(f"record.kind.{step.kind}")  # the reader's word for dice, an action, a turn
+                fields = {"i": i, "kind": kind, "text": repr(step.text), "seat": step.seat}
                 if due is None:
                     raise InvalidRecord(Message("record.no_step_due", fields))
                 who = self.players[due]
@@ -182,19 +183,38 @@ class Record:
         final = game.state
         if self.expected is not None:
             got = summarize(final)
+            if "kind" in self.expected and "kind" not in got:  # over as recorded, not as replayed
+                raise InvalidRecord(Message("record.cut", {"steps": len(self.steps)}))
             if got != self.expected:
                 diff = [
                     k for k in sorted(set(got) | set(self.expected)) if got.get(k) != self.expected.get(k)
                 ]
-                details = tuple(
-                    Message(  # a field the file does not hold is said so, not as Python's None
-                        "record.difference" if k in self.expected else "record.difference.missing",
-                        {"field": k, "recorded": repr(self.expected.get(k)), "replayed": repr(got.get(k))},
-                    )
-                    for k in diff
-                )
+                details = tuple(_difference(k, self.expected, got) for k in diff)
                 raise InvalidRecord(Message("record.final", {"details": details}))
         return game
+
+
+def _difference(key: str, recorded: Mapping[str, Any], replayed: Mapping[str, Any]) -> Message:
+    """How the record and the replay differ on ``key``; a side that does not hold it is said so."""
+    fields = {"field": key, "recorded": _worded(recorded.get(key)), "replayed": _worded(replayed.get(key))}
+    if key not in recorded:
+        return Message("record.difference.missing", fields)
+    return Message("record.difference" if key in replayed else "record.difference.unreplayed", fields)
+
+
+def _worded(value: object) -> str:
+    """A value of a game's summary as a reader reads it: names and counts, not Python's brackets
+    (``{"Ana": 3}`` is ``Ana 3``; groups of names are parted by semicolons)."""
+    if isinstance(value, dict):
+        return ", ".join(f"{key} {_worded(v)}" for key, v in value.items())
+    if isinstance(value, list):
+        if not value:
+            return "—"  # nobody
+        nested = any(isinstance(v, list) for v in value)
+        return ("; " if nested else ", ").join(_worded(v) for v in value)
+    if isinstance(value, bool):
+        return "true" if value else "false"  # as the file writes it
+    return str(value)
 
 
 def _said(exc: Py421Error) -> object:
