@@ -600,8 +600,8 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
         ),
         (
             [*GAME_3, "--rules", "engranjeu-21", "--before", "653/4"],
-            "a result before took 1 to 3 throws",
-            "un résultat d'avant a pris de 1 à 3 lancers",
+            "a result before takes 1 to 3 throws, not 4 (653/4)",
+            "un résultat d'avant prend de 1 à 3 lancers, pas 4 (653/4)",
         ),
         (
             [*GAME_3, "--rules", "engranjeu-21", "--before", "653/2,221/2", "--limit", "1"],

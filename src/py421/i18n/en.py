@@ -1171,7 +1171,7 @@ MESSAGES: dict[str, str] = {
     "solver.game.players": "the game-level solver seats 2 to {most} players, not {n}",
     "solver.game.accumulated_players": "accumulated stakes are in the model at {most} players at most, not {n}",
     "solver.game.throws_before": "« qui barre démarre » compares throw counts: give the throws each result before took, like --before 421/2,653/1",
-    "solver.game.throws_range": "a result before took 1 to {most} throws",
+    "solver.game.throws_range": "a result before takes 1 to {most} throws, not {got} ({said})",
     "solver.game.unsolved": "the whole game of {n} players under {rules} is not solved on this machine: 421 solve {arguments} --players {n} solves it once (minutes, or hours), then ask again",
     "solver.game.throws_limit": "the leader's result took as many throws as the limit, {limit} (--limit), and no later result took more",
     "solver.game.stake": "with accumulated stakes the stake so far is at least {least}, the values of the results before and of your dice, not {stake} (--stake)",

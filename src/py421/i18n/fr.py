@@ -1214,7 +1214,7 @@ MESSAGES: dict[str, str] = {
     "solver.game.players": "le solveur de la partie entière prend de 2 à {most} joueurs, pas {n}",
     "solver.game.accumulated_players": "les mises cumulées sont dans le modèle à {most} joueurs au plus, pas {n}",
     "solver.game.throws_before": "« qui barre démarre » compare les nombres de lancers : donnez les lancers de chaque résultat d'avant, comme --before 421/2,653/1",
-    "solver.game.throws_range": "un résultat d'avant a pris de 1 à {most} lancers",
+    "solver.game.throws_range": "un résultat d'avant prend de 1 à {most} lancers, pas {got} ({said})",
     "solver.game.unsolved": "la partie entière à {n} joueurs de {rules} n'est pas résolue sur cette machine : 421 solve {arguments} --players {n} la résout une fois pour toutes (des minutes, ou des heures), puis redemandez",
     "solver.game.throws_limit": "le résultat de celui qui entame a pris autant de lancers que la limite, {limit} (--limit), et aucun résultat suivant n'en a pris plus",
     "solver.game.stake": "avec des mises cumulées, la mise jusqu'ici vaut au moins {least}, les valeurs des résultats d'avant et de vos dés, pas {stake} (--stake)",

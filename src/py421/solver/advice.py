@@ -285,8 +285,12 @@ def advise_game_level(
     throws = context.throws or (1,) * done  # where « qui barre démarre » compares them, said
     if game_maxn.counted(rules) > 1 and most > 1 and len(context.throws) != done:
         raise InvalidPosition(Message("solver.game.throws_before"))
-    if any(not 1 <= t <= most for t in throws):
-        raise InvalidPosition(Message("solver.game.throws_range", {"most": most}))
+    wrong = next((i for i, t in enumerate(throws) if not 1 <= t <= most), None)
+    if wrong is not None:
+        said = f"{context.before[wrong]}/{throws[wrong]}"
+        raise InvalidPosition(
+            Message("solver.game.throws_range", {"most": most, "got": throws[wrong], "said": said})
+        )
     if context.throws and rules.leader_limit:  # the leader's throws are the limit, said or not
         if context.limit and throws[0] != context.limit:
             raise InvalidPosition(Message("solver.game.throws_limit", {"limit": context.limit}))
