@@ -1166,7 +1166,7 @@ MESSAGES: dict[str, str] = {
     "solver.game.in_but.one": "everyone but the player at place {places} after you",
     "solver.game.unreached": "no position of the solved game has these tokens ({tokens}), pot {pot}, leader ({leader}) and players in the round ({in}): the game never reaches it",
     "solver.game.unreached_out": "no position of the solved game has these tokens ({tokens}), pot {pot}, leader ({leader}) and players in the round ({in}): the game never reaches it; a player holding no token who is out of the manche is named by --out, like --out {place}",
-    "solver.game.cannot": "the game-level solver cannot solve {rules} for {n}: {why}",
+    "solver.game.cannot": "the game-level solver cannot solve {rules} for {n} players: {why}",
     "solver.game.seats": "{rules} is not played by {n}",
     "solver.game.players": "the game-level solver seats 2 to {most} players, not {n}",
     "solver.game.accumulated_players": "accumulated stakes are in the model at {most} players at most, not {n}",

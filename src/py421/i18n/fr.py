@@ -1209,7 +1209,7 @@ MESSAGES: dict[str, str] = {
     "solver.game.in_but.one": "tous sauf le joueur à la place {places} après vous",
     "solver.game.unreached": "aucune position de la partie résolue n'a ces jetons ({tokens}), ce pot ({pot}), celui qui entame ({leader}) et ces joueurs dans le tour ({in}) : la partie n'y arrive jamais",
     "solver.game.unreached_out": "aucune position de la partie résolue n'a ces jetons ({tokens}), ce pot ({pot}), celui qui entame ({leader}) et ces joueurs dans le tour ({in}) : la partie n'y arrive jamais ; un joueur sans jeton qui est hors de la manche se nomme avec --out, comme --out {place}",
-    "solver.game.cannot": "le solveur de la partie entière ne peut pas résoudre {rules} à {n} : {why}",
+    "solver.game.cannot": "le solveur de la partie entière ne peut pas résoudre {rules} à {n} joueurs : {why}",
     "solver.game.seats": "{rules} ne se joue pas à {n}",
     "solver.game.players": "le solveur de la partie entière prend de 2 à {most} joueurs, pas {n}",
     "solver.game.accumulated_players": "les mises cumulées sont dans le modèle à {most} joueurs au plus, pas {n}",
