@@ -570,7 +570,8 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
             [*GAME, "--players", "6"],
             "the game-level solver cannot solve classic-11 for 6 players: the game-level solver seats 2 to 5 "
             "players, not 6",
-            f"{CANNOT_3} classic-11 à 6 joueurs : le solveur de la partie entière prend de 2 à 5 joueurs, pas 6",
+            f"{CANNOT_3} classic-11 à 6 joueurs : le solveur de la partie entière prend de 2 à 5 "
+            "joueurs, pas 6",
         ),
         (  # nothing owed, but a count for another table: refused before the game is found unsolved
             [*GAME_3, "--rules", "vache-41", "--set", "queue_de_la_vache=true", "--debts", "0,0"],
@@ -618,35 +619,36 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
         ),
         (
             [*GAME, "--players", "4", "--rules", "engranjeu-21"],
-            "the game-level solver cannot solve engranjeu-21 for 4 players: « qui barre démarre » is solved whole "
-            "for 3 players at most (results counted by their throws make larger rounds too many "
+            "the game-level solver cannot solve engranjeu-21 for 4 players: « qui barre démarre » is "
+            "solved whole for 3 players at most (results counted by their throws make larger rounds too many "
             "summaries), not 4",
-            f"{CANNOT_3} engranjeu-21 à 4 joueurs : « qui barre démarre » se résout en partie entière à 3 joueurs "
-            "au plus (les résultats comptés avec leurs lancers donnent trop de résumés aux tables plus "
-            "grandes), pas 4",
+            f"{CANNOT_3} engranjeu-21 à 4 joueurs : « qui barre démarre » se résout en partie entière à "
+            "3 joueurs au plus (les résultats comptés avec leurs lancers donnent trop de résumés aux "
+            "tables plus grandes), pas 4",
         ),
         (
             [*GAME_3, "--set", "manches=3", "--set", "queue_de_la_vache=true"],
-            "the game-level solver cannot solve classic-11 for 3 players: « queue de la vache » is solved whole in a "
-            "game of two manches (no fiches de manche, no « main chaude »)",
-            f"{CANNOT_3} classic-11 à 3 joueurs : « queue de la vache » se résout en partie entière en deux manches "
-            "(sans fiches de manche ni « main chaude »)",
+            "the game-level solver cannot solve classic-11 for 3 players: « queue de la vache » is "
+            "solved whole in a game of two manches (no fiches de manche, no « main chaude »)",
+            f"{CANNOT_3} classic-11 à 3 joueurs : « queue de la vache » se résout en partie entière en "
+            "deux manches (sans fiches de manche ni « main chaude »)",
         ),
         (
             [*GAME, "--players", "4", "--rules", "comptoir-21", "--set", "pot=50"],
-            "the game-level solver cannot solve comptoir-21 for 4 players: its décharge would have about 93,704 "
-            "positions of 4 players, more than the 53,000 the solver takes on (solving would take hours)",
-            f"{CANNOT_3} comptoir-21 à 4 joueurs : sa décharge aurait environ 93704 positions à 4 joueurs, "
-            "plus que les 53000 que prend le solveur (la résolution prendrait des heures)",
+            "the game-level solver cannot solve comptoir-21 for 4 players: its décharge would have about "
+            "93,704 positions of 4 players, more than the 53,000 the solver takes on (solving would take "
+            "hours)",
+            f"{CANNOT_3} comptoir-21 à 4 joueurs : sa décharge aurait environ 93 704 positions à 4 joueurs, "
+            "plus que les 53 000 que prend le solveur (la résolution prendrait des heures)",
         ),
         (
             [*GAME, "--players", "4", "--rules", "vache-41", "--set", "queue_de_la_vache=true"],
-            "the game-level solver cannot solve vache-41 for 4 players: with « queue de la vache » its décharge is "
-            "solved again for each debt the charge may leave: about 2,172,016 positions of 4 players, more "
-            "than the 120,000 the solver takes on (solving would take days)",
-            f"{CANNOT_3} vache-41 à 4 joueurs : avec « queue de la vache », sa décharge se résout à nouveau pour "
-            "chaque dette que la charge peut laisser : environ 2172016 positions à 4 joueurs, plus que les "
-            "120000 que prend le solveur (la résolution prendrait des jours)",
+            "the game-level solver cannot solve vache-41 for 4 players: with « queue de la vache » its "
+            "décharge is solved again for each debt the charge may leave: about 2,172,016 positions of 4 "
+            "players, more than the 120,000 the solver takes on (solving would take days)",
+            f"{CANNOT_3} vache-41 à 4 joueurs : avec « queue de la vache », sa décharge se résout à "
+            "nouveau pour chaque dette que la charge peut laisser : environ 2 172 016 positions à 4 "
+            "joueurs, plus que les 120 000 que prend le solveur (la résolution prendrait des jours)",
         ),
         (
             # the charge ends when the pot is empty: the solved game (a pot of 1, in a second) never has one

@@ -151,6 +151,14 @@ def test_numbers_read_the_french_way() -> None:
     assert num("en", 0.602194, ".4%") == "60.2194%"
 
 
+def test_large_counts_in_messages_are_grouped_the_french_way() -> None:
+    """« 93704 positions … les 53000 » is hard to read: French groups by three with spaces, as the
+    English groups them with commas."""
+    refusal = Message("solver.game.too_big", {"positions": 93704, "n": 4, "most": 53000})
+    assert "about 93,704 positions of 4 players, more than the 53,000" in error_text("en", refusal)
+    assert "environ 93 704 positions à 4 joueurs, plus que les 53 000" in error_text("fr", refusal)
+
+
 def test_a_number_that_rounds_to_zero_is_written_without_a_minus() -> None:
     """A first-player advantage of −3e-9 is none at the precision shown: « -0.0000% » would read
     as a disadvantage. Small numbers still shown (in scientific notation) keep their sign."""

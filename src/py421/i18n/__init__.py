@@ -67,7 +67,14 @@ def fill(lang: str, template: str, fields: Mapping[str, object]) -> str:
     >>> tr("fr", "analysis.head", rules="engranjeu-21", players="Ana")
     "Analyse d'engranjeu-21 : Ana"
     """
-    return elide(lang, template, fields).format(**with_plural(lang, template, fields))
+    template = elide(lang, template, fields)
+    if lang == "fr" and ":,}" in template:  # counts grouped by three: with spaces in French
+        grouped = {name for _, name, spec, _ in string.Formatter().parse(template) if name and spec == ","}
+        fields = {
+            k: num(lang, v, ",") if k in grouped and isinstance(v, int) else v for k, v in fields.items()
+        }
+        template = template.replace(":,}", "}")
+    return template.format(**with_plural(lang, template, fields))
 
 
 def elide(lang: str, template: str, fields: Mapping[str, object]) -> str:
