@@ -287,9 +287,9 @@ def advise_game_level(
         raise InvalidPosition(Message("solver.game.throws_before"))
     wrong = next((i for i, t in enumerate(throws) if not 1 <= t <= most), None)
     if wrong is not None:
-        said = f"{context.before[wrong]}/{throws[wrong]}"
+        written = f"{context.before[wrong]}/{throws[wrong]}"
         raise InvalidPosition(
-            Message("solver.game.throws_range", {"most": most, "got": throws[wrong], "said": said})
+            Message("solver.game.throws_range", {"most": most, "got": throws[wrong], "said": written})
         )
     if context.throws and rules.leader_limit:  # the leader's throws are the limit, said or not
         if context.limit and throws[0] != context.limit:
