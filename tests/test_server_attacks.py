@@ -204,7 +204,7 @@ def test_an_optimal_table_beyond_the_budget_is_refused_and_the_server_stays_smal
     try:
         refused = server.post(
             "/api/tables",
-            {"rules": "classic-11", "settings": ["pot=999"], "seats": ["human", "bot:optimal"], "name": "A"},
+            {"rules": "classic-11", "settings": ["pot=200"], "seats": ["human", "bot:optimal"], "name": "A"},
         )
         assert refused.status_code == 400 and detail(refused)["error"] == "optimal_too_costly"
         assert "60 s" in detail(refused)["message"] or "600 MB" in detail(refused)["message"]
@@ -231,7 +231,7 @@ def test_an_optimal_table_beyond_the_budget_is_refused_and_the_server_stays_smal
 
 
 def test_sigterm_while_solving_stops_the_server_at_once_with_its_tables(tmp_path: Path) -> None:
-    # A budget that lets in a solve of about a thousand seconds by estimate: under way for the whole test
+    # A budget that lets in a solve of about 800 seconds by estimate: under way for the whole test
     server = Server(tmp_path, "--optimal-seconds", "100000", "--optimal-queue", "0")
     try:
         created = server.create()
@@ -242,7 +242,7 @@ def test_sigterm_while_solving_stops_the_server_at_once_with_its_tables(tmp_path
             with contextlib.suppress(httpx2.HTTPError):  # the one solving is cut off by the stop
                 answers.append(server.post("/api/tables", body | {"name": "A"}))
 
-        for pot in (300, 301):
+        for pot in (270, 271):
             threading.Thread(target=costly, args=(pot,), daemon=True).start()
         deadline = time.monotonic() + 60
         while not answers and time.monotonic() < deadline:
@@ -613,7 +613,7 @@ def test_every_cap_is_checked_before_the_rules_are_solved(tmp_path: Path) -> Non
     server = Server(tmp_path, "--max-tables-per-minute", "1")
     try:
         server.create()
-        costly = {"rules": "classic-11", "settings": ["pot=999"], "hints": True, "name": "A"}
+        costly = {"rules": "classic-11", "settings": ["pot=200"], "hints": True, "name": "A"}
         refused = server.post("/api/tables", costly)
         assert refused.status_code == 429 and detail(refused)["error"] == "too_many_tables", refused.text
         assert refused.headers["retry-after"].isdigit()
@@ -627,8 +627,8 @@ def test_rules_beyond_the_budget_are_refused_at_once_and_never_tried_again(tmp_p
     server = Server(tmp_path, "--optimal-seconds", "8")
     try:
         for body in (
-            {"rules": "classic-11", "settings": ["pot=999"], "seats": ["human", "bot:optimal"], "name": "A"},
-            {"rules": "classic-11", "settings": ["pot=999"], "hints": True, "name": "A"},
+            {"rules": "classic-11", "settings": ["pot=200"], "seats": ["human", "bot:optimal"], "name": "A"},
+            {"rules": "classic-11", "settings": ["pot=200"], "hints": True, "name": "A"},
         ):
             for _ in range(2):
                 started = time.monotonic()
@@ -645,8 +645,8 @@ def test_solves_wait_in_a_bounded_queue_and_play_never_waits_behind_them(tmp_pat
     """The k-th costly table once waited k times the budget, and an optimal seat in play waited
     behind them all: now the queue is bounded (refused at once, optimal_busy, with Retry-After) and
     play has its own worker."""
-    # A budget no solve here reaches: the one solve let in lasts longer than the test (about a
-    # thousand seconds by estimate), however fast the machine
+    # A budget no solve here reaches: the one solve let in lasts longer than the test (about
+    # 800 seconds by estimate), however fast the machine
     server = Server(tmp_path, "--optimal-queue", "0", "--optimal-seconds", "100000", "--bot-delay", "0")
     try:
         # three throws in the charge: the bot decides from the first round (coups secs would let the
@@ -661,7 +661,7 @@ def test_solves_wait_in_a_bounded_queue_and_play_never_waits_behind_them(tmp_pat
             with contextlib.suppress(httpx2.HTTPError):  # the one solving is cut off by the server's stop
                 answers[pot] = server.post("/api/tables", body | {"name": "A"})
 
-        for pot in (300, 301, 302):
+        for pot in (270, 271, 272):
             threading.Thread(target=create, args=(pot,), daemon=True).start()
         deadline = time.monotonic() + 60
         while len(answers) < 2 and time.monotonic() < deadline:  # one solves; the others may not wait
