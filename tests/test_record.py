@@ -1,4 +1,5 @@
 import json
+from typing import Any
 
 import pytest
 
@@ -158,7 +159,7 @@ def test_a_final_field_the_record_lacks_is_said_missing_not_none():
     assert "None" not in said
 
 
-def refusal(data: dict) -> dict[str, str]:
+def refusal(data: dict[str, Any]) -> dict[str, str]:
     """Why the record is refused, in English and in French."""
     with pytest.raises(InvalidRecord) as raised:
         Record.from_dict(data).replay()

@@ -124,15 +124,16 @@ MOST_DECHARGE = {2: 1 << 30, 3: 4_000, 4: 53_000, 5: 7_000}
 # its décharge most of it, about 17 minutes; five players of 21 tokens are over the size cap.
 MOST_STAKED = 4
 # « queue de la vache »: the décharge is solved again for each debt the charge may leave (about its
-# positions times the pot): three-player vache-41's 111,069 take over an hour (docs/strategy.md)
+# positions times the pot): three-player vache-41's 111,069 take about 55 minutes (docs/strategy.md)
 MOST_OWING = 120_000
+# décharge positions over every manche the game solves (told apart by who lost which): four-player
+# vache-41's two manches (105,952) take hours; six manches of classic-11 at three (36 to solve, 8,424
+# positions) about a minute and a half
+MOST_MANCHE_POSITIONS = 110_000
 # « qui barre démarre »: results counted with their throws make a round of four hold 167,502 summaries
 # after three results (18,206 plain; 73,984 reached at a limit of three): four and a half minutes a
 # sweep of engranjeu-21's décharge at four, one round of each kind solved, and ten sweeps do not
 # settle it (docs/strategy.md)
-# décharge positions over every manche the game solves (told apart by who lost which): four-player
-# vache-41's two manches (105,952) take hours; ten manches of classic-11 at three (38,844) minutes
-MOST_MANCHE_POSITIONS = 110_000
 MOST_COUNTED = 3
 FORMAT = 2  # bump when the cached results change meaning (2: where unsettled, what deviating gains)
 KEPT_ROUNDS = 16  # solved rounds kept for play: a round of four holds megabytes of choices
@@ -245,7 +246,7 @@ def unsupported(rules: Ruleset, players: int) -> Message | None:
 def manche_contexts(rules: Ruleset, players: int, most: int | None = None) -> list[tuple[int, Losses]]:
     """Every manche the game can play, told apart by the losses before it (seats turned to its first
     leader), in the order they must be solved (the last first); with ``most``, the search stops once
-    it has found more than that many."""
+    it has found more than that many, and then only how many it found counts (the list is cut)."""
     n = players
     found: list[tuple[int, Losses]] = []
     todo = [(1, (0,) * n)]

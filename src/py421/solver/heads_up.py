@@ -51,7 +51,7 @@ RATE_MOST = 0.999  # a rate above is no steady shrinking to leap over
 # the décharge's passes foretold (:func:`.cost.decharge_sweeps`) times the tokens in play, each pass
 # visiting every split of them: 2,000,000 are about a quarter of an hour (200 tokens: 650,000, minutes;
 # 999: 81 million, hours). Games of up to SMALL_GAME tokens are not foretold: far below.
-MOST_PASSES = 2_000_000
+MOST_PASS_TOKENS = 2_000_000
 SMALL_GAME = 60
 STAKE_TIE = 1e-12  # « est » and « vient » closer than this are worth the same: « est »
 IntArray = npt.NDArray[np.intp]
@@ -91,7 +91,7 @@ def unsupported(rules: Ruleset) -> Message | None:
     """Why the two-player solver cannot solve these rules (``str()``: in English), or None.
 
     Every ruleset two can play is solved, unless its décharge would take hours
-    (:data:`MOST_PASSES`): one manche played for itself here, and where the
+    (:data:`MOST_PASS_TOKENS`): one manche played for itself here, and where the
     end of a manche is worth more than who lost it, the whole game manche by
     manche (:mod:`.heads_up_game`).
     """
@@ -100,7 +100,7 @@ def unsupported(rules: Ruleset) -> Message | None:
     from .cost import decharge_sweeps  # it builds on this module
 
     tokens = rules.pot + 2 * rules.initial_tokens
-    if tokens > SMALL_GAME and (passes := decharge_sweeps(rules)) * tokens > MOST_PASSES:
+    if tokens > SMALL_GAME and (passes := decharge_sweeps(rules)) * tokens > MOST_PASS_TOKENS:
         return Message("solver.two_players.too_long", {"tokens": tokens, "passes": passes})
     return None
 
