@@ -125,7 +125,8 @@ def test_the_base_commands_run_without_any_extra(tmp_path, args):
         (["simulate", "--games", "10"], "sim"),
         (["ladder", "--games", "10"], "sim"),
         (["report", "--out", "out"], "report"),
-        (["solve", "--rules", "vache-41", "--players", "4"], "sim"),  # a sparse linear solve (scipy)
+        # a sparse linear solve (scipy), named with the options that make it the game asked for
+        (["solve", "--rules", "vache-41", "--set", "pot=40", "--players", "4"], "sim"),
     ],
 )
 def test_a_command_of_an_extra_not_installed_says_which_in_one_line(tmp_path, args, extra):
@@ -133,3 +134,5 @@ def test_a_command_of_an_extra_not_installed_says_which_in_one_line(tmp_path, ar
     assert done.returncode == 2, done.stderr
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and f"needs py421's '{extra}' extra" in lines[0], done.stderr
+    if args[0] == "solve":
+        assert "421 solve --rules vache-41 --set pot=40 --players 4 needs" in lines[0]

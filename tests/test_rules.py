@@ -127,8 +127,11 @@ def test_the_json_of_a_ruleset_reads_back_identically():
     ],
 )
 def test_bad_ruleset_files_say_what_is_wrong(text, message):
-    with pytest.raises(InvalidRuleset, match=message):
-        Ruleset.from_text(text)
+    """Each refusal names the file first, as a syntax error does: a value inside it was once said
+    alone (« pot=true is not accepted »), with nothing to tell which file held it."""
+    with pytest.raises(InvalidRuleset, match=message) as refused:
+        Ruleset.from_text(text, filename="house.toml")
+    assert str(refused.value).startswith("house.toml: ")
 
 
 @pytest.mark.parametrize(

@@ -324,9 +324,13 @@ class Ruleset:
             raise InvalidRuleset(Message("ruleset.empty_file", {"file": filename}))
         # a name is what headers, history and records show: a new file must give one (records kept
         # before read as they were, through from_mapping)
-        if isinstance(data, Mapping) and "name" in data and not str(data["name"]).strip():
-            raise InvalidRuleset(Message("ruleset.empty_name"))
-        return Ruleset.from_mapping(data)
+        try:
+            if isinstance(data, Mapping) and "name" in data and not str(data["name"]).strip():
+                raise InvalidRuleset(Message("ruleset.empty_name"))
+            return Ruleset.from_mapping(data)
+        except InvalidRuleset as exc:  # which file holds the value refused, as a syntax error says
+            reason = exc.message if exc.message is not None else str(exc)
+            raise InvalidRuleset(Message("ruleset.in_file", {"file": filename, "reason": reason})) from None
 
     # -- reading -----------------------------------------------------------
 

@@ -630,6 +630,7 @@ MESSAGES: dict[str, str] = {
     "ruleset.empty_file": '{file} sets nothing: give its base and the options that differ, e.g. base = "classic-11" then [options] pot = 21',
     "ruleset.empty_name": "a ruleset's name cannot be empty: name it as the table calls it, or leave name out to keep its base's",
     "ruleset.options_table": "'options' must be a table of OPTION = VALUE",
+    "ruleset.in_file": "{file}: {reason}",
     "ruleset.not_toml": "{file}: not a TOML or JSON ruleset ({reason})",
     "players.one_text": "players must be a list of names, not one text",
     "players.scorekeeper_bot": "{name}: the scorekeeper seats the people at a real table, who throw their own dice; to play against bots, use 421 play --players",

@@ -654,6 +654,7 @@ MESSAGES: dict[str, str] = {
     "ruleset.empty_file": '{file} ne fixe rien : donnez sa base et les options qui changent, par exemple base = "classic-11" puis [options] pot = 21',
     "ruleset.empty_name": "le nom des règles ne peut pas être vide : nommez-les comme la table les appelle, ou retirez name pour garder celui de leur base",
     "ruleset.options_table": "'options' doit être une table OPTION = VALEUR",
+    "ruleset.in_file": "{file} : {reason}",
     "ruleset.not_toml": "{file} : ce n'est pas un fichier de règles TOML ou JSON ({reason})",
     "players.one_text": "les joueurs doivent être une liste de noms, et non un seul texte",
     "players.scorekeeper_bot": "{name} : le marqueur tient les comptes de personnes assises à une vraie table, qui lancent leurs propres dés ; pour jouer contre des bots, utilisez 421 play --players",

@@ -82,7 +82,7 @@ from ..core.combos import NENETTE
 from ..core.dice import Result
 from ..core.engine import est_amount
 from ..core.errors import InvalidPlayers, InvalidPosition, InvalidRuleset, Message, UnsolvedSystem
-from ..core.rules import Ruleset, rules_fields
+from ..core.rules import Ruleset, rules_arguments, rules_fields
 from ..core.state import Phase, State
 from ..extras import require
 from . import tie_breaks
@@ -292,7 +292,7 @@ def check(rules: Ruleset, players: int) -> None:
             )
         )
     if decharge_size(rules, players) > SPARSE_ROWS:  # said now, not after building the model
-        require("sim", f"421 solve --rules {rules.name} --players {players}")
+        require("sim", f"421 solve {rules_arguments(rules)} --players {players}")
 
 
 # -- the shape of a round: summaries of the results already final -----------------------------
