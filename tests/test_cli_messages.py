@@ -60,6 +60,15 @@ def test_the_rules_flag_is_still_named_where_it_is_a_flag():
     assert "Invalid value for '--rules': 'nope' is neither a preset nor a ruleset file" in result.output
 
 
+def test_empty_rules_are_said_empty_not_a_folder():
+    """« '' is … not a ruleset file (it is a folder) »: an empty name read as the current folder."""
+    english = "'' is neither a preset nor a ruleset file (it is empty)"
+    for lang, said in (("en", english), ("fr", "(c'est vide)")):
+        result = run_cli("compare", "421", "653", "--rules", "", "--lang", lang)
+        assert result.exit_code == 2 and said in result.output, result.output
+        assert "folder" not in result.output and "dossier" not in result.output
+
+
 @pytest.mark.parametrize("command", [["rules", "show", "classic-11"], ["compare", "421", "653"]])
 def test_setting_both_ways_to_end_a_game_is_refused_with_the_reason(command):
     result = run_cli(*command, "--set", "manches=3", "--set", "fiches_de_manche=2")

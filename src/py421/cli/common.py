@@ -114,7 +114,8 @@ def resolve_rules(spec: str, settings: tuple[str, ...] = (), param_hint: str = "
         path = Path(spec)
         if not path.is_file():
             presets = ", ".join(preset_names())
-            why = tr(spoken(), "cli.rules_folder" if path.is_dir() else "cli.rules_missing")
+            key = "cli.rules_folder" if path.is_dir() else "cli.rules_missing"  # '' reads as the folder here
+            why = tr(spoken(), "cli.rules_empty" if not spec.strip() else key)
             said = tr(spoken(), "cli.neither_rules", name=repr(spec), why=why, presets=presets)
             raise click.BadParameter(said, param_hint=param_hint)
         try:

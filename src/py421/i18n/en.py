@@ -316,6 +316,7 @@ MESSAGES: dict[str, str] = {
     "cli.play.players": 'name the players: --players "Alice,bot:heuristic" (or leave --players out: you against two bots)',
     "cli.table.players": 'name the players: --players "Alice,Bob,Carol"',
     "cli.neither_rules": "{name} is neither a preset nor a ruleset file ({why}); presets: {presets}",
+    "cli.rules_empty": "it is empty",
     "cli.rules_missing": "no file of that name",
     "cli.rules_folder": "it is a folder",
     "cli.empty_path": "an empty name: give the name of a file or a folder",

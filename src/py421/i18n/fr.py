@@ -308,6 +308,7 @@ MESSAGES: dict[str, str] = {
     "cli.play.players": 'nommez les joueurs : --players "Alice,bot:heuristic" (ou omettez --players : vous contre deux bots)',
     "cli.table.players": 'nommez les joueurs : --players "Alice,Bob,Carole"',
     "cli.neither_rules": "{name} n'est ni le nom de règles prédéfinies ni un fichier de règles ({why}) ; règles prédéfinies : {presets}",
+    "cli.rules_empty": "c'est vide",
     "cli.rules_missing": "aucun fichier de ce nom",
     "cli.rules_folder": "c'est un dossier",
     "cli.empty_path": "un nom vide : donnez le nom d'un fichier ou d'un dossier",
