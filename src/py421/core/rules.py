@@ -329,8 +329,8 @@ class Ruleset:
                 raise InvalidRuleset(Message("ruleset.empty_name"))
             return Ruleset.from_mapping(data)
         except InvalidRuleset as exc:  # which file holds the value refused, as a syntax error says
-            reason = exc.message if exc.message is not None else str(exc)
-            raise InvalidRuleset(Message("ruleset.in_file", {"file": filename, "reason": reason})) from None
+            why = exc.message if exc.message is not None else str(exc)
+            raise InvalidRuleset(Message("ruleset.in_file", {"file": filename, "reason": why})) from None
 
     # -- reading -----------------------------------------------------------
 
