@@ -175,3 +175,24 @@ def test_advice_over_a_game_not_yet_solved_says_how_far_the_solve_is(unshipped: 
     quiet = advise("--rules", "tim", "--set", "pot=7", "--tokens", "3,4", "--throws-left", "1", "--json")
     assert quiet.exit_code == 0 and quiet.stderr == "", quiet.stderr
     assert json.loads(quiet.stdout)["options"]
+
+
+def test_advice_over_the_game_says_the_tokens_it_values(unshipped: None) -> None:
+    """Without --tokens the advice values an even split (the décharge) or a fresh manche (the
+    charge), with as many players as --players or --before say: the reader sees which, in text and
+    in JSON, and the same when the tokens were given."""
+    small = ["--set", "pot=3", "--throws-left", "1"]
+    even = advise(*small, "--players", "3")
+    assert even.exit_code == 0, even.output
+    assert "  tokens 1,1,1 (yours, then clockwise), the décharge" in even.stdout
+    given = advise(*small, "--tokens", "2,0,1", "--before", "631", lang="fr")
+    assert given.exit_code == 0, given.output
+    assert (
+        "  jetons 2,0,1 (les vôtres, puis dans le sens des aiguilles d'une montre), la décharge"
+        in given.stdout
+    )
+    data = json.loads(advise(*small, "--players", "3", "--json").stdout)
+    assert data["tokens"] == [1, 1, 1]
+    two = advise("--rules", "tim", "--set", "pot=7", "--throws-left", "0", "--phase", "charge")
+    assert two.exit_code == 0, two.output
+    assert "  tokens 0,0 (yours, then the other player's), the charge, 7 in the pot" in two.stdout

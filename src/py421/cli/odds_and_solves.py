@@ -202,8 +202,10 @@ def advise(
         {"keep": str(held) if o.stop else format_dice(o.keep), "stop": o.stop, "bon": o.bon, "value": o.value}
         for o in result.options
     ]
-    if as_json:
-        click.echo(json.dumps({"objective": result.objective, "options": rows}, indent=2))
+    if as_json:  # over the game, the position valued too (the tokens, and in the charge the pot)
+        valued: dict[str, object] = {"tokens": list(result.tokens)} if result.tokens else {}
+        valued |= {"pot": result.pot} if result.pot is not None else {}
+        click.echo(json.dumps({"objective": result.objective} | valued | {"options": rows}, indent=2))
         return
     # The solver names its objective in English for --json; the sentence names it in the reader's language.
     aim = (
@@ -212,6 +214,12 @@ def advise(
         else tr(lang, "cli.objective.game_share" if shares else f"cli.objective.{chosen}")
     )
     click.echo(tr(lang, "cli.advise", held=held, n=throws_left, rules=rules_name(rules), objective=aim))
+    if result.tokens:  # the position valued: the tokens given, or those it starts from
+        order = tr(lang, "cli.advise.valued.order" + (".two" if len(result.tokens) == 2 else ""))
+        stage = "decharge" if result.pot is None else "charge"
+        where = tr(lang, f"cli.advise.valued.{stage}", pot=result.pot)
+        valued_tokens = ",".join(map(str, result.tokens))
+        click.echo(tr(lang, "cli.advise.valued", tokens=valued_tokens, order=order, phase=where))
     for o in result.options:
         if o.stop:
             what = tr(lang, "cli.advise.stop", held=held)

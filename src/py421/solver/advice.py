@@ -180,8 +180,9 @@ def advise_game(
         found = options(values, dice.dice, throws_left, row)
     if isinstance(solver, GameManche):
         a, b = solver.own_scale(context.charge, 0)
-        return Advice(GAME_SHARE, [replace(o, value=a + b * o.value) for o in found])
-    return Advice("P(not losing the manche)", found)
+        found = [replace(o, value=a + b * o.value) for o in found]
+    objective = GAME_SHARE if isinstance(solver, GameManche) else "P(not losing the manche)"
+    return Advice(objective, found, (mine, other), pot if context.charge else None)
 
 
 def _debts(rules: Ruleset, context: RoundContext) -> tuple[int, ...]:
@@ -322,7 +323,7 @@ def advise_game_level(
     else:
         chosen = options(solved, dice.dice, throws_left, tie=EPS)
     found = [replace(o, value=1 + o.value) for o in chosen]
-    return Advice(GAME_SHARE, found)
+    return Advice(GAME_SHARE, found, tuple(tokens), pot if context.charge else None)
 
 
 def _found(

@@ -63,6 +63,10 @@ def best_first(found: Sequence[Option], tie: float = 0.0) -> list[Option]:
 class Advice:
     objective: str
     options: list[Option]
+    # over the game: the tokens valued, the mover's first (as given, or the start's where not), and
+    # in the charge the pot
+    tokens: tuple[int, ...] = ()
+    pot: int | None = None
 
 
 def check_throws_left(throws_left: int, most: int = 3) -> None:
