@@ -578,6 +578,13 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
             "expected 3 debts (yours, then clockwise), not 2",
             "3 dettes attendues (la vôtre, puis dans le sens des aiguilles d'une montre), pas 2",
         ),
+        (  # no --stake at all: asked for, not refused as a stake of 0 nobody gave
+            [*GAME_3, "--rules", "lyonnaise-21", "--phase", "charge", "--before", "653"],
+            "with accumulated stakes, give the stake so far with --stake: at least 2, the values of the "
+            "results before and of your dice",
+            "avec des mises cumulées, donnez la mise jusqu'ici avec --stake : au moins 2, les valeurs des "
+            "résultats d'avant et de vos dés",
+        ),
         (  # two players: the same stake, checked before the manche is solved
             [*GAME, "--rules", "lyonnaise-21", "--phase", "charge", "--before", "653", "--stake", "1"],
             "with accumulated stakes the stake so far is at least 2, the values of the results before "

@@ -1182,6 +1182,7 @@ MESSAGES: dict[str, str] = {
     "solver.game.unsolved": "the whole game of {n} players under {rules} is not solved on this machine: 421 solve {arguments} --players {n} solves it once (minutes, or hours), then ask again",
     "solver.game.throws_limit": "the leader's result took as many throws as the limit, {limit} (--limit), and no later result took more",
     "solver.game.stake": "with accumulated stakes the stake so far is at least {least}, the values of the results before and of your dice, not {stake} (--stake)",
+    "solver.game.stake_missing": "with accumulated stakes, give the stake so far with --stake: at least {least}, the values of the results before and of your dice",
     "solver.game.qui_barre": "« qui barre démarre » is solved whole for {most} players at most (results counted by their throws make larger rounds too many summaries), not {n}",
     "solver.game.queue": "« queue de la vache » is solved whole in a game of two manches (no fiches de manche, no « main chaude »)",
     "solver.game.too_big": "its décharge would have about {positions:,} positions of {n} players, more than the {most:,} the solver takes on (solving would take hours)",

@@ -1225,6 +1225,7 @@ MESSAGES: dict[str, str] = {
     "solver.game.unsolved": "la partie entière à {n} joueurs de {rules} n'est pas résolue sur cette machine : 421 solve {arguments} --players {n} la résout une fois pour toutes (des minutes, ou des heures), puis redemandez",
     "solver.game.throws_limit": "le résultat de celui qui entame a pris autant de lancers que la limite, {limit} (--limit), et aucun résultat suivant n'en a pris plus",
     "solver.game.stake": "avec des mises cumulées, la mise jusqu'ici vaut au moins {least}, les valeurs des résultats d'avant et de vos dés, pas {stake} (--stake)",
+    "solver.game.stake_missing": "avec des mises cumulées, donnez la mise jusqu'ici avec --stake : au moins {least}, les valeurs des résultats d'avant et de vos dés",
     "solver.game.qui_barre": "« qui barre démarre » se résout en partie entière à {most} joueurs au plus (les résultats comptés avec leurs lancers donnent trop de résumés aux tables plus grandes), pas {n}",
     "solver.game.queue": "« queue de la vache » se résout en partie entière en deux manches (sans fiches de manche ni « main chaude »)",
     "solver.game.too_big": "sa décharge aurait environ {positions:,} positions à {n} joueurs, plus que les {most:,} que prend le solveur (la résolution prendrait des heures)",

@@ -97,8 +97,9 @@ class RoundContext:
         result before and the mover's dice thrown once at least."""
         if self.charge and rules.accumulated_stakes:
             least = sum(int(token_values(rules)[INDEX[r]]) for r in (*self.before, dice))
-            if self.stake < least:
-                raise InvalidPosition(Message("solver.game.stake", {"least": least, "stake": self.stake}))
+            if self.stake < least:  # none said (0): asked for, rather than refused as a stake
+                key = "solver.game.stake" if self.stake else "solver.game.stake_missing"
+                raise InvalidPosition(Message(key, {"least": least, "stake": self.stake}))
 
     def check_read(self, rules: Ruleset) -> None:
         """Refuse a pot or a stake these rules and this phase would not read (not silently drop it)."""
