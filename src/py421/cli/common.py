@@ -132,9 +132,14 @@ def rules_on_line(rules: Ruleset) -> str:
     """The command-line arguments that name ``rules``: as the user typed them where these are the
     command's rules (a ruleset file by its path, which its name is not), else the preset and its
     ``--set`` options (:func:`.core.rules.rules_arguments`)."""
-    context = click.get_current_context(silent=True)
-    resolved, typed = context.meta.get(RULES_TYPED, (None, "")) if context else (None, "")
+    resolved, typed = _typed_rules(click.get_current_context(silent=True))
     return typed if resolved == rules else rules_arguments(rules)
+
+
+def _typed_rules(ctx: click.Context | None) -> tuple[Ruleset | None, str]:
+    """The rules the command resolved and the arguments that named them (:func:`with_rules`)."""
+    found: tuple[Ruleset | None, str] = ctx.meta.get(RULES_TYPED, (None, "")) if ctx else (None, "")
+    return found
 
 
 SET_OPTION = click.option("--set", "settings", multiple=True, metavar="OPTION=VALUE")
@@ -159,7 +164,7 @@ def typed_in(error: Py421Error, ctx: click.Context) -> Py421Error | Message:
     """``error``'s message with the command-line arguments it names for the command's rules
     (``arguments``: a command to run) as the user typed them (:func:`rules_on_line`)."""
     message = error.message
-    resolved, typed = ctx.meta.get(RULES_TYPED, (None, ""))
+    resolved, typed = _typed_rules(ctx)
     if message is None or resolved is None or message.fields.get("arguments") != rules_arguments(resolved):
         return error
     return Message(message.key, {**message.fields, "arguments": typed})

@@ -264,8 +264,8 @@ def manche_contexts(rules: Ruleset, players: int, most: int | None = None) -> li
                 if key not in seen:
                     seen.add(key)
                     todo.append(key)
-    if most is not None and len(seen) > most:
-        return sorted(seen)
+    if most is not None and len(seen) > most:  # cut short: only how many counts
+        return list(seen)
     return sorted({_manche_key(rules, *c) for c in found}, key=lambda c: (-sum(c[1]), -c[0]))
 
 
