@@ -80,8 +80,14 @@ def test_an_unknown_preset_in_a_ruleset_file_is_explained_in_french(tmp_path: Pa
         ("Ana," + "B" * 25, "un nom fait au plus 24 caractères, pas 25"),
         ("Ana,Bob\u202e", "un nom ne peut pas contenir U+202E (caractères invisibles ou de contrôle)"),
         ("Ana,bot:nope", "bot inconnu : 'bot:nope' ; au choix : bot:random, bot:heuristic"),
-        ("Ana,Heuristic 1", "'Heuristic 1' : les noms comme « Heuristique 1 » sont réservés aux bots"),
-        ("Ana,Heuristique 1", "'Heuristique 1' : les noms comme « Heuristique 1 » sont réservés aux bots"),
+        (
+            "Ana,Heuristic 1",
+            "'Heuristic 1' : les noms comme « Heuristique 1 » ou « bot:… » sont réservés aux bots",
+        ),
+        (
+            "Ana,Heuristique 1",
+            "'Heuristique 1' : les noms comme « Heuristique 1 » ou « bot:… » sont réservés aux bots",
+        ),
     ],
 )
 def test_wrong_players_are_explained_in_french(players: str, french: str) -> None:

@@ -95,6 +95,12 @@ NAMES_TRIED = [
     "Bo\x00b",
     "x" * 24,
     "x" * 25,
+    "\U0001f469\u200d\U0001f9b0 Ana",
+    "\U0001f3f3\ufe0f\u200d\U0001f308",
+    "A\u200dna",
+    "\u200d\U0001f308",
+    "bot:heuristic",
+    "Bot: Ana",
 ]
 
 
@@ -120,7 +126,30 @@ def test_the_page_refuses_the_names_the_server_refuses() -> None:
         else:
             server.append(True)
     assert page == server, list(zip(NAMES_TRIED, page, server, strict=True))
-    assert server.count(True) == 5  # each kind of refusal is tried, and names it takes
+    assert server.count(True) == 7  # each kind of refusal is tried, and names it takes
+
+
+@pytest.mark.parametrize("name", ["\U0001f469\u200d\U0001f9b0 Ana", "\U0001f3f3\ufe0f\u200d\U0001f308 Léa"])
+def test_emoji_joined_by_a_zero_width_joiner_make_a_name(name: str) -> None:
+    """« 👩‍🦰 » is one emoji of three characters, the middle one invisible: a name may hold it."""
+    assert clean_name(name) == name
+
+
+@pytest.mark.parametrize(
+    "name", ["A\u200dna", "Ana\u200d", "\u200d\U0001f308", "\U0001f469\u200d\u200d\U0001f9b0"]
+)
+def test_a_zero_width_joiner_that_joins_no_emoji_is_refused(name: str) -> None:
+    """Between letters it would only hide itself (« A‍na » reads as « Ana »)."""
+    with pytest.raises(TableError, match="U\\+200D"):
+        clean_name(name)
+
+
+@pytest.mark.parametrize("name", ["bot:heuristic", "BOT:random", "Bot: Ana", "ｂｏｔ:optimal"])
+def test_a_person_cannot_be_named_as_a_bot_is_asked_for(name: str) -> None:
+    """A seat's list reads « bot:heuristic » as a bot: a person so named would become one."""
+    with pytest.raises(TableError) as refused:
+        clean_name(name)
+    assert refused.value.error == "bad_name" and "bot:" in str(refused.value)
 
 
 def test_the_page_elides_de_before_a_name_that_starts_with_a_vowel_as_the_terminal_does() -> None:

@@ -178,6 +178,7 @@ def test_a_table_kept_mid_game_comes_back_as_it_was():
         ({"players": ["Ana", "Bob"], "rules": "classic-12"}, "bad_rules", "classic-11"),
         ({"players": ["Ana", "Bob"], "settings": ["pot=0"]}, "bad_rules", "pot"),
         ({"mode": "scorekeeper", "players": ["Ana", "bot:random"]}, "bad_seats", "people at the real table"),
+        ({"seats": ["human", "bot:random"], "name": "bot:heuristic"}, "bad_seats", "kept for the bots"),
         ({"mode": "online"}, "malformed", "mode: play or scorekeeper, not 'online'"),
         ({"players": ["Ana", "Bob"], "seed": [1]}, "malformed", "seed: a number or a text"),
     ],

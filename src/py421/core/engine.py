@@ -140,6 +140,19 @@ _SHOWING_NOTHING = frozenset({0x115F, 0x1160, 0x2800, 0x3164, 0xFFA0})
 _IGNORED = dict.fromkeys(
     [0x034F, 0x17B4, 0x17B5, 0x180B, 0x180C, 0x180D, 0x180F, *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)]
 )
+_IGNORED[0x200D] = None  # the joiner of an emoji sequence (« 👩‍🦰 »): the same name joined or not
+JOINER = "\u200d"
+
+
+def _joins_emoji(name: str, i: int) -> bool:
+    """Whether the zero-width joiner at ``name[i]`` joins a character to an emoji after it, as in
+    « 👩‍🦰 » or « 🏳️‍🌈 »: there it shows as one picture; anywhere else it would only hide."""
+    return (
+        0 < i < len(name) - 1
+        and unicodedata.category(name[i + 1]) == "So"
+        and not name[i - 1].isspace()
+        and name[i - 1] != JOINER
+    )
 
 
 def name_key(name: str) -> str:
@@ -172,7 +185,9 @@ def check_name(name: str, most: int | None = MAX_NAME) -> str:
                 {"name": quoted(name), "most": most, "n": len(name)},
             )
         )
-    for char in name:
+    for i, char in enumerate(name):
+        if char == JOINER and _joins_emoji(name, i):
+            continue
         if unicodedata.category(char) in _NOT_IN_NAMES or ord(char) in _SHOWING_NOTHING:
             raise InvalidPlayers(
                 Message(

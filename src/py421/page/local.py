@@ -31,7 +31,7 @@ from ..core.views import seat_view
 from ..i18n import LANGS, error_text, guillemets
 from ..play.answers import apply_report
 from ..play.session import Seat, Session, parse_seats
-from ..players import accepted, bot_level, levels, listing
+from ..players import accepted, bot_level, is_bot_name, levels, listing
 from ..sim.stats import game_stats
 from ..text import describe
 
@@ -351,6 +351,8 @@ class LocalTables:
             name = body.get("name")
             if not isinstance(specs, list) or not isinstance(name, str):
                 raise LocalError("malformed", Message("local.seats", {}))
+            if is_bot_name(name):  # « bot:heuristic » would be read below as a bot, not a person
+                raise LocalError("bad_seats", Message("players.bot_name", {"name": repr(name.strip())}))
             humans = 0
             players = []
             for spec in specs:

@@ -243,8 +243,12 @@ def _name_pattern(level: BotLevel, lang: str) -> str:
 def is_bot_name(name: str) -> bool:
     """Whether a name is the kind given to bots (kept for them, in any language and case).
 
+    A seat spec's form (« bot:heuristic ») is one too: a list of seats reads it as a bot.
+
     >>> is_bot_name("heuristic 1"), is_bot_name("Heuristique 2"), is_bot_name("Heuristic Harry")
     (True, True, False)
+    >>> is_bot_name("Bot: Ana")
+    True
     """
     global _names
     if _names is None:  # a game keeps the names it was made with, whatever the reader's language
@@ -252,4 +256,5 @@ def is_bot_name(name: str) -> bool:
             "|".join(_name_pattern(level, lang) for level in _LEVELS.values() for lang in LANGS) or "(?!)",
             re.IGNORECASE,
         )
-    return _names.fullmatch(unicodedata.normalize("NFKC", name).strip()) is not None  # full-width too
+    plain = unicodedata.normalize("NFKC", name).strip()  # full-width too
+    return plain.casefold().startswith("bot:") or _names.fullmatch(plain) is not None

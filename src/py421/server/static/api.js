@@ -230,7 +230,10 @@ export const leaderboard = (rules, here = false) =>
 // mark first, and not a bot's name in any language (py421.players).
 export const NAME_MAX = 24;
 const NOT_IN_NAMES = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\u115F\u1160\u2800\u3164\uFFA0]|^\p{M}/u;
-const BOT_NAME = /^(random|heuristic|optimal|aléatoire|heuristique) [0-9]+$/iu;
+// a zero-width joiner after a character and before an emoji (« 👩‍🦰 »): one picture, not hidden
+const JOINED_EMOJI = /([^\s\u200D])\u200D(?=\p{So})/gu;
+// « bot:heuristic » in a list of seats is a bot: no person is named so
+const BOT_NAME = /^(random|heuristic|optimal|aléatoire|heuristique) [0-9]+$|^bot:/iu;
 
 /**
  * Why a typed name would be refused, or "" when it is fine.
@@ -239,6 +242,7 @@ const BOT_NAME = /^(random|heuristic|optimal|aléatoire|heuristique) [0-9]+$/iu;
 export function nameProblem(raw) {
   const name = raw.trim().split(/\s+/).join(" ").normalize("NFKC");
   if (!name) return t("name_needed");
-  if ([...name].length > NAME_MAX || NOT_IN_NAMES.test(name) || BOT_NAME.test(name)) return t("error.bad_name");
+  const shown = name.replace(JOINED_EMOJI, "$1");
+  if ([...name].length > NAME_MAX || NOT_IN_NAMES.test(shown) || BOT_NAME.test(name)) return t("error.bad_name");
   return "";
 }
