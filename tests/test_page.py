@@ -210,7 +210,7 @@ def test_the_page_s_result_lines_start_with_a_capital_in_both_languages_but_name
 def test_the_page_keeps_the_bots_names_for_the_bots_in_every_language():
     """The page refuses the names the server refuses: a bot's, in any language it is named in."""
     api = (STATIC / "api.js").read_text(encoding="utf-8")
-    found = re.search(r"const BOT_NAME = /\^\(([^)]*)\) \[0-9\]\+\$/iu;", api)
+    found = re.search(r"const BOT_NAME = /\^\(([^)]*)\) \[0-9\]\+\$\|\^bot:/iu;", api)
     assert found, "api.js: BOT_NAME"
     words = {level.names[lang].removesuffix(" {n}").lower() for lang in CATALOGS for level in levels()}
     assert set(found[1].split("|")) == words
