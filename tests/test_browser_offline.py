@@ -196,6 +196,34 @@ def test_a_game_against_a_bot_plays_offline_from_the_static_site_and_replays(
     expect(players).to_have_count(2)  # a game watched is not a game played here
 
 
+def test_a_game_open_in_two_tabs_is_played_in_one_and_loses_no_move(chromium: Browser, site: str):
+    """Each tab plays with its own Python: a second tab on the same game takes it over, and the
+    first, left behind, takes no move (it would have played on from a game that moved on, and
+    its save would have wiped the other's moves)."""
+    first = app_page(chromium)
+    new_game(first, site, "Ana")
+    legal_button(first).wait_for()
+    play_moves(first, 2)
+    legal_button(first).wait_for()
+    second = first.context.new_page()
+    second.set_default_timeout(60_000)
+    second.goto(first.url)
+    legal_button(second).wait_for()
+    expect(second.get_by_test_id("log").locator("li")).to_have_text(
+        first.get_by_test_id("log").locator("li").all_inner_texts()
+    )
+    expect(first.get_by_test_id("connection")).to_have_attribute("data-state", "elsewhere")
+    expect(first.get_by_test_id("error-banner")).to_contain_text("another tab")
+    expect(legal_button(first)).to_have_count(0)
+    play_moves(second, 3)
+    legal_button(second).wait_for()
+    played = second.get_by_test_id("log").locator("li").all_inner_texts()
+    first.reload()  # the first tab takes the game back, as the second left it
+    expect(first.get_by_test_id("log").locator("li")).to_have_text(played)
+    legal_button(first).wait_for()
+    expect(second.get_by_test_id("connection")).to_have_attribute("data-state", "elsewhere")
+
+
 def test_a_real_tables_score_is_kept_offline_in_french(chromium: Browser, site: str):
     page = app_page(chromium)
     page.goto(f"{site}/scorekeeper")  # a first visit there: the static host has the page there too

@@ -4,6 +4,13 @@
  * LocalSocket stands for the WebSocket. The worker keeps each table changed in
  * IndexedDB (store.js) itself, off the page's thread, and reads them back at
  * its start after a reload.
+ *
+ * Each tab has its own worker, and so its own copy of the tables: a table is
+ * played in one tab at a time. The tab that opens it last takes it over (a
+ * Web Lock per table, taken from the tab that held it), reading it again from
+ * what the device keeps; the tab it was taken from closes its socket (4409)
+ * and takes no more moves, where it would have played on from a game that had
+ * moved on and its save would have wiped the other tab's moves.
  */
 
 import { lang } from "./i18n.js";
@@ -28,6 +35,15 @@ const waiting = new Map();
  * @returns {Promise<any>}
  */
 function ask(request) {
+  return post({ request: JSON.stringify(request) });
+}
+
+/**
+ * One message to the worker, started when first needed: a request, or a table to read again.
+ * @param {{ request: string } | { reload: string }} message
+ * @returns {Promise<any>}
+ */
+function post(message) {
   if (!worker) {
     worker = new Worker(address("/static/worker.js"), { type: "module" });
     worker.addEventListener("message", (event) => {
@@ -39,18 +55,30 @@ function ask(request) {
       else pending.resolve(answer);
     });
   }
-  return send(request);
-}
-
-/**
- * @param {object} request
- * @returns {Promise<any>}
- */
-function send(request) {
   const id = ++asked;
   return new Promise((resolve, reject) => {
     waiting.set(id, { resolve, reject });
-    /** @type {Worker} */ (worker).postMessage({ id, request: JSON.stringify(request) });
+    /** @type {Worker} */ (worker).postMessage({ id, ...message });
+  });
+}
+
+/** Where a tab that loses its table says so (a WebSocket's close code: the application's 4000s). */
+export const TAKEN_ELSEWHERE = 4409;
+
+/**
+ * Hold the table ``code`` for this tab, taking it from another tab that holds it; ``lost`` is called
+ * once another tab takes it in turn. Where the browser has no Web Locks (an address that is not
+ * https or localhost), nothing is held: each tab still reads the table again as it opens it.
+ * @param {string} code
+ * @param {() => void} lost
+ * @returns {Promise<() => void>} what lets the table go
+ */
+function hold(code, lost) {
+  if (!navigator.locks) return Promise.resolve(() => {});
+  return new Promise((held) => {
+    navigator.locks
+      .request(`py421 table ${code}`, { steal: true }, () => new Promise((release) => held(() => release(undefined))))
+      .catch(lost); // taken by another tab (an AbortError)
   });
 }
 
@@ -84,11 +112,34 @@ export class LocalSocket {
     this.onclose = null;
     /** @type {number | undefined} */
     this.botTimer = undefined;
-    queueMicrotask(() => {
-      this.readyState = WebSocket.OPEN;
-      this.onopen?.();
-      this.send(JSON.stringify({ type: "look" }));
-    });
+    /** @type {() => void} */
+    this.release = () => {};
+    this.open();
+  }
+
+  async open() {
+    const release = await hold(this.code, () => this.takenElsewhere());
+    if (this.readyState !== WebSocket.CONNECTING) {
+      release(); // closed, or taken by another tab, while waiting
+      return;
+    }
+    this.release = release;
+    try {
+      await post({ reload: this.code });
+    } catch {
+      /* Python could not start: the look below says so */
+    }
+    if (this.readyState !== WebSocket.CONNECTING) return;
+    this.readyState = WebSocket.OPEN;
+    this.onopen?.();
+    this.send(JSON.stringify({ type: "look" }));
+  }
+
+  /** Another tab opened this table: it is played there from now on. */
+  takenElsewhere() {
+    if (this.readyState === WebSocket.CLOSED) return;
+    this.onmessage?.({ data: JSON.stringify({ type: "error", error: "elsewhere" }) });
+    this.close(TAKEN_ELSEWHERE);
   }
 
   /** @param {string} text */
@@ -111,6 +162,7 @@ export class LocalSocket {
   /** @param {number} [code] */
   close(code) {
     clearTimeout(this.botTimer);
+    this.release();
     this.readyState = WebSocket.CLOSED;
     this.onclose?.({ code: code ?? 1000 });
   }

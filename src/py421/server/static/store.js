@@ -54,6 +54,24 @@ export async function keptTables() {
 }
 
 /**
+ * One table kept on this device, as the last step played anywhere on it left it (another tab's too).
+ * @param {string} code
+ * @returns {Promise<Kept | undefined>}
+ */
+export async function keptTable(code) {
+  try {
+    const db = await openDb();
+    return await new Promise((resolve, reject) => {
+      const asked = db.transaction(STORE).objectStore(STORE).get(code);
+      asked.onsuccess = () => resolve(asked.result);
+      asked.onerror = () => reject(asked.error);
+    });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * @param {Kept[]} saves
  * @param {boolean} [again] a second try, on a database opened afresh
  * @returns {Promise<void>}

@@ -9,7 +9,7 @@
  */
 import { ApiError, NAME_MAX, getTable, joinTable, nameProblem, refusal, rematchTable, startTable } from "./api.js";
 import { dieFace, miniDice } from "./dice.js";
-import { LocalSocket, isLocal, localCall } from "./local.js";
+import { LocalSocket, TAKEN_ELSEWHERE, isLocal, localCall } from "./local.js";
 import { app, append, fill, fillFrom, h, hideError, setText, show, showError } from "./dom.js";
 import { errorText, lang, outcomeSentences, t } from "./i18n.js";
 import { address, navigate, whenLeaving } from "./router.js";
@@ -32,6 +32,7 @@ const BUSY_LOOK = 150; // ms
  * @property {number} logStart the number of log[0] in the game's log
  * @property {WebSocket | LocalSocket | null} ws a table of this device talks to the worker instead
  * @property {boolean} closing
+ * @property {boolean} elsewhere a table of this device that another tab took over: it is played there
  * @property {number} backoff
  * @property {number | undefined} retryTimer
  * @property {number | undefined} pingTimer
@@ -63,6 +64,7 @@ export function tablePage(code) {
     logStart: 0,
     ws: null,
     closing: false,
+    elsewhere: false,
     backoff: 1000,
     retryTimer: undefined,
     pingTimer: undefined,
@@ -271,7 +273,7 @@ export function tablePage(code) {
   // --- connection
 
   function connect() {
-    if (T.closing) return;
+    if (T.closing || T.elsewhere) return;
     if (T.ws && T.ws.readyState <= WebSocket.OPEN) return;
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
     const params = new URLSearchParams({ lang });
@@ -309,6 +311,14 @@ export function tablePage(code) {
         setConn("closed");
         return;
       }
+      if (event.code === TAKEN_ELSEWHERE) {
+        // Another tab plays it now (its error message says so): taking it back would be a reload.
+        T.elsewhere = true;
+        setBusy(false);
+        setConn("elsewhere");
+        renderAll();
+        return;
+      }
       setBusy(false);
       setConn("closed");
       renderAll();
@@ -326,7 +336,7 @@ export function tablePage(code) {
     connect();
   }
 
-  /** @param {"connecting" | "open" | "closed"} state */
+  /** @param {"connecting" | "open" | "closed" | "elsewhere"} state */
   function setConn(state) {
     // A table of this device is never online: it says where it is played rather than « live ».
     conn.textContent = t(state === "open" && isLocal(code) ? "conn.here" : `conn.${state}`);

@@ -5,7 +5,7 @@
  * IndexedDB, so that a slow phone's page thread only draws.
  */
 
-import { keep, keptTables } from "./store.js";
+import { keep, keptTable, keptTables } from "./store.js";
 
 /**
  * What the worker uses of Pyodide (the npm package's types need Node's).
@@ -16,8 +16,9 @@ import { keep, keptTables } from "./store.js";
  * @property {() => Uint8Array<ArrayBuffer>} makeMemorySnapshot
  */
 
-/** What the worker is sent: a request for py421.page.handler.handle, and its number. */
-/** @typedef {{ id: number, request: string }} Asked */
+/** What the worker is sent: a request for py421.page.handler.handle, or a table to read again from
+ * what this device keeps (``reload``: its code), and its number. */
+/** @typedef {{ id: number, request?: string, reload?: string }} Asked */
 
 const scope = /** @type {{ postMessage(message: unknown): void }} */ (/** @type {unknown} */ (self));
 // beside the page: at / from 421 serve, in the folder of 421 site's files on a static host
@@ -106,10 +107,17 @@ async function startWithTables() {
 const ready = startWithTables();
 
 self.addEventListener("message", async (event) => {
-  const { id, request } = /** @type {Asked} */ (/** @type {MessageEvent} */ (event).data);
+  const { id, request, reload } = /** @type {Asked} */ (/** @type {MessageEvent} */ (event).data);
   try {
     const handle = await ready;
-    const answer = JSON.parse(handle(request));
+    if (reload !== undefined) {
+      // a tab takes a table over: played on from its last step kept, wherever it was played
+      const save = await keptTable(reload);
+      if (save) handle(JSON.stringify({ op: "restore", saves: [save] }));
+      scope.postMessage({ id, answer: {} });
+      return;
+    }
+    const answer = JSON.parse(handle(/** @type {string} */ (request)));
     const saves = answer.saves ?? [];
     delete answer.saves;
     if (answer.message) {
