@@ -69,17 +69,15 @@ def browser(chromium_once: Browser) -> Iterator[Browser]:
         context.close()
 
 
+ARGUMENTS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"]
+
+
 def launch() -> Iterator[Browser]:
     """Chromium as the browser tests run it, until the generator is closed."""
     with sync_playwright() as p:
         launched = p.chromium.launch(
             executable_path=CHROMIUM,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-dev-shm-usage",
-            ],
+            args=ARGUMENTS,
         )
         yield launched
         launched.close()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_browser import CHROMIUM, accessible, launch, phone, shot
+from .test_browser import ARGUMENTS, CHROMIUM, accessible, launch, phone, shot
 
 assert CHROMIUM  # test_browser skips this module's import without Chromium
 
@@ -109,6 +109,8 @@ def test_a_game_against_a_bot_plays_offline_from_the_static_site_and_replays(
     expect(page.get_by_test_id("no-server")).to_contain_text("this page cannot reach one")
     accessible(page)
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")  # every file kept for offline use
+    expect(page.get_by_test_id("offline-ready")).to_have_attribute("data-state", "ready")
+    expect(page.get_by_test_id("offline-ready")).to_contain_text("airplane mode")
     page.goto(f"{site}/here")
     accessible(page)  # while Python starts in the page
     expect(page.get_by_test_id("create-here")).to_be_visible()
@@ -194,6 +196,32 @@ def test_a_game_against_a_bot_plays_offline_from_the_static_site_and_replays(
     page.goto(site)
     expect(page.get_by_test_id("kept")).to_contain_text("classic-11 · Heuristic 1, Random 1 — record")
     expect(players).to_have_count(2)  # a game watched is not a game played here
+
+
+def test_python_that_cannot_start_says_so_rather_than_wait_for_ever(chromium: Browser, site: str):
+    """The network cut on the first visit, before the app is kept: Python's runtime does not come,
+    and the page says what to do where it said « Starting py421 on this phone… » for ever."""
+    page = app_page(chromium)
+    page.context.route("**/pyodide.asm.wasm", lambda route: route.abort("internetdisconnected"))
+    page.goto(f"{site}/here")
+    expect(page.get_by_test_id("here-failed")).to_contain_text("network was cut")
+
+
+def test_an_address_that_is_not_https_says_the_app_is_not_kept(chromium: Browser, site: str):
+    """A laptop's address on the bar's Wi-Fi: the browser keeps nothing of the app there (no service
+    worker outside https and localhost), and the page says so rather than promise play with no network."""
+    port = site.rsplit(":", 1)[1]
+    # a name for the static host that is not localhost, as a laptop's on the bar's network
+    rules = "--host-resolver-rules=MAP table.example 127.0.0.1"
+    browser = chromium.browser_type.launch(executable_path=CHROMIUM, args=[*ARGUMENTS, rules])
+    page = app_page(browser)
+    try:
+        page.goto(f"http://table.example:{port}/")
+        note = page.get_by_test_id("offline-ready")
+        expect(note).to_have_attribute("data-state", "never")
+        expect(note).to_contain_text("http://table.example")
+    finally:
+        browser.close()
 
 
 def test_a_game_open_in_two_tabs_is_played_in_one_and_loses_no_move(chromium: Browser, site: str):

@@ -21,11 +21,11 @@
  */
 
 import { analysisPage } from "./analysis.js";
-import { herePage } from "./here.js";
+import { herePage, keepOffline } from "./here.js";
 import { byId, hideError } from "./dom.js";
 import { lang, switchLang, t } from "./i18n.js";
 import { lobbyPage } from "./lobby.js";
-import { address, appPath, leave, navigate, startRouting } from "./router.js";
+import { appPath, leave, navigate, startRouting } from "./router.js";
 import { scorekeeperPage } from "./scorekeeper.js";
 import { tablePage } from "./table.js";
 
@@ -76,40 +76,6 @@ byId("lang-toggle").addEventListener("click", () => {
   route();
 });
 
-/**
- * The service worker keeps the app for offline use. A new version waits until
- * the player takes it: a game in progress is never reloaded under them.
- */
-function keepOffline() {
-  if (!("serviceWorker" in navigator)) return;
-  navigator.serviceWorker.register(address("/sw.js")).then(
-    (registration) => {
-      const offer = () => {
-        const waiting = registration.waiting;
-        if (!waiting || !navigator.serviceWorker.controller) return; // the first install needs no reload
-        const bar = byId("update-banner");
-        byId("update-text").textContent = t("here.update");
-        const take = byId("update-take");
-        take.textContent = t("here.reload");
-        take.onclick = () => waiting.postMessage("take-over");
-        bar.hidden = false;
-      };
-      offer();
-      registration.addEventListener("updatefound", () => {
-        registration.installing?.addEventListener("statechange", offer);
-      });
-    },
-    () => {}, // not served (a checkout never installed): online play only
-  );
-  let reloading = false;
-  navigator.serviceWorker.addEventListener("controllerchange", () => {
-    if (!reloading && document.getElementById("update-banner")?.hidden === false) {
-      reloading = true;
-      location.reload();
-    }
-  });
-}
-
 // A module runs once the document is parsed: index.html is all there.
+keepOffline(); // first: the views say whether the app is kept for use with no network
 startRouting(route);
-keepOffline();

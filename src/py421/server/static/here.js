@@ -5,10 +5,10 @@
 
 import { NAME_MAX, botLevels, createTable, importRecord, leaderboard, nameProblem, presets as loadPresets, refusal } from "./api.js";
 import { leaderboardTable } from "./board.js";
-import { app, fill, h, showError } from "./dom.js";
+import { app, byId, fill, h, showError } from "./dom.js";
 import { locale, t } from "./i18n.js";
 import { keptTables } from "./store.js";
-import { navigate } from "./router.js";
+import { address, navigate } from "./router.js";
 import { lastName, rememberName } from "./saved.js";
 import { botOption, presetOf, presetSelect, presetSummary, seatList, settingsInput, splitSettings } from "./seats.js";
 /** The largest record file read (py421.page.local.RECORD_MOST characters). */
@@ -98,6 +98,7 @@ export function herePage() {
           { class: "card", novalidate: true, onsubmit: submit },
           h("h1", { text: t("here.title") }),
           h("p", { class: "hint", text: t("here.intro") }),
+          offlineNote(),
           h("label", { for: "preset", text: t("rules") }),
           presetSel,
           description,
@@ -113,7 +114,7 @@ export function herePage() {
       );
       chosen();
     },
-    (err) => fill(root, h("p", { class: "error", text: refusal(err) })),
+    (err) => fill(root, h("p", { class: "error", testid: "here-failed", text: refusal(err) })),
   );
 }
 
@@ -146,12 +147,80 @@ function replaySection() {
   );
 }
 
+/** The service worker once it keeps every file of the app; null where it could not be registered. @type {Promise<unknown> | null} */
+let appKept = null;
+
+/**
+ * The service worker keeps the app for offline use. A new version waits until
+ * the player takes it: a game in progress is never reloaded under them.
+ */
+export function keepOffline() {
+  if (!("serviceWorker" in navigator)) return;
+  const registered = navigator.serviceWorker.register(address("/sw.js"));
+  appKept = registered.then(
+    () => navigator.serviceWorker.ready,
+    () => null,
+  );
+  registered.then(
+    (registration) => {
+      const offer = () => {
+        const waiting = registration.waiting;
+        if (!waiting || !navigator.serviceWorker.controller) return; // the first install needs no reload
+        const bar = byId("update-banner");
+        byId("update-text").textContent = t("here.update");
+        const take = byId("update-take");
+        take.textContent = t("here.reload");
+        take.onclick = () => waiting.postMessage("take-over");
+        bar.hidden = false;
+      };
+      offer();
+      registration.addEventListener("updatefound", () => {
+        registration.installing?.addEventListener("statechange", offer);
+      });
+    },
+    () => {}, // not served (a checkout never installed): online play only
+  );
+  let reloading = false;
+  navigator.serviceWorker.addEventListener("controllerchange", () => {
+    if (!reloading && document.getElementById("update-banner")?.hidden === false) {
+      reloading = true;
+      location.reload();
+    }
+  });
+}
+
+/**
+ * Whether this phone keeps the app for use with no network, said under the promise of it: a
+ * browser keeps nothing for an address that is not https or localhost (a laptop's address on the
+ * bar's Wi-Fi), and keeps it only once every file is in (the first visit cut short keeps nothing).
+ */
+function offlineNote() {
+  const note = h("p", { class: "hint", testid: "offline-ready" });
+  if (!window.isSecureContext || !("serviceWorker" in navigator)) {
+    note.dataset.state = "never";
+    note.textContent = t("here.offline_never", { origin: location.origin });
+    return note;
+  }
+  note.dataset.state = "keeping";
+  note.textContent = t("here.offline_keeping");
+  appKept?.then((ready) => {
+    if (!ready) {
+      note.hidden = true; // no service worker served (a checkout never installed): online play only
+      return;
+    }
+    note.dataset.state = "ready";
+    note.textContent = t("here.offline_ready");
+  });
+  return note;
+}
+
 /** The card that leads to a game on this phone. */
 export function herePromo() {
   return h(
     "section",
     { class: "card promo" },
     h("p", { text: t("here.intro") }),
+    offlineNote(),
     h("a", { href: "/here", "data-link": true, class: "btn btn-ghost", testid: "here-link", text: t("here.open") }),
   );
 }

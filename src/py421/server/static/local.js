@@ -13,7 +13,7 @@
  * moved on and its save would have wiped the other tab's moves.
  */
 
-import { lang } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 import { address } from "./router.js";
 
 /** Codes of this device's tables start so (py421.page.local.CODE_PREFIX). */
@@ -51,7 +51,8 @@ function post(message) {
       const pending = waiting.get(id);
       waiting.delete(id);
       if (!pending) return;
-      if (failure) pending.reject(new Error(failure));
+      // Python could not start (worker.js: START_FAILED): said in the page's words
+      if (failure) pending.reject(new Error(failure === "start" ? t("here.start_failed") : failure));
       else pending.resolve(answer);
     });
   }

@@ -97,9 +97,25 @@ async function keptStart(zip) {
   }
 }
 
+/** What the worker answers every request with once Python could not start (local.js words it). */
+const START_FAILED = "start";
+
+// A file of Python's runtime that the network did not bring (cut during the first visit, before the
+// app was kept on the phone): Pyodide says so on the console and waits for ever, so the start is
+// given up as soon as one of the worker's fetches fails.
+/** @type {(reason: unknown) => void} */
+let fetchFailed = () => {};
+const failedFetch = new Promise((_, reject) => (fetchFailed = reject));
+const fetching = self.fetch.bind(self);
+self.fetch = (input, init) =>
+  fetching(input, init).catch((err) => {
+    fetchFailed(err);
+    throw err;
+  });
+
 /** Python started, with the tables this device keeps handed back to it. */
 async function startWithTables() {
-  const [handle, saves] = await Promise.all([start(), keptTables()]);
+  const [handle, saves] = await Promise.race([Promise.all([start(), keptTables()]), failedFetch]);
   handle(JSON.stringify({ op: "restore", saves }));
   return handle;
 }
@@ -108,8 +124,15 @@ const ready = startWithTables();
 
 self.addEventListener("message", async (event) => {
   const { id, request, reload } = /** @type {Asked} */ (/** @type {MessageEvent} */ (event).data);
+  /** @type {(request: string) => string} */
+  let handle;
   try {
-    const handle = await ready;
+    handle = await ready;
+  } catch {
+    scope.postMessage({ id, failure: START_FAILED });
+    return;
+  }
+  try {
     if (reload !== undefined) {
       // a tab takes a table over: played on from its last step kept, wherever it was played
       const save = await keptTable(reload);
