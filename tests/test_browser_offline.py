@@ -158,6 +158,7 @@ def test_a_game_against_a_bot_plays_offline_from_the_static_site_and_replays(
     assert replay.stdout.startswith(shown) and "steps replayed" in replay.stdout
     options = json.loads(record.read_text())["rules"]["options"]
     assert (options["pot"], options["manches"], options["charge_throws"]) == (7, 1, 3)  # as typed
+    finished = page.url
     page.goto(site)  # still offline
     expect(page.get_by_test_id("kept")).to_contain_text("classic-11 · Ana, Heuristic 1")
     # where it stands and when it was played, on a row a thumb can tap
@@ -196,6 +197,15 @@ def test_a_game_against_a_bot_plays_offline_from_the_static_site_and_replays(
     page.goto(site)
     expect(page.get_by_test_id("kept")).to_contain_text("classic-11 · Heuristic 1, Random 1 — record")
     expect(players).to_have_count(2)  # a game watched is not a game played here
+    # a rematch, then the finished game opened again: it stays, its record still there to take
+    page.goto(finished)
+    page.get_by_test_id("rematch-button").click()
+    page.wait_for_url(lambda url: url != finished)
+    page.goto(finished)
+    expect(page.get_by_test_id("status")).to_have_attribute("data-status", "over")
+    expect(page.get_by_test_id("rematch-link")).to_be_visible()
+    expect(page.get_by_test_id("record-link")).to_be_visible()
+    assert page.url == finished
 
 
 def test_python_that_cannot_start_says_so_rather_than_wait_for_ever(chromium: Browser, site: str):

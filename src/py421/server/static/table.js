@@ -483,10 +483,11 @@ export function tablePage(code) {
     if (T.rematchAtLoad === undefined && T.table) T.rematchAtLoad = Boolean(T.table.rematch);
   }
 
-  /** Players follow a rematch; someone opening an old finished table only gets a link. */
+  /** Whoever watches a game end follows its rematch; a finished table opened again stays, with a
+   * link to its rematch (its record is taken from there, a seat's holder's too). */
   function followRematch() {
     const next = T.table && T.table.rematch;
-    if (next && (T.seat || !T.rematchAtLoad)) goRematch(next);
+    if (next && !T.rematchAtLoad) goRematch(next);
   }
 
   /** @param {string} next */
