@@ -74,3 +74,24 @@ def test_verify_names_the_first_wrong_throw_even_when_later_moves_no_longer_fit(
     assert verdict.seed_hash == data["meta"]["seed_hash"]
     assert verdict.problems[0].startswith(f"step 1: the record says {wrong}, the seed gives ")
     assert "step 2 does not fit the game the steps before it make" in verdict.problems[1]
+
+
+def test_verify_takes_only_a_hash_of_64_hex_digits_and_stops_at_a_seed_that_does_not_match() -> None:
+    """The record's hash is printed to a terminal: a forged one holding a line of its own (« fair:
+    … ») or escape sequences (hidden text) would speak for the tool. And a seed that is not the one
+    published says all there is to say: its throws, compared with the record's, would be hundreds
+    of lines of noise."""
+    from py421.core.record import Record
+    from py421.server.verify import verify
+
+    data, _ = online_game("a secret seed")
+    forged = dict(data, meta=dict(data["meta"], seed_hash="ab\nfair: all good\x1b[8m"))
+    verdict = verify(Record.from_dict(forged))
+    assert verdict.seed_hash is None
+    assert verdict.problems == [
+        "meta.seed_hash is not a SHA-256 hash (64 hexadecimal digits): 'ab\\nfair: all good\\x1b[8m'"
+    ]
+    other = dict(data, meta=dict(data["meta"], seed="another seed"))
+    assert verify(Record.from_dict(other)).problems == [
+        "the seed does not match the hash published at the start"
+    ]

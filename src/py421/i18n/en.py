@@ -310,6 +310,7 @@ MESSAGES: dict[str, str] = {
     "cli.sim.tables": "building the optimal bot's tables {done}/{total}",
     "verify.reported": "the dice of this game were typed at a real table (a scorekeeper's): no seed drew them, so there is nothing to check",
     "verify.no_seed": "the record does not hold both a seed and its hash (meta.seed, meta.seed_hash): it is not from an online table",
+    "verify.hash_form": "meta.seed_hash is not a SHA-256 hash (64 hexadecimal digits): {got}",
     "verify.bad_hash": "the seed does not match the hash published at the start",
     "verify.wrong_throw": "step {n}: the record says {said}, the seed gives {expected}",
     "verify.stopped": "step {n} does not fit the game the steps before it make ({reason}): stopped there",

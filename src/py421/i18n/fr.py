@@ -302,6 +302,7 @@ MESSAGES: dict[str, str] = {
     "cli.sim.tables": "construction des tables du bot optimal {done}/{total}",
     "verify.reported": "les dés de cette partie ont été saisis à une vraie table (celle d'un marqueur) : aucune graine ne les a tirés, il n'y a rien à vérifier",
     "verify.no_seed": "l'enregistrement ne porte pas à la fois une graine et son empreinte (meta.seed, meta.seed_hash) : il ne vient pas d'une table en ligne",
+    "verify.hash_form": "meta.seed_hash n'est pas une empreinte SHA-256 (64 chiffres hexadécimaux) : {got}",
     "verify.bad_hash": "la graine ne correspond pas à l'empreinte publiée au début",
     "verify.wrong_throw": "étape {n} : la partie dit {said}, la graine donne {expected}",
     "verify.stopped": "l'étape {n} ne colle pas avec la partie que font les étapes d'avant ({reason}) : arrêt ici",

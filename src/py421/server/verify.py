@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 
 from ..core.chance import faces_for
@@ -35,9 +36,12 @@ def verify(record: Record, lang: str = "en") -> Verdict:
     seed_hash = record.meta.get("seed_hash")
     if not isinstance(seed, str) or not isinstance(seed_hash, str):
         return Verdict(None, [tr(lang, "verify.no_seed")])
+    if not re.fullmatch(r"[0-9a-f]{64}", seed_hash):  # printed to a terminal: nothing else of it is
+        return Verdict(None, [tr(lang, "verify.hash_form", got=repr(seed_hash[:80]))])
     verdict = Verdict(seed_hash)
     if hashlib.sha256(seed.encode()).hexdigest() != seed_hash:
         verdict.problems.append(tr(lang, "verify.bad_hash"))
+        return verdict  # not the seed published: its throws say nothing of the game's
     game = Game(record.rules, record.players, first_seat=record.first_seat)
     for number, step in enumerate(record.steps, start=1):
         if step.kind == "dice":
