@@ -943,6 +943,21 @@ def test_a_started_table_nobody_plays_at_ends_abandoned_with_its_game_kept_and_v
     assert client.get(f"/api/tables/{kept['code']}").json()["status"] == "playing"
 
 
+def test_a_table_whose_only_connected_person_is_away_ends_when_idle(client):
+    """A player the timeout handed to a bot, who keeps the page open and never acts again, kept the
+    table alive for ever: the bots played on, the table never ended (a way to fill a server)."""
+    created = create(client, seats=["human", "bot:heuristic"])
+    code, token = created["code"], created["token"]
+    start(client, code, token)
+    hub = client.app.state.hub  # type: ignore[attr-defined]
+    with client.websocket_connect(f"/ws/{code}?token={token}") as player:
+        receive_table(player)
+        assert keep_house(client, 121) == []  # connected, and playing: never ended
+        hub.tables[code].seats[0].away = True  # as the timeout leaves it: a bot plays for them
+        assert keep_house(client, 243) == [code]  # the idle time after the last time it was played
+        assert receive_table(player)["table"]["status"] == "abandoned"
+
+
 def test_tables_are_ended_many_a_transaction_off_the_event_loop(tmp_path):
     """Expiring 3,000 waiting tables once deleted them one transaction at a time on the event loop,
     and every answer waited: answers took up to 2.2 s. The database's part is done in the writer's

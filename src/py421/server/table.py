@@ -302,8 +302,10 @@ class Table:
 
     @property
     def seated_here(self) -> bool:
-        """Whether a person holds a seat through a connection to this process."""
-        return any(c.seat is not None for c in self.connections)
+        """Whether a person holds a seat through a connection to this process, and plays it: one the
+        timeout handed to a bot (away) keeps the table no more alive than a spectator would, or a
+        page left open would keep its bots playing for ever."""
+        return any(c.seat is not None and not self.seats[c.seat].away for c in self.connections)
 
     def record_meta(self) -> dict[str, Any]:
         """What an online game's record says of its table and dice: enough for ``421 verify``. A real
