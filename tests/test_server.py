@@ -949,7 +949,7 @@ def test_a_table_whose_only_connected_person_is_away_ends_when_idle(client):
     created = create(client, seats=["human", "bot:heuristic"])
     code, token = created["code"], created["token"]
     start(client, code, token)
-    hub = client.app.state.hub  # type: ignore[attr-defined]
+    hub = client.app.state.hub
     with client.websocket_connect(f"/ws/{code}?token={token}") as player:
         receive_table(player)
         assert keep_house(client, 121) == []  # connected, and playing: never ended
