@@ -28,7 +28,7 @@ from py421.server.protocol import CreateTable
 from py421.server.table import Connection, TableError
 from py421.server.verify import verify
 
-from .server_helpers import create, database_urls, play_to_the_end, serving, start
+from .server_helpers import create, database_urls, play_to_the_end, played_out, serving, start
 
 URLS = database_urls(Path("/tmp"))
 
@@ -988,6 +988,39 @@ def test_tables_are_ended_many_a_transaction_off_the_event_loop(tmp_path):
         assert client.get("/api/presets").status_code == 200
     assert len(deletes) == 3  # three transactions for two and a half batches
     assert loop_thread not in deletes
+
+
+def test_a_finished_table_is_read_and_replayed_off_the_event_loop(tmp_path):
+    """A finished table is rebuilt from the database by replaying its steps at each request: a game
+    of tens of thousands of steps (a pot of 999) held every answer of the server for seconds while
+    one client asked for it again and again. The reading and the replay go to a reader's thread."""
+    import threading
+
+    from py421.core.game import Game
+
+    app = create_app(f"sqlite:///{tmp_path}/s.db", bot_delay=0)
+    with TestClient(app) as client:
+        code = played_out(client, rules="classic-11")["table"]["code"]
+        hub = app.state.hub
+        assert client.portal is not None
+        hub.tables.pop(code, None)  # a finished table nobody watches is not kept in memory
+        loop_thread = client.portal.call(threading.get_ident)
+        replayed: list[int] = []
+        apply = Game.apply_step
+
+        def noted(game: Game, step: Any) -> Any:
+            replayed.append(threading.get_ident())
+            return apply(game, step)
+
+        with pytest.MonkeyPatch.context() as patched:
+            patched.setattr(Game, "apply_step", noted)
+            shown = client.get(f"/api/tables/{code}")
+            record = client.get(f"/api/tables/{code}/record")
+        assert shown.status_code == 200 and shown.json()["status"] == "over"
+        assert record.status_code == 200 and record.json()["steps"]
+        assert client.get("/api/tables/ZZZZZ").status_code == 404
+    assert replayed and loop_thread not in replayed
+    assert code not in hub.tables  # read to be shown, not kept
 
 
 def test_a_start_the_engine_refuses_leaves_the_table_waiting(client, monkeypatch):

@@ -277,6 +277,14 @@ class Hub:
         table = self.tables.get(code)
         if table is not None:
             return table
+        table = self._rebuilt(code)
+        if table is not None and (keep or (not table.finished and self.cluster.owns(code))):
+            self.tables[code] = table
+        return table
+
+    def _rebuilt(self, code: str) -> Table | None:
+        """A table rebuilt from the database, its steps replayed; the hub left as it was (a reader's
+        thread may rebuild it: :meth:`shown`)."""
         row = self.store.load(code)
         if row is None:
             return None
@@ -299,8 +307,6 @@ class Hub:
             for step in row.steps:
                 game.apply_step(step)
                 table.events.extend(game.state.events)
-        if keep or (not table.finished and self.cluster.owns(code)):
-            self.tables[code] = table
         return table
 
     def get(self, code: str, *, keep: bool = True) -> Table:
@@ -310,17 +316,24 @@ class Hub:
             raise TableError("no_table", Message("server.no_table", {"code": repr(code)}), 404)
         return table
 
-    def public(self, code: str) -> out.TablePublic:
-        """The table as the database has it now (a copy here may lag a change made elsewhere)."""
+    async def shown(self, code: str) -> Table:
+        """The table as the database has it now, to be shown (a copy here may lag a change made
+        elsewhere): this process's own in play, else read and replayed in a reader's thread, not on
+        the event loop (a finished game of tens of thousands of steps takes a second), and kept only
+        where it is in play and this process owns it, as :meth:`load` keeps it."""
         code = _checked(code)
         if self.cluster.owns(code) and code in self.tables:
-            return self.tables[code].public()
-        cached = self.tables.pop(code, None)
-        try:
-            return self.get(code, keep=False).public()
-        finally:
-            if cached is not None:
-                self.tables[code] = cached
+            return self.tables[code]
+        loop = asyncio.get_running_loop()
+        table = await loop.run_in_executor(self._readers, self._rebuilt, code)
+        if table is None:
+            raise TableError("no_table", Message("server.no_table", {"code": repr(code)}), 404)
+        if not table.finished and self.cluster.owns(code):
+            return self.tables.setdefault(code, table)  # one read meanwhile may have kept it first
+        return table
+
+    async def public(self, code: str) -> out.TablePublic:
+        return (await self.shown(code)).public()
 
     def resume_all(self) -> None:
         """After a restart: load every unfinished table and let its bots play on.
@@ -433,7 +446,7 @@ class Hub:
 
     async def start(self, code: str, token: str | None) -> out.TablePublic:
         await self._change(code, Start(token=token), Done)
-        return self.public(code)
+        return await self.public(code)
 
     async def act(self, table: Table, seat: int | None, version: int, move: str | ActionMove) -> None:
         await self._change(table.code, Act(seat=seat, version=version, move=move), Done)
@@ -823,8 +836,8 @@ class Hub:
         table.broadcast()
         return new
 
-    def record(self, code: str) -> dict[str, Any]:
-        table = self.get(code, keep=False)
+    async def record(self, code: str) -> dict[str, Any]:
+        table = await self.shown(code)
         if not table.finished or table.game is None:
             raise TableError("not_over", Message("server.record_after"), 409)
         return table.game.record(table.record_meta()).to_dict()

@@ -108,7 +108,7 @@ async def estimate(request: Request) -> dict[str, Any]:
 @router.get("/api/tables/{code}", response_model=p.TablePublic, responses=responses)
 async def show(request: Request, code: str) -> out.TablePublic:
     hub = _hub(request)
-    return hub.public(code)
+    return await hub.public(code)
 
 
 @router.post("/api/tables/{code}/join", response_model=p.Joined, responses=responses)
@@ -149,7 +149,7 @@ async def healthz(request: Request) -> dict[str, Any]:
 @router.get("/api/tables/{code}/record", responses=responses)
 async def record(request: Request, code: str) -> dict[str, Any]:
     hub = _hub(request)
-    return hub.record(code)
+    return await hub.record(code)
 
 
 @router.get("/api/tables/{code}/analysis", responses=responses)
@@ -158,7 +158,7 @@ async def table_analysis(request: Request, code: str, bots: bool = False) -> dic
     hub = _hub(request)
     analyst = _analyst(request)
     try:
-        found = hub.record(code)
+        found = await hub.record(code)
     except TableError as e:
         if e.error != "not_over":
             raise
