@@ -18,6 +18,8 @@ class Limits:
     spectators: int = 100  # connections without a seat, per table
     connections_per_address: int = 50  # open connections from one address, HTTP and WebSocket
     tables_per_minute: int = 20  # tables one address may create in a minute
+    # codes naming no table one address may look up in a minute: codes tried at random find tables
+    unknown_codes_per_minute: int = 30
     live_tables: int = 5_000  # tables waiting or in play, on this server
     waiting_minutes: int = 30  # a table nobody starts in this time is removed
     # A started table nobody acts at or is connected to for this long is ended: two hours leave
@@ -52,6 +54,7 @@ class AddressBook:
     connections: dict[str, int] = field(default_factory=dict)
     buckets: dict[str, _Bucket] = field(default_factory=dict)
     created: dict[str, deque[float]] = field(default_factory=dict)
+    misses: dict[str, deque[float]] = field(default_factory=dict)  # codes that named no table
 
     def open(self, address: str) -> bool:
         """Count a new connection; False (and nothing counted) when the address has its fill."""
@@ -96,6 +99,24 @@ class AddressBook:
         recent.append(now)
         return None
 
+    def missed(self, address: str, now: float | None = None) -> None:
+        """Count a table code the address looked up that names no table."""
+        now = time.monotonic() if now is None else now
+        self.misses.setdefault(address_key(address), deque()).append(now)
+
+    def guessing(self, address: str, now: float | None = None) -> float | None:
+        """None, or where the address looked up its fill of codes naming no table in the last minute,
+        the seconds until it may look up a table again."""
+        now = time.monotonic() if now is None else now
+        recent = self.misses.get(address_key(address))
+        if not recent:
+            return None
+        while recent and now - recent[0] >= 60:
+            recent.popleft()
+        if len(recent) < self.limits.unknown_codes_per_minute:
+            return None
+        return 60 - (now - recent[0])
+
     def forget_idle(self, now: float | None = None) -> None:
         now = time.monotonic() if now is None else now
         rate = self.limits.messages_per_second
@@ -108,3 +129,5 @@ class AddressBook:
             del self.buckets[address]
         for address in [a for a, r in self.created.items() if not r or now - r[-1] >= 60]:
             del self.created[address]
+        for address in [a for a, r in self.misses.items() if not r or now - r[-1] >= 60]:
+            del self.misses[address]

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import asdict
 from typing import Annotated, Any, TypeVar, assert_never, cast
 
@@ -105,31 +106,52 @@ async def estimate(request: Request) -> dict[str, Any]:
     return {"seconds": await hub.solving_seconds(body)}
 
 
+@contextlib.contextmanager
+def _by_code(hub: Hub, address: str) -> Iterator[None]:
+    """A request that names a table by its code: refused while the address has looked up its fill
+    of codes that name no table this minute (codes tried at random find tables, whose free seats
+    could then be taken), and counted as such a code when it names none."""
+    wait = hub.addresses.guessing(address)
+    if wait is not None:
+        said = Message("server.unknown_codes", {"most": hub.limits.unknown_codes_per_minute})
+        raise TableError("rate_limited", said, 429, retry_after=wait)
+    try:
+        yield
+    except TableError as e:
+        if e.error == "no_table":
+            hub.addresses.missed(address)
+        raise
+
+
 @router.get("/api/tables/{code}", response_model=p.TablePublic, responses=responses)
 async def show(request: Request, code: str) -> out.TablePublic:
     hub = _hub(request)
-    return await hub.public(code)
+    with _by_code(hub, _address(request)):
+        return await hub.public(code)
 
 
 @router.post("/api/tables/{code}/join", response_model=p.Joined, responses=responses)
 async def join(code: str, request: Request) -> dict[str, Any]:
     hub = _hub(request)
     body = await _read(request, p.JoinTable)
-    table, seat, token = await hub.join(code, body.name)
+    with _by_code(hub, _address(request)):
+        table, seat, token = await hub.join(code, body.name)
     return {"code": table, "seat": seat, "token": token}
 
 
 @router.post("/api/tables/{code}/start", response_model=p.TablePublic, responses=responses)
 async def start(request: Request, code: str, authorization: str | None = Header(None)) -> out.TablePublic:
     hub = _hub(request)
-    return await hub.start(code, _bearer(authorization))
+    with _by_code(hub, _address(request)):
+        return await hub.start(code, _bearer(authorization))
 
 
 @router.post("/api/tables/{code}/rematch", response_model=p.Rematch, responses=responses)
 async def rematch(request: Request, code: str, authorization: str | None = Header(None)) -> dict[str, Any]:
     hub = _hub(request)
     hints = _hints(request)
-    new = await hub.rematch(code, _bearer(authorization))
+    with _by_code(hub, _address(request)):
+        new = await hub.rematch(code, _bearer(authorization))
     if new in hub.tables:
         hints.watch(hub.tables[new])  # the rematch has the hints of its game
     return {"code": new}
@@ -149,7 +171,8 @@ async def healthz(request: Request) -> dict[str, Any]:
 @router.get("/api/tables/{code}/record", responses=responses)
 async def record(request: Request, code: str) -> dict[str, Any]:
     hub = _hub(request)
-    return await hub.record(code)
+    with _by_code(hub, _address(request)):
+        return await hub.record(code)
 
 
 @router.get("/api/tables/{code}/analysis", responses=responses)
@@ -158,7 +181,8 @@ async def table_analysis(request: Request, code: str, bots: bool = False) -> dic
     hub = _hub(request)
     analyst = _analyst(request)
     try:
-        found = await hub.record(code)
+        with _by_code(hub, _address(request)):
+            found = await hub.record(code)
     except TableError as e:
         if e.error != "not_over":
             raise
@@ -269,7 +293,8 @@ async def _session(
     ws: WebSocket, hub: Hub, hints: Hints, code: str, token: str | None, lang: str, address: str
 ) -> None:
     try:
-        table = hub.get(code)
+        with _by_code(hub, address):
+            table = hub.get(code)
         hints.watch(table)
         conn = Connection(
             ws.send_text,
