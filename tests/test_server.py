@@ -1162,3 +1162,36 @@ def test_a_socket_refused_before_it_plays_is_told_why_in_its_language(client, la
         refused = ws.receive_json()
     assert (refused["type"], refused["error"], refused["lang"]) == ("error", "no_table", lang)
     assert refused["message"].startswith(said)
+
+
+def test_a_client_gone_before_its_body_arrived_is_no_failure_of_the_servers(caplog):
+    """Each POST whose client went away mid-body was logged as the server's failure, with a 48-line
+    traceback: 3 KB of log a request, a way to fill a host's disk. Nobody is left to answer, and
+    nothing failed."""
+    from starlette.requests import ClientDisconnect
+
+    from py421.server.app import AnswerFailures
+
+    async def gone(scope: Any, receive: Any, send: Any) -> None:
+        raise ClientDisconnect()
+
+    async def broken(scope: Any, receive: Any, send: Any) -> None:
+        raise RuntimeError("a bug")
+
+    sent: list[Any] = []
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    async def receive() -> Any:
+        return {"type": "http.disconnect"}
+
+    scope = {"type": "http", "method": "POST", "path": "/api/tables", "headers": []}
+    with caplog.at_level("INFO", logger="py421"):
+        asyncio.run(AnswerFailures(gone)(scope, receive, send))
+    assert not [r for r in caplog.records if r.levelname in ("ERROR", "WARNING")] and sent == []
+    with caplog.at_level("INFO", logger="py421"):
+        asyncio.run(AnswerFailures(broken)(scope, receive, send))
+    assert [r.exc_info is not None for r in caplog.records if r.levelname == "ERROR"] == [
+        True
+    ]  # a bug still is

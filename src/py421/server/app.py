@@ -22,6 +22,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.types import Message as ASGIMessage
 
@@ -300,6 +301,8 @@ class AnswerFailures:
         answer = _Answer(send)
         try:
             await self.app(scope, receive, answer)
+        except ClientDisconnect:  # gone before its body was in: nobody to answer, nothing failed
+            return
         except Exception:
             log.exception("request %s %r failed", scope["method"], scope["path"])
             if not answer.started:  # else the answer is on its way, and can only be cut short
