@@ -234,6 +234,22 @@ def test_an_address_that_is_not_https_says_the_app_is_not_kept(chromium: Browser
         browser.close()
 
 
+def test_a_keep_the_rules_refuse_is_never_offered(chromium: Browser, site: str):
+    """All three dice tapped: the button said « Keep 665, throw 0 » and the rules then refused it.
+    Only keeps the rules take are offered; otherwise the page says which they are."""
+    page = app_page(chromium)
+    new_game(page, site, "Ana")
+    legal_button(page).wait_for()
+    expect(page.get_by_test_id("action-throw")).to_be_visible()
+    for i in range(3):
+        page.get_by_test_id(f"die-{i}").click()
+    expect(page.get_by_test_id("action-throw")).to_be_hidden()
+    expect(page.get_by_test_id("action-hint")).to_contain_text("is not allowed. Allowed: nothing, ")
+    page.get_by_test_id("die-2").click()  # two dice kept: a throw of the third
+    expect(page.get_by_test_id("action-throw")).to_contain_text("throw 1")
+    expect(page.get_by_test_id("action-hint")).to_be_hidden()
+
+
 def test_a_game_open_in_two_tabs_is_played_in_one_and_loses_no_move(chromium: Browser, site: str):
     """Each tab plays with its own Python: a second tab on the same game takes it over, and the
     first, left behind, takes no move (it would have played on from a game that moved on, and

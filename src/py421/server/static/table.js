@@ -617,11 +617,20 @@ export function tablePage(code) {
       act(move);
       return;
     }
-    // Tell which keeps the rules accept rather than sending a sure refusal.
+    refuseKeep(kept, bon);
+  }
+
+  /**
+   * Tell which keeps the rules accept rather than send a sure refusal.
+   * @param {string} kept
+   * @param {boolean} bon
+   */
+  function refuseKeep(kept, bon) {
     const options = legal()
       .filter((a) => a.kind === "throw" && a.bon === bon)
       .map((a) => a.keep.join("") || t("nothing"));
     actionHint.textContent = t("keep_refused", { kept: kept || t("nothing"), allowed: options.join(", ") || "—" });
+    actionHint.dataset.kept = kept; // said of the dice tapped: goes once they are a keep the rules take
     actionHint.hidden = false;
   }
 
@@ -921,8 +930,17 @@ export function tablePage(code) {
     show(stakeQ, mine && stake);
     show(actEst, mine && Boolean(legalStake("est")));
     show(actVient, mine && Boolean(legalStake("vient")));
-    show(actThrow, mine && allowed.some((a) => a.kind === "throw" && !a.bon));
-    show(actBon, mine && allowed.some((a) => a.kind === "throw" && a.bon));
+    // only a keep the rules take is offered (all three dice kept is none); else the page says which are
+    const throwing = allowed.some((a) => a.kind === "throw" && !a.bon);
+    const bonning = allowed.some((a) => a.kind === "throw" && a.bon);
+    show(actThrow, mine && throwing && Boolean(legalThrow(kept, false)));
+    show(actBon, mine && bonning && Boolean(legalThrow(kept, true)));
+    if (mine && (throwing || bonning) && !legalThrow(kept, false) && !legalThrow(kept, true)) {
+      refuseKeep(kept, !throwing);
+    } else if (actionHint.dataset.kept !== undefined) {
+      delete actionHint.dataset.kept;
+      show(actionHint, false);
+    }
     show(actStop, mine && allowed.some((a) => a.kind === "stop"));
     setText(actThrow, kept ? t("throw_keep", { kept, n: rest }) : t("throw_all"));
     setText(actBon, kept ? t("bon_keep", { kept }) : t("bon"));
