@@ -188,6 +188,8 @@ def test_two_phones_create_join_play_to_the_end_and_reload(server: str, browser:
     shot(bob, "2-joined")
     accessible(bob)
 
+    # the rules the table plays, named with the settings it was made with, for whoever joins
+    expect(bob.get_by_test_id("rules-named")).to_have_text("Rules: classic-11 (charge_throws=3)")
     alice.get_by_test_id("start-button").click()
     expect(alice.get_by_test_id("status")).to_have_attribute("data-status", "playing")
 

@@ -250,6 +250,19 @@ def test_a_keep_the_rules_refuse_is_never_offered(chromium: Browser, site: str):
     expect(page.get_by_test_id("action-hint")).to_be_hidden()
 
 
+def test_the_table_names_its_rules_and_the_stake_that_accumulates(chromium: Browser, site: str):
+    page = app_page(chromium)
+    page.goto(f"{site}/here")
+    page.get_by_test_id("seat-name-0").fill("Ana")
+    page.locator("#preset").select_option("lyonnaise-21")
+    page.get_by_test_id("settings").fill("pot=15")
+    page.get_by_test_id("create-here").click()
+    page.wait_for_url("**/t/local-*")
+    expect(page.get_by_test_id("rules-named")).to_have_text("Rules: lyonnaise-21 (pot=15)")
+    # the charge's stakes add up over the round (accumulated stakes): what is at stake so far
+    expect(page.get_by_test_id("stake")).to_contain_text("At stake")
+
+
 def test_a_game_open_in_two_tabs_is_played_in_one_and_loses_no_move(chromium: Browser, site: str):
     """Each tab plays with its own Python: a second tab on the same game takes it over, and the
     first, left behind, takes no move (it would have played on from a game that moved on, and

@@ -1019,6 +1019,8 @@ MESSAGES: dict[str, str] = {
     "page.manches_lost": "{n} manche{s} lost",
     "page.debt": "owes {n}",
     "page.leads": "leads",
+    "page.rules_named": "Rules: {rules}",
+    "page.stake": "At stake",
     "page.pot": "Pot",
     "page.phase": "Phase",
     "page.manche": "Manche",

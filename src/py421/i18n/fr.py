@@ -1062,6 +1062,8 @@ MESSAGES: dict[str, str] = {
     "page.manches_lost": "{n} manche{s} perdue{s}",
     "page.debt": "doit {n}",
     "page.leads": "entame",
+    "page.rules_named": "Règle : {rules}",
+    "page.stake": "En jeu",
     "page.pot": "Pot",
     "page.phase": "Phase",
     "page.manche": "Manche",

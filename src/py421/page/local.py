@@ -25,7 +25,7 @@ from ..core.actions import Action, action_from_data
 from ..core.engine import name_key, players_refused
 from ..core.errors import InvalidRecord, Message, Py421Error
 from ..core.record import Record
-from ..core.rules import Ruleset, preset_names
+from ..core.rules import Ruleset, preset_names, rules_name
 from ..core.state import State
 from ..core.views import seat_view
 from ..i18n import LANGS, error_text, guillemets
@@ -116,6 +116,7 @@ class LocalTable:
             "mode": self.mode,
             "rules": self.session.rules.name,
             "options": self.session.rules.changed_options(),
+            "named": rules_name(self.session.rules),
             "status": self.status,
             "timeout": 0,
             "seats": [

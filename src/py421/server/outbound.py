@@ -107,6 +107,7 @@ class TablePublic(TypedDict):
     mode: Literal["play", "scorekeeper", "replay"]
     rules: str
     options: dict[str, Any]
+    named: str
     status: Literal["waiting", "playing", "over", "abandoned"]
     timeout: float
     seats: list[SeatPublic]

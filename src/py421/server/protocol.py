@@ -176,6 +176,10 @@ class TablePublic(Strict):
     )
     rules: str
     options: dict[str, Any] = Field(description="the options that differ from the common rule")
+    named: str = Field(
+        description="the rules as players name them: the preset and the options set for this table, "
+        "`vache-41 (pot=15, queue_de_la_vache=true)`",
+    )
     status: Literal["waiting", "playing", "over", "abandoned"] = Field(
         description="abandoned: nobody played for the server's idle time; its game is in the history"
     )

@@ -22,7 +22,7 @@ from ..core.engine import MAX_NAME, check_name
 from ..core.errors import Message, Py421Error
 from ..core.events import Event
 from ..core.game import Game
-from ..core.rules import Ruleset
+from ..core.rules import Ruleset, rules_name
 from ..core.views import seat_view
 from ..i18n import LANGS, error_text, guillemets
 from ..play.session import Session
@@ -337,6 +337,7 @@ class Table:
             "mode": self.mode,
             "rules": self.rules.name,
             "options": self.options,
+            "named": rules_name(self.rules),
             "status": self.status,
             "timeout": self.timeout,
             "seats": [

@@ -131,6 +131,8 @@ export interface TablePublic {
   rules: string;
   /** the options that differ from the common rule */
   options: Record<string, unknown>;
+  /** the rules as players name them: the preset and the options set for this table, `vache-41 (pot=15, queue_de_la_vache=true)` */
+  named: string;
   /** abandoned: nobody played for the server's idle time; its game is in the history */
   status: "waiting" | "playing" | "over" | "abandoned";
   /** seconds a person has to act before a bot stands in (0: none) */

@@ -86,6 +86,8 @@ export function tablePage(code) {
   // --- persistent parts: built once, so typed text and focus survive updates
   const status = h("span", { class: "status", testid: "status", "data-status": "waiting" });
   const hintsTag = h("span", { class: "tag tag-hints", testid: "hints-on", hidden: true, text: t("hints_on") });
+  // the rules the table plays, its house settings with them: « vache-41 (pot=15) »
+  const rulesLine = h("p", { class: "muted rules-line", testid: "rules-named" });
   const conn = h("span", { class: "conn", testid: "connection" });
   const copyBtn = h("button", { type: "button", class: "btn btn-small", testid: "copy-link", text: t("copy"), onclick: copyLink });
   const shareLink = h("a", { href: url, class: "share-link", id: "share-link", testid: "share-link", text: url });
@@ -205,6 +207,7 @@ export function tablePage(code) {
       { class: "table-head" },
       h("div", { class: "row spread" }, h("h1", { text: t("table_code", { code }) }), conn),
       h("div", { class: "row" }, status, hintsTag),
+      rulesLine,
     ),
     share,
     joinForm,
@@ -714,6 +717,7 @@ export function tablePage(code) {
     const st = (T.table && T.table.status) || "waiting";
     if (status.dataset.status !== st) status.dataset.status = st;
     setText(status, t(`status.${st}`) || st);
+    setText(rulesLine, T.table ? t("rules_named", { rules: T.table.named }) : "");
   }
 
   function renderControls() {
@@ -816,7 +820,8 @@ export function tablePage(code) {
     const v = T.view;
     show(felt, Boolean(v)); // the felt is empty before the game
     const limit = v && v.round ? v.round.limit : null;
-    fillFrom(info, v && [v.pot, v.phase, v.manche, nameOf(v.leader), limit], () => {
+    const stake = v && v.round ? v.round.stake : null; // accumulated stakes: the round's so far
+    fillFrom(info, v && [v.pot, v.phase, v.manche, nameOf(v.leader), limit, stake], () => {
       if (!v) return null;
       const items = [
         infoItem(t("pot"), v.pot, "pot"),
@@ -830,6 +835,7 @@ export function tablePage(code) {
         item.title = t("limit_call", { n: limit, call: "" }).trim();
         items.push(item);
       }
+      if (stake !== null) items.push(infoItem(t("stake"), stake, "stake"));
       return items;
     });
     setText(turnLine, v ? turnText(v) : "");
