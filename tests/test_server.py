@@ -958,6 +958,33 @@ def test_a_table_whose_only_connected_person_is_away_ends_when_idle(client):
         assert receive_table(player)["table"]["status"] == "abandoned"
 
 
+def test_with_no_time_limit_a_player_gone_from_the_table_is_played_by_a_bot_when_their_turn_comes(
+    client, monkeypatch
+):
+    """A table without a timeout waits for a slow thinker as long as they take; but a player who left
+    (no page open) stalled everyone for good. Their turn now waits GONE_SECONDS, then a bot plays
+    for them until they come back, as the timeout's would."""
+    from py421.server import table_actor
+
+    monkeypatch.setattr(table_actor, "GONE_SECONDS", 0.2)
+    created = create(client, seats=["human", "human"], timeout=0)
+    code, token = created["code"], created["token"]
+    assert client.post(f"/api/tables/{code}/join", json={"name": "Bob"}).status_code == 200  # then leaves
+    with client.websocket_connect(f"/ws/{code}?token={token}") as alice:
+        receive_table(alice)
+        start(client, code, token)
+        message = receive_table(alice)
+        while not message["table"]["seats"][1]["away"]:  # Bob's turn comes: nobody there to play it
+            if message["view"]["your_turn"]:
+                alice.send_json({"type": "act", "version": message["version"], "action": "stop"})
+            message = receive_table(alice)
+        assert message["view"]["waiting_for"]["seat"] == 1
+        gone = message["version"]
+        while message["version"] == gone:
+            message = receive_table(alice)  # the bot standing in for Bob plays his turn
+    assert not message["table"]["seats"][1]["connected"]
+
+
 def test_tables_are_ended_many_a_transaction_off_the_event_loop(tmp_path):
     """Expiring 3,000 waiting tables once deleted them one transaction at a time on the event loop,
     and every answer waited: answers took up to 2.2 s. The database's part is done in the writer's

@@ -895,7 +895,7 @@ MESSAGES: dict[str, str] = {
     "page.add_seat": "Add a seat",
     "page.remove": "Remove",
     "page.your_name": "Your name",
-    "page.timeout": "Seconds to play before a bot stands in (0: no limit)",
+    "page.timeout": "Seconds to play before a bot stands in (0: no limit while the player is at the table)",
     "page.create_solving": "Solving these rules for this table, once on this server: {elapsed} s of about {total} s…",
     "page.hints_option": "Hints: on their turn, each player sees their choices ranked by the solver (everyone sees that hints are on)",
     "page.create": "Create the table",

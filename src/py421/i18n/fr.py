@@ -938,7 +938,7 @@ MESSAGES: dict[str, str] = {
     "page.add_seat": "Ajouter une place",
     "page.remove": "Retirer",
     "page.your_name": "Votre nom",
-    "page.timeout": "Secondes pour jouer avant qu'un robot remplace (0 : sans limite)",
+    "page.timeout": "Secondes pour jouer avant qu'un robot remplace (0 : sans limite tant que le joueur est à la table)",
     "page.create_solving": "Résolution de ces règles pour cette table, une fois sur ce serveur : {elapsed} s sur environ {total} s…",
     "page.hints_option": "Conseils : à son tour, chaque joueur voit ses choix classés par le solveur (tout le monde voit que les conseils sont activés)",
     "page.create": "Créer la table",

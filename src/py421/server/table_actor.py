@@ -42,6 +42,9 @@ from .table import Connection, Table, TableError, clean_name, hash_token
 from .writer import Writer
 
 log = logging.getLogger(__name__)
+# With no timeout, how long a player with no page open at the table (gone, or never there) has for
+# their turn before a bot plays for them until they come back: the others would wait for ever.
+GONE_SECONDS = 120.0
 
 # Why a table that is no longer waiting cannot start, by its status.
 _ALREADY: dict[str, Message] = {
@@ -321,6 +324,15 @@ class TableActor:
                     table.active = max(table.active, time.time())  # connected until now
                     table.seats[conn.seat].connected -= 1
                     table.broadcast()
+                    seat, session = conn.seat, table.session
+                    gone = not table.timeout and not table.seats[seat].connected and table.mode == "play"
+                    if (
+                        gone
+                        and session is not None
+                        and session.state.to_move == seat
+                        and table.status == "playing"
+                    ):
+                        self._start_timer(seat)  # gone on their turn: GONE_SECONDS, then a bot
                 self.services.forget_if_done(table)
 
     async def follow(self, news: dict[str, Any] | None) -> bool:
@@ -420,21 +432,29 @@ class TableActor:
             return True
 
     def _start_timer(self, seat: int) -> None:
+        """The seat to move has the table's timeout to act, then a bot plays for them until they act
+        again. With no timeout, a player with no page open at the table (gone, or never there) has
+        GONE_SECONDS: else one who left stalls everyone for good."""
         table, services = self.table, self.services
         if table.timer is not None:
             table.timer.cancel()
-        if not table.timeout or table.session is None:
+        if table.session is None:
+            return
+        wait = table.timeout or (GONE_SECONDS if not table.seats[seat].connected else 0)
+        if not wait:
             return
         step = table.session.state.steps
 
         async def expire() -> None:
-            await asyncio.sleep(table.timeout)
+            await asyncio.sleep(wait)
             async with table.lock:
                 session = table.session
                 if session is None or session.state.steps != step or session.state.to_move != seat:
                     return
                 if not services.cluster.owns(table.code):
                     return
+                if not table.timeout and table.seats[seat].connected:
+                    return  # back at the table: no limit while they are there
                 table.seats[seat].away = True  # a bot plays for them until they act again
                 table.broadcast()
             await self.advance()
