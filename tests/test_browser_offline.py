@@ -307,8 +307,10 @@ def test_a_real_tables_score_is_kept_offline_in_french(chromium: Browser, site: 
     expect(intro).not_to_contain_text("lien", use_inner_text=True)  # nobody else follows the standings
     page.get_by_test_id("sk-player-0").fill("Ana")
     page.get_by_test_id("sk-player-1").fill("Bob")
+    page.get_by_test_id("settings").fill("pot=9")  # the house's settings, as `421 table --set` takes
     page.get_by_test_id("create-table").click()
     page.wait_for_url("**/t/local-*")
+    expect(page.get_by_test_id("rules-named")).to_have_text("Règle : classic-11 (pot=9)")
     accessible(page)
     expect(page.get_by_test_id("connection")).to_have_text("sur ce téléphone")  # not « en direct »
     expect(page.locator(".tag-you")).to_have_count(0)  # the score of the whole table: nobody is « vous »
@@ -340,6 +342,11 @@ def test_a_real_tables_score_is_kept_offline_in_french(chromium: Browser, site: 
     expect(report).to_be_hidden()
     expect(page.get_by_test_id("report-button")).to_be_hidden()
     expect(page.get_by_test_id("undo-button")).to_be_visible()
+    # the game's record, as `421 table --record` writes it: for `421 replay` and `421 analyse`
+    with page.expect_download() as download:
+        page.get_by_test_id("record-link").click()
+    record = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
+    assert record["players"] == ["Ana", "Bob"] and record["rules"]["options"]["pot"] == 9
 
 
 def test_421_serve_offers_the_games_on_the_phone_beside_its_tables(chromium: Browser, tmp_path: Path):

@@ -7,7 +7,7 @@ import { app, fill, h, show, showError } from "./dom.js";
 import { t } from "./i18n.js";
 import { navigate } from "./router.js";
 import { saveSeat } from "./saved.js";
-import { presetOf, presetSelect, seatList } from "./seats.js";
+import { presetOf, presetSelect, seatList, settingsInput, splitSettings } from "./seats.js";
 
 export function scorekeeperPage() {
   document.title = `421 · ${t("sk.title")}`;
@@ -23,6 +23,7 @@ export function scorekeeperPage() {
       const followed = h("span", { testid: "sk-followed", text: t("sk.intro_online"), hidden: !online });
       here.addEventListener("change", () => show(followed, !here.checked));
       const presetSel = presetSelect(presets, "preset", () => names.fit(rules()));
+      const settings = settingsInput(); // the house's, as `421 table --set` takes them
       const names = seatList({
         legend: t("sk.players"),
         rows: ["", "", ""],
@@ -70,7 +71,8 @@ export function scorekeeperPage() {
         }
         create.disabled = true;
         try {
-          const res = await createTable({ mode: "scorekeeper", rules: presetSel.value, players }, here.checked);
+          const settingsAsked = splitSettings(settings.value);
+          const res = await createTable({ mode: "scorekeeper", rules: presetSel.value, settings: settingsAsked, players }, here.checked);
           saveSeat(res.code, { seat: res.seat, token: res.token, creator: true });
           navigate(`/t/${encodeURIComponent(res.code)}`);
         } catch (err) {
@@ -88,6 +90,9 @@ export function scorekeeperPage() {
           h("p", { class: "hint" }, t("sk.intro"), " ", followed),
           h("label", { for: "preset", text: t("rules") }),
           presetSel,
+          h("label", { for: "settings", text: t("settings") }),
+          settings,
+          h("p", { class: "hint", text: t("settings_hint") }),
           names.element,
           h("label", { class: "check", for: "sk-here" }, here, h("span", { text: t("here.sk_here") })),
           create,

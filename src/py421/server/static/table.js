@@ -1151,7 +1151,9 @@ export function tablePage(code) {
   function renderFair() {
     const table = T.table;
     const local = Boolean(table && isLocal(code) && table.status === "over");
-    const shown = Boolean(table) && !isScorekeeper() && (local || Boolean(table?.seed_hash)); // real dice: no seed
+    // a game of this device: its record, a real table's score too; a server's: how its dice are checked
+    // (a real table's dice have no seed)
+    const shown = Boolean(table) && (local || (!isScorekeeper() && Boolean(table?.seed_hash)));
     show(fair, shown);
     fillFrom(fair, shown && table && [local, table.seed_hash, table.seed, table.status], () => (shown && table ? fairParts(table, local) : null));
   }
