@@ -122,3 +122,35 @@ def test_an_address_that_guesses_table_codes_is_stopped_for_the_rest_of_the_minu
     assert book.guessing("203.0.113.5", now=20) == 40
     assert book.guessing("203.0.113.6", now=20) is None  # another address
     assert book.guessing("203.0.113.5", now=60) is None  # a minute after the first
+
+
+def test_a_rematch_is_a_new_table_and_counts_against_the_caps(tmp_path: Path) -> None:
+    """A rematch made a table past --max-tables and past the address's tables a minute."""
+    from fastapi.testclient import TestClient
+
+    from py421.server.app import create_app
+
+    from .server_helpers import create, play_to_the_end, start
+
+    app = create_app(f"sqlite:///{tmp_path}/s.db", bot_delay=0, limits=Limits(live_tables=1))
+    with TestClient(app) as client:
+        created = create(client, rules="classic-11")
+        code, token = created["code"], created["token"]
+        with client.websocket_connect(f"/ws/{code}?token={token}") as ws:
+            ws.receive_json()
+            start(client, code, token)
+            play_to_the_end(ws)
+        create(client, seats=["human", "human"])  # the server's one live table
+        bearer = {"Authorization": f"Bearer {token}"}
+        full = client.post(f"/api/tables/{code}/rematch", headers=bearer)
+        assert full.status_code == 503 and full.json()["detail"]["error"] == "too_many_tables"
+    app = create_app(f"sqlite:///{tmp_path}/t.db", bot_delay=0, limits=Limits(tables_per_minute=1))
+    with TestClient(app) as client:
+        created = create(client, rules="classic-11")
+        code, token = created["code"], created["token"]
+        with client.websocket_connect(f"/ws/{code}?token={token}") as ws:
+            ws.receive_json()
+            start(client, code, token)
+            play_to_the_end(ws)
+        again = client.post(f"/api/tables/{code}/rematch", headers={"Authorization": f"Bearer {token}"})
+        assert again.status_code == 429 and again.json()["detail"]["error"] == "too_many_tables"

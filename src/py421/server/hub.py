@@ -154,6 +154,11 @@ class Hub:
             if request.name is None:
                 raise TableError("malformed", Message("server.name_required"))
             seats[0].name = clean_name(request.name)
+        self._room()
+        return rules, seats
+
+    def _room(self) -> None:
+        """Refuses a new table (a rematch too) where the server holds all the live tables it may."""
         if len(self.tables) >= self.limits.live_tables and self.live() >= self.limits.live_tables:
             raise TableError(
                 "too_many_tables",
@@ -161,7 +166,6 @@ class Hub:
                 503,
                 retry_after=60,
             )
-        return rules, seats
 
     def _solves(self, hints: bool, seats: list[TableSeat]) -> list[tuple[PrepareRules, ExpectRules]]:
         """What a table's rules are solved for before it is made, in that order (its hints, an
@@ -457,7 +461,17 @@ class Hub:
     async def undo(self, table: Table, seat: int | None, version: int) -> None:
         await self._change(table.code, Undo(seat=seat, version=version), Done)
 
-    async def rematch(self, code: str, token: str | None) -> str:
+    async def rematch(self, code: str, token: str | None, address: str = "") -> str:
+        """The table's rematch, made by its creator once the game is over (a new table: it counts
+        against the tables ``address`` may make a minute, as :meth:`create` does)."""
+        wait = self.addresses.create(address)
+        if wait is not None:
+            raise TableError(
+                "too_many_tables",
+                Message("server.tables_per_minute", {"most": self.limits.tables_per_minute}),
+                429,
+                retry_after=wait,
+            )
         return (await self._change(code, Rematch(token=token), Rematched)).code
 
     async def _give(self, table: Table, seat: int) -> bool:
@@ -820,6 +834,7 @@ class Hub:
             raise TableError("not_over", Message("server.rematch_after"), 409)
         if table.rematch:
             return self.get(table.rematch)
+        self._room()
         seed = self._seed()
         seats = [TableSeat(s.seat, s.kind, s.bot, s.name, s.token_hash) for s in table.seats]
         for s in seats:

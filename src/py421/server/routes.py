@@ -151,7 +151,7 @@ async def rematch(request: Request, code: str, authorization: str | None = Heade
     hub = _hub(request)
     hints = _hints(request)
     with _by_code(hub, _address(request)):
-        new = await hub.rematch(code, _bearer(authorization))
+        new = await hub.rematch(code, _bearer(authorization), _address(request))
     if new in hub.tables:
         hints.watch(hub.tables[new])  # the rematch has the hints of its game
     return {"code": new}
