@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import time
 from collections.abc import MutableMapping
@@ -983,6 +984,37 @@ def test_with_no_time_limit_a_player_gone_from_the_table_is_played_by_a_bot_when
         while message["version"] == gone:
             message = receive_table(alice)  # the bot standing in for Bob plays his turn
     assert not message["table"]["seats"][1]["connected"]
+
+
+def test_throws_nobody_asked_for_are_paced_as_the_bots_moves(tmp_path, monkeypatch):
+    """A charge of coups secs was over 0.1 s after the start: the server threw every turn's dice at
+    once, and nobody saw a die. A throw that starts a turn (or settles a tie) now comes the bots'
+    pause after the step before it; the dice a player asked for, at once."""
+    from py421.play.session import Session
+
+    times: list[float] = []
+    step = Session.step
+
+    def noted(session: Session) -> Any:
+        request, held = session.state.chance, session.state.round
+        if request is not None and request.purpose == "turn" and held is not None and held.pending is None:
+            times.append(time.monotonic())
+        return step(session)
+
+    monkeypatch.setattr(Session, "step", noted)
+    pause = 0.3
+    with TestClient(create_app(f"sqlite:///{tmp_path}/s.db", bot_delay=pause)) as client:
+        created = create(client, rules="classic-11", seats=["human", "human", "human"])
+        code, token = created["code"], created["token"]
+        for name in ("Bob", "Carol"):
+            assert client.post(f"/api/tables/{code}/join", json={"name": name}).status_code == 200
+        start(client, code, token)
+        deadline = time.monotonic() + 60
+        while len(times) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    assert len(times) >= 3
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    assert min(gaps) >= pause - 0.02, gaps
 
 
 def test_tables_are_ended_many_a_transaction_off_the_event_loop(tmp_path):

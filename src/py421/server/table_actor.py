@@ -28,6 +28,7 @@ from ..core.actions import Action, ChooseStake, Stop, Throw, parse_action
 from ..core.engine import name_key
 from ..core.errors import Message, Py421Error
 from ..core.game import Step
+from ..core.state import State
 from ..history import History, game_rows
 from ..play.answers import apply_report
 from ..play.session import Session
@@ -273,8 +274,13 @@ class TableActor:
             apply()
         except Py421Error as e:
             raise TableError.of("illegal", e) from e
+        # the dice a player asked for, thrown at once; one nobody asked for (a turn's first, a tie's)
+        # is left to advance(), which throws it the bots' pause later (at once where there is none)
+        paced = bool(services.bot_delay)
         while table.mode == "play" and session.waiting() == "dice":
-            session.step()  # thrown at once: nobody waits for the server's dice
+            if paced and not _asked_for(session.state):
+                break
+            session.step()
         new, states = game.since(before)
         if not new:
             return
@@ -393,21 +399,27 @@ class TableActor:
             if not services.cluster.owns(table.code):
                 return False  # another process plays it now
             waiting = session.waiting(table.away)
-            if waiting == "dice":
+            if waiting == "dice" and (_asked_for(session.state) or not services.bot_delay):
                 await self._commit(session.step)
                 return True
-            if waiting != "bot":
+            if waiting not in ("dice", "bot"):
                 seat = session.state.to_move
                 if seat is not None:
                     self._start_timer(seat)
                 return False
             step = session.state.steps
+        # a bot's move, or a throw nobody asked for (a turn's first, a tie's), a moment after the last
+        # step: each is seen, where a charge of coups secs was over before anyone saw a die
         await asyncio.sleep(services.bot_delay)
         async with table.lock:
             if not services.cluster.owns(table.code):
                 return False  # given to another process meanwhile
             if table.session is not session or session.state.steps != step or table.status != "playing":
                 return True  # someone else moved meanwhile, or the table was read again
+            if waiting == "dice":
+                if session.waiting(table.away) == "dice":
+                    await self._commit(session.step)
+                return True
             if session.waiting(table.away) != "bot":
                 return True
             state = session.state
@@ -460,6 +472,12 @@ class TableActor:
             await self.advance()
 
         table.timer = services.spawn(expire())
+
+
+def _asked_for(state: State) -> bool:
+    """Whether the dice awaited answer a player's throw (the dice they did not keep), rather than
+    start a turn or settle a tie or a draw."""
+    return state.draw is None and state.round is not None and state.round.pending is not None
 
 
 def bots_of(table: Table) -> dict[int, str]:
