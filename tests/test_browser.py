@@ -458,3 +458,21 @@ def test_a_table_made_at_once_says_nothing_of_solving(server: str, browser: Brow
     page.get_by_test_id("create-table").click()  # no hints, no optimal seat: nothing to solve
     expect(page.get_by_test_id("status")).to_have_attribute("data-status", "waiting")
     assert not any(url.endswith("/api/tables/estimate") for url in asked)
+
+
+def test_a_player_a_bot_stood_in_for_takes_the_seat_back_at_a_tap(server: str, browser: Browser) -> None:
+    """Away, the page said so in the players' list only, and the bot played each turn the moment it
+    came: the player now sees why, and takes the seat back at a tap."""
+    alice = phone(browser)
+    alice.goto(server + "/")
+    alice.get_by_test_id("player-name").fill("Alice")
+    alice.get_by_test_id("settings").fill("charge_throws=3")  # Alice decides from her first turn
+    alice.get_by_test_id("timeout").fill("10")  # the least a table may give
+    alice.get_by_test_id("create-table").click()
+    alice.get_by_test_id("start-button").click()
+    expect(alice.get_by_test_id("your-turn")).to_be_visible()
+    away = alice.get_by_test_id("away")
+    expect(away).to_be_visible(timeout=60_000)  # ten seconds without a move: a bot plays for her
+    expect(away).to_contain_text("a bot plays for you")
+    alice.get_by_test_id("back-button").click()
+    expect(away).to_be_hidden()  # hers again: her turns wait for her, with the table's timeout

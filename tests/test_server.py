@@ -149,7 +149,7 @@ def test_two_people_join_and_each_acts_only_from_their_own_seat(client):
     [
         ("not json", "malformed", "JSON object"),
         ('["act"]', "malformed", 'with a \\"type\\"'),
-        ('{"type": "dance"}', "unknown_type", "accepted: act, report, undo, ping"),
+        ('{"type": "dance"}', "unknown_type", "accepted: act, report, undo, back, ping"),
         ('{"type": "act", "version": "x", "action": "stop"}', "malformed", "version"),
         ('{"type": "act", "version": 0, "action": 42}', "malformed", "action"),
         # a field of the wrong type is refused, not read as what it might mean
@@ -1015,6 +1015,25 @@ def test_throws_nobody_asked_for_are_paced_as_the_bots_moves(tmp_path, monkeypat
     assert len(times) >= 3
     gaps = [b - a for a, b in itertools.pairwise(times)]
     assert min(gaps) >= pause - 0.02, gaps
+
+
+def test_a_player_a_bot_stands_in_for_takes_the_seat_back_with_one_message(client):
+    """Away, a player saw their turn for the bots' pause only, then the bot played it: coming back
+    meant tapping within that moment. « back » hands the seat back at once."""
+    created = create(client, seats=["human", "bot:heuristic"])
+    code, token = created["code"], created["token"]
+    start(client, code, token)
+    hub = client.app.state.hub
+    with client.websocket_connect(f"/ws/{code}?token={token}") as player:
+        receive_table(player)
+        hub.tables[code].seats[0].away = True  # as the timeout leaves it: a bot plays for them
+        player.send_json({"type": "back"})
+        message = receive_table(player)
+        while message["table"]["seats"][0]["away"]:
+            message = receive_table(player)
+        with client.websocket_connect(f"/ws/{code}") as spectator:
+            receive_table(spectator)
+            assert error_of(spectator, {"type": "back"})["error"] == "spectator"
 
 
 def test_tables_are_ended_many_a_transaction_off_the_event_loop(tmp_path):

@@ -59,6 +59,13 @@ class Undo(_Command):
     version: int
 
 
+class Back(_Command):
+    """The player of ``seat``, handed to a bot by the timeout, takes it back."""
+
+    kind: Literal["back"] = "back"
+    seat: int | None
+
+
 class Rematch(_Command):
     kind: Literal["rematch"] = "rematch"
     token: str | None
@@ -71,7 +78,7 @@ class Give(_Command):
     seat: int
 
 
-Command = Annotated[Join | Start | Act | Report | Undo | Rematch | Give, Field(discriminator="kind")]
+Command = Annotated[Join | Start | Act | Report | Undo | Back | Rematch | Give, Field(discriminator="kind")]
 COMMAND: TypeAdapter[Command] = TypeAdapter(Command)
 
 

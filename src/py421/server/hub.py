@@ -37,6 +37,7 @@ from .cluster import Moved, Solo, TooLong, first_line, read_quietly, said_if_fai
 from .commands import (
     Act,
     Answer,
+    Back,
     Command,
     Done,
     Give,
@@ -433,7 +434,7 @@ class Hub:
         match asked:
             case Join(token=None):  # a process of an earlier version (a rolling restart): drawn here
                 return await self.handle(code, asked.model_copy(update={"token": secrets.token_urlsafe(24)}))
-            case Join() | Start() | Act() | Report() | Undo():
+            case Join() | Start() | Act() | Report() | Undo() | Back():
                 return await TableActor(table, self).handle(asked)
             case Rematch(token=token):
                 return Rematched(code=(await self._rematch(table, token)).code)
@@ -460,6 +461,9 @@ class Hub:
 
     async def undo(self, table: Table, seat: int | None, version: int) -> None:
         await self._change(table.code, Undo(seat=seat, version=version), Done)
+
+    async def back(self, table: Table, seat: int | None) -> None:
+        await self._change(table.code, Back(seat=seat), Done)
 
     async def rematch(self, code: str, token: str | None, address: str = "") -> str:
         """The table's rematch, made by its creator once the game is over (a new table: it counts

@@ -343,12 +343,18 @@ class Undo(Strict):
     version: int
 
 
+class Back(Strict):
+    """A player the timeout handed to a bot takes their seat back, before their turn comes."""
+
+    type: Literal["back"]
+
+
 class Ping(Strict):
     type: Literal["ping"]
 
 
-Inbound = Annotated[Act | Report | Undo | Ping, Field(discriminator="type")]
-INBOUND: TypeAdapter[Act | Report | Undo | Ping] = TypeAdapter(Inbound)
+Inbound = Annotated[Act | Report | Undo | Back | Ping, Field(discriminator="type")]
+INBOUND: TypeAdapter[Act | Report | Undo | Back | Ping] = TypeAdapter(Inbound)
 INBOUND_TYPES: tuple[str, ...] = tuple(
     get_args(m.model_fields["type"].annotation)[0] for m in get_args(get_args(Inbound)[0])
 )

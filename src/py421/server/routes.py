@@ -374,6 +374,8 @@ async def _handle(hub: Hub, table: Table, conn: Connection, text: str) -> None:
             await hub.report(table, conn.seat, message.version, message.turn)
         case p.Undo():
             await hub.undo(table, conn.seat, message.version)
+        case p.Back():
+            await hub.back(table, conn.seat)
         case _:
             assert_never(message)
 

@@ -34,7 +34,7 @@ from ..play.answers import apply_report
 from ..play.session import Session
 from ..players import bot_name
 from .cluster import Moved, Solo, first_line
-from .commands import Act, Answer, Done, Join, Report, Seated, Start, Undo
+from .commands import Act, Answer, Back, Done, Join, Report, Seated, Start, Undo
 from .database import Store
 from .optimal_seats import OptimalBots
 from .policy_seats import PolicyBots
@@ -99,7 +99,7 @@ class TableActor:
         self.table = table
         self.services = services
 
-    async def handle(self, command: Join | Start | Act | Report | Undo) -> Answer:
+    async def handle(self, command: Join | Start | Act | Report | Undo | Back) -> Answer:
         match command:
             case Join(name=name, token=token):
                 assert token is not None
@@ -113,6 +113,8 @@ class TableActor:
                 await self.report(seat, version, turn)
             case Undo(seat=seat, version=version):
                 await self.undo(seat, version)
+            case Back(seat=seat):
+                await self.back(seat)
             case _:
                 assert_never(command)
         return Done()
@@ -200,6 +202,20 @@ class TableActor:
             table.active = time.time()
             await self._commit(lambda: session.act(action))
         self.services.spawn(self.advance())
+
+    async def back(self, seat: int | None) -> None:
+        """A player the timeout handed to a bot takes the seat back (acting would too, but the bot
+        plays their turn the bots' pause after it comes: a moment to catch)."""
+        table = self.table
+        async with table.lock:
+            self.services.owning(table)
+            if seat is None:
+                raise TableError("spectator", Message("server.spectator"))
+            if table.seats[seat].away:
+                table.seats[seat].away = False
+                table.active = time.time()
+                table.broadcast()
+        self.services.spawn(self.advance())  # their turn, if it is: waited for, with the timeout
 
     async def report(self, seat: int | None, version: int, text: str) -> None:
         """Scorekeeper: the creator reports what the real dice showed."""

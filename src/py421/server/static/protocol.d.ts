@@ -187,7 +187,7 @@ export interface PlayerStats {
 }
 
 /** What a client sends over the WebSocket. */
-export type Inbound = Act | Report | Undo | Ping;
+export type Inbound = Act | Report | Undo | Back | Ping;
 
 /** A player's move at an online table. */
 export interface Act {
@@ -204,6 +204,11 @@ export interface ActionMove {
   stake?: "est" | "vient" | null;
   /** the same move in words, as the legal action has it (it must agree) */
   text?: string | null;
+}
+
+/** A player the timeout handed to a bot takes their seat back, before their turn comes. */
+export interface Back {
+  type: "back";
 }
 
 export interface Ping {

@@ -154,6 +154,9 @@ export function tablePage(code) {
   const actionHint = h("p", { class: "action-hint", testid: "action-hint", role: "status", hidden: true });
   const actions = h("div", { class: "actions", testid: "actions", hidden: true }, stakeQ, h("div", { class: "action-row" }, actThrow, actBon, actStop, actEst, actVient), actionHint);
   const hintsBox = h("section", { class: "hints", testid: "hints", hidden: true, "aria-live": "polite" });
+  // this seat handed to a bot by the timeout: taken back at a tap, before the bot plays the next turn
+  const backBtn = h("button", { type: "button", class: "btn btn-primary", testid: "back-button", text: t("take_back"), onclick: () => send({ type: "back" }) });
+  const awayCard = h("section", { class: "card away", testid: "away", hidden: true }, h("p", { text: t("away_you") }), backBtn);
 
   const reportInput = h("input", {
     id: "report-input",
@@ -194,7 +197,7 @@ export function tablePage(code) {
   const fair = h("section", { class: "card fair", testid: "fair" });
   // It scrolls: a keyboard reaches it (tabindex) to scroll it.
   const log = h("ol", { class: "log", id: "log", testid: "log", "aria-live": "polite", tabindex: "0", "aria-label": t("log") });
-  const felt = h("section", { class: "felt", hidden: true }, info, turnLine, yourTurn, dice, keepHint, actions, hintsBox, roundBox);
+  const felt = h("section", { class: "felt", hidden: true }, info, turnLine, awayCard, yourTurn, dice, keepHint, actions, hintsBox, roundBox);
   const logCard = h("section", { class: "card" }, h("h2", { text: t("log") }), log);
   // Follow new lines unless the reader scrolled back.
   let followLog = true;
@@ -930,6 +933,9 @@ export function tablePage(code) {
     T.wasMyTurn = mine;
     document.title = `${mine ? "● " : ""}421 · ${code}`;
     show(actions, mine);
+    const seat = mySeat();
+    const away = seat !== null && T.table?.status === "playing" && Boolean(T.table.seats[seat]?.away);
+    show(awayCard, away && !isLocal(code));
     const stake = allowed.some((a) => a.kind === "stake");
     const kept = keptDice();
     const rest = 3 - kept.length;
