@@ -158,6 +158,17 @@ class Hub:
         self._room()
         return rules, seats
 
+    def _count_new(self, address: str) -> None:
+        """Count a new table (a rematch too) against the ones ``address`` may make a minute."""
+        wait = self.addresses.create(address)
+        if wait is not None:
+            raise TableError(
+                "too_many_tables",
+                Message("server.tables_per_minute", {"most": self.limits.tables_per_minute}),
+                429,
+                retry_after=wait,
+            )
+
     def _room(self) -> None:
         """Refuses a new table (a rematch too) where the server holds all the live tables it may."""
         if len(self.tables) >= self.limits.live_tables and self.live() >= self.limits.live_tables:
@@ -187,14 +198,7 @@ class Hub:
         rules, seats = self._asked(request)
         token = secrets.token_urlsafe(24)
         seats[0].token_hash = hash_token(token)
-        wait = self.addresses.create(address)
-        if wait is not None:
-            raise TableError(
-                "too_many_tables",
-                Message("server.tables_per_minute", {"most": self.limits.tables_per_minute}),
-                429,
-                retry_after=wait,
-            )
+        self._count_new(address)
         for prepare, _ in self._solves(request.hints, seats):
             await prepare(rules, len(seats))  # in a worker, within the budget
         seed = self._seed()
@@ -468,14 +472,7 @@ class Hub:
     async def rematch(self, code: str, token: str | None, address: str = "") -> str:
         """The table's rematch, made by its creator once the game is over (a new table: it counts
         against the tables ``address`` may make a minute, as :meth:`create` does)."""
-        wait = self.addresses.create(address)
-        if wait is not None:
-            raise TableError(
-                "too_many_tables",
-                Message("server.tables_per_minute", {"most": self.limits.tables_per_minute}),
-                429,
-                retry_after=wait,
-            )
+        self._count_new(address)
         return (await self._change(code, Rematch(token=token), Rematched)).code
 
     async def _give(self, table: Table, seat: int) -> bool:
