@@ -263,6 +263,27 @@ def test_the_table_names_its_rules_and_the_stake_that_accumulates(chromium: Brow
     expect(page.get_by_test_id("stake")).to_contain_text("At stake")
 
 
+def test_a_kept_game_is_forgotten_at_a_tap(chromium: Browser, site: str):
+    """Kept games could not be deleted, and the page replays every one as it starts (500 made it
+    wait ten seconds): each can now be forgotten, after a confirmation."""
+    page = app_page(chromium)
+    new_game(page, site, "Ana")
+    code = page.url.rsplit("/", 1)[1]
+    page.goto(site)
+    expect(page.get_by_test_id(f"kept-{code}")).to_be_visible()
+    accessible(page)
+    page.once("dialog", lambda dialog: dialog.dismiss())  # « Forget this game? » answered no: kept
+    page.get_by_test_id(f"forget-{code}").click()
+    expect(page.get_by_test_id(f"kept-{code}")).to_be_visible()
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_test_id(f"forget-{code}").click()
+    expect(page.get_by_test_id(f"kept-{code}")).to_have_count(0)
+    page.reload()
+    expect(page.get_by_test_id("kept")).to_contain_text("No game on this phone")
+    page.goto(f"{site}/t/{code}")
+    expect(page.locator("body")).to_contain_text(f"no table {code}")
+
+
 def test_a_game_open_in_two_tabs_is_played_in_one_and_loses_no_move(chromium: Browser, site: str):
     """Each tab plays with its own Python: a second tab on the same game takes it over, and the
     first, left behind, takes no move (it would have played on from a game that moved on, and

@@ -248,13 +248,32 @@ def test_the_worker_answers_json_and_refuses_what_is_not_a_request():
     assert "classic-11" in names and "vache-41" in names
     assert json.loads(handle("[")) == {"error": "a request is a JSON object with an 'op'"}
     assert json.loads(handle(json.dumps({"op": "fly"}))) == {
-        "error": "op: http, socket or restore, not 'fly'"
+        "error": "op: http, socket, restore or forget, not 'fly'"
     }
     missing = json.loads(handle(json.dumps({"op": "http", "method": "GET", "path": "/api/games"})))
     assert (
         missing["status"] == 404
         and "not a request this page answers offline" in missing["data"]["detail"]["message"]
     )
+
+
+def test_a_game_forgotten_leaves_the_phones_tables_and_its_players_counts():
+    """Kept games could not be deleted, and every one is replayed when the page starts: 500 of them
+    made the page wait ten seconds."""
+    tables = LocalTables()
+    _, made, _ = tables.request("POST", "/api/tables", {"players": ["Ana", "bot:random"], "seed": 3})
+    code = made["code"]
+    while tables.table(code).status != "over":
+        tables.receive(code, {"type": "advance"})
+        if tables.table(code).session.human_to_move() is not None:
+            version = tables.table(code).version
+            tables.receive(code, {"type": "act", "version": version, "action": "stop"})
+    assert [row["name"] for row in tables.leaderboard()] == ["Ana", "Random 1"]
+    assert json.loads(handle(json.dumps({"op": "forget", "code": "local-00000000"}))) == {"forgotten": False}
+    assert tables.forget(code) and code not in tables.tables
+    assert tables.leaderboard() == []
+    status, data, _ = tables.request("GET", f"/api/tables/{code}", None)
+    assert status == 404 and data["detail"]["error"] == "not_found"
 
 
 def imported(tables: LocalTables, text: str, lang: str = "en") -> tuple[int, dict[str, Any]]:

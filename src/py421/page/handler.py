@@ -3,7 +3,8 @@
 ``{"op": "http", "method", "path", "body", "lang"}`` answers a request as the server
 would (``status``, ``data``); ``{"op": "socket", "code", "message", "lang"}`` answers a
 socket message (``message``); both say which tables changed (``saves``), for the
-page to keep. ``{"op": "restore", "saves"}`` brings kept tables back.
+page to keep. ``{"op": "restore", "saves"}`` brings kept tables back; ``{"op": "forget",
+"code"}`` drops one (the page deletes its save).
 """
 
 from __future__ import annotations
@@ -40,4 +41,6 @@ def _answer(asked: dict[str, Any]) -> dict[str, Any]:
     if op == "restore":
         kept = asked.get("saves")
         return {"problems": TABLES.restore(kept if isinstance(kept, list) else [])}
-    return {"error": f"op: http, socket or restore, not {op!r}"}
+    if op == "forget":
+        return {"forgotten": TABLES.forget(str(asked.get("code")))}
+    return {"error": f"op: http, socket, restore or forget, not {op!r}"}

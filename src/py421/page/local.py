@@ -485,6 +485,10 @@ class LocalTables:
             self.tables[table.code] = table
         return problems
 
+    def forget(self, code: str) -> bool:
+        """Drop a table the phone no longer keeps; whether it was here."""
+        return self.tables.pop(code, None) is not None
+
     def _new_code(self) -> str:
         while True:
             code = CODE_PREFIX + secrets.token_hex(4)

@@ -7,6 +7,7 @@ import { NAME_MAX, botLevels, createTable, importRecord, leaderboard, nameProble
 import { leaderboardTable } from "./board.js";
 import { app, byId, fill, h, showError } from "./dom.js";
 import { locale, t } from "./i18n.js";
+import { forgetLocal } from "./local.js";
 import { keptTables } from "./store.js";
 import { address, navigate } from "./router.js";
 import { lastName, rememberName } from "./saved.js";
@@ -251,16 +252,34 @@ export function keptSection() {
         latest.map((k) => {
           const state = k.mode === "replay" ? "here.replayed" : k.record.final?.phase === "over" ? "here.finished" : "here.in_play";
           const when = k.kept_at ? new Date(k.kept_at).toLocaleString(locale(), { dateStyle: "short", timeStyle: "short" }) : "";
-          return h(
+          const row = h(
             "li",
-            {},
+            { class: "kept-row" },
             h(
               "a",
               { href: `/t/${encodeURIComponent(k.code)}`, "data-link": true, testid: `kept-${k.code}` },
               [k.record.rules.name, k.record.players.join(", ")].join(" · "),
               h("span", { class: "muted", testid: "kept-state", text: ` — ${[t(state), when].filter(Boolean).join(" · ")}` }),
             ),
+            h("button", {
+              type: "button",
+              class: "btn btn-small btn-light",
+              testid: `forget-${k.code}`,
+              text: t("here.forget"),
+              "aria-label": t("here.forget_game", { game: [k.record.rules.name, k.record.players.join(", ")].join(" · ") }),
+              onclick: async () => {
+                // each game kept is played again as the page starts: forgetting old ones keeps it quick
+                if (!confirm(t("here.forget_sure"))) return;
+                try {
+                  await forgetLocal(k.code);
+                  row.remove();
+                } catch (err) {
+                  showError(refusal(err));
+                }
+              },
+            }),
           );
+          return row;
         }),
       ),
     );

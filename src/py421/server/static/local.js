@@ -40,7 +40,7 @@ function ask(request) {
 
 /**
  * One message to the worker, started when first needed: a request, or a table to read again.
- * @param {{ request: string } | { reload: string }} message
+ * @param {{ request: string } | { reload: string } | { forget: string }} message
  * @returns {Promise<any>}
  */
 function post(message) {
@@ -61,6 +61,15 @@ function post(message) {
     waiting.set(id, { resolve, reject });
     /** @type {Worker} */ (worker).postMessage({ id, ...message });
   });
+}
+
+/**
+ * Delete a game this device keeps: its save, and the worker's copy.
+ * @param {string} code
+ * @returns {Promise<void>}
+ */
+export function forgetLocal(code) {
+  return post({ forget: code });
 }
 
 /** Where a tab that loses its table says so (a WebSocket's close code: the application's 4000s). */

@@ -72,6 +72,21 @@ export async function keptTable(code) {
 }
 
 /**
+ * Delete a table this device keeps.
+ * @param {string} code
+ * @returns {Promise<void>}
+ */
+export async function unkeep(code) {
+  const db = await openDb();
+  await new Promise((resolve, reject) => {
+    const tx = db.transaction(STORE, "readwrite");
+    tx.objectStore(STORE).delete(code);
+    tx.oncomplete = resolve;
+    tx.onerror = () => reject(tx.error);
+  });
+}
+
+/**
  * @param {Kept[]} saves
  * @param {boolean} [again] a second try, on a database opened afresh
  * @returns {Promise<void>}

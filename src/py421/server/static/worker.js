@@ -5,7 +5,7 @@
  * IndexedDB, so that a slow phone's page thread only draws.
  */
 
-import { keep, keptTable, keptTables } from "./store.js";
+import { keep, keptTable, keptTables, unkeep } from "./store.js";
 
 /**
  * What the worker uses of Pyodide (the npm package's types need Node's).
@@ -16,9 +16,9 @@ import { keep, keptTable, keptTables } from "./store.js";
  * @property {() => Uint8Array<ArrayBuffer>} makeMemorySnapshot
  */
 
-/** What the worker is sent: a request for py421.page.handler.handle, or a table to read again from
- * what this device keeps (``reload``: its code), and its number. */
-/** @typedef {{ id: number, request?: string, reload?: string }} Asked */
+/** What the worker is sent: a request for py421.page.handler.handle, a table to read again from
+ * what this device keeps (``reload``: its code) or to forget (``forget``), and its number. */
+/** @typedef {{ id: number, request?: string, reload?: string, forget?: string }} Asked */
 
 const scope = /** @type {{ postMessage(message: unknown): void }} */ (/** @type {unknown} */ (self));
 // beside the page: at / from 421 serve, in the folder of 421 site's files on a static host
@@ -123,7 +123,7 @@ async function startWithTables() {
 const ready = startWithTables();
 
 self.addEventListener("message", async (event) => {
-  const { id, request, reload } = /** @type {Asked} */ (/** @type {MessageEvent} */ (event).data);
+  const { id, request, reload, forget } = /** @type {Asked} */ (/** @type {MessageEvent} */ (event).data);
   /** @type {(request: string) => string} */
   let handle;
   try {
@@ -133,6 +133,13 @@ self.addEventListener("message", async (event) => {
     return;
   }
   try {
+    if (forget !== undefined) {
+      // gone from the phone, and from this worker's Python (another tab's keeps its copy until reloaded)
+      await unkeep(forget);
+      handle(JSON.stringify({ op: "forget", code: forget }));
+      scope.postMessage({ id, answer: {} });
+      return;
+    }
     if (reload !== undefined) {
       // a tab takes a table over: played on from its last step kept, wherever it was played
       const save = await keptTable(reload);
