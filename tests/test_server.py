@@ -7,7 +7,7 @@ import contextlib
 import itertools
 import json
 import time
-from collections.abc import MutableMapping
+from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -944,17 +944,24 @@ def test_a_started_table_nobody_plays_at_ends_abandoned_with_its_game_kept_and_v
     assert client.get(f"/api/tables/{kept['code']}").json()["status"] == "playing"
 
 
-def test_a_table_whose_only_connected_person_is_away_ends_when_idle(client):
-    """A player the timeout handed to a bot, who keeps the page open and never acts again, kept the
-    table alive for ever: the bots played on, the table never ended (a way to fill a server)."""
+@contextlib.contextmanager
+def playing_against_a_bot(client: TestClient) -> Iterator[tuple[str, Any, Any]]:
+    """A started table of one person and a bot, its person connected: its code, the person's
+    WebSocket (its first message read) and the table as the server holds it."""
     created = create(client, seats=["human", "bot:heuristic"])
     code, token = created["code"], created["token"]
     start(client, code, token)
-    hub = client.app.state.hub
     with client.websocket_connect(f"/ws/{code}?token={token}") as player:
         receive_table(player)
+        yield code, player, client.app.state.hub.tables[code]  # type: ignore[attr-defined]
+
+
+def test_a_table_whose_only_connected_person_is_away_ends_when_idle(client):
+    """A player the timeout handed to a bot, who keeps the page open and never acts again, kept the
+    table alive for ever: the bots played on, the table never ended (a way to fill a server)."""
+    with playing_against_a_bot(client) as (code, player, table):
         assert keep_house(client, 121) == []  # connected, and playing: never ended
-        hub.tables[code].seats[0].away = True  # as the timeout leaves it: a bot plays for them
+        table.seats[0].away = True  # as the timeout leaves it: a bot plays for them
         assert keep_house(client, 243) == [code]  # the idle time after the last time it was played
         assert receive_table(player)["table"]["status"] == "abandoned"
 
@@ -1020,13 +1027,8 @@ def test_throws_nobody_asked_for_are_paced_as_the_bots_moves(tmp_path, monkeypat
 def test_a_player_a_bot_stands_in_for_takes_the_seat_back_with_one_message(client):
     """Away, a player saw their turn for the bots' pause only, then the bot played it: coming back
     meant tapping within that moment. « back » hands the seat back at once."""
-    created = create(client, seats=["human", "bot:heuristic"])
-    code, token = created["code"], created["token"]
-    start(client, code, token)
-    hub = client.app.state.hub
-    with client.websocket_connect(f"/ws/{code}?token={token}") as player:
-        receive_table(player)
-        hub.tables[code].seats[0].away = True  # as the timeout leaves it: a bot plays for them
+    with playing_against_a_bot(client) as (code, player, table):
+        table.seats[0].away = True  # as the timeout leaves it: a bot plays for them
         player.send_json({"type": "back"})
         message = receive_table(player)
         while message["table"]["seats"][0]["away"]:
