@@ -1078,7 +1078,8 @@ def test_a_finished_table_is_read_and_replayed_off_the_event_loop(tmp_path):
 
     from py421.core.game import Game
 
-    app = create_app(f"sqlite:///{tmp_path}/s.db", bot_delay=0)
+    # a player as fast as the test plays sends more than a person would: no message budget in the way
+    app = create_app(f"sqlite:///{tmp_path}/s.db", bot_delay=0, limits=Limits(messages_per_second=1000))
     with TestClient(app) as client:
         code = played_out(client, rules="classic-11")["table"]["code"]
         hub = app.state.hub

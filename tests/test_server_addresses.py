@@ -133,7 +133,8 @@ def test_a_rematch_is_a_new_table_and_counts_against_the_caps(tmp_path: Path) ->
     from .server_helpers import create, play_to_the_end, start
 
     def finished(client: TestClient) -> tuple[str, str]:
-        """A table played to its end by its creator: its code and the creator's token."""
+        """A table played to its end by its creator (as fast as a test plays: the servers below have no
+        message budget in the way): its code and the creator's token."""
         created = create(client, rules="classic-11")
         code, token = created["code"], created["token"]
         with client.websocket_connect(f"/ws/{code}?token={token}") as ws:
@@ -142,14 +143,20 @@ def test_a_rematch_is_a_new_table_and_counts_against_the_caps(tmp_path: Path) ->
             play_to_the_end(ws)
         return code, token
 
-    app = create_app(f"sqlite:///{tmp_path}/s.db", bot_delay=0, limits=Limits(live_tables=1))
+    app = create_app(
+        f"sqlite:///{tmp_path}/s.db", bot_delay=0, limits=Limits(live_tables=1, messages_per_second=1000)
+    )
     with TestClient(app) as client:
         code, token = finished(client)
         create(client, seats=["human", "human"])  # the server's one live table
         bearer = {"Authorization": f"Bearer {token}"}
         full = client.post(f"/api/tables/{code}/rematch", headers=bearer)
         assert full.status_code == 503 and full.json()["detail"]["error"] == "too_many_tables"
-    app = create_app(f"sqlite:///{tmp_path}/t.db", bot_delay=0, limits=Limits(tables_per_minute=1))
+    app = create_app(
+        f"sqlite:///{tmp_path}/t.db",
+        bot_delay=0,
+        limits=Limits(tables_per_minute=1, messages_per_second=1000),
+    )
     with TestClient(app) as client:
         code, token = finished(client)
         again = client.post(f"/api/tables/{code}/rematch", headers={"Authorization": f"Bearer {token}"})
