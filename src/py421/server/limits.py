@@ -92,12 +92,10 @@ class AddressBook:
         seconds until it may make another (nothing counted)."""
         now = time.monotonic() if now is None else now
         recent = self.created.setdefault(address_key(address), deque())
-        while recent and now - recent[0] >= 60:
-            recent.popleft()
-        if len(recent) >= self.limits.tables_per_minute:
-            return 60 - (now - recent[0])
-        recent.append(now)
-        return None
+        wait = _full_minute(recent, self.limits.tables_per_minute, now)
+        if wait is None:
+            recent.append(now)
+        return wait
 
     def missed(self, address: str, now: float | None = None) -> None:
         """Count a table code the address looked up that names no table."""
@@ -109,13 +107,7 @@ class AddressBook:
         the seconds until it may look up a table again."""
         now = time.monotonic() if now is None else now
         recent = self.misses.get(address_key(address))
-        if not recent:
-            return None
-        while recent and now - recent[0] >= 60:
-            recent.popleft()
-        if len(recent) < self.limits.unknown_codes_per_minute:
-            return None
-        return 60 - (now - recent[0])
+        return None if recent is None else _full_minute(recent, self.limits.unknown_codes_per_minute, now)
 
     def forget_idle(self, now: float | None = None) -> None:
         now = time.monotonic() if now is None else now
@@ -131,3 +123,11 @@ class AddressBook:
             del self.created[address]
         for address in [a for a, r in self.misses.items() if not r or now - r[-1] >= 60]:
             del self.misses[address]
+
+
+def _full_minute(recent: deque[float], most: int, now: float) -> float | None:
+    """``recent`` (times, oldest first) cut to the last minute; None where it holds fewer than
+    ``most``, else the seconds until its oldest is a minute old."""
+    while recent and now - recent[0] >= 60:
+        recent.popleft()
+    return 60 - (now - recent[0]) if len(recent) >= most else None
