@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import re
+import socket
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -476,3 +478,101 @@ def test_a_player_a_bot_stood_in_for_takes_the_seat_back_at_a_tap(server: str, b
     expect(away).to_contain_text("a bot plays for you")
     alice.get_by_test_id("back-button").click()
     expect(away).to_be_hidden()  # hers again: her turns wait for her, with the table's timeout
+
+
+class Relay:
+    """A TCP relay to the server, as a bar's wifi between a phone and it: :meth:`go_silent` makes
+    every connection open so far carry nothing more either way while none of them closes, as when
+    the wifi dies and neither end is told. Connections made after pass again."""
+
+    def __init__(self, server: str) -> None:
+        self.target = int(server.rsplit(":", 1)[1])
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.address = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.opened = 0
+        self.silent_below = 0  # connections numbered below it carry nothing
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def go_silent(self) -> None:
+        self.silent_below = self.opened
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                near, _ = self.listener.accept()
+            except OSError:
+                return  # closed
+            far = socket.create_connection(("127.0.0.1", self.target))
+            number = self.opened
+            self.opened += 1
+            for source, sink in ((near, far), (far, near)):
+                threading.Thread(target=self._carry, args=(source, sink, number), daemon=True).start()
+
+    def _carry(self, source: socket.socket, sink: socket.socket, number: int) -> None:
+        try:
+            while data := source.recv(65536):
+                if number >= self.silent_below:
+                    sink.sendall(data)
+            if number >= self.silent_below:  # a dead wifi does not carry an end either
+                sink.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def test_a_connection_that_went_silent_is_made_again_and_the_game_goes_on(
+    server: str, browser: Browser
+) -> None:
+    """The wifi died with the socket open and nobody was told: the page said « live » for ever and
+    nothing the player did reached the table. It notices the silence and connects again."""
+    relay = Relay(server)
+    try:
+        alice = phone(browser)
+        alice.clock.install()  # the page's waits go by at the test's word
+        sockets: list[str] = []
+        alice.on("websocket", lambda ws: sockets.append(ws.url))
+        alice.goto(relay.address + "/")
+        alice.get_by_test_id("player-name").fill("Alice")
+        alice.get_by_test_id("settings").fill("charge_throws=3")  # Alice decides from her first turn
+        alice.get_by_test_id("create-table").click()
+        alice.get_by_test_id("start-button").click()
+        expect(alice.get_by_test_id("your-turn")).to_be_visible()
+        connection = alice.get_by_test_id("connection")
+        expect(connection).to_have_attribute("data-state", "open")
+        assert len(sockets) == 1
+        relay.go_silent()
+        alice.clock.run_for(60_000)  # a minute with nothing heard from the server
+        deadline = time.monotonic() + 60
+        while len(sockets) < 2 and time.monotonic() < deadline:
+            alice.wait_for_timeout(100)
+        assert len(sockets) >= 2, "the page never connected again"
+        expect(connection).to_have_attribute("data-state", "open")
+        # what the player does reaches the table again
+        lines = alice.get_by_test_id("log").locator("li")
+        before = lines.count()
+        alice.get_by_test_id("action-throw").click()
+        expect(lines).not_to_have_count(before)
+    finally:
+        relay.close()
+
+
+def test_a_phone_that_loses_its_network_says_so_and_connects_again_when_it_is_back(
+    server: str, browser: Browser
+) -> None:
+    """The page said « live » with no network, then waited up to 15 s after it came back."""
+    alice = phone(browser)
+    sockets: list[str] = []
+    alice.on("websocket", lambda ws: sockets.append(ws.url))
+    alice.goto(server + "/")
+    alice.get_by_test_id("player-name").fill("Alice")
+    alice.get_by_test_id("create-table").click()
+    connection = alice.get_by_test_id("connection")
+    expect(connection).to_have_attribute("data-state", "open")
+    alice.context.set_offline(True)
+    expect(connection).to_have_attribute("data-state", "offline")
+    expect(connection).to_have_text("no network")
+    alice.context.set_offline(False)
+    expect(connection).to_have_attribute("data-state", "open")
+    assert len(sockets) >= 2

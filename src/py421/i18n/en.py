@@ -1000,6 +1000,7 @@ MESSAGES: dict[str, str] = {
     "page.conn.open": "live",
     "page.conn.closed": "reconnecting…",
     "page.conn.elsewhere": "in another tab",
+    "page.conn.offline": "no network",
     "page.take_seat": "Take a seat",
     "page.join": "Join",
     "page.watching": "You are watching.",

@@ -1043,6 +1043,7 @@ MESSAGES: dict[str, str] = {
     "page.conn.open": "en direct",
     "page.conn.closed": "reconnexion…",
     "page.conn.elsewhere": "dans un autre onglet",
+    "page.conn.offline": "pas de réseau",
     "page.take_seat": "Prendre une place",
     "page.join": "S'asseoir",
     "page.watching": "Vous regardez la partie.",

@@ -20,6 +20,10 @@ const LOG_LINES = 50; // as many as the server sends a new connection
 // An answer slower than this shows the choices as busy. Drawn at once, the busy look would cost
 // a slow phone a frame of its own before most answers (a table of this device answers in a few ms).
 const BUSY_LOOK = 150; // ms
+// A socket can die with neither end told (a bar's wifi drops): a ping every PING_EVERY that brings
+// nothing back within HEARD_WITHIN means the connection is gone, and a new one is made.
+const PING_EVERY = 20000; // ms
+const HEARD_WITHIN = 10000; // ms
 
 /**
  * Everything the table page knows; reset on each visit.
@@ -36,6 +40,7 @@ const BUSY_LOOK = 150; // ms
  * @property {number} backoff
  * @property {number | undefined} retryTimer
  * @property {number | undefined} pingTimer
+ * @property {number | undefined} silenceTimer runs from a ping until the server is heard from
  * @property {Set<number>} kept indexes of the dice tapped to keep
  * @property {string | null} diceKey
  * @property {string} lastKeep the dice kept at the throw in flight, which do not roll
@@ -68,6 +73,7 @@ export function tablePage(code) {
     backoff: 1000,
     retryTimer: undefined,
     pingTimer: undefined,
+    silenceTimer: undefined,
     kept: new Set(),
     diceKey: null,
     lastKeep: "",
@@ -260,18 +266,37 @@ export function tablePage(code) {
 
   const onVisible = () => {
     // Phones freeze background tabs: come back at once rather than after the backoff.
-    if (document.visibilityState === "visible" && (!T.ws || T.ws.readyState > WebSocket.OPEN)) {
+    if (document.visibilityState !== "visible") return;
+    if (!T.ws || T.ws.readyState > WebSocket.OPEN) {
       clearTimeout(T.retryTimer);
       connect();
+    } else {
+      checkAlive(); // a phone asleep for a while may hold a socket that died meanwhile
     }
   };
   document.addEventListener("visibilitychange", onVisible);
+  // The phone knows when its network goes: say so rather than « live », and come back as soon as it does.
+  const onOffline = () => {
+    if (T.ws && !isLocal(code)) lose(T.ws);
+  };
+  const onOnline = () => {
+    if (isLocal(code)) return;
+    T.backoff = 1000;
+    clearTimeout(T.retryTimer);
+    if (T.ws) checkAlive();
+    else connect();
+  };
+  window.addEventListener("offline", onOffline);
+  window.addEventListener("online", onOnline);
 
   whenLeaving(() => {
     T.closing = true;
     clearTimeout(T.retryTimer);
     clearInterval(T.pingTimer);
+    clearTimeout(T.silenceTimer);
     document.removeEventListener("visibilitychange", onVisible);
+    window.removeEventListener("offline", onOffline);
+    window.removeEventListener("online", onOnline);
     if (T.ws) T.ws.close(1000);
     document.title = "421";
   });
@@ -296,9 +321,12 @@ export function tablePage(code) {
     ws.onopen = () => {
       setConn("open");
       clearInterval(T.pingTimer);
-      T.pingTimer = setInterval(() => send({ type: "ping" }), 20000);
+      if (!isLocal(code)) T.pingTimer = setInterval(checkAlive, PING_EVERY);
     };
     ws.onmessage = (/** @type {{ data: string }} */ event) => {
+      if (T.ws !== ws) return;
+      clearTimeout(T.silenceTimer);
+      T.silenceTimer = undefined;
       /** @type {Outbound} */
       let msg;
       try {
@@ -309,8 +337,9 @@ export function tablePage(code) {
       receive(msg);
     };
     ws.onclose = (/** @type {{ code: number }} */ event) => {
-      clearInterval(T.pingTimer);
       if (T.ws !== ws || T.closing) return;
+      clearInterval(T.pingTimer);
+      clearTimeout(T.silenceTimer);
       T.ws = null;
       if (event.code === 4404) {
         // The table is gone: its error message already says so; retrying cannot help.
@@ -325,12 +354,42 @@ export function tablePage(code) {
         renderAll();
         return;
       }
-      setBusy(false);
-      setConn("closed");
-      renderAll();
-      T.retryTimer = setTimeout(connect, T.backoff + Math.random() * 300);
-      T.backoff = Math.min(T.backoff * 2, 15000);
+      retry();
     };
+  }
+
+  /** Shows the connection lost and tries again after the backoff. */
+  function retry() {
+    setBusy(false);
+    setConn("closed");
+    renderAll();
+    T.retryTimer = setTimeout(connect, T.backoff + Math.random() * 300);
+    T.backoff = Math.min(T.backoff * 2, 15000);
+  }
+
+  /**
+   * Gives up a socket at once, without waiting for a closing handshake that a dead network never
+   * carries, and tries again.
+   * @param {WebSocket | LocalSocket} ws
+   */
+  function lose(ws) {
+    if (T.ws !== ws || T.closing) return;
+    clearInterval(T.pingTimer);
+    clearTimeout(T.silenceTimer);
+    T.silenceTimer = undefined;
+    T.ws = null;
+    ws.onclose = null;
+    ws.onmessage = null;
+    ws.close(1000);
+    clearTimeout(T.retryTimer);
+    retry();
+  }
+
+  /** Pings the server: unless something comes back in time, the socket is given up. */
+  function checkAlive() {
+    const ws = T.ws;
+    if (!ws || isLocal(code) || !send({ type: "ping" })) return;
+    if (T.silenceTimer === undefined) T.silenceTimer = setTimeout(() => lose(ws), HEARD_WITHIN);
   }
 
   /** Drops the socket and opens a new one at once (a new token or language). */
@@ -345,7 +404,12 @@ export function tablePage(code) {
   /** @param {"connecting" | "open" | "closed" | "elsewhere"} state */
   function setConn(state) {
     // A table of this device is never online: it says where it is played rather than « live ».
-    conn.textContent = t(state === "open" && isLocal(code) ? "conn.here" : `conn.${state}`);
+    if (state === "open" && isLocal(code)) conn.textContent = t("conn.here");
+    else if (state === "closed" && !isLocal(code) && !navigator.onLine) {
+      conn.textContent = t("conn.offline"); // the phone says it has no network: retrying waits for it
+      conn.dataset.state = "offline";
+      return;
+    } else conn.textContent = t(`conn.${state}`);
     conn.dataset.state = state;
   }
 
