@@ -497,6 +497,36 @@ def test_the_scorekeeper_page_reports_real_dice_and_undoes(client):
         assert undone["version"] == version and undone["log_start"] == 0 and undone["log"] == lines
 
 
+def test_an_undo_costs_the_step_it_takes_back_not_the_whole_game(client, monkeypatch):
+    """Each undo of a scorekeeper's game walked every state of the game and described its whole log
+    again, on the event loop: a long game's undos, ten a second, would hold every table up. Only the
+    step taken back changes: no line of the log before it is described again."""
+    import py421.server.table as table_module
+
+    described: list[int] = []
+
+    def counted(*args: Any) -> str:
+        described.append(1)
+        return original(*args)
+
+    original = table_module.describe
+    monkeypatch.setattr(table_module, "describe", counted)
+    created = client.post(
+        "/api/tables", json={"mode": "scorekeeper", "rules": "classic-11", "players": ["Ann", "Bob"]}
+    ).json()
+    with client.websocket_connect(f"/ws/{created['code']}?token={created['token']}") as ws:
+        version = receive_table(ws)["version"]
+        for turn in ("421", "221", "642", "653"):
+            ws.send_json({"type": "report", "version": version, "turn": turn})
+            version = receive_table(ws)["version"]
+        before = len(described)
+        ws.send_json({"type": "undo", "version": version})
+        undone = receive_table(ws)
+    assert undone["version"] == version - 1
+    assert len(described) == before  # the lines kept were described once, when they were new
+    assert not any("653" in line for line in undone["log"])
+
+
 def test_the_scorekeeper_page_takes_the_stake_as_the_terminal_does_and_says_what_it_takes(client):
     """At the « main chaude » prompt the page's entry takes e and v, as `421 table` does, and a
     wrong one lists those choices, not every action a player may take."""

@@ -368,8 +368,10 @@ class Table:
         return lines
 
     def forget_log(self) -> None:
-        """The events were rewritten (an undo): describe them again and resend the log."""
-        self._log.clear()
+        """The events past ``self.events`` were taken back (an undo, here or by another process):
+        their lines go, those before stay described, and the log is sent again."""
+        for lines in self._log.values():
+            del lines[len(self.events) :]
         for conn in self.connections:
             conn.log_sent = 0
 

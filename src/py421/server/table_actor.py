@@ -255,10 +255,11 @@ class TableActor:
             await services.writer.call(
                 services.store.remove_steps_from, table.code, len(game.steps) - 1, reopen
             )
+            taken_back = len(game.state.events)  # the events are each state's, one after another
             game.undo()
             if table.status == "over":
                 table.status, table.game_id = "playing", None
-            table.events = [e for s in game.states for e in s.events]
+            del table.events[len(table.events) - taken_back :]
             table.forget_log()
             table.broadcast()
 
