@@ -41,7 +41,8 @@ def main() -> None:
         os.environ["PYTHONPATH"] = str(args.src.resolve() / "src")
     folder = Path(tempfile.mkdtemp(prefix="py421-housekeeping-"))
     url = args.db or f"sqlite:///{folder}/s.db"
-    lifted = ["--max-tables-per-minute", "1000000", "--max-tables", "1000000", "--waiting-minutes", "1"]
+    lifted = ["--max-tables-per-minute", "1000000", "--max-tables-per-address", "1000000"]
+    lifted += ["--max-tables", "1000000", "--waiting-minutes", "1"]
 
     port = free_port()
     server = start_server(folder, port, *lifted, db=url)

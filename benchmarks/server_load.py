@@ -412,7 +412,8 @@ def main() -> None:
         args.db = own_database(args.db)
     with tempfile.TemporaryDirectory() as tmp:
         # one address plays every table here: the per-address caps are lifted, the others kept
-        lifted = ["--max-tables-per-minute", "1000000", "--max-connections-per-address", "1000000"]
+        lifted = ["--max-tables-per-minute", "1000000", "--max-tables-per-address", "1000000"]
+        lifted += ["--max-connections-per-address", "1000000"]
         lifted += ["--messages-per-second", "1000000", "--max-spectators", str(max(100, args.spectators))]
         servers, bases = [], []
         for i in range(args.processes):

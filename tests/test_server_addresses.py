@@ -161,3 +161,33 @@ def test_a_rematch_is_a_new_table_and_counts_against_the_caps(tmp_path: Path) ->
         code, token = finished(client)
         again = client.post(f"/api/tables/{code}/rematch", headers={"Authorization": f"Bearer {token}"})
         assert again.status_code == 429 and again.json()["detail"]["error"] == "too_many_tables"
+
+
+@pytest.mark.asyncio
+async def test_one_network_cannot_hold_the_servers_tables(tmp_path: Path) -> None:
+    """252 IPv6 /64s (a home is often given a /56: 256 of them) filled --max-tables in 5 seconds,
+    each /64 making its 20 tables a minute. The tables one address holds, waiting or in play, are
+    capped, an IPv6 /48 (the most one site is given) counting as one address."""
+    import time
+
+    from py421.server.app import create_app
+    from py421.server.protocol import CreateTable
+    from py421.server.table import TableError
+
+    app = create_app(f"sqlite:///{tmp_path}/s.db", bot_delay=0, limits=Limits(tables_per_address=3))
+    hub = app.state.hub
+    asked = CreateTable(seats=["human", "human"], name="Ann")
+    try:
+        for i in range(3):
+            await hub.create(asked, address=f"2001:db8:1:{i}::1")  # three /64s of one /48
+        with pytest.raises(TableError) as refused:
+            await hub.create(asked, address="2001:db8:1:ff::1")
+        assert (refused.value.error, refused.value.status) == ("too_many_tables", 429)
+        assert "at most 3 tables waiting or in play" in refused.value.words["en"]
+        for host in ("2001:db8:2::1", "203.0.113.9"):  # another network, an IPv4 address: theirs
+            await hub.create(asked, address=host)
+        # the tables nobody started are removed in time: the network may make new ones
+        await hub.keep_house(now=time.time() + 31 * 60)
+        await hub.create(asked, address="2001:db8:1:ff::1")
+    finally:
+        await hub.close()

@@ -44,6 +44,7 @@ def test_every_limit_is_an_option_of_serve_with_the_documented_default():
         "--max-spectators": limits.spectators,
         "--max-connections-per-address": limits.connections_per_address,
         "--max-tables-per-minute": limits.tables_per_minute,
+        "--max-tables-per-address": limits.tables_per_address,
         "--max-tables": limits.live_tables,
         "--waiting-minutes": limits.waiting_minutes,
         "--idle-minutes": limits.idle_minutes,

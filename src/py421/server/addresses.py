@@ -11,7 +11,9 @@ and a header the proxy does not write is the client's to choose.
 
 An IPv6 client usually holds a whole /64 (a phone's network hands one out,
 and picking another address in it is free), so every per-address cap counts
-an IPv6 /64 as one address.
+an IPv6 /64 as one address. A home or an office is often given many /64s
+(a /56, or a /48), each as free to use: what would hold the server's tables
+for long, the tables an address keeps waiting or in play, counts a /48 as one.
 """
 
 from __future__ import annotations
@@ -25,12 +27,14 @@ if TYPE_CHECKING:  # types only: `421 site` reads the caps' defaults with no ser
     from starlette.types import ASGIApp, Receive, Scope, Send
 
 IPV6_PREFIX = 64  # the part of an IPv6 address that one subscriber holds
+IPV6_SITE = 48  # the most of the IPv6 addresses that one site is given
 
 
 @lru_cache(maxsize=4096)
-def address_key(host: str) -> str:
+def address_key(host: str, prefix: int = IPV6_PREFIX) -> str:
     """The address a client's caps are counted under: an IPv4 address as it is (one mapped into
-    IPv6 too), an IPv6 address's /64; anything else (a test client's name) as it is."""
+    IPv6 too), an IPv6 address's network of ``prefix`` bits (its /64); anything else (a test
+    client's name) as it is."""
     try:
         ip = ipaddress.ip_address(host.split("%", 1)[0])  # a zone (fe80::1%eth0) is no part of it
     except ValueError:
@@ -38,7 +42,7 @@ def address_key(host: str) -> str:
     if isinstance(ip, ipaddress.IPv6Address):
         if ip.ipv4_mapped is not None:
             return str(ip.ipv4_mapped)
-        return str(ipaddress.IPv6Network((ip, IPV6_PREFIX), strict=False))
+        return str(ipaddress.IPv6Network((ip, prefix), strict=False))
     return str(ip)
 
 

@@ -159,7 +159,13 @@ class Hub:
         return rules, seats
 
     def _count_new(self, address: str) -> None:
-        """Count a new table (a rematch too) against the ones ``address`` may make a minute."""
+        """Count a new table (a rematch too) against the ones ``address`` may make a minute, and
+        refuse it where the address's network holds all the live tables it may."""
+        most = self.limits.tables_per_address
+        if self.addresses.holds(address, self._live_here) >= most:
+            raise TableError(
+                "too_many_tables", Message("server.tables_held", {"most": most}), 429, retry_after=60
+            )
         wait = self.addresses.create(address)
         if wait is not None:
             raise TableError(
@@ -212,6 +218,7 @@ class Hub:
             table.session = self.session_of(table)  # checks the names with the engine, before writing
         await self._store_new(table)
         self.tables[table.code] = table
+        self.addresses.made(address, table.code)
         if table.session is not None:
             table.events = list(table.session.state.events)
         return table, token
@@ -230,6 +237,10 @@ class Hub:
             raise TableError("bad_seats", players_refused(rules, n))
         if n > self.limits.seats:
             raise TableError("bad_seats", Message("server.seats_most", {"most": self.limits.seats, "n": n}))
+
+    def _live_here(self, code: str) -> bool:
+        table = self.tables.get(code)
+        return table is not None and table.status in LIVE and self.cluster.owns(code)
 
     def live(self) -> int:
         """The tables waiting or in play that this process holds (what ``--max-tables`` bounds); a
@@ -473,7 +484,9 @@ class Hub:
         """The table's rematch, made by its creator once the game is over (a new table: it counts
         against the tables ``address`` may make a minute, as :meth:`create` does)."""
         self._count_new(address)
-        return (await self._change(code, Rematch(token=token), Rematched)).code
+        made = (await self._change(code, Rematch(token=token), Rematched)).code
+        self.addresses.made(address, made)
+        return made
 
     async def _give(self, table: Table, seat: int) -> bool:
         """A player of ``seat`` connected to another process, which asks for the table: it is
@@ -724,7 +737,7 @@ class Hub:
         meanwhile. Idle time counts from the database: a restart does not start it again.
         """
         now = time.time() if now is None else now
-        self.addresses.forget_idle()
+        self.addresses.forget_idle(live=self._live_here)
         recent = time.monotonic() - 60
         self._elsewhere = {code: t for code, t in self._elsewhere.items() if t > recent}
         await self._save_activity(now)

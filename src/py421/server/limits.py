@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .addresses import address_key
+from .addresses import IPV6_SITE, address_key
 
 
 @dataclass(frozen=True)
@@ -18,6 +19,8 @@ class Limits:
     spectators: int = 100  # connections without a seat, per table
     connections_per_address: int = 50  # open connections from one address, HTTP and WebSocket
     tables_per_minute: int = 20  # tables one address may create in a minute
+    # tables made from one address (an IPv6 /48) that may be waiting or in play at once
+    tables_per_address: int = 50
     # codes naming no table one address may look up in a minute: codes tried at random find tables
     unknown_codes_per_minute: int = 30
     live_tables: int = 5_000  # tables waiting or in play, on this server
@@ -55,6 +58,23 @@ class AddressBook:
     buckets: dict[str, _Bucket] = field(default_factory=dict)
     created: dict[str, deque[float]] = field(default_factory=dict)
     misses: dict[str, deque[float]] = field(default_factory=dict)  # codes that named no table
+    held: dict[str, set[str]] = field(default_factory=dict)  # codes of the tables a /48 made, live or not
+
+    def holds(self, address: str, live: Callable[[str], bool]) -> int:
+        """How many of the tables made from ``address``'s network are ``live`` (the others are let go)."""
+        return self._still_live(address_key(address, IPV6_SITE), live)
+
+    def _still_live(self, site: str, live: Callable[[str], bool]) -> int:
+        codes = {c for c in self.held.get(site, ()) if live(c)}
+        if codes:
+            self.held[site] = codes
+        else:
+            self.held.pop(site, None)
+        return len(codes)
+
+    def made(self, address: str, code: str) -> None:
+        """Count the table ``code`` among those made from ``address``'s network."""
+        self.held.setdefault(address_key(address, IPV6_SITE), set()).add(code)
 
     def open(self, address: str) -> bool:
         """Count a new connection; False (and nothing counted) when the address has its fill."""
@@ -109,8 +129,12 @@ class AddressBook:
         recent = self.misses.get(address_key(address))
         return None if recent is None else _full_minute(recent, self.limits.unknown_codes_per_minute, now)
 
-    def forget_idle(self, now: float | None = None) -> None:
+    def forget_idle(self, now: float | None = None, live: Callable[[str], bool] | None = None) -> None:
+        """Let go of what holds nothing; ``live`` tells the tables still waiting or in play."""
         now = time.monotonic() if now is None else now
+        if live is not None:
+            for site in list(self.held):
+                self._still_live(site, live)
         rate = self.limits.messages_per_second
         whole = [
             a
