@@ -43,8 +43,8 @@ def test_rules_solved_once_are_never_solved_again() -> None:
     solves = line()
 
     async def twice() -> None:
-        await solves.prepare(CLASSIC, 2, solve)
-        await solves.prepare(CLASSIC, 2, solve)
+        await solves.prepare(CLASSIC, 2, solve, "203.0.113.1")
+        await solves.prepare(CLASSIC, 2, solve, "203.0.113.1")
 
     asyncio.run(twice())
     assert calls == [1]
@@ -61,7 +61,7 @@ def test_rules_the_worker_could_not_solve_are_not_tried_again_for_an_hour(monkey
 
     async def refused() -> str:
         with pytest.raises(TableError) as e:
-            await solves.prepare(CLASSIC, 2, solve)
+            await solves.prepare(CLASSIC, 2, solve, "203.0.113.1")
         return e.value.error
 
     assert asyncio.run(refused()) == "optimal_too_costly"
@@ -78,7 +78,7 @@ def test_rules_beyond_the_budget_by_the_estimate_are_refused_without_solving() -
 
     async def refused() -> TableError:
         with pytest.raises(TableError) as e:
-            await solves.prepare(Ruleset.preset("classic-11").with_options(pot=60), 2, solve)
+            await solves.prepare(Ruleset.preset("classic-11").with_options(pot=60), 2, solve, "203.0.113.1")
         return e.value
 
     for _ in range(2):
@@ -93,7 +93,7 @@ def test_rules_the_solvers_refuse_are_refused_at_once_in_their_words() -> None:
 
     async def refused() -> TableError:
         with pytest.raises(TableError) as e:
-            await line().prepare(CLASSIC, 9, solve)
+            await line().prepare(CLASSIC, 9, solve, "203.0.113.1")
         return e.value
 
     assert "plays 2 to 8 players, not 9" in asyncio.run(refused()).message
@@ -110,12 +110,12 @@ def test_a_full_line_refuses_at_once_and_says_when_to_try_again() -> None:
     calls, slow = counted(held)
 
     async def two_at_once() -> TableError:
-        first = asyncio.ensure_future(solves.prepare(CLASSIC, 2, slow))
+        first = asyncio.ensure_future(solves.prepare(CLASSIC, 2, slow, "203.0.113.1"))
         while not calls:
             await asyncio.sleep(0.01)
         try:
             with pytest.raises(TableError) as e:
-                await solves.prepare(Ruleset.preset("tim"), 2, slow)
+                await solves.prepare(Ruleset.preset("tim"), 2, slow, "203.0.113.2")
         finally:
             release.set()
             await first
@@ -135,3 +135,36 @@ def test_an_unsolved_game_is_named_with_its_settings_and_a_command_that_solves_i
     said = Unsolved(variant, 3, "analysis_too_costly", 503).said("en")[0]
     assert "of classic-11 (charge_throws=3, le_bon=false) is not solved" in said, said
     assert "'421 solve --players 3 --rules classic-11 --set charge_throws=3 --set le_bon=false'" in said, said
+
+
+def test_one_address_holds_one_place_in_the_line_at_a_time() -> None:
+    """Tables with hints for rules nobody asked for before, five at once from one address, filled the
+    line: every other visitor's table with hints or an optimal seat, and every analysis, was refused
+    for as long as it kept at it. An address waits for its own solve before it may ask another;
+    the line's other places stay for the others."""
+    solves = line(queue=4, seconds=60)
+    release = threading.Event()
+
+    def held() -> None:
+        release.wait(30)
+
+    calls, slow = counted(held)
+
+    async def three() -> TableError:
+        first = asyncio.ensure_future(solves.prepare(CLASSIC, 2, slow, "2001:db8::1"))
+        while not calls:
+            await asyncio.sleep(0.01)
+        other = asyncio.ensure_future(solves.prepare(Ruleset.preset("kytionnaire"), 2, slow, "203.0.113.9"))
+        try:
+            with pytest.raises(TableError) as e:  # the same /64
+                await solves.prepare(Ruleset.preset("tim"), 2, slow, "2001:db8::2")
+        finally:
+            release.set()
+            await first
+            await other
+        return e.value
+
+    refused = asyncio.run(three())
+    assert refused.error == "optimal_busy" and refused.status == 429 and refused.retry_after == 60
+    assert "one solve at a time" in refused.words["en"]
+    assert calls == [1, 1]  # the other address's solve was taken, the same address's refused

@@ -1291,6 +1291,7 @@ MESSAGES: dict[str, str] = {
     "server.seats_taken": "every seat is taken; watch the table instead",
     "server.solver_stopped": "the solving worker stopped; try again in a moment",
     "server.solving_busy": "the server is solving other rules and {waiting} more wait; try again in a minute",
+    "server.solving_yours": "one solve at a time from one address: your last one is still being worked out; try again when it is done",
     "server.spectator": "spectators watch; join the table to play",
     "server.spectators_full": "this table has its {most} spectators; try later",
     "server.stake_move": "a stake move names its stake: est or vient",

@@ -1334,6 +1334,7 @@ MESSAGES: dict[str, str] = {
     "server.seats_taken": "toutes les places sont prises ; regardez plutôt la table",
     "server.solver_stopped": "le processus de résolution s'est arrêté ; réessayez dans un instant",
     "server.solving_busy": "le serveur résout d'autres règles et {waiting} autres attendent ; réessayez dans une minute",
+    "server.solving_yours": "un calcul à la fois depuis une même adresse : le précédent est encore en cours ; réessayez quand il sera fini",
     "server.spectator": "les spectateurs regardent ; rejoignez la table pour jouer",
     "server.spectators_full": "cette table a déjà ses {most} spectateurs ; réessayez plus tard",
     "server.stake_move": "un coup de mise nomme sa mise : est ou vient",

@@ -138,8 +138,9 @@ class Analyst:
 
     # -- requests ---------------------------------------------------------------------------
 
-    async def analyse(self, record: dict[str, Any], bots: bool) -> dict[str, Any]:
-        """The analysis of a finished game's record (:meth:`py421.analysis.Analysis.to_dict`)."""
+    async def analyse(self, record: dict[str, Any], bots: bool, address: str) -> dict[str, Any]:
+        """The analysis of a finished game's record (:meth:`py421.analysis.Analysis.to_dict`), for
+        the client at ``address``."""
         key = hashlib.sha256(json.dumps([record, bots], sort_keys=True).encode()).hexdigest()
         found = self._kept.get(key)
         if found is not None:
@@ -150,12 +151,12 @@ class Analyst:
             raise again(refused[1])  # not worked out again for an hour
         task = self._asked.get(key)
         if task is None:  # the same game asked for again meanwhile waits for the same answer
-            task = self._asked[key] = asyncio.ensure_future(self._work_out(key, record, bots))
+            task = self._asked[key] = asyncio.ensure_future(self._work_out(key, record, bots, address))
             task.add_done_callback(lambda _: self._asked.pop(key, None))
             task.add_done_callback(read_quietly)  # its askers, if still there, are told the failure
         return await asyncio.shield(task)
 
-    async def _work_out(self, key: str, record: dict[str, Any], bots: bool) -> dict[str, Any]:
+    async def _work_out(self, key: str, record: dict[str, Any], bots: bool, address: str) -> dict[str, Any]:
         try:
             rules, players = Ruleset.from_mapping(record["rules"]), len(record["players"])
         except (Py421Error, KeyError, TypeError) as e:
@@ -163,7 +164,7 @@ class Analyst:
             raise TableError("no_analysis", Message("server.no_analysis", {"reason": reason}), 422) from e
         try:
             await self.line.estimate(rules, players)  # refused at once if beyond the budget
-            answer: dict[str, Any] = await self.line.run(partial(self._ask, Analyse(record, bots)))
+            answer: dict[str, Any] = await self.line.run(partial(self._ask, Analyse(record, bots)), address)
         except TableError as e:
             if e.error != "analysis_busy":
                 self._refused[key] = (self.line.clock() + TRIED_SECONDS, e)
@@ -175,10 +176,11 @@ class Analyst:
             self._kept.popitem(last=False)
         return answer
 
-    async def prepare(self, rules: Ruleset, players: int) -> None:
-        """Solve a table's rules for its hints, or refuse them (``no_analysis``, ``analysis_too_costly``,
-        ``analysis_busy``); the worker that gives the hints is then readied with them."""
-        cost = await self.line.prepare(rules, players, partial(self._ask, Prepare(rules, players)))
+    async def prepare(self, rules: Ruleset, players: int, address: str) -> None:
+        """Solve a table's rules for its hints, for the client at ``address``, or refuse them
+        (``no_analysis``, ``analysis_too_costly``, ``analysis_busy``); the worker that gives the hints
+        is then readied with them."""
+        cost = await self.line.prepare(rules, players, partial(self._ask, Prepare(rules, players)), address)
         if self.line.cheap(cost):
             asyncio.get_running_loop().run_in_executor(self._hints, self.hinter.warm, Prepare(rules, players))
 

@@ -64,7 +64,7 @@ log = logging.getLogger(__name__)
 A = TypeVar("A", bound=BaseModel)  # one of the answers (commands.Answer)
 BATCH = 200  # tables ended, or told active, in one transaction by the housekeeping
 TOUCH_SECONDS = 600.0  # a table's activity is told to the database this often at most
-PrepareRules = Callable[[Ruleset, int], Awaitable[None]]
+PrepareRules = Callable[[Ruleset, int, str], Awaitable[None]]  # the rules, the players, the address
 ExpectRules = Callable[[Ruleset, int], Awaitable[float]]
 CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O: read aloud without doubt
 _CODE = re.compile(r"[A-Za-z]{5}")
@@ -206,7 +206,7 @@ class Hub:
         seats[0].token_hash = hash_token(token)
         self._count_new(address)
         for prepare, _ in self._solves(request.hints, seats):
-            await prepare(rules, len(seats))  # in a worker, within the budget
+            await prepare(rules, len(seats), address)  # in a worker, within the budget
         seed = self._seed()
         made = time.time()
         table = Table(

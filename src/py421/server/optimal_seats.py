@@ -87,10 +87,10 @@ class OptimalBots:
         self.player.close()
         self.line.close()
 
-    async def prepare(self, rules: Ruleset, players: int) -> None:
-        """Solve a table's rules, or refuse them with the reason (``optimal_too_costly``,
-        ``optimal_busy``); the worker that plays is then readied with them."""
-        cost = await self.line.prepare(rules, players, partial(self._solve, rules, players))
+    async def prepare(self, rules: Ruleset, players: int, address: str) -> None:
+        """Solve a table's rules, for the client at ``address``, or refuse them with the reason
+        (``optimal_too_costly``, ``optimal_busy``); the worker that plays is then readied with them."""
+        cost = await self.line.prepare(rules, players, partial(self._solve, rules, players), address)
         if self.line.cheap(cost):  # else it is solved when a move asks for it, not on every table made
             asyncio.get_running_loop().run_in_executor(None, self.player.warm, Prepare(rules, players))
 

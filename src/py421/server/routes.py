@@ -187,7 +187,7 @@ async def table_analysis(request: Request, code: str, bots: bool = False) -> dic
         if e.error != "not_over":
             raise
         raise TableError("not_over", Message("server.analysed_after"), 409) from e
-    return await analyst.analyse(found, bots)
+    return await analyst.analyse(found, bots, _address(request))
 
 
 # -- history -----------------------------------------------------------------
@@ -223,7 +223,7 @@ async def game_analysis(request: Request, game_id: int, bots: bool = False) -> d
         found = await asyncio.to_thread(hub.history.record, game_id)
     except Py421Error as e:
         raise TableError("no_game", Message("server.no_game", {"number": game_id}), 404) from e
-    return await analyst.analyse(found.to_dict(), bots)
+    return await analyst.analyse(found.to_dict(), bots, _address(request))
 
 
 @router.get("/api/leaderboard", response_model=list[p.PlayerStats], responses=responses)

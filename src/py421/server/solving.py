@@ -13,7 +13,9 @@ offered to anyone for free:
   machine's load may have caused, for an hour).
 - **A bounded line.** Solves run one at a time in a thread of the line's own,
   which waits on the worker; when ``Budget.queue`` wait already, another is
-  refused at once (``*_busy``, with ``Retry-After``).
+  refused at once (``*_busy``, with ``Retry-After``). An address holds one
+  place in it at a time: it waits for its solve before it asks another, so
+  one client cannot fill the line and keep everyone else out.
 
 Play never waits behind this line: the worker that chooses the moves of the
 seats in play, and the one that gives hints, are other processes.
@@ -33,6 +35,7 @@ from typing import TypeVar
 from ..core.errors import Message, Py421Error
 from ..core.rules import Ruleset, rules_arguments, rules_name
 from ..solver.cost import Cost, Purpose, measure_rate, seconds, solve_cost
+from .addresses import address_key
 from .protocol import ErrorCode
 from .table import TableError
 from .worker import Budget
@@ -81,6 +84,7 @@ class SolveLine:
         self.advice = advice  # what the client may do instead, ending a refusal
         self._thread = ThreadPoolExecutor(1, thread_name_prefix=name)
         self._in_line = 0  # solves waiting or running
+        self._placed: set[str] = set()  # the addresses (as their caps count them) of those solves
         # each ruleset's verdict (its cost, or its refusal), and until when (None: for good)
         self._verdicts: OrderedDict[tuple[Ruleset, int], tuple[Cost | TableError, float | None]] = (
             OrderedDict()
@@ -89,9 +93,17 @@ class SolveLine:
     def close(self) -> None:
         self._thread.shutdown(wait=False, cancel_futures=True)
 
-    async def run(self, call: Callable[[], T]) -> T:
-        """``call()`` in the line's thread once those before it are done; refused at once
-        (``busy``) when ``budget.queue`` wait already."""
+    async def run(self, call: Callable[[], T], address: str) -> T:
+        """``call()``, asked for by ``address``, in the line's thread once those before it are done;
+        refused at once (``busy``) when ``budget.queue`` wait already, or one of the address's own."""
+        placed = address_key(address)
+        if placed in self._placed:
+            raise TableError(
+                self.busy,
+                Message("server.solving_yours"),
+                429,
+                retry_after=self.budget.seconds,
+            )
         if self._in_line > self.budget.queue:
             raise TableError(
                 self.busy,
@@ -100,15 +112,17 @@ class SolveLine:
                 retry_after=self.budget.seconds,
             )
         self._in_line += 1
+        self._placed.add(placed)
         try:
             return await asyncio.get_running_loop().run_in_executor(self._thread, call)
         finally:
             self._in_line -= 1
+            self._placed.discard(placed)
 
-    async def prepare(self, rules: Ruleset, players: int, solve: Callable[[], None]) -> Cost:
-        """Have ``rules`` at ``players`` solved by ``solve()`` (in the worker), unless the verdict on
-        them is known, or the estimate already exceeds the budget: then refused at once. Returns
-        the cost of the solve (its estimate).
+    async def prepare(self, rules: Ruleset, players: int, solve: Callable[[], None], address: str) -> Cost:
+        """Have ``rules`` at ``players`` solved by ``solve()`` (in the worker) for ``address``, unless
+        the verdict on them is known, or the estimate already exceeds the budget: then refused at
+        once. Returns the cost of the solve (its estimate).
 
         A refusal of the estimate, or of the rules, is remembered for good (the rules decide it); one
         of the worker, out of time or memory, for an hour (the machine's load had its part);
@@ -120,7 +134,7 @@ class SolveLine:
             return known
         cost = await self._estimated(key)
         try:
-            await self.run(solve)
+            await self.run(solve, address)
         except TableError as e:
             if e.error == self.too_costly or (e.error != self.busy and e.status < 500):
                 self._remember(key, e, TRIED_SECONDS)
