@@ -576,3 +576,21 @@ def test_a_phone_that_loses_its_network_says_so_and_connects_again_when_it_is_ba
     alice.context.set_offline(False)
     expect(connection).to_have_attribute("data-state", "open")
     assert len(sockets) >= 2
+
+
+@pytest.mark.parametrize(("width", "height"), [(320, 568), (360, 640)])
+def test_on_a_small_phone_the_dice_and_throw_are_on_screen_when_the_turn_comes(
+    server: str, browser: Browser, width: int, height: int
+) -> None:
+    """On a 360 × 640 phone, the most common Android screen, and a 320 × 568 one, « Throw » was below
+    the screen's edge at each turn: the player had to scroll to find it."""
+    alice = phone(browser, width, height)
+    alice.goto(server + "/")
+    alice.get_by_test_id("player-name").fill("Alice")
+    alice.get_by_test_id("settings").fill("charge_throws=3")  # Alice decides from her first turn
+    alice.get_by_test_id("create-table").click()
+    alice.get_by_test_id("start-button").click()
+    expect(alice.get_by_test_id("your-turn")).to_be_visible()
+    expect(alice.get_by_test_id("action-throw")).to_be_in_viewport(ratio=1)
+    expect(alice.get_by_test_id("dice")).to_be_in_viewport(ratio=1)
+    expect(alice.get_by_test_id("share-link")).to_be_visible()  # still there, for watchers

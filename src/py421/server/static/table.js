@@ -205,6 +205,7 @@ export function tablePage(code) {
   const log = h("ol", { class: "log", id: "log", testid: "log", "aria-live": "polite", tabindex: "0", "aria-label": t("log") });
   const felt = h("section", { class: "felt", hidden: true }, info, turnLine, awayCard, yourTurn, dice, keepHint, actions, hintsBox, roundBox);
   const logCard = h("section", { class: "card" }, h("h2", { text: t("log") }), log);
+  const playersCard = h("section", { class: "card" }, players);
   // Follow new lines unless the reader scrolled back.
   let followLog = true;
   log.addEventListener("scroll", () => (followLog = log.scrollHeight - log.scrollTop - log.clientHeight < 24), { passive: true });
@@ -230,7 +231,7 @@ export function tablePage(code) {
     felt,
     reportForm,
     skWatch,
-    h("section", { class: "card" }, players),
+    playersCard,
     logCard,
     fair,
   );
@@ -796,6 +797,10 @@ export function tablePage(code) {
     show(joinForm, canJoin);
     show(watching, Boolean(table) && !T.seat && !canJoin);
     show(share, st !== "over" && st !== "abandoned" && !isLocal(code)); // nobody joins a table of this device
+    // Waiting, the link is what the table needs; in play, the dice come first (on a small phone the
+    // link pushed « Throw » off the screen) and the link, to ask friends to watch, below the players.
+    if (st === "waiting" && share.nextElementSibling !== joinForm) joinForm.before(share);
+    else if (st !== "waiting" && share.previousElementSibling !== playersCard) playersCard.after(share);
     show(startBtn, st === "waiting" && isCreator());
     setText(startHint, isCreator() ? t("start_hint") : t("wait_start"));
     show(startHint, st === "waiting" && !isScorekeeper());
@@ -993,7 +998,13 @@ export function tablePage(code) {
     const mine = Boolean(v && v.your_turn) && !isScorekeeper();
     const allowed = legal();
     show(yourTurn, mine);
-    if (mine && !T.wasMyTurn && navigator.vibrate) navigator.vibrate(60);
+    if (mine && !T.wasMyTurn) {
+      if (navigator.vibrate) navigator.vibrate(60);
+      // The turn's choices on the screen, wherever the reader was: the least scroll that shows them,
+      // once they are drawn.
+      const still = matchMedia("(prefers-reduced-motion: reduce)").matches;
+      requestAnimationFrame(() => actions.scrollIntoView({ block: "nearest", behavior: still ? "auto" : "smooth" }));
+    }
     T.wasMyTurn = mine;
     document.title = `${mine ? "● " : ""}421 · ${code}`;
     show(actions, mine);
