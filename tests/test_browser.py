@@ -594,3 +594,33 @@ def test_on_a_small_phone_the_dice_and_throw_are_on_screen_when_the_turn_comes(
     expect(alice.get_by_test_id("action-throw")).to_be_in_viewport(ratio=1)
     expect(alice.get_by_test_id("dice")).to_be_in_viewport(ratio=1)
     expect(alice.get_by_test_id("share-link")).to_be_visible()  # still there, for watchers
+
+
+def test_the_home_page_leads_back_to_the_tables_this_phone_holds_a_seat_at(
+    server: str, browser: Browser
+) -> None:
+    """A tab closed at the bar, or a phone that dropped the page: the table could be found again
+    only through its link. The home page lists the tables this phone sat at lately, latest first."""
+    alice, bob = phone(browser), phone(browser)
+    alice.goto(server + "/")
+    alice.get_by_test_id("player-name").fill("Alice")
+    alice.get_by_test_id("seat-kind-1").select_option("human")
+    alice.get_by_test_id("create-table").click()
+    expect(alice.get_by_test_id("status")).to_have_attribute("data-status", "waiting")
+    code = alice.url.rsplit("/", 1)[1]
+    bob.goto(server + "/")
+    expect(bob.get_by_test_id("create-table")).to_be_visible()
+    expect(bob.get_by_test_id("your-tables")).to_have_count(0)  # a phone that sat nowhere: nothing
+    bob.goto(f"{server}/t/{code}")
+    bob.get_by_test_id("join-name").fill("Bob")
+    bob.get_by_test_id("join-button").click()
+    expect(alice.get_by_test_id("players")).to_contain_text("Bob")
+    for person in (alice, bob):
+        person.goto(server + "/")
+        back = person.get_by_test_id(f"your-table-{code}")
+        expect(back).to_contain_text(code)
+        accessible(person)
+        back.click()
+        expect(person.get_by_test_id("status")).to_have_attribute("data-status", "waiting")
+    expect(alice.get_by_test_id("start-button")).to_be_visible()  # back in her seat: she starts it
+    expect(bob.get_by_test_id("join-button")).to_be_hidden()  # back in his: nothing to join

@@ -993,6 +993,8 @@ MESSAGES: dict[str, str] = {
     "page.status.over": "Game over",
     "page.status.abandoned": "Ended: nobody played for a long while",
     "page.table_code": "Table {code}",
+    "page.your_tables": "Your tables",
+    "page.seat_taken_at": "your seat since {time}",
     "page.share": "Invite with this link or the code {code}",
     "page.copy": "Copy",
     "page.copied": "Copied",

@@ -1036,6 +1036,8 @@ MESSAGES: dict[str, str] = {
     "page.status.over": "Partie terminée",
     "page.status.abandoned": "Close : personne n'a joué depuis longtemps",
     "page.table_code": "Table {code}",
+    "page.your_tables": "Vos tables",
+    "page.seat_taken_at": "votre place depuis {time}",
     "page.share": "Invitez avec ce lien ou le code {code}",
     "page.copy": "Copier",
     "page.copied": "Copié",

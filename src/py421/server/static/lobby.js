@@ -9,7 +9,7 @@ import { leaderboardTable } from "./board.js";
 import { herePromo, keptSection } from "./here.js";
 import { listNames, locale, t } from "./i18n.js";
 import { navigate } from "./router.js";
-import { lastName, rememberName, saveSeat } from "./saved.js";
+import { lastName, recentSeats, rememberName, saveSeat } from "./saved.js";
 import { botOption, presetOf, presetSelect, presetSummary, seatList, settingsInput, splitSettings } from "./seats.js";
 
 export function lobbyPage() {
@@ -208,6 +208,7 @@ function onlineLobby(root) {
 
       fill(
         root,
+        yourTables(),
         form,
         joinByCode(),
         herePromo(),
@@ -233,6 +234,36 @@ function onlineLobby(root) {
       fill(root, joinByCode());
       showError(refusal(err));
     },
+  );
+}
+
+/** The tables this phone took a seat at lately, to go back to one: nothing where it took none. */
+function yourTables() {
+  const seats = recentSeats().slice(0, 6);
+  if (!seats.length) return null;
+  return h(
+    "section",
+    { class: "card", testid: "your-tables" },
+    h("h2", { text: t("your_tables") }),
+    h(
+      "ul",
+      { class: "compact-list" },
+      seats.map((s) =>
+        h(
+          "li",
+          {},
+          h(
+            "a",
+            { href: `/t/${encodeURIComponent(s.code)}`, "data-link": true, testid: `your-table-${s.code}` },
+            t("table_code", { code: s.code }),
+            h("span", {
+              class: "muted",
+              text: ` — ${t("seat_taken_at", { time: new Date(s.saved ?? 0).toLocaleTimeString(locale(), { timeStyle: "short" }) })}`,
+            }),
+          ),
+        ),
+      ),
+    ),
   );
 }
 

@@ -9,7 +9,17 @@
  * @property {number} seat
  * @property {string} token
  * @property {boolean} [creator]
+ * @property {number} [saved] when it was taken (ms since 1970), to list it on the home page
  */
+
+/**
+ * A seat held, with its table's code.
+ * @typedef {HeldSeat & { code: string }} HeldAt
+ */
+
+const SEAT_KEY = /^py421:([A-Z]{5})$/;
+const RECENT = 12 * 3600 * 1000; // a night at the bar: the home page lists the seats taken since
+const KEPT = 30 * 24 * 3600 * 1000; // then a seat's token is dropped: its table ended long ago
 
 /** @param {string} key */
 export function safeGet(key) {
@@ -51,7 +61,30 @@ export function loadSeat(code) {
  * @param {HeldSeat} seat
  */
 export function saveSeat(code, seat) {
-  safeSet(`py421:${code}`, JSON.stringify(seat));
+  safeSet(`py421:${code}`, JSON.stringify({ ...seat, saved: seat.saved ?? Date.now() }));
+}
+
+/**
+ * The seats this browser took lately, latest first; those of a month ago are forgotten on the way.
+ * @param {number} [now]
+ * @returns {HeldAt[]}
+ */
+export function recentSeats(now = Date.now()) {
+  /** @type {HeldAt[]} */
+  const found = [];
+  try {
+    for (const key of Object.keys(localStorage)) {
+      const code = SEAT_KEY.exec(key)?.[1];
+      const seat = code ? loadSeat(code) : null;
+      if (!code || !seat) continue;
+      const age = now - (seat.saved ?? 0);
+      if (seat.saved !== undefined && age > KEPT) localStorage.removeItem(key);
+      else if (age <= RECENT) found.push({ ...seat, code });
+    }
+  } catch {
+    /* no storage: no seat outlived its tab */
+  }
+  return found.sort((a, b) => (b.saved ?? 0) - (a.saved ?? 0));
 }
 
 /** The name typed last, to fill the next name field. */
