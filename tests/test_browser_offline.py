@@ -504,3 +504,15 @@ def test_a_site_served_from_a_folder_of_its_host_plays_there_offline(chromium: B
         expect(kept).to_have_attribute("href", re.compile("^/py421/t/local-"))
     finally:
         served.close()
+
+
+def test_a_record_too_big_says_its_size_as_a_french_reader_writes_it(chromium: Browser, site: str):
+    """« Ce fichier fait 5.1 Mo » read as a decimal point in a French sentence: it says « 5,1 Mo »."""
+    page = app_page(chromium)
+    page.goto(f"{site}/here")
+    page.get_by_test_id("lang-toggle").click()
+    expect(page.get_by_test_id("create-here")).to_have_text("Commencer la partie")  # in French, Python up
+    page.get_by_test_id("replay-file").set_input_files(
+        {"name": "partie.json", "mimeType": "application/json", "buffer": b" " * 5_100_000}
+    )
+    expect(page.get_by_test_id("error-banner")).to_contain_text("Ce fichier fait 5,1 Mo")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 from collections.abc import Callable
 
@@ -86,6 +87,10 @@ def test_rules_beyond_the_budget_by_the_estimate_are_refused_without_solving() -
         assert error.error == "optimal_too_costly" and "by estimate" in error.message
         assert "0.001 s" in error.message and "seat bot:heuristic" in error.message
     assert calls == []
+    # « 1,300 s » reads 1.3 s to a French player: their counts are grouped by spaces
+    french = error.words["fr"]
+    assert re.search(r"\d,\d\d\d", french) is None, french
+    assert re.search(r"\d\s\d\d\d positions", french), french
 
 
 def test_rules_the_solvers_refuse_are_refused_at_once_in_their_words() -> None:

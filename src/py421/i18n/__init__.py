@@ -68,13 +68,14 @@ def fill(lang: str, template: str, fields: Mapping[str, object]) -> str:
     "Analyse d'engranjeu-21 : Ana"
     """
     template = elide(lang, template, fields)
-    if lang == "fr" and ":,}" in template:  # counts grouped by three: with spaces in French
+    fields = with_plural(lang, template, fields)  # of the count itself, before it is written
+    if ":,}" in template:  # counts grouped by three (with spaces in French); a word left as it is
         grouped = {name for _, name, spec, _ in string.Formatter().parse(template) if name and spec == ","}
         fields = {
             k: num(lang, v, ",") if k in grouped and isinstance(v, int) else v for k, v in fields.items()
         }
         template = template.replace(":,}", "}")
-    return template.format(**with_plural(lang, template, fields))
+    return template.format(**fields)
 
 
 def elide(lang: str, template: str, fields: Mapping[str, object]) -> str:

@@ -126,7 +126,8 @@ function replaySection() {
     const chosen = file.files && file.files[0];
     if (!chosen) return;
     if (chosen.size > RECORD_MOST) {
-      showError(t("here.replay_too_big", { size: (chosen.size / 1e6).toFixed(1) }));
+      const size = (chosen.size / 1e6).toLocaleString(locale(), { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+      showError(t("here.replay_too_big", { size }));
       file.value = "";
       return;
     }
