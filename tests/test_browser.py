@@ -624,3 +624,24 @@ def test_the_home_page_leads_back_to_the_tables_this_phone_holds_a_seat_at(
         expect(person.get_by_test_id("status")).to_have_attribute("data-status", "waiting")
     expect(alice.get_by_test_id("start-button")).to_be_visible()  # back in her seat: she starts it
     expect(bob.get_by_test_id("join-button")).to_be_hidden()  # back in his: nothing to join
+
+
+def test_the_dice_tapped_to_keep_outlive_a_reload(server: str, browser: Browser) -> None:
+    """A phone that reloads the page (a tab the browser dropped while the player talked) forgot the
+    dice tapped to keep: the player had to tap them again, or threw them all by mistake."""
+    alice = phone(browser)
+    alice.goto(server + "/")
+    alice.get_by_test_id("player-name").fill("Alice")
+    alice.get_by_test_id("settings").fill("charge_throws=3")  # Alice decides from her first turn
+    alice.get_by_test_id("create-table").click()
+    alice.get_by_test_id("start-button").click()
+    expect(alice.get_by_test_id("your-turn")).to_be_visible()
+    alice.get_by_test_id("die-0").click()
+    alice.get_by_test_id("die-2").click()
+    expect(alice.get_by_test_id("action-throw")).to_contain_text("throw 1")
+    alice.reload()
+    expect(alice.get_by_test_id("your-turn")).to_be_visible()
+    expect(alice.get_by_test_id("die-0")).to_have_attribute("aria-pressed", "true")
+    expect(alice.get_by_test_id("die-1")).to_have_attribute("aria-pressed", "false")
+    expect(alice.get_by_test_id("die-2")).to_have_attribute("aria-pressed", "true")
+    expect(alice.get_by_test_id("action-throw")).to_contain_text("throw 1")

@@ -718,9 +718,36 @@ export function tablePage(code) {
     if (!T.view || !T.view.your_turn || T.busy) return;
     if (T.kept.has(i)) T.kept.delete(i);
     else T.kept.add(i);
+    rememberKept();
     show(actionHint, false);
     renderDiceState();
     renderActions();
+  }
+
+  // The dice tapped, for this tab only: a phone may reload a page it dropped while the player talked.
+  const KEPT_KEY = `py421:kept:${code}`;
+
+  function rememberKept() {
+    try {
+      sessionStorage.setItem(KEPT_KEY, JSON.stringify({ dice: T.diceKey, kept: [...T.kept] }));
+    } catch {
+      /* no storage: a reload forgets them */
+    }
+  }
+
+  /**
+   * The dice this tab had tapped on the throw `key`, if that is the throw shown again.
+   * @param {string} key
+   * @returns {number[]}
+   */
+  function keptBefore(key) {
+    try {
+      const saved = JSON.parse(sessionStorage.getItem(KEPT_KEY) ?? "null");
+      if (!saved || saved.dice !== key || !Array.isArray(saved.kept)) return [];
+      return saved.kept.filter((/** @type {unknown} */ i) => Number.isInteger(i) && Number(i) >= 0 && Number(i) < 3);
+    } catch {
+      return [];
+    }
   }
 
   // --- scorekeeper
@@ -946,6 +973,7 @@ export function tablePage(code) {
     const fresh = T.diceKey !== null; // no roll on arrival: only for throws seen live
     T.diceKey = key;
     T.kept.clear();
+    for (const i of keptBefore(key)) T.kept.add(i); // the page was reloaded on this very throw
     dice.replaceChildren();
     // The dice kept at the last throw stay still while the others roll.
     const still = [...T.lastKeep];
