@@ -162,6 +162,19 @@ def take_a_turn(page: Page) -> None:
             return
 
 
+def her_first_turn(alice: Page, base: str, timeout: str | None = None) -> None:
+    """Alice, at a table of hers against bots just started, at her first turn: three throws in the
+    charge, so that she decides from her first turn (the table's ``timeout`` in seconds, if given)."""
+    alice.goto(base + "/")
+    alice.get_by_test_id("player-name").fill("Alice")
+    alice.get_by_test_id("settings").fill("charge_throws=3")
+    if timeout is not None:
+        alice.get_by_test_id("timeout").fill(timeout)
+    alice.get_by_test_id("create-table").click()
+    alice.get_by_test_id("start-button").click()
+    expect(alice.get_by_test_id("your-turn")).to_be_visible()
+
+
 def test_two_phones_create_join_play_to_the_end_and_reload(server: str, browser: Browser) -> None:
     alice, bob = phone(browser), phone(browser)
     alice.goto(server + "/")
@@ -466,13 +479,7 @@ def test_a_player_a_bot_stood_in_for_takes_the_seat_back_at_a_tap(server: str, b
     """Away, the page said so in the players' list only, and the bot played each turn the moment it
     came: the player now sees why, and takes the seat back at a tap."""
     alice = phone(browser)
-    alice.goto(server + "/")
-    alice.get_by_test_id("player-name").fill("Alice")
-    alice.get_by_test_id("settings").fill("charge_throws=3")  # Alice decides from her first turn
-    alice.get_by_test_id("timeout").fill("10")  # the least a table may give
-    alice.get_by_test_id("create-table").click()
-    alice.get_by_test_id("start-button").click()
-    expect(alice.get_by_test_id("your-turn")).to_be_visible()
+    her_first_turn(alice, server, timeout="10")  # the least a table may give
     away = alice.get_by_test_id("away")
     expect(away).to_be_visible(timeout=60_000)  # ten seconds without a move: a bot plays for her
     expect(away).to_contain_text("a bot plays for you")
@@ -533,12 +540,7 @@ def test_a_connection_that_went_silent_is_made_again_and_the_game_goes_on(
         alice.clock.install()  # the page's waits go by at the test's word
         sockets: list[str] = []
         alice.on("websocket", lambda ws: sockets.append(ws.url))
-        alice.goto(relay.address + "/")
-        alice.get_by_test_id("player-name").fill("Alice")
-        alice.get_by_test_id("settings").fill("charge_throws=3")  # Alice decides from her first turn
-        alice.get_by_test_id("create-table").click()
-        alice.get_by_test_id("start-button").click()
-        expect(alice.get_by_test_id("your-turn")).to_be_visible()
+        her_first_turn(alice, relay.address)
         connection = alice.get_by_test_id("connection")
         expect(connection).to_have_attribute("data-state", "open")
         assert len(sockets) == 1
@@ -585,12 +587,7 @@ def test_on_a_small_phone_the_dice_and_throw_are_on_screen_when_the_turn_comes(
     """On a 360 × 640 phone, the most common Android screen, and a 320 × 568 one, « Throw » was below
     the screen's edge at each turn: the player had to scroll to find it."""
     alice = phone(browser, width, height)
-    alice.goto(server + "/")
-    alice.get_by_test_id("player-name").fill("Alice")
-    alice.get_by_test_id("settings").fill("charge_throws=3")  # Alice decides from her first turn
-    alice.get_by_test_id("create-table").click()
-    alice.get_by_test_id("start-button").click()
-    expect(alice.get_by_test_id("your-turn")).to_be_visible()
+    her_first_turn(alice, server)
     expect(alice.get_by_test_id("action-throw")).to_be_in_viewport(ratio=1)
     expect(alice.get_by_test_id("dice")).to_be_in_viewport(ratio=1)
     expect(alice.get_by_test_id("share-link")).to_be_visible()  # still there, for watchers
@@ -630,12 +627,7 @@ def test_the_dice_tapped_to_keep_outlive_a_reload(server: str, browser: Browser)
     """A phone that reloads the page (a tab the browser dropped while the player talked) forgot the
     dice tapped to keep: the player had to tap them again, or threw them all by mistake."""
     alice = phone(browser)
-    alice.goto(server + "/")
-    alice.get_by_test_id("player-name").fill("Alice")
-    alice.get_by_test_id("settings").fill("charge_throws=3")  # Alice decides from her first turn
-    alice.get_by_test_id("create-table").click()
-    alice.get_by_test_id("start-button").click()
-    expect(alice.get_by_test_id("your-turn")).to_be_visible()
+    her_first_turn(alice, server)
     alice.get_by_test_id("die-0").click()
     alice.get_by_test_id("die-2").click()
     expect(alice.get_by_test_id("action-throw")).to_contain_text("throw 1")

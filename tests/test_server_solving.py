@@ -105,8 +105,11 @@ def test_rules_the_solvers_refuse_are_refused_at_once_in_their_words() -> None:
     assert calls == []
 
 
-def test_a_full_line_refuses_at_once_and_says_when_to_try_again() -> None:
-    solves = line(queue=0, seconds=60)
+def refused_while_one_is_solved(
+    solves: SolveLine, first: str, asked: list[tuple[Ruleset, str]]
+) -> tuple[TableError, list[int]]:
+    """A solve for the address ``first`` held in the worker while each of ``asked`` (rules, address)
+    is asked for in turn: the refusal of the last, and the solves the worker was given."""
     release = threading.Event()
 
     def held() -> None:
@@ -114,19 +117,26 @@ def test_a_full_line_refuses_at_once_and_says_when_to_try_again() -> None:
 
     calls, slow = counted(held)
 
-    async def two_at_once() -> TableError:
-        first = asyncio.ensure_future(solves.prepare(CLASSIC, 2, slow, "203.0.113.1"))
+    async def at_once() -> TableError:
+        running = asyncio.ensure_future(solves.prepare(CLASSIC, 2, slow, first))
         while not calls:
             await asyncio.sleep(0.01)
+        taken = [asyncio.ensure_future(solves.prepare(rules, 2, slow, who)) for rules, who in asked[:-1]]
         try:
             with pytest.raises(TableError) as e:
-                await solves.prepare(Ruleset.preset("tim"), 2, slow, "203.0.113.2")
+                await solves.prepare(asked[-1][0], 2, slow, asked[-1][1])
         finally:
             release.set()
-            await first
+            await asyncio.gather(running, *taken)
         return e.value
 
-    busy = asyncio.run(two_at_once())
+    return asyncio.run(at_once()), calls
+
+
+def test_a_full_line_refuses_at_once_and_says_when_to_try_again() -> None:
+    busy, calls = refused_while_one_is_solved(
+        line(queue=0, seconds=60), "203.0.113.1", [(Ruleset.preset("tim"), "203.0.113.2")]
+    )
     assert busy.error == "optimal_busy" and busy.status == 503 and busy.retry_after == 60
     assert calls == [1]  # the second was refused, not queued
 
@@ -147,29 +157,12 @@ def test_one_address_holds_one_place_in_the_line_at_a_time() -> None:
     line: every other visitor's table with hints or an optimal seat, and every analysis, was refused
     for as long as it kept at it. An address waits for its own solve before it may ask another;
     the line's other places stay for the others."""
-    solves = line(queue=4, seconds=60)
-    release = threading.Event()
-
-    def held() -> None:
-        release.wait(30)
-
-    calls, slow = counted(held)
-
-    async def three() -> TableError:
-        first = asyncio.ensure_future(solves.prepare(CLASSIC, 2, slow, "2001:db8::1"))
-        while not calls:
-            await asyncio.sleep(0.01)
-        other = asyncio.ensure_future(solves.prepare(Ruleset.preset("kytionnaire"), 2, slow, "203.0.113.9"))
-        try:
-            with pytest.raises(TableError) as e:  # the same /64
-                await solves.prepare(Ruleset.preset("tim"), 2, slow, "2001:db8::2")
-        finally:
-            release.set()
-            await first
-            await other
-        return e.value
-
-    refused = asyncio.run(three())
+    refused, calls = refused_while_one_is_solved(
+        line(queue=4, seconds=60),
+        "2001:db8::1",
+        # another address, then the first one's /64 again
+        [(Ruleset.preset("kytionnaire"), "203.0.113.9"), (Ruleset.preset("tim"), "2001:db8::2")],
+    )
     assert refused.error == "optimal_busy" and refused.status == 429 and refused.retry_after == 60
     assert "one solve at a time" in refused.words["en"]
     assert calls == [1, 1]  # the other address's solve was taken, the same address's refused
