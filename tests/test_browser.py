@@ -556,6 +556,13 @@ def test_a_connection_that_went_silent_is_made_again_and_the_game_goes_on(
         before = lines.count()
         alice.get_by_test_id("action-throw").click()
         expect(lines).not_to_have_count(before)
+        relay.go_silent()  # and again, on the new connection
+        alice.clock.run_for(60_000)
+        deadline = time.monotonic() + 60
+        while len(sockets) < 3 and time.monotonic() < deadline:
+            alice.wait_for_timeout(100)
+        assert len(sockets) >= 3, "the page never connected a third time"
+        expect(connection).to_have_attribute("data-state", "open")
     finally:
         relay.close()
 

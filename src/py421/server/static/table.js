@@ -293,8 +293,7 @@ export function tablePage(code) {
   whenLeaving(() => {
     T.closing = true;
     clearTimeout(T.retryTimer);
-    clearInterval(T.pingTimer);
-    clearTimeout(T.silenceTimer);
+    stopWatching();
     document.removeEventListener("visibilitychange", onVisible);
     window.removeEventListener("offline", onOffline);
     window.removeEventListener("online", onOnline);
@@ -339,8 +338,7 @@ export function tablePage(code) {
     };
     ws.onclose = (/** @type {{ code: number }} */ event) => {
       if (T.ws !== ws || T.closing) return;
-      clearInterval(T.pingTimer);
-      clearTimeout(T.silenceTimer);
+      stopWatching();
       T.ws = null;
       if (event.code === 4404) {
         // The table is gone: its error message already says so; retrying cannot help.
@@ -375,15 +373,20 @@ export function tablePage(code) {
    */
   function lose(ws) {
     if (T.ws !== ws || T.closing) return;
-    clearInterval(T.pingTimer);
-    clearTimeout(T.silenceTimer);
-    T.silenceTimer = undefined;
+    stopWatching();
     T.ws = null;
     ws.onclose = null;
     ws.onmessage = null;
     ws.close(1000);
     clearTimeout(T.retryTimer);
     retry();
+  }
+
+  /** No more pings, nor waiting for an answer to one: the socket they were for is gone. */
+  function stopWatching() {
+    clearInterval(T.pingTimer);
+    clearTimeout(T.silenceTimer);
+    T.silenceTimer = undefined;
   }
 
   /** Pings the server: unless something comes back in time, the socket is given up. */
