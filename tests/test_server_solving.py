@@ -150,6 +150,7 @@ def test_an_unsolved_game_is_named_with_its_settings_and_a_command_that_solves_i
     said = Unsolved(variant, 3, "analysis_too_costly", 503).said("en")[0]
     assert "of classic-11 (charge_throws=3, le_bon=false) is not solved" in said, said
     assert "'421 solve --players 3 --rules classic-11 --set charge_throws=3 --set le_bon=false'" in said, said
+    assert "whoever runs it can solve it" in said  # a player reads it: the command is the host's
 
 
 def test_one_address_holds_one_place_in_the_line_at_a_time() -> None:
