@@ -352,3 +352,53 @@ def test_a_record_whose_steps_do_not_replay_is_refused_and_says_which():
     assert status == 400 and "step 2" in data["said"], data
     status, data = imported(tables, "x" * 5_000_001)
     assert status == 400 and data["detail"]["error"] == "too_large"
+
+
+def test_kept_games_are_read_when_opened_and_counted_from_their_saves(monkeypatch):
+    """The page replayed every kept game as it started: 500 of them made it wait ten seconds before
+    anything, a new game too. A kept game is read when it is opened, and a finished one counts for
+    its players from its save; a save from before (no counts) is read once and kept again with them."""
+    tables = LocalTables()
+    finished = []
+    for seed in range(3):
+        finished.append(create(tables, players=["Ana", "bot:random"], seed=seed))
+        play_out(tables, finished[-1])
+    under_way = create(tables, players=["Ana", "Bob"], settings=UNDER_WAY)
+    counts = tables.leaderboard()
+    kept = json.loads(json.dumps([tables.table(code).save() for code in [*finished, under_way]]))
+    del kept[0]["stats"]  # kept by an earlier page
+    from py421.play.session import Session
+
+    read: list[str] = []
+    real = Session.from_save
+
+    def counted(data: Any) -> Session:
+        read.append(data["code"])
+        return real(data)
+
+    monkeypatch.setattr(Session, "from_save", counted)
+    again = LocalTables()
+    assert again.restore(kept) == []
+    assert read == []  # nothing replayed as the page starts
+    status, rows, saves = again.request("GET", "/api/leaderboard", None)
+    assert (status, rows) == (200, counts)
+    assert read == [finished[0]]  # the one save without its counts, alone
+    assert [s["code"] for s in saves] == [finished[0]] and "stats" in saves[0]  # kept again, with them
+    look, _ = again.receive(under_way, {"type": "look"})
+    assert look["table"]["status"] == "playing" and read == [finished[0], under_way]
+    assert again.leaderboard() == counts and len(read) == 2
+
+
+def test_a_kept_game_that_cannot_be_read_says_so_when_opened():
+    tables = LocalTables()
+    code = create(tables, players=["Ana", "bot:random"], seed=1)
+    spoilt = tables.table(code).save()
+    spoilt["record"]["steps"] = ["not a step"]
+    again = LocalTables()
+    assert again.restore([spoilt]) == []
+    said, _ = again.receive(code, {"type": "look"})
+    assert said["type"] == "error" and said["error"] == "not_found"
+    assert f"the game {code} kept on this phone cannot be read" in said["message"], said
+    status, data, _ = again.request("GET", f"/api/tables/{code}", None, "fr")
+    assert status == 404 and "ne peut pas être lue" in data["said"], data
+    assert again.leaderboard() == []  # counted for nobody

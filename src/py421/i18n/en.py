@@ -1327,6 +1327,7 @@ MESSAGES: dict[str, str] = {
     "local.bot_offline": "bot:{bot} plays only at a server's tables; on this phone: {accepted}",
     "local.scorekeeper_bots": "a scorekeeper's players are the people at the real table",
     "local.no_table": "no table {code} on this device",
+    "local.unreadable": "the game {code} kept on this phone cannot be read: {reason}",
     "local.replay_rematch": "a game imported to be watched has no rematch",
     "local.rematch_after": "a rematch follows a finished game",
     "local.replay_moves": "a game imported to be watched takes no moves: look at its steps",

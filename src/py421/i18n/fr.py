@@ -1370,6 +1370,7 @@ MESSAGES: dict[str, str] = {
     "local.bot_offline": "bot:{bot} ne joue qu'aux tables d'un serveur ; sur ce téléphone : {accepted}",
     "local.scorekeeper_bots": "les joueurs du marqueur sont les personnes assises à la vraie table",
     "local.no_table": "pas de table {code} sur cet appareil",
+    "local.unreadable": "la partie {code} gardée sur ce téléphone ne peut pas être lue : {reason}",
     "local.replay_rematch": "une partie importée pour être regardée n'a pas de revanche",
     "local.rematch_after": "une revanche se joue après une partie finie",
     "local.replay_moves": "une partie importée pour être regardée ne prend aucun coup : regardez ses étapes",

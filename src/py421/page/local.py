@@ -12,6 +12,9 @@ a ``step`` shows the game as it stood after that many steps.
 
 Every answer that changes a table carries its save (``saves``), which the page
 keeps (IndexedDB) and hands back with :meth:`LocalTables.restore` after a reload.
+A save is read (its game replayed) only when its table is opened: a phone
+keeps hundreds of games. A finished game's save carries its players' counts
+(``stats``), so the leaderboard reads none of them.
 """
 
 from __future__ import annotations
@@ -185,24 +188,54 @@ class LocalTable:
         return message
 
     def save(self) -> dict[str, Any]:
-        return self.session.to_save(kind=SAVE_KIND, code=self.code, mode=self.mode, rematch=self.rematch)
+        extra: dict[str, Any] = {
+            "kind": SAVE_KIND,
+            "code": self.code,
+            "mode": self.mode,
+            "rematch": self.rematch,
+        }
+        counted = self.counts()
+        if counted is not None:
+            extra["stats"] = counted
+        return self.session.to_save(**extra)
+
+    def counts(self) -> list[dict[str, Any]] | None:
+        """Each player's counts for the leaderboard (the history's columns, one game), once the game
+        is over and was played here (a game imported to be watched counts for nobody)."""
+        game = self.session.game
+        if self.mode == "replay" or game.state.outcome is None:
+            return None
+        return [
+            {"name": p.name, "games": 1, "losses": int(p.lost)}
+            | {key: getattr(p, key) for key in COUNTED[2:]}
+            for p in game_stats(game)
+        ]
+
+    @staticmethod
+    def kept_code(data: Any) -> str:
+        """The code of a table's save, checked as far as it can be without replaying its game."""
+        if not isinstance(data, dict) or data.get("kind") != SAVE_KIND:
+            raise InvalidRecord(Message("local.not_kept", {"kind": repr(SAVE_KIND)}))
+        code = data.get("code")
+        if not isinstance(code, str) or not code.startswith(CODE_PREFIX) or data.get("mode") not in MODES:
+            raise InvalidRecord(Message("local.kept_table", {}))
+        return code
 
     @staticmethod
     def from_save(data: dict[str, Any]) -> LocalTable:
-        if not isinstance(data, dict) or data.get("kind") != SAVE_KIND:
-            raise InvalidRecord(Message("local.not_kept", {"kind": repr(SAVE_KIND)}))
-        code, mode = data.get("code"), data.get("mode")
-        if not isinstance(code, str) or not code.startswith(CODE_PREFIX) or mode not in MODES:
-            raise InvalidRecord(Message("local.kept_table", {}))
+        code = LocalTable.kept_code(data)
         rematch = data.get("rematch")
-        return LocalTable(code, mode, Session.from_save(data), rematch if isinstance(rematch, str) else None)
+        return LocalTable(
+            code, data["mode"], Session.from_save(data), rematch if isinstance(rematch, str) else None
+        )
 
 
 class LocalTables:
     """The tables of this device, answering the page's requests as the server would."""
 
     def __init__(self) -> None:
-        self.tables: dict[str, LocalTable] = {}
+        self.tables: dict[str, LocalTable] = {}  # those read
+        self.kept: dict[str, dict[str, Any]] = {}  # the saves of the others, read when opened
 
     # -- the requests ------------------------------------------------------------
 
@@ -230,7 +263,8 @@ class LocalTables:
             return {"code": table.code}, [table]
         if method == "GET" and path.split("?")[0] == "/api/leaderboard":
             rules = re.search(r"[?&]rules=([^&]+)", path)
-            return self.leaderboard(rules[1] if rules else None), []
+            read = self._read_for_counts()
+            return self.leaderboard(rules[1] if rules else None), read
         found = re.fullmatch(r"/api/tables/([^/]+)(/start|/rematch|/record)?", path)
         if found is None:
             raise LocalError("not_found", Message("local.no_route", {"method": method, "path": path}), 404)
@@ -250,19 +284,19 @@ class LocalTables:
     def leaderboard(self, rules: str | None = None) -> list[dict[str, Any]]:
         """Per player, the finished games of this device (of one preset's rules, if named): the
         server's ``GET /api/leaderboard`` rows, most games first."""
+        self._read_for_counts()
+        games: list[tuple[str | None, Any]] = [
+            (t.session.game.rules.name, t.counts()) for t in self.tables.values()
+        ]
+        games += [(_rules_name(data), data.get("stats")) for data in self.kept.values()]
         rows: dict[str, dict[str, Any]] = {}
-        for table in self.tables.values():
-            game = table.session.game
-            if table.mode == "replay":  # a game played elsewhere, imported to be watched
+        for name, counted in games:
+            if not isinstance(counted, list) or (rules is not None and name != rules):
                 continue
-            if game.state.outcome is None or (rules is not None and game.rules.name != rules):
-                continue
-            for player in game_stats(game):
-                row = rows.setdefault(player.name, {"name": player.name, **dict.fromkeys(COUNTED, 0)})
-                row["games"] += 1
-                row["losses"] += player.lost
-                for key in COUNTED[2:]:
-                    row[key] += getattr(player, key)
+            for player in counted:
+                row = rows.setdefault(player["name"], {"name": player["name"], **dict.fromkeys(COUNTED, 0)})
+                for key in COUNTED:
+                    row[key] += player[key]
         for row in rows.values():
             row["loss_rate"] = row["losses"] / row["games"]
         return sorted(rows.values(), key=lambda r: (-r["games"], r["name"]))
@@ -380,10 +414,35 @@ class LocalTables:
         return seats
 
     def table(self, code: str) -> LocalTable:
+        """The table ``code``, its save read (its game replayed) the first time it is asked for."""
         table = self.tables.get(code)
+        if table is None and code in self.kept:
+            try:
+                table = LocalTable.from_save(self.kept[code])
+            except Py421Error as e:
+                said = {"code": code, "reason": e.message or str(e)}
+                raise LocalError("not_found", Message("local.unreadable", said), 404) from e
+            del self.kept[code]
+            self.tables[code] = table
         if table is None:
             raise LocalError("not_found", Message("local.no_table", {"code": repr(code)}), 404)
         return table
+
+    def _read_for_counts(self) -> list[LocalTable]:
+        """The finished games kept without their counts (saved by an earlier page), read: their saves
+        then carry them, for the page to keep."""
+        read = []
+        for code, data in list(self.kept.items()):
+            final = data.get("record", {}).get("final") if isinstance(data.get("record"), dict) else None
+            if data.get("mode") == "replay" or "stats" in data or not isinstance(final, dict):
+                continue
+            if final.get("phase") != "over":
+                continue
+            try:
+                read.append(self.table(code))
+            except LocalError:
+                continue  # a save that cannot be read counts for nobody (opening it says why)
+        return read
 
     def rematch(self, table: LocalTable) -> LocalTable:
         if table.mode == "replay":
@@ -478,22 +537,31 @@ class LocalTables:
         problems = []
         for data in saves:
             try:
-                table = LocalTable.from_save(data)
+                code = LocalTable.kept_code(data)
             except Py421Error as e:
                 problems.append(str(e))
                 continue
-            self.tables[table.code] = table
+            self.tables.pop(code, None)  # read again from this save (a tab taking the table over)
+            self.kept[code] = data
         return problems
 
     def forget(self, code: str) -> bool:
         """Drop a table the phone no longer keeps; whether it was here."""
-        return self.tables.pop(code, None) is not None
+        return (self.tables.pop(code, None) or self.kept.pop(code, None)) is not None
 
     def _new_code(self) -> str:
         while True:
             code = CODE_PREFIX + secrets.token_hex(4)
-            if code not in self.tables:
+            if code not in self.tables and code not in self.kept:
                 return code
+
+
+def _rules_name(data: dict[str, Any]) -> str | None:
+    """The preset's name of a kept game's rules, as its save holds them."""
+    record = data.get("record")
+    rules = record.get("rules") if isinstance(record, dict) else None
+    name = rules.get("name") if isinstance(rules, dict) else None
+    return name if isinstance(name, str) else None
 
 
 def _step(raw: Any, steps: int) -> int:
