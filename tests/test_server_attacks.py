@@ -647,7 +647,10 @@ def test_solves_wait_in_a_bounded_queue_and_play_never_waits_behind_them(tmp_pat
     play has its own worker."""
     # A budget no solve here reaches: the one solve let in lasts longer than the test (about
     # 800 seconds by estimate), however fast the machine
-    server = Server(tmp_path, "--optimal-queue", "0", "--optimal-seconds", "100000", "--bot-delay", "0")
+    server = Server(
+        tmp_path, "--optimal-queue", "0", "--optimal-seconds", "100000", "--bot-delay", "0",
+        "--trusted-proxy", "127.0.0.1",
+    )  # fmt: skip
     try:
         # three throws in the charge: the bot decides from the first round (coups secs would let the
         # server throw the whole game through before anyone looks)
@@ -658,8 +661,10 @@ def test_solves_wait_in_a_bounded_queue_and_play_never_waits_behind_them(tmp_pat
 
         def create(pot: int) -> None:
             body = {"rules": "classic-11", "settings": [f"pot={pot}"], "seats": ["human", "bot:optimal"]}
+            # each from an address of its own: an address holds one place in the line at a time
+            client = {"X-Forwarded-For": f"198.51.100.{pot - 200}"}
             with contextlib.suppress(httpx2.HTTPError):  # the one solving is cut off by the server's stop
-                answers[pot] = server.post("/api/tables", body | {"name": "A"})
+                answers[pot] = server.post("/api/tables", body | {"name": "A"}, headers=client)
 
         for pot in (270, 271, 272):
             threading.Thread(target=create, args=(pot,), daemon=True).start()
