@@ -644,3 +644,15 @@ def test_the_dice_tapped_to_keep_outlive_a_reload(server: str, browser: Browser)
     expect(alice.get_by_test_id("die-1")).to_have_attribute("aria-pressed", "false")
     expect(alice.get_by_test_id("die-2")).to_have_attribute("aria-pressed", "true")
     expect(alice.get_by_test_id("action-throw")).to_contain_text("throw 1")
+
+
+def test_a_late_comer_is_told_why_they_only_watch(server: str, browser: Browser) -> None:
+    """A friend who opened the link after the start, or a player on a second phone, was told only
+    « You are watching », and looked for a way to join."""
+    alice, bob = phone(browser), phone(browser)
+    her_first_turn(alice, server)
+    bob.goto(alice.url)
+    watching = bob.locator(".watching")
+    expect(watching).to_contain_text("the game started with the players seated")
+    expect(watching).to_contain_text("plays from that phone")
+    expect(bob.get_by_test_id("join-button")).to_be_hidden()

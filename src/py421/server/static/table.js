@@ -825,7 +825,9 @@ export function tablePage(code) {
     const freeHuman = seats.some((s) => s.kind === "human" && !s.taken);
     const canJoin = st === "waiting" && !T.seat && freeHuman && !isScorekeeper();
     show(joinForm, canJoin);
-    show(watching, Boolean(table) && !T.seat && !canJoin);
+    show(watching, Boolean(table) && !T.seat && !canJoin && !isScorekeeper()); // a scorekeeper's watchers are told apart
+    // why one only watches: every seat taken, or the game begun (a seat is played from the phone that took it)
+    setText(watching, t(st === "waiting" ? "watching_full" : "watching"));
     show(share, st !== "over" && st !== "abandoned" && !isLocal(code)); // nobody joins a table of this device
     // Waiting, the link is what the table needs; in play, the dice come first (on a small phone the
     // link pushed « Throw » off the screen) and the link, to ask friends to watch, below the players.
