@@ -359,3 +359,18 @@ def test_a_record_whose_table_cannot_be_seated_is_refused_as_a_record_before_any
     said = refused("analyse", str(path))
     assert "the record's table cannot be seated: classic-11 is played by 2 or more players, not 1" in said
     assert "solver" not in said
+
+
+def test_a_trained_policys_decisions_are_a_bots_left_out_unless_asked():
+    """« Policy 1 », a trained policy seated by bot:policy:FILE, was analysed as a person."""
+    from py421.core.game import Game
+    from py421.core.rules import Ruleset
+
+    game = Game(Ruleset.preset("classic-11"), ["Ana", "Policy 1"])
+    for dice in ("421", "221"):
+        game.throw(dice)
+    analysed = analyse(game.record())
+    assert analysed.players == ("Ana", "Policy 1")
+    assert [s.player for s in analysed.summaries] == ["Ana"]  # the bot's decisions left out
+    with_bots = analyse(game.record(), bots=True)
+    assert {s.player: s.bot for s in with_bots.summaries} == {"Ana": False, "Policy 1": True}

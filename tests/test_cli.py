@@ -687,7 +687,8 @@ def test_bots_are_named_in_the_tables_language_and_keep_their_names():
 
 
 def test_a_bots_name_in_either_language_is_kept_for_the_bots():
-    for name in ("Heuristic 2", "heuristique 1", "Aléatoire 3", "Optimal 1"):
+    # « Policy 1 », a trained policy's seat (bot:policy:FILE), too: its games are analysed as a bot's
+    for name in ("Heuristic 2", "heuristique 1", "Aléatoire 3", "Optimal 1", "Policy 1", "politique 2"):
         refused = run_cli("play", "--players", f"{name},bot:random", "--lang", "fr")
         assert refused.exit_code == 2, (name, refused.output)
         assert "sont réservés aux bots" in refused.output

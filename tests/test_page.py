@@ -15,7 +15,6 @@ from py421.core.engine import new_game
 from py421.core.rules import Ruleset
 from py421.core.state import Outcome
 from py421.i18n import CATALOGS, LANGS, guillemets, page_module, tr
-from py421.players import levels
 from py421.server.protocol import typed_dicts, typescript
 from py421.server.table import TableError, clean_name
 from py421.text import outcome_text
@@ -212,7 +211,9 @@ def test_the_page_keeps_the_bots_names_for_the_bots_in_every_language():
     api = (STATIC / "api.js").read_text(encoding="utf-8")
     found = re.search(r"const BOT_NAME = /\^\(([^)]*)\) \[0-9\]\+\$\|\^bot:/iu;", api)
     assert found, "api.js: BOT_NAME"
-    words = {level.names[lang].removesuffix(" {n}").lower() for lang in CATALOGS for level in levels()}
+    from py421.players.registry import bots_names
+
+    words = {names[lang].removesuffix(" {n}").lower() for lang in CATALOGS for names in bots_names()}
     assert set(found[1].split("|")) == words
 
 

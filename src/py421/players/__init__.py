@@ -10,6 +10,7 @@ from .registry import (
     bot_level,
     bot_name,
     is_bot_name,
+    keep_names,
     levels,
     listing,
     make_bot,
@@ -37,6 +38,7 @@ for _key, _make, _offline in (
 ):
     names, about = _texts(f"bot.{_key}"), _texts(f"bot.{_key}.about")
     register(BotLevel(_key, _make, names, about, compiled=True, offline=_offline))
+keep_names(_texts("envs.policy_seat.bot_name"))  # « Policy n », a trained policy's (bot:policy:FILE)
 
 __all__ = [
     "BotLevel",

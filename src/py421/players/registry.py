@@ -58,6 +58,16 @@ _LEVELS: dict[str, BotLevel] = {}
 Family = Callable[[str], BotLevel]
 _FAMILIES: dict[str, tuple[Family, str]] = {}  # prefix -> how a level is made, what follows the prefix
 _names: re.Pattern[str] | None = None  # any bot's name, in any language; made again at a change
+# The names of bots whose level may not be registered in this process (a trained policy's « Policy
+# n », seated by bot:policy:FILE where a command reads local files): kept for bots all the same.
+_KEPT_NAMES: list[Mapping[str, str]] = []
+
+
+def keep_names(names: Mapping[str, str]) -> None:
+    """Keep for bots the names ``names`` (by language, with ``{n}``), wherever their level is made."""
+    global _names
+    _KEPT_NAMES.append(names)
+    _names = None
 
 
 def register(level: BotLevel) -> BotLevel:
@@ -229,15 +239,20 @@ def bot_name_in(name: str, lang: str) -> str:
     plain = unicodedata.normalize("NFKC", name).strip()
     for level in _LEVELS.values():
         for said in LANGS:
-            found = re.fullmatch(_name_pattern(level, said), plain, re.IGNORECASE)
+            found = re.fullmatch(_name_pattern(level.names, said), plain, re.IGNORECASE)
             if found and found.groups():
                 return level.name(int(found[1]), lang)
     return name
 
 
-def _name_pattern(level: BotLevel, lang: str) -> str:
-    """The names of a level's bots in ``lang`` as a pattern, the number captured."""
-    return re.escape(level.names[lang]).replace(re.escape("{n}"), "([0-9]+)")
+def bots_names() -> list[Mapping[str, str]]:
+    """The names kept for bots, each by language with ``{n}``: every level's, and those kept apart."""
+    return [level.names for level in _LEVELS.values()] + _KEPT_NAMES
+
+
+def _name_pattern(names: Mapping[str, str], lang: str) -> str:
+    """The names of a level's bots (``names``, by language) in ``lang`` as a pattern, the number captured."""
+    return re.escape(names.get(lang, names["en"])).replace(re.escape("{n}"), "([0-9]+)")
 
 
 def is_bot_name(name: str) -> bool:
@@ -253,7 +268,7 @@ def is_bot_name(name: str) -> bool:
     global _names
     if _names is None:  # a game keeps the names it was made with, whatever the reader's language
         _names = re.compile(
-            "|".join(_name_pattern(level, lang) for level in _LEVELS.values() for lang in LANGS) or "(?!)",
+            "|".join(_name_pattern(names, lang) for names in bots_names() for lang in LANGS) or "(?!)",
             re.IGNORECASE,
         )
     plain = unicodedata.normalize("NFKC", name).strip()  # full-width too

@@ -233,7 +233,7 @@ const NOT_IN_NAMES = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\u115F\u1160\u2
 // a zero-width joiner after a character and before an emoji (« 👩‍🦰 »): one picture, not hidden
 const JOINED_EMOJI = /([^\s\u200D])\u200D(?=\p{So})/gu;
 // « bot:heuristic » in a list of seats is a bot: no person is named so
-const BOT_NAME = /^(random|heuristic|optimal|aléatoire|heuristique) [0-9]+$|^bot:/iu;
+const BOT_NAME = /^(random|heuristic|optimal|policy|aléatoire|heuristique|politique) [0-9]+$|^bot:/iu;
 
 /**
  * Why a typed name would be refused, or "" when it is fine.
