@@ -664,12 +664,28 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
             "joueurs, plus que les 120 000 que prend le solveur (la résolution prendrait des jours)",
         ),
         (
-            # the charge ends when the pot is empty: the solved game (a pot of 1, in a second) never has one
+            # the charge ends when the pot is empty
             [*GAME_3, "--set", "pot=1", "--phase", "charge", "--pot", "0", "--tokens", "1,0,0"],
-            "no position of the solved game has these tokens (1, 0, 0), pot 0, leader (you) and players "
-            "in the round (everyone): the game never reaches it",
-            "aucune position de la partie résolue n'a ces jetons (1, 0, 0), ce pot (0), celui qui "
-            "entame (vous) et ces joueurs dans le tour (tout le monde) : la partie n'y arrive jamais",
+            "--pot 0: the charge's pot holds 1 to 1 tokens (the rules' pot), the charge ending when it "
+            "is empty",
+            "--pot 0 : le pot de la charge tient de 1 à 1 jetons (celui des règles), la charge finissant "
+            "quand il est vide",
+        ),
+        (
+            # a pot the rules never fill, valued by a round objective and by the two players' game
+            ["advise", "642", "--throws-left", "0", "--objective", "tokens", "--players", "3", "--phase",
+             "charge", "--pot", "50"],
+            "--pot 50: the charge's pot holds 1 to 11 tokens (the rules' pot), the charge ending when it "
+            "is empty",
+            "--pot 50 : le pot de la charge tient de 1 à 11 jetons (celui des règles), la charge finissant "
+            "quand il est vide",
+        ),  # fmt: skip
+        (
+            [*GAME, "--phase", "charge", "--pot", "0", "--tokens", "5,6"],
+            "--pot 0: the charge's pot holds 1 to 11 tokens (the rules' pot), the charge ending when it "
+            "is empty",
+            "--pot 0 : le pot de la charge tient de 1 à 11 jetons (celui des règles), la charge finissant "
+            "quand il est vide",
         ),
         (
             ["solve", "--players", "9"],

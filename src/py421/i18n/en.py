@@ -1183,6 +1183,7 @@ MESSAGES: dict[str, str] = {
     "solver.game.debts_count": "expected {n} debts (yours, then clockwise), not {given}",
     "solver.game.debts_two": "at a table of two, the advice over the game is for a manche with nothing owed: debts are read at three to five players",
     "solver.pot_decharge": "--pot is the charge's: in the décharge the pot is empty (add --phase charge)",
+    "solver.pot_range": "--pot {pot}: the charge's pot holds 1 to {most} tokens (the rules' pot), the charge ending when it is empty",
     "solver.stake_unread": "--stake is read where every throw of the charge adds to the stake (accumulated_stakes, --phase charge), not here",
     "solver.game.out_twice": "--out names each place once, not {place} twice",
     "solver.game.throws_after": "{result} took {throws} throws, more than the limit the leader's result set ({limit}): no later result takes more",

@@ -1226,6 +1226,7 @@ MESSAGES: dict[str, str] = {
     "solver.game.debts_count": "{n} dettes attendues (la vôtre, puis dans le sens des aiguilles d'une montre), pas {given}",
     "solver.game.debts_two": "à deux joueurs, le conseil sur la partie vaut pour une manche où personne ne doit rien : les dettes se lisent de trois à cinq joueurs",
     "solver.pot_decharge": "--pot est celui de la charge : pendant la décharge le pot est vide (ajoutez --phase charge)",
+    "solver.pot_range": "--pot {pot} : le pot de la charge tient de 1 à {most} jetons (celui des règles), la charge finissant quand il est vide",
     "solver.stake_unread": "--stake n'est lu que là où chaque lancer de la charge s'ajoute à la mise (accumulated_stakes, --phase charge), pas ici",
     "solver.game.out_twice": "--out nomme chaque place une fois, pas {place} deux fois",
     "solver.game.throws_after": "{result} a pris {throws} lancers, plus que la limite fixée par le résultat de celui qui entame ({limit}) : aucun résultat suivant n'en prend plus",

@@ -105,6 +105,8 @@ class RoundContext:
         """Refuse a pot or a stake these rules and this phase would not read (not silently drop it)."""
         if self.pot is not None and not self.charge:
             raise InvalidPosition(Message("solver.pot_decharge"))
+        if self.pot is not None and not 1 <= self.pot <= rules.pot:  # a charge ends as its pot empties
+            raise InvalidPosition(Message("solver.pot_range", {"pot": self.pot, "most": rules.pot}))
         if self.stake and not staked(rules, self.charge):
             raise InvalidPosition(Message("solver.stake_unread"))
 
