@@ -673,13 +673,25 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
         ),
         (
             # a pot the rules never fill, valued by a round objective and by the two players' game
-            ["advise", "642", "--throws-left", "0", "--objective", "tokens", "--players", "3", "--phase",
-             "charge", "--pot", "50"],
+            [
+                "advise",
+                "642",
+                "--throws-left",
+                "0",
+                "--objective",
+                "tokens",
+                "--players",
+                "3",
+                "--phase",
+                "charge",
+                "--pot",
+                "50",
+            ],
             "--pot 50: the charge's pot holds 1 to 11 tokens (the rules' pot), the charge ending when it "
             "is empty",
             "--pot 50 : le pot de la charge tient de 1 à 11 jetons (celui des règles), la charge finissant "
             "quand il est vide",
-        ),  # fmt: skip
+        ),
         (
             [*GAME, "--phase", "charge", "--pot", "0", "--tokens", "5,6"],
             "--pot 0: the charge's pot holds 1 to 11 tokens (the rules' pot), the charge ending when it "
