@@ -123,6 +123,28 @@ def test_a_position_the_game_never_reaches_says_who_leads_and_who_is_in_and_name
             ["--rules", "engranjeu-21", "--tokens", "7,7,7", "--before", "653/1,631/3", "--throws-left", "0"],
             "631 took 3 throws, more than the limit the leader's result set (1): no later result takes more",
         ),
+        # the leader's throws and --limit say the limit twice: they must agree
+        (
+            ["--tokens", "4,4,3", "--before", "421/2", "--limit", "3", "--throws-left", "1"],
+            "the leader's result took 2 throws (421/2), and --limit says 3; the leader's throws are the "
+            "limit: give one of them, or the same number in both",
+        ),
+        # and by a round's objective too, which read --limit alone (three throws, where one was left)
+        (
+            [
+                "--objective", "loser", "--players", "3", "--before", "421/3", "--limit", "2",
+                "--throws-left", "0",
+            ],  # fmt: skip
+            "the leader's result took 3 throws (421/3), and --limit says 2",
+        ),
+        (
+            ["--objective", "tokens", "--players", "3", "--before", "421/1", "--throws-left", "2"],
+            "no throw can be left, not 2",
+        ),
+        (
+            ["--objective", "loser", "--players", "3", "--before", "421/4", "--throws-left", "0"],
+            "421/4",
+        ),
         # the pot is the charge's: the décharge has none
         (
             ["--before", "631", "--tokens", "4,4,3", "--pot", "500", "--throws-left", "1"],

@@ -619,10 +619,10 @@ CANNOT_3 = "le solveur de la partie entière ne peut pas résoudre"
         ),
         (
             [*GAME_3, "--rules", "engranjeu-21", "--before", "653/2,221/2", "--limit", "1"],
-            "the leader's result took as many throws as the limit, 1 (--limit), and no later result "
-            "took more",
-            "le résultat de celui qui entame a pris autant de lancers que la limite, 1 (--limit), et aucun "
-            "résultat suivant n'en a pris plus",
+            "the leader's result took 2 throws (653/2), and --limit says 1; the leader's throws are the "
+            "limit: give one of them, or the same number in both",
+            "le résultat de celui qui entame a pris 2 lancers (653/2), et --limit dit 1 ; les lancers de "
+            "celui qui entame sont la limite : donnez l'un des deux, ou le même nombre dans les deux",
         ),
         (
             [*GAME_3, "--rules", "engranjeu-21", "--before", "653/1,221/3", "--limit", "1"],

@@ -274,7 +274,7 @@ FRENCH_AS_SPOKEN = [  # (key, fields, what a French reader expects to read)
     ("leader.round_loser", {}, "a perdu le tour précédent"),
     ("cli.ladder.title", {"rules": "tim", "games": "10", "seed": 0}, "classement avec tim"),
     ("page.online", {}, "présent"),
-    ("solver.game.throws_limit", {"limit": 2}, "le résultat de celui qui entame"),
+    ("solver.game.throws_limit", {"took": 3, "said": "653/3", "limit": 2}, "le résultat de celui qui entame"),
     ("page.an.with_bots", {}, "les décisions des robots"),
     ("cli.verify.fair", {"n": 3}, "dés équitables"),
     ("cli.advise.keep", {"kept": "64", "n": 1}, "garder 64, relancer 1 dé"),

@@ -1201,7 +1201,7 @@ MESSAGES: dict[str, str] = {
     "solver.game.throws_before": "« qui barre démarre » compares throw counts: give the throws each result before took, like --before 421/2,653/1",
     "solver.game.throws_range": "a result before takes 1 to {most} throws, not {got} ({said})",
     "solver.game.unsolved": "the whole game of {n} players under {rules} is not solved on this machine: 421 solve {arguments} --players {n} solves it once (minutes, or hours), then ask again",
-    "solver.game.throws_limit": "the leader's result took as many throws as the limit, {limit} (--limit), and no later result took more",
+    "solver.game.throws_limit": "the leader's result took {took} throws ({said}), and --limit says {limit}; the leader's throws are the limit: give one of them, or the same number in both",
     "solver.game.stake": "with accumulated stakes the stake so far is at least {least}, the values of the results before and of your dice, not {stake} (--stake)",
     "solver.game.stake_missing": "with accumulated stakes, give the stake so far with --stake: at least {least}, the values of the results before and of your dice",
     "solver.game.qui_barre": "« qui barre démarre » is solved whole for {most} players at most (results counted by their throws make larger rounds too many summaries), not {n}",

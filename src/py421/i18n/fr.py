@@ -1244,7 +1244,7 @@ MESSAGES: dict[str, str] = {
     "solver.game.throws_before": "« qui barre démarre » compare les nombres de lancers : donnez les lancers de chaque résultat d'avant, comme --before 421/2,653/1",
     "solver.game.throws_range": "un résultat d'avant prend de 1 à {most} lancers, pas {got} ({said})",
     "solver.game.unsolved": "la partie entière à {n} joueurs de {rules} n'est pas résolue sur cette machine : 421 solve {arguments} --players {n} la résout une fois pour toutes (des minutes, ou des heures), puis redemandez",
-    "solver.game.throws_limit": "le résultat de celui qui entame a pris autant de lancers que la limite, {limit} (--limit), et aucun résultat suivant n'en a pris plus",
+    "solver.game.throws_limit": "le résultat de celui qui entame a pris {took} lancers ({said}), et --limit dit {limit} ; les lancers de celui qui entame sont la limite : donnez l'un des deux, ou le même nombre dans les deux",
     "solver.game.stake": "avec des mises cumulées, la mise jusqu'ici vaut au moins {least}, les valeurs des résultats d'avant et de vos dés, pas {stake} (--stake)",
     "solver.game.stake_missing": "avec des mises cumulées, donnez la mise jusqu'ici avec --stake : au moins {least}, les valeurs des résultats d'avant et de vos dés",
     "solver.game.qui_barre": "« qui barre démarre » se résout en partie entière à {most} joueurs au plus (les résultats comptés avec leurs lancers donnent trop de résumés aux tables plus grandes), pas {n}",

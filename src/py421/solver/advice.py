@@ -81,7 +81,7 @@ class RoundContext:
                     {"done": done, "least": done + 1, "n": self.players},
                 )
             )
-        limit = most if not self.before or not rules.leader_limit else (self.limit or most)
+        limit = most if not self.before or not rules.leader_limit else self.leader_set(rules, most)
         if not 1 <= limit <= most:
             raise InvalidPosition(
                 Message(
@@ -91,6 +91,27 @@ class RoundContext:
             )
         check_throws_left(throws_left, limit)
         return limit
+
+    def leader_set(self, rules: Ruleset, most: int) -> int:
+        """The limit the leader's result set, where the rules have one: said by --limit, or by the
+        throws that result took (``421/2``), both alike if both are said; the throws said of each
+        result checked (1 to ``most``, none after the leader's more than it)."""
+        throws = self.throws
+        wrong = next((i for i, t in enumerate(throws) if not 1 <= t <= most), None)
+        if wrong is not None:
+            written = f"{self.before[wrong]}/{throws[wrong]}"
+            raise InvalidPosition(
+                Message("solver.game.throws_range", {"most": most, "got": throws[wrong], "said": written})
+            )
+        if throws and rules.leader_limit:  # the leader's throws are the limit, said or not
+            if self.limit and throws[0] != self.limit:
+                said = {"took": throws[0], "said": f"{self.before[0]}/{throws[0]}", "limit": self.limit}
+                raise InvalidPosition(Message("solver.game.throws_limit", said))
+            for result, took in zip(self.before[1:], throws[1:], strict=True):
+                if took > throws[0]:
+                    fields = {"result": str(result), "throws": took, "limit": throws[0]}
+                    raise InvalidPosition(Message("solver.game.throws_after", fields))
+        return self.limit or (throws[0] if throws else most)
 
     def check_stake(self, rules: Ruleset, dice: Result) -> None:
         """Refuse a stake below what the round has already thrown, where stakes accumulate: each
@@ -289,22 +310,8 @@ def advise_game_level(
     throws = context.throws or (1,) * done  # where « qui barre démarre » compares them, said
     if game_maxn.counted(rules) > 1 and most > 1 and len(context.throws) != done:
         raise InvalidPosition(Message("solver.game.throws_before"))
-    wrong = next((i for i, t in enumerate(throws) if not 1 <= t <= most), None)
-    if wrong is not None:
-        written = f"{context.before[wrong]}/{throws[wrong]}"
-        raise InvalidPosition(
-            Message("solver.game.throws_range", {"most": most, "got": throws[wrong], "said": written})
-        )
-    if context.throws and rules.leader_limit:  # the leader's throws are the limit, said or not
-        if context.limit and throws[0] != context.limit:
-            raise InvalidPosition(Message("solver.game.throws_limit", {"limit": context.limit}))
-        for result, took in zip(context.before[1:], throws[1:], strict=True):
-            if took > throws[0]:
-                fields = {"result": str(result), "throws": took, "limit": throws[0]}
-                raise InvalidPosition(Message("solver.game.throws_after", fields))
     place = len(context.before)
-    # the leader's throws set the limit: said by --limit, or by the throws of their result
-    said = context.limit or (context.throws[0] if context.throws else most)
+    said = context.leader_set(rules, most)  # the throws said checked, whatever the rules
     limit = most if not place or not rules.leader_limit else said
     check_throws_left(throws_left, limit)
     where = game_maxn.Position(context.charge, pot, tuple(tokens), active, behind[place], owed)
