@@ -132,9 +132,16 @@ def test_a_position_the_game_never_reaches_says_who_leads_and_who_is_in_and_name
         # and by a round's objective too, which read --limit alone (three throws, where one was left)
         (
             [
-                "--objective", "loser", "--players", "3", "--before", "421/3", "--limit", "2",
-                "--throws-left", "0",
-            ],  # fmt: skip
+                "--objective",
+                "loser",
+                "--players",
+                "3",
+                "--before",
+                "421/3",
+                "--limit",
+                "2",
+                *["--throws-left", "0"],
+            ],
             "the leader's result took 3 throws (421/3), and --limit says 2",
         ),
         (
