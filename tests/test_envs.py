@@ -437,3 +437,20 @@ def test_rules_that_leave_nothing_to_decide_are_an_error_not_a_hang():
     game = GameEnv("classic-11", 2, **one_throw)
     with pytest.raises(ValueError, match="before the learning seat had a decision to take"):
         game.reset(seed=0)
+
+
+def test_the_maskable_ppo_snippet_learns_with_the_examples_rollouts():
+    """rl.md's MaskablePPO snippet took the library's defaults: with 512 games a rollout was a million
+    steps, and its first update alone ran over 22 minutes on two cores. It takes the example's."""
+    import re
+
+    snippet = (
+        RL_DOC.split("### stable-baselines3 and MaskablePPO", 1)[1]
+        .split("```python", 1)[1]
+        .split("```", 1)[0]
+    )
+    example = (Path(__file__).parents[1] / "examples" / "learn_maskable_ppo.py").read_text(encoding="utf-8")
+    for setting in ("n_steps", "batch_size", "n_epochs"):
+        used = re.search(rf"{setting}=([0-9_]+)", example)
+        assert used, setting
+        assert f"{setting}={used[1]}" in snippet, (setting, snippet)
