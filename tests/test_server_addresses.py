@@ -122,6 +122,11 @@ def test_an_address_that_guesses_table_codes_is_stopped_for_the_rest_of_the_minu
     assert book.guessing("203.0.113.5", now=20) == 40
     assert book.guessing("203.0.113.6", now=20) is None  # another address
     assert book.guessing("203.0.113.5", now=60) is None  # a minute after the first
+    # 200 /64s of one /48 guessed 5,800 codes in 3 seconds: a /48 is one guesser
+    book.missed("2001:db8:1:1::1", now=0)
+    book.missed("2001:db8:1:2::1", now=1)
+    assert book.guessing("2001:db8:1:3::1", now=2) == 58
+    assert book.guessing("2001:db8:2::1", now=2) is None  # another network
 
 
 def test_a_rematch_is_a_new_table_and_counts_against_the_caps(tmp_path: Path) -> None:

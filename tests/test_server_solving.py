@@ -161,8 +161,8 @@ def test_one_address_holds_one_place_in_the_line_at_a_time() -> None:
     refused, calls = refused_while_one_is_solved(
         line(queue=4, seconds=60),
         "2001:db8::1",
-        # another address, then the first one's /64 again
-        [(Ruleset.preset("kytionnaire"), "203.0.113.9"), (Ruleset.preset("tim"), "2001:db8::2")],
+        # another address, then another /64 of the first one's /48 (five of them filled the line)
+        [(Ruleset.preset("kytionnaire"), "203.0.113.9"), (Ruleset.preset("tim"), "2001:db8:0:7::2")],
     )
     assert refused.error == "optimal_busy" and refused.status == 429 and refused.retry_after == 60
     assert "one solve at a time" in refused.words["en"]

@@ -12,8 +12,9 @@ and a header the proxy does not write is the client's to choose.
 An IPv6 client usually holds a whole /64 (a phone's network hands one out,
 and picking another address in it is free), so every per-address cap counts
 an IPv6 /64 as one address. A home or an office is often given many /64s
-(a /56, or a /48), each as free to use: what would hold the server's tables
-for long, the tables an address keeps waiting or in play, counts a /48 as one.
+(a /56, or a /48), each as free to use: the caps that a client would beat by
+spreading over them count a /48 as one (the tables it keeps waiting or in
+play, the codes naming no table it looks up, its place in the line of solves).
 """
 
 from __future__ import annotations

@@ -57,7 +57,7 @@ class AddressBook:
     connections: dict[str, int] = field(default_factory=dict)
     buckets: dict[str, _Bucket] = field(default_factory=dict)
     created: dict[str, deque[float]] = field(default_factory=dict)
-    misses: dict[str, deque[float]] = field(default_factory=dict)  # codes that named no table
+    misses: dict[str, deque[float]] = field(default_factory=dict)  # codes that named no table, by /48
     held: dict[str, set[str]] = field(default_factory=dict)  # codes of the tables a /48 made, live or not
 
     def holds(self, address: str, live: Callable[[str], bool]) -> int:
@@ -120,13 +120,13 @@ class AddressBook:
     def missed(self, address: str, now: float | None = None) -> None:
         """Count a table code the address looked up that names no table."""
         now = time.monotonic() if now is None else now
-        self.misses.setdefault(address_key(address), deque()).append(now)
+        self.misses.setdefault(address_key(address, IPV6_SITE), deque()).append(now)
 
     def guessing(self, address: str, now: float | None = None) -> float | None:
         """None, or where the address looked up its fill of codes naming no table in the last minute,
         the seconds until it may look up a table again."""
         now = time.monotonic() if now is None else now
-        recent = self.misses.get(address_key(address))
+        recent = self.misses.get(address_key(address, IPV6_SITE))
         return None if recent is None else _full_minute(recent, self.limits.unknown_codes_per_minute, now)
 
     def forget_idle(self, now: float | None = None, live: Callable[[str], bool] | None = None) -> None:

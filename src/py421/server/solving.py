@@ -35,7 +35,7 @@ from typing import TypeVar
 from ..core.errors import Message, Py421Error
 from ..core.rules import Ruleset, rules_arguments, rules_name
 from ..solver.cost import Cost, Purpose, measure_rate, seconds, solve_cost
-from .addresses import address_key
+from .addresses import IPV6_SITE, address_key
 from .protocol import ErrorCode
 from .table import TableError
 from .worker import Budget
@@ -96,7 +96,7 @@ class SolveLine:
     async def run(self, call: Callable[[], T], address: str) -> T:
         """``call()``, asked for by ``address``, in the line's thread once those before it are done;
         refused at once (``busy``) when ``budget.queue`` wait already, or one of the address's own."""
-        placed = address_key(address)
+        placed = address_key(address, IPV6_SITE)  # a /48's many /64s are one client's
         if placed in self._placed:
             raise TableError(
                 self.busy,
