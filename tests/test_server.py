@@ -527,6 +527,54 @@ def test_an_undo_costs_the_step_it_takes_back_not_the_whole_game(client, monkeyp
     assert not any("653" in line for line in undone["log"])
 
 
+def test_a_watcher_of_a_long_finished_game_costs_its_last_lines_not_the_game(client, monkeypatch):
+    """A WebSocket to a finished game of 125,340 steps replayed it and described its whole log on the
+    event loop: 4.4 to 5 s a connection, every other client frozen meanwhile. The game is read in a
+    reader's thread, and only the log's last lines, those sent, are described."""
+    import threading
+
+    import py421.server.table as table_module
+    from py421.text import describe
+
+    body = {
+        "mode": "scorekeeper",
+        "rules": "classic-11",
+        "settings": ["manches=5"],
+        "players": ["Ann", "Bob"],
+    }
+    created = client.post("/api/tables", json=body).json()
+    code = created["code"]
+    with client.websocket_connect(f"/ws/{code}?token={created['token']}") as ws:
+        finish_scorekeeper(ws, receive_table(ws)["version"])
+    hub = client.app.state.hub
+    events = len(hub.get(code).events)
+    assert events > 60
+    hub.tables.pop(code)  # as after a restart, or once its last watcher left
+    assert client.portal is not None
+    loop_thread = client.portal.call(threading.get_ident)
+    replayed: list[int] = []
+    real_rebuilt = type(hub)._rebuilt
+
+    def rebuilt(self: Any, code: str) -> Any:
+        replayed.append(threading.get_ident())
+        return real_rebuilt(self, code)
+
+    described: list[int] = []
+
+    def counted(*args: Any) -> str:
+        described.append(1)
+        return describe(*args)
+
+    monkeypatch.setattr(type(hub), "_rebuilt", rebuilt)
+    monkeypatch.setattr(table_module, "describe", counted)
+    with client.websocket_connect(f"/ws/{code}") as watcher:
+        shown = receive_table(watcher)
+    assert shown["table"]["status"] == "over" and len(shown["log"]) == table_module.LOG_LINES
+    assert shown["log_start"] == events - table_module.LOG_LINES
+    assert replayed and loop_thread not in replayed
+    assert len(described) == table_module.LOG_LINES  # not the whole game's
+
+
 def test_the_scorekeeper_page_takes_the_stake_as_the_terminal_does_and_says_what_it_takes(client):
     """At the « main chaude » prompt the page's entry takes e and v, as `421 table` does, and a
     wrong one lists those choices, not every action a player may take."""

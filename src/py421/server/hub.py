@@ -352,6 +352,19 @@ class Hub:
             return self.tables.setdefault(code, table)  # one read meanwhile may have kept it first
         return table
 
+    async def attached(self, code: str) -> Table:
+        """The table a connection comes to, kept in memory while connected (its changes go to every
+        connection): this process's copy, else read and replayed in a reader's thread, not on the
+        event loop, as :meth:`shown` reads it."""
+        code = _checked(code)
+        if code in self.tables:
+            return self.tables[code]
+        loop = asyncio.get_running_loop()
+        table = await loop.run_in_executor(self._readers, self._rebuilt, code)
+        if table is None:
+            raise TableError("no_table", Message("server.no_table", {"code": repr(code)}), 404)
+        return self.tables.setdefault(code, table)  # one read meanwhile may have kept it first
+
     async def public(self, code: str) -> out.TablePublic:
         return (await self.shown(code)).public()
 

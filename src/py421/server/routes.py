@@ -294,7 +294,7 @@ async def _session(
 ) -> None:
     try:
         with _by_code(hub, address):
-            table = hub.get(code)
+            table = await hub.attached(code)
         hints.watch(table)
         conn = Connection(
             ws.send_text,

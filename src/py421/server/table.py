@@ -283,7 +283,9 @@ class Table:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     events: list[Event] = field(default_factory=list)
     timer: asyncio.Task[None] | None = None
-    _log: dict[str, list[str]] = field(default_factory=dict)
+    # by language: (first, lines), the lines of the events from ``first`` on, each described once when
+    # first sent (a watcher coming to a finished game of 100,000 steps is sent its last lines only)
+    _log: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
     hints: bool = False  # created with hints: the player to move sees their choices ranked
     # Told after every broadcast, where hints are on (:mod:`.hints`); None, it costs nothing.
     on_change: Callable[[Table], None] | None = None
@@ -359,19 +361,37 @@ class Table:
             "hints": self.hints,
         }
 
-    def log(self, lang: str) -> list[str]:
-        """The game's whole log, each event described once per language, for the page: every « … »
-        held together (:func:`~py421.i18n.guillemets`)."""
+    def log(self, lang: str, start: int) -> list[str]:
+        """The game's log from line ``start`` on (a line an event), for the page: each event described
+        once per language, when first asked for, every « … » held together
+        (:func:`~py421.i18n.guillemets`)."""
         names = self.game.players if self.game else ()
-        lines = self._log.setdefault(lang, [])
-        lines.extend(guillemets(describe(e, names, lang)) for e in self.events[len(lines) :])
-        return lines
+
+        def said(events: list[Event]) -> list[str]:
+            return [guillemets(describe(e, names, lang)) for e in events]
+
+        first, lines = self._log.get(lang, (start, []))
+        if start < first:
+            lines = said(self.events[start:first]) + lines
+            first = start
+        lines.extend(said(self.events[first + len(lines) :]))
+        self._log[lang] = (first, lines)
+        return lines[start - first :]
+
+    def sent_from(self, conn: Connection) -> int:
+        """The first log line ``conn`` is sent next, at most the last ``LOG_LINES``; it then has all."""
+        start = max(conn.log_sent, len(self.events) - LOG_LINES)
+        conn.log_sent = len(self.events)
+        return start
 
     def forget_log(self) -> None:
         """The events past ``self.events`` were taken back (an undo, here or by another process):
         their lines go, those before stay described, and the log is sent again."""
-        for lines in self._log.values():
-            del lines[len(self.events) :]
+        for lang, (first, lines) in list(self._log.items()):
+            if len(self.events) < first:
+                del self._log[lang]
+            else:
+                del lines[len(self.events) - first :]
         for conn in self.connections:
             conn.log_sent = 0
 
@@ -381,9 +401,7 @@ class Table:
         The log goes as the lines the connection does not have yet (at most the last
         ``LOG_LINES``), with ``log_start``, the number of the first line sent.
         """
-        lines = self.log(conn.lang)
-        start = max(conn.log_sent, len(lines) - LOG_LINES)
-        conn.log_sent = len(lines)
+        start = self.sent_from(conn)
         view = self.view(conn.seat)
         return {
             "type": "table",
@@ -391,7 +409,7 @@ class Table:
             "view": view,
             "version": self.version,
             "log_start": start,
-            "log": lines[start:],
+            "log": self.log(conn.lang, start),
         }
 
     def view(self, seat: int | None) -> out.View | None:
@@ -419,9 +437,7 @@ class Table:
         views: dict[int | None, out.View | None] = {}
         texts: dict[tuple[int | None, str, int], str] = {}
         for conn in list(self.connections):
-            lines = self.log(conn.lang)
-            start = max(conn.log_sent, len(lines) - LOG_LINES)
-            conn.log_sent = len(lines)
+            start = self.sent_from(conn)
             key = (conn.seat, conn.lang, start)
             text = texts.get(key)
             if text is None:
@@ -433,7 +449,7 @@ class Table:
                     "view": views[conn.seat],
                     "version": self.version,
                     "log_start": start,
-                    "log": lines[start:],
+                    "log": self.log(conn.lang, start),
                 }
                 text = texts[key] = dumps(message)
             conn.offer(text)
