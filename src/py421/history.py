@@ -362,11 +362,13 @@ class History:
             raise InvalidRecord(Message("history.no_game", {"n": game_id}))
         return Record.from_json(text)
 
-    def stats(self, *, rules: str | None = None, name: str | None = None) -> list[dict[str, Any]]:
+    def stats(
+        self, *, rules: str | None = None, name: str | None = None, most: int | None = None
+    ) -> list[dict[str, Any]]:
         """Per player: games, losses, 421s and nénettes thrown, tokens taken, of finished games
-        (an abandoned game counts for nobody).
+        (an abandoned game counts for nobody), the players of the most games first.
 
-        ``rules`` keeps the games of one preset, ``name`` one player's rows.
+        ``rules`` keeps the games of one preset, ``name`` one player's rows, ``most`` that many rows.
         """
         c = game_players.c
         query = (
@@ -388,5 +390,7 @@ class History:
             query = query.where(games.c.rules == rules)
         if name is not None:
             query = query.where(c.name == name)
+        if most is not None:
+            query = query.limit(most)
         with self._begin() as conn:
             return [dict(row) for row in conn.execute(query).mappings().all()]

@@ -210,7 +210,7 @@ async def games(
 async def game_record(request: Request, game_id: int) -> dict[str, Any]:
     hub = _hub(request)
     try:
-        return hub.history.record(game_id).to_dict()
+        return (await asyncio.to_thread(hub.history.record, game_id)).to_dict()
     except Exception as e:
         raise TableError("no_game", Message("server.no_game", {"number": game_id}), 404) from e
 
@@ -229,7 +229,7 @@ async def game_analysis(request: Request, game_id: int, bots: bool = False) -> d
 @router.get("/api/leaderboard", response_model=list[p.PlayerStats], responses=responses)
 async def leaderboard(request: Request, rules: str = "classic-11") -> list[dict[str, Any]]:
     hub = _hub(request)
-    rows = _player_rows(hub, rules=_preset(rules))
+    rows = await asyncio.to_thread(_player_rows, hub, rules=_preset(rules), most=LEADERBOARD_MOST)
     return sorted(rows, key=lambda r: (r["loss_rate"], -r["games"], r["name"]))
 
 
@@ -243,7 +243,9 @@ async def player(request: Request, name: str, rules: str | None = None) -> dict[
     except Py421Error as e:
         raise TableError.of("bad_name", e) from e
     name = unicodedata.normalize("NFKC", name)
-    rows = _player_rows(hub, rules=None if rules is None else _preset(rules), name=name)
+    rows = await asyncio.to_thread(
+        _player_rows, hub, rules=None if rules is None else _preset(rules), name=name
+    )
     if not rows:
         raise TableError("no_player", Message("server.no_player", {"name": repr(name)}), 404)
     return rows[0]
@@ -259,10 +261,16 @@ def _preset(rules: str) -> str:
     return rules
 
 
-def _player_rows(hub: Hub, *, rules: str | None = None, name: str | None = None) -> list[dict[str, Any]]:
+LEADERBOARD_MOST = 100  # the players of the most games: a leaderboard of everyone grows without end
+
+
+def _player_rows(
+    hub: Hub, *, rules: str | None = None, name: str | None = None, most: int | None = None
+) -> list[dict[str, Any]]:
     """The history's counts per player (:meth:`py421.history.History.stats`), with their loss rate:
-    a leaderboard's rows and a player's alike."""
-    rows = hub.history.stats(rules=rules, name=name)
+    a leaderboard's rows (the ``most`` players of the most games) and a player's alike. Read in a
+    thread: not on the event loop."""
+    rows = hub.history.stats(rules=rules, name=name, most=most)
     for row in rows:
         row["loss_rate"] = (row["losses"] or 0) / row["games"]
     return rows
