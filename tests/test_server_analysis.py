@@ -61,7 +61,7 @@ def refusal(answer: Any) -> tuple[int, str, str]:
     return answer.status_code, detail["error"], detail["message"]
 
 
-def test_a_finished_game_is_analysed_as_421_analyse_does_and_an_unfinished_one_is_refused(client):
+def test_a_finished_game_is_analysed_as_421_analyse_does_and_an_unfinished_one_is_refused(client, monkeypatch):
     created = create(client, **CLASSIC)
     code, token = created["code"], created["token"]
     assert refusal(client.get(f"/api/tables/{code}/analysis")) == (
@@ -90,7 +90,23 @@ def test_a_finished_game_is_analysed_as_421_analyse_does_and_an_unfinished_one_i
     assert {d["player"] for d in with_bots["decisions"]} == {"Alice", "Heuristic 1"}
 
     game_id = client.get("/api/games").json()[0]["id"]
+    # the record's key, of every request (the answer kept), worked out off the event loop: 100 ms
+    # of it a request for a game of 125,000 steps
+    import threading
+
+    import py421.server.analyst as analyst_module
+
+    keyed_in: list[int] = []
+    real_key = analyst_module.record_key
+
+    def noted(*args: Any) -> str:
+        keyed_in.append(threading.get_ident())
+        return real_key(*args)
+
+    monkeypatch.setattr(analyst_module, "record_key", noted)
     assert client.get(f"/api/games/{game_id}/analysis").json() == found
+    assert keyed_in and client.portal is not None
+    assert client.portal.call(threading.get_ident) not in keyed_in
     assert refusal(client.get("/api/games/999999/analysis"))[:2] == (404, "no_game")
     assert refusal(client.get("/api/tables/ZZZZZ/analysis"))[:2] == (404, "no_table")
 

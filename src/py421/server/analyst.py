@@ -141,7 +141,7 @@ class Analyst:
     async def analyse(self, record: dict[str, Any], bots: bool, address: str) -> dict[str, Any]:
         """The analysis of a finished game's record (:meth:`py421.analysis.Analysis.to_dict`), for
         the client at ``address``."""
-        key = hashlib.sha256(json.dumps([record, bots], sort_keys=True).encode()).hexdigest()
+        key = await asyncio.to_thread(record_key, record, bots)  # a long game's takes 0.1 s
         found = self._kept.get(key)
         if found is not None:
             self._kept.move_to_end(key)
@@ -238,3 +238,8 @@ class Analyst:
         raise TableError(
             "analysis_too_costly", Message("server.over_budget_memory", {"mb": budget.memory_mb}), 503
         )
+
+
+def record_key(record: dict[str, Any], bots: bool) -> str:
+    """What an analysis is kept under: its record and whether the bots' decisions are in it."""
+    return hashlib.sha256(json.dumps([record, bots], sort_keys=True).encode()).hexdigest()
