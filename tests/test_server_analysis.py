@@ -61,7 +61,9 @@ def refusal(answer: Any) -> tuple[int, str, str]:
     return answer.status_code, detail["error"], detail["message"]
 
 
-def test_a_finished_game_is_analysed_as_421_analyse_does_and_an_unfinished_one_is_refused(client, monkeypatch):
+def test_a_finished_game_is_analysed_as_421_analyse_does_and_an_unfinished_one_is_refused(
+    client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     created = create(client, **CLASSIC)
     code, token = created["code"], created["token"]
     assert refusal(client.get(f"/api/tables/{code}/analysis")) == (
