@@ -959,6 +959,41 @@ def test_the_leaderboard_and_a_games_record_are_read_off_the_event_loop_and_boun
     assert len(read_in) == 2 and loop_thread not in read_in
 
 
+def test_a_game_past_the_steps_a_table_may_take_is_ended(tmp_path):
+    """Tables of 999 tokens and 99 manches, 19 bots each, a player's page open: 81 steps a second from
+    one address, the server's memory growing 1.5 KB a step, about 9 GB a day, with no end. A game
+    that reaches --max-steps is ended, abandoned, as an idle one is."""
+    limits = Limits(steps_per_table=40, messages_per_second=1000)
+    with serving(f"sqlite:///{tmp_path}/s.db", limits=limits) as client:
+        body = {
+            "mode": "scorekeeper",
+            "rules": "classic-11",
+            "players": ["Ann", "Bob"],
+            "settings": ["manches=9"],
+        }
+        created = client.post("/api/tables", json=body).json()
+        code = created["code"]
+        with client.websocket_connect(f"/ws/{code}?token={created['token']}") as ws:
+            message = receive_table(ws)
+            for n in range(200):
+                if message["table"]["status"] != "playing":
+                    break
+                ws.send_json(
+                    {"type": "report", "version": message["version"], "turn": "221" if n % 2 else "421"}
+                )
+                message = ws.receive_json()
+                while message["type"] != "table":
+                    message = ws.receive_json()
+                if message["version"] >= 40 and message["table"]["status"] == "playing":
+                    message = receive_table(ws)  # the end follows the step that reached the cap
+            assert message["table"]["status"] == "abandoned", message["table"]
+            assert 40 <= message["version"] < 45
+            refused = error_of(ws, {"type": "report", "version": message["version"], "turn": "421"})
+            assert refused["error"] == "over"
+        games = client.get("/api/games").json()
+        assert games and games[0]["kind"] == "abandoned"
+
+
 def keep_house(client: Any, minutes: float) -> list[str]:
     """The server's housekeeping, as it would run ``minutes`` from now."""
     hub = client.app.state.hub

@@ -48,6 +48,7 @@ def test_every_limit_is_an_option_of_serve_with_the_documented_default():
         "--max-tables": limits.live_tables,
         "--waiting-minutes": limits.waiting_minutes,
         "--idle-minutes": limits.idle_minutes,
+        "--max-steps": limits.steps_per_table,
         "--messages-per-second": limits.messages_per_second,
         "--request-seconds": limits.request_seconds,
         "--keep-alive-seconds": limits.keep_alive_seconds,

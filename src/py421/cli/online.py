@@ -24,6 +24,7 @@ SERVE_LIMITS: list[tuple[str, str, click.ParamType[Any]]] = [
     ("--max-connections-per-address", "connections_per_address", click.IntRange(1)),
     ("--max-tables-per-minute", "tables_per_minute", click.IntRange(1)),
     ("--max-tables-per-address", "tables_per_address", click.IntRange(1)),
+    ("--max-steps", "steps_per_table", click.IntRange(100)),
     ("--max-unknown-codes-per-minute", "unknown_codes_per_minute", click.IntRange(1)),
     ("--max-tables", "live_tables", click.IntRange(1)),
     ("--waiting-minutes", "waiting_minutes", click.IntRange(1)),

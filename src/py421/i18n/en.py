@@ -411,6 +411,7 @@ MESSAGES: dict[str, str] = {
     "cli.opt.serve.connections_per_address": "Open connections from one address, HTTP and WebSocket.",
     "cli.opt.serve.tables_per_minute": "Tables one address may create a minute.",
     "cli.opt.serve.tables_per_address": "Tables waiting or in play that one address (an IPv6 /48) may hold.",
+    "cli.opt.serve.steps_per_table": "Steps of one game: the step that reaches it ends the table, abandoned.",
     "cli.opt.serve.unknown_codes_per_minute": "Table codes naming no table one address may look up a minute.",
     "cli.opt.serve.live_tables": "Tables waiting or in play.",
     "cli.opt.serve.waiting_minutes": "A table nobody starts in this time is removed.",

@@ -402,6 +402,7 @@ MESSAGES: dict[str, str] = {
     "cli.opt.serve.connections_per_address": "Connexions ouvertes depuis une même adresse, HTTP et WebSocket.",
     "cli.opt.serve.tables_per_minute": "Tables qu'une adresse peut créer par minute.",
     "cli.opt.serve.tables_per_address": "Tables en attente ou en cours qu'une adresse (un /48 IPv6) peut tenir.",
+    "cli.opt.serve.steps_per_table": "Étapes d'une partie : celle qui l'atteint met fin à la table, abandonnée.",
     "cli.opt.serve.unknown_codes_per_minute": "Codes ne désignant aucune table qu'une adresse peut chercher par minute.",
     "cli.opt.serve.live_tables": "Tables en attente ou en jeu.",
     "cli.opt.serve.waiting_minutes": "Une table que personne ne lance dans ce délai est retirée.",

@@ -811,8 +811,10 @@ class Hub:
                 for t in mine
                 if t.status == "playing"
                 and t.game is not None
-                and not t.seated_here
-                and now - t.active >= self.limits.idle_minutes * 60
+                and (
+                    (not t.seated_here and now - t.active >= self.limits.idle_minutes * 60)
+                    or len(t.game.steps) >= self.limits.steps_per_table
+                )
             ]
             if waiting:
                 removed = set(await self.writer.in_thread(self.store.delete_many, [t.code for t in waiting]))
@@ -841,6 +843,14 @@ class Hub:
         for table in idle:
             self.forget_if_done(table)
         return [t.code for t in (*waiting, *idle)]
+
+    def end_soon(self, table: Table) -> None:
+        """End ``table``, abandoned, once its lock is free: its game reached the steps a table may take."""
+
+        async def end() -> None:
+            await self._end([table.code], time.time())
+
+        self.spawn(end())
 
     async def close(self) -> None:
         for task in list(self.tasks):

@@ -28,6 +28,9 @@ class Limits:
     # A started table nobody acts at or is connected to for this long is ended: two hours leave
     # friends time for a meal or a long talk between two throws.
     idle_minutes: int = 120
+    # the steps of one game: then it is ended, abandoned (99 manches of 999 tokens, bots playing on,
+    # would grow the server's memory without end; a long evening's game takes a few thousand)
+    steps_per_table: int = 20_000
     request_seconds: float = 10.0  # for a whole HTTP request to arrive, headers and body
     keep_alive_seconds: float = 5.0  # an open HTTP connection's silence between two requests
     messages_per_second: float = 10.0  # WebSocket messages, per address (bursts up to twice that)

@@ -36,6 +36,7 @@ from ..players import bot_name
 from .cluster import Moved, Solo, first_line
 from .commands import Act, Answer, Back, Done, Join, Report, Seated, Start, Undo
 from .database import Store
+from .limits import Limits
 from .optimal_seats import OptimalBots
 from .policy_seats import PolicyBots
 from .protocol import ActionMove
@@ -65,8 +66,13 @@ class Services(Protocol):
     optimal: OptimalBots
     policies: PolicyBots
     bot_delay: float
+    limits: Limits
 
     def spawn(self, coro: Awaitable[None]) -> asyncio.Task[None]: ...
+
+    def end_soon(self, table: Table) -> None:
+        """End the table, abandoned, once its lock is free (a game past the steps a table may take)."""
+        ...
 
     def session_of(self, table: Table) -> Session:
         """The table's game and seats as a session: its dice, its bots."""
@@ -312,6 +318,8 @@ class TableActor:
                 table.status, table.game_id = "over", game_id
             table.broadcast()
             services.forget_if_done(table)
+            if table.status == "playing" and len(game.steps) >= services.limits.steps_per_table:
+                services.end_soon(table)
 
         try:
             await services.writer.add_steps(table.code, before, new, finish, written)
