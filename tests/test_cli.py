@@ -855,3 +855,31 @@ def test_a_simulation_of_two_names_the_other_player_not_the_others(lang: str) ->
     first = next(line for line in output.splitlines() if "advantage" in line or "avantage" in line)
     assert ("the other " if lang == "en" else "l'autre ") in first and "the others" not in first, first
     assert "les autres" not in first, first
+
+
+def test_a_game_is_kept_at_the_step_that_ends_it_not_when_its_screen_closes(tmp_path):
+    """The full-screen game added a finished game to the history, wrote its record and dropped its
+    save only once the « Game over » box was closed: a terminal window closed on that box lost the
+    game, and --resume asked its last question again, which could end it otherwise."""
+    from py421.cli.games import _keeper
+    from py421.core.rules import Ruleset
+    from py421.history import History
+    from py421.play.saves import latest_save
+    from py421.play.session import Seat, Session
+
+    session = Session(
+        Ruleset.preset("classic-11"), [Seat("Ana", "random"), Seat("Bob", "heuristic")], seed="3"
+    )
+    record = tmp_path / "game.json"
+    keep = _keeper(History(), "closed-on-the-end", "play", "en", record)
+    keep(session)
+    assert latest_save("play") is not None
+    while not session.state.is_over:
+        session.step()
+        keep(session)  # what the game's screen calls at each step
+    # the terminal closed here, on the last screen: nothing else runs
+    assert [g.players for g in History(read_only=True).games()] == [["Ana", "Bob"]]
+    assert json.loads(record.read_text())["steps"]
+    assert latest_save("play") is None
+    keep(session)  # the screen's last call, or the end of the command: kept once
+    assert len(History(read_only=True).games()) == 1

@@ -90,7 +90,7 @@ def play(
     language = lang or spoken()
     with lock:  # the game is this process's until it ends: a second --resume is refused meanwhile
         save_id = lock.path.stem
-        on_step = _saver(save_id, "play", language, record_path)
+        on_step = _keeper(store, save_id, "play", language, record_path)
         on_step(session)
         interactive = sys.stdin.isatty() and sys.stdout.isatty()
         if plain or not interactive:
@@ -112,7 +112,7 @@ def play(
             from ..tui.game_app import PlayApp
 
             PlayApp(session, lang=language, bot_delay=bot_delay, on_step=on_step, hints=hints).run()
-        _finish(store, session, save_id, "play", record_path, language)
+        _finish(session, on_step, record_path, language)
 
 
 @click.command("table", cls=Command)
@@ -149,14 +149,14 @@ def table_command(
     language = lang or spoken()
     with lock:  # the game is this process's until it ends: a second --resume is refused meanwhile
         save_id = lock.path.stem
-        on_step = _saver(save_id, "table", language, record_path)
+        on_step = _keeper(store, save_id, "table", language, record_path)
         on_step(session)
         _run_lines(
             lambda: run_table(session, lang=language, out=click.echo, ask=_ask, on_step=on_step),
             "table",
             language,
         )
-        _finish(store, session, save_id, "table", record_path, language)
+        _finish(session, on_step, record_path, language)
 
 
 def _before_play(record_path: Path | None) -> History:
@@ -280,17 +280,33 @@ def _seated(seats: list[Seat]) -> list[tuple[str | None, str | None]]:
     return [(s.bot, None if s.bot else s.name) for s in seats]
 
 
-def _saver(save_id: str, mode: str, lang: str, record_path: Path | None) -> Callable[[Session], None]:
-    from ..play.saves import write_save
+def _keeper(
+    store: History, save_id: str, mode: str, lang: str, record_path: Path | None
+) -> Callable[[Session], None]:
+    """What is kept of the game at each of its steps: its save while it goes on; once over, its row
+    in the history and the record asked for, the save dropped, at the step that ends it (a terminal
+    closed on the last screen loses nothing), once."""
+    from ..play.saves import clear_save, write_save
 
     # the record asked for is kept with the save, so that the game resumed writes it at its end
     extra = {"record_file": str(record_path.resolve())} if record_path is not None else {}
+    kept = False
 
-    def save(session: Session) -> None:
+    def keep(session: Session) -> None:
+        nonlocal kept
         if not session.state.is_over:
             write_save(save_id, session.to_save(mode=mode, lang=lang, **extra))
+            return
+        if kept:
+            return
+        kept = True
+        store.add(session.game, bots={i: s.bot for i, s in enumerate(session.seats) if s.bot}, source=mode)
+        clear_save(save_id)
+        if record_path is not None:
+            record = session.game.record({"seed": session.dice.seed, "mode": mode})
+            record_path.write_text(record.to_json(), encoding="utf-8")
 
-    return save
+    return keep
 
 
 def _run_lines(run: Callable[[], None], mode: str, lang: str) -> None:
@@ -307,18 +323,14 @@ def _run_lines(run: Callable[[], None], mode: str, lang: str) -> None:
 
 
 def _finish(
-    store: History, session: Session, save_id: str, mode: str, record_path: Path | None, lang: str
+    session: Session, on_step: Callable[[Session], None], record_path: Path | None, lang: str
 ) -> None:
-    from ..play.saves import clear_save
-
+    """After the game's screen or lines: a game over is kept (by then already, at its last step) and
+    its record said."""
     if not session.state.is_over:
         return
-    bots = {i: s.bot for i, s in enumerate(session.seats) if s.bot}
-    store.add(session.game, bots=bots, source=mode)
-    clear_save(save_id)
+    on_step(session)
     if record_path is not None:
-        record = session.game.record({"seed": session.dice.seed, "mode": mode})
-        record_path.write_text(record.to_json(), encoding="utf-8")
         click.echo(tr(lang, "recorded", path=record_path))
 
 
