@@ -883,3 +883,27 @@ def test_a_game_is_kept_at_the_step_that_ends_it_not_when_its_screen_closes(tmp_
     assert latest_save("play") is None
     keep(session)  # the screen's last call, or the end of the command: kept once
     assert len(History(read_only=True).games()) == 1
+
+
+def test_every_wrong_answer_in_line_mode_says_the_choices_possible():
+    """« a 7 … is explained, with the choices possible » (docs/playing.md): a 7, 00 or 21; said only
+    what was wrong; « abc » listed the choices."""
+    played = run_cli(
+        "play",
+        "--players",
+        "Ana,Bob",
+        "--seed",
+        "1",
+        "--set",
+        "charge_throws=3",
+        "--lang",
+        "en",
+        input="7\n00\n21;\n",
+    )
+    for wrong in ("'7': a die shows 1 to 6, not 7", "'00': a die shows 1 to 6, not 0", "'21;'"):
+        line = next(line for line in played.output.splitlines() if wrong in line)
+        assert "possible: stop, throw, keep 6" in line, line
+    french = run_cli(
+        "play", "--players", "Ana,Bob", "--seed", "1", "--set", "charge_throws=3", "--lang", "fr", input="7\n"
+    )
+    assert "pas 7 ; possible : s'arrêter, tout relancer, garder 6" in french.output, french.output

@@ -73,6 +73,7 @@ MESSAGES: dict[str, str] = {
     "prompt.stake": "{who}, « main chaude »: e « pour ce qui est » (the stake stays what the round decided) or v « pour ce qui vient » (the next replay's value decides it)? ",
     "prompt.stake_help": "  « pour ce qui est » (e or est): the stake stays what the round decided, the value of the result that tied; « pour ce qui vient » (v or vient): the stake becomes the value of the next replay (its best value, less its worst where values are deducted)",
     "prompt.not_choice": "{text} is not a choice here; possible: {legal} (or digits to keep, 0 to throw all three{stop})",
+    "prompt.wrong": "{problem}; possible: {legal} (or digits to keep, 0 to throw all three{stop})",
     "prompt.not_choice.stop": ", Enter to stop",
     "prompt.not_stake": "{text} is not a choice here; accepted: e or est (« pour ce qui est »), v or vient (« pour ce qui vient »)",
     "sim.cannot_play": "{item} cannot play in a simulation; accepted: {accepted}, separated by commas",

@@ -66,6 +66,7 @@ MESSAGES: dict[str, str] = {
     "prompt.stake": "{who}, « main chaude » : e « pour ce qui est » (l'enjeu reste celui du tour) ou v « pour ce qui vient » (la prochaine relance le fixe) ? ",
     "prompt.stake_help": "  « pour ce qui est » (e ou est) : l'enjeu reste celui que le tour a décidé, la valeur du résultat à égalité ; « pour ce qui vient » (v ou vient) : l'enjeu devient la valeur de la prochaine relance (sa meilleure valeur, moins la plus mauvaise là où les valeurs se déduisent)",
     "prompt.not_choice": "{text} n'est pas un choix ici ; possible : {legal} (ou des chiffres à garder, 0 pour tout relancer{stop})",
+    "prompt.wrong": "{problem} ; possible : {legal} (ou des chiffres à garder, 0 pour tout relancer{stop})",
     "prompt.not_choice.stop": ", Entrée pour s'arrêter",
     "prompt.not_stake": "{text} n'est pas un choix ici ; possible : e ou est (« pour ce qui est »), v ou vient (« pour ce qui vient »)",
     "sim.cannot_play": "{item} ne peut pas jouer dans une simulation ; possible : {accepted}, séparés par des virgules",

@@ -147,19 +147,17 @@ def _ask_human(
             action = read_stake(answer) if r.tie is not None else read_choice(answer)
             state.apply(action)  # raises with the reason if it is not allowed
         except InvalidNotation as exc:
-            if exc.message is None or exc.message.key != "notation.not_action":
+            actions = state.legal_actions()
+            enter = tr(lang, "prompt.not_choice.stop") if Stop() in actions else ""
+            possible = actions_text(lang, actions)
+            if r.tie is not None:  # the stake's prompt says its two answers
                 out(f"  {error_text(lang, exc)}")
-            else:  # what this prompt takes, in the player's words
-                actions = state.legal_actions()
-                stop = tr(lang, "prompt.not_choice.stop") if Stop() in actions else ""
-                said = tr(
-                    lang,
-                    "prompt.not_choice",
-                    text=quoted(answer.strip()),
-                    legal=actions_text(lang, actions),
-                    stop=stop,
-                )
-                out("  " + said)
+            elif exc.message is None or exc.message.key != "notation.not_action":  # what was wrong, and
+                said = tr(lang, "prompt.wrong", problem=error_text(lang, exc), legal=possible, stop=enter)
+                out("  " + said)  # what this prompt takes, in the player's words
+            else:
+                text = quoted(answer.strip())
+                out("  " + tr(lang, "prompt.not_choice", text=text, legal=possible, stop=enter))
             continue
         except Py421Error as exc:
             out(f"  {error_text(lang, exc)}")
