@@ -907,3 +907,13 @@ def test_every_wrong_answer_in_line_mode_says_the_choices_possible():
         "play", "--players", "Ana,Bob", "--seed", "1", "--set", "charge_throws=3", "--lang", "fr", input="7\n"
     )
     assert "pas 7 ; possible : s'arrêter, tout relancer, garder 6" in french.output, french.output
+
+
+def test_a_save_without_its_version_says_so_rather_than_version_none():
+    from py421.core.errors import InvalidRecord
+    from py421.i18n import error_text
+    from py421.play.session import SAVE_FORMAT, Session
+
+    with pytest.raises(InvalidRecord) as refused:
+        Session.from_save({"format": SAVE_FORMAT})
+    assert error_text("en", refused.value) == "it has no 'version'"

@@ -97,3 +97,18 @@ def test_verify_takes_only_a_hash_of_64_hex_digits_and_stops_at_a_seed_that_does
     assert verify(Record.from_dict(other)).problems == [
         "the seed does not match the hash published at the start"
     ]
+
+
+def test_verify_of_a_record_from_the_terminal_says_to_replay_it(tmp_path):
+    """A game recorded by 421 play has no seed's hash to check: verify said only that it is not from
+    an online table, and not what checks it."""
+    from click.testing import CliRunner
+
+    made = tmp_path / "game.json"
+    played = CliRunner().invoke(
+        main, ["play", "--players", "bot:random,bot:random", "--seed", "9", "--record", str(made)], input=""
+    )
+    assert played.exit_code == 0, played.output
+    for lang, said in (("en", f"421 replay {made}"), ("fr", f"421 replay {made}")):
+        checked = CliRunner().invoke(main, ["verify", str(made), "--lang", lang])
+        assert checked.exit_code == 1 and said in checked.output, checked.output

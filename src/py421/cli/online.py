@@ -201,5 +201,7 @@ def verify(record_file: Path, lang: str) -> None:
     if verdict.problems:
         for line in verdict.problems:
             click.echo(line, err=True)
+        if verdict.seed_hash is None:  # no seed's hash to check: that its moves follow the rules, replay does
+            click.echo(tr(lang, "cli.verify.replay", path=record_file), err=True)
         raise SystemExit(1)
     click.echo(tr(lang, "cli.verify.fair", n=verdict.throws))

@@ -273,6 +273,7 @@ MESSAGES: dict[str, str] = {
     "report.page.alt.length": "length",
     "cli.verify.hash": "seed hash: {hash} (compare it with the one shown when the table was made)",
     "cli.verify.fair": "fair: the seed matches its published hash and gives all {n} throws of the record",
+    "cli.verify.replay": "that its moves follow the rules is checked by: 421 replay {path}",
     "cli.serve": "py421 tables on http://{host}:{port} (database: {database})",
     "rounds.head": "{rules}, {players} players, every round played by max^n (see docs/strategy.md):",
     "rounds.charge": "the charge, full pot",

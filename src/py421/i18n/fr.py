@@ -265,6 +265,7 @@ MESSAGES: dict[str, str] = {
     "report.page.alt.length": "longueur",
     "cli.verify.hash": "empreinte de la graine : {hash} (comparez-la à celle affichée à la création de la table)",
     "cli.verify.fair": "dés équitables : la graine correspond à son empreinte publiée et donne les {n} lancers de la partie",
+    "cli.verify.replay": "que ses coups suivent les règles se vérifie par : 421 replay {path}",
     "cli.serve": "tables py421 sur http://{host}:{port} (base de données : {database})",
     "rounds.head": "{rules}, {players} joueurs, chaque tour joué par max^n (voir docs/strategy.md) :",
     "rounds.charge": "la charge, pot plein",

@@ -198,6 +198,8 @@ class Session:
                     {"format": SAVE_FORMAT},
                 )
             )
+        if "version" not in data:
+            raise InvalidRecord(Message("save.missing", {"name": repr("version")}))
         if data.get("version") != SAVE_VERSION:
             version = data.get("version")
             raise InvalidRecord(
