@@ -225,3 +225,21 @@ def test_advice_over_the_game_says_the_tokens_it_values(unshipped: None) -> None
     two = advise("--rules", "tim", "--set", "pot=7", "--throws-left", "0", "--phase", "charge")
     assert two.exit_code == 0, two.output
     assert "  tokens 0,0 (yours, then the other player's), the charge, 7 in the pot" in two.stdout
+
+
+def test_advice_names_the_players_out_it_valued() -> None:
+    """With and without --out the same tokens got other values, under the same header: the header and
+    the JSON said the tokens, not who was out."""
+    args = ["--players", "3", "--set", "pot=4", "--set", "withdraw_at_zero=false", "--tokens", "3,0,1"]
+    out = advise(*args, "--out", "1", "--throws-left", "1")
+    assert out.exit_code == 0, out.output
+    assert (
+        "tokens 3,0,1 (yours, then clockwise), the décharge, out of the manche: 1 (places after yours)"
+        in out.output
+    )
+    data = json.loads(advise(*args, "--out", "1", "--throws-left", "1", "--json").output)
+    assert data["out"] == [1]
+    still_in = json.loads(advise(*args, "--throws-left", "1", "--json").output)
+    assert "out" not in still_in
+    french = advise(*args, "--out", "1", "--throws-left", "1", lang="fr")
+    assert "hors de la manche : 1 (places après la vôtre)" in french.output

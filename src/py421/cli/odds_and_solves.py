@@ -205,6 +205,7 @@ def advise(
     if as_json:  # over the game, the position valued too (the tokens, and in the charge the pot)
         valued: dict[str, object] = {"tokens": list(result.tokens)} if result.tokens else {}
         valued |= {"pot": result.pot} if result.pot is not None else {}
+        valued |= {"out": list(out)} if out and result.tokens else {}
         click.echo(json.dumps({"objective": result.objective} | valued | {"options": rows}, indent=2))
         return
     # The solver names its objective in English for --json; the sentence names it in the reader's language.
@@ -219,6 +220,8 @@ def advise(
         stage = "decharge" if result.pot is None else "charge"
         where = tr(lang, f"cli.advise.valued.{stage}", pot=result.pot)
         valued_tokens = ",".join(map(str, result.tokens))
+        if out:  # who is out, where holding no token does not say it: part of the position valued
+            where += tr(lang, "cli.advise.valued.out", places=",".join(map(str, out)))
         click.echo(tr(lang, "cli.advise.valued", tokens=valued_tokens, order=order, phase=where))
     for o in result.options:
         if o.stop:

@@ -184,6 +184,7 @@ MESSAGES: dict[str, str] = {
     "cli.advise.valued.order.two": "yours, then the other player's",
     "cli.advise.valued.decharge": "the décharge",
     "cli.advise.valued.charge": "the charge, {pot} in the pot",
+    "cli.advise.valued.out": ", out of the manche: {places} (places after yours)",
     "cli.advise.stop": "stop on {held}",
     "cli.advise.keep": "keep {kept}, throw {n}",
     "cli.advise.all": "throw all three",

@@ -176,6 +176,7 @@ MESSAGES: dict[str, str] = {
     "cli.advise.valued.order.two": "les vôtres, puis ceux de l'autre joueur",
     "cli.advise.valued.decharge": "la décharge",
     "cli.advise.valued.charge": "la charge, {pot} au pot",
+    "cli.advise.valued.out": ", hors de la manche : {places} (places après la vôtre)",
     "cli.advise.stop": "s'arrêter sur {held}",
     "cli.advise.keep": "garder {kept}, relancer {n} dé{s}",
     "cli.advise.all": "relancer les trois",
