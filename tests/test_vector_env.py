@@ -539,6 +539,9 @@ def test_bad_arguments_say_what_is_accepted():
         VectorGameEnv(0)
     with pytest.raises(InvalidParameter, match=r"autoreset_mode=.* is not offered; accepted: AutoresetMode"):
         VectorGameEnv(2, autoreset_mode=AutoresetMode.DISABLED)
+    # the text forms the docs show are named too
+    with pytest.raises(InvalidParameter, match=r"autoreset_mode='whenever' .*\"SameStep\".*\"NextStep\""):
+        VectorGameEnv(2, autoreset_mode="whenever")
     with pytest.raises(InvalidRuleset, match="unknown option 'pots'"):
         MultiAgentVector(2, pots=3)
     with pytest.raises(InvalidPlayers, match="bots hold every seat"):

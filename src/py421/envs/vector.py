@@ -123,7 +123,7 @@ def _check_autoreset(mode: object) -> AutoresetMode:
     for known in AUTORESET_MODES:
         if mode == known or mode == known.value:
             return known
-    accepted = " | ".join(f"AutoresetMode.{m.name}" for m in AUTORESET_MODES)
+    accepted = " | ".join(f'AutoresetMode.{m.name} ("{m.value}")' for m in AUTORESET_MODES)
     raise InvalidParameter(Message("envs.vector.autoreset", {"value": repr(mode), "accepted": accepted}))
 
 
