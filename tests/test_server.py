@@ -575,6 +575,47 @@ def test_a_watcher_of_a_long_finished_game_costs_its_last_lines_not_the_game(cli
     assert len(described) == table_module.LOG_LINES  # not the whole game's
 
 
+def test_a_language_nobody_watched_in_for_a_while_is_described_from_the_lines_sent(tmp_path, monkeypatch):
+    """The log's lines in a language are described from where they were last sent: a watcher in
+    French who left, then came back many steps later, had every step since described again."""
+
+    players = ["Ann", "Bob"]
+    body = {"mode": "scorekeeper", "rules": "classic-11", "players": players, "settings": ["manches=9"]}
+    limits = Limits(messages_per_second=1000)  # reported as fast as a test reports
+    with serving(f"sqlite:///{tmp_path}/s.db", limits=limits) as client:
+        created = client.post("/api/tables", json=body).json()
+        watched_back(client, created, monkeypatch)
+
+
+def watched_back(client: Any, created: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    import py421.server.table as table_module
+    from py421.text import describe
+
+    code = created["code"]
+    with client.websocket_connect(f"/ws/{code}?token={created['token']}") as ws:
+        version = receive_table(ws)["version"]
+        with client.websocket_connect(f"/ws/{code}?lang=fr") as watcher:
+            receive_table(watcher)
+        for n in range(80):  # in English only, meanwhile
+            ws.send_json({"type": "report", "version": version, "turn": "221" if n % 2 else "421"})
+            message = receive_table(ws)
+            version = message["version"]
+            if message["table"]["status"] != "playing":
+                break
+        assert len(client.app.state.hub.get(code).events) > table_module.LOG_LINES + 20
+        described: list[int] = []
+
+        def counted(*args: Any) -> str:
+            described.append(1)
+            return describe(*args)
+
+        monkeypatch.setattr(table_module, "describe", counted)
+        with client.websocket_connect(f"/ws/{code}?lang=fr") as watcher:
+            back = receive_table(watcher)
+    assert len(back["log"]) == table_module.LOG_LINES
+    assert len(described) == table_module.LOG_LINES
+
+
 def test_the_scorekeeper_page_takes_the_stake_as_the_terminal_does_and_says_what_it_takes(client):
     """At the « main chaude » prompt the page's entry takes e and v, as `421 table` does, and a
     wrong one lists those choices, not every action a player may take."""

@@ -371,6 +371,8 @@ class Table:
             return [guillemets(describe(e, names, lang)) for e in events]
 
         first, lines = self._log.get(lang, (start, []))
+        if start > first + len(lines):  # lines nobody was sent since: described only if asked for
+            first, lines = start, []
         if start < first:
             lines = said(self.events[start:first]) + lines
             first = start
