@@ -243,3 +243,15 @@ def test_advice_names_the_players_out_it_valued() -> None:
     assert "out" not in still_in
     french = advise(*args, "--out", "1", "--throws-left", "1", lang="fr")
     assert "hors de la manche : 1 (places après la vôtre)" in french.output
+
+
+def test_the_charges_pot_is_worked_out_from_the_tokens_given() -> None:
+    """--tokens 2,3,1 in the charge was refused with the full pot (11) assumed: the pot is what the
+    tokens leave, unless --pot says otherwise."""
+    asked = ["--players", "3", "--tokens", "2,3,1", "--phase", "charge", "--throws-left", "0"]
+    worked_out = advise(*asked, "--json")
+    assert worked_out.exit_code == 0, worked_out.output
+    said = advise(*asked, "--pot", "5", "--json")
+    assert json.loads(worked_out.output) == json.loads(said.output)
+    assert json.loads(worked_out.output)["pot"] == 5
+    assert "the charge, 5 in the pot" in advise(*asked).output

@@ -113,6 +113,19 @@ class RoundContext:
                     raise InvalidPosition(Message("solver.game.throws_after", fields))
         return self.limit or (throws[0] if throws else most)
 
+    def charge_pot(self, rules: Ruleset) -> int:
+        """The pot, in the charge: --pot as said, else what the tokens given leave of the game's (the
+        rules' pot and every player's starting tokens), else the whole pot; none in the décharge."""
+        if not self.charge:
+            return 0
+        if self.pot is not None:
+            return self.pot
+        if self.tokens:
+            left = rules.pot + self.players * rules.initial_tokens - sum(self.tokens)
+            if 1 <= left <= rules.pot:
+                return left
+        return rules.pot  # tokens that leave no pot the charge may hold: refused with it
+
     def check_stake(self, rules: Ruleset, dice: Result) -> None:
         """Refuse a stake below what the round has already thrown, where stakes accumulate: each
         result before and the mover's dice thrown once at least."""
@@ -180,7 +193,7 @@ def advise_game(
         )
     start = rules.initial_tokens  # each player's own tokens at the start of a manche
     total = rules.pot + 2 * start
-    pot = (context.pot if context.pot is not None else rules.pot) if context.charge else 0
+    pot = context.charge_pot(rules)
     mine, other = context.tokens or ((start, start) if context.charge else (total // 2, total - total // 2))
     if mine + other + pot != total or min(mine, other) < (start if context.charge else 1):
         raise InvalidPosition(
@@ -279,7 +292,7 @@ def advise_game_level(
     game_maxn.check(rules, n)
     context.check_read(rules)
     start, total = rules.initial_tokens, rules.pot + n * rules.initial_tokens
-    pot = (context.pot if context.pot is not None else rules.pot) if context.charge else 0
+    pot = context.charge_pot(rules)
     even = tuple(total // n + (s < total % n) for s in range(n))
     tokens = context.tokens or ((start,) * n if context.charge else even)
     if len(tokens) != n or sum(tokens) + pot != total or min(tokens) < (start if context.charge else 0):
