@@ -1291,6 +1291,34 @@ def test_a_finished_table_is_read_and_replayed_off_the_event_loop(tmp_path):
     assert code not in hub.tables  # read to be shown, not kept
 
 
+def test_a_table_asked_for_many_times_at_once_is_read_once(tmp_path):
+    """Eight requests at once for a long finished table's page each replayed it, taking both reader
+    threads: another finished table's page waited 24.8 s. Those asked at once share one reading."""
+    app = create_app(f"sqlite:///{tmp_path}/s.db", bot_delay=0, limits=Limits(messages_per_second=1000))
+    with TestClient(app) as client:
+        code = played_out(client, rules="classic-11")["table"]["code"]
+        hub = app.state.hub
+        hub.tables.pop(code, None)  # a finished table nobody watches is not kept in memory
+        read: list[str] = []
+        real = type(hub)._rebuilt
+
+        def noted(self: Any, asked: str) -> Any:
+            read.append(asked)
+            return real(self, asked)
+
+        async def eight() -> list[Any]:
+            return list(await asyncio.gather(*(hub.public(code) for _ in range(8))))
+
+        with pytest.MonkeyPatch.context() as patched:
+            patched.setattr(type(hub), "_rebuilt", noted)
+            assert client.portal is not None
+            shown = client.portal.call(eight)
+            assert read == [code]
+            assert client.get(f"/api/tables/{code}").status_code == 200  # asked again later: read again
+            assert read == [code, code]
+    assert all(table["status"] == "over" for table in shown)
+
+
 def test_a_start_the_engine_refuses_leaves_the_table_waiting(client, monkeypatch):
     created = create(client, seats=["human", "human"])
     code, token = created["code"], created["token"]

@@ -103,6 +103,7 @@ class Hub:
         self.tables: dict[str, Table] = {}
         self._elsewhere: dict[str, float] = {}  # tables last found owned by another process, and when
         self._taking: dict[str, asyncio.Future[bool]] = {}  # claims under way
+        self._reading: dict[str, asyncio.Future[Table | None]] = {}  # tables being read, for all who ask
         self.tasks: set[asyncio.Task[None]] = set()
 
     # -- creating and loading ------------------------------------------------
@@ -344,8 +345,7 @@ class Hub:
         code = _checked(code)
         if self.cluster.owns(code) and code in self.tables:
             return self.tables[code]
-        loop = asyncio.get_running_loop()
-        table = await loop.run_in_executor(self._readers, self._rebuilt, code)
+        table = await self._read_once(code)
         if table is None:
             raise TableError("no_table", Message("server.no_table", {"code": repr(code)}), 404)
         if not table.finished and self.cluster.owns(code):
@@ -359,11 +359,20 @@ class Hub:
         code = _checked(code)
         if code in self.tables:
             return self.tables[code]
-        loop = asyncio.get_running_loop()
-        table = await loop.run_in_executor(self._readers, self._rebuilt, code)
+        table = await self._read_once(code)
         if table is None:
             raise TableError("no_table", Message("server.no_table", {"code": repr(code)}), 404)
         return self.tables.setdefault(code, table)  # one read meanwhile may have kept it first
+
+    async def _read_once(self, code: str) -> Table | None:
+        """The table read from the database and replayed in a reader's thread; those who ask while it
+        is read share that reading (eight at once for a long game took both readers for seconds)."""
+        reading = self._reading.get(code)
+        if reading is None:
+            reading = asyncio.get_running_loop().run_in_executor(self._readers, self._rebuilt, code)
+            self._reading[code] = reading
+            reading.add_done_callback(lambda _: self._reading.pop(code, None))
+        return await asyncio.shield(reading)
 
     async def public(self, code: str) -> out.TablePublic:
         return (await self.shown(code)).public()
