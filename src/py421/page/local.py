@@ -433,10 +433,10 @@ class LocalTables:
         then carry them, for the page to keep."""
         read = []
         for code, data in list(self.kept.items()):
-            final = data.get("record", {}).get("final") if isinstance(data.get("record"), dict) else None
-            if data.get("mode") == "replay" or "stats" in data or not isinstance(final, dict):
-                continue
-            if final.get("phase") != "over":
+            record = data.get("record")
+            final = record.get("final") if isinstance(record, dict) else None
+            over = isinstance(final, dict) and final.get("phase") == "over"
+            if data.get("mode") == "replay" or "stats" in data or not over:
                 continue
             try:
                 read.append(self.table(code))
