@@ -656,3 +656,42 @@ def test_a_late_comer_is_told_why_they_only_watch(server: str, browser: Browser)
     expect(watching).to_contain_text("the game started with the players seated")
     expect(watching).to_contain_text("plays from that phone")
     expect(bob.get_by_test_id("join-button")).to_be_hidden()
+
+
+def test_a_player_whose_phone_died_goes_on_from_another_phone(server: str, browser: Browser) -> None:
+    """A phone that dies mid-game took its seat with it: a bot stood in to the end, and its player
+    could only watch from a borrowed phone. A seated player hands the seat on with a link."""
+    alice, bob = phone(browser), phone(browser)
+    alice.goto(server + "/")
+    alice.get_by_test_id("player-name").fill("Alice")
+    alice.get_by_test_id("seat-kind-1").select_option("human")
+    alice.get_by_test_id("settings").fill("charge_throws=3")
+    alice.get_by_test_id("create-table").click()
+    expect(alice.get_by_test_id("status")).to_have_attribute("data-status", "waiting")
+    code = alice.url.rsplit("/", 1)[1]
+    bob.goto(f"{server}/t/{code}")
+    bob.get_by_test_id("join-name").fill("Bob")
+    bob.get_by_test_id("join-button").click()
+    expect(alice.get_by_test_id("players")).to_contain_text("Bob")
+    expect(alice.get_by_test_id("hand-1")).to_have_count(0)  # not before the game
+    alice.get_by_test_id("start-button").click()
+    expect(bob.get_by_test_id("player-1")).to_contain_text("you")
+    expect(alice.get_by_test_id("hand-1")).to_have_count(0)  # Bob is there: his seat is his
+    bob.context.close()  # his battery is flat
+    alice.get_by_test_id("hand-1").click()
+    handed = alice.get_by_test_id("handed-link")
+    expect(handed).to_contain_text(f"/t/{code}#seat=1.")
+    link = handed.inner_text()
+    expect(alice.get_by_test_id("handed")).to_contain_text("Bob's seat")
+    borrowed = phone(browser)
+    borrowed.goto(link)
+    expect(borrowed.get_by_test_id("player-1")).to_contain_text("you")
+    assert "#" not in borrowed.url  # the token leaves the address bar at once
+    accessible(alice)
+    # Alice hands her own seat on: her phone is told, and watches from then on, reloaded too
+    alice.get_by_test_id("hand-0").click()
+    expect(alice.get_by_test_id("error-banner")).to_contain_text("handed to another phone")
+    expect(alice.get_by_test_id("player-0")).not_to_contain_text("you")
+    alice.reload()
+    expect(alice.get_by_test_id("status")).to_have_attribute("data-status", "playing")
+    expect(alice.get_by_test_id("player-0")).not_to_contain_text("you")

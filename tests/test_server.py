@@ -1491,3 +1491,80 @@ def test_a_client_gone_before_its_body_arrived_is_no_failure_of_the_servers(capl
     assert [r.exc_info is not None for r in caplog.records if r.levelname == "ERROR"] == [
         True
     ]  # a bug still is
+
+
+def hand(client: TestClient, code: str, seat: int, token: str | None) -> Any:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return client.post(f"/api/tables/{code}/seats/{seat}/hand", headers=headers)
+
+
+def test_a_seat_is_handed_to_another_phone_and_the_phone_that_held_it_only_watches(client):
+    """Bob's phone dies mid-game: Alice hands his seat on, and he plays from a borrowed phone."""
+    created = create(client, seats=["human", "human", "bot:heuristic"])
+    code, alice = created["code"], created["token"]
+    bob = client.post(f"/api/tables/{code}/join", json={"name": "Bob"}).json()["token"]
+    start(client, code, alice)
+    with client.websocket_connect(f"/ws/{code}?token={bob}") as dead:
+        assert receive_table(dead)["view"]["seat"] == 1
+        handed = hand(client, code, 1, alice)
+        assert handed.status_code == 200, handed.text
+        new = handed.json()
+        assert new["code"] == code and new["seat"] == 1 and new["token"] not in (alice, bob)
+        told = error_of(dead, {"type": "ping"})
+        assert told["error"] == "seat_handed" and "another phone" in told["message"]
+        while (message := dead.receive_json())["type"] != "table":
+            pass
+        assert message["view"]["seat"] is None  # the phone that held it now watches
+        refused = error_of(dead, {"type": "undo", "version": message["version"]})
+        assert refused["error"] == "spectator"
+    with client.websocket_connect(f"/ws/{code}?token={new['token']}") as borrowed:
+        assert receive_table(borrowed)["view"]["seat"] == 1
+    with client.websocket_connect(f"/ws/{code}?token={bob}") as again:
+        assert receive_table(again)["view"]["seat"] is None  # the old token holds nothing any more
+    # asked again by the phone that now holds it, to the next phone
+    assert hand(client, code, 1, new["token"]).status_code == 200
+    assert hand(client, code, 1, bob).json()["detail"]["error"] == "spectator"
+
+
+def test_a_seat_is_handed_on_only_by_a_seated_player_to_a_person_s_seat_in_play(client):
+    created = create(client, seats=["human", "human", "bot:heuristic"])
+    code, alice = created["code"], created["token"]
+    bob = client.post(f"/api/tables/{code}/join", json={"name": "Bob"}).json()["token"]
+    early = hand(client, code, 1, alice)
+    assert early.status_code == 409 and early.json()["detail"]["error"] == "not_started"
+    assert "while the game is played" in early.json()["detail"]["message"]
+    start(client, code, alice)
+    watcher = hand(client, code, 1, None)
+    assert watcher.status_code == 403 and watcher.json()["detail"]["error"] == "spectator"
+    assert "seated at this table" in watcher.json()["detail"]["message"]
+    for seat in (2, 3, -1):  # a bot's seat, and seats the table does not have
+        refused = hand(client, code, seat, bob)
+        assert refused.status_code == 404, refused.text
+        detail = refused.json()["detail"]
+        assert detail["error"] == "no_seat" and "(0, 1)" in detail["message"], detail
+    french = client.post(
+        f"/api/tables/{code}/seats/2/hand",
+        headers={"Authorization": f"Bearer {bob}", "Accept-Language": "fr"},
+    )
+    assert "aucune personne n'occupe la place 2" in french.json()["detail"]["message"]
+    assert hand(client, code, 0, bob).status_code == 200  # Bob hands Alice's seat on
+
+
+def test_a_flood_of_seats_handed_on_is_refused_past_the_address_s_messages(tmp_path, monkeypatch):
+    """Each seat handed on is a write to the database: a seated player who asks it in a loop
+    spends the address's messages, as moves do (the clock held still: the budget never refills)."""
+    spend = AddressBook.message
+    monkeypatch.setattr(AddressBook, "message", lambda self, address, now=None: spend(self, address, 1000.0))
+    with serving(f"sqlite:///{tmp_path}/t.db", limits=Limits(messages_per_second=3)) as c:
+        created = create(c, seats=["human", "bot:heuristic"])
+        code, token = created["code"], created["token"]
+        start(c, code, token)
+        answers = []
+        for _ in range(8):
+            answered = hand(c, code, 0, token)
+            answers.append(answered.status_code)
+            if answered.status_code == 200:
+                token = answered.json()["token"]
+            else:
+                assert answered.json()["detail"]["error"] == "rate_limited"
+        assert answers == [200] * 6 + [429] * 2  # a burst of twice the messages a second

@@ -985,3 +985,31 @@ def test_a_process_whose_database_is_away_says_so_in_a_line_a_scan_not_in_traceb
         assert asyncio.run(away_and_back()) == ["AWAY1"]
     assert "Traceback" not in caplog.text
     assert caplog.text.count("the connection holding the tables' locks is lost") == 1  # not at each scan
+
+
+def test_a_seat_handed_on_through_one_process_is_no_longer_held_by_the_phone_on_the_other(
+    tmp_path: Path,
+) -> None:
+    """Bob's dead phone is connected to B, Alice to A: when she hands his seat to another phone,
+    B's copy of the table learns it, and the old phone is told and only watches."""
+    with two_processes(Limits(messages_per_second=1000)) as (a, b):
+        created = create(a, seats=["human", "human", "bot:heuristic"])
+        code, alice = created["code"], created["token"]
+        bob = a.post(f"/api/tables/{code}/join", json={"name": "Bob"}).json()["token"]
+        start(a, code, alice)
+        with (
+            a.websocket_connect(f"/ws/{code}?token={alice}") as ws_a,
+            b.websocket_connect(f"/ws/{code}?token={bob}") as dead,
+        ):
+            ws_a.receive_json()
+            assert dead.receive_json()["view"]["seat"] == 1
+            handed = a.post(f"/api/tables/{code}/seats/1/hand", headers={"Authorization": f"Bearer {alice}"})
+            assert handed.status_code == 200, handed.text
+            while (message := dead.receive_json())["type"] != "error":
+                assert message["view"]["seat"] == 1
+            assert message["error"] == "seat_handed"
+            while (message := dead.receive_json())["type"] != "table":
+                pass
+            assert message["view"]["seat"] is None
+            with b.websocket_connect(f"/ws/{code}?token={handed.json()['token']}") as borrowed:
+                assert borrowed.receive_json()["view"]["seat"] == 1

@@ -66,6 +66,16 @@ class Back(_Command):
     seat: int | None
 
 
+class Hand(_Command):
+    """A seated player hands ``seat`` (theirs or another's) to another phone: ``new``, drawn by the
+    asker as a join's is, holds it from then on and the token that held it no longer does."""
+
+    kind: Literal["hand"] = "hand"
+    token: str | None
+    seat: int
+    new: str
+
+
 class Rematch(_Command):
     kind: Literal["rematch"] = "rematch"
     token: str | None
@@ -78,7 +88,9 @@ class Give(_Command):
     seat: int
 
 
-Command = Annotated[Join | Start | Act | Report | Undo | Back | Rematch | Give, Field(discriminator="kind")]
+Command = Annotated[
+    Join | Start | Act | Report | Undo | Back | Hand | Rematch | Give, Field(discriminator="kind")
+]
 COMMAND: TypeAdapter[Command] = TypeAdapter(Command)
 
 

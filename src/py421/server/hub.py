@@ -42,6 +42,7 @@ from .commands import (
     Done,
     Give,
     Given,
+    Hand,
     Join,
     Rematch,
     Rematched,
@@ -471,7 +472,7 @@ class Hub:
         match asked:
             case Join(token=None):  # a process of an earlier version (a rolling restart): drawn here
                 return await self.handle(code, asked.model_copy(update={"token": secrets.token_urlsafe(24)}))
-            case Join() | Start() | Act() | Report() | Undo() | Back():
+            case Join() | Start() | Act() | Report() | Undo() | Back() | Hand():
                 return await TableActor(table, self).handle(asked)
             case Rematch(token=token):
                 return Rematched(code=(await self._rematch(table, token)).code)
@@ -485,6 +486,12 @@ class Hub:
         # The token is drawn here, once: asked again of another owner, the join finds its seat.
         seated = await self._change(code, Join(name=name, token=secrets.token_urlsafe(24)), Seated)
         return _checked(code), seated.seat, seated.token
+
+    async def hand(self, code: str, token: str | None, seat: int) -> tuple[str, str]:
+        """The table's code and the new token of ``seat``, handed by the player of ``token``."""
+        # drawn here, once, as a join's: asked again of another owner, the seat is found handed
+        handed = await self._change(code, Hand(token=token, seat=seat, new=secrets.token_urlsafe(24)), Seated)
+        return _checked(code), handed.token
 
     async def start(self, code: str, token: str | None) -> out.TablePublic:
         await self._change(code, Start(token=token), Done)

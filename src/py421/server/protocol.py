@@ -46,6 +46,8 @@ ErrorCode = Literal[
     "not_started",
     "over",
     "spectator",
+    "no_seat",
+    "seat_handed",
     "not_your_turn",
     "illegal",
     "stale",

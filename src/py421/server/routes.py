@@ -32,7 +32,7 @@ from . import protocol as p
 from .analyst import Analyst
 from .hints import Hints
 from .hub import Hub
-from .table import Connection, Table, TableError
+from .table import Connection, Table, TableError, hash_token
 
 M = TypeVar("M", bound=BaseModel)
 log = logging.getLogger(__name__)
@@ -98,10 +98,7 @@ async def estimate(request: Request) -> dict[str, Any]:
     Each asks the solver's cost (tens of milliseconds): it spends one of the address's messages.
     """
     hub = _hub(request)
-    if not hub.addresses.message(_address(request)):
-        most = f"{hub.limits.messages_per_second:g}"
-        flood = Message("server.messages_per_second", {"most": most})
-        raise TableError("rate_limited", flood, 429, retry_after=1)
+    _spend_message(hub, _address(request))
     body = await _read(request, p.CreateTable)
     return {"seconds": await hub.solving_seconds(body)}
 
@@ -121,6 +118,14 @@ def _by_code(hub: Hub, address: str) -> Iterator[None]:
         if e.error == "no_table":
             hub.addresses.missed(address)
         raise
+
+
+def _spend_message(hub: Hub, address: str) -> None:
+    """One of the address's messages a second, spent by a request that costs as much as a move."""
+    if not hub.addresses.message(address):
+        most = f"{hub.limits.messages_per_second:g}"
+        flood = Message("server.messages_per_second", {"most": most})
+        raise TableError("rate_limited", flood, 429, retry_after=1)
 
 
 @router.get("/api/tables/{code}", response_model=p.TablePublic, responses=responses)
@@ -155,6 +160,20 @@ async def rematch(request: Request, code: str, authorization: str | None = Heade
     if new in hub.tables:
         hints.watch(hub.tables[new])  # the rematch has the hints of its game
     return {"code": new}
+
+
+@router.post("/api/tables/{code}/seats/{seat}/hand", response_model=p.Joined, responses=responses)
+async def hand(
+    request: Request, code: str, seat: int, authorization: str | None = Header(None)
+) -> dict[str, Any]:
+    """A seated player hands a seat (theirs, or that of a player whose phone died) to another
+    phone: the answer's token holds it from then on, the one that held it no longer does. Each is
+    a write: it spends one of the address's messages, as a move does."""
+    hub = _hub(request)
+    _spend_message(hub, _address(request))
+    with _by_code(hub, _address(request)):
+        code, token = await hub.hand(code, _bearer(authorization), seat)
+    return {"code": code, "seat": seat, "token": token}
 
 
 @router.get("/healthz", response_model=p.Health)
@@ -304,13 +323,15 @@ async def _session(
         with _by_code(hub, address):
             table = await hub.attached(code)
         hints.watch(table)
+        seat = table.seat_of(token)
         conn = Connection(
             ws.send_text,
-            table.seat_of(token),
+            seat,
             lang,
             address=address,
             queue=hub.limits.queue,
             send_seconds=hub.limits.send_seconds,
+            holding=hash_token(token) if seat is not None and token else None,
         )
         await hub.connect(table, conn)
     except TableError as e:

@@ -141,8 +141,10 @@ class Connection:
         address: str = "",
         queue: int = 64,
         send_seconds: float = 10.0,
+        holding: str | None = None,
     ) -> None:
         self.send, self.seat, self.lang, self.address = send, seat, lang, address
+        self.holding = holding  # the hash of the token that holds ``seat``: handed on, it no longer does
         self.log_sent = 0  # lines of the table's log this connection already has
         self.queue: asyncio.Queue[str | _Close] = asyncio.Queue(queue)
         self.send_seconds = send_seconds
@@ -435,6 +437,10 @@ class Table:
         Each seat's view is built once and each distinct message written once:
         a hundred spectators cost one view and one JSON text.
         """
+        for conn in self.connections:
+            if conn.seat is not None and conn.holding != self.seats[conn.seat].token_hash:
+                conn.seat = None  # the seat was handed to another phone: this one watches
+                conn.say("seat_handed", Message("server.seat_handed"))
         public = self.public()  # the same for every connection
         views: dict[int | None, out.View | None] = {}
         texts: dict[tuple[int | None, str, int], str] = {}

@@ -34,7 +34,7 @@ from ..play.answers import apply_report
 from ..play.session import Session
 from ..players import bot_name
 from .cluster import Moved, Solo, first_line
-from .commands import Act, Answer, Back, Done, Join, Report, Seated, Start, Undo
+from .commands import Act, Answer, Back, Done, Hand, Join, Report, Seated, Start, Undo
 from .database import Store
 from .limits import Limits
 from .optimal_seats import OptimalBots
@@ -105,7 +105,7 @@ class TableActor:
         self.table = table
         self.services = services
 
-    async def handle(self, command: Join | Start | Act | Report | Undo | Back) -> Answer:
+    async def handle(self, command: Join | Start | Act | Report | Undo | Back | Hand) -> Answer:
         match command:
             case Join(name=name, token=token):
                 assert token is not None
@@ -121,6 +121,9 @@ class TableActor:
                 await self.undo(seat, version)
             case Back(seat=seat):
                 await self.back(seat)
+            case Hand(token=token, seat=seat, new=new):
+                await self.hand(token, seat, new)
+                return Seated(seat=seat, token=new)
             case _:
                 assert_never(command)
         return Done()
@@ -155,6 +158,38 @@ class TableActor:
         table.active = time.time()
         table.broadcast()
         return free.seat, token
+
+    async def hand(self, token: str | None, seat: int, new: str) -> None:
+        """A seated player hands ``seat`` to another phone, whose page holds ``new`` (a phone that
+        died mid-game: its player goes on from a borrowed one). The token that held the seat no
+        longer does: its connections are told and watch (:meth:`.Table.broadcast`)."""
+        table, services = self.table, self.services
+        async with table.lock:
+            services.owning(table)
+            if table.seat_of(new) == seat:
+                return  # asked again of another owner: already handed
+            if table.seat_of(token) is None:
+                raise TableError("spectator", Message("server.hand_seated"), 403)
+            if table.status != "playing":
+                raise TableError(
+                    "not_started" if table.status == "waiting" else "over",
+                    Message("server.hand_playing"),
+                    409,
+                )
+            people = [s.seat for s in table.seats if s.kind == "human" and s.token_hash is not None]
+            if seat not in people:
+                said = {"seat": seat, "seats": ", ".join(map(str, people))}
+                raise TableError("no_seat", Message("server.hand_seat", said), 404)
+            handed = table.seats[seat].copy()
+            old, handed.token_hash = handed.token_hash, hash_token(new)
+            assert old is not None and handed.token_hash is not None
+            if not await services.writer.call(
+                services.store.hand_seat, table.code, seat, old, handed.token_hash
+            ):
+                raise TableError("stale", Message("server.hand_raced"), 409)  # memory follows the database
+            table.seats[seat].token_hash = handed.token_hash
+            table.active = time.time()
+            table.broadcast()
 
     def creator(self, token: str | None) -> None:
         if self.table.seat_of(token) != 0:

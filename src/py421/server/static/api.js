@@ -185,6 +185,16 @@ export const joinTable = (code, body) => call("POST", `/api/tables/${encodeURICo
 export const startTable = (code, token) => call("POST", `/api/tables/${encodeURIComponent(code)}/start`, {}, token);
 
 /**
+ * A seat handed to another phone by the player of `token`: the answer's token holds it from then on.
+ * @param {string} code
+ * @param {number} seat
+ * @param {string | undefined} token
+ * @returns {Promise<Joined>}
+ */
+export const handSeat = (code, seat, token) =>
+  call("POST", `/api/tables/${encodeURIComponent(code)}/seats/${seat}/hand`, {}, token);
+
+/**
  * @param {string} code
  * @param {string | undefined} token
  * @returns {Promise<Rematch>}

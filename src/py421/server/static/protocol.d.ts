@@ -27,6 +27,8 @@ export type ErrorCode =
   | "not_started"
   | "over"
   | "spectator"
+  | "no_seat"
+  | "seat_handed"
   | "not_your_turn"
   | "illegal"
   | "stale"

@@ -65,6 +65,18 @@ export function saveSeat(code, seat) {
 }
 
 /**
+ * This browser no longer holds its seat at table `code` (it was handed to another phone).
+ * @param {string} code
+ */
+export function forgetSeat(code) {
+  try {
+    localStorage.removeItem(`py421:${code}`);
+  } catch {
+    /* storage disabled: nothing was kept */
+  }
+}
+
+/**
  * The seats this browser took lately, latest first; those of a month ago are forgotten on the way.
  * @param {number} [now]
  * @returns {HeldAt[]}

@@ -7,13 +7,13 @@
  * @import { HintsMessage, Inbound, LegalAction, Outbound, OutcomeView, ReplayAt, TablePublic, View, SeatPublic } from "./protocol"
  * @import { HeldSeat } from "./saved.js"
  */
-import { ApiError, NAME_MAX, getTable, joinTable, nameProblem, refusal, rematchTable, startTable } from "./api.js";
+import { ApiError, NAME_MAX, getTable, handSeat, joinTable, nameProblem, refusal, rematchTable, startTable } from "./api.js";
 import { dieFace, miniDice } from "./dice.js";
 import { LocalSocket, TAKEN_ELSEWHERE, isLocal, localCall } from "./local.js";
 import { app, append, fill, fillFrom, h, hideError, setText, show, showError } from "./dom.js";
 import { errorText, lang, outcomeSentences, t } from "./i18n.js";
 import { address, navigate, whenLeaving } from "./router.js";
-import { lastName, loadSeat, rememberName, saveSeat } from "./saved.js";
+import { forgetSeat, lastName, loadSeat, rememberName, saveSeat } from "./saved.js";
 import { rankedChoices } from "./values.js";
 
 const LOG_LINES = 50; // as many as the server sends a new connection
@@ -55,9 +55,22 @@ const HEARD_WITHIN = 10000; // ms
  * @property {ReplayAt | null} replay a game record watched step by step: the step shown
  */
 
+/**
+ * A seat handed to this phone by a player at the table (its link ends `#seat=N.TOKEN`): kept as
+ * this phone's, and the token taken out of the address bar at once.
+ * @param {string} code
+ */
+function takeHandedSeat(code) {
+  const handed = /^#seat=(\d+)\.([A-Za-z0-9_-]+)$/.exec(location.hash);
+  if (!handed || isLocal(code)) return;
+  saveSeat(code, { seat: Number(handed[1]), token: handed[2] });
+  history.replaceState(history.state, "", location.pathname + location.search);
+}
+
 /** @param {string} code */
 export function tablePage(code) {
   document.title = `421 · ${code}`;
+  takeHandedSeat(code);
   /** @type {TableState} */
   const T = {
     // every seat of a table of this device is this device's
@@ -95,7 +108,7 @@ export function tablePage(code) {
   // the rules the table plays, its house settings with them: « vache-41 (pot=15) »
   const rulesLine = h("p", { class: "muted rules-line", testid: "rules-named" });
   const conn = h("span", { class: "conn", testid: "connection" });
-  const copyBtn = h("button", { type: "button", class: "btn btn-small", testid: "copy-link", text: t("copy"), onclick: copyLink });
+  const copyBtn = h("button", { type: "button", class: "btn btn-small", testid: "copy-link", text: t("copy"), onclick: () => copyFrom(shareLink, copyBtn) });
   const shareLink = h("a", { href: url, class: "share-link", id: "share-link", testid: "share-link", text: url });
   const share = h(
     "section",
@@ -103,6 +116,11 @@ export function tablePage(code) {
     h("p", { class: "hint", text: t("share", { code }) }),
     h("div", { class: "row" }, shareLink, copyBtn),
   );
+  // a seat handed to another phone: the link that phone opens
+  const handedText = h("p", { class: "hint" });
+  const handedLink = h("a", { class: "share-link", testid: "handed-link" });
+  const handedCopy = h("button", { type: "button", class: "btn btn-small", text: t("copy"), onclick: () => copyFrom(handedLink, handedCopy) });
+  const handed = h("section", { class: "share", testid: "handed", hidden: true }, handedText, h("div", { class: "row" }, handedLink, handedCopy));
 
   const joinName = h("input", {
     id: "join-name",
@@ -220,6 +238,7 @@ export function tablePage(code) {
       rulesLine,
     ),
     share,
+    handed,
     joinForm,
     watching,
     startBtn,
@@ -488,6 +507,10 @@ export function tablePage(code) {
       T.hint = msg;
       renderHints();
     } else if (msg.type === "error") {
+      if (msg.error === "seat_handed") {
+        forgetSeat(code); // another phone holds it now: this one watches
+        T.seat = null;
+      }
       setBusy(false);
       T.reportSentAt = null;
       T.sentAt = null;
@@ -572,14 +595,20 @@ export function tablePage(code) {
     navigate(`/t/${encodeURIComponent(next)}`);
   }
 
-  async function copyLink() {
+  /**
+   * Copies the link of `anchor`, or leaves it selected for the phone's own menu; `button` says which.
+   * @param {HTMLAnchorElement} anchor
+   * @param {HTMLButtonElement} button
+   */
+  async function copyFrom(anchor, button) {
+    const link = anchor.href;
     let ok = false;
     try {
-      await navigator.clipboard.writeText(url);
+      await navigator.clipboard.writeText(link);
       ok = true;
     } catch {
       // No clipboard API outside https (a phone on the local network): the old way.
-      const area = h("textarea", { value: url, readonly: true, class: "offscreen" });
+      const area = h("textarea", { value: link, readonly: true, class: "offscreen" });
       document.body.append(area);
       area.select();
       try {
@@ -589,15 +618,34 @@ export function tablePage(code) {
       }
       area.remove();
     }
-    copyBtn.textContent = ok ? t("copied") : t("copy");
+    button.textContent = ok ? t("copied") : t("copy");
     if (!ok) {
       // Leave the link selected so that the phone's own menu can copy it.
       const range = document.createRange();
-      range.selectNodeContents(shareLink);
+      range.selectNodeContents(anchor);
       getSelection()?.removeAllRanges();
       getSelection()?.addRange(range);
     }
-    setTimeout(() => (copyBtn.textContent = t("copy")), 2000);
+    setTimeout(() => (button.textContent = t("copy")), 2000);
+  }
+
+  /**
+   * Hands `seat` (this phone's, or that of a player whose phone died) to another phone, and shows
+   * the link it opens.
+   * @param {number} seat
+   */
+  async function handOn(seat) {
+    try {
+      const res = await handSeat(code, seat, T.seat?.token);
+      const link = `${url}#seat=${res.seat}.${res.token}`;
+      handedLink.href = link;
+      handedLink.textContent = link;
+      handedText.textContent = t("handed", { name: nameOf(res.seat) });
+      show(handed, true);
+      hideError();
+    } catch (err) {
+      showError(refusal(err));
+    }
   }
 
   // --- playing
@@ -829,6 +877,7 @@ export function tablePage(code) {
     // why one only watches: every seat taken, or the game begun (a seat is played from the phone that took it)
     setText(watching, t(st === "waiting" ? "watching_full" : "watching"));
     show(share, st !== "over" && st !== "abandoned" && !isLocal(code)); // nobody joins a table of this device
+    if (st !== "playing") show(handed, false); // a seat is handed on while the game is played
     // Waiting, the link is what the table needs; in play, the dice come first (on a small phone the
     // link pushed « Throw » off the screen) and the link, to ask friends to watch, below the players.
     if (st === "waiting" && share.nextElementSibling !== joinForm) joinForm.before(share);
@@ -891,6 +940,11 @@ export function tablePage(code) {
     }
     if (view && view.leader === i && !over) tags.push(h("span", { class: "tag tag-lead", text: t("leads") }));
     if (p && !p.in_manche && !over) tags.push(h("span", { class: "tag tag-out", text: t("out") }));
+    // a seated player hands on their own seat, or that of a player whose phone is gone
+    const handable = T.seat && !isLocal(code) && T.table?.status === "playing" && s.kind === "human" && s.taken;
+    if (handable && !isScorekeeper() && (i === me || !s.connected || s.away)) {
+      tags.push(h("button", { type: "button", class: "btn btn-small", testid: `hand-${i}`, text: t("hand"), onclick: () => handOn(i) }));
+    }
     const stats = p
       ? [
           h("span", { class: "tokens", text: t("tokens", { n: p.tokens }) }),
