@@ -29,6 +29,11 @@ from .heads_up_game import GameManche, HeadsUpGame, Lost, carries_over, manche_r
 from .shipped import located
 
 FORMAT = 3  # bump when the solver's results change meaning
+# The two-player solves kept on disk, in bytes: a server solves the rules of every new table, and
+# rules with other options are other files (about 24 kB each at a pot of 40), with no end to them.
+# Past it the least lately used go first; each takes seconds to solve again. Whole games of three
+# and more (hours to solve) are never dropped.
+KEPT_BYTES = 256 * 2**20
 
 
 def read_folder(folder: Path | None = None) -> Path:
@@ -50,6 +55,32 @@ def _save(path: Path, arrays: dict[str, Any]) -> None:
     tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")  # runs started together do not collide
     np.savez(tmp, **arrays)
     tmp.replace(path)
+    _drop_least_used(path)
+
+
+def _drop_least_used(kept: Path) -> None:
+    """Drop the two-player solves least lately used (read or written) beside ``kept`` while they
+    take more than :data:`KEPT_BYTES`; never ``kept``, just written."""
+    found: list[tuple[float, int, str]] = []
+    for entry in os.scandir(kept.parent):
+        if entry.name.startswith("heads-up-") and entry.name.endswith(".npz") and ".tmp." not in entry.name:
+            with contextlib.suppress(FileNotFoundError):  # dropped by another process meanwhile
+                stat = entry.stat()
+                found.append((stat.st_mtime, stat.st_size, entry.path))
+    total = sum(size for _, size, _ in found)
+    for _, size, name in sorted(found):
+        if total <= KEPT_BYTES:
+            break
+        if name != str(kept):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(name)
+            total -= size
+
+
+def _used(path: Path) -> None:
+    """A kept solve just read counts as lately used (:func:`_drop_least_used`)."""
+    with contextlib.suppress(OSError):  # a read-only folder, or one that came with py421
+        os.utime(path)
 
 
 def cache_path(rules: Ruleset, folder: Path) -> Path:
@@ -66,11 +97,12 @@ def solve_cached(
     with py421)."""
     path = located(cache_path(rules, read_folder(folder)))
     solver = HeadsUp(rules)
-    if path.exists():
+    with contextlib.suppress(FileNotFoundError):  # not kept, or dropped as it was about to be read
         with np.load(path) as data:
             solver.decharge = data["decharge"]
             solver.charge = {int(k[7:]): data[k] for k in data.files if k.startswith("charge_")}
             solver.iterations = int(data["iterations"])
+        _used(path)
         return solver, True
     solver.solve(progress)
     arrays: dict[str, Any] = {f"charge_{pot}": values for pot, values in solver.charge.items()}
@@ -121,7 +153,8 @@ def solve_game_cached(
     path = located(game_cache_path(rules, where))
     game = HeadsUpGame(rules)
     if heads_up_game_kept(rules, folder):
-        return _load_game(game, path, folder), True
+        with contextlib.suppress(FileNotFoundError):  # dropped as it was about to be read: solved again
+            return _load_game(game, path, folder), True
     cached_plain = located(cache_path(manche_rules(rules), where)).exists()
 
     def plain(stage: str, step: int) -> None:
@@ -132,7 +165,8 @@ def solve_game_cached(
         progress("manche", game.most_manches(), game.most_manches())
     game.plain = solve_cached(manche_rules(rules), plain, folder)[0]
     if path.exists():
-        return _load_game(game, path, folder), cached_plain
+        with contextlib.suppress(FileNotFoundError):
+            return _load_game(game, path, folder), cached_plain
     game.solve(progress)
     arrays: dict[str, Any] = {}
     for (a, b), solver in game.manches.items():
@@ -148,6 +182,7 @@ def _load_game(game: HeadsUpGame, path: Path, folder: Path | None) -> HeadsUpGam
     """The manche played for itself, and each manche's charge solved against the game, from the disk."""
     if not game.plain.charge:
         game.plain = solve_cached(manche_rules(game.rules), None, folder)[0]  # read, not solved
+    _used(path)
     with np.load(path) as data:
         for name in data.files:
             kind, a, b, pot = name.split("_")
