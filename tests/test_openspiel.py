@@ -291,6 +291,9 @@ def test_openspiel_sees_the_exact_probabilities():
         ),
         ({"options": "pot:0"}, InvalidRuleset, "pot=0 is not accepted; pot takes 1 to 999"),
         ({"options": "pot:3;pot:4"}, InvalidRuleset, "'pot' is given twice"),
+        # an entry left empty is refused, as --set refuses one: it may hide an option lost on the way
+        ({"options": "pot:3;;le_bon:false"}, InvalidRuleset, "options 'pot:3;;le_bon:false': an empty entry"),
+        ({"options": "pot:3;"}, InvalidRuleset, "an empty entry"),
         (
             {"preset": "engranjeu-21", "players": 9},
             InvalidPlayers,

@@ -152,9 +152,11 @@ def parse_options(text: str) -> dict[str, str]:
     OpenSpiel's game strings split parameters on ``,`` and ``=``, hence ``;`` and ``:``.
     """
     found: dict[str, str] = {}
+    if not text.strip():
+        return found
     for part in text.split(";"):
-        if not part.strip():
-            continue
+        if not part.strip():  # as ``--set`` refuses ``pot=3,,le_bon=false``: an option may be lost there
+            raise InvalidRuleset(Message("envs.openspiel.empty_option", {"options": repr(text.strip())}))
         key, sep, value = (p.strip() for p in part.partition(":"))
         if not sep or not key or not value or "=" in part or "," in part:
             raise InvalidRuleset(Message("envs.openspiel.options", {"part": repr(part.strip())}))

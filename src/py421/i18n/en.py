@@ -1395,6 +1395,7 @@ MESSAGES: dict[str, str] = {
     "envs.openspiel.no_outcome": "chance outcome {outcome} does not exist; outcomes are 0 to {last}",
     "envs.openspiel.outcome_now": "chance outcome {outcome} ({text}) cannot come up now; accepted: {accepted}",
     "envs.openspiel.no_such_outcome": "no such outcome",
+    "envs.openspiel.empty_option": "options {options}: an empty entry between two ';' or at an end; write OPTION:VALUE pairs separated by ';', for example pot:5;charge_throws:2",
     "envs.openspiel.options": "options {part}: write OPTION:VALUE pairs separated by ';', for example pot:5;charge_throws:2",
     "envs.openspiel.option_twice": "options: {key} is given twice",
     "envs.openspiel.parameter": "unknown parameter {name}; accepted: {accepted}",

@@ -1438,6 +1438,7 @@ MESSAGES: dict[str, str] = {
     "envs.openspiel.no_outcome": "l'issue de hasard {outcome} n'existe pas ; les issues vont de 0 à {last}",
     "envs.openspiel.outcome_now": "l'issue de hasard {outcome} ({text}) ne peut pas sortir maintenant ; possible : {accepted}",
     "envs.openspiel.no_such_outcome": "issue inexistante",
+    "envs.openspiel.empty_option": "options {options} : une entrée vide entre deux ';' ou à un bout ; écrivez des paires OPTION:VALEUR séparées par ';', par exemple pot:5;charge_throws:2",
     "envs.openspiel.options": "options {part} : écrivez des paires OPTION:VALEUR séparées par ';', par exemple pot:5;charge_throws:2",
     "envs.openspiel.option_twice": "options : {key} est donnée deux fois",
     "envs.openspiel.parameter": "paramètre inconnu : {name} ; au choix : {accepted}",

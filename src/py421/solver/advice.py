@@ -47,6 +47,11 @@ from .turn import StakedValues, TurnValues, options, staked_options
 GAME_SHARE = "1 - expected share of the game's loss"
 
 
+def game_tokens(rules: Ruleset, players: int) -> int:
+    """Every token of a game: the rules' pot and each player's own at the start of a manche."""
+    return rules.pot + players * rules.initial_tokens
+
+
 @dataclass(frozen=True)
 class RoundContext:
     """Where a turn stands in its round."""
@@ -121,7 +126,7 @@ class RoundContext:
         if self.pot is not None:
             return self.pot
         if self.tokens:
-            left = rules.pot + self.players * rules.initial_tokens - sum(self.tokens)
+            left = game_tokens(rules, self.players) - sum(self.tokens)
             if 1 <= left <= rules.pot:
                 return left
         return rules.pot  # tokens that leave no pot the charge may hold: refused with it
@@ -192,7 +197,7 @@ def advise_game(
             )
         )
     start = rules.initial_tokens  # each player's own tokens at the start of a manche
-    total = rules.pot + 2 * start
+    total = game_tokens(rules, 2)
     pot = context.charge_pot(rules)
     mine, other = context.tokens or ((start, start) if context.charge else (total // 2, total - total // 2))
     if mine + other + pot != total or min(mine, other) < (start if context.charge else 1):
@@ -291,7 +296,7 @@ def advise_game_level(
     n = context.players
     game_maxn.check(rules, n)
     context.check_read(rules)
-    start, total = rules.initial_tokens, rules.pot + n * rules.initial_tokens
+    start, total = rules.initial_tokens, game_tokens(rules, n)
     pot = context.charge_pot(rules)
     even = tuple(total // n + (s < total % n) for s in range(n))
     tokens = context.tokens or ((start,) * n if context.charge else even)
