@@ -683,10 +683,21 @@ def test_a_player_whose_phone_died_goes_on_from_another_phone(server: str, brows
     expect(handed).to_contain_text(f"/t/{code}#seat=1.")
     link = handed.inner_text()
     expect(alice.get_by_test_id("handed")).to_contain_text("Bob's seat")
-    borrowed = phone(browser)
-    borrowed.goto(link)
+    borrowed = phone(browser)  # a friend's phone, already watching the table
+    borrowed.goto(f"{server}/t/{code}")
+    expect(borrowed.get_by_test_id("player-1")).to_contain_text("Bob")
+    borrowed.goto(link)  # only the link's end changes: the page is not loaded again
     expect(borrowed.get_by_test_id("player-1")).to_contain_text("you")
     assert "#" not in borrowed.url  # the token leaves the address bar at once
+    fresh = phone(browser)  # opened in a new tab: the page loads with the link (whoever has it holds it)
+    fresh.goto(link)
+    expect(fresh.get_by_test_id("player-1")).to_contain_text("you")
+    assert "#" not in fresh.url
+    # opened by mistake on a phone seated at the table, the link takes nothing from it
+    alice.goto(link)
+    expect(alice.get_by_test_id("error-banner")).to_contain_text("already holds a seat at this table")
+    expect(alice.get_by_test_id("player-0")).to_contain_text("you")
+    assert "#" not in alice.url
     accessible(alice)
     # Alice hands her own seat on: her phone is told, and watches from then on, reloaded too
     alice.get_by_test_id("hand-0").click()

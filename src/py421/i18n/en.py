@@ -1004,6 +1004,7 @@ MESSAGES: dict[str, str] = {
     "page.share": "Invite with this link or the code {code}",
     "page.hand": "Hand to another phone",
     "page.handed": "Open this link on the other phone: from now on it plays {name}'s seat, and the phone that held it only watches. Whoever has the link holds the seat: send it to that phone alone.",
+    "page.handed_held": "This phone already holds a seat at this table and keeps it: open the link on another phone.",
     "page.copy": "Copy",
     "page.copied": "Copied",
     "page.conn.here": "on this phone",

@@ -1047,6 +1047,7 @@ MESSAGES: dict[str, str] = {
     "page.share": "Invitez avec ce lien ou le code {code}",
     "page.hand": "Confier à un autre téléphone",
     "page.handed": "Ouvrez ce lien sur l'autre téléphone : il joue désormais la place de {name}, et le téléphone qui la tenait ne fait plus que regarder. Qui a le lien tient la place : ne l'envoyez qu'à ce téléphone.",
+    "page.handed_held": "Ce téléphone tient déjà une place à cette table et la garde : ouvrez le lien sur un autre téléphone.",
     "page.copy": "Copier",
     "page.copied": "Copié",
     "page.conn.here": "sur ce téléphone",

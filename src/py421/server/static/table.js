@@ -57,14 +57,19 @@ const HEARD_WITHIN = 10000; // ms
 
 /**
  * A seat handed to this phone by a player at the table (its link ends `#seat=N.TOKEN`): kept as
- * this phone's, and the token taken out of the address bar at once.
+ * this phone's, and the token taken out of the address bar at once. A phone that holds another
+ * seat at the table keeps its own (a phone plays one seat): the player is told.
  * @param {string} code
  */
 function takeHandedSeat(code) {
+  // opened where the table already shows, only the link's end changes: the router draws it again
   const handed = /^#seat=(\d+)\.([A-Za-z0-9_-]+)$/.exec(location.hash);
   if (!handed || isLocal(code)) return;
-  saveSeat(code, { seat: Number(handed[1]), token: handed[2] });
   history.replaceState(history.state, "", location.pathname + location.search);
+  const seat = Number(handed[1]);
+  const held = loadSeat(code);
+  if (held && held.seat !== seat) showError(t("handed_held"));
+  else saveSeat(code, { seat, token: handed[2] });
 }
 
 /** @param {string} code */
