@@ -26,13 +26,13 @@ from .deviation import Deviation
 from .game_maxn import GameMaxn
 from .heads_up import HeadsUp
 from .heads_up_game import GameManche, HeadsUpGame, Lost, carries_over, manche_rules
-from .shipped import located
+from .shipped import SHIPPED, located
 
 FORMAT = 3  # bump when the solver's results change meaning
 # The two-player solves kept on disk, in bytes: a server solves the rules of every new table, and
 # rules with other options are other files (about 24 kB each at a pot of 40), with no end to them.
-# Past it the least lately used go first; each takes seconds to solve again. Whole games of three
-# and more (hours to solve) are never dropped.
+# Past it the least lately used go first, solved again when asked. Whole games of three and more
+# (hours to solve) are never dropped.
 KEPT_BYTES = 256 * 2**20
 
 
@@ -78,9 +78,11 @@ def _drop_least_used(kept: Path) -> None:
 
 
 def _used(path: Path) -> None:
-    """A kept solve just read counts as lately used (:func:`_drop_least_used`)."""
-    with contextlib.suppress(OSError):  # a read-only folder, or one that came with py421
-        os.utime(path)
+    """A kept solve just read counts as lately used (:func:`_drop_least_used`); one that came with
+    py421 is left as it is."""
+    if path.parent != SHIPPED:
+        with contextlib.suppress(OSError):  # a read-only data folder
+            os.utime(path)
 
 
 def cache_path(rules: Ruleset, folder: Path) -> Path:
