@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import threading
 import time
 from collections.abc import Iterator, MutableMapping
 from pathlib import Path
@@ -24,6 +25,7 @@ from py421.core.record import Record
 from py421.server import protocol as p
 from py421.server.app import create_app
 from py421.server.database import SeatRow, Store, TableRow, make_engine, now
+from py421.server.hub import Hub
 from py421.server.limits import AddressBook, Limits
 from py421.server.protocol import CreateTable
 from py421.server.table import Connection, TableError
@@ -730,7 +732,16 @@ def test_a_table_that_cannot_be_resumed_does_not_keep_the_server_down(tmp_path, 
     engine.dispose()
     with TestClient(create_app(url)) as client:
         assert client.get(f"/api/tables/{good['code']}").json()["status"] == "playing"
+        resumed(client)
     assert "table BROKE is left as it is" in caplog.text
+
+
+def resumed(client: TestClient) -> None:
+    """Wait until the server, just started, has read its unfinished tables again (/healthz says)."""
+    deadline = time.monotonic() + 60
+    while client.get("/healthz").json()["resuming"]:
+        assert time.monotonic() < deadline, "the unfinished tables were never all read again"
+        time.sleep(0.02)
 
 
 # -- one client cannot slow another ----------------------------------------------------------
@@ -1568,3 +1579,35 @@ def test_a_flood_of_seats_handed_on_is_refused_past_the_address_s_messages(tmp_p
             else:
                 assert answered.json()["detail"]["error"] == "rate_limited"
         assert answers == [200] * 6 + [429] * 2  # a burst of twice the messages a second
+
+
+def test_a_restart_answers_before_its_unfinished_tables_are_read_again(tmp_path, monkeypatch):
+    """A restarted server replayed every unfinished table before it answered anyone: down for as long
+    as that took, for a server full of long games a long while."""
+    url = f"sqlite:///{tmp_path}/t.db"
+    with serving(url) as c:
+        created = create(c, seats=["human", "bot:heuristic"])
+        code, token = created["code"], created["token"]
+        start(c, code, token)
+    released, order = threading.Event(), []
+    rebuilt = Hub._rebuilt
+
+    def slow(self: Hub, asked: str) -> Any:  # a long game being replayed, until released
+        released.wait(10)
+        order.append("read")
+        return rebuilt(self, asked)
+
+    monkeypatch.setattr(Hub, "_rebuilt", slow)
+    with serving(url, limits=Limits(live_tables=1)) as c:
+        assert c.get("/healthz").json()["resuming"]
+        order.append("answered")
+        # the table still to read counts against --max-tables: no new one takes its room meanwhile
+        body = {"rules": "lyonnaise-21", "seats": ["human", "bot:heuristic"], "name": "Bea"}
+        full = c.post("/api/tables", json=body)
+        assert full.status_code == 503 and full.json()["detail"]["error"] == "too_many_tables"
+        released.set()
+        table = c.get(f"/api/tables/{code}").json()  # asked while it is read: the same reading
+        assert table["status"] == "playing" and table["seats"][0]["name"] == "Alice"
+        resumed(c)
+        assert code in c.app.state.hub.tables  # type: ignore[attr-defined]
+    assert order[:2] == ["answered", "read"]

@@ -130,10 +130,9 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await cluster.start(hub)
-        hub.resume_all()
-        # before the first request: tables left idle while the server was down end now, so a restart
-        # makes room at once rather than refusing new tables until the first round of housekeeping
-        await hub.look_over()
+        # read in the background, the server answering meanwhile; the tables left idle while it was
+        # down end as soon as they are read, rather than at the first round of housekeeping
+        hub.spawn(hub.resume_all())
         hub.spawn(hub.housekeeping())
         hub.spawn(keep_collections_short())
         yield

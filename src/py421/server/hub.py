@@ -105,6 +105,8 @@ class Hub:
         self._elsewhere: dict[str, float] = {}  # tables last found owned by another process, and when
         self._taking: dict[str, asyncio.Future[bool]] = {}  # claims under way
         self._reading: dict[str, asyncio.Future[Table | None]] = {}  # tables being read, for all who ask
+        self._resuming: set[str] = set()  # unfinished tables a restart has still to read (resume_all)
+        self.resumed = asyncio.Event()  # set once they are read and those left idle are ended
         self.tasks: set[asyncio.Task[None]] = set()
 
     # -- creating and loading ------------------------------------------------
@@ -179,7 +181,8 @@ class Hub:
 
     def _room(self) -> None:
         """Refuses a new table (a rematch too) where the server holds all the live tables it may."""
-        if len(self.tables) >= self.limits.live_tables and self.live() >= self.limits.live_tables:
+        most = self.limits.live_tables
+        if len(self.tables) + len(self._resuming) >= most and self.live() + len(self._resuming) >= most:
             raise TableError(
                 "too_many_tables",
                 Message("server.tables_full"),
@@ -378,20 +381,34 @@ class Hub:
     async def public(self, code: str) -> out.TablePublic:
         return (await self.shown(code)).public()
 
-    def resume_all(self) -> None:
-        """After a restart: load every unfinished table and let its bots play on.
+    async def resume_all(self) -> None:
+        """After a restart: read every unfinished table again and let its bots play on; then end
+        those left idle while the server was down (:meth:`look_over`).
 
+        The server answers meanwhile, not down for as long as replaying a server full of long games
+        takes: each table is read in a reader's thread, one asked for first is read at once
+        (:meth:`_read_once`), and those still to read count against ``--max-tables``.
         Several processes share them out instead: each claims the tables nobody owns.
         """
-        if self.cluster.several:
-            return
-        for code in self.store.unfinished():
+        if not self.cluster.several:
+            await self._read_unfinished()
+        await self.look_over()
+        self.resumed.set()
+
+    async def _read_unfinished(self) -> None:
+        loop = asyncio.get_running_loop()
+        codes = await loop.run_in_executor(self._readers, self.store.unfinished)
+        self._resuming = set(codes) - set(self.tables)
+        for code in codes:
             try:
-                table = self.load(code)
+                table = await self.attached(code)
             except Exception as e:  # one table the engine refuses must not keep the others down
-                log.warning("table %s is left as it is: it could not be resumed (%s)", code, e)
+                if not (isinstance(e, TableError) and e.error == "no_table"):  # not gone meanwhile
+                    log.warning("table %s is left as it is: it could not be resumed (%s)", code, e)
                 continue
-            if table is not None and table.status == "playing":
+            finally:
+                self._resuming.discard(code)
+            if table.status == "playing":
                 self.spawn(TableActor(table, self).advance())
 
     # -- seats -----------------------------------------------------------------

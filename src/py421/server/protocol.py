@@ -206,6 +206,9 @@ class Health(Strict):
     )
     tables: int = Field(description="tables in this process's memory")
     owned: int = Field(description="tables this process owns (plays, throws for, times)")
+    resuming: bool = Field(
+        description="just started, the process still reads its unfinished tables again (it answers meanwhile)"
+    )
 
 
 class PlayerStats(BaseModel):

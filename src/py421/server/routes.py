@@ -184,7 +184,13 @@ async def healthz(request: Request) -> dict[str, Any]:
         hub.store.exists("AAAAA")
     except SQLAlchemyError as e:
         raise TableError("internal", Message("server.database_silent"), 503) from e
-    return {"ok": True, "process": hub.cluster.me, "tables": len(hub.tables), "owned": len(hub.owned())}
+    return {
+        "ok": True,
+        "process": hub.cluster.me,
+        "tables": len(hub.tables),
+        "owned": len(hub.owned()),
+        "resuming": not hub.resumed.is_set(),
+    }
 
 
 @router.get("/api/tables/{code}/record", responses=responses)
