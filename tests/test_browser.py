@@ -706,3 +706,29 @@ def test_a_player_whose_phone_died_goes_on_from_another_phone(server: str, brows
     alice.reload()
     expect(alice.get_by_test_id("status")).to_have_attribute("data-status", "playing")
     expect(alice.get_by_test_id("player-0")).not_to_contain_text("you")
+
+
+def test_a_scorekeeper_whose_battery_runs_low_keeps_the_score_on_another_phone(
+    server: str, browser: Browser
+) -> None:
+    """The scorekeeper's phone is the only one that reports: when it dies, the game stops there."""
+    keeper, other = phone(browser), phone(browser)
+    keeper.goto(server + "/scorekeeper")
+    keeper.get_by_test_id("sk-player-1").fill("Ann")
+    keeper.get_by_test_id("sk-player-2").fill("Bob")
+    keeper.get_by_test_id("create-table").click()
+    expect(keeper.get_by_test_id("status")).to_have_attribute("data-status", "playing")
+    keeper.get_by_test_id("report-input").fill("421")
+    keeper.get_by_test_id("report-button").click()
+    expect(keeper.locator(".report-prompt")).to_contain_text("Bob")
+    keeper.get_by_test_id("hand-scorekeeper").click()
+    handed = keeper.get_by_test_id("handed-link")
+    expect(handed).to_contain_text("#seat=0.")
+    expect(keeper.get_by_test_id("handed")).to_contain_text("keeps the score from now on")
+    other.goto(handed.inner_text())
+    expect(other.locator(".report-prompt")).to_contain_text("Bob")  # where the score was left
+    expect(keeper.get_by_test_id("error-banner")).to_contain_text("handed to another phone")
+    expect(keeper.get_by_test_id("report-input")).to_be_hidden()  # the old phone only watches
+    other.get_by_test_id("report-input").fill("654")
+    other.get_by_test_id("report-button").click()
+    expect(keeper.get_by_test_id("log")).to_contain_text("Bob takes 8 from the pot")  # 421 against 654

@@ -205,6 +205,8 @@ export function tablePage(code) {
   const reportEntry = h("div", {}, reportPrompt, h("div", { class: "row" }, reportInput, reportBtn), reportHelp);
   const reportForm = h("form", { class: "card report", hidden: true, onsubmit: report }, h("h2", { text: t("sk.report_title") }), reportEntry, undoBtn);
   const skWatch = h("p", { class: "muted", hidden: true, text: t("sk.watch") });
+  // the scorekeeper's phone running low: the score goes on from another
+  const skHand = h("button", { type: "button", class: "btn btn-small", testid: "hand-scorekeeper", hidden: true, text: t("sk.hand"), onclick: () => handOn(0) });
 
   // A record watched step by step (a table of this device): the step shown, moved by these.
   const replayLabel = h("p", { class: "center", testid: "replay-step", role: "status" });
@@ -254,6 +256,7 @@ export function tablePage(code) {
     rematchLink,
     felt,
     reportForm,
+    skHand,
     skWatch,
     playersCard,
     logCard,
@@ -645,7 +648,7 @@ export function tablePage(code) {
       const link = `${url}#seat=${res.seat}.${res.token}`;
       handedLink.href = link;
       handedLink.textContent = link;
-      handedText.textContent = t("handed", { name: nameOf(res.seat) });
+      handedText.textContent = isScorekeeper() ? t("handed_score") : t("handed", { name: nameOf(res.seat) });
       show(handed, true);
       hideError();
     } catch (err) {
@@ -1248,6 +1251,7 @@ export function tablePage(code) {
     const started = T.table && T.table.status !== "waiting";
     show(reportForm, sk && isCreator() && Boolean(started));
     show(skWatch, sk && !isCreator());
+    show(skHand, sk && isCreator() && T.table?.status === "playing" && !isLocal(code));
     if (!sk) return;
     const v = T.view;
     const w = v && v.waiting_for;
