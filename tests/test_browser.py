@@ -175,6 +175,26 @@ def her_first_turn(alice: Page, base: str, timeout: str | None = None) -> None:
     expect(alice.get_by_test_id("your-turn")).to_be_visible()
 
 
+def her_table_for_two(alice: Page, base: str, settings: str = "") -> str:
+    """Alice's table for herself and a person to come, waiting for them: its code."""
+    alice.goto(base + "/")
+    alice.get_by_test_id("player-name").fill("Alice")
+    alice.get_by_test_id("seat-kind-1").select_option("human")
+    if settings:
+        alice.get_by_test_id("settings").fill(settings)
+    alice.get_by_test_id("create-table").click()
+    expect(alice.get_by_test_id("status")).to_have_attribute("data-status", "waiting")
+    return alice.url.rsplit("/", 1)[1]
+
+
+def bob_joins(bob: Page, alice: Page, base: str, code: str) -> None:
+    """Bob takes the free seat of Alice's table ``code``; she sees him there."""
+    bob.goto(f"{base}/t/{code}")
+    bob.get_by_test_id("join-name").fill("Bob")
+    bob.get_by_test_id("join-button").click()
+    expect(alice.get_by_test_id("players")).to_contain_text("Bob")
+
+
 def test_two_phones_create_join_play_to_the_end_and_reload(server: str, browser: Browser) -> None:
     alice, bob = phone(browser), phone(browser)
     alice.goto(server + "/")
@@ -606,19 +626,11 @@ def test_the_home_page_leads_back_to_the_tables_this_phone_holds_a_seat_at(
     """A tab closed at the bar, or a phone that dropped the page: the table could be found again
     only through its link. The home page lists the tables this phone sat at lately, latest first."""
     alice, bob = phone(browser), phone(browser)
-    alice.goto(server + "/")
-    alice.get_by_test_id("player-name").fill("Alice")
-    alice.get_by_test_id("seat-kind-1").select_option("human")
-    alice.get_by_test_id("create-table").click()
-    expect(alice.get_by_test_id("status")).to_have_attribute("data-status", "waiting")
-    code = alice.url.rsplit("/", 1)[1]
+    code = her_table_for_two(alice, server)
     bob.goto(server + "/")
     expect(bob.get_by_test_id("create-table")).to_be_visible()
     expect(bob.get_by_test_id("your-tables")).to_have_count(0)  # a phone that sat nowhere: nothing
-    bob.goto(f"{server}/t/{code}")
-    bob.get_by_test_id("join-name").fill("Bob")
-    bob.get_by_test_id("join-button").click()
-    expect(alice.get_by_test_id("players")).to_contain_text("Bob")
+    bob_joins(bob, alice, server, code)
     for person in (alice, bob):
         person.goto(server + "/")
         back = person.get_by_test_id(f"your-table-{code}")
@@ -662,17 +674,8 @@ def test_a_player_whose_phone_died_goes_on_from_another_phone(server: str, brows
     """A phone that dies mid-game took its seat with it: a bot stood in to the end, and its player
     could only watch from a borrowed phone. A seated player hands the seat on with a link."""
     alice, bob = phone(browser), phone(browser)
-    alice.goto(server + "/")
-    alice.get_by_test_id("player-name").fill("Alice")
-    alice.get_by_test_id("seat-kind-1").select_option("human")
-    alice.get_by_test_id("settings").fill("charge_throws=3")
-    alice.get_by_test_id("create-table").click()
-    expect(alice.get_by_test_id("status")).to_have_attribute("data-status", "waiting")
-    code = alice.url.rsplit("/", 1)[1]
-    bob.goto(f"{server}/t/{code}")
-    bob.get_by_test_id("join-name").fill("Bob")
-    bob.get_by_test_id("join-button").click()
-    expect(alice.get_by_test_id("players")).to_contain_text("Bob")
+    code = her_table_for_two(alice, server, "charge_throws=3")
+    bob_joins(bob, alice, server, code)
     expect(alice.get_by_test_id("hand-1")).to_have_count(0)  # not before the game
     alice.get_by_test_id("start-button").click()
     expect(bob.get_by_test_id("player-1")).to_contain_text("you")
