@@ -1593,19 +1593,21 @@ def test_a_restart_answers_before_its_unfinished_tables_are_read_again(tmp_path,
     rebuilt = Hub._rebuilt
 
     def slow(self: Hub, asked: str) -> Any:  # a long game being replayed, until released
-        released.wait(10)
+        released.wait(120)  # a bound only for a server that reads before it answers: it never comes
         order.append("read")
         return rebuilt(self, asked)
 
     monkeypatch.setattr(Hub, "_rebuilt", slow)
     with serving(url, limits=Limits(live_tables=1)) as c:
-        assert c.get("/healthz").json()["resuming"]
-        order.append("answered")
-        # the table still to read counts against --max-tables: no new one takes its room meanwhile
-        body = {"rules": "lyonnaise-21", "seats": ["human", "bot:heuristic"], "name": "Bea"}
-        full = c.post("/api/tables", json=body)
-        assert full.status_code == 503 and full.json()["detail"]["error"] == "too_many_tables"
-        released.set()
+        try:
+            assert c.get("/healthz").json()["resuming"]
+            order.append("answered")
+            # the table still to read counts against --max-tables: no new one takes its room meanwhile
+            body = {"rules": "lyonnaise-21", "seats": ["human", "bot:heuristic"], "name": "Bea"}
+            full = c.post("/api/tables", json=body)
+            assert full.status_code == 503 and full.json()["detail"]["error"] == "too_many_tables"
+        finally:
+            released.set()
         table = c.get(f"/api/tables/{code}").json()  # asked while it is read: the same reading
         assert table["status"] == "playing" and table["seats"][0]["name"] == "Alice"
         resumed(c)
