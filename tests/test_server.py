@@ -9,6 +9,7 @@ import json
 import threading
 import time
 from collections.abc import Iterator, MutableMapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -447,7 +448,7 @@ def test_a_player_who_times_out_is_replaced_by_a_bot_until_they_act(client):
     created = create(client, seats=["human", "bot:heuristic"])
     code, token = created["code"], created["token"]
     hub = client.app.state.hub
-    hub.get(code).timeout = 0.2  # seconds: the API accepts 10 and up
+    hub.tables[code].timeout = 0.2  # seconds: the API accepts 10 and up
     start(client, code, token)
     with client.websocket_connect(f"/ws/{code}") as watcher:
         deadline = time.monotonic() + 30
@@ -549,10 +550,10 @@ def test_a_watcher_of_a_long_finished_game_costs_its_last_lines_not_the_game(cli
     with client.websocket_connect(f"/ws/{code}?token={created['token']}") as ws:
         finish_scorekeeper(ws, receive_table(ws)["version"])
     hub = client.app.state.hub
-    events = len(hub.get(code).events)
-    assert events > 60
-    hub.tables.pop(code)  # as after a restart, or once its last watcher left
     assert client.portal is not None
+    events = len(client.portal.call(hub.shown, code).events)
+    assert events > 60
+    hub.tables.pop(code, None)  # as after a restart, or once its last watcher left
     loop_thread = client.portal.call(threading.get_ident)
     replayed: list[int] = []
     real_rebuilt = type(hub)._rebuilt
@@ -604,7 +605,7 @@ def watched_back(client: Any, created: dict[str, Any], monkeypatch: pytest.Monke
             version = message["version"]
             if message["table"]["status"] != "playing":
                 break
-        assert len(client.app.state.hub.get(code).events) > table_module.LOG_LINES + 20
+        assert len(client.app.state.hub.tables[code].events) > table_module.LOG_LINES + 20
         described: list[int] = []
 
         def counted(*args: Any) -> str:
@@ -859,7 +860,7 @@ def test_a_failed_last_write_leaves_the_game_playing_and_a_retry_records_it_once
     assert hub.history.games(50) == []  # nothing of the game reached the history
     row = hub.store.load(code)
     assert row.status == "playing" and row.game_id is None
-    table = hub.get(code)
+    table = hub.tables[code]
     assert table.status == "playing" and table.version == len(row.steps)  # memory follows the database
     fail["on"] = False
     with client.websocket_connect(f"/ws/{code}?token={token}") as ws:
@@ -1096,7 +1097,7 @@ def test_a_connection_that_waited_while_its_table_was_closed_does_not_bring_it_b
     put the table back in memory, where it stayed, counted against --max-tables for good."""
     hub = client.app.state.hub
     code = create(client, seats=["human", "human"])["code"]
-    table = hub.get(code)  # found, as the WebSocket's handler finds it before connecting
+    table = hub.tables[code]  # found, as the WebSocket's handler finds it before connecting
     assert keep_house(client, 31) == [code]
 
     async def send(text: str) -> None:
@@ -1343,7 +1344,7 @@ def test_a_start_the_engine_refuses_leaves_the_table_waiting(client, monkeypatch
     quiet = TestClient(client.app, raise_server_exceptions=False)
     response = quiet.post(f"/api/tables/{code}/start", headers={"Authorization": f"Bearer {token}"})
     assert response.status_code == 503 and response.json()["detail"]["error"] == "internal"
-    table = hub.get(code)
+    table = hub.tables[code]
     assert table.status == "waiting" and table.session is None
     assert [s.kind for s in table.seats] == ["human", "human"]
     monkeypatch.undo()
@@ -1613,3 +1614,42 @@ def test_a_restart_answers_before_its_unfinished_tables_are_read_again(tmp_path,
         resumed(c)
         assert code in c.app.state.hub.tables  # type: ignore[attr-defined]
     assert order[:2] == ["answered", "read"]
+
+
+def test_a_change_to_a_table_not_yet_read_again_does_not_hold_the_server(tmp_path, monkeypatch):
+    """Just after a restart, a seat handed on at a table still to be read again replayed it on the
+    event loop: the server answered nobody until a long game was replayed."""
+    url = f"sqlite:///{tmp_path}/t.db"
+    with serving(url) as c:
+        created = create(c, seats=["human", "bot:heuristic"])
+        code, token = created["code"], created["token"]
+        start(c, code, token)
+    released, order = threading.Event(), []
+    rebuilt = Hub._rebuilt
+
+    def slow(self: Hub, asked: str) -> Any:  # a long game being replayed, until released
+        released.wait(120)  # a bound only for a replay on the event loop: then nothing releases it
+        order.append("read")
+        return rebuilt(self, asked)
+
+    asked, handed_on = threading.Event(), Hub.hand
+
+    async def asking(self: Hub, *args: Any) -> Any:
+        asked.set()
+        return await handed_on(self, *args)
+
+    monkeypatch.setattr(Hub, "_rebuilt", slow)
+    monkeypatch.setattr(Hub, "hand", asking)
+    with serving(url) as c, ThreadPoolExecutor(1) as pool:
+        try:
+            assert c.get("/healthz").json()["resuming"]  # the table is still to be read again
+            handing = pool.submit(hand, c, code, 0, token)
+            assert asked.wait(60), "the seat was never asked for"
+            assert c.get("/healthz").status_code == 200
+            order.append("answered")
+        finally:
+            released.set()
+        handed = handing.result()
+        assert handed.status_code == 200, handed.text
+        assert hand(c, code, 0, token).status_code == 403  # the old token no longer holds the seat
+    assert order[0] == "answered"

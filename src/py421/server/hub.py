@@ -293,23 +293,9 @@ class Hub:
         except Py421Error as e:
             raise TableError.of("bad_seats", e) from e
 
-    def load(self, code: str, *, keep: bool = True) -> Table | None:
-        """A table, from memory or rebuilt from the database by replaying its steps.
-
-        ``keep=False``: a table read only to be shown is not kept in memory, unless it is in play
-        and this process owns it (it plays it on).
-        """
-        table = self.tables.get(code)
-        if table is not None:
-            return table
-        table = self._rebuilt(code)
-        if table is not None and (keep or (not table.finished and self.cluster.owns(code))):
-            self.tables[code] = table
-        return table
-
     def _rebuilt(self, code: str) -> Table | None:
-        """A table rebuilt from the database, its steps replayed; the hub left as it was (a reader's
-        thread may rebuild it: :meth:`shown`)."""
+        """A table rebuilt from the database, its steps replayed; the hub left as it was: a reader's
+        thread rebuilds it (:meth:`_read_once`), never the event loop."""
         row = self.store.load(code)
         if row is None:
             return None
@@ -334,18 +320,11 @@ class Hub:
                 table.events.extend(game.state.events)
         return table
 
-    def get(self, code: str, *, keep: bool = True) -> Table:
-        code = _checked(code)
-        table = self.load(code, keep=keep)
-        if table is None:
-            raise TableError("no_table", Message("server.no_table", {"code": repr(code)}), 404)
-        return table
-
     async def shown(self, code: str) -> Table:
         """The table as the database has it now, to be shown (a copy here may lag a change made
         elsewhere): this process's own in play, else read and replayed in a reader's thread, not on
         the event loop (a finished game of tens of thousands of steps takes a second), and kept only
-        where it is in play and this process owns it, as :meth:`load` keeps it."""
+        where it is in play and this process owns it (it plays it on)."""
         code = _checked(code)
         if self.cluster.owns(code) and code in self.tables:
             return self.tables[code]
@@ -360,13 +339,17 @@ class Hub:
         """The table a connection comes to, kept in memory while connected (its changes go to every
         connection): this process's copy, else read and replayed in a reader's thread, not on the
         event loop, as :meth:`shown` reads it."""
-        code = _checked(code)
+        table = await self._kept(_checked(code))
+        if table is None:
+            raise TableError("no_table", Message("server.no_table", {"code": repr(code)}), 404)
+        return table
+
+    async def _kept(self, code: str) -> Table | None:
+        """The table in memory, else read in a reader's thread and kept; None: there is no such table."""
         if code in self.tables:
             return self.tables[code]
         table = await self._read_once(code)
-        if table is None:
-            raise TableError("no_table", Message("server.no_table", {"code": repr(code)}), 404)
-        return self.tables.setdefault(code, table)  # one read meanwhile may have kept it first
+        return None if table is None else self.tables.setdefault(code, table)  # a read meanwhile kept it
 
     async def _read_once(self, code: str) -> Table | None:
         """The table read from the database and replayed in a reader's thread; those who ask while it
@@ -485,14 +468,14 @@ class Hub:
 
     async def handle(self, code: str, asked: Command) -> Answer:
         """One change of a table this process owns, asked here or by another process."""
-        table = self.get(code)
+        table = await self.attached(code)  # read again after a restart: in a thread, not on the loop
         match asked:
             case Join(token=None):  # a process of an earlier version (a rolling restart): drawn here
                 return await self.handle(code, asked.model_copy(update={"token": secrets.token_urlsafe(24)}))
             case Join() | Start() | Act() | Report() | Undo() | Back() | Hand():
                 return await TableActor(table, self).handle(asked)
             case Rematch(token=token):
-                return Rematched(code=(await self._rematch(table, token)).code)
+                return Rematched(code=await self._rematch(table, token))
             case Give(seat=seat):
                 return Given(given=await self._give(table, seat))
             case _:
@@ -583,7 +566,7 @@ class Hub:
         """This process now owns a table (its owner died): read it again and play it on."""
         table = self.tables.get(code)
         if table is None:
-            table = self.load(code)
+            table = await self._kept(code)
             if table is None:
                 await self.cluster.release(code)
                 return
@@ -897,13 +880,14 @@ class Hub:
 
     # -- after the game ------------------------------------------------------------
 
-    async def _rematch(self, table: Table, token: str | None) -> Table:
+    async def _rematch(self, table: Table, token: str | None) -> str:
+        """The code of the table's rematch, made by the first to ask."""
         TableActor(table, self).creator(token)
         self.owning(table)
         if table.status != "over":
             raise TableError("not_over", Message("server.rematch_after"), 409)
         if table.rematch:
-            return self.get(table.rematch)
+            return table.rematch
         self._room()
         seed = self._seed()
         seats = [TableSeat(s.seat, s.kind, s.bot, s.name, s.token_hash) for s in table.seats]
@@ -919,7 +903,7 @@ class Hub:
         self.tables[new.code] = new
         table.rematch = new.code
         table.broadcast()
-        return new
+        return new.code
 
     async def record(self, code: str) -> dict[str, Any]:
         table = await self.shown(code)
