@@ -676,7 +676,6 @@ def test_a_player_whose_phone_died_goes_on_from_another_phone(server: str, brows
     alice, bob = phone(browser), phone(browser)
     code = her_table_for_two(alice, server, "charge_throws=3")
     bob_joins(bob, alice, server, code)
-    expect(alice.get_by_test_id("hand-1")).to_have_count(0)  # not before the game
     alice.get_by_test_id("start-button").click()
     expect(bob.get_by_test_id("player-1")).to_contain_text("you")
     expect(alice.get_by_test_id("hand-1")).to_have_count(0)  # Bob is there: his seat is his
@@ -709,6 +708,29 @@ def test_a_player_whose_phone_died_goes_on_from_another_phone(server: str, brows
     alice.reload()
     expect(alice.get_by_test_id("status")).to_have_attribute("data-status", "playing")
     expect(alice.get_by_test_id("player-0")).not_to_contain_text("you")
+
+
+def test_a_creator_whose_phone_died_before_the_start_starts_from_another(
+    server: str, browser: Browser
+) -> None:
+    """Only the creator starts a table: one whose phone died before the start left the friends who
+    had joined with a table nobody could start. Bob hands her seat on; she starts from a borrowed phone."""
+    alice, bob = phone(browser), phone(browser)
+    code = her_table_for_two(alice, server)
+    bob_joins(bob, alice, server, code)
+    expect(bob.get_by_test_id("hand-0")).to_have_count(0)  # Alice is there: her seat is hers
+    alice.context.close()
+    bob.get_by_test_id("hand-0").click()
+    handed = bob.get_by_test_id("handed-link")
+    expect(handed).to_contain_text(f"/t/{code}#seat=0.")
+    link = handed.inner_text()
+    expect(bob.get_by_test_id("handed")).to_contain_text("Alice's seat")
+    borrowed = phone(browser)
+    borrowed.goto(link)
+    expect(borrowed.get_by_test_id("player-0")).to_contain_text("you")
+    borrowed.get_by_test_id("start-button").click()
+    expect(bob.get_by_test_id("status")).to_have_attribute("data-status", "playing")
+    expect(bob.get_by_test_id("player-1")).to_contain_text("you")
 
 
 def test_a_scorekeeper_whose_battery_runs_low_keeps_the_score_on_another_phone(

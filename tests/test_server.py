@@ -1542,9 +1542,6 @@ def test_a_seat_is_handed_on_only_by_a_seated_player_to_a_person_s_seat_in_play(
     created = create(client, seats=["human", "human", "bot:heuristic"])
     code, alice = created["code"], created["token"]
     bob = client.post(f"/api/tables/{code}/join", json={"name": "Bob"}).json()["token"]
-    early = hand(client, code, 1, alice)
-    assert early.status_code == 409 and early.json()["detail"]["error"] == "not_started"
-    assert "while the game is played" in early.json()["detail"]["message"]
     start(client, code, alice)
     watcher = hand(client, code, 1, None)
     assert watcher.status_code == 403 and watcher.json()["detail"]["error"] == "spectator"
@@ -1560,6 +1557,36 @@ def test_a_seat_is_handed_on_only_by_a_seated_player_to_a_person_s_seat_in_play(
     )
     assert "aucune personne n'occupe la place 2" in french.json()["detail"]["message"]
     assert hand(client, code, 0, bob).status_code == 200  # Bob hands Alice's seat on
+
+
+def test_a_creator_whose_phone_dies_before_the_start_starts_the_game_from_another(client):
+    """Alice's phone died before she started the table: nobody else may start it, and her seat
+    could not be handed on before the game; the table was lost for the friends who had joined."""
+    created = create(client, seats=["human", "human", "bot:heuristic"])
+    code, alice = created["code"], created["token"]
+    bob = client.post(f"/api/tables/{code}/join", json={"name": "Bob"}).json()["token"]
+    handed = hand(client, code, 0, bob)  # Bob hands Alice's seat on, for her borrowed phone
+    assert handed.status_code == 200, handed.text
+    borrowed = handed.json()["token"]
+    for token in (alice, bob):  # neither the dead phone's token nor Bob's starts it
+        refused = client.post(f"/api/tables/{code}/start", headers={"Authorization": f"Bearer {token}"})
+        assert refused.status_code == 403 and refused.json()["detail"]["error"] == "not_creator"
+    start(client, code, borrowed)
+    with client.websocket_connect(f"/ws/{code}?token={borrowed}") as ws:
+        table = receive_table(ws)
+        assert table["view"]["seat"] == 0 and table["table"]["status"] == "playing"
+
+
+def test_a_seat_is_not_handed_on_once_the_game_is_over(client):
+    created = create(client, seats=["human", "bot:heuristic"])
+    code, alice = created["code"], created["token"]
+    with client.websocket_connect(f"/ws/{code}?token={alice}") as ws:
+        ws.receive_json()
+        start(client, code, alice)
+        play_to_the_end(ws)
+    late = hand(client, code, 0, alice)
+    assert late.status_code == 409 and late.json()["detail"]["error"] == "over"
+    assert "once it is over" in late.json()["detail"]["message"]
 
 
 def test_a_flood_of_seats_handed_on_is_refused_past_the_address_s_messages(tmp_path, monkeypatch):

@@ -1308,7 +1308,7 @@ MESSAGES: dict[str, str] = {
     "server.solving_busy": "the server is solving other rules and {waiting} more wait; try again in a minute",
     "server.solving_yours": "one solve at a time from one address: your last one is still being worked out; try again when it is done",
     "server.hand_seated": "only a player seated at this table may hand a seat to another phone (Authorization: Bearer TOKEN, the token of your seat)",
-    "server.hand_playing": "a seat is handed to another phone while the game is played, not before it starts or once it is over",
+    "server.hand_playing": "a seat is handed to another phone before the game starts or while it is played, not once it is over",
     "server.hand_seat": "no person holds seat {seat}: a seat to hand on is one a person took ({seats})",
     "server.hand_raced": "the seat was handed on at the same moment by someone else; ask again",
     "server.seat_handed": "your seat was handed to another phone: this one now watches the table",

@@ -1351,7 +1351,7 @@ MESSAGES: dict[str, str] = {
     "server.solving_busy": "le serveur résout d'autres règles et {waiting} autres attendent ; réessayez dans une minute",
     "server.solving_yours": "un calcul à la fois depuis une même adresse : le précédent est encore en cours ; réessayez quand il sera fini",
     "server.hand_seated": "seul un joueur assis à cette table peut confier une place à un autre téléphone (Authorization: Bearer JETON, le jeton de votre place)",
-    "server.hand_playing": "une place se confie à un autre téléphone pendant la partie, pas avant qu'elle commence ni une fois finie",
+    "server.hand_playing": "une place se confie à un autre téléphone avant la partie ou pendant, pas une fois finie",
     "server.hand_seat": "aucune personne n'occupe la place {seat} : une place se confie si une personne l'a prise ({seats})",
     "server.hand_raced": "quelqu'un d'autre a confié la place au même moment ; redemandez",
     "server.seat_handed": "votre place a été confiée à un autre téléphone : celui-ci regarde maintenant la table",

@@ -504,21 +504,22 @@ class Store:
         """A person sits at a free seat of a waiting table; False if someone else got there first."""
         held = online_seats.c.token_hash.is_(None)
         return self._seat_changed(
-            code, seat.seat, "waiting", held, name=seat.name, token_hash=seat.token_hash
+            code, seat.seat, ("waiting",), held, name=seat.name, token_hash=seat.token_hash
         )
 
     def hand_seat(self, code: str, seat: int, old: str, new: str) -> bool:
-        """The token that holds ``seat`` of a table in play is now ``new``'s; False if it was no
-        longer ``old``'s (handed meanwhile) or the game is no longer played."""
-        return self._seat_changed(code, seat, "playing", online_seats.c.token_hash == old, token_hash=new)
+        """The token that holds ``seat`` of a table waiting or in play is now ``new``'s; False if it
+        was no longer ``old``'s (handed meanwhile) or the game is over."""
+        held = online_seats.c.token_hash == old
+        return self._seat_changed(code, seat, ("waiting", "playing"), held, token_hash=new)
 
-    def _seat_changed(self, code: str, seat: int, status: str, held: Any, **values: Any) -> bool:
-        """Change a seat of a table of that ``status`` where ``held`` says who holds it (a seat
-        taken or handed at the same moment by another is not taken from them); whether it was."""
+    def _seat_changed(self, code: str, seat: int, status: Sequence[str], held: Any, **values: Any) -> bool:
+        """Change a seat of a table of one of those ``status`` where ``held`` says who holds it (a
+        seat taken or handed at the same moment by another is not taken from them); whether it was."""
         c = online_seats.c
         with self.begin() as conn:
             table = select(online_tables.c.code).where(
-                online_tables.c.code == code, online_tables.c.status == status
+                online_tables.c.code == code, online_tables.c.status.in_(status)
             )
             done = conn.execute(
                 online_seats.update()

@@ -161,8 +161,9 @@ class TableActor:
 
     async def hand(self, token: str | None, seat: int, new: str) -> None:
         """A seated player hands ``seat`` to another phone, whose page holds ``new`` (a phone that
-        died mid-game: its player goes on from a borrowed one). The token that held the seat no
-        longer does: its connections are told and watch (:meth:`.Table.broadcast`)."""
+        died: its player goes on from a borrowed one; the creator's, before the start, starts the
+        game from it). The token that held the seat no longer does: its connections are told and
+        watch (:meth:`.Table.broadcast`)."""
         table, services = self.table, self.services
         async with table.lock:
             services.owning(table)
@@ -170,12 +171,8 @@ class TableActor:
                 return  # asked again of another owner: already handed
             if table.seat_of(token) is None:
                 raise TableError("spectator", Message("server.hand_seated"), 403)
-            if table.status != "playing":
-                raise TableError(
-                    "not_started" if table.status == "waiting" else "over",
-                    Message("server.hand_playing"),
-                    409,
-                )
+            if table.status == "over":
+                raise TableError("over", Message("server.hand_playing"), 409)
             people = [s.seat for s in table.seats if s.kind == "human" and s.token_hash is not None]
             if seat not in people:
                 said = {"seat": seat, "seats": ", ".join(map(str, people))}

@@ -948,8 +948,9 @@ export function tablePage(code) {
     }
     if (view && view.leader === i && !over) tags.push(h("span", { class: "tag tag-lead", text: t("leads") }));
     if (p && !p.in_manche && !over) tags.push(h("span", { class: "tag tag-out", text: t("out") }));
-    // a seated player hands on their own seat, or that of a player whose phone is gone
-    const handable = T.seat && !isLocal(code) && T.table?.status === "playing" && s.kind === "human" && s.taken;
+    // a seated player hands on their own seat, or that of a player whose phone is gone (the
+    // creator's too, before the start: only its holder starts the game)
+    const handable = T.seat && !isLocal(code) && T.table?.status !== "over" && s.kind === "human" && s.taken;
     if (handable && !isScorekeeper() && (i === me || !s.connected || s.away)) {
       tags.push(h("button", { type: "button", class: "btn btn-small", testid: `hand-${i}`, text: t("hand"), onclick: () => handOn(i) }));
     }
