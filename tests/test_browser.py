@@ -710,6 +710,29 @@ def test_a_player_whose_phone_died_goes_on_from_another_phone(server: str, brows
     expect(alice.get_by_test_id("player-0")).not_to_contain_text("you")
 
 
+def test_a_phone_back_after_its_seat_was_handed_on_knows_it_only_watches(
+    server: str, browser: Browser
+) -> None:
+    """Bob's phone was off while Alice handed his seat on: back, its page still said « you », offered
+    to hand seats on, and listed the table as his; the server took it for a watcher and said nothing."""
+    alice, bob = phone(browser), phone(browser)
+    code = her_table_for_two(alice, server, "charge_throws=3")
+    bob_joins(bob, alice, server, code)
+    alice.get_by_test_id("start-button").click()
+    expect(bob.get_by_test_id("player-1")).to_contain_text("you")
+    bob.close()  # off, its saved seat kept
+    alice.get_by_test_id("hand-1").click()
+    expect(alice.get_by_test_id("handed-link")).to_contain_text(f"/t/{code}#seat=1.")
+    back = bob.context.new_page()
+    back.goto(f"{server}/t/{code}")
+    expect(back.get_by_test_id("error-banner")).to_contain_text("handed to another phone")
+    expect(back.get_by_test_id("player-1")).to_contain_text("Bob")
+    expect(back.get_by_test_id("player-1")).not_to_contain_text("you")
+    expect(back.get_by_test_id("hand-0")).to_have_count(0)
+    back.goto(server + "/")
+    expect(back.get_by_test_id(f"your-table-{code}")).to_have_count(0)
+
+
 def test_a_creator_whose_phone_died_before_the_start_starts_from_another(
     server: str, browser: Browser
 ) -> None:

@@ -1532,10 +1532,28 @@ def test_a_seat_is_handed_to_another_phone_and_the_phone_that_held_it_only_watch
     with client.websocket_connect(f"/ws/{code}?token={new['token']}") as borrowed:
         assert receive_table(borrowed)["view"]["seat"] == 1
     with client.websocket_connect(f"/ws/{code}?token={bob}") as again:
-        assert receive_table(again)["view"]["seat"] is None  # the old token holds nothing any more
+        assert again.receive_json()["error"] == "not_seated"  # the old token holds nothing any more
+        assert receive_table(again)["view"]["seat"] is None
     # asked again by the phone that now holds it, to the next phone
     assert hand(client, code, 1, new["token"]).status_code == 200
     assert hand(client, code, 1, bob).json()["detail"]["error"] == "spectator"
+
+
+def test_a_phone_that_comes_back_after_its_seat_was_handed_on_is_told_it_only_watches(client):
+    """Bob's phone was off while his seat was handed on: back, it came with its old token, was
+    shown the table as a watcher and told nothing, so its page still said the seat was his."""
+    created = create(client, seats=["human", "human", "bot:heuristic"])
+    code, alice = created["code"], created["token"]
+    bob = client.post(f"/api/tables/{code}/join", json={"name": "Bob"}).json()["token"]
+    start(client, code, alice)
+    assert hand(client, code, 1, alice).status_code == 200
+    with client.websocket_connect(f"/ws/{code}?token={bob}&lang=fr") as back:
+        told = back.receive_json()
+        assert told["type"] == "error" and told["error"] == "not_seated", told
+        assert "confiée à un autre téléphone" in told["message"]
+        assert receive_table(back)["view"]["seat"] is None
+    with client.websocket_connect(f"/ws/{code}") as watcher:  # no token: a watcher, told nothing
+        assert receive_table(watcher)["view"]["seat"] is None
 
 
 def test_a_seat_is_handed_on_only_by_a_seated_player_to_a_person_s_seat_in_play(client):

@@ -48,6 +48,7 @@ ErrorCode = Literal[
     "spectator",
     "no_seat",
     "seat_handed",
+    "not_seated",
     "not_your_turn",
     "illegal",
     "stale",

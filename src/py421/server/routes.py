@@ -339,6 +339,8 @@ async def _session(
             send_seconds=hub.limits.send_seconds,
             holding=hash_token(token) if seat is not None and token else None,
         )
+        if token and seat is None:  # a phone back after its seat was handed on: told before the table
+            conn.say("not_seated", Message("server.not_seated"))
         await hub.connect(table, conn)
     except TableError as e:
         await _refuse(ws, e, lang)

@@ -29,6 +29,7 @@ export type ErrorCode =
   | "spectator"
   | "no_seat"
   | "seat_handed"
+  | "not_seated"
   | "not_your_turn"
   | "illegal"
   | "stale"

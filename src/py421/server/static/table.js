@@ -515,8 +515,10 @@ export function tablePage(code) {
       T.hint = msg;
       renderHints();
     } else if (msg.type === "error") {
-      if (msg.error === "seat_handed") {
-        forgetSeat(code); // another phone holds it now: this one watches
+      // another phone holds the seat now (handed on while this page was open, or while it was
+      // away: then told before the table): this one watches
+      if (msg.error === "seat_handed" || msg.error === "not_seated") {
+        forgetSeat(code);
         T.seat = null;
       }
       setBusy(false);
