@@ -240,6 +240,22 @@ def test_too_many_messages_are_rate_limited(client, still_clock):
     assert sum(a["type"] == "pong" for a in answers) == 20
 
 
+def test_binary_and_oversized_frames_spend_the_message_budget_too(client, still_clock):
+    """Frames refused as binary or too large were answered one by one, never counted: a client
+    sending them in a loop kept a core busy and slowed every other table."""
+    code = create(client)["code"]
+    with client.websocket_connect(f"/ws/{code}") as ws:
+        receive_table(ws)
+        for i in range(40):
+            if i % 2:
+                ws.send_bytes(b"x")
+            else:
+                ws.send_text(" " * 5000)
+        answers = [ws.receive_json()["error"] for _ in range(40)]
+    assert answers.count("rate_limited") == 20
+    assert sorted(set(answers[:20])) == ["malformed", "too_large"]
+
+
 def test_a_spent_message_budget_is_not_refilled_by_closing_and_opening_a_connection(client, still_clock):
     code = create(client)["code"]
     answers = []
@@ -1554,6 +1570,69 @@ def test_a_phone_that_comes_back_after_its_seat_was_handed_on_is_told_it_only_wa
         assert receive_table(back)["view"]["seat"] is None
     with client.websocket_connect(f"/ws/{code}") as watcher:  # no token: a watcher, told nothing
         assert receive_table(watcher)["view"]["seat"] is None
+
+
+def test_a_change_asked_of_a_finished_table_does_not_keep_it_in_memory(client):
+    """Every finished table's code is public (its game's record names it): a request to start,
+    join, hand a seat of or rematch one kept it in memory for good, a game's worth each."""
+    created = create(client, seats=["human", "bot:heuristic"])
+    code, token = created["code"], created["token"]
+    with client.websocket_connect(f"/ws/{code}?token={token}") as ws:
+        ws.receive_json()
+        start(client, code, token)
+        play_to_the_end(ws)
+    hub = client.app.state.hub
+    assert code not in hub.tables  # nobody watches it: the database has it all
+    assert client.post(f"/api/tables/{code}/start").status_code == 403
+    assert client.post(f"/api/tables/{code}/join", json={"name": "Eve"}).status_code == 409
+    assert hand(client, code, 0, token).status_code == 409
+    assert code not in hub.tables
+    rematch = client.post(f"/api/tables/{code}/rematch", headers={"Authorization": f"Bearer {token}"})
+    assert rematch.status_code == 200 and rematch.json()["code"] in hub.tables  # the new one waits
+    assert code not in hub.tables
+
+
+def test_a_seat_handed_on_from_an_open_page_is_not_here_once_that_page_closes(client):
+    """The page that held the seat watched from then on, and its seat stayed shown connected for
+    good once it closed: at a table with no time limit, nobody ever played that seat's turn."""
+    created = create(client, seats=["human", "human", "bot:heuristic"])
+    code, alice = created["code"], created["token"]
+    bob = client.post(f"/api/tables/{code}/join", json={"name": "Bob"}).json()["token"]
+    start(client, code, alice)
+    with client.websocket_connect(f"/ws/{code}?token={bob}") as old:
+        receive_table(old)
+        assert client.get(f"/api/tables/{code}").json()["seats"][1]["connected"]
+        assert hand(client, code, 1, alice).status_code == 200
+        assert error_of(old, {"type": "ping"})["error"] == "seat_handed"
+        assert not client.get(f"/api/tables/{code}").json()["seats"][1]["connected"]
+    assert not client.get(f"/api/tables/{code}").json()["seats"][1]["connected"]
+
+
+def test_back_from_a_player_not_replaced_does_not_put_off_the_turn_s_time_limit(client, monkeypatch):
+    """Each « back » started the time limit of the player to move again: one seated player sending
+    it every few seconds kept a gone player's turn from ever being played by a bot."""
+    from py421.server.table_actor import TableActor
+
+    started: list[int] = []
+    timer = TableActor._start_timer
+
+    def counted(self: TableActor, seat: int) -> None:
+        started.append(seat)
+        timer(self, seat)
+
+    created = create(client, seats=["human", "bot:heuristic"])
+    code, token = created["code"], created["token"]
+    client.app.state.hub.tables[code].timeout = 60  # seconds: not reached in this test
+    with client.websocket_connect(f"/ws/{code}?token={token}") as ws:
+        turn = your_first_turn(client, ws, code, token)
+        monkeypatch.setattr(TableActor, "_start_timer", counted)
+        for _ in range(3):
+            ws.send_json({"type": "back"})
+        ws.send_json({"type": "ping"})
+        while ws.receive_json()["type"] != "pong":
+            pass
+        assert client.get(f"/api/tables/{code}").json()["version"] == turn["version"]
+    assert started == []
 
 
 def test_a_seat_is_handed_on_only_by_a_seated_player_to_a_person_s_seat_in_play(client):

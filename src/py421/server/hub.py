@@ -469,6 +469,12 @@ class Hub:
     async def handle(self, code: str, asked: Command) -> Answer:
         """One change of a table this process owns, asked here or by another process."""
         table = await self.attached(code)  # read again after a restart: in a thread, not on the loop
+        try:
+            return await self._handled(table, code, asked)
+        finally:
+            self.forget_if_done(table)  # a finished table asked a change stays only while watched
+
+    async def _handled(self, table: Table, code: str, asked: Command) -> Answer:
         match asked:
             case Join(token=None):  # a process of an earlier version (a rolling restart): drawn here
                 return await self.handle(code, asked.model_copy(update={"token": secrets.token_urlsafe(24)}))

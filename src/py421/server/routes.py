@@ -370,6 +370,9 @@ async def _receive(ws: WebSocket, hub: Hub, table: Table, conn: Connection) -> N
         if message["type"] == "websocket.disconnect":
             return
         try:
+            if not hub.addresses.message(conn.address):  # every frame, refused ones too: each costs
+                most = f"{hub.limits.messages_per_second:g}"
+                raise TableError("rate_limited", Message("server.messages_per_second", {"most": most}))
             text = message.get("text")
             if text is None:
                 raise TableError("malformed", Message("server.text_frames"))
@@ -377,9 +380,6 @@ async def _receive(ws: WebSocket, hub: Hub, table: Table, conn: Connection) -> N
                 raise TableError(
                     "too_large", Message("server.message_bytes", {"most": hub.limits.message_bytes})
                 )
-            if not hub.addresses.message(conn.address):
-                most = f"{hub.limits.messages_per_second:g}"
-                raise TableError("rate_limited", Message("server.messages_per_second", {"most": most}))
             await _handle(hub, table, conn, text)
         except TableError as e:
             conn.error(e.error, *e.said(conn.lang))

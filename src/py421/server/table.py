@@ -437,13 +437,15 @@ class Table:
         Each seat's view is built once and each distinct message written once:
         a hundred spectators cost one view and one JSON text.
         """
+        for conn in self.connections:
+            if conn.seat is not None and conn.holding != self.seats[conn.seat].token_hash:
+                self.seats[conn.seat].connected -= 1  # no longer there for its seat: shown so below
+                conn.seat = None  # the seat was handed to another phone: this one watches
+                conn.say("seat_handed", Message("server.seat_handed"))
         public = self.public()  # the same for every connection
         views: dict[int | None, out.View | None] = {}
         texts: dict[tuple[int | None, str, int], str] = {}
         for conn in list(self.connections):
-            if conn.seat is not None and conn.holding != self.seats[conn.seat].token_hash:
-                conn.seat = None  # the seat was handed to another phone: this one watches
-                conn.say("seat_handed", Message("server.seat_handed"))
             start = self.sent_from(conn)
             key = (conn.seat, conn.lang, start)
             text = texts.get(key)

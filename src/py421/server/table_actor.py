@@ -186,7 +186,10 @@ class TableActor:
                 raise TableError("stale", Message("server.hand_raced"), 409)  # memory follows the database
             table.seats[seat].token_hash = handed.token_hash
             table.active = time.time()
-            table.broadcast()
+            table.broadcast()  # the page that held it watches: the seat may now have nobody there
+            session = table.session
+            if not table.timeout and session is not None and session.state.to_move == seat:
+                self._start_timer(seat)  # its turn: GONE_SECONDS for the new phone to come, then a bot
 
     def creator(self, token: str | None) -> None:
         if self.table.seat_of(token) != 0:
@@ -249,10 +252,11 @@ class TableActor:
             self.services.owning(table)
             if seat is None:
                 raise TableError("spectator", Message("server.spectator"))
-            if table.seats[seat].away:
-                table.seats[seat].away = False
-                table.active = time.time()
-                table.broadcast()
+            if not table.seats[seat].away:
+                return  # nothing to take back: the time limit of whoever is to move runs on
+            table.seats[seat].away = False
+            table.active = time.time()
+            table.broadcast()
         self.services.spawn(self.advance())  # their turn, if it is: waited for, with the timeout
 
     async def report(self, seat: int | None, version: int, text: str) -> None:
