@@ -105,6 +105,9 @@ def test_wrong_dice_count_is_refused():
     game = table("vache-41")
     with pytest.raises(IllegalAction, match="A throws 3 dice now, not 2"):
         game.throw("42")
+    # one die reported: « not 1 (1) » read as a slip; what was given is named as such
+    with pytest.raises(IllegalAction, match=r"A throws 3 dice now, not 1 \(given: 1\)$"):
+        game.throw("1")
 
 
 def test_a_real_table_reports_whole_turns_and_they_replay():

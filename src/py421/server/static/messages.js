@@ -469,7 +469,7 @@ export const MESSAGES = {
     "conn.offline": "pas de réseau",
     "take_seat": "Prendre une place",
     "join": "S'asseoir",
-    "watching": "Vous regardez la partie : elle a commencé avec les joueurs assis. Un joueur dont la place est sur un autre téléphone joue depuis ce téléphone.",
+    "watching": "Vous regardez la partie : elle a commencé avec les joueurs assis. Un joueur dont la place est sur un autre téléphone joue depuis cet autre téléphone.",
     "watching_full": "Toutes les places sont prises : vous regardez la partie.",
     "start": "Lancer la partie",
     "start_hint": "Les places libres sont jouées par des robots.",
