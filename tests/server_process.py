@@ -54,10 +54,12 @@ def start_server(
     return proc
 
 
-def static_site(folder: Path, base: str = "/") -> Generator[str, None, None]:
+def static_site(
+    folder: Path, base: str = "/", served: list[subprocess.Popen[bytes]] | None = None
+) -> Generator[str, None, None]:
     """421 site written for the folder ``base`` of a host's address, and served from ``folder`` by
     Python's plain static file server (no py421 behind it): yields the site's address, and stops the
-    server when closed."""
+    server when closed. ``served``: the server's process is put there (a test freezes it)."""
     site = folder / base.strip("/")
     site.parent.mkdir(parents=True, exist_ok=True)  # 421 site makes its own folder, not those above it
     subprocess.run(
@@ -70,6 +72,8 @@ def static_site(folder: Path, base: str = "/") -> Generator[str, None, None]:
     with log.open("wb") as out:
         command = ["-m", "http.server", "--bind", "127.0.0.1", "--directory", str(folder), str(port)]
         proc = subprocess.Popen([sys.executable, *command], stdout=out, stderr=subprocess.STDOUT)
+    if served is not None:
+        served.append(proc)
     try:
         wait_for_port(port, proc, log)
         yield f"http://127.0.0.1:{port}{base.rstrip('/')}"

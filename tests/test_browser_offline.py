@@ -6,8 +6,10 @@ network cut, exported and replayed by 421 replay; in both languages, at phone si
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -232,6 +234,28 @@ def test_an_address_that_is_not_https_says_the_app_is_not_kept(chromium: Browser
         expect(note).to_contain_text("http://table.example")
     finally:
         browser.close()
+
+
+def test_a_host_that_hangs_does_not_make_a_kept_app_say_it_is_still_kept(chromium: Browser, tmp_path: Path):
+    """The bar's Wi-Fi half there: the host no longer answers, and the page, kept on the phone, said
+    to stay online until it was kept, waiting on the browser's check for a new version."""
+    page = app_page(chromium)
+    served: list[subprocess.Popen[bytes]] = []
+    with contextlib.closing(static_site(tmp_path, served=served)) as sites:
+        site = next(sites)
+        page.goto(site)
+        expect(page.get_by_test_id("offline-ready")).to_have_attribute("data-state", "ready")
+        served[0].send_signal(signal.SIGSTOP)  # the host takes every request and answers none
+        try:
+            page.context.set_offline(True)
+            page.reload()
+            expect(page.get_by_test_id("offline-ready")).to_have_attribute("data-state", "ready")
+            page.goto(f"{site}/here")
+            expect(page.get_by_test_id("offline-ready")).to_have_attribute("data-state", "ready")
+            page.goto(site)
+            expect(page.get_by_test_id("offline-ready")).to_have_attribute("data-state", "ready")
+        finally:
+            served[0].send_signal(signal.SIGCONT)
 
 
 def test_a_keep_the_rules_refuse_is_never_offered(chromium: Browser, site: str):

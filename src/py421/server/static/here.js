@@ -159,10 +159,15 @@ let appKept = null;
 export function keepOffline() {
   if (!("serviceWorker" in navigator)) return;
   const registered = navigator.serviceWorker.register(address("/sw.js"));
-  appKept = registered.then(
-    () => navigator.serviceWorker.ready,
-    () => null,
-  );
+  // A worker already kept answers `ready` at once; `register` may wait behind the browser's check
+  // for a new version, which a host that takes requests and answers none holds for minutes.
+  appKept = Promise.race([
+    navigator.serviceWorker.ready,
+    registered.then(
+      () => navigator.serviceWorker.ready,
+      () => null,
+    ),
+  ]);
   registered.then(
     (registration) => {
       const offer = () => {
