@@ -828,6 +828,30 @@ async def test_a_message_leaves_at_once_when_nothing_waits_before_it_and_message
 # -- check, commit, then change memory -----------------------------------------------------
 
 
+def test_a_scorekeeper_s_rematch_keeps_the_score_of_the_same_people_at_once(client):
+    """A scorekeeper's rematch waited to be started, as a table of players online does: started, every
+    seat of the people at the real table (none of them holds a token) was given to a bot."""
+    body = {
+        "mode": "scorekeeper",
+        "rules": "classic-11",
+        "settings": ["manches=1"],
+        "players": ["Ann", "Bob"],
+    }
+    created = client.post("/api/tables", json=body).json()
+    code, token = created["code"], created["token"]
+    with client.websocket_connect(f"/ws/{code}?token={token}") as ws:
+        finish_scorekeeper(ws, receive_table(ws)["version"])
+    made = client.post(f"/api/tables/{code}/rematch", headers={"Authorization": f"Bearer {token}"})
+    assert made.status_code == 200, made.text
+    rematch = client.get(f"/api/tables/{made.json()['code']}").json()
+    assert rematch["mode"] == "scorekeeper" and rematch["status"] == "playing"
+    assert [(s["kind"], s["name"]) for s in rematch["seats"]] == [("human", "Ann"), ("human", "Bob")]
+    with client.websocket_connect(f"/ws/{rematch['code']}?token={token}") as ws:
+        version = receive_table(ws)["version"]
+        ws.send_json({"type": "report", "version": version, "turn": "421"})  # the same phone reports
+        assert receive_table(ws)["version"] > version
+
+
 def finish_scorekeeper(ws: Any, start_version: int) -> dict[str, Any]:
     """Report turns (whoever leads throws nénette and loses) until the game is over."""
     version = start_version

@@ -218,15 +218,19 @@ class Hub:
             self._new_code(), request.mode, rules, seats, seed, hashlib.sha256(seed.encode()).hexdigest(),
             request.timeout, created=made, hints=request.hints, active=made, active_saved=made,
         )  # fmt: skip
-        if request.mode == "scorekeeper":
-            table.status = "playing"
-            table.session = self.session_of(table)  # checks the names with the engine, before writing
+        self._keeping_score(table)
         await self._store_new(table)
         self.tables[table.code] = table
         self.addresses.made(address, table.code)
-        if table.session is not None:
-            table.events = list(table.session.state.events)
         return table, token
+
+    def _keeping_score(self, table: Table) -> None:
+        """A scorekeeper's table is played from the moment it is made: nobody joins it (its people
+        are at the real table, their seats held by no phone; started, each would be given a bot)."""
+        if table.mode == "scorekeeper":
+            table.status = "playing"
+            table.session = self.session_of(table)  # checks the names with the engine, before writing
+            table.events = list(table.session.state.events)
 
     async def solving_seconds(self, request: CreateTable) -> float:
         """The seconds :meth:`create` would spend solving the table's rules (for hints, an optimal
@@ -904,6 +908,7 @@ class Hub:
             self._new_code(), table.mode, table.rules, seats, seed, hashlib.sha256(seed.encode()).hexdigest(),
             table.timeout, created=time.time(), hints=table.hints,
         )  # fmt: skip
+        self._keeping_score(new)
         await self._store_new(new)
         await self.writer.call(self.store.set_table, table.code, rematch=new.code)
         self.tables[new.code] = new
