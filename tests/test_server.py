@@ -1309,6 +1309,33 @@ def test_tables_are_ended_many_a_transaction_off_the_event_loop(tmp_path):
     assert loop_thread not in deletes
 
 
+def test_the_health_check_and_the_list_of_games_ask_the_database_off_the_event_loop(client):
+    """Both asked the database on the event loop: a database slow to answer (or a connection to it
+    waiting on a network gone) held every other request of the process meanwhile, health checks
+    included, as often as the load balancer or anyone asked."""
+    from sqlalchemy import event
+
+    played_out(client, seats=["human", "bot:heuristic"])
+    hub = client.app.state.hub
+    assert client.portal is not None
+    loop_thread = client.portal.call(threading.get_ident)
+    asked: list[int] = []
+
+    def note(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        asked.append(threading.get_ident())
+
+    engines = {hub.store.engine, hub.history.engine}
+    for engine in engines:
+        event.listen(engine, "before_cursor_execute", note)
+    try:
+        assert client.get("/healthz").json()["ok"]
+        assert len(client.get("/api/games").json()) == 1
+    finally:
+        for engine in engines:
+            event.remove(engine, "before_cursor_execute", note)
+    assert asked and loop_thread not in asked
+
+
 def test_a_finished_table_is_read_and_replayed_off_the_event_loop(tmp_path):
     """A finished table is rebuilt from the database by replaying its steps at each request: a game
     of tens of thousands of steps (a pot of 999) held every answer of the server for seconds while

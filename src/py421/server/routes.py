@@ -180,8 +180,8 @@ async def hand(
 async def healthz(request: Request) -> dict[str, Any]:
     """For a load balancer: the database answers, and what this process holds."""
     hub = _hub(request)
-    try:
-        hub.store.exists("AAAAA")
+    try:  # in a thread: a database slow to answer holds up this check only, not the process
+        await asyncio.to_thread(hub.store.exists, "AAAAA")
     except SQLAlchemyError as e:
         raise TableError("internal", Message("server.database_silent"), 503) from e
     return {
@@ -227,7 +227,7 @@ async def games(
     limit: Annotated[int, Query(ge=1, le=GAMES_MOST, description="the newest games, this many")] = 20,
 ) -> list[dict[str, Any]]:
     hub = _hub(request)
-    rows = hub.history.games(limit)
+    rows = await asyncio.to_thread(hub.history.games, limit)  # not on the event loop, as the records
     return [asdict(r) for r in rows]
 
 
