@@ -273,6 +273,18 @@ def test_a_name_is_held_to_the_most_an_online_table_holds_it_to():
         assert "input ended" in taken.output and "at most" not in taken.output, taken.output
 
 
+def test_a_name_stacking_accents_over_its_letters_is_refused():
+    """« A » under 23 combining marks drew over the lines above and below it, on the page and in the
+    terminal, at a table online too. A letter's own accents are kept: « Nguyễn » typed as e and two."""
+    stacked = "A" + "\u0301" * 23
+    refused = run_cli("table", "--players", f"Ana,{stacked}")
+    assert refused.exit_code == 2, refused.output
+    assert "a letter carries at most 4 combining marks (accents), not 23" in refused.output
+    typed = "Nguye\u0302\u0303n"  # decomposed, as some keyboards type it
+    taken = run_cli("table", "--players", f"Ana,{typed}", input="")
+    assert "input ended" in taken.output and "combining" not in taken.output, taken.output
+
+
 def test_a_game_saved_or_recorded_with_a_longer_name_before_still_resumes_and_replays(tmp_path):
     """Only a name given anew is held to the most: one saved when the terminal took 40 characters
     loads as it was saved, named again with --resume or not."""

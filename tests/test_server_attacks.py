@@ -276,6 +276,7 @@ def test_names_that_would_break_a_table_are_refused_everywhere(tmp_path: Path, d
             ("\u200b", "bad_name"),
             ("Bob\u202e", "bad_name"),
             ("Bo\x00b", "bad_name"),
+            ("A" + "\u0301" * 23, "bad_name"),  # drawn over the lines around it
         ]:
             response = server.post(f"/api/tables/{code}/join", {"name": name})
             assert response.status_code in (400, 409) and detail(response)["error"] == error, (

@@ -198,7 +198,24 @@ def check_name(name: str, most: int | None = MAX_NAME) -> str:
     if unicodedata.category(name[0]).startswith("M"):  # an accent over nothing
         said = {"name": quoted(name), "char": f"U+{ord(name[0]):04X}"}
         raise InvalidPlayers(Message("players.mark_first", said))
+    stacked = _most_marks(name)
+    if stacked > MOST_MARKS:  # marks piled on one letter draw over the lines around the name
+        raise InvalidPlayers(
+            Message("players.marks", {"name": quoted(name), "most": MOST_MARKS, "n": stacked})
+        )
     return name
+
+
+MOST_MARKS = 4  # combining marks on one letter: a letter's own accents (« ễ » typed as e and two) fit
+
+
+def _most_marks(name: str) -> int:
+    """The most combining marks in a row in ``name``: those one letter carries."""
+    most = run = 0
+    for char in name:
+        run = run + 1 if unicodedata.category(char).startswith("M") else 0
+        most = max(most, run)
+    return most
 
 
 # -- asking the state -----------------------------------------------------

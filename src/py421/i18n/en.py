@@ -629,6 +629,7 @@ MESSAGES: dict[str, str] = {
     "players.too_long": "{name}: a name has at most {most} characters, not {n}",
     "players.invisible": "{name}: a name cannot hold {char} (invisible or control characters)",
     "players.mark_first": "{name}: a name cannot start with a combining mark ({char}), an accent over nothing",
+    "players.marks": "{name}: a letter carries at most {most} combining marks (accents), not {n}",
     # a bot's name at a table, given in the table's language when the game is made (players/__init__.py)
     "bot.random": "Random {n}",
     "bot.random.about": "plays any legal move, at random",

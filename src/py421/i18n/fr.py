@@ -653,6 +653,7 @@ MESSAGES: dict[str, str] = {
     "players.too_long": "{name} : un nom fait au plus {most} caractères, pas {n}",
     "players.invisible": "{name} : un nom ne peut pas contenir {char} (caractères invisibles ou de contrôle)",
     "players.mark_first": "{name} : un nom ne peut pas commencer par un signe combinant ({char}), un accent sur rien",
+    "players.marks": "{name} : une lettre porte au plus {most} signes combinants (accents), pas {n}",
     # a bot's name at a table, given in the table's language when the game is made (players/__init__.py)
     "bot.random": "Aléatoire {n}",
     "bot.random.about": "joue n'importe quel coup permis, au hasard",
