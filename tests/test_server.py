@@ -33,6 +33,7 @@ from py421.server.table import Connection, TableError
 from py421.server.verify import verify
 
 from .server_helpers import create, database_urls, play_to_the_end, played_out, serving, start
+from .server_process import free_port
 
 URLS = database_urls(Path("/tmp"))
 
@@ -1307,6 +1308,29 @@ def test_tables_are_ended_many_a_transaction_off_the_event_loop(tmp_path):
         assert client.get("/api/presets").status_code == 200
     assert len(deletes) == 3  # three transactions for two and a half batches
     assert loop_thread not in deletes
+
+
+def test_serving_to_the_network_names_the_address_the_phones_open(tmp_path, monkeypatch):
+    """``421 serve --host 0.0.0.0`` said « http://0.0.0.0:8421 », which no phone opens: the table's
+    friends had to find the laptop's address on the bar's Wi-Fi themselves."""
+    import ipaddress
+
+    import uvicorn
+
+    from py421.cli.online import network_address
+
+    address = network_address()
+    if address is None:
+        pytest.skip("this machine has no network")
+    monkeypatch.setenv("PY421_HOME", str(tmp_path))
+    monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: None)  # said, then not served
+    port = str(free_port())
+    said = CliRunner().invoke(main, ["serve", "--host", "0.0.0.0", "--port", port])
+    assert said.exit_code == 0, said.output
+    assert f"phones on the same network open http://{address}:{port}" in said.output
+    assert not ipaddress.ip_address(address).is_loopback and address != "0.0.0.0"
+    alone = CliRunner().invoke(main, ["serve", "--port", port])  # this machine only: no phone
+    assert "phones on the same network" not in alone.output
 
 
 def test_the_health_check_and_the_list_of_games_ask_the_database_off_the_event_loop(client):

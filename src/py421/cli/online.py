@@ -4,6 +4,7 @@ offline, and checking an online game's dice."""
 from __future__ import annotations
 
 import errno
+import socket
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -168,7 +169,22 @@ def serve(
     )
     shown = f"[{host}]" if ":" in host else host  # an IPv6 address is bracketed in a URL
     click.echo(tr(lang, "cli.serve", host=shown, port=port, database=url.split("@")[-1]), err=True)
+    phones = network_address() if host in ("0.0.0.0", "::") else None  # every address: the network's too
+    if phones is not None:
+        click.echo(tr(lang, "cli.serve.phones", url=f"http://{phones}:{port}"), err=True)
     uvicorn.run(app, host=host, port=port, **uvicorn_options(caps, proxies))
+
+
+def network_address() -> str | None:
+    """This machine's address on its network, which a phone on the same Wi-Fi opens: the one the
+    system would send from (a datagram socket's connect sends nothing). None: no network."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.254.254.254", 1))  # any address off this machine
+            address: str = probe.getsockname()[0]
+        except OSError:
+            return None
+    return None if address.startswith("127.") or address == "0.0.0.0" else address
 
 
 @click.command(cls=Command)

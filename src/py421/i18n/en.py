@@ -276,6 +276,7 @@ MESSAGES: dict[str, str] = {
     "cli.verify.fair": "fair: the seed matches its published hash and gives all {n} throws of the record",
     "cli.verify.replay": "that its moves follow the rules is checked by: 421 replay {path}",
     "cli.serve": "py421 tables on http://{host}:{port} (database: {database})",
+    "cli.serve.phones": "phones on the same network open {url}",
     "rounds.head": "{rules}, {players} players, every round played by max^n (see docs/strategy.md):",
     "rounds.charge": "the charge, full pot",
     "rounds.decharge": "the décharge",

@@ -268,6 +268,7 @@ MESSAGES: dict[str, str] = {
     "cli.verify.fair": "dés équitables : la graine correspond à son empreinte publiée et donne les {n} lancers de la partie",
     "cli.verify.replay": "que ses coups suivent les règles se vérifie par : 421 replay {path}",
     "cli.serve": "tables py421 sur http://{host}:{port} (base de données : {database})",
+    "cli.serve.phones": "les téléphones du même réseau ouvrent {url}",
     "rounds.head": "{rules}, {players} joueurs, chaque tour joué par max^n (voir docs/strategy.md) :",
     "rounds.charge": "la charge, pot plein",
     "rounds.decharge": "la décharge",
