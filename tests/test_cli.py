@@ -280,6 +280,11 @@ def test_a_name_stacking_accents_over_its_letters_is_refused():
     refused = run_cli("table", "--players", f"Ana,{stacked}")
     assert refused.exit_code == 2, refused.output
     assert "a letter carries at most 4 combining marks (accents), not 23" in refused.output
+    # a game read back (a record, a saved game, a table kept online) keeps any name it was made with
+    from py421.core.engine import check_players
+    from py421.core.rules import Ruleset
+
+    assert check_players(Ruleset.preset("classic-11"), ["Ana", stacked]) == ("Ana", stacked)
     typed = "Nguye\u0302\u0303n"  # decomposed, as some keyboards type it
     taken = run_cli("table", "--players", f"Ana,{typed}", input="")
     assert "input ended" in taken.output and "combining" not in taken.output, taken.output

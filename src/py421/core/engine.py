@@ -167,7 +167,8 @@ def name_key(name: str) -> str:
 
 
 def check_name(name: str, most: int | None = MAX_NAME) -> str:
-    """A player's name as typed, checked: 1 to ``most`` characters (None: any length), none invisible.
+    """A player's name as typed, checked: 1 to ``most`` characters and at most :data:`MOST_MARKS`
+    combining marks on a letter (None: a name read back, any length and marks), none invisible.
 
     >>> check_name("Zoé")
     'Zoé'
@@ -199,7 +200,9 @@ def check_name(name: str, most: int | None = MAX_NAME) -> str:
         said = {"name": quoted(name), "char": f"U+{ord(name[0]):04X}"}
         raise InvalidPlayers(Message("players.mark_first", said))
     stacked = _most_marks(name)
-    if stacked > MOST_MARKS:  # marks piled on one letter draw over the lines around the name
+    # marks piled on one letter draw over the lines around the name; held to new names only, as the
+    # length: a game read back keeps the name it was made with
+    if most is not None and stacked > MOST_MARKS:
         raise InvalidPlayers(
             Message("players.marks", {"name": quoted(name), "most": MOST_MARKS, "n": stacked})
         )
