@@ -1175,6 +1175,8 @@ def test_a_started_table_nobody_plays_at_ends_abandoned_with_its_game_kept_and_v
         assert view["outcome"] is None and not view["your_turn"] and view["legal_actions"] == []
         error = error_of(player, {"type": "act", "version": message["version"], "action": "stop"})
     assert error["error"] == "over" and "unfinished" in error["message"]
+    late = hand(client, code, 0, token)  # was « handed at the same moment by someone else »
+    assert late.status_code == 409 and late.json()["detail"]["error"] == "over", late.text
     games = client.get("/api/games").json()
     assert [(g["kind"], g["losers"]) for g in games] == [("abandoned", [])]
     record = client.get(f"/api/games/{games[0]['id']}/record").json()
@@ -1667,6 +1669,23 @@ def test_a_change_asked_of_a_finished_table_does_not_keep_it_in_memory(client):
     assert code not in hub.tables
 
 
+def test_a_copy_behind_the_database_does_not_tell_a_phone_just_seated_that_it_only_watches(
+    client, monkeypatch
+):
+    """Another process's copy of the table may not have caught up with a join yet: told
+    « not_seated » there, the page forgot the token of a seat it had just taken, for good."""
+    created = create(client, seats=["human", "human"])
+    code = created["code"]
+    bob = client.post(f"/api/tables/{code}/join", json={"name": "Bob"}).json()["token"]
+    hub = client.app.state.hub
+    hub.tables[code].seats[1].token_hash = None  # a copy from before the join
+    monkeypatch.setattr(hub.cluster, "owns", lambda asked: False)  # owned by another process
+    with client.websocket_connect(f"/ws/{code}?token={bob}") as ws:
+        assert ws.receive_json()["type"] == "table"  # not told « not_seated »
+    with client.websocket_connect(f"/ws/{code}?token=not-a-seat-s-token") as ws:
+        assert ws.receive_json()["error"] == "not_seated"  # the database holds no such seat either
+
+
 def test_a_seat_handed_on_from_an_open_page_is_not_here_once_that_page_closes(client):
     """The page that held the seat watched from then on, and its seat stayed shown connected for
     good once it closed: at a table with no time limit, nobody ever played that seat's turn."""
@@ -1747,6 +1766,23 @@ def test_a_creator_whose_phone_dies_before_the_start_starts_the_game_from_anothe
     with client.websocket_connect(f"/ws/{code}?token={borrowed}") as ws:
         table = receive_table(ws)
         assert table["view"]["seat"] == 0 and table["table"]["status"] == "playing"
+
+
+def test_before_the_start_another_s_seat_is_handed_on_only_once_its_phone_is_gone(client):
+    """Before the start anyone with the table's code may join: one who did could hand the
+    creator's seat to a token of their own while her page was open, and start her table."""
+    created = create(client, seats=["human", "human", "bot:heuristic"])
+    code, alice = created["code"], created["token"]
+    eve = client.post(f"/api/tables/{code}/join", json={"name": "Eve"}).json()["token"]
+    with client.websocket_connect(f"/ws/{code}?token={alice}") as page:
+        receive_table(page)
+        refused = hand(client, code, 0, eve)
+        assert refused.status_code == 409, refused.text
+        detail = refused.json()["detail"]
+        assert detail["error"] == "seat_here" and "phone is at the table" in detail["message"]
+        assert hand(client, code, 1, eve).status_code == 200  # her own seat, to her other phone
+        mine = hand(client, code, 0, alice)  # Alice's own, from her open page: hers to hand
+        assert mine.status_code == 200, mine.text
 
 
 def test_a_seat_is_not_handed_on_once_the_game_is_over(client):

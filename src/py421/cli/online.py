@@ -178,12 +178,12 @@ def serve(
 def network_address() -> str | None:
     """This machine's address on its network, which a phone on the same Wi-Fi opens: the one the
     system would send from (a datagram socket's connect sends nothing). None: no network."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:  # none on a host of IPv6 only
             probe.connect(("10.254.254.254", 1))  # any address off this machine
             address: str = probe.getsockname()[0]
-        except OSError:
-            return None
+    except OSError:
+        return None
     return None if address.startswith("127.") or address == "0.0.0.0" else address
 
 

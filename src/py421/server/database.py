@@ -500,6 +500,13 @@ class Store:
                 is not None
             )
 
+    def holds_seat(self, code: str, token_hash: str) -> bool:
+        """Whether the token of ``token_hash`` holds a seat at the table ``code``."""
+        c = online_seats.c
+        with self.begin() as conn:
+            held = select(c.seat).where(c.code == code, c.token_hash == token_hash)
+            return conn.execute(held).first() is not None
+
     def take_seat(self, code: str, seat: SeatRow) -> bool:
         """A person sits at a free seat of a waiting table; False if someone else got there first."""
         held = online_seats.c.token_hash.is_(None)

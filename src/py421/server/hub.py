@@ -365,6 +365,23 @@ class Hub:
             reading.add_done_callback(lambda _: self._reading.pop(code, None))
         return await asyncio.shield(reading)
 
+    async def holds_no_seat(self, table: Table, token: str) -> bool:
+        """Whether ``token`` holds no seat at ``table``: its seat was handed on while its phone was
+        away. A copy here that another process owns may not have caught up with a join or a seat
+        handed to it: the database says (in a reader's thread)."""
+        if table.seat_of(token) is not None:
+            return False
+        if self.cluster.owns(table.code):
+            return True
+        loop = asyncio.get_running_loop()
+        held = await loop.run_in_executor(self._readers, self.store.holds_seat, table.code, hash_token(token))
+        return not held
+
+    async def database_answers(self) -> None:
+        """Raises if the database does not answer: asked in a reader's thread (each holds a
+        connection of its own), not on the event loop."""
+        await asyncio.get_running_loop().run_in_executor(self._readers, self.store.exists, "AAAAA")
+
     async def public(self, code: str) -> out.TablePublic:
         return (await self.shown(code)).public()
 

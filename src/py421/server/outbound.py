@@ -15,7 +15,7 @@ class DrawView(TypedDict):
 
 class ErrorMessage(TypedDict):
     type: Literal["error"]
-    error: Literal["malformed", "too_large", "unknown_type", "rate_limited", "too_many_tables", "too_many_connections", "too_many_spectators", "slow_client", "no_table", "not_waiting", "full", "name_taken", "bad_name", "bad_rules", "bad_seats", "optimal_too_costly", "optimal_busy", "no_analysis", "analysis_too_costly", "analysis_busy", "not_creator", "not_started", "over", "spectator", "no_seat", "seat_handed", "not_seated", "not_your_turn", "illegal", "stale", "not_over", "no_game", "no_player", "not_found", "cross_site", "internal"]
+    error: Literal["malformed", "too_large", "unknown_type", "rate_limited", "too_many_tables", "too_many_connections", "too_many_spectators", "slow_client", "no_table", "not_waiting", "full", "name_taken", "bad_name", "bad_rules", "bad_seats", "optimal_too_costly", "optimal_busy", "no_analysis", "analysis_too_costly", "analysis_busy", "not_creator", "not_started", "over", "spectator", "no_seat", "seat_handed", "not_seated", "seat_here", "not_your_turn", "illegal", "stale", "not_over", "no_game", "no_player", "not_found", "cross_site", "internal"]
     message: str
     lang: NotRequired[Literal["en", "fr"]]
 

@@ -49,6 +49,7 @@ ErrorCode = Literal[
     "no_seat",
     "seat_handed",
     "not_seated",
+    "seat_here",
     "not_your_turn",
     "illegal",
     "stale",

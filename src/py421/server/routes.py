@@ -181,7 +181,7 @@ async def healthz(request: Request) -> dict[str, Any]:
     """For a load balancer: the database answers, and what this process holds."""
     hub = _hub(request)
     try:  # in a thread: a database slow to answer holds up this check only, not the process
-        await asyncio.to_thread(hub.store.exists, "AAAAA")
+        await hub.database_answers()
     except SQLAlchemyError as e:
         raise TableError("internal", Message("server.database_silent"), 503) from e
     return {
@@ -339,8 +339,8 @@ async def _session(
             send_seconds=hub.limits.send_seconds,
             holding=hash_token(token) if seat is not None and token else None,
         )
-        if token and seat is None:  # a phone back after its seat was handed on: told before the table
-            conn.say("not_seated", Message("server.not_seated"))
+        if token and seat is None and await hub.holds_no_seat(table, token):
+            conn.say("not_seated", Message("server.not_seated"))  # handed on while away: told first
         await hub.connect(table, conn)
     except TableError as e:
         await _refuse(ws, e, lang)

@@ -169,14 +169,18 @@ class TableActor:
             services.owning(table)
             if table.seat_of(new) == seat:
                 return  # asked again of another owner: already handed
-            if table.seat_of(token) is None:
+            holder = table.seat_of(token)
+            if holder is None:
                 raise TableError("spectator", Message("server.hand_seated"), 403)
-            if table.status == "over":
+            if table.finished:
                 raise TableError("over", Message("server.hand_playing"), 409)
             people = [s.seat for s in table.seats if s.kind == "human" and s.token_hash is not None]
             if seat not in people:
                 said = {"seat": seat, "seats": ", ".join(map(str, people))}
                 raise TableError("no_seat", Message("server.hand_seat", said), 404)
+            if table.status == "waiting" and seat != holder and table.seats[seat].connected:
+                # anyone with the code may have joined: the creator's seat is not theirs to take
+                raise TableError("seat_here", Message("server.hand_here", {"seat": seat}), 409)
             handed = table.seats[seat].copy()
             old, handed.token_hash = handed.token_hash, hash_token(new)
             assert old is not None and handed.token_hash is not None
@@ -188,7 +192,12 @@ class TableActor:
             table.active = time.time()
             table.broadcast()  # the page that held it watches: the seat may now have nobody there
             session = table.session
-            if not table.timeout and session is not None and session.state.to_move == seat:
+            if (
+                table.mode == "play"
+                and not table.timeout
+                and session is not None
+                and session.state.to_move == seat
+            ):
                 self._start_timer(seat)  # its turn: GONE_SECONDS for the new phone to come, then a bot
 
     def creator(self, token: str | None) -> None:

@@ -30,6 +30,7 @@ export type ErrorCode =
   | "no_seat"
   | "seat_handed"
   | "not_seated"
+  | "seat_here"
   | "not_your_turn"
   | "illegal"
   | "stale"

@@ -952,7 +952,8 @@ export function tablePage(code) {
     if (p && !p.in_manche && !over) tags.push(h("span", { class: "tag tag-out", text: t("out") }));
     // a seated player hands on their own seat, or that of a player whose phone is gone (the
     // creator's too, before the start: only its holder starts the game)
-    const handable = T.seat && !isLocal(code) && T.table?.status !== "over" && s.kind === "human" && s.taken;
+    const st = T.table?.status;
+    const handable = T.seat && !isLocal(code) && (st === "waiting" || st === "playing") && s.kind === "human" && s.taken;
     if (handable && !isScorekeeper() && (i === me || !s.connected || s.away)) {
       tags.push(h("button", { type: "button", class: "btn btn-small", testid: `hand-${i}`, text: t("hand"), onclick: () => handOn(i) }));
     }
