@@ -556,16 +556,7 @@ def test_a_watcher_of_a_long_finished_game_costs_its_last_lines_not_the_game(cli
     import py421.server.table as table_module
     from py421.text import describe
 
-    body = {
-        "mode": "scorekeeper",
-        "rules": "classic-11",
-        "settings": ["manches=5"],
-        "players": ["Ann", "Bob"],
-    }
-    created = client.post("/api/tables", json=body).json()
-    code = created["code"]
-    with client.websocket_connect(f"/ws/{code}?token={created['token']}") as ws:
-        finish_scorekeeper(ws, receive_table(ws)["version"])
+    code, _ = kept_score(client, manches=5)
     hub = client.app.state.hub
     assert client.portal is not None
     events = len(client.portal.call(hub.shown, code).events)
@@ -832,16 +823,7 @@ async def test_a_message_leaves_at_once_when_nothing_waits_before_it_and_message
 def test_a_scorekeeper_s_rematch_keeps_the_score_of_the_same_people_at_once(client):
     """A scorekeeper's rematch waited to be started, as a table of players online does: started, every
     seat of the people at the real table (none of them holds a token) was given to a bot."""
-    body = {
-        "mode": "scorekeeper",
-        "rules": "classic-11",
-        "settings": ["manches=1"],
-        "players": ["Ann", "Bob"],
-    }
-    created = client.post("/api/tables", json=body).json()
-    code, token = created["code"], created["token"]
-    with client.websocket_connect(f"/ws/{code}?token={token}") as ws:
-        finish_scorekeeper(ws, receive_table(ws)["version"])
+    code, token = kept_score(client, manches=1)
     made = client.post(f"/api/tables/{code}/rematch", headers={"Authorization": f"Bearer {token}"})
     assert made.status_code == 200, made.text
     rematch = client.get(f"/api/tables/{made.json()['code']}").json()
@@ -851,6 +833,21 @@ def test_a_scorekeeper_s_rematch_keeps_the_score_of_the_same_people_at_once(clie
         version = receive_table(ws)["version"]
         ws.send_json({"type": "report", "version": version, "turn": "421"})  # the same phone reports
         assert receive_table(ws)["version"] > version
+
+
+def kept_score(client: TestClient, manches: int) -> tuple[str, str]:
+    """A scorekeeper's table of Ann and Bob, its game of ``manches`` reported to the end: its code
+    and the scorekeeper's token."""
+    body = {
+        "mode": "scorekeeper",
+        "rules": "classic-11",
+        "settings": [f"manches={manches}"],
+        "players": ["Ann", "Bob"],
+    }
+    created = client.post("/api/tables", json=body).json()
+    with client.websocket_connect(f"/ws/{created['code']}?token={created['token']}") as ws:
+        finish_scorekeeper(ws, receive_table(ws)["version"])
+    return created["code"], created["token"]
 
 
 def finish_scorekeeper(ws: Any, start_version: int) -> dict[str, Any]:
@@ -1662,7 +1659,9 @@ def test_a_change_asked_of_a_finished_table_does_not_keep_it_in_memory(client):
     assert code not in hub.tables  # nobody watches it: the database has it all
     assert client.post(f"/api/tables/{code}/start").status_code == 403
     assert client.post(f"/api/tables/{code}/join", json={"name": "Eve"}).status_code == 409
-    assert hand(client, code, 0, token).status_code == 409
+    late = hand(client, code, 0, token)
+    assert late.status_code == 409 and late.json()["detail"]["error"] == "over"
+    assert "once it is over" in late.json()["detail"]["message"]
     assert code not in hub.tables
     rematch = client.post(f"/api/tables/{code}/rematch", headers={"Authorization": f"Bearer {token}"})
     assert rematch.status_code == 200 and rematch.json()["code"] in hub.tables  # the new one waits
@@ -1785,18 +1784,6 @@ def test_before_the_start_another_s_seat_is_handed_on_only_once_its_phone_is_gon
         assert mine.status_code == 200, mine.text
 
 
-def test_a_seat_is_not_handed_on_once_the_game_is_over(client):
-    created = create(client, seats=["human", "bot:heuristic"])
-    code, alice = created["code"], created["token"]
-    with client.websocket_connect(f"/ws/{code}?token={alice}") as ws:
-        ws.receive_json()
-        start(client, code, alice)
-        play_to_the_end(ws)
-    late = hand(client, code, 0, alice)
-    assert late.status_code == 409 and late.json()["detail"]["error"] == "over"
-    assert "once it is over" in late.json()["detail"]["message"]
-
-
 def test_a_flood_of_seats_handed_on_is_refused_past_the_address_s_messages(tmp_path, monkeypatch):
     """Each seat handed on is a write to the database: a seated player who asks it in a loop
     spends the address's messages, as moves do (the clock held still: the budget never refills)."""
@@ -1817,23 +1804,35 @@ def test_a_flood_of_seats_handed_on_is_refused_past_the_address_s_messages(tmp_p
         assert answers == [200] * 6 + [429] * 2  # a burst of twice the messages a second
 
 
-def test_a_restart_answers_before_its_unfinished_tables_are_read_again(tmp_path, monkeypatch):
-    """A restarted server replayed every unfinished table before it answered anyone: down for as long
-    as that took, for a server full of long games a long while."""
-    url = f"sqlite:///{tmp_path}/t.db"
+def left_playing(url: str) -> tuple[str, str]:
+    """A table of a person and a bot, started and left playing as a server stops: code, token."""
     with serving(url) as c:
         created = create(c, seats=["human", "bot:heuristic"])
-        code, token = created["code"], created["token"]
-        start(c, code, token)
+        start(c, created["code"], created["token"])
+    return created["code"], created["token"]
+
+
+def held_replays(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, list[str]]:
+    """Each table replayed as a long game is, until the event is set; "read" noted in the list as
+    each ends. The wait is bounded only for a replay on the event loop, which nothing releases."""
     released, order = threading.Event(), []
     rebuilt = Hub._rebuilt
 
-    def slow(self: Hub, asked: str) -> Any:  # a long game being replayed, until released
-        released.wait(120)  # a bound only for a server that reads before it answers: it never comes
+    def slow(self: Hub, asked: str) -> Any:
+        released.wait(120)
         order.append("read")
         return rebuilt(self, asked)
 
     monkeypatch.setattr(Hub, "_rebuilt", slow)
+    return released, order
+
+
+def test_a_restart_answers_before_its_unfinished_tables_are_read_again(tmp_path, monkeypatch):
+    """A restarted server replayed every unfinished table before it answered anyone: down for as long
+    as that took, for a server full of long games a long while."""
+    url = f"sqlite:///{tmp_path}/t.db"
+    code, _ = left_playing(url)
+    released, order = held_replays(monkeypatch)
     with serving(url, limits=Limits(live_tables=1)) as c:
         try:
             assert c.get("/healthz").json()["resuming"]
@@ -1855,25 +1854,14 @@ def test_a_change_to_a_table_not_yet_read_again_does_not_hold_the_server(tmp_pat
     """Just after a restart, a seat handed on at a table still to be read again replayed it on the
     event loop: the server answered nobody until a long game was replayed."""
     url = f"sqlite:///{tmp_path}/t.db"
-    with serving(url) as c:
-        created = create(c, seats=["human", "bot:heuristic"])
-        code, token = created["code"], created["token"]
-        start(c, code, token)
-    released, order = threading.Event(), []
-    rebuilt = Hub._rebuilt
-
-    def slow(self: Hub, asked: str) -> Any:  # a long game being replayed, until released
-        released.wait(120)  # a bound only for a replay on the event loop: then nothing releases it
-        order.append("read")
-        return rebuilt(self, asked)
-
+    code, token = left_playing(url)
+    released, order = held_replays(monkeypatch)
     asked, handed_on = threading.Event(), Hub.hand
 
     async def asking(self: Hub, *args: Any) -> Any:
         asked.set()
         return await handed_on(self, *args)
 
-    monkeypatch.setattr(Hub, "_rebuilt", slow)
     monkeypatch.setattr(Hub, "hand", asking)
     with serving(url) as c, ThreadPoolExecutor(1) as pool:
         try:
