@@ -751,6 +751,8 @@ def test_a_creator_whose_phone_died_before_the_start_starts_from_another(
     borrowed = phone(browser)
     borrowed.goto(link)
     expect(borrowed.get_by_test_id("player-0")).to_contain_text("you")
+    expect(bob.get_by_test_id("player-0")).not_to_contain_text("not here")  # drawn again since
+    expect(handed).to_be_visible()  # the link stays shown, before the start as in play
     borrowed.get_by_test_id("start-button").click()
     expect(bob.get_by_test_id("status")).to_have_attribute("data-status", "playing")
     expect(bob.get_by_test_id("player-1")).to_contain_text("you")

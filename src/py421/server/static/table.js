@@ -887,7 +887,7 @@ export function tablePage(code) {
     // why one only watches: every seat taken, or the game begun (a seat is played from the phone that took it)
     setText(watching, t(st === "waiting" ? "watching_full" : "watching"));
     show(share, st !== "over" && st !== "abandoned" && !isLocal(code)); // nobody joins a table of this device
-    if (st !== "playing") show(handed, false); // a seat is handed on while the game is played
+    if (st !== "waiting" && st !== "playing") show(handed, false); // a seat is handed on until the game ends
     // Waiting, the link is what the table needs; in play, the dice come first (on a small phone the
     // link pushed « Throw » off the screen) and the link, to ask friends to watch, below the players.
     if (st === "waiting" && share.nextElementSibling !== joinForm) joinForm.before(share);
