@@ -63,6 +63,7 @@ from .writer import Writer
 
 log = logging.getLogger(__name__)
 A = TypeVar("A", bound=BaseModel)  # one of the answers (commands.Answer)
+R = TypeVar("R")  # what a reader's thread brings back
 BATCH = 200  # tables ended, or told active, in one transaction by the housekeeping
 TOUCH_SECONDS = 600.0  # a table's activity is told to the database this often at most
 PrepareRules = Callable[[Ruleset, int, str], Awaitable[None]]  # the rules, the players, the address
@@ -360,10 +361,15 @@ class Hub:
         is read share that reading (eight at once for a long game took both readers for seconds)."""
         reading = self._reading.get(code)
         if reading is None:
-            reading = asyncio.get_running_loop().run_in_executor(self._readers, self._rebuilt, code)
+            reading = self._in_reader(self._rebuilt, code)
             self._reading[code] = reading
             reading.add_done_callback(lambda _: self._reading.pop(code, None))
         return await asyncio.shield(reading)
+
+    def _in_reader(self, read: Callable[..., R], *args: Any) -> asyncio.Future[R]:
+        """``read(*args)`` in a reader's thread (each holds a database connection of its own), not
+        on the event loop."""
+        return asyncio.get_running_loop().run_in_executor(self._readers, read, *args)
 
     async def holds_no_seat(self, table: Table, token: str) -> bool:
         """Whether ``token`` holds no seat at ``table``: its seat was handed on while its phone was
@@ -373,14 +379,11 @@ class Hub:
             return False
         if self.cluster.owns(table.code):
             return True
-        loop = asyncio.get_running_loop()
-        held = await loop.run_in_executor(self._readers, self.store.holds_seat, table.code, hash_token(token))
-        return not held
+        return not await self._in_reader(self.store.holds_seat, table.code, hash_token(token))
 
     async def database_answers(self) -> None:
-        """Raises if the database does not answer: asked in a reader's thread (each holds a
-        connection of its own), not on the event loop."""
-        await asyncio.get_running_loop().run_in_executor(self._readers, self.store.exists, "AAAAA")
+        """Raises if the database does not answer (asked in a reader's thread)."""
+        await self._in_reader(self.store.exists, "AAAAA")
 
     async def public(self, code: str) -> out.TablePublic:
         return (await self.shown(code)).public()
@@ -400,8 +403,7 @@ class Hub:
         self.resumed.set()
 
     async def _read_unfinished(self) -> None:
-        loop = asyncio.get_running_loop()
-        codes = await loop.run_in_executor(self._readers, self.store.unfinished)
+        codes = await self._in_reader(self.store.unfinished)
         self._resuming = set(codes) - set(self.tables)
         for code in codes:
             try:
@@ -491,14 +493,16 @@ class Hub:
         """One change of a table this process owns, asked here or by another process."""
         table = await self.attached(code)  # read again after a restart: in a thread, not on the loop
         try:
-            return await self._handled(table, code, asked)
+            return await self._handled(table, asked)
         finally:
             self.forget_if_done(table)  # a finished table asked a change stays only while watched
 
-    async def _handled(self, table: Table, code: str, asked: Command) -> Answer:
+    async def _handled(self, table: Table, asked: Command) -> Answer:
         match asked:
             case Join(token=None):  # a process of an earlier version (a rolling restart): drawn here
-                return await self.handle(code, asked.model_copy(update={"token": secrets.token_urlsafe(24)}))
+                return await self._handled(
+                    table, asked.model_copy(update={"token": secrets.token_urlsafe(24)})
+                )
             case Join() | Start() | Act() | Report() | Undo() | Back() | Hand():
                 return await TableActor(table, self).handle(asked)
             case Rematch(token=token):
@@ -619,7 +623,7 @@ class Hub:
 
     async def _read(self, code: str, since: int = 0) -> TableRow | None:
         """:meth:`Store.load` in a thread: the event loop goes on meanwhile."""
-        return await asyncio.get_running_loop().run_in_executor(self._readers, self.store.load, code, since)
+        return await self._in_reader(self.store.load, code, since)
 
     def owned(self) -> list[str]:
         return [code for code in self.tables if self.cluster.owns(code)]
