@@ -835,6 +835,38 @@ def test_a_scorekeeper_s_rematch_keeps_the_score_of_the_same_people_at_once(clie
         assert receive_table(ws)["version"] > version
 
 
+def test_two_rematches_asked_at_once_make_one_table(client, monkeypatch):
+    """Asked twice at the same moment (a double tap, two tabs), the rematch was made twice: both asks
+    found none yet while the first was being written, and the second table was left waiting."""
+    code, token = kept_score(client, manches=1)
+    hub = client.app.state.hub
+    rematch, store_new = hub._rematch, hub._store_new
+    asked = 0
+    both = asyncio.Event()
+
+    async def remade(*args: Any) -> Any:
+        nonlocal asked
+        asked += 1
+        if asked == 2:
+            both.set()
+        return await rematch(*args)
+
+    async def stored(table: Any) -> None:
+        await both.wait()  # the first rematch is written only once the second is being made
+        await store_new(table)
+
+    monkeypatch.setattr(hub, "_rematch", remade)
+    monkeypatch.setattr(hub, "_store_new", stored)
+
+    async def twice() -> list[str]:
+        return list(await asyncio.gather(hub.rematch(code, token), hub.rematch(code, token)))
+
+    assert client.portal is not None
+    first, second = client.portal.call(twice)
+    assert first == second
+    assert client.get(f"/api/tables/{code}").json()["rematch"] == first
+
+
 def kept_score(client: TestClient, manches: int) -> tuple[str, str]:
     """A scorekeeper's table of Ann and Bob, its game of ``manches`` reported to the end: its code
     and the scorekeeper's token."""

@@ -912,30 +912,33 @@ class Hub:
     # -- after the game ------------------------------------------------------------
 
     async def _rematch(self, table: Table, token: str | None) -> str:
-        """The code of the table's rematch, made by the first to ask."""
-        TableActor(table, self).creator(token)
-        self.owning(table)
-        if table.status != "over":
-            raise TableError("not_over", Message("server.rematch_after"), 409)
-        if table.rematch:
-            return table.rematch
-        self._room()
-        seed = self._seed()
-        seats = [TableSeat(s.seat, s.kind, s.bot, s.name, s.token_hash) for s in table.seats]
-        for s in seats:
-            if s.kind == "bot":
-                s.name = None  # named again when the rematch starts
-        new = Table(
-            self._new_code(), table.mode, table.rules, seats, seed, hashlib.sha256(seed.encode()).hexdigest(),
-            table.timeout, created=time.time(), hints=table.hints,
-        )  # fmt: skip
-        self._keeping_score(new)
-        await self._store_new(new)
-        await self.writer.call(self.store.set_table, table.code, rematch=new.code)
-        self.tables[new.code] = new
-        table.rematch = new.code
-        table.broadcast()
-        return new.code
+        """The code of the table's rematch, made by the first to ask: under the table's lock, so a
+        second ask while the first is written finds it made."""
+        async with table.lock:
+            TableActor(table, self).creator(token)
+            self.owning(table)
+            if table.status != "over":
+                raise TableError("not_over", Message("server.rematch_after"), 409)
+            if table.rematch:
+                return table.rematch
+            self._room()
+            seed = self._seed()
+            drawn = hashlib.sha256(seed.encode()).hexdigest()
+            seats = [TableSeat(s.seat, s.kind, s.bot, s.name, s.token_hash) for s in table.seats]
+            for s in seats:
+                if s.kind == "bot":
+                    s.name = None  # named again when the rematch starts
+            new = Table(
+                self._new_code(), table.mode, table.rules, seats, seed, drawn, table.timeout,
+                created=time.time(), hints=table.hints,
+            )  # fmt: skip
+            self._keeping_score(new)
+            await self._store_new(new)
+            await self.writer.call(self.store.set_table, table.code, rematch=new.code)
+            self.tables[new.code] = new
+            table.rematch = new.code
+            table.broadcast()
+            return new.code
 
     async def record(self, code: str) -> dict[str, Any]:
         table = await self.shown(code)
