@@ -221,6 +221,24 @@ def test_an_illegal_action_is_refused_in_the_connection_s_language(client):
         )
 
 
+def test_a_bot_is_named_in_the_connection_s_language(client):
+    """A table's bots were named in English for everyone: « Heuristic 1 » on the French page, in its
+    seats, its players and every line of its log."""
+    final = played_out(client, seats=["human", "bot:heuristic"])
+    code = final["table"]["code"]
+    with (
+        client.websocket_connect(f"/ws/{code}?lang=fr") as french,
+        client.websocket_connect(f"/ws/{code}") as english,
+    ):
+        seen, shown = receive_table(french), receive_table(english)
+    assert [s["name"] for s in seen["table"]["seats"]] == ["Alice", "Heuristique 1"]
+    assert [p["name"] for p in seen["view"]["players"]] == ["Alice", "Heuristique 1"]
+    assert any("Heuristique 1" in line for line in seen["log"])
+    assert not any("Heuristic 1" in line for line in seen["log"])
+    assert [s["name"] for s in shown["table"]["seats"]] == ["Alice", "Heuristic 1"]
+    assert any("Heuristic 1" in line for line in shown["log"])
+
+
 @pytest.fixture
 def still_clock(monkeypatch):
     """The caps' clock stopped: a budget spent stays spent however long the messages take to pass. So

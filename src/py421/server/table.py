@@ -27,6 +27,7 @@ from ..core.views import seat_view
 from ..i18n import LANGS, error_text, guillemets
 from ..play.session import Session
 from ..players import is_bot_name
+from ..players.registry import bot_name_in
 from ..text import describe
 from . import outbound as out
 from .database import SeatRow
@@ -335,7 +336,13 @@ class Table:
     def spectators(self) -> int:
         return sum(1 for c in self.connections if c.seat is None)
 
-    def public(self) -> out.TablePublic:
+    def names(self, lang: str) -> list[str | None]:
+        """The seats' names as a page in ``lang`` shows them: a bot's in that language (named in
+        English when the game started), a person's as they gave it."""
+        return [bot_name_in(s.name, lang) if s.kind == "bot" and s.name else s.name for s in self.seats]
+
+    def public(self, lang: str = "en") -> out.TablePublic:
+        names = self.names(lang)
         return {
             "code": self.code,
             "mode": self.mode,
@@ -349,7 +356,7 @@ class Table:
                     "seat": s.seat,
                     "kind": s.kind,
                     "bot": s.bot if s.kind == "bot" else None,
-                    "name": s.name,
+                    "name": names[s.seat],
                     "taken": s.kind == "bot" or s.token_hash is not None or self.mode == "scorekeeper",
                     "connected": s.connected > 0,
                     "away": s.away,
@@ -367,7 +374,7 @@ class Table:
         """The game's log from line ``start`` on (a line an event), for the page: each event described
         once per language, when first asked for, every « … » held together
         (:func:`~py421.i18n.guillemets`)."""
-        names = self.game.players if self.game else ()
+        names = [self.names(lang)[i] or name for i, name in enumerate(self.game.players)] if self.game else []
 
         def said(events: list[Event]) -> list[str]:
             return [guillemets(describe(e, names, lang)) for e in events]
@@ -399,30 +406,34 @@ class Table:
         for conn in self.connections:
             conn.log_sent = 0
 
-    def message(self, conn: Connection, public: out.TablePublic | None = None) -> out.TableMessage:
-        """What one connection is sent; ``public``: the table, when already built for others.
+    def message(self, conn: Connection) -> out.TableMessage:
+        """What one connection is sent, in its language.
 
         The log goes as the lines the connection does not have yet (at most the last
         ``LOG_LINES``), with ``log_start``, the number of the first line sent.
         """
         start = self.sent_from(conn)
-        view = self.view(conn.seat)
+        view = self.view(conn.seat, conn.lang)
         return {
             "type": "table",
-            "table": public or self.public(),
+            "table": self.public(conn.lang),
             "view": view,
             "version": self.version,
             "log_start": start,
             "log": self.log(conn.lang, start),
         }
 
-    def view(self, seat: int | None) -> out.View | None:
-        """What ``seat`` sees of the game; at an abandoned table, nobody has a move left to make.
+    def view(self, seat: int | None, lang: str = "en") -> out.View | None:
+        """What ``seat`` sees of the game, its bots named in ``lang``; at an abandoned table, nobody
+        has a move left to make.
 
         Core builds it as a plain dict (it knows no protocol); tests hold it to the model."""
         if self.session is None:
             return None
         view = cast(out.View, seat_view(self.session.state, seat))
+        names = self.names(lang)
+        for player in view["players"]:
+            player["name"] = names[player["seat"]] or player["name"]
         if self.status == "abandoned":
             view = {**view, "your_turn": False, "legal_actions": []}
         return view
@@ -442,20 +453,22 @@ class Table:
                 self.seats[conn.seat].connected -= 1  # no longer there for its seat: shown so below
                 conn.seat = None  # the seat was handed to another phone: this one watches
                 conn.say("seat_handed", Message("server.seat_handed"))
-        public = self.public()  # the same for every connection
-        views: dict[int | None, out.View | None] = {}
+        publics: dict[str, out.TablePublic] = {}  # the same for every connection in a language
+        views: dict[tuple[int | None, str], out.View | None] = {}
         texts: dict[tuple[int | None, str, int], str] = {}
         for conn in list(self.connections):
             start = self.sent_from(conn)
             key = (conn.seat, conn.lang, start)
             text = texts.get(key)
             if text is None:
-                if conn.seat not in views:
-                    views[conn.seat] = self.view(conn.seat)
+                if conn.lang not in publics:
+                    publics[conn.lang] = self.public(conn.lang)
+                if (conn.seat, conn.lang) not in views:
+                    views[conn.seat, conn.lang] = self.view(conn.seat, conn.lang)
                 message: out.TableMessage = {
                     "type": "table",
-                    "table": public,
-                    "view": views[conn.seat],
+                    "table": publics[conn.lang],
+                    "view": views[conn.seat, conn.lang],
                     "version": self.version,
                     "log_start": start,
                     "log": self.log(conn.lang, start),
