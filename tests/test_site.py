@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -61,6 +62,34 @@ def test_the_site_is_every_file_the_page_asks_for_and_the_worker_keeps_them_all(
         assert client.get("/py421.zip").content == files["/py421.zip"]
         assert client.get("/manifest.webmanifest").json() == manifest
         assert "'wasm-unsafe-eval'" in client.get("/").headers["content-security-policy"]
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """The width and height of a PNG image (read from its header), or an AssertionError if it is none."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR", data[:16]
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
+
+
+def test_a_home_screen_takes_the_icon_as_a_png_of_the_sizes_it_says(tmp_path):
+    """The icon was an SVG only, which iOS's home screen does not take (it shows a shot of the page)
+    and Android's installer may not: iOS's is a 180-pixel PNG, the manifest's 192 and 512."""
+    files = app_files()
+    touch = re.search(r'<link rel="apple-touch-icon"[^>]* href="([^"]+)"', files["/"].decode())
+    assert touch is not None
+    assert png_size(files["/" + touch[1]]) == (180, 180)
+    icons = json.loads(files["/manifest.webmanifest"])["icons"]
+    sizes = set()
+    for icon in icons:
+        if icon["type"] == "image/png":
+            width, height = png_size(files["/" + icon["src"]])
+            assert icon["sizes"] == f"{width}x{height}"
+            sizes.add(width)
+    assert {192, 512} <= sizes
+    with serving(f"sqlite:///{tmp_path}/s.db") as client:
+        served = client.get(touch[1])
+        assert served.headers["content-type"] == "image/png"
+        assert png_size(served.content) == (180, 180)
 
 
 def test_a_folder_that_takes_no_file_is_refused_before_anything_is_written(tmp_path):

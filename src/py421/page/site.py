@@ -69,7 +69,12 @@ def manifest() -> bytes:
             "display": "standalone",
             "background_color": "#0d4d2b",
             "theme_color": "#0d4d2b",
-            "icons": [{"src": "static/icon.svg", "sizes": "any", "type": "image/svg+xml", "purpose": "any"}],
+            # the PNGs for installers that take no SVG (scripts/icons.py draws them all)
+            "icons": [{"src": "static/icon.svg", "sizes": "any", "type": "image/svg+xml", "purpose": "any"}]
+            + [
+                {"src": f"static/icon-{n}.png", "sizes": f"{n}x{n}", "type": "image/png", "purpose": "any"}
+                for n in (192, 512)
+            ],
         },
         indent=2,
         ensure_ascii=False,
