@@ -410,6 +410,54 @@ def test_finished_games_go_to_history_and_stats():
     assert "there is no game number 999" in missing.output
 
 
+def test_the_games_played_online_on_this_machine_are_in_its_history_and_stats(private_home, monkeypatch):
+    """Games played at `421 serve`'s tables went to the server's database, where `421 history` and
+    `421 stats` never looked: the laptop that served the bar's table showed « no finished games »."""
+    from .server_helpers import played_out, serving
+
+    monkeypatch.delenv("PY421_DB", raising=False)
+    with serving(f"sqlite:///{private_home / 'server.sqlite3'}") as client:
+        final = played_out(client, seats=["human", "bot:heuristic"])
+    assert final["table"]["status"] == "over"
+    assert "no finished game yet" in run_cli("history").output  # the terminal's own games: none
+    listing = run_cli("history", "--online")
+    assert listing.exit_code == 0, listing.output
+    assert "lyonnaise-21" in listing.output and "Alice, Heuristic 1" in listing.output
+    game_id = listing.output.split()[0].lstrip("#")
+    replay = run_cli("history", game_id, "--online")
+    assert replay.exit_code == 0 and "game over" in replay.output
+    alice = next(
+        p
+        for p in json.loads(run_cli("stats", "--json", "--online").output)["players"]
+        if p["name"] == "Alice"
+    )
+    assert alice["games"] == 1
+    analysed = run_cli("analyse", game_id, "--online")
+    assert analysed.exit_code == 0, analysed.output
+
+
+def test_no_server_database_is_no_online_game(private_home, monkeypatch):
+    monkeypatch.delenv("PY421_DB", raising=False)
+    listing = run_cli("history", "--online")
+    assert listing.exit_code == 0 and "no game finished online yet: 421 serve" in listing.output
+    assert not (private_home / "server.sqlite3").exists()  # reading makes nothing
+
+
+def test_a_server_database_an_older_server_left_is_named_not_upgraded(private_home, monkeypatch):
+    import sqlite3
+
+    monkeypatch.delenv("PY421_DB", raising=False)
+    path = private_home / "server.sqlite3"
+    with sqlite3.connect(path) as db:  # a server from before the history's tables were its own
+        db.execute("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)")
+        db.execute("INSERT INTO alembic_version VALUES ('0001')")
+    before = path.read_bytes()
+    listing = run_cli("history", "--online")
+    assert listing.exit_code != 0
+    assert f"Error: {path} was left by an older 421 serve: serve it once with this py421" in listing.output
+    assert path.read_bytes() == before
+
+
 def test_french_where_asked():
     result = run_cli("play", "--players", "bot:random,bot:random", "--seed", "2", "--lang", "fr")
     assert "lance" in result.output

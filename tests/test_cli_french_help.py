@@ -279,12 +279,16 @@ Usage: main history [OPTIONS] [GAME_ID]
     421 history
     421 history 3 --lang fr
     421 history 3 --analyse
+    421 history --online
 
 Options:
   --limit INTEGER RANGE  How many of the latest games to list.  [default: 20;
                          1<=x<=10000]
   --analyse              With a game's number: its analysis after its replay, as
                          421 analyse prints it.
+  --online               The games of the tables 421 serve has run on this
+                         machine (its database: PY421_DB, else the data
+                         folder's).
   --lang [en|fr]         Language of the output (default: French where the
                          system locale is French).
   -h, --help             Show this message and exit.

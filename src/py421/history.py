@@ -10,6 +10,7 @@ line of them (``history@head``), the server's database every line.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -34,7 +35,7 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy import exc as sa_exc
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection, Engine, make_url
 
 from .core.errors import InvalidRecord, Message, Py421Error
 from .core.game import Game
@@ -43,6 +44,7 @@ from .paths import ReadOnlyPath, check_writable_file, data_dir
 from .sim.stats import game_stats
 
 HISTORY_NAME = "history.sqlite3"
+SERVER_NAME = "server.sqlite3"  # ``421 serve``'s database when given none
 # Alembic's one folder of migrations, for the history file and the server's database alike
 # (a file path, not an import: the history needs nothing else of the server).
 MIGRATIONS = Path(__file__).parent / "server" / "migrations"
@@ -228,6 +230,41 @@ def _read_only(path: Path) -> Engine:
     return create_engine(f"sqlite:///file:{quote(str(path))}?mode=ro&uri=true")
 
 
+def server_url(*, write: bool = True) -> str:
+    """The database ``421 serve`` uses when given no ``--db``: ``PY421_DB``, else a file in the data
+    folder (``write=False``: only to read it, the folder not made)."""
+    return os.environ.get("PY421_DB") or f"sqlite:///{data_dir(write=write) / SERVER_NAME}"
+
+
+def _server_read_only(url: str) -> Engine:
+    """The server's database opened to read its finished games: an SQLite file read-only (none yet:
+    no game), another database as it is; one an older server left is refused, not upgraded under
+    a server that may be running on it."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        engine = _read_only(Path(parsed.database or ""))
+        where: str | Message = parsed.database or ""
+    else:
+        if parsed.get_backend_name() == "postgresql":
+            from .extras import require
+
+            require("postgres", "421 history --online")
+        engine = create_engine(url)
+        where = _where(engine)
+    try:
+        with engine.connect():
+            pass
+    except sa_exc.DBAPIError as e:
+        raise HistoryError(_cannot_open(where, e.orig)) from None
+    versions = _versions(engine)
+    if HISTORY_HEAD not in versions:
+        engine.dispose()
+        raise HistoryError(
+            Message("history.server_older" if versions else "history.not_server", {"where": where})
+        )
+    return engine
+
+
 def _is_database(path: Path) -> bool:
     """Whether the file is an SQLite database (of an earlier py421, without the version table): read
     only to find out. Anything else is refused by the upgrade as before, naming it."""
@@ -274,13 +311,23 @@ class History:
     ``read_only``: for listing and reading only (``421 history``, ``stats``, ``analyse``): the file
     is opened read-only (``mode=ro``), nothing is made, and a read-only data folder is fine. A
     file that must be upgraded first is upgraded where it can be written, else refused saying so.
+    ``online``: the games of ``421 serve``'s tables on this machine instead (:func:`server_url`),
+    read only.
     """
 
     def __init__(
-        self, url: str | None = None, *, engine: Engine | None = None, read_only: bool = False
+        self,
+        url: str | None = None,
+        *,
+        engine: Engine | None = None,
+        read_only: bool = False,
+        online: bool = False,
     ) -> None:
         if engine is not None:  # the server's database: its migrations made the schema
             self.engine = engine
+            return
+        if online:
+            self.engine = _server_read_only(server_url(write=False))
             return
         if url:
             self.engine = create_engine(url)

@@ -21,9 +21,10 @@ if TYPE_CHECKING:
 @click.argument("record")
 @click.option("--bots", is_flag=True)
 @click.option("--json", "as_json", is_flag=True)
+@click.option("--online", is_flag=True)
 @SAY_OPTION
-def analyse(record: str, bots: bool, as_json: bool, lang: str) -> None:
-    show_analysis(_read(record, lang), lang, bots=bots, as_json=as_json)
+def analyse(record: str, bots: bool, as_json: bool, online: bool, lang: str) -> None:
+    show_analysis(_read(record, lang, online), lang, bots=bots, as_json=as_json)
 
 
 def show_analysis(game: Record, lang: str, *, bots: bool = False, as_json: bool = False) -> None:
@@ -47,15 +48,15 @@ def show_analysis(game: Record, lang: str, *, bots: bool = False, as_json: bool 
         click.echo(tr(lang, "cli.analyse.bots_hint"))
 
 
-def _read(text: str, lang: str) -> Record:
-    """A record file, or else the number of a game of the history."""
+def _read(text: str, lang: str, online: bool = False) -> Record:
+    """A record file, or else the number of a game of the history (``online``: of the server's)."""
     path = Path(text)
-    if path.is_file():
+    if path.is_file() and not online:
         return read_record(path, argument_hint("record"))
     if text.strip().isdigit():
         from ..history import History
 
-        return History(read_only=True).record(int(text))
+        return History(read_only=True, online=online).record(int(text))
     # an empty name would be read as the current folder: it names no folder
     why = "cli.analyse.folder" if text.strip() and path.is_dir() else "cli.analyse.no_record"
     raise click.BadParameter(tr(lang, why, name=repr(text)), param_hint=argument_hint("record"))

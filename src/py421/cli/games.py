@@ -360,16 +360,17 @@ def _ask_fresh(prompt: str) -> str | None:
 
 @click.command(cls=Command)
 @click.option("--json", "as_json", is_flag=True)
+@click.option("--online", is_flag=True)
 @SAY_OPTION
-def stats(as_json: bool, lang: str) -> None:
+def stats(as_json: bool, online: bool, lang: str) -> None:
     from ..history import History
 
-    rows = _bots_merged(History(read_only=True).stats(), lang)  # reading needs no writing
+    rows = _bots_merged(History(read_only=True, online=online).stats(), lang)  # reading needs no writing
     if as_json:
         click.echo(json.dumps({"players": rows}, ensure_ascii=False, indent=2))
         return
     if not rows:
-        click.echo(tr(lang, "cli.no_games"))
+        click.echo(tr(lang, "cli.no_games_online" if online else "cli.no_games"))
         return
     columns = ("player", "games", "losses", "rounds_lost", "throws_421", "nenettes", "tokens_taken")
     head = [tr(lang, f"cli.stats.{c}") for c in columns]
@@ -399,18 +400,19 @@ def _bots_merged(rows: list[dict[str, Any]], lang: str) -> list[dict[str, Any]]:
 @click.option("--limit", type=click.IntRange(1, 10_000), default=20, show_default=True)
 @click.option("--analyse", is_flag=True)
 @click.option("--analyze", is_flag=True, hidden=True)  # the American spelling, accepted but not listed
+@click.option("--online", is_flag=True)
 @SAY_OPTION
-def history(game_id: int | None, limit: int, analyse: bool, analyze: bool, lang: str) -> None:
+def history(game_id: int | None, limit: int, analyse: bool, analyze: bool, online: bool, lang: str) -> None:
     from ..history import History
 
     analyse = analyse or analyze
     if analyse and game_id is None:
         raise click.UsageError(tr(lang, "cli.history.analyse_needs"))
-    store = History(read_only=True)  # reading needs no writing
+    store = History(read_only=True, online=online)  # reading needs no writing
     if game_id is None:
         rows = store.games(limit)
         if not rows:
-            click.echo(tr(lang, "cli.no_games"))
+            click.echo(tr(lang, "cli.no_games_online" if online else "cli.no_games"))
         for g in rows:
             outcome = tr(lang, f"outcome.{g.kind}", who=", ".join(g.losers))
             when = local_time(g.finished_at, lang)

@@ -136,7 +136,8 @@ def serve(
         require("postgres", "421 serve on PostgreSQL")
     import uvicorn
 
-    from ..paths import data_dir, system_reason
+    from ..history import server_url
+    from ..paths import system_reason
     from ..server.app import bind_error, create_app
 
     problem = bind_error(host, port)
@@ -152,7 +153,7 @@ def serve(
     from ..server.serving import uvicorn_options
     from ..server.worker import Budget
 
-    url = db_url if db_url is not None else f"sqlite:///{data_dir() / 'server.sqlite3'}"
+    url = db_url if db_url is not None else server_url()
     budget = Budget(seconds=optimal_seconds, memory_mb=optimal_memory, queue=optimal_queue)
     caps, proxies = Limits(**limits), TrustedProxies(trusted_proxy)
     from ..envs.policy_seat import register_policy  # the worker reads the policies of --bot so
