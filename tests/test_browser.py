@@ -733,6 +733,36 @@ def test_a_phone_back_after_its_seat_was_handed_on_knows_it_only_watches(
     expect(back.get_by_test_id(f"your-table-{code}")).to_have_count(0)
 
 
+def test_a_phone_closed_when_the_rematch_was_made_takes_its_seat_there_from_the_old_link(
+    server: str, browser: Browser
+) -> None:
+    """Bob's page was closed when Alice made the rematch: back on the old table's link, its link to the
+    rematch made him a watcher there, his seat shown « not here », and a bot played it."""
+    alice, bob = phone(browser), phone(browser)
+    code = her_table_for_two(alice, server, "charge_throws=3, pot=3, manches=1")
+    bob_joins(bob, alice, server, code)
+    alice.get_by_test_id("start-button").click()
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and not alice.get_by_test_id("outcome").is_visible():
+        for page in (alice, bob):
+            if page.get_by_test_id("your-turn").is_visible():
+                take_a_turn(page)
+        time.sleep(0.05)
+    expect(bob.get_by_test_id("outcome")).to_be_visible()
+    bob.close()  # asleep, its saved seat kept
+    alice.get_by_test_id("rematch-button").click()
+    expect(alice.get_by_test_id("status")).to_have_attribute("data-status", "waiting")
+    back = bob.context.new_page()
+    back.goto(f"{server}/t/{code}")
+    back.get_by_test_id("rematch-link").click()
+    expect(back.get_by_test_id("status")).to_have_attribute("data-status", "waiting")
+    expect(back.get_by_test_id("player-1")).to_contain_text("you")
+    expect(alice.get_by_test_id("player-1")).not_to_contain_text("not here")
+    alice.get_by_test_id("start-button").click()
+    expect(back.get_by_test_id("status")).to_have_attribute("data-status", "playing")
+    expect(back.get_by_test_id("player-1")).to_contain_text("Bob")
+
+
 def test_a_creator_whose_phone_died_before_the_start_starts_from_another(
     server: str, browser: Browser
 ) -> None:

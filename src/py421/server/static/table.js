@@ -591,18 +591,26 @@ export function tablePage(code) {
   }
 
   /** Whoever watches a game end follows its rematch; a finished table opened again stays, with a
-   * link to its rematch (its record is taken from there, a seat's holder's too). */
+   * link to its rematch (its record is taken from there, a seat's holder's too). Either way the
+   * seat held here is held there: a page closed when the rematch was made takes it by the link. */
   function followRematch() {
     const next = T.table && T.table.rematch;
-    if (next && !T.rematchAtLoad) goRematch(next);
+    if (!next) return;
+    keepSeatAt(next);
+    if (!T.rematchAtLoad) goRematch(next);
   }
 
   /** @param {string} next */
   function goRematch(next) {
     if (T.closing || !next || next === code) return;
-    // The server copies seats and tokens to the rematch.
-    if (T.seat && !loadSeat(next)) saveSeat(next, T.seat);
+    keepSeatAt(next);
     navigate(`/t/${encodeURIComponent(next)}`);
+  }
+
+  /** The seat held here, held at the rematch `next` too: the server copies seats and tokens to it.
+   * @param {string} next */
+  function keepSeatAt(next) {
+    if (T.seat && next !== code && !loadSeat(next)) saveSeat(next, T.seat);
   }
 
   /**
