@@ -458,6 +458,17 @@ def test_a_server_database_an_older_server_left_is_named_not_upgraded(private_ho
     assert path.read_bytes() == before
 
 
+def test_a_game_played_in_english_names_its_bots_in_french_when_read_in_french():
+    """`421 stats --lang fr` named the bots « Heuristique 1 », but the history, its replay and the
+    analysis of the same game kept « Heuristic 1 » in French lines."""
+    run_cli("play", "--players", "Ana,bot:heuristic", "--seed", "5", "--lang", "en", input="\n" * 2000)
+    for args in (["history"], ["history", "1"], ["analyse", "1"]):
+        said = run_cli(*args, "--lang", "fr")
+        assert said.exit_code == 0, said.output
+        assert "Heuristique 1" in said.output and "Heuristic 1" not in said.output, (args, said.output)
+    assert "Heuristic 1" in run_cli("history", "1", "--lang", "en").output
+
+
 def test_french_where_asked():
     result = run_cli("play", "--players", "bot:random,bot:random", "--seed", "2", "--lang", "fr")
     assert "lance" in result.output

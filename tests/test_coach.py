@@ -92,12 +92,13 @@ def test_history_analyse_prints_the_game_then_its_analysis(lang: str) -> None:
         run("play", "--plain", "--players", "Ana,bot:heuristic", "--seed", "5", input="\n" * 3000).exit_code
         == 0
     )
+    from py421.cli.common import named_in
     from py421.history import History
 
     replay = run("history", "1", "--lang", lang)
     result = run("history", "1", "--analyse", "--lang", lang)
     assert result.exit_code == 0, result.output
-    found = analyse(History().record(1))
+    found = analyse(named_in(History().record(1), lang))  # the bot named in the language read
     assert found.decisions
     expected = analysis_text(found, lang, "classic-11")
     assert result.stdout == f"{replay.stdout}\n{expected}\n{tr(lang, 'cli.analyse.bots_hint')}\n"

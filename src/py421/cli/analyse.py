@@ -11,7 +11,7 @@ import click
 from ..core.record import Record
 from ..core.rules import Ruleset, rules_name
 from ..i18n import tr
-from .common import SAY_OPTION, Command, argument_hint, read_record, stages, status
+from .common import SAY_OPTION, Command, argument_hint, named_in, read_record, stages, status
 
 if TYPE_CHECKING:
     from ..solver.strategy import Method
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 @click.option("--online", is_flag=True)
 @SAY_OPTION
 def analyse(record: str, bots: bool, as_json: bool, online: bool, lang: str) -> None:
-    show_analysis(_read(record, lang, online), lang, bots=bots, as_json=as_json)
+    show_analysis(named_in(_read(record, lang, online), lang), lang, bots=bots, as_json=as_json)
 
 
 def show_analysis(game: Record, lang: str, *, bots: bool = False, as_json: bool = False) -> None:

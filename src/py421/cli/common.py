@@ -375,6 +375,18 @@ def _unreadable(path: object, exc: OSError | UnicodeDecodeError, param_hint: str
     return click.BadParameter(said, param_hint=param_hint)
 
 
+def named_in(record: Record, lang: str) -> Record:
+    """The record, checked as it was stored (it replays to its summary), with its bots named in
+    ``lang`` for showing it: a game played in English reads « Heuristique 1 » in French."""
+    import dataclasses
+
+    from ..players.registry import bot_name_in
+
+    record.replay()
+    names = tuple(bot_name_in(name, lang) for name in record.players)
+    return dataclasses.replace(record, players=names, final=None, expected=None)
+
+
 def read_record(path: Path, param_hint: str | None = None) -> Record:
     """The record in a file; a file that cannot be read is blamed on the argument that named it."""
     from ..core.record import Record

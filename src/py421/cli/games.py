@@ -29,6 +29,7 @@ from .common import (
     Command,
     Finite,
     NamedPath,
+    named_in,
     people_seats,
     prepare_optimal,
     read_record,
@@ -404,6 +405,7 @@ def _bots_merged(rows: list[dict[str, Any]], lang: str) -> list[dict[str, Any]]:
 @SAY_OPTION
 def history(game_id: int | None, limit: int, analyse: bool, analyze: bool, online: bool, lang: str) -> None:
     from ..history import History
+    from ..players.registry import bot_name_in
 
     analyse = analyse or analyze
     if analyse and game_id is None:
@@ -414,11 +416,12 @@ def history(game_id: int | None, limit: int, analyse: bool, analyze: bool, onlin
         if not rows:
             click.echo(tr(lang, "cli.no_games_online" if online else "cli.no_games"))
         for g in rows:
-            outcome = tr(lang, f"outcome.{g.kind}", who=", ".join(g.losers))
+            losers, players = (", ".join(bot_name_in(n, lang) for n in ns) for ns in (g.losers, g.players))
+            outcome = tr(lang, f"outcome.{g.kind}", who=losers)
             when = local_time(g.finished_at, lang)
-            click.echo(f"#{g.id:<5} {when}  {g.rules:<13} {', '.join(g.players)}  → {outcome}")
+            click.echo(f"#{g.id:<5} {when}  {g.rules:<13} {players}  → {outcome}")
         return
-    record = store.record(game_id)
+    record = named_in(store.record(game_id), lang)
     _print_replay(record, lang)
     if analyse:
         from .analyse import show_analysis
@@ -463,7 +466,7 @@ def _print_replay(record: Record, lang: str, *, outcome: bool = True) -> None:
 @click.option("--log", is_flag=True)
 @SAY_OPTION
 def replay(record_file: Path, log: bool, lang: str) -> None:
-    record = read_record(record_file)
+    record = named_in(read_record(record_file), lang)  # checked as stored, then its bots named in lang
     final = record.replay()
     if log:
         _print_replay(record, lang, outcome=False)  # the outcome follows the count of steps
