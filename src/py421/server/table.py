@@ -374,7 +374,8 @@ class Table:
         """The game's log from line ``start`` on (a line an event), for the page: each event described
         once per language, when first asked for, every « … » held together
         (:func:`~py421.i18n.guillemets`)."""
-        names = [self.names(lang)[i] or name for i, name in enumerate(self.game.players)] if self.game else []
+        shown = self.names(lang)
+        names = [shown[i] or name for i, name in enumerate(self.game.players)] if self.game else []
 
         def said(events: list[Event]) -> list[str]:
             return [guillemets(describe(e, names, lang)) for e in events]
