@@ -1268,7 +1268,9 @@ export function tablePage(code) {
     const v = T.view;
     const w = v && v.waiting_for;
     const offline = !T.ws || T.ws.readyState !== WebSocket.OPEN;
-    show(reportEntry, v?.phase !== "over");
+    // Nothing to report (the game over, or nobody's throw awaited yet): no entry, rather than a
+    // field whose label says nothing (a screen reader would announce an unnamed field).
+    show(reportEntry, v?.phase !== "over" && Boolean(w));
     reportBtn.disabled = offline || !w;
     undoBtn.disabled = offline;
     if (!v || !w) {
