@@ -1651,14 +1651,14 @@ def hand(client: TestClient, code: str, seat: int, token: str | None) -> Any:
 
 
 def test_a_seat_is_handed_to_another_phone_and_the_phone_that_held_it_only_watches(client):
-    """Bob's phone dies mid-game: Alice hands his seat on, and he plays from a borrowed phone."""
+    """Bob's phone runs low mid-game: he hands his seat on, and plays from a borrowed phone."""
     created = create(client, seats=["human", "human", "bot:heuristic"])
     code, alice = created["code"], created["token"]
     bob = client.post(f"/api/tables/{code}/join", json={"name": "Bob"}).json()["token"]
     start(client, code, alice)
     with client.websocket_connect(f"/ws/{code}?token={bob}") as dead:
         assert receive_table(dead)["view"]["seat"] == 1
-        handed = hand(client, code, 1, alice)
+        handed = hand(client, code, 1, bob)  # his page still open, it is his to hand on
         assert handed.status_code == 200, handed.text
         new = handed.json()
         assert new["code"] == code and new["seat"] == 1 and new["token"] not in (alice, bob)
@@ -1745,7 +1745,7 @@ def test_a_seat_handed_on_from_an_open_page_is_not_here_once_that_page_closes(cl
     with client.websocket_connect(f"/ws/{code}?token={bob}") as old:
         receive_table(old)
         assert client.get(f"/api/tables/{code}").json()["seats"][1]["connected"]
-        assert hand(client, code, 1, alice).status_code == 200
+        assert hand(client, code, 1, bob).status_code == 200  # from his own open page
         assert error_of(old, {"type": "ping"})["error"] == "seat_handed"
         assert not client.get(f"/api/tables/{code}").json()["seats"][1]["connected"]
     assert not client.get(f"/api/tables/{code}").json()["seats"][1]["connected"]
@@ -1832,6 +1832,21 @@ def test_before_the_start_another_s_seat_is_handed_on_only_once_its_phone_is_gon
         assert hand(client, code, 1, eve).status_code == 200  # her own seat, to her other phone
         mine = hand(client, code, 0, alice)  # Alice's own, from her open page: hers to hand
         assert mine.status_code == 200, mine.text
+
+
+def test_in_play_another_s_seat_is_handed_on_only_once_their_phone_is_gone(client):
+    """Anyone who joined with the code could hand every other person's seat to tokens of their own
+    in play, their pages open, and then play every seat and hold the rematch: none could hand it back."""
+    created = create(client, seats=["human", "human", "bot:heuristic"])
+    code, ann = created["code"], created["token"]
+    mallory = client.post(f"/api/tables/{code}/join", json={"name": "Mallory"}).json()["token"]
+    start(client, code, ann)
+    with client.websocket_connect(f"/ws/{code}?token={ann}") as page:
+        receive_table(page)
+        refused = hand(client, code, 0, mallory)
+        assert refused.status_code == 409, refused.text
+        assert refused.json()["detail"]["error"] == "seat_here"
+    assert hand(client, code, 0, mallory).status_code == 200  # her phone gone: the seat goes on
 
 
 def test_a_flood_of_seats_handed_on_is_refused_past_the_address_s_messages(tmp_path, monkeypatch):

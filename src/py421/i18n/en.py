@@ -1320,7 +1320,7 @@ MESSAGES: dict[str, str] = {
     "server.hand_seated": "only a player seated at this table may hand a seat to another phone (Authorization: Bearer TOKEN, the token of your seat)",
     "server.hand_playing": "a seat is handed to another phone before the game starts or while it is played, not once it is over",
     "server.hand_seat": "no person holds seat {seat}: a seat to hand on is one a person took ({seats})",
-    "server.hand_here": "seat {seat}'s phone is at the table: before the start, a player's seat is handed on by that player, or by another once their phone is gone",
+    "server.hand_here": "seat {seat}'s phone is at the table: a player's seat is handed on by that player, or by another once their phone is gone",
     "server.hand_raced": "the seat was handed on at the same moment by someone else; ask again",
     "server.seat_handed": "your seat was handed to another phone: this one now watches the table",
     "server.not_seated": "the seat this token held here was handed to another phone (or the token is not one of this table's): this connection watches the table",

@@ -1363,7 +1363,7 @@ MESSAGES: dict[str, str] = {
     "server.hand_seated": "seul un joueur assis à cette table peut confier une place à un autre téléphone (Authorization: Bearer JETON, le jeton de votre place)",
     "server.hand_playing": "une place se confie à un autre téléphone avant la partie ou pendant, pas une fois finie",
     "server.hand_seat": "aucune personne n'occupe la place {seat} : une place se confie si une personne l'a prise ({seats})",
-    "server.hand_here": "le téléphone de la place {seat} est à la table : avant la partie, une place se confie par son joueur, ou par un autre une fois son téléphone parti",
+    "server.hand_here": "le téléphone de la place {seat} est à la table : une place se confie par son joueur, ou par un autre une fois son téléphone parti",
     "server.hand_raced": "quelqu'un d'autre a confié la place au même moment ; redemandez",
     "server.seat_handed": "votre place a été confiée à un autre téléphone : celui-ci regarde maintenant la table",
     "server.not_seated": "la place que ce jeton avait ici a été confiée à un autre téléphone (ou ce jeton n'est pas un de cette table) : cette connexion regarde la table",

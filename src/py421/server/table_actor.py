@@ -178,8 +178,9 @@ class TableActor:
             if seat not in people:
                 said = {"seat": seat, "seats": ", ".join(map(str, people))}
                 raise TableError("no_seat", Message("server.hand_seat", said), 404)
-            if table.status == "waiting" and seat != holder and table.seats[seat].connected:
-                # anyone with the code may have joined: the creator's seat is not theirs to take
+            if seat != holder and table.seats[seat].connected:
+                # anyone with the code may have joined: another's seat is theirs to hand on only once
+                # that player's phone is gone, else they could take every seat and keep it
                 raise TableError("seat_here", Message("server.hand_here", {"seat": seat}), 409)
             handed = table.seats[seat].copy()
             old, handed.token_hash = handed.token_hash, hash_token(new)
