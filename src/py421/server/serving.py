@@ -85,10 +85,18 @@ class Doorman:
 
 
 HEAD_BYTES = 65_536  # a request's line and headers, at most (a browser sends a few KB)
+# Requests one connection may send ahead of their answers (HTTP pipelining, which no browser does):
+# uvicorn reads on while they wait, and would queue every one (one client filled gigabytes).
+PIPELINED_MOST = 64
 REFUSED_SECONDS = 2.0  # a connection over the cap, to send the head of its request
 _TOO_SLOW = _fixed_answer(
     b"408 Request Timeout",
     b'{"detail":{"error":"malformed","message":"the request did not arrive whole in time","lang":"en"}}',
+)
+_PIPELINED = _fixed_answer(
+    b"429 Too Many Requests",
+    b'{"detail":{"error":"rate_limited","message":"at most 64 requests are sent ahead of their answers",'
+    b'"lang":"en"}}',
 )
 _TOO_LARGE = _fixed_answer(
     b"431 Request Header Fields Too Large",
@@ -183,6 +191,10 @@ def _protocols(
                     self._answer_and_close(_TOO_LARGE)
                     return
             super().data_received(data)
+            if len(self.pipeline) > PIPELINED_MOST and not self.transport.is_closing():
+                self._drop_answers()  # those queued are never answered: their client is let go
+                self.transport.write(_PIPELINED)
+                self.transport.close()
 
         def on_message_begin(self) -> None:
             super().on_message_begin()
