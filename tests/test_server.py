@@ -1645,6 +1645,15 @@ def test_a_client_gone_before_its_body_arrived_is_no_failure_of_the_servers(capl
     ]  # a bug still is
 
 
+def two_and_a_bot(client: TestClient, second: str = "Bob") -> tuple[str, str, str]:
+    """A table of Alice, ``second`` who has joined it, and a bot, not started: its code, Alice's token
+    and the other player's."""
+    created = create(client, seats=["human", "human", "bot:heuristic"])
+    code = created["code"]
+    joined = client.post(f"/api/tables/{code}/join", json={"name": second}).json()["token"]
+    return code, created["token"], joined
+
+
 def hand(client: TestClient, code: str, seat: int, token: str | None) -> Any:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     return client.post(f"/api/tables/{code}/seats/{seat}/hand", headers=headers)
@@ -1652,9 +1661,7 @@ def hand(client: TestClient, code: str, seat: int, token: str | None) -> Any:
 
 def test_a_seat_is_handed_to_another_phone_and_the_phone_that_held_it_only_watches(client):
     """Bob's phone runs low mid-game: he hands his seat on, and plays from a borrowed phone."""
-    created = create(client, seats=["human", "human", "bot:heuristic"])
-    code, alice = created["code"], created["token"]
-    bob = client.post(f"/api/tables/{code}/join", json={"name": "Bob"}).json()["token"]
+    code, alice, bob = two_and_a_bot(client)
     start(client, code, alice)
     with client.websocket_connect(f"/ws/{code}?token={bob}") as dead:
         assert receive_table(dead)["view"]["seat"] == 1
@@ -1682,9 +1689,7 @@ def test_a_seat_is_handed_to_another_phone_and_the_phone_that_held_it_only_watch
 def test_a_phone_that_comes_back_after_its_seat_was_handed_on_is_told_it_only_watches(client):
     """Bob's phone was off while his seat was handed on: back, it came with its old token, was
     shown the table as a watcher and told nothing, so its page still said the seat was his."""
-    created = create(client, seats=["human", "human", "bot:heuristic"])
-    code, alice = created["code"], created["token"]
-    bob = client.post(f"/api/tables/{code}/join", json={"name": "Bob"}).json()["token"]
+    code, alice, bob = two_and_a_bot(client)
     start(client, code, alice)
     assert hand(client, code, 1, alice).status_code == 200
     with client.websocket_connect(f"/ws/{code}?token={bob}&lang=fr") as back:
@@ -1738,9 +1743,7 @@ def test_a_copy_behind_the_database_does_not_tell_a_phone_just_seated_that_it_on
 def test_a_seat_handed_on_from_an_open_page_is_not_here_once_that_page_closes(client):
     """The page that held the seat watched from then on, and its seat stayed shown connected for
     good once it closed: at a table with no time limit, nobody ever played that seat's turn."""
-    created = create(client, seats=["human", "human", "bot:heuristic"])
-    code, alice = created["code"], created["token"]
-    bob = client.post(f"/api/tables/{code}/join", json={"name": "Bob"}).json()["token"]
+    code, alice, bob = two_and_a_bot(client)
     start(client, code, alice)
     with client.websocket_connect(f"/ws/{code}?token={bob}") as old:
         receive_table(old)
@@ -1779,9 +1782,7 @@ def test_back_from_a_player_not_replaced_does_not_put_off_the_turn_s_time_limit(
 
 
 def test_a_seat_is_handed_on_only_by_a_seated_player_to_a_person_s_seat_in_play(client):
-    created = create(client, seats=["human", "human", "bot:heuristic"])
-    code, alice = created["code"], created["token"]
-    bob = client.post(f"/api/tables/{code}/join", json={"name": "Bob"}).json()["token"]
+    code, alice, bob = two_and_a_bot(client)
     start(client, code, alice)
     watcher = hand(client, code, 1, None)
     assert watcher.status_code == 403 and watcher.json()["detail"]["error"] == "spectator"
@@ -1802,9 +1803,7 @@ def test_a_seat_is_handed_on_only_by_a_seated_player_to_a_person_s_seat_in_play(
 def test_a_creator_whose_phone_dies_before_the_start_starts_the_game_from_another(client):
     """Alice's phone died before she started the table: nobody else may start it, and her seat
     could not be handed on before the game; the table was lost for the friends who had joined."""
-    created = create(client, seats=["human", "human", "bot:heuristic"])
-    code, alice = created["code"], created["token"]
-    bob = client.post(f"/api/tables/{code}/join", json={"name": "Bob"}).json()["token"]
+    code, alice, bob = two_and_a_bot(client)
     handed = hand(client, code, 0, bob)  # Bob hands Alice's seat on, for her borrowed phone
     assert handed.status_code == 200, handed.text
     borrowed = handed.json()["token"]
@@ -1820,9 +1819,7 @@ def test_a_creator_whose_phone_dies_before_the_start_starts_the_game_from_anothe
 def test_before_the_start_another_s_seat_is_handed_on_only_once_its_phone_is_gone(client):
     """Before the start anyone with the table's code may join: one who did could hand the
     creator's seat to a token of their own while her page was open, and start her table."""
-    created = create(client, seats=["human", "human", "bot:heuristic"])
-    code, alice = created["code"], created["token"]
-    eve = client.post(f"/api/tables/{code}/join", json={"name": "Eve"}).json()["token"]
+    code, alice, eve = two_and_a_bot(client, "Eve")
     with client.websocket_connect(f"/ws/{code}?token={alice}") as page:
         receive_table(page)
         refused = hand(client, code, 0, eve)
@@ -1837,9 +1834,7 @@ def test_before_the_start_another_s_seat_is_handed_on_only_once_its_phone_is_gon
 def test_in_play_another_s_seat_is_handed_on_only_once_their_phone_is_gone(client):
     """Anyone who joined with the code could hand every other person's seat to tokens of their own
     in play, their pages open, and then play every seat and hold the rematch: none could hand it back."""
-    created = create(client, seats=["human", "human", "bot:heuristic"])
-    code, ann = created["code"], created["token"]
-    mallory = client.post(f"/api/tables/{code}/join", json={"name": "Mallory"}).json()["token"]
+    code, ann, mallory = two_and_a_bot(client, "Mallory")
     start(client, code, ann)
     with client.websocket_connect(f"/ws/{code}?token={ann}") as page:
         receive_table(page)
