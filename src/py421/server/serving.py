@@ -88,6 +88,11 @@ HEAD_BYTES = 65_536  # a request's line and headers, at most (a browser sends a 
 # Requests one connection may send ahead of their answers (HTTP pipelining, which no browser does):
 # uvicorn reads on while they wait, and would queue every one (one client filled gigabytes).
 PIPELINED_MOST = 64
+# WebSocket pings and pongs (control frames) a client may send: uvicorn answers them itself, past
+# the application's message budget. A browser sends none; other clients one every 20 s or so.
+CONTROLS_PER_SECOND = 2
+CONTROL_BURST = 20
+FEED_BYTES = 8_192  # what a WebSocket's parser is given at a time
 REFUSED_SECONDS = 2.0  # a connection over the cap, to send the head of its request
 _TOO_SLOW = _fixed_answer(
     b"408 Request Timeout",
@@ -137,6 +142,9 @@ def _protocols(
     """uvicorn's httptools and WebSocket protocols, counting connections and timing requests."""
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
     from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+    from websockets.frames import Frame, Opcode
+
+    CONTROLS = (Opcode.PING, Opcode.PONG)
 
     class HttpProtocol(HttpToolsProtocol):
         _deadline: asyncio.TimerHandle | None = None  # the request's, or a refused connection's
@@ -269,6 +277,39 @@ def _protocols(
 
     class WebSocketProtocol(WebSocketsSansIOProtocol):
         _stalled: asyncio.TimerHandle | None = None  # messages the client does not take
+        _controls: float = CONTROL_BURST  # pings and pongs the client may still send at once
+        _counted_at: float | None = None
+
+        def data_received(self, data: bytes) -> None:
+            # Fed in slices: a read holds up to 256 KB, some 40,000 empty frames, each parsed
+            # before any is handled; a client closed for flooding costs one slice more, not the read.
+            for at in range(0, len(data), FEED_BYTES):
+                if at and self.transport.is_closing():
+                    return
+                super().data_received(data[at : at + FEED_BYTES])
+
+        def handle_events(self) -> None:
+            # The parser answers each ping as it reads it: what it queued goes only if within budget.
+            pending = self.conn.events
+            controls = sum(1 for e in pending if isinstance(e, Frame) and e.opcode in CONTROLS)
+            if controls and not self._controlled(controls):
+                self.conn.data_to_send()  # the pongs queued for this slice's pings: never sent
+                self.conn.fail(1008, f"at most {CONTROLS_PER_SECOND} pings a second")
+                self.transport.write(b"".join(self.conn.data_to_send()))
+                self.close_sent = True
+                self.transport.close()
+                return
+            super().handle_events()
+
+        def _controlled(self, count: int) -> bool:
+            """Spend ``count`` of the pings and pongs the client may send, which uvicorn answers below
+            the application and its message budget; False once the client sends too many."""
+            now = self.loop.time()
+            last = now if self._counted_at is None else self._counted_at
+            self._controls = min(CONTROL_BURST, self._controls + (now - last) * CONTROLS_PER_SECOND)
+            self._counted_at = now
+            self._controls -= count
+            return self._controls >= 0
 
         def connection_lost(self, exc: Exception | None) -> None:
             if self._stalled is not None:
