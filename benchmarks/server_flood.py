@@ -1,12 +1,15 @@
 """A flood: one WebSocket sends pings as fast as it can for --seconds, reading what comes back.
 
+The pings are the protocol's JSON message, or with --frames WebSocket PING frames, which uvicorn
+answers below the application (the server closes a connection that sends more than 2 a second).
+
 Prints how many messages the client got into its socket, the server's CPU time over the flood
 and how long /healthz then takes. A connection refused for the rate is not read for a second
 (``routes.RATE_PAUSE_SECONDS``): the flood waits in its own socket, and the server answers it at
 the address's budget. (What the client reads back is not counted: the client library reads
 nothing while a send of its own is blocked.)
 
-Run: .venv/bin/python benchmarks/server_flood.py [--seconds 10]
+Run: .venv/bin/python benchmarks/server_flood.py [--seconds 10] [--frames]
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from tests.server_process import free_port, start_server
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--frames", action="store_true", help="WebSocket PING frames, not JSON pings")
     args = parser.parse_args()
     port = free_port()
     with tempfile.TemporaryDirectory() as folder:
@@ -42,10 +46,15 @@ def main() -> None:
                 sent = [0]
 
                 def flood() -> None:
+                    frames = bytes([0x89, 0x80, 1, 2, 3, 4]) * 1000  # masked, empty PING frames
                     try:
                         while True:
-                            ws.send('{"type": "ping"}')
-                            sent[0] += 1
+                            if args.frames:
+                                ws.socket.sendall(frames)
+                                sent[0] += 1000
+                            else:
+                                ws.send('{"type": "ping"}')
+                                sent[0] += 1
                     except Exception:  # closed
                         return
 
