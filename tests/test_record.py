@@ -75,6 +75,23 @@ def test_unreadable_records_say_why(text, message):
         Record.from_json(text)
 
 
+def test_a_game_that_forgot_its_states_gives_them_again_and_undoes_to_the_start():
+    """A long finished game's states are most of what it holds: it keeps its last one only, and
+    plays the others again from the steps when asked, as they were."""
+    game, whole = finished_game(), finished_game()
+    states, played = whole.states, whole.played
+    game.forget_states()
+    assert game.state == whole.state and game.steps == whole.steps
+    assert game.since(played - 2) == whole.since(played - 2)
+    assert game.states == states
+    game.forget_states()
+    for n in range(played, 0, -1):  # each undo as the whole game's, back to the start
+        assert game.undo() == states[n - 1]
+        if n % 7 == 0:
+            game.forget_states()
+    assert game.state == states[0] and not game.steps
+
+
 def test_undo_takes_back_the_last_step():
     game = table("classic-11")
     run(game, "421")

@@ -43,6 +43,7 @@ class Game:
         self.first_seat = first_seat
         self._states: list[State] = [new_game(rules, players, first_seat=first_seat)]
         self._steps: list[Step] = []
+        self._first = 0  # the steps played before ``_states[0]`` (:meth:`forget_states`)
 
     @property
     def state(self) -> State:
@@ -55,6 +56,7 @@ class Game:
     @property
     def states(self) -> tuple[State, ...]:
         """Every state from the start: their events tell the whole game."""
+        self._restore()
         return tuple(self._states)
 
     @property
@@ -64,7 +66,9 @@ class Game:
     def since(self, n: int) -> tuple[tuple[Step, ...], tuple[State, ...]]:
         """The steps from number ``n`` on, and the states they made: what a long game's last
         moves cost to read does not grow with the game."""
-        return tuple(self._steps[n:]), tuple(self._states[n + 1 :])
+        if n + 1 < self._first:
+            self._restore()
+        return tuple(self._steps[n:]), tuple(self._states[n + 1 - self._first :])
 
     @property
     def played(self) -> int:
@@ -112,9 +116,29 @@ class Game:
         """Take back the last step; raises IllegalAction at the start of the game."""
         if not self._steps:
             raise IllegalAction(Message("refusal.nothing_to_undo"))
+        if len(self._states) == 1:
+            self._restore()
         self._states.pop()
         self._steps.pop()
         return self.state
+
+    def forget_states(self) -> None:
+        """Keep the current state only, not every one before it: they are most of what a long game
+        holds (15 of 17 MB after 20,000 steps), and a finished game's are seldom asked for again.
+        When they are (:attr:`states`, :meth:`since`, :meth:`undo`), they are played again from
+        the steps."""
+        self._first += len(self._states) - 1
+        del self._states[:-1]
+
+    def _restore(self) -> None:
+        """The states :meth:`forget_states` let go, played again from the steps."""
+        if not self._first:
+            return
+        again = Game(self.rules, self.players, first_seat=self.first_seat)
+        for step in self._steps[: self._first]:
+            again.apply_step(step)
+        self._states[:1] = again._states  # its last is the first kept: the same state
+        self._first = 0
 
     def _push(self, state: State, step: Step) -> None:
         self._states.append(state)

@@ -323,6 +323,7 @@ class Hub:
             for step in row.steps:
                 game.apply_step(step)
                 table.events.extend(game.state.events)
+            table.let_go_of_states()
         return table
 
     async def shown(self, code: str) -> Table:
@@ -675,6 +676,7 @@ class Hub:
         for step in row.steps[len(known) :]:
             game.apply_step(step)
             table.events.extend(game.state.events)
+        table.let_go_of_states()
 
     # -- seats -----------------------------------------------------------------
 
@@ -884,6 +886,7 @@ class Hub:
             idle = [t for t in idle if t.code in numbers]
             for table in idle:
                 table.status, table.game_id = "abandoned", numbers[table.code]
+                table.let_go_of_states()
                 if table.timer is not None:
                     table.timer.cancel()
                 table.broadcast()  # its watchers see it ended, and its seed

@@ -312,6 +312,14 @@ class Table:
         page left open would keep its bots playing for ever."""
         return any(c.seat is not None and not self.seats[c.seat].away for c in self.connections)
 
+    def let_go_of_states(self) -> None:
+        """A finished game keeps its last state only, not every one before it: they were most of a
+        long game's memory, and each finished game watched held them all (20 watchers of long
+        games, 320 MB). A scorekeeper's undo after the end plays them again
+        (:meth:`py421.core.game.Game.forget_states`)."""
+        if self.finished and self.game is not None:
+            self.game.forget_states()
+
     def record_meta(self) -> dict[str, Any]:
         """What an online game's record says of its table and dice: enough for ``421 verify``. A real
         table's dice were typed (reported), not drawn from the seed."""

@@ -362,6 +362,7 @@ class TableActor:
                 table.events.extend(state.events)
             if game.state.is_over:
                 table.status, table.game_id = "over", game_id
+                table.let_go_of_states()
             table.broadcast()
             services.forget_if_done(table)
             if table.status == "playing" and len(game.steps) >= services.limits.steps_per_table:
