@@ -31,6 +31,7 @@ SERVE_LIMITS: list[tuple[str, str, click.ParamType[Any]]] = [
     ("--waiting-minutes", "waiting_minutes", click.IntRange(1)),
     ("--idle-minutes", "idle_minutes", click.IntRange(1)),
     ("--messages-per-second", "messages_per_second", Finite(1)),
+    ("--replay-steps-per-second", "replay_steps_per_second", Finite(1)),
     ("--request-seconds", "request_seconds", Finite(1, 120)),
     ("--keep-alive-seconds", "keep_alive_seconds", Finite(1, 3600)),
     ("--send-seconds", "send_seconds", Finite(1, 120)),

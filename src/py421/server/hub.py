@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+import math
 import re
 import secrets
 import time
@@ -33,6 +34,7 @@ from ..play.session import Seat, Session
 from ..players import Player, accepted, levels, make_bot, parse_bot
 from ..players.registry import check_levels
 from . import outbound as out
+from .addresses import address_key
 from .cluster import Moved, Solo, TooLong, first_line, read_quietly, said_if_failed
 from .commands import (
     Act,
@@ -106,6 +108,7 @@ class Hub:
         self._elsewhere: dict[str, float] = {}  # tables last found owned by another process, and when
         self._taking: dict[str, asyncio.Future[bool]] = {}  # claims under way
         self._reading: dict[str, asyncio.Future[Table | None]] = {}  # tables being read, for all who ask
+        self._replayers: dict[str, _Turn] = {}  # by address: the readings it asked for, one at a time
         self._resuming: set[str] = set()  # unfinished tables a restart has still to read (resume_all)
         self.resumed = asyncio.Event()  # set once they are read and those left idle are ended
         self.tasks: set[asyncio.Task[None]] = set()
@@ -326,46 +329,75 @@ class Hub:
             table.let_go_of_states()
         return table
 
-    async def shown(self, code: str) -> Table:
+    async def shown(self, code: str, address: str = "") -> Table:
         """The table as the database has it now, to be shown (a copy here may lag a change made
         elsewhere): this process's own in play, else read and replayed in a reader's thread, not on
         the event loop (a finished game of tens of thousands of steps takes a second), and kept only
-        where it is in play and this process owns it (it plays it on)."""
+        where it is in play and this process owns it (it plays it on). ``address``: who asked, who
+        pays for a replay (:meth:`_read_once`)."""
         code = _checked(code)
         if self.cluster.owns(code) and code in self.tables:
             return self.tables[code]
-        table = await self._read_once(code)
+        table = await self._read_once(code, address)
         if table is None:
             raise TableError("no_table", Message("server.no_table", {"code": repr(code)}), 404)
         if not table.finished and self.cluster.owns(code):
             return self.tables.setdefault(code, table)  # one read meanwhile may have kept it first
         return table
 
-    async def attached(self, code: str) -> Table:
+    async def attached(self, code: str, address: str = "") -> Table:
         """The table a connection comes to, kept in memory while connected (its changes go to every
         connection): this process's copy, else read and replayed in a reader's thread, not on the
         event loop, as :meth:`shown` reads it."""
-        table = await self._kept(_checked(code))
+        table = await self._kept(_checked(code), address)
         if table is None:
             raise TableError("no_table", Message("server.no_table", {"code": repr(code)}), 404)
         return table
 
-    async def _kept(self, code: str) -> Table | None:
+    async def _kept(self, code: str, address: str = "") -> Table | None:
         """The table in memory, else read in a reader's thread and kept; None: there is no such table."""
         if code in self.tables:
             return self.tables[code]
-        table = await self._read_once(code)
+        table = await self._read_once(code, address)
         return None if table is None else self.tables.setdefault(code, table)  # a read meanwhile kept it
 
-    async def _read_once(self, code: str) -> Table | None:
+    async def _read_once(self, code: str, address: str = "") -> Table | None:
         """The table read from the database and replayed in a reader's thread; those who ask while it
-        is read share that reading (eight at once for a long game took both readers for seconds)."""
+        is read share that reading (eight at once for a long game took both readers for seconds).
+
+        A reading asked for by a client (``address``) is its address's: an address's readings are
+        made one after another, and the steps each replays are counted against the address
+        (:meth:`.AddressBook.replaying`); past its fill it is refused until paid back, so that no
+        client keeps the readers replaying long finished games for every lookup."""
         reading = self._reading.get(code)
-        if reading is None:
-            reading = self._in_reader(self._rebuilt, code)
-            self._reading[code] = reading
-            reading.add_done_callback(lambda _: self._reading.pop(code, None))
-        return await asyncio.shield(reading)
+        if reading is not None or not address:
+            return await asyncio.shield(reading or self._start_reading(code))
+        key = address_key(address)
+        turn = self._replayers.setdefault(key, _Turn())
+        turn.users += 1
+        try:
+            async with turn.lock:
+                reading = self._reading.get(code)  # begun by another meanwhile: shared, unpaid
+                if reading is not None:
+                    return await asyncio.shield(reading)
+                wait = self.addresses.replaying(address)
+                if wait is not None:
+                    most = f"{self.limits.replay_steps_per_second:g}"
+                    said = Message("server.replays", {"most": most, "seconds": math.ceil(wait)})
+                    raise TableError("rate_limited", said, 429, retry_after=wait)
+                table = await asyncio.shield(self._start_reading(code))
+                self.addresses.replayed(address, table.version if table is not None else 0)
+                return table
+        finally:
+            turn.users -= 1
+            if not turn.users:
+                del self._replayers[key]
+
+    def _start_reading(self, code: str) -> asyncio.Future[Table | None]:
+        reading = self._in_reader(self._rebuilt, code)
+        self._reading[code] = reading
+        reading.add_done_callback(lambda _: self._reading.pop(code, None))
+        return reading
 
     def _in_reader(self, read: Callable[..., R], *args: Any) -> asyncio.Future[R]:
         """``read(*args)`` in a reader's thread (each holds a database connection of its own), not
@@ -386,8 +418,8 @@ class Hub:
         """Raises if the database does not answer (asked in a reader's thread)."""
         await self._in_reader(self.store.exists, "AAAAA")
 
-    async def public(self, code: str) -> out.TablePublic:
-        return (await self.shown(code)).public()
+    async def public(self, code: str, address: str = "") -> out.TablePublic:
+        return (await self.shown(code, address)).public()
 
     async def resume_all(self) -> None:
         """After a restart: read every unfinished table again and let its bots play on; then end
@@ -943,11 +975,19 @@ class Hub:
             table.broadcast()
             return new.code
 
-    async def record(self, code: str) -> dict[str, Any]:
-        table = await self.shown(code)
+    async def record(self, code: str, address: str = "") -> dict[str, Any]:
+        table = await self.shown(code, address)
         if not table.finished or table.game is None:
             raise TableError("not_over", Message("server.record_after"), 409)
         return table.game.record(table.record_meta()).to_dict()
+
+
+class _Turn:
+    """One address's readings of tables, made one after another: who waits, and the lock."""
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.users = 0
 
 
 def _rules(name: str, settings: list[str]) -> Ruleset:

@@ -131,8 +131,9 @@ def _spend_message(hub: Hub, address: str) -> None:
 @router.get("/api/tables/{code}", response_model=p.TablePublic, responses=responses)
 async def show(request: Request, code: str) -> out.TablePublic:
     hub = _hub(request)
-    with _by_code(hub, _address(request)):
-        return await hub.public(code)
+    address = _address(request)
+    with _by_code(hub, address):
+        return await hub.public(code, address)
 
 
 @router.post("/api/tables/{code}/join", response_model=p.Joined, responses=responses)
@@ -196,8 +197,9 @@ async def healthz(request: Request) -> dict[str, Any]:
 @router.get("/api/tables/{code}/record", responses=responses)
 async def record(request: Request, code: str) -> dict[str, Any]:
     hub = _hub(request)
-    with _by_code(hub, _address(request)):
-        return await hub.record(code)
+    address = _address(request)
+    with _by_code(hub, address):
+        return await hub.record(code, address)
 
 
 @router.get("/api/tables/{code}/analysis", responses=responses)
@@ -207,7 +209,7 @@ async def table_analysis(request: Request, code: str, bots: bool = False) -> dic
     analyst = _analyst(request)
     try:
         with _by_code(hub, _address(request)):
-            found = await hub.record(code)
+            found = await hub.record(code, _address(request))
     except TableError as e:
         if e.error != "not_over":
             raise
@@ -327,7 +329,7 @@ async def _session(
 ) -> None:
     try:
         with _by_code(hub, address):
-            table = await hub.attached(code)
+            table = await hub.attached(code, address)
         hints.watch(table)
         seat = table.seat_of(token)
         conn = Connection(
