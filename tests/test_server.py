@@ -1499,7 +1499,7 @@ def test_a_finished_table_read_again_holds_its_last_state_not_every_one(tmp_path
         with pytest.MonkeyPatch.context() as patched:
             patched.setattr(Table, "let_go_of_states", lambda self: None, raising=False)
             whole, _ = held()
-        assert table.game.played == 300 and kept < whole / 2, (table.game.played, kept, whole)
+        assert table.game.played > 100 and kept < whole / 2, (table.game.played, kept, whole)
         with client.websocket_connect(f"/ws/{code}") as watcher:
             shown = receive_table(watcher)
         assert shown["table"]["status"] == "over" and shown["view"]["outcome"] is not None
