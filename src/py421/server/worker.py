@@ -104,7 +104,7 @@ class Refused:
 
 @dataclass(frozen=True)
 class NotSolvedHere:
-    """A whole game this machine has not solved (the server does not solve one: it takes minutes)."""
+    """A whole game this machine has not solved (the server does not solve one: it takes minutes to hours)."""
 
     rules: Ruleset
     players: int
