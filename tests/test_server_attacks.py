@@ -468,6 +468,24 @@ def test_a_request_head_without_end_is_cut_off_by_its_size(server: Server) -> No
     assert server.get("/api/presets").status_code == 200
 
 
+def test_a_request_that_is_no_http_gets_the_documented_error_with_the_pages_headers(server: Server) -> None:
+    """uvicorn answered a request its parser could not read with a plain-text 400 of its own, without
+    the headers every other answer carries (no framing, no sniffing, the content policy). It is now
+    answered as the server's other refusals are: JSON, malformed, and those headers."""
+    for garbage in (b"\x16\x03\x01\x02\x00\r\n\r\n", b"GET / HTTP/1.1\r\nHost: a b\r\n\x00\r\n\r\n"):
+        with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
+            sock.sendall(garbage)
+            answer = b""
+            with contextlib.suppress(OSError):
+                while chunk := sock.recv(65536):
+                    answer += chunk
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 400 "), answer
+        assert b"x-content-type-options: nosniff" in head.lower() and b"content-security-policy" in head
+        assert json.loads(body)["detail"]["error"] == "malformed"
+    assert server.get("/api/presets").status_code == 200
+
+
 def test_a_large_body_after_a_small_head_is_refused_as_a_body(server: Server) -> None:
     """A 70 KB body after a head of a few lines was refused as headers of more than 64 KB: the bytes
     counted as the head's were those of the whole first read."""

@@ -103,6 +103,10 @@ _PIPELINED = _fixed_answer(
     b'{"detail":{"error":"rate_limited","message":"at most 64 requests are sent ahead of their answers",'
     b'"lang":"en"}}',
 )
+_UNREADABLE = _fixed_answer(
+    b"400 Bad Request",
+    b'{"detail":{"error":"malformed","message":"not an HTTP request this server can read","lang":"en"}}',
+)
 _TOO_LARGE = _fixed_answer(
     b"431 Request Header Fields Too Large",
     b'{"detail":{"error":"too_large","message":"a request\'s line and headers are at most 64 KB",'
@@ -203,6 +207,13 @@ def _protocols(
                 self._drop_answers()  # those queued are never answered: their client is let go
                 self.transport.write(_PIPELINED)
                 self.transport.close()
+
+        def send_400_response(self, msg: str) -> None:
+            # uvicorn's own is plain text, without the headers every other answer carries
+            self._disarm()
+            self._drop_answers()
+            self.transport.write(_UNREADABLE)
+            self.transport.close()
 
         def on_message_begin(self) -> None:
             super().on_message_begin()
