@@ -628,6 +628,51 @@ def test_the_measure_of_deviating_does_not_say_a_first_pass_again():
     ]
 
 
+def test_a_long_pass_of_a_large_game_says_how_many_of_its_rounds_are_solved():
+    """A pass of a four-player décharge takes minutes: the terminal showed « pass 1, values moved by
+    0.23 » for five minutes while the next pass ran. A large game's pass says how many of its rounds
+    it has solved as it goes, on the line that said the pass began (a log gets no more lines)."""
+    from py421.play.coach import game_solving
+    from py421.solver.game_maxn import Sweep
+
+    for lang, wanted in (
+        ("en", "solving the whole game: part 1 of 2, the décharge: pass 2 under way, 6,400 of 7,080 rounds"),
+        ("fr", "résolution de la partie entière : étape 1 sur 2, la décharge : passe 2 en cours, "
+         "6 400 tours sur 7 080"),
+    ):  # fmt: skip
+        said: list[tuple[str, str]] = []
+
+        def say(text: str, stage: str, said: list[tuple[str, str]] = said) -> None:
+            said.append((text, stage))
+
+        progress = game_solving(say, lang)
+        progress("positions", 52_976, 0)
+        progress("manche", 1, 2)
+        progress("rounds", 64, 7_080)
+        progress("decharge", 1, 0, Sweep(0.23, 1e-12, None))
+        progress("rounds", 6_400, 7_080)
+        assert said[4] == (wanted, said[1][1]) and said[2][1] == said[1][1], said
+        assert "1 " in said[2][0] and "64" in said[2][0]
+    small: list[str] = []
+    progress = game_solving(lambda text, stage: small.append(text))
+    progress("manche", 1, 2)
+    progress("rounds", 64, 100)  # a small game's passes take moments: nothing said
+    assert small == []
+
+
+def test_a_pass_tells_its_rounds_as_it_solves_them():
+    from py421.solver.game_maxn import TOLD_ROUNDS, GameMaxn
+
+    told: list[tuple[int, int]] = []
+
+    def progress(stage: str, step: int, total: int, sweep: Any = None, /) -> None:
+        if stage == "rounds":
+            told.append((step, total))
+
+    GameMaxn(Ruleset.preset("classic-11"), 3).solve(progress)
+    assert told and all(0 < done <= total and done % TOLD_ROUNDS == 0 for done, total in told)
+
+
 def test_the_reports_default_fits_in_about_a_minute():
     report = main.commands["report"]
     games = next(p for p in report.params if p.name == "games")

@@ -66,6 +66,7 @@ def game_solving(say: Say, lang: str = "en", worded: Callable[[str], str] = str)
     then its charge pot by pot; ``worded`` says whose solve it is.
     """
     manches = [1, 1]  # the manche being solved, of how many
+    passes = [0]  # the décharge's passes done in the manche being solved
     large = False  # told the game is large (:data:`TOLD_POSITIONS`)
     started: set[int] = set()  # the manches whose first pass was said (the deviation counts them again)
 
@@ -77,13 +78,23 @@ def game_solving(say: Say, lang: str = "en", worded: Callable[[str], str] = str)
                 say(worded(tr(lang, "cli.solving.game.positions", positions=num(lang, step, ","))), stage)
             return
         if stage == "manche":
-            manches[:] = [step, total]
+            manches[:], passes[0] = [step, total], 0
             if large and step not in started:  # its first pass takes minutes: said as it begins
                 started.add(step)
                 text = tr(lang, "cli.solving.game.started", manche=step, manches=total)
                 say(worded(text), f"{step}-started")
             return
         number, of = manches
+        if stage == "rounds":  # a large game's pass takes minutes: how far it is, on a terminal
+            if large:
+                text = tr(
+                    lang, "cli.solving.game.rounds", manche=number, manches=of, step=passes[0] + 1,
+                    done=num(lang, step, ","), total=num(lang, total, ","),
+                )  # fmt: skip
+                say(worded(text), f"{number}-started")  # in a log, the line that said the pass began
+            return
+        if stage == "decharge":
+            passes[0] = step
         text = tr(lang, f"cli.solving.game.{stage}", manche=number, manches=of, step=step, pot=total)
         if sweep is not None:
             text = sweep_text(text, sweep, step, lang)

@@ -159,7 +159,8 @@ class Progress(Protocol):
     """How far a solve is: ("positions", about how many in the décharge, 0) before a game not yet
     solved makes them (:func:`.solutions.solve_maxn_cached`); ("manche", number, of), ("decharge",
     sweep, 0, :class:`Sweep`),
-    ("unsettled", sweeps, 0), ("charge", pot level, full pot); then, where a décharge did not
+    ("unsettled", sweeps, 0), ("charge", pot level, full pot); during a pass, every
+    :data:`TOLD_ROUNDS` rounds, ("rounds", rounds solved, of how many); then, where a décharge did not
     settle, ("manche", number, of) and ("deviation", pass, 0) once more (:mod:`.deviation`).
     The two-player game's décharge (:mod:`.heads_up_game`) says its passes without a
     :class:`Sweep`."""
@@ -167,6 +168,7 @@ class Progress(Protocol):
     def __call__(self, stage: str, step: int, total: int, sweep: Sweep | None = None, /) -> None: ...
 
 
+TOLD_ROUNDS = 64  # a pass says how far it is every that many rounds (a four-player one takes minutes)
 FORESIGHT = 3  # the last passes whose rate of shrinking foretells the plain sweeps left
 MOST_FORETOLD = 10_000  # passes: beyond, "does not shrink" says it better
 
@@ -1493,7 +1495,7 @@ def _settle_decharge(
     recent: deque[dict[int, Moves]] = deque(maxlen=CYCLE + 1)  # the last sweeps' choices
     while rows:
         before = {p: moves[p] for p in rows} if exact else None
-        change = _sweep(manche, orbits, values, moves)
+        change = _sweep(manche, orbits, values, moves, told=progress)
         solution.sweeps += 1
         solution.change = change
         changes.append(change)
@@ -1677,18 +1679,22 @@ def _sweep(
     values: FloatArray,
     moves: dict[int, Moves],
     apart: bool = False,
+    told: Progress | None = None,
 ) -> float:
     """Solve the round of each orbit's first position against ``values``, in place (each round sees
     the values already updated), its value and moves turned to the others; the largest change.
     ``apart``: no round leads to another's position (a charge level where every round takes from the
-    pot), so the rounds are solved side by side (:func:`.game_maxn_turns.side_by_side`)."""
+    pot), so the rounds are solved side by side (:func:`.game_maxn_turns.side_by_side`). ``told``:
+    how many rounds are solved, every :data:`TOLD_ROUNDS`."""
     change = 0.0
     starts = [orbit[0][0] for orbit in orbits]
     if apart:
         plays = side_by_side(lambda p: round_at(manche, p, values, keep=True), starts)
     else:  # one after another: each sees the values the ones before it wrote
         plays = (round_at(manche, p, values, keep=True) for p in starts)
-    for orbit, p, play in zip(orbits, starts, plays, strict=True):
+    for done, (orbit, p, play) in enumerate(zip(orbits, starts, plays, strict=True), start=1):
+        if told is not None and done % TOLD_ROUNDS == 0:
+            told("rounds", done, len(starts))
         assert play.classes is not None
         where = _moves(manche, p, play.classes, values)  # the stakes chosen as the round was
         for q, k in orbit:
