@@ -7,8 +7,9 @@ Each ruleset is estimated here, then solved in a fresh process of its own, with 
 (``measure_rate``, as a server's worker does when it starts: the machine's load of the moment is
 in it), then solves exactly as the server's worker would: ``optimal`` runs
 ``players.optimal.prepare(rules, players, solve_games=False)``; ``analysis`` builds the
-``analysis.Adviser`` and, played round by round, solves every round a game can ask for (the
-charge at each pot that caps it, the décharge at each size), as ``analyse`` would over a game.
+``analysis.Adviser`` (``solve=False``: a whole game only where solved before) and, played round
+by round, solves every round a game can ask for (the charge at each pot that caps it, the décharge
+at each size), as ``analyse`` would over a game.
 Memory is the address space the process took beyond what it held once its imports were done (the
 server's cap, ``RLIMIT_AS``, counts the same), from ``/proc/self/status`` (Linux).
 """
@@ -79,7 +80,7 @@ def child(preset: str, settings: list[str], players: int, purpose: str) -> None:
     if purpose == "optimal":
         prepare(rules, players, solve_games=False)
     else:
-        adviser = Adviser(rules, players)
+        adviser = Adviser(rules, players, solve=False)
         if adviser.method == "rounds":  # every round a game can ask for, as analyse would solve them
             caps = dict.fromkeys(pot_cap(rules, players, True, pot) for pot in range(1, rules.pot + 1))
             for cap in caps:
@@ -160,10 +161,6 @@ def main() -> None:
                 took = time.perf_counter() - start
                 slowest = max(slowest, took)
         cells = [name, str(players), purpose]
-        if cost.method == "unsolved":
-            print("| " + " | ".join([*cells, "unsolved (refused)", "∞", "", "", "", "", ""]), end=" | ")
-            print(f"{took * 1e3:.0f} |", flush=True)
-            continue
         found = measure(case, max(args.cap, 0.1))
         megabytes = cost.memory_bytes / 2**20
         if isinstance(found, str):  # past the cap: estimated at the rate measured here

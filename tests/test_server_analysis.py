@@ -24,7 +24,7 @@ from py421.server.limits import Limits
 from py421.server.worker import Budget, Failed, HintAt
 from py421.sim.loop import play_out
 
-from .server_helpers import create, database_urls, play_to_the_end, serving, start
+from .server_helpers import create, database_urls, play_to_the_end, played_out, serving, start
 from .test_analysis import BLUNDER, BLUNDER_STEP, scripted, solver_cost
 
 # Each test takes a second or two; one that waits for a message that never comes fails in a minute.
@@ -201,9 +201,8 @@ def test_hints_go_to_the_player_to_move_only_and_rank_as_the_analysis(quick):
             (400, "malformed", "hints: for tables played online"),
         ),
         ({"seats": ["human", *["bot:heuristic"] * 8]}, (422, "no_analysis", "cannot be analysed")),
-        ({"seats": ["human", "bot:heuristic", "bot:heuristic"]}, (503, "analysis_too_costly", "421 solve")),
     ],
-    ids=["scorekeeper", "rules-no-solver-covers", "whole-game-of-three-not-solved-here"],
+    ids=["scorekeeper", "rules-no-solver-covers"],
 )
 def test_a_table_with_hints_the_server_cannot_give_is_refused_saying_why(
     quick, request_, expected, unshipped
@@ -219,6 +218,24 @@ def test_a_table_with_hints_the_server_cannot_give_is_refused_saying_why(
     status, error, message = refusal(answer)
     assert (status, error) == expected[:2] and expected[2] in message
     assert not client.app.state.hub.tables  # nothing kept
+
+
+def test_a_whole_game_not_solved_here_is_hinted_and_analysed_round_by_round(quick):
+    """A game of three to five whose whole game the server has not solved: « Analyse the game » led
+    only to a message for whoever runs the server (solve it as the server's user), and a table with
+    hints was refused. Its decisions are now valued round by round, as bot:optimal plays such a
+    table, and the analysis says so (its method)."""
+    seats = ["human", "bot:heuristic", "bot:heuristic"]
+    body = {"rules": "classic-11", "settings": ["pot=9"], "seats": seats, "name": "Alice"}  # not shipped
+    hinted = quick.post("/api/tables", json=body | {"hints": True})
+    assert hinted.status_code == 200, hinted.text
+    code = played_out(quick, **body)["table"]["code"]
+    answer = quick.get(f"/api/tables/{code}/analysis")
+    assert answer.status_code == 200, answer.text
+    found = answer.json()
+    record = Record.from_dict(quick.get(f"/api/tables/{code}/record").json())
+    assert found["method"] == "rounds" and found["decisions"]
+    assert found == analyse(record, solve=False).to_dict()
 
 
 def solving_forever(conn: Any, memory_mb: int) -> None:

@@ -141,18 +141,6 @@ def test_a_full_line_refuses_at_once_and_says_when_to_try_again() -> None:
     assert calls == [1]  # the second was refused, not queued
 
 
-def test_an_unsolved_game_is_named_with_its_settings_and_a_command_that_solves_it():
-    """A variant's refusal named the bare preset and told to solve it, which changed nothing."""
-    from py421.core.rules import Ruleset
-    from py421.server.solving import Unsolved
-
-    variant = Ruleset.preset("classic-11").with_options(charge_throws=3, le_bon=False)
-    said = Unsolved(variant, 3, "analysis_too_costly", 503).said("en")[0]
-    assert "of classic-11 (charge_throws=3, le_bon=false) is not solved" in said, said
-    assert "'421 solve --players 3 --rules classic-11 --set charge_throws=3 --set le_bon=false'" in said, said
-    assert "whoever runs it can solve it" in said  # a player reads it: the command is the host's
-
-
 def test_one_address_holds_one_place_in_the_line_at_a_time() -> None:
     """Tables with hints for rules nobody asked for before, five at once from one address, filled the
     line: every other visitor's table with hints or an optimal seat, and every analysis, was refused

@@ -141,12 +141,13 @@ def _listed(data: Any) -> Any:
 # -- which solver values a table ------------------------------------------------------------
 
 
-def method_for(rules: Ruleset, players: int) -> Method:
+def method_for(rules: Ruleset, players: int, *, solve: bool = True) -> Method:
     """How the decisions of ``players`` under ``rules`` are valued: by the strategy played at the
     table (:func:`.solver.strategy.played`: round by round where a whole game that takes long to
-    solve is not solved on the machine yet); refuses, with the reason, a table none covers."""
+    solve, or any without ``solve``, as a server, is not solved on the machine yet); refuses, with
+    the reason, a table none covers."""
     refuse(rules, players, "analysis")
-    return method_of(played(rules, players))
+    return method_of(played(rules, players, solve=solve))
 
 
 # -- a game's decisions ------------------------------------------------------------------------
@@ -203,7 +204,9 @@ def _decision(
     )
 
 
-def analyse(record: Record, *, bots: bool = False, seats: Collection[int] | None = None) -> Analysis:
+def analyse(
+    record: Record, *, bots: bool = False, seats: Collection[int] | None = None, solve: bool = True
+) -> Analysis:
     """Every decision of the analysed seats in ``record``, valued, and each player's summary.
 
     The analysed seats are ``seats`` if given, else the people's (bots are
@@ -211,16 +214,16 @@ def analyse(record: Record, *, bots: bool = False, seats: Collection[int] | None
     with ``bots``. The record is replayed first: one that does not replay is
     refused (:class:`.InvalidRecord`); rules no solver covers are refused
     with the reason. The solution is solved (or read from the disk) as needed:
-    see :func:`method_for` for which.
+    see :func:`method_for` for which (``solve``: as it says).
     """
     rules, names = record.rules, record.players
-    method = method_for(rules, len(names))
+    method = method_for(rules, len(names), solve=solve)
     record.replay()  # the whole record first: a step that does not replay is named as such
     robots = tuple(is_bot_name(n) for n in names)
     chosen_seats = (
         set(seats) if seats is not None else {s for s in range(len(names)) if bots or not robots[s]}
     )
-    strategy = strategy_for(rules, len(names))
+    strategy = strategy_for(rules, len(names), solve=solve)
     game = Game(rules, names, first_seat=record.first_seat)
     decisions: list[Decision] = []
     unvalued = dict.fromkeys(range(len(names)), 0)
@@ -282,10 +285,10 @@ class Adviser:
     disk), then asked at each decision: the hint of ``421 play``.
     """
 
-    def __init__(self, rules: Ruleset, players: int) -> None:
-        self.method = method_for(rules, players)
+    def __init__(self, rules: Ruleset, players: int, *, solve: bool = True) -> None:
+        self.method = method_for(rules, players, solve=solve)
         self.players = players
-        self._strategy = strategy_for(rules, players)
+        self._strategy = strategy_for(rules, players, solve=solve)
 
     def hint(self, state: State) -> Hint:
         seat = state.to_move

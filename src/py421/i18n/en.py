@@ -1344,7 +1344,6 @@ MESSAGES: dict[str, str] = {
     "server.unknown_level": "bot:{level} is not a bot level of this server: start it with --bot {level}=FILE to resume this table",
     "server.unknown_seat": "unknown seat {spec}; accepted: human, {accepted}",
     "server.unknown_type": "unknown type; accepted: {accepted}",
-    "server.unsolved": "the whole game of {players} players of {rules} is not solved on this server (that takes minutes to hours, by the rules and the players): whoever runs it can solve it once, as the server's user, with '421 solve --players {players} {arguments}'",
     "local.not_kept": "not a table kept by the page (no kind {kind})",
     "local.kept_table": "a kept table needs its code (local-…) and its mode (play, scorekeeper or replay)",
     "local.no_route": "{method} {path}: not a request this page answers offline",

@@ -1387,7 +1387,6 @@ MESSAGES: dict[str, str] = {
     "server.unknown_level": "bot:{level} n'est pas un niveau de bot de ce serveur : démarrez-le avec --bot {level}=FICHIER pour reprendre cette table",
     "server.unknown_seat": "place inconnue : {spec} ; au choix : human, {accepted}",
     "server.unknown_type": "type inconnu ; au choix : {accepted}",
-    "server.unsolved": "la partie entière à {players} joueurs de {rules} n'est pas résolue sur ce serveur (cela prend de quelques minutes à des heures, selon les règles et les joueurs) : qui le fait tourner peut la résoudre une fois, avec l'utilisateur du serveur, par '421 solve --players {players} {arguments}'",
     "local.not_kept": "ce n'est pas une table gardée par la page (pas de kind {kind})",
     "local.kept_table": "une table gardée doit avoir son code (local-…) et son mode (play, scorekeeper ou replay)",
     "local.no_route": "{method} {path} : cette page ne répond pas à cette requête hors ligne",

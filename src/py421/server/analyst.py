@@ -30,7 +30,7 @@ from ..core.errors import Message, Py421Error
 from ..core.rules import Ruleset
 from ..core.state import State
 from .cluster import read_quietly
-from .solving import TRIED_SECONDS, VERDICTS, SolveLine, Unsolved, again
+from .solving import TRIED_SECONDS, VERDICTS, SolveLine, again
 from .table import TableError
 from .worker import (
     Analyse,
@@ -38,7 +38,6 @@ from .worker import (
     Budget,
     Failed,
     HintAt,
-    NotSolvedHere,
     Prepare,
     Refused,
     Reply,
@@ -58,50 +57,33 @@ def _serve(conn: Connection, memory_mb: int) -> None:
     """The worker: answers :class:`.Prepare`, :class:`.Analyse` and :class:`.HintAt`."""
     from dataclasses import asdict
 
-    from ..analysis import Adviser, analyse, method_for
+    from ..analysis import Adviser, analyse
     from ..core.record import Record
-    from ..solver.strategy import covering, played
 
     limit_memory(memory_mb)
     advisers: dict[tuple[Ruleset, int], Adviser] = {}
 
-    def check(rules: Ruleset, players: int) -> None:
-        """A whole game of three to five is solved in minutes: only one solved here before is used."""
-        method_for(rules, players)  # refuses, with the reason, a table no solver covers
-        if played(rules, players, solve=False) != covering(rules, players):
-            raise _Unsolved(rules, players)
-
+    # A whole game of three to five takes minutes to hours to solve: one solved here before is used,
+    # else the decisions are valued round by round, as bot:optimal plays such a table (solve=False).
     def adviser(rules: Ruleset, players: int) -> Adviser:
         found = advisers.get((rules, players))
         if found is None:
-            check(rules, players)
-            found = advisers[(rules, players)] = Adviser(rules, players)
+            found = advisers[(rules, players)] = Adviser(rules, players, solve=False)
         return found
 
     def answer(request: Request) -> Reply:
-        try:
-            match request:
-                case Prepare(rules=rules, players=players):
-                    adviser(rules, players)
-                    return Answered()
-                case Analyse(record=data, bots=bots):
-                    record = Record.from_dict(data)
-                    check(record.rules, len(record.players))
-                    return Answered(analyse(record, bots=bots).to_dict())
-                case HintAt(state=state):
-                    advice = adviser(state.rules, len(state.players))
-                    return Answered({"method": advice.method, **asdict(advice.hint(state))})
-        except _Unsolved as e:
-            return NotSolvedHere(e.rules, e.players)
+        match request:
+            case Prepare(rules=rules, players=players):
+                adviser(rules, players)
+                return Answered()
+            case Analyse(record=data, bots=bots):
+                return Answered(analyse(Record.from_dict(data), bots=bots, solve=False).to_dict())
+            case HintAt(state=state):
+                advice = adviser(state.rules, len(state.players))
+                return Answered({"method": advice.method, **asdict(advice.hint(state))})
         raise AssertionError(f"the analysis worker is asked {request!r}")
 
     answer_requests(conn, answer)
-
-
-class _Unsolved(Exception):
-    def __init__(self, rules: Ruleset, players: int) -> None:
-        super().__init__(rules, players)
-        self.rules, self.players = rules, players
 
 
 class Analyst:
@@ -209,8 +191,6 @@ class Analyst:
                 return why, None
             case Refused():
                 return "refused", None
-            case NotSolvedHere():
-                return "unsolved", None
             case _:
                 assert_never(reply)
 
@@ -226,8 +206,6 @@ class Analyst:
                 return value
             case Refused(reason=reason):
                 raise TableError("no_analysis", reason, 422)
-            case NotSolvedHere(rules=rules, players=players):
-                raise Unsolved(rules, players, "analysis_too_costly", 503)
             case Failed(why="died"):
                 raise TableError("analysis_busy", Message("server.analyst_stopped"), 503)
             case Failed(why="timeout"):

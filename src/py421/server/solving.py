@@ -33,7 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 from ..core.errors import Message, Py421Error
-from ..core.rules import Ruleset, rules_arguments, rules_name
+from ..core.rules import Ruleset
 from ..solver.cost import Cost, Purpose, measure_rate, seconds, solve_cost
 from .addresses import IPV6_SITE, address_key
 from .protocol import ErrorCode
@@ -169,8 +169,6 @@ class SolveLine:
         """:meth:`estimate`, its refusal remembered for good (the rules decide it)."""
         try:
             return await self.estimate(*key)
-        except Unsolved:
-            raise  # no verdict: solving it once on this machine changes it
         except TableError as e:
             self._remember(key, e)
             raise
@@ -186,8 +184,6 @@ class SolveLine:
             cost = await asyncio.to_thread(solve_cost, rules, players, self.purpose)
         except Py421Error as e:
             raise self.refused(e) from e
-        if cost.method == "unsolved":
-            raise Unsolved(rules, players, self.too_costly, *self._status())
         rate = await self._rate()
         took = seconds(cost, rate)
         memory_mb = cost.memory_bytes / 2**20
@@ -232,15 +228,6 @@ class SolveLine:
         if cost.method in ("heads_up", "loaded"):  # the worker reads what the solve kept on the disk
             return True
         return _rate is not None and seconds(cost, _rate) <= self.budget.decision_seconds
-
-
-class Unsolved(TableError):
-    """A whole game of three to five the analysis needs, not solved on this machine: refused, but
-    not for good (solving it once here changes that)."""
-
-    def __init__(self, rules: Ruleset, players: int, error: ErrorCode, status: int) -> None:
-        said = {"players": players, "rules": rules_name(rules), "arguments": rules_arguments(rules)}
-        super().__init__(error, Message("server.unsolved", said), status)
 
 
 def again(e: TableError) -> TableError:

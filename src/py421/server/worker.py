@@ -103,14 +103,6 @@ class Refused:
 
 
 @dataclass(frozen=True)
-class NotSolvedHere:
-    """A whole game this machine has not solved (the server does not solve one: it takes minutes to hours)."""
-
-    rules: Ruleset
-    players: int
-
-
-@dataclass(frozen=True)
 class Failed:
     """No answer: past the deadline, the process died or ran out of memory, still busy with a request
     given up on, or the server is stopping."""
@@ -118,7 +110,7 @@ class Failed:
     why: Literal["timeout", "died", "memory", "busy", "closed"]
 
 
-Reply = Answered | Refused | NotSolvedHere | Failed
+Reply = Answered | Refused | Failed
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ how much work it is:
   pot level by pot level; nothing where it is in the disk cache (« loaded »);
 - a whole game of three to five, or of two where manches carry over: only
   read where solved on this machine before (« loaded »: its model built,
-  :func:`game_model`, and its values read); else ``optimal`` plays round by
-  round and ``analysis`` is refused (« unsolved »), as the server does;
+  :func:`game_model`, and its values read); else it is played and analysed
+  round by round, as the server does;
 - round by round (« rounds »): the rounds of :mod:`.rounds`, for ``optimal``
   the two its ``prepare`` solves, for ``analysis`` every round a game can
   ask for (each round size, each pot that caps the charge).
@@ -46,13 +46,13 @@ from ..paths import data_dir
 from . import game_maxn, heads_up, rounds, solutions
 from .amounts import settled_amounts, token_values
 from .shipped import located
-from .strategy import covering, played, refuse
+from .strategy import played, refuse
 from .tables import RESULTS, FloatArray
 
 Purpose = Literal["optimal", "analysis"]
 # heads_up: the two-player manche solved; rounds: rounds solved one by one; loaded: read from the disk
-# or already in memory; unsolved: a whole game the server does not solve (analysis refuses it)
-Method = Literal["heads_up", "rounds", "loaded", "unsolved"]
+# or already in memory
+Method = Literal["heads_up", "rounds", "loaded"]
 
 PAIR = len(RESULTS) ** 2  # the cells of a payoff table of two results
 # Units, measured (benchmarks/solve_cost.py) as the time one payoff cell takes:
@@ -102,9 +102,7 @@ class Cost:
 
 
 def seconds(cost: Cost, rate: float) -> float:
-    """How long ``cost`` takes at ``rate`` units a second; a game the server does not solve never ends."""
-    if cost.method == "unsolved":
-        return math.inf
+    """How long ``cost`` takes at ``rate`` units a second."""
     return cost.positions / rate
 
 
@@ -139,11 +137,9 @@ def _optimal(rules: Ruleset, players: int) -> Cost:
 
 def _analysis(rules: Ruleset, players: int) -> Cost:
     refuse(rules, players, "analysis")
-    chosen = covering(rules, players)
+    chosen = played(rules, players, solve=False)  # a whole game not solved here: round by round
     if chosen == "heads_up":
         return _heads_up(rules)
-    if played(rules, players, solve=False) != chosen:  # a whole game not solved here: refused
-        return Cost("unsolved", 0, 0, 0)
     if chosen == "heads_up_game":
         return _loaded_heads_up_game(rules)
     if chosen == "game_maxn":
