@@ -1512,7 +1512,8 @@ def test_long_finished_games_asked_for_one_after_another_are_paid_for_by_the_add
     13 ms to 7.5 s. The steps replayed are the asking address's: one address's lookups are read one
     at a time, and once it has had its fill it is refused (429, rate_limited) until it is paid back;
     a table in memory, or a lookup that shares a reading under way, costs nothing."""
-    limits = Limits(messages_per_second=1000, replay_steps_per_second=1)  # a burst of a few steps
+    # a burst of a fraction of a step, and a hundred seconds to pay back each step past it
+    limits = Limits(messages_per_second=1000, replay_steps_per_second=0.01)
     app = create_app(f"sqlite:///{tmp_path}/s.db", bot_delay=0, limits=limits)
     with TestClient(app) as client:
         codes = [played_out(client, rules="classic-11")["table"]["code"] for _ in range(3)]

@@ -1955,10 +1955,10 @@ def test_charge_rounds_worth_nothing_settle_in_a_few_sweeps_to_what_plain_sweeps
     swept: list[int] = []
     sweep = game_maxn._sweep
 
-    def counted(manche: Manche, orbits: Any, values: np.ndarray, moves: Any) -> float:
+    def counted(manche: Manche, orbits: Any, values: np.ndarray, moves: Any, told: Any = None) -> float:
         first = manche.positions[orbits[0][0][0]]
         swept.append(first.pot if first.charge else 0)  # the level swept; 0: the décharge
-        return sweep(manche, orbits, values, moves)
+        return sweep(manche, orbits, values, moves, told=told)
 
     monkeypatch.setattr(game_maxn, "_sweep", counted)
     exact = solve_manche(model, ends)
