@@ -353,7 +353,6 @@ def test_the_page_is_told_how_long_a_table_will_take_to_solve_before_it_is_made(
             503,
             "analysis_too_costly",
         ),
-        ({"seats": ["human", *["bot:optimal"] * 3], "hints": True}, 503, "analysis_too_costly"),  # unsolved
         ({"seats": ["human", "bot:optimal"], "settings": ["pot=200"]}, 400, "optimal_too_costly"),
         ({"rules": "no-such-rules", "hints": True}, 400, "bad_rules"),
         ({"seats": ["bot:heuristic", "human"]}, 400, "bad_seats"),

@@ -670,6 +670,75 @@ def test_a_flood_of_pings_closes_its_connection_and_slows_nobody(server: Server)
     assert server.get("/api/presets").status_code == 200
 
 
+def _read_all(sock: socket.socket, seconds: float) -> bytes:
+    """What the server sends until it closes the connection (or ``seconds`` of silence)."""
+    received = b""
+    sock.settimeout(seconds)
+    with contextlib.suppress(OSError):
+        while chunk := sock.recv(65536):
+            received += chunk
+    return received
+
+
+def test_a_message_sent_in_endless_empty_pieces_closes_its_connection(server: Server) -> None:
+    """A text frame without its end, then empty continuation frames without end: the message never
+    came whole, so no budget counted it, and uvicorn parsed some 43,000 frames a read on the event
+    loop, every other client's request waiting 18 to 23 s. A message of more than 64 pieces now
+    closes its connection (1009), and a connection's frames are parsed at most 50 a second."""
+    code = server.create()["code"]
+    sock = silent_websocket(server.port, f"/ws/{code}")
+    first = bytes([0x01, 0x81]) + bytes(4) + b"{"  # a text frame, masked, not the message's last
+    empty = bytes([0x00, 0x80]) + bytes(4)  # a continuation, empty, not the last either
+    try:
+        with contextlib.suppress(OSError):
+            sock.sendall(first + empty * 50_000)
+        frames = _frames(_read_all(sock, 20))
+    finally:
+        sock.close()
+    closes = [payload for opcode, payload in frames if opcode == 0x8]
+    assert closes and struct.unpack("!H", closes[0][:2])[0] == 1009, frames[-3:]
+    assert server.get("/api/presets").status_code == 200
+
+
+def test_a_burst_of_tiny_messages_is_read_as_the_application_takes_them() -> None:
+    """One read of 7-byte text frames was parsed whole, each queued for the application, which takes
+    them at the address's 10 messages a second: 40 connections queued 107 MB. What is read now waits
+    in the client's socket until the application has taken the messages before it."""
+    import gc
+
+    from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+    async def never_reads(scope: Any, receive: Any, send: Any) -> None:  # takes the handshake only
+        if scope["type"] != "websocket":
+            return
+        await receive()
+        await send({"type": "websocket.accept"})
+        await asyncio.sleep(3600)
+
+    def queued(port: int) -> int:
+        """The messages waiting for the application on this server's WebSocket."""
+        found = [o for o in gc.get_objects() if issubclass(type(o), WebSocketsSansIOProtocol)]
+        return sum(p.queue.qsize() for p in found if p.server and p.server[1] == port and not p.disconnected)
+
+    async def scenario() -> tuple[int, int]:
+        async with uvicorn_serving(never_reads) as port:
+            sock = await asyncio.to_thread(silent_websocket, port, "/")
+            try:
+                tiny = bytes([0x81, 0x81]) + bytes(4) + b"x"
+                await asyncio.to_thread(sock.sendall, tiny * 3000)
+                for _ in range(600):  # until the server has queued something: a minute at most
+                    if queued(port):
+                        break
+                    await asyncio.sleep(0.1)
+                await asyncio.sleep(1)  # more it would read meanwhile
+                return queued(port), 3000
+            finally:
+                sock.close()
+
+    held, sent = asyncio.run(scenario())
+    assert 0 < held < sent // 5, held  # a slice's worth at most, the rest left in the socket
+
+
 def test_connections_from_one_address_are_capped_over_http_and_websockets_together(tmp_path: Path) -> None:
     server = Server(tmp_path, "--max-connections-per-address", "4", "--keep-alive-seconds", "120")
     try:

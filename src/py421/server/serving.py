@@ -45,6 +45,26 @@ def _fixed_answer(status: bytes, body: bytes, extra: bytes = b"") -> bytes:
     )  # fmt: skip
 
 
+class _Bucket:
+    """``rate`` a second, at most ``burst`` at once, on the event loop's clock."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate, self.burst, self.left = rate, burst, burst
+        self.at: float | None = None
+
+    def spend(self, count: int, now: float) -> float:
+        """Spend ``count``; what is left (below 0: owed)."""
+        if self.at is not None:
+            self.left = min(self.burst, self.left + (now - self.at) * self.rate)
+        self.at = now
+        self.left -= count
+        return self.left
+
+    def owed(self) -> float:
+        """The seconds until nothing is owed."""
+        return max(0.0, -self.left) / self.rate
+
+
 class Doorman:
     """The connections open from each address (by :func:`~.addresses.address_key`), by transport."""
 
@@ -92,7 +112,12 @@ PIPELINED_MOST = 64
 # the application's message budget. A browser sends none; other clients one every 20 s or so.
 CONTROLS_PER_SECOND = 2
 CONTROL_BURST = 20
-FEED_BYTES = 8_192  # what a WebSocket's parser is given at a time
+# The frames of one WebSocket, of any kind, parsed at most (past them the socket is not read for a
+# while): the application's budget counts whole messages only, at most 10 a second an address.
+FRAMES_PER_SECOND = 50
+FRAME_BURST = 100
+MOST_PIECES = 64  # the frames of one message (a browser sends each in one): more close the connection
+FEED_BYTES = 2_048  # what a WebSocket's parser is given at a time
 REFUSED_SECONDS = 2.0  # a connection over the cap, to send the head of its request
 _TOO_SLOW = _fixed_answer(
     b"408 Request Timeout",
@@ -288,43 +313,72 @@ def _protocols(
 
     class WebSocketProtocol(WebSocketsSansIOProtocol):
         _stalled: asyncio.TimerHandle | None = None  # messages the client does not take
-        _controls: float = CONTROL_BURST  # pings and pongs the client may still send at once
-        _counted_at: float | None = None
+        # Read but not parsed yet: the application has a message to take first, or the client is past
+        # its frames (the socket is not read meanwhile: a flood waits in the client's own socket).
+        _held = b""
+        _waking: asyncio.TimerHandle | None = None  # past its frames: when it is read again
+
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            super().connection_made(transport)
+            self._controls = _Bucket(CONTROLS_PER_SECOND, CONTROL_BURST)
+            self._frames = _Bucket(FRAMES_PER_SECOND, FRAME_BURST)
 
         def data_received(self, data: bytes) -> None:
-            # Fed in slices: a read holds up to 256 KB, some 40,000 empty frames, each parsed
-            # before any is handled; a client closed for flooding costs one slice more, not the read.
-            for at in range(0, len(data), FEED_BYTES):
-                if at and self.transport.is_closing():
+            self._held += data
+            self._feed()
+
+        def _feed(self) -> None:
+            """Parse what is held, a slice at a time: uvicorn parses a whole read (up to 256 KB, some
+            40,000 empty frames) before it pauses, queueing every message in it. A slice is parsed
+            only once the application has taken the messages before it, and while the client is
+            within its frames."""
+            while self._held and not self.transport.is_closing():
+                if self._waking is not None or self.read_paused:
+                    self.transport.pause_reading()  # uvicorn reads again once the app takes its message
                     return
-                super().data_received(data[at : at + FEED_BYTES])
+                piece, self._held = self._held[:FEED_BYTES], self._held[FEED_BYTES:]
+                super().data_received(piece)
+
+        async def receive(self) -> Any:
+            message = await super().receive()
+            if self._held and not self.read_paused and self._waking is None:
+                self._feed()
+            return message
 
         def handle_events(self) -> None:
-            # The parser answers each ping as it reads it: what it queued goes only if within budget.
-            pending = self.conn.events
-            controls = sum(1 for e in pending if isinstance(e, Frame) and e.opcode in CONTROLS)
-            if controls and not self._controlled(controls):
-                self.conn.data_to_send()  # the pongs queued for this slice's pings: never sent
-                self.conn.fail(1008, f"at most {CONTROLS_PER_SECOND} pings a second")
-                self.transport.write(b"".join(self.conn.data_to_send()))
-                self.close_sent = True
-                self.transport.close()
+            now = self.loop.time()
+            frames = [e for e in self.conn.events if isinstance(e, Frame)]
+            controls = sum(1 for e in frames if e.opcode in CONTROLS)
+            if controls and self._controls.spend(controls, now) < 0:
+                self.conn.data_to_send()  # the parser answered this slice's pings as it read them: not sent
+                self._fail(1008, f"at most {CONTROLS_PER_SECOND} pings a second")
                 return
             super().handle_events()
+            if len(self.frames) > MOST_PIECES:  # the pieces of the message under way (empty ones too)
+                self._fail(1009, f"a message is sent in {MOST_PIECES} frames at most")
+                return
+            if frames and self._frames.spend(len(frames), now) < 0 and self._waking is None:
+                self._waking = self.loop.call_later(self._frames.owed(), self._wake)
 
-        def _controlled(self, count: int) -> bool:
-            """Spend ``count`` of the pings and pongs the client may send, which uvicorn answers below
-            the application and its message budget; False once the client sends too many."""
-            now = self.loop.time()
-            last = now if self._counted_at is None else self._counted_at
-            self._controls = min(CONTROL_BURST, self._controls + (now - last) * CONTROLS_PER_SECOND)
-            self._counted_at = now
-            self._controls -= count
-            return self._controls >= 0
+        def _wake(self) -> None:
+            self._waking = None
+            if self.transport.is_closing():
+                return
+            if not self.read_paused:
+                self.transport.resume_reading()
+            self._feed()
+
+        def _fail(self, code: int, reason: str) -> None:
+            self.conn.fail(code, reason)
+            self.transport.write(b"".join(self.conn.data_to_send()))
+            self.close_sent = True
+            self.transport.close()
 
         def connection_lost(self, exc: Exception | None) -> None:
             if self._stalled is not None:
                 self._stalled.cancel()
+            if self._waking is not None:
+                self._waking.cancel()
             doorman.leave(self.transport)
             super().connection_lost(exc)
 
