@@ -760,6 +760,37 @@ def test_connections_from_one_address_are_capped_over_http_and_websockets_togeth
         server.stop()
 
 
+def _answers(server: Server) -> bool:
+    with contextlib.suppress(httpx2.HTTPError):
+        return server.get("/api/presets").status_code == 200
+    return False
+
+
+def test_connections_over_the_cap_that_send_nothing_hold_a_few_descriptors_not_one_each(
+    tmp_path: Path,
+) -> None:
+    """Each connection past an address's cap was held two seconds for the head of its request, to be
+    answered 503: a thousand a second from one address filled a server of 1,024 descriptors, and
+    other clients' requests failed. A few are held at a time; the others are closed at once."""
+    server = Server(tmp_path, "--max-connections-per-address", "2")
+    held: list[socket.socket] = []
+    try:
+        held = [socket.create_connection(("127.0.0.1", server.port), timeout=10) for _ in range(2)]
+        before = len(os.listdir(f"/proc/{server.proc.pid}/fd"))
+        flood = [socket.create_connection(("127.0.0.1", server.port), timeout=10) for _ in range(60)]
+        held += flood
+        opened = len(os.listdir(f"/proc/{server.proc.pid}/fd")) - before
+        assert opened <= 12, opened  # eight held at most, a few descriptors of the server's own
+        for sock in held:
+            sock.close()
+        assert _poll(lambda: _answers(server), 30), "the address is let in again once it has left"
+    finally:
+        for sock in held:
+            sock.close()
+        server.stop()
+    assert "Traceback" not in server.logged()
+
+
 def test_every_cap_is_checked_before_the_rules_are_solved(tmp_path: Path) -> None:
     """An address whose tables a minute are spent once had a table with hints solved (seconds of a
     worker) and only then refused: the cap comes first, and says so."""

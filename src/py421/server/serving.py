@@ -6,7 +6,8 @@ since a connection costs a file descriptor whatever it sends:
 - **Open connections per address**, HTTP and WebSocket together
   (``--max-connections-per-address``): one more is answered 503 in a fixed
   reply written straight to the socket once its request's head is in (or
-  closed after two seconds without it), and closed. Connections from a
+  closed after two seconds without it), and closed; eight such are held at
+  a time from an address, and more closed at once. Connections from a
   trusted proxy are not counted here (they carry many clients; the proxy
   caps its own, and WebSockets are counted again per client behind it).
 - **A deadline for a whole request** (``--request-seconds``), from the first
@@ -72,6 +73,8 @@ class Doorman:
         self.most, self.proxies = most, proxies
         self.open: dict[str, int] = {}
         self._keys: dict[asyncio.BaseTransport, str] = {}
+        self.refusing: dict[str, int] = {}  # by address, the connections over its cap held to be answered
+        self._refused: dict[asyncio.BaseTransport, str] = {}
         message = f"at most {most} connections from one address; close some tabs, or try again in a moment"
         body = (
             b'{"detail":{"error":"too_many_connections","message":"' + message.encode() + b'","lang":"en"}}'
@@ -92,16 +95,29 @@ class Doorman:
         self._keys[transport] = key
         return True
 
+    def hold(self, transport: asyncio.BaseTransport) -> bool:
+        """Count a connection over its address's cap, held to be answered; False (nothing counted)
+        when the address has REFUSED_HELD held already: each holds a file descriptor meanwhile."""
+        peer = transport.get_extra_info("peername")
+        key = address_key(peer[0] if isinstance(peer, tuple) and peer else "")
+        n = self.refusing.get(key, 0)
+        if n >= REFUSED_HELD:
+            return False
+        self.refusing[key] = n + 1
+        self._refused[transport] = key
+        return True
+
     def leave(self, transport: asyncio.BaseTransport) -> None:
         """The connection is closed (once or more: only its first call counts)."""
-        key = self._keys.pop(transport, None)
-        if key is None:
-            return
-        n = self.open[key] - 1
-        if n:
-            self.open[key] = n
-        else:
-            del self.open[key]
+        for counts, keys in ((self.open, self._keys), (self.refusing, self._refused)):
+            key = keys.pop(transport, None)
+            if key is None:
+                continue
+            n = counts[key] - 1
+            if n:
+                counts[key] = n
+            else:
+                del counts[key]
 
 
 HEAD_BYTES = 65_536  # a request's line and headers, at most (a browser sends a few KB)
@@ -119,6 +135,7 @@ FRAME_BURST = 100
 MOST_PIECES = 64  # the frames of one message (a browser sends each in one): more close the connection
 FEED_BYTES = 2_048  # what a WebSocket's parser is given at a time
 REFUSED_SECONDS = 2.0  # a connection over the cap, to send the head of its request
+REFUSED_HELD = 8  # connections over the cap held at once for that, by address; more are closed at once
 _TOO_SLOW = _fixed_answer(
     b"408 Request Timeout",
     b'{"detail":{"error":"malformed","message":"the request did not arrive whole in time","lang":"en"}}',
@@ -189,7 +206,11 @@ def _protocols(
                 self._arm()
                 return
             # Over the cap: the fixed answer once the request's head is in (a client answered before
-            # it asks may not read it), within a short hold; then the connection is closed.
+            # it asks may not read it), within a short hold; then the connection is closed. A few
+            # at a time: a flood of connections that send nothing would hold a descriptor each.
+            if not doorman.hold(transport):
+                transport.abort()
+                return
             self._refused = bytearray()
             self._deadline = self.loop.call_later(min(request_seconds, REFUSED_SECONDS), transport.close)
 
