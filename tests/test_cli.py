@@ -290,6 +290,30 @@ def test_a_name_stacking_accents_over_its_letters_is_refused():
     assert "input ended" in taken.output and "combining" not in taken.output, taken.output
 
 
+def test_a_name_that_looks_like_another_s_is_refused():
+    """« Аnn » (a Cyrillic А) sat beside « Ann », « Неuristic 1 » (Cyrillic Н and е) passed for the
+    bot, and « Heuristic 1 » with a combining mark after its digit too: names that read the same as
+    another's. Latin, Greek and Cyrillic letters are not mixed in one word, and an accent is on a
+    letter; names in one alphabet, and other alphabets mixed (Japanese), are kept."""
+    for name, said in (
+        ("\u0410nn", "mixes letters of alphabets that look alike"),
+        ("\u041d\u0435uristic 1", "mixes letters of alphabets that look alike"),
+        ("Heuristic 1\u0345", "an accent on no letter"),
+    ):
+        refused = run_cli("table", "--players", f"Ann,{name}")
+        assert refused.exit_code == 2 and said in refused.output, (name, refused.output)
+    for kept in (
+        "\u0410\u043d\u043d\u0430",
+        "\u0391\u03bd\u03bd\u03b1",
+        "Jean-Zo\u00e9",
+        "\u5c71\u7530\u3055\u3093",
+        "Nguye\u0302\u0303n",
+        "Ann \u0410\u043d\u043d\u0430",
+    ):
+        taken = run_cli("table", "--players", f"Bob,{kept}", input="")
+        assert "input ended" in taken.output, (kept, taken.output)
+
+
 def test_a_game_saved_or_recorded_with_a_longer_name_before_still_resumes_and_replays(tmp_path):
     """Only a name given anew is held to the most: one saved when the terminal took 40 characters
     loads as it was saved, named again with --resume or not."""

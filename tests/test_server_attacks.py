@@ -277,6 +277,8 @@ def test_names_that_would_break_a_table_are_refused_everywhere(tmp_path: Path, d
             ("Bob\u202e", "bad_name"),
             ("Bo\x00b", "bad_name"),
             ("A" + "\u0301" * 23, "bad_name"),  # drawn over the lines around it
+            ("\u0410lice", "bad_name"),  # a Cyrillic А: another's name, to the eye
+            ("\u041d\u0435uristic 1", "bad_name"),  # the bot's, to the eye
         ]:
             response = server.post(f"/api/tables/{code}/join", {"name": name})
             assert response.status_code in (400, 409) and detail(response)["error"] == error, (

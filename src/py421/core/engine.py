@@ -206,7 +206,43 @@ def check_name(name: str, most: int | None = MAX_NAME) -> str:
         raise InvalidPlayers(
             Message("players.marks", {"name": quoted(name), "most": MOST_MARKS, "n": stacked})
         )
+    if most is not None:
+        _check_looks(name)
     return name
+
+
+# Alphabets whose letters look alike (Latin « A », Greek « Α », Cyrillic « А »): not mixed in a word.
+LOOKALIKE_SCRIPTS = ("LATIN", "GREEK", "CYRILLIC")
+
+
+def _check_looks(name: str) -> None:
+    """Refuse a name that reads as another's: Latin, Greek or Cyrillic letters mixed in one word
+    (« Аnn » with a Cyrillic А), or an accent after something other than a letter (a mark that
+    hides on a digit or a space). Other alphabets may mix (Japanese writes kanji and kana)."""
+    scripts: set[str] = set()
+    base = ""  # the last character that is not a mark
+    for char in name:
+        category = unicodedata.category(char)
+        if category == "Mn" and not (unicodedata.category(base).startswith("L") or _variation(char)):
+            said = {"name": quoted(name), "char": f"U+{ord(char):04X}"}
+            raise InvalidPlayers(Message("players.mark_alone", said))
+        if category.startswith("M"):
+            continue
+        base = char
+        if not category.startswith("L"):
+            scripts.clear()  # a space, a hyphen, a digit: a new word
+            continue
+        script = unicodedata.name(char, "").split(" ")[0]
+        if script in LOOKALIKE_SCRIPTS:
+            scripts.add(script)
+        if len(scripts) > 1:
+            said = {"name": quoted(name), "char": f"{char} (U+{ord(char):04X})"}
+            raise InvalidPlayers(Message("players.lookalike", said))
+
+
+def _variation(char: str) -> bool:
+    """A variation selector (an emoji's style, U+FE0F), which draws nothing of its own."""
+    return 0xFE00 <= ord(char) <= 0xFE0F or 0xE0100 <= ord(char) <= 0xE01EF
 
 
 MOST_MARKS = 4  # combining marks on one letter: a letter's own accents (« ễ » typed as e and two) fit

@@ -636,6 +636,8 @@ MESSAGES: dict[str, str] = {
     "players.invisible": "{name}: a name cannot hold {char} (invisible or control characters)",
     "players.mark_first": "{name}: a name cannot start with a combining mark ({char}), an accent over nothing",
     "players.marks": "{name}: a letter carries at most {most} combining marks (accents), not {n}",
+    "players.mark_alone": "{name}: {char} is an accent on no letter (after a digit, a space or a sign)",
+    "players.lookalike": "{name}: {char} mixes letters of alphabets that look alike (Latin, Greek, Cyrillic) in one word, so the name would read as another",
     # a bot's name at a table, given in the table's language when the game is made (players/__init__.py)
     "bot.random": "Random {n}",
     "bot.random.about": "plays any legal move, at random",

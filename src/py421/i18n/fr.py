@@ -660,6 +660,8 @@ MESSAGES: dict[str, str] = {
     "players.invisible": "{name} : un nom ne peut pas contenir {char} (caractères invisibles ou de contrôle)",
     "players.mark_first": "{name} : un nom ne peut pas commencer par un signe combinant ({char}), un accent sur rien",
     "players.marks": "{name} : une lettre porte au plus {most} signes combinants (accents), pas {n}",
+    "players.mark_alone": "{name} : {char} est un accent sur aucune lettre (après un chiffre, une espace ou un signe)",
+    "players.lookalike": "{name} : {char} mêle dans un même mot des lettres d'alphabets qui se ressemblent (latin, grec, cyrillique), et le nom se lirait comme un autre",
     # a bot's name at a table, given in the table's language when the game is made (players/__init__.py)
     "bot.random": "Aléatoire {n}",
     "bot.random.about": "joue n'importe quel coup permis, au hasard",
