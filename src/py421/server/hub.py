@@ -385,9 +385,10 @@ class Hub:
                     most = f"{self.limits.replay_steps_per_second:g}"
                     said = Message("server.replays", {"most": most, "seconds": math.ceil(wait)})
                     raise TableError("rate_limited", said, 429, retry_after=wait)
-                table = await asyncio.shield(self._start_reading(code))
-                self.addresses.replayed(address, table.version if table is not None else 0)
-                return table
+                reading = self._start_reading(code)
+                # counted when the reading ends, whether or not the asker still waits for it
+                reading.add_done_callback(lambda done: self.addresses.replayed(address, _steps_read(done)))
+                return await asyncio.shield(reading)
         finally:
             turn.users -= 1
             if not turn.users:
@@ -980,6 +981,14 @@ class Hub:
         if not table.finished or table.game is None:
             raise TableError("not_over", Message("server.record_after"), 409)
         return table.game.record(table.record_meta()).to_dict()
+
+
+def _steps_read(reading: asyncio.Future[Table | None]) -> int:
+    """The steps a reading replayed (none where it failed or found no table)."""
+    if reading.cancelled() or reading.exception() is not None:
+        return 0
+    table = reading.result()
+    return table.version if table is not None else 0
 
 
 class _Turn:
