@@ -8,6 +8,7 @@ import itertools
 import json
 import threading
 import time
+import unicodedata
 from collections.abc import Iterator, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -1036,6 +1037,26 @@ PLAYER_COUNTS = (
     "nenettes",
     "tokens_taken",
 )
+
+
+def test_a_player_whose_name_a_new_game_would_refuse_is_still_found(client, monkeypatch):
+    """A name the history holds from before a rule on new names (« Bоb » with a Cyrillic о, « A »
+    under five accents) could not be looked up: /api/players held it to the rules of a new name,
+    and answered bad_name. It is held to those of a name read back, as games read back are."""
+    import py421.core.engine as engine
+
+    odd = ["B\u043eb", "A" + "\u0301" * 5]
+    with monkeypatch.context() as before:  # as made before those rules
+        before.setattr(engine, "_check_looks", lambda name: None)
+        before.setattr(engine, "MOST_MARKS", 9)
+        body = {"mode": "scorekeeper", "rules": "classic-11", "players": odd}
+        created = client.post("/api/tables", json=body).json()
+        with client.websocket_connect(f"/ws/{created['code']}?token={created['token']}") as ws:
+            finish_scorekeeper(ws, receive_table(ws)["version"])
+    for name in odd:
+        found = client.get(f"/api/players/{name}")
+        assert found.status_code == 200 and found.json()["name"] == unicodedata.normalize("NFKC", name)
+    assert client.get("/api/players/" + "x" * 101).json()["detail"]["error"] == "bad_name"
 
 
 def test_a_players_page_is_their_leaderboard_row_with_every_count_documented(client):

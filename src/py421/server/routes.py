@@ -221,6 +221,7 @@ async def table_analysis(request: Request, code: str, bots: bool = False) -> dic
 
 
 GAMES_MOST = 200  # finished games listed at once
+LOOKED_UP_MOST = 100  # a name looked up: longer than any the history may hold from an older version
 
 
 @router.get("/api/games", response_model=list[p.GameSummary], responses=responses)
@@ -263,10 +264,14 @@ async def leaderboard(request: Request, rules: str = "classic-11") -> list[dict[
 @router.get("/api/players/{name}", response_model=p.PlayerStats, responses=responses)
 async def player(request: Request, name: str, rules: str | None = None) -> dict[str, Any]:
     """One player's counts: of every preset's games, or of ``rules``' only (a leaderboard's row).
-    The name is looked up in its NFKC form, as names are kept (:func:`.table.clean_name`)."""
+    The name is looked up in its NFKC form, as names are kept (:func:`.table.clean_name`), and held
+    to the rules of a name read back: one the history holds from before a rule on new names is
+    found all the same."""
     hub = _hub(request)
     try:
-        check_name(name, 100)
+        if len(name) > LOOKED_UP_MOST:
+            check_name(name, LOOKED_UP_MOST)  # refused for its length, with the most said
+        check_name(name, None)
     except Py421Error as e:
         raise TableError.of("bad_name", e) from e
     name = unicodedata.normalize("NFKC", name)
