@@ -43,7 +43,11 @@ class Game:
         self.first_seat = first_seat
         self._states: list[State] = [new_game(rules, players, first_seat=first_seat)]
         self._steps: list[Step] = []
-        self._first = 0  # the steps played before ``_states[0]`` (:meth:`forget_states`)
+
+    @property
+    def _first(self) -> int:
+        """The steps played before ``_states[0]``: none, unless :meth:`forget_states` let them go."""
+        return len(self._steps) + 1 - len(self._states)
 
     @property
     def state(self) -> State:
@@ -127,7 +131,6 @@ class Game:
         holds (15 of 17 MB after 20,000 steps), and a finished game's are seldom asked for again.
         When they are (:attr:`states`, :meth:`since`, :meth:`undo`), they are played again from
         the steps."""
-        self._first += len(self._states) - 1
         del self._states[:-1]
 
     def _restore(self) -> None:
@@ -138,7 +141,6 @@ class Game:
         for step in self._steps[: self._first]:
             again.apply_step(step)
         self._states[:1] = again._states  # its last is the first kept: the same state
-        self._first = 0
 
     def _push(self, state: State, step: Step) -> None:
         self._states.append(state)

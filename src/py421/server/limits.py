@@ -46,10 +46,33 @@ class Limits:
 REPLAY_BURST = 6  # an address's burst of steps replayed, in seconds of its rate
 
 
-@dataclass
-class _Bucket:
-    tokens: float
-    last: float
+class TokenBucket:
+    """``rate`` a second, at most ``burst`` at once: what a client may still spend (below nothing: what
+    it owes, paid back at the rate)."""
+
+    def __init__(self, rate: float, burst: float, now: float | None = None) -> None:
+        self.rate, self.burst, self.left = rate, burst, burst
+        self.at = now  # when it was last looked at; None: never
+
+    def level(self, now: float) -> float:
+        """What is left at ``now``, refilled since it was last looked at."""
+        if self.at is not None:
+            self.left = min(self.burst, self.left + (now - self.at) * self.rate)
+        self.at = now
+        return self.left
+
+    def spend(self, count: float, now: float) -> float:
+        """Spend ``count``, below nothing if need be; what is left."""
+        self.left = self.level(now) - count
+        return self.left
+
+    def owed(self) -> float:
+        """The seconds until nothing is owed."""
+        return max(0.0, -self.left) / self.rate
+
+    def whole(self, now: float) -> bool:
+        """Whether it is full again at ``now`` (a fresh one would be the same), without spending."""
+        return self.at is None or self.left + (now - self.at) * self.rate >= self.burst
 
 
 @dataclass
@@ -64,11 +87,11 @@ class AddressBook:
 
     limits: Limits
     connections: dict[str, int] = field(default_factory=dict)
-    buckets: dict[str, _Bucket] = field(default_factory=dict)
+    buckets: dict[str, TokenBucket] = field(default_factory=dict)
     created: dict[str, deque[float]] = field(default_factory=dict)
     misses: dict[str, deque[float]] = field(default_factory=dict)  # codes that named no table, by /48
     held: dict[str, set[str]] = field(default_factory=dict)  # codes of the tables a /48 made, live or not
-    replays: dict[str, _Bucket] = field(default_factory=dict)  # steps replayed lately, by address
+    replays: dict[str, TokenBucket] = field(default_factory=dict)  # steps replayed lately, by address
 
     def holds(self, address: str, live: Callable[[str], bool]) -> int:
         """How many of the tables made from ``address``'s network are ``live`` (the others are let go)."""
@@ -108,35 +131,27 @@ class AddressBook:
         now = time.monotonic() if now is None else now
         address = address_key(address)
         rate = self.limits.messages_per_second
-        burst = 2 * rate
-        bucket = self.buckets.setdefault(address, _Bucket(burst, now))
-        bucket.tokens = min(burst, bucket.tokens + (now - bucket.last) * rate)
-        bucket.last = now
-        if bucket.tokens < 1:
+        bucket = self.buckets.setdefault(address, TokenBucket(rate, 2 * rate, now))
+        if bucket.level(now) < 1:
             return False
-        bucket.tokens -= 1
+        bucket.spend(1, now)
         return True
 
     def replaying(self, address: str, now: float | None = None) -> float | None:
         """None, or where the address has had its fill of steps replayed (:meth:`replayed`), the
         seconds until it may ask for a game to be replayed again."""
-        bucket = self._replays(address, now)
-        if bucket.tokens >= 0:
-            return None
-        return -bucket.tokens / self.limits.replay_steps_per_second
+        now = time.monotonic() if now is None else now
+        bucket = self._replays(address)
+        return None if bucket.level(now) >= 0 else bucket.owed()
 
     def replayed(self, address: str, steps: int, now: float | None = None) -> None:
         """Count ``steps`` replayed for the address: counted once the replay is done (its length is
         then known), so the last one may take the address below nothing, which it then pays back."""
-        self._replays(address, now).tokens -= steps
+        self._replays(address).spend(steps, time.monotonic() if now is None else now)
 
-    def _replays(self, address: str, now: float | None) -> _Bucket:
-        now = time.monotonic() if now is None else now
+    def _replays(self, address: str) -> TokenBucket:
         rate = self.limits.replay_steps_per_second
-        bucket = self.replays.setdefault(address_key(address), _Bucket(REPLAY_BURST * rate, now))
-        bucket.tokens = min(REPLAY_BURST * rate, bucket.tokens + (now - bucket.last) * rate)
-        bucket.last = now
-        return bucket
+        return self.replays.setdefault(address_key(address), TokenBucket(rate, REPLAY_BURST * rate))
 
     def create(self, address: str, now: float | None = None) -> float | None:
         """Count a table created; None, or when the address has made its fill in the last minute, the
@@ -166,19 +181,9 @@ class AddressBook:
         if live is not None:
             for site in list(self.held):
                 self._still_live(site, live)
-        rate = self.limits.messages_per_second
-        whole = [
-            a
-            for a, b in self.buckets.items()
-            if a not in self.connections and b.tokens + (now - b.last) * rate >= 2 * rate
-        ]
-        for address in whole:
+        for address in [a for a, b in self.buckets.items() if a not in self.connections and b.whole(now)]:
             del self.buckets[address]
-        steps = self.limits.replay_steps_per_second
-        whole = [
-            a for a, b in self.replays.items() if b.tokens + (now - b.last) * steps >= REPLAY_BURST * steps
-        ]
-        for address in whole:
+        for address in [a for a, b in self.replays.items() if b.whole(now)]:
             del self.replays[address]
         for address in [a for a, r in self.created.items() if not r or now - r[-1] >= 60]:
             del self.created[address]

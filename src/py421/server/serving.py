@@ -35,7 +35,7 @@ from typing import Any
 
 from .addresses import TrustedProxies, address_key
 from .browsers import HEADERS
-from .limits import Limits
+from .limits import Limits, TokenBucket
 
 
 def _fixed_answer(status: bytes, body: bytes, extra: bytes = b"") -> bytes:
@@ -44,26 +44,6 @@ def _fixed_answer(status: bytes, body: bytes, extra: bytes = b"") -> bytes:
         b"HTTP/1.1 " + status + b"\r\ncontent-type: application/json\r\ncontent-length: "
         + str(len(body)).encode() + b"\r\nconnection: close\r\n" + extra + head + b"\r\n" + body
     )  # fmt: skip
-
-
-class _Bucket:
-    """``rate`` a second, at most ``burst`` at once, on the event loop's clock."""
-
-    def __init__(self, rate: float, burst: float) -> None:
-        self.rate, self.burst, self.left = rate, burst, burst
-        self.at: float | None = None
-
-    def spend(self, count: int, now: float) -> float:
-        """Spend ``count``; what is left (below 0: owed)."""
-        if self.at is not None:
-            self.left = min(self.burst, self.left + (now - self.at) * self.rate)
-        self.at = now
-        self.left -= count
-        return self.left
-
-    def owed(self) -> float:
-        """The seconds until nothing is owed."""
-        return max(0.0, -self.left) / self.rate
 
 
 class Doorman:
@@ -341,8 +321,8 @@ def _protocols(
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
             super().connection_made(transport)
-            self._controls = _Bucket(CONTROLS_PER_SECOND, CONTROL_BURST)
-            self._frames = _Bucket(FRAMES_PER_SECOND, FRAME_BURST)
+            self._controls = TokenBucket(CONTROLS_PER_SECOND, CONTROL_BURST)
+            self._frames = TokenBucket(FRAMES_PER_SECOND, FRAME_BURST)
 
         def data_received(self, data: bytes) -> None:
             self._held += data

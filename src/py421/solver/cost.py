@@ -109,18 +109,11 @@ def seconds(cost: Cost, rate: float) -> float:
 def solve_cost(rules: Ruleset, players: int, purpose: Purpose) -> Cost:
     """What a server's worker solves for ``players`` at ``rules``: ``optimal`` for bot:optimal seats,
     ``analysis`` for hints and game analyses. Rules the solvers refuse raise what they raise."""
-    if purpose == "optimal":
-        return _optimal(rules, players)
-    return _analysis(rules, players)
-
-
-# -- which solver: strategy.played, as the worker's strategy_for(..., solve=False) finds it ----------
-
-
-def _optimal(rules: Ruleset, players: int) -> Cost:
-    if not rules.seats(players):
+    if purpose == "optimal" and not rules.seats(players):
         raise InvalidPlayers(players_refused(rules, players))
-    refuse(rules, players, "optimal")
+    refuse(rules, players, purpose)
+    # which solver: strategy.played, as the worker's strategy_for(..., solve=False) finds it (a whole
+    # game not solved here: round by round)
     chosen = played(rules, players, solve=False)
     if chosen == "heads_up":
         return _heads_up(rules)
@@ -128,6 +121,11 @@ def _optimal(rules: Ruleset, players: int) -> Cost:
         return _loaded_heads_up_game(rules)
     if chosen == "game_maxn":
         return _loaded_game(rules, players)
+    return _optimal_rounds(rules, players) if purpose == "optimal" else _analysis_rounds(rules, players)
+
+
+def _optimal_rounds(rules: Ruleset, players: int) -> Cost:
+    """The two rounds bot:optimal's ``prepare`` solves, and the largest it may solve in play."""
     solves = [_round_solve(rules, players, charge, first=charge) for charge in (True, False)]
     # in play: the charge again where the pot left caps it, the décharge once players are out
     later = [_round_solve(rules, players, True, first=False)] if _capped(rules, players) else []
@@ -135,16 +133,8 @@ def _optimal(rules: Ruleset, players: int) -> Cost:
     return _rounds_cost(solves, max((s.units for s in later), default=0))
 
 
-def _analysis(rules: Ruleset, players: int) -> Cost:
-    refuse(rules, players, "analysis")
-    chosen = played(rules, players, solve=False)  # a whole game not solved here: round by round
-    if chosen == "heads_up":
-        return _heads_up(rules)
-    if chosen == "heads_up_game":
-        return _loaded_heads_up_game(rules)
-    if chosen == "game_maxn":
-        return _loaded_game(rules, players)
-    # every round a game can ask for: the charge at every pot that caps it, the décharge at every size
+def _analysis_rounds(rules: Ruleset, players: int) -> Cost:
+    """Every round a game can ask for: the charge at every pot that caps it, the décharge at every size."""
     caps = {rounds.pot_cap(rules, players, True, pot) for pot in range(1, rules.pot + 1)}
     solves = [_round_solve(rules, players, True, first=i == 0) for i in range(len(caps))]
     solves += [_round_solve(rules, size, False, first=size != players) for size in range(players, 1, -1)]
