@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import numpy as np
 import pytest
@@ -189,3 +190,33 @@ def test_solve_says_what_deviating_gains_where_it_does_not_settle(monkeypatch):
     assert "by deviating alone" in text
     french = runner.invoke(main, [*args, "--lang", "fr"], catch_exceptions=False).output
     assert "en déviant seul" in french
+
+
+def test_a_large_game_bounds_what_deviating_gains_and_the_bound_holds_the_gain_measured(monkeypatch):
+    """Above MEASURED_MOST décharge positions (four-player vache-41), a game that does not settle
+    bounds the gain within the groups that did not settle, where the whole-game measure would take
+    hours more: here, with the limit at nothing, the bound is at least what the whole-game measure
+    finds each seat gains, from the start and from anywhere. A manche nobody has lost yet turns, so
+    its décharge is measured one round of each kind, to the same bound as position by position."""
+    measured = stopped_early(SMALL, 3, monkeypatch).solve().deviation
+    assert measured is not None and not measured.bounded and measured.exploitability > 1e-9
+    monkeypatch.setattr(game_maxn, "MEASURED_MOST", 0)
+    solved = 0
+    solve_round = game_maxn.round_at
+
+    def counted(*args: Any, **kwargs: Any) -> RoundPlay:
+        nonlocal solved
+        solved += 1
+        return solve_round(*args, **kwargs)
+
+    monkeypatch.setattr(deviation_module, "round_at", counted)
+    game = GameMaxn(SMALL, 3).solve()
+    by_kind, solved = solved, 0
+    found = game.deviation
+    assert found is not None and found.bounded and game.summary()["deviation_bounded"]
+    assert found.gains.min() >= measured.gains.max() - 1e-12
+    assert found.anywhere.min() >= measured.anywhere.max() - 1e-12
+    monkeypatch.setattr(deviation_module, "_turning", lambda *args: False)  # every position on its own
+    apart = deviation_module.bounded(game)
+    assert apart.gains == pytest.approx(found.gains, abs=1e-10)
+    assert by_kind < solved

@@ -169,18 +169,25 @@ def _played(manche: Manche, stored: FloatArray, ends: FloatArray, alone: bool) -
     n, count = manche.players, len(manche.positions)
     values = np.zeros((count + 2 * n, n))
     values[count:] = ends.reshape(2 * n, n)
+    moves = _played_moves(manche, stored, range(count), alone)
+    decharge, levels = _groups(manche)
+    for group in ([decharge] if decharge else []) + levels:  # each leads to itself and earlier ones
+        values[group] = _evaluate(group, moves, values)
+    return values
+
+
+def _played_moves(manche: Manche, stored: FloatArray, group: Sequence[int], alone: bool) -> dict[int, Moves]:
+    """Where each round of ``group`` leads when everyone plays the choices solved against ``stored``
+    (one round of each kind of position unless ``alone``)."""
     moves: dict[int, Moves] = {}
-    for orbit in _orbits(manche, range(count), alone):
+    for orbit in _orbits(manche, group, alone):
         p = orbit[0][0]
         play = round_at(manche, p, stored, keep=True)
         assert play.classes is not None
         where = _moves(manche, p, play.classes, stored)
         for q, k in orbit:
             moves[q] = manche.turn(where, k)
-    decharge, levels = _groups(manche)
-    for group in ([decharge] if decharge else []) + levels:  # each leads to itself and earlier ones
-        values[group] = _evaluate(group, moves, values)
-    return values
+    return moves
 
 
 def _groups(manche: Manche) -> tuple[list[int], list[list[int]]]:
@@ -281,14 +288,20 @@ def bounded(game: GameMaxn, progress: Progress | None = None) -> Deviation:
     groups of each: there measured on their own, their ends as stored, by the best response (policy
     iteration, the others playing as solved against the stored values), plus how far what
     bot:optimal plays there is from the stored values. Every seat gets that sum, as its gain from
-    the start and from anywhere."""
+    the start and from anywhere.
+
+    A group is measured one round of each kind of position where its manche's ends turn as they
+    are (a manche nobody has lost yet, no debt: :func:`.game_maxn._turning`), as it was solved;
+    position by position elsewhere."""
     total = 0.0
     for m, (key, solution) in enumerate(game.manches.items()):
         model = game.model_of(key)
+        turns = game.owing_values(*key) is None and _turning(game.end_values(*key), model, solution.values)
         found = 0.0
         for rows in solution.unsettled:
-            played = _played_rows(model, solution.values, rows)
-            best = _best_rows(model, solution.values, rows, progress)
+            alone = not turns or bool(model.positions[rows[0]].debts)  # a décharge after a debt
+            played = _played_rows(model, solution.values, rows, alone)
+            best = _best_rows(model, solution.values, rows, progress, alone)
             stored = solution.values[rows]
             found = max(
                 found, float((best[rows] - stored).max()) + float(np.abs(played[rows] - stored).max())
@@ -301,24 +314,21 @@ def bounded(game: GameMaxn, progress: Progress | None = None) -> Deviation:
     return Deviation(start, start + bound, bound, bounded=True)
 
 
-def _played_rows(manche: Manche, stored: FloatArray, rows: list[int]) -> FloatArray:
+def _played_rows(manche: Manche, stored: FloatArray, rows: list[int], alone: bool) -> FloatArray:
     """The values of ``rows`` when everyone plays the choices solved against ``stored``, the rest of
     the nodes as stored (a group of rows leading to itself and to nodes already valued)."""
-    moves: dict[int, Moves] = {}
-    for p in rows:
-        play = round_at(manche, p, stored, keep=True)
-        assert play.classes is not None
-        moves[p] = _moves(manche, p, play.classes, stored)
     values = stored.copy()
-    values[rows] = _evaluate(rows, moves, values)
+    values[rows] = _evaluate(rows, _played_moves(manche, stored, rows, alone), values)
     return values
 
 
-def _best_rows(manche: Manche, stored: FloatArray, rows: list[int], progress: Progress | None) -> FloatArray:
+def _best_rows(
+    manche: Manche, stored: FloatArray, rows: list[int], progress: Progress | None, alone: bool
+) -> FloatArray:
     """Each seat's values of ``rows`` when it alone plays its best response there (policy iteration),
     the others as solved against ``stored``, the rest of the nodes as stored."""
     values = stored.copy()
-    _responded(manche, rows, stored, values, True, progress)
+    _responded(manche, rows, stored, values, alone, progress)
     return values
 
 

@@ -135,6 +135,10 @@ MOST_MANCHE_POSITIONS = 110_000
 # sweep of engranjeu-21's décharge at four, one round of each kind solved, and ten sweeps do not
 # settle it (docs/strategy.md)
 MOST_COUNTED = 3
+# Above this many décharge positions, a game that does not settle has what deviating gains bounded
+# within the groups that did not settle (:func:`.deviation.bounded`) rather than measured over the
+# whole game: every manche's best responses, hours more at four players of vache-41 (52,976)
+MEASURED_MOST = 20_000
 FORMAT = 2  # bump when the cached results change meaning (2: where unsettled, what deviating gains)
 KEPT_ROUNDS = 16  # solved rounds kept for play: a round of four holds megabytes of choices
 # A group of rows (a décharge, a pot level) above this many is solved sparse (:func:`_linear`, with
@@ -2105,7 +2109,8 @@ class GameMaxn:
         if not all(m.converged for m in self.manches.values()):
             from .deviation import bounded, deviation  # it builds on this module
 
-            self.deviation = deviation(self, progress) if self.carried is None else bounded(self, progress)
+            whole = self.carried is None and decharge_size(self.rules, self.players) <= MEASURED_MOST
+            self.deviation = deviation(self, progress) if whole else bounded(self, progress)
         self.seconds = time.perf_counter() - began
         return self
 
