@@ -14,8 +14,8 @@ It solves the game as ``421 solve`` does until the first décharge after a debt 
 and each follower's after every result before theirs): the margin of a round is the least over its
 choices by which the comparison that decided it went the way it did. Options worth exactly the same
 (within 1e-13) are left out, as if they stayed tied. Then it lets that décharge's sweeps run and
-prints the largest change of each: a sweep may leave out the rounds whose margin exceeds twice the
-change of the sweeps since they were solved.
+prints the largest change of each and its time: a sweep may leave out the rounds whose margin
+exceeds twice the change of the sweeps since they were solved.
 """
 
 from __future__ import annotations
@@ -115,14 +115,26 @@ def main() -> None:
             print(f"  over {size:.0e}: {np.mean(margins > size):.0%} of the rounds")
         settled = settle(*rest, always=True)
         print("that décharge's sweeps, the largest change of each:", " ".join(f"{c:.1e}" for c in changes))
+        print(
+            "  and the seconds each took (with the exact values after it):",
+            " ".join(f"{t:.1f}" for t in took),
+        )
         sys.exit(0)
         return settled
 
+    took: list[float] = []
+    last = [time.perf_counter()]
+
     def progress(stage: str, step: int, total: int, sweep: Any = None, /) -> None:
+        now = time.perf_counter()
         if stage == "decharge" and sweep is not None:
             changes.append(sweep.change)
+            took.append(now - last[0])
+        if stage in ("debts", "decharge"):
+            last[0] = now
         if stage == "debts":
             changes.clear()
+            took.clear()
 
     game_maxn._settle_decharge = first_debt
     GameMaxn(rules, 3).solve(progress)

@@ -24,12 +24,13 @@ lyonnaise-21 (or ``--preset P``) at the full pot, its stakes accumulating (media
 rounds drawn at random among the manche's (mean of 150, the same every run: what a sweep of the
 charge costs, most positions holding a small pot; then the same solved side by side, as a charge
 level's rounds are), and décharge rounds with every player still in
-(mean of forty), at three and four players (or ``--players N``); with ``--must-throw-on``, players
-behind must throw on (the staked turns then merge fewer summaries, and weigh « le bon »). With
-``--by-pot``, the CPU time of a charge round at a few pots left (the mean of 20 rounds each, one
-thread), split into the followers' turns and where they end (``game_maxn_stakes.follower`` and
-``advance``), with the count of the manche's charge positions at each pot: where a whole solve's
-charge spends its time.
+(mean of forty; then as a pass of the measure of deviating solves them, with each seat's best
+response: ``deviation._round``), at three and four players (or ``--players N``); with
+``--must-throw-on``, players behind must throw on (the staked turns then merge fewer summaries,
+and weigh « le bon »). With ``--by-pot``, the CPU time of a charge round at a few pots left (the
+mean of 20 rounds each, one thread), split into the followers' turns and where they end
+(``game_maxn_stakes.follower`` and ``advance``), with the count of the manche's charge positions at
+each pot: where a whole solve's charge spends its time.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from py421.core.dice import Result
 from py421.core.rules import Ruleset, preset_names
 from py421.sim.fast.policy import ROUNDS_LEVEL
 from py421.sim.simulate import Simulation, Summary, run
+from py421.solver import deviation
 from py421.solver import game_maxn as maxn
 from py421.solver.exact_turn import advise
 from py421.solver.game_maxn import GameMaxn, Sweep
@@ -235,10 +237,14 @@ def game_rounds(throw_on: bool, preset: str, counts: list[int]) -> None:
         start = time.perf_counter()  # as a charge level's rounds are solved, where they only lead down
         list(side_by_side(functools.partial(_charge_round, manche, values), drawn))
         side = (time.perf_counter() - start) / len(drawn)
+        start = time.perf_counter()  # as a pass of the measure of deviating solves them: every seat's best
+        for p in decharge:
+            deviation._round(manche, p, values, values)
+        responded = (time.perf_counter() - start) / len(decharge)
         print(
             f"  {players} players: a charge round at the full pot {statistics.median(times):.3f} s, "
             f"one drawn at random {means[0]:.3f} s ({side:.3f} s side by side), "
-            f"a décharge round {means[1]:.3f} s",
+            f"a décharge round {means[1]:.3f} s ({responded:.3f} s with each seat's best response)",
             flush=True,
         )
 
