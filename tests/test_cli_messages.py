@@ -423,6 +423,24 @@ def test_the_optimal_bot_is_solved_before_play_with_its_progress(capsys, unshipp
     assert capsys.readouterr().err == ""  # read back from the disk
 
 
+def test_a_stage_that_lasts_is_said_again_in_a_log_at_most_every_minute(capsys, unshipped, monkeypatch):
+    """Off a terminal, a stage that lasts (a pass of a large game takes minutes) has its latest text
+    written again once LOGGED_EVERY seconds went by, never the same text twice: here with no wait,
+    every pass of the décharge and every pot of the charge, where the log had one line each stage."""
+    from py421.cli import common
+
+    monkeypatch.setattr(common, "LOGGED_EVERY", 0.0)
+    common.prepare_optimal(Ruleset.preset("tim"), 2)
+    lines = capsys.readouterr().err.splitlines()
+    passes = [line for line in lines if "solving the décharge: pass" in line]
+    pots = [line for line in lines if "solving the charge: pot" in line]
+    assert len(passes) > 2 and len(set(passes)) == len(passes)
+    assert passes[0].startswith("  bot:optimal: solving the décharge: pass 1 of at most")
+    assert passes[1].startswith("  bot:optimal: solving the décharge: pass 2 of at most")
+    charge = "  bot:optimal: solving the charge: pot {} of 11 (once per machine)"
+    assert pots == [charge.format(pot) for pot in range(1, 12)]
+
+
 @pytest.fixture
 def fresh_memory(monkeypatch):
     """No whole game of three or four kept in this process: each comes from the data folder or is solved."""

@@ -7,6 +7,7 @@ import functools
 import math
 import shlex
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -279,12 +280,18 @@ class progress_bar:
         self.progress.stop()
 
 
+# off a terminal, how often a stage that lasts has its latest text written again (:func:`stages`)
+LOGGED_EVERY = 60.0
+
+
 @contextlib.contextmanager
 def stages() -> Iterator[Callable[[str, str], None]]:
     """Say how far a long computation is on the error stream: ``say(text, stage)``.
 
     On a terminal, one line with a spinner shows the latest text; elsewhere (a log, a pipe)
-    each stage gets one plain line, as it begins, and nothing is rewritten in place.
+    each stage gets one plain line, as it begins, and nothing is rewritten in place; a stage that
+    lasts (a pass of a large game takes minutes) gets its latest text again, at most every
+    :data:`LOGGED_EVERY` seconds, so that a log shows it is still under way.
     """
     from rich.console import Console
 
@@ -294,10 +301,14 @@ def stages() -> Iterator[Callable[[str, str], None]]:
             yield lambda text, stage: shown.update(f"  {text}")
         return
     begun: set[str] = set()
+    written, said = time.monotonic(), ""  # when a line was last written, and what it said
 
     def say(text: str, stage: str) -> None:
-        if stage not in begun:
+        nonlocal written, said
+        now = time.monotonic()
+        if stage not in begun or (now - written >= LOGGED_EVERY and text != said):
             begun.add(stage)
+            written, said = now, text
             click.echo(f"  {text}", err=True)
 
     yield say

@@ -85,13 +85,13 @@ def game_solving(say: Say, lang: str = "en", worded: Callable[[str], str] = str)
                 say(worded(text), f"{step}-started")
             return
         number, of = manches
-        if stage == "rounds":  # a large game's pass takes minutes: how far it is, on a terminal
+        if stage == "rounds":  # a large game's pass takes minutes: how far it is (in a log, each minute)
             if large:
                 text = tr(
                     lang, "cli.solving.game.rounds", manche=number, manches=of, step=passes[0] + 1,
                     done=num(lang, step, ","), total=num(lang, total, ","),
                 )  # fmt: skip
-                say(worded(text), f"{number}-started")  # in a log, the line that said the pass began
+                say(worded(text), f"{number}-started")  # the stage of the line that said the pass began
             return
         if stage == "decharge":
             passes[0] = step
