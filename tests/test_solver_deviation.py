@@ -195,10 +195,11 @@ def test_solve_says_what_deviating_gains_where_it_does_not_settle(monkeypatch):
 def test_a_large_game_bounds_what_deviating_gains_and_the_bound_holds_the_gain_measured(monkeypatch):
     """Above MEASURED_MOST décharge positions (four-player vache-41), a game that does not settle
     bounds the gain within the groups that did not settle, where the whole-game measure would take
-    hours more: here, with the limit at nothing, the bound is at least what the whole-game measure
-    finds each seat gains, from the start and from anywhere. A manche nobody has lost yet turns, so
-    its décharge is measured one round of each kind, to the same bound as position by position."""
-    measured = stopped_early(SMALL, 3, monkeypatch).solve().deviation
+    hours more: here, a small game of four with the limit at nothing, the bound is at least what the
+    whole-game measure finds each seat gains, from the start and from anywhere. A manche nobody has
+    lost yet turns, so its décharge is measured one round of each kind, to the same bound as
+    position by position."""
+    measured = stopped_early(SMALL, 4, monkeypatch).solve().deviation
     assert measured is not None and not measured.bounded and measured.exploitability > 1e-9
     monkeypatch.setattr(game_maxn, "MEASURED_MOST", 0)
     solved = 0
@@ -210,7 +211,7 @@ def test_a_large_game_bounds_what_deviating_gains_and_the_bound_holds_the_gain_m
         return solve_round(*args, **kwargs)
 
     monkeypatch.setattr(deviation_module, "round_at", counted)
-    game = GameMaxn(SMALL, 3).solve()
+    game = GameMaxn(SMALL, 4).solve()
     by_kind, solved = solved, 0
     found = game.deviation
     assert found is not None and found.bounded and game.summary()["deviation_bounded"]
