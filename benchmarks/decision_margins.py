@@ -101,10 +101,9 @@ def main() -> None:
         progress: Any,
         accelerate: bool,
         exact: bool = False,
-        always: bool = False,
     ) -> Any:
         rest = (manche, rows, orbits, moves, solution, progress, accelerate, exact)
-        if not always:  # a décharge owing nothing
+        if not exact:  # a décharge owing nothing (one after a debt starts from the exact values)
             return settle(*rest)
         print(f"the first décharge after a debt: {len(rows)} rounds, at {time.perf_counter() - began:.0f} s")
         drawn = np.random.default_rng(0).choice(rows, min(asked.rounds, len(rows)), replace=False)
@@ -113,7 +112,7 @@ def main() -> None:
         print("  " + "  ".join(f"{m:.1e}" for m in np.quantile(margins, [0, 0.1, 0.25, 0.5, 0.75, 0.9, 1])))
         for size in (1e-9, 1e-8, 1e-7, 1e-6, 1e-5):
             print(f"  over {size:.0e}: {np.mean(margins > size):.0%} of the rounds")
-        settled = settle(*rest, always=True)
+        settled = settle(*rest)
         print("that décharge's sweeps, the largest change of each:", " ".join(f"{c:.1e}" for c in changes))
         print(
             "  and the seconds each took (with the exact values after it):",

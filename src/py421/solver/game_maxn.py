@@ -112,7 +112,7 @@ TOLERANCE = 1e-12  # value iteration stops when no value moves by more
 STALL = 20  # sweeps without the largest change halving: the décharge does not settle
 CYCLE = 4  # the longest round of choices that policy iteration is watched for coming back to
 LEVEL_SWEEPS = 1000  # a pot level that loops on itself (rounds worth nothing) settles well before
-PAYING = 0.9  # exact values after each sweep pay while the largest change shrinks below this share
+PAYING = 0.9  # a charge level's exact values after each sweep pay while its change shrinks below this share
 MOST_PLAYERS = 5  # a round of five holds 75,076 summaries after four results, at every position
 # The décharge's positions the solver takes on (about: every split of the tokens, times the leader):
 # a round of four costs about six of three, one of five about five of four. Four players of 21 tokens
@@ -1381,15 +1381,15 @@ def solve_manche(
     (where a level comes back to itself, it is solved as ever).
 
     With ``accelerate``, after each sweep of the décharge the values become
-    the exact values of the policies that sweep chose (a linear solve), so
-    that far fewer sweeps are needed; once that stops paying (the largest
-    change shrinks by less than a tenth) plain sweeps take over. The sweeps
-    stop once no value moves by more than ``TOLERANCE``, or when the choices
-    flip back and forth between two policies (:func:`_flipping`) and the
-    largest change has not halved over the last two sweeps, or when the
-    largest change has not halved in ``STALL`` sweeps: with more than two
-    players max^n need not settle (a choice near a tie can flip back and
-    forth as the values it feeds on move), and then ``converged`` is False
+    the exact values of the policies that sweep chose (a linear solve: policy
+    iteration), so that far fewer sweeps are needed. The sweeps stop once no
+    value moves by more than ``TOLERANCE``, or when the choices come back to
+    those of 2 to ``CYCLE`` sweeps before (:func:`_cycling`: the same choices
+    valued exactly lead to the same sweep) or flip back and forth between two
+    policies (:func:`_flipping`), the largest change not having halved, or
+    when the largest change has not halved in ``STALL`` sweeps: with more
+    than two players max^n need not settle (a choice near a tie can flip back
+    and forth as the values it feeds on move), and then ``converged`` is False
     The décharges after a charge that left debts are solved one debt after another, after the one
     that owes nothing (:func:`_settle_debts`). Where the ends turn once each seat's are shifted by
     a constant (:func:`_shift_to_turn`: a manche after one a player lost), the manche is solved
@@ -1430,10 +1430,9 @@ def _solved_manche(
     moves: dict[int, Moves] = {}
     solution = MancheSolution(values, np.zeros((count, n, 2)), policies=moves)
     alone = not _turning(ends, manche, values)
-    accelerate, _ = _settle_decharge(
+    _settle_decharge(
         manche, decharge, _orbits(manche, decharge, alone), moves, solution, progress, accelerate
     )
-    exact_levels = accelerate  # the décharge may stop accelerating: the charge's levels start afresh
     _check_decharge(manche, decharge, moves, solution, alone)
     if groups:
         _settle_debts(manche, groups, decharge, moves, solution, progress, alone)
@@ -1459,7 +1458,7 @@ def _solved_manche(
         if not looping:  # every round leads to lower pots: none to another of the level
             _sweep(manche, orbits, values, moves, apart=True)
         else:  # the level's values under its final policies, exactly (the sweeps only near them)
-            if not _settle_level(manche, levels[pot], orbits, values, moves, exact_levels):
+            if not _settle_level(manche, levels[pot], orbits, values, moves, accelerate):
                 solution.converged = False
                 solution.unsettled.append(levels[pot])
             values[levels[pot]] = _evaluate(levels[pot], moves, values)
@@ -1484,16 +1483,14 @@ def _settle_decharge(
     progress: Progress | None,
     accelerate: bool,
     exact: bool = False,
-    always: bool = False,
-) -> tuple[bool, float | None]:
+) -> float | None:
     """Sweep the décharge's ``rows`` until they settle (:func:`solve_manche`), their values and moves
-    in ``solution``; whether the last sweeps still ended with the exact values, and the residual
-    (:func:`_check_decharge`) where the last sweep found it: it chose as the policies whose exact
-    values it started from (``exact``: the rows' values and moves are those to begin with). With
-    ``always``, every sweep ends with the exact values of its policies (policy iteration), however
-    little the change shrinks."""
+    in ``solution``: the residual (:func:`_check_decharge`) where the last sweep found it, as it
+    chose as the policies whose exact values it started from (``exact``: the rows' values and moves
+    are those to begin with). With ``accelerate``, every sweep ends with the exact values of its
+    policies (policy iteration), and choices that come back stop the sweeps (:func:`_cycling`)."""
     values = solution.values
-    last = best = np.inf
+    best = np.inf
     since_best = 0
     changes: list[float] = []
     recent: deque[dict[int, Moves]] = deque(maxlen=CYCLE + 1)  # the last sweeps' choices
@@ -1503,29 +1500,26 @@ def _settle_decharge(
         solution.sweeps += 1
         solution.change = change
         changes.append(change)
-        speeding = accelerate and (always or change < PAYING * last)  # the next pass ends exact too
         if progress:
-            left = passes_left(changes, TOLERANCE, speeding)
+            left = passes_left(changes, TOLERANCE, accelerate)
             progress("decharge", solution.sweeps, 0, Sweep(change, TOLERANCE, left))
         if change < TOLERANCE:
             if before is not None and all(_same(moves[p], before[p]) for p in rows):
-                return accelerate, change  # a pass over the exact values of the policies it kept
+                return change  # a pass over the exact values of the policies it kept
             break
         recent.append({p: moves[p] for p in rows})
         best, since_best = (change, 0) if change < best / 2 else (best, since_best + 1)
-        cycling = always and _cycling(recent, changes)
+        cycling = accelerate and _cycling(recent, changes)
         if since_best >= STALL or _flipping(list(recent)[-4:], changes) or cycling:
             solution.converged = False
             solution.unsettled.append(list(rows))
             if progress:
                 progress("unsettled", solution.sweeps, 0)
             break
-        accelerate = speeding
-        last = change
         exact = accelerate
         if accelerate:
             values[rows] = _evaluate(rows, moves, values)
-    return accelerate, None
+    return None
 
 
 def _debt_groups(manche: Manche) -> dict[Debts, list[int]]:
@@ -1588,8 +1582,8 @@ def _settle_debts(
         values[rows] = _evaluate(rows, moves, values)  # where every round leads as it was chosen
         if progress:
             progress("debts", count, len(solving))
-        _, residual = _settle_decharge(
-            manche, rows, [[(p, 0)] for p in rows], moves, solution, progress, True, True, always=True
+        residual = _settle_decharge(
+            manche, rows, [[(p, 0)] for p in rows], moves, solution, progress, True, True
         )
         _check_decharge(manche, rows, moves, solution, True, residual)
         latest.update((manche.universal[p], moves[p][1]) for p in rows)
