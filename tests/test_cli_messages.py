@@ -625,6 +625,40 @@ def test_a_whole_game_of_many_positions_says_so_before_its_first_pass(unshipped,
     ]
 
 
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        ("en", "  the whole game: taking up the solve stopped before, 1 of its 2 parts already solved"),
+        ("fr", "  la partie entière : reprise du calcul arrêté avant, 1 de ses 2 étapes déjà résolues"),
+    ],
+)
+def test_a_solve_stopped_by_ctrl_c_goes_on_from_the_parts_it_solved(unshipped, monkeypatch, lang, expected):
+    """A four-player solve takes hours: stopped as its second part begins, the same command goes on
+    from the first part, saying so, and does not solve it again."""
+    from py421.solver import game_maxn
+
+    solving = game_maxn.solve_manche
+    solved = []
+
+    def stopped(*args: object, **kwargs: object) -> object:
+        solved.append(1)
+        if len(solved) == 2:
+            raise KeyboardInterrupt
+        return solving(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(game_maxn, "solve_manche", stopped)
+    command = ("solve", "--players", "3", "--set", "pot=3", "--lang", lang)
+    assert run_cli(*command).exit_code != 0
+    monkeypatch.setattr(game_maxn, "solve_manche", solving)
+    result = run_cli(*command)
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    assert lines[0] == expected
+    assert not any(("part 1 of 2" in line or "étape 1 sur 2" in line) for line in lines)
+    assert any(("part 2 of 2" in line or "étape 2 sur 2" in line) for line in lines)
+    assert run_cli(*command).stderr == ""  # kept whole
+
+
 def test_the_measure_of_deviating_does_not_say_a_first_pass_again():
     """Where a décharge does not settle, the solve counts the manches again to measure what a player
     gains by deviating: on a terminal the spinner must then say that measure, not « pass 1 under

@@ -1718,6 +1718,54 @@ def test_where_a_decharge_after_a_debt_does_not_settle_the_gain_of_deviating_is_
     }
 
 
+class Stopped(Exception):
+    """A solve stopped part way (Ctrl-C, the machine turned off)."""
+
+
+@pytest.mark.parametrize("stage", ["manche", "deviation"])
+def test_a_solve_stopped_part_way_goes_on_from_the_manches_it_solved(monkeypatch, tmp_path, stage):
+    """Four-player vache-41 takes hours, an hour a manche or more: each manche is kept as it is solved,
+    and the same solve asked again after it was stopped solves only what was left, to the same game;
+    here stopped as the second manche to solve begins, or as what deviating gains is measured (the
+    décharges stopped after their first pass, as if they did not settle: the bound needs to know
+    where, read back too)."""
+    rules = QUEUE.with_options(decharge_throws=3)
+    monkeypatch.setattr(game_maxn, "_cycling", lambda recent, changes: True)
+    whole, _ = solve_maxn_cached(rules, 3, folder=tmp_path / "whole")
+    solving = game_maxn.solve_manche
+    solved: list[int] = []
+
+    def counted(manche: Any, *args: Any, **kwargs: Any) -> Any:
+        solved.append(len(manche.positions))
+        return solving(manche, *args, **kwargs)
+
+    def stopping(step: str, number: int, total: int, sweep: Any = None) -> None:
+        if step == stage and number == 2:
+            raise Stopped
+
+    monkeypatch.setattr(game_maxn, "solve_manche", counted)
+    with pytest.raises(Stopped):
+        solve_maxn_cached(rules, 3, stopping, folder=tmp_path / "stopped")
+    first = len(solved)
+    said: list[tuple[str, int, int]] = []
+    game, cached = solve_maxn_cached(
+        rules, 3, lambda step, number, total, sweep=None: said.append((step, number, total)),
+        folder=tmp_path / "stopped",
+    )  # fmt: skip
+    assert not cached and next(s for s in said if s[0] != "positions") == ("resumed", first, 2)
+    assert len(solved) == 2  # the manches it had solved were not solved again
+    assert game.manches.keys() == whole.manches.keys()
+    for key, solution in whole.manches.items():
+        assert np.array_equal(game.manches[key].values, solution.values)
+        assert game.manches[key].unsettled == solution.unsettled
+    summary, expected = game.summary(), whole.summary()
+    assert summary["gains"] == expected["gains"] and summary["exploitability"] > 1e-9
+    assert summary["lose"] == expected["lose"] and summary["deviation_bounded"]
+    assert [path.name.count(".partial") for path in (tmp_path / "stopped").glob("*.npz")] == [0]
+    again, cached = solve_maxn_cached(rules, 3, folder=tmp_path / "stopped")
+    assert cached and again.summary()["gains"] == expected["gains"]
+
+
 def test_advice_in_a_decharge_owing_a_debt_values_the_debt():
     """« Queue de la vache », three players: --debts says what each player owes the second manche in
     the first one's décharge; the advice then differs by the debt, a debt above the pot is worth one

@@ -77,6 +77,9 @@ def game_solving(say: Say, lang: str = "en", worded: Callable[[str], str] = str)
                 large = True
                 say(worded(tr(lang, "cli.solving.game.positions", positions=num(lang, step, ","))), stage)
             return
+        if stage == "resumed":  # a solve stopped part way, taken up: ``step`` of ``total`` manches kept
+            say(worded(tr(lang, "cli.solving.game.resumed", done=step, manches=total)), stage)
+            return
         if stage == "manche":
             manches[:], passes[0] = [step, total], 0
             if large and step not in started:  # its first pass takes minutes: said as it begins

@@ -161,7 +161,8 @@ class Sweep:
 
 class Progress(Protocol):
     """How far a solve is: ("positions", about how many in the décharge, 0) before a game not yet
-    solved makes them (:func:`.solutions.solve_maxn_cached`); ("manche", number, of), ("decharge",
+    solved makes them (:func:`.solutions.solve_maxn_cached`); ("resumed", manches solved, of how
+    many) where a solve stopped part way is taken up; ("manche", number, of), ("decharge",
     sweep, 0, :class:`Sweep`),
     ("unsettled", sweeps, 0), ("charge", pot level, full pot); during a pass, every
     :data:`TOLD_ROUNDS` rounds, ("rounds", rounds solved, of how many); then, where a décharge did not
@@ -2077,13 +2078,28 @@ class GameMaxn:
             found[j] = turned(np.asarray(start), loser)
         return found
 
-    def solve(self, progress: Progress | None = None) -> GameMaxn:
-        began = time.perf_counter()
+    def solve(
+        self, progress: Progress | None = None, kept: Callable[[GameMaxn], None] | None = None
+    ) -> GameMaxn:
+        """Solve every manche, the last first, then measure (or bound) what deviating gains where
+        one did not settle.
+
+        Manches already in :attr:`manches` are not solved again: a solve stopped part way and taken
+        up from what ``kept`` saved (:func:`.solutions.solve_maxn_cached`), said to ``progress`` as
+        ("resumed", manches solved, of how many). ``kept(self)`` is called after each manche
+        solved: a four-player game takes hours, an hour a manche.
+        """
+        began = time.perf_counter() - self.seconds  # a solve taken up counts the time spent before
         self._advised = None  # turns solved against the values before
         self._stakes.clear()
         contexts = self._contexts()
+        before = sum(key in self.manches for key in contexts)
+        if progress and before:
+            progress("resumed", before, len(contexts))
         solved: list[tuple[FloatArray, MancheSolution, Manche]] = []
         for number, (manche, losses) in enumerate(contexts, start=1):
+            if (manche, losses) in self.manches:  # read back: its policies were not kept to start others
+                continue
             if progress:
                 progress("manche", number, len(contexts))
             ends = self.end_values(manche, losses)
@@ -2100,6 +2116,9 @@ class GameMaxn:
             solution = solve_manche(model, ends, progress, like=like, owing=owing)
             self.manches[(manche, losses)] = solution
             solved.append((ends, solution, model))
+            if kept:
+                self.seconds = time.perf_counter() - began
+                kept(self)
         if not all(m.converged for m in self.manches.values()):
             from .deviation import bounded, deviation  # it builds on this module
 

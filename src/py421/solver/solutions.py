@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import json
 import os
+import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -304,9 +305,32 @@ def solve_maxn_cached(
     with _locked(path):
         if _load_maxn(game, path):
             return game, True
-        game.solve(progress)
+        # each manche is kept as it is solved, so that a solve stopped part way (an hour a manche
+        # at four players) goes on from there the next time
+        partial = _partial_path(path)
+        _load_partial(game, partial)
+        game.solve(progress, kept=lambda solving: _save_maxn(solving, partial))
         _save_maxn(game, path)
+        partial.unlink(missing_ok=True)
     return game, False
+
+
+def _partial_path(path: Path) -> Path:
+    return path.with_suffix(".partial.npz")
+
+
+def _load_partial(game: GameMaxn, path: Path) -> None:
+    """The manches a solve stopped part way kept (:func:`solve_maxn_cached`), in ``game``; none if
+    the file is missing, unreadable, or not of this game's manches (then solved again)."""
+    try:
+        _load_maxn(game, path)
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+        game.manches.clear()
+    contexts = set(game_maxn.manche_contexts(game.rules, game.players))
+    if not game.manches.keys() <= contexts:
+        game.manches.clear()
+    if not game.manches:
+        game.seconds = 0.0
 
 
 def load_maxn_cached(rules: Ruleset, players: int, folder: Path | None = None) -> GameMaxn | None:
@@ -329,6 +353,11 @@ def _load_maxn(game: GameMaxn, path: Path) -> bool:
             change, gap, residual, converged = (float(x) for x in data["checks"][i])
             solution.sweeps, solution.change, solution.linear_gap = int(data["sweeps"][i]), change, gap
             solution.residual, solution.converged = residual, bool(converged)
+            if f"unsettled_{i}" in data:  # the décharges that did not settle: deviating is bounded there
+                sizes = data[f"unsettled_sizes_{i}"].tolist()
+                rows = data[f"unsettled_{i}"].tolist()
+                ends = np.cumsum(sizes).tolist()
+                solution.unsettled = [rows[end - size : end] for size, end in zip(sizes, ends, strict=True)]
             game.manches[(int(key[0]), tuple(int(x) for x in key[1:]))] = solution
         game.seconds = float(data["seconds"])
         if "deviation" in data:
@@ -366,6 +395,10 @@ def _save_maxn(game: GameMaxn, path: Path) -> None:
         arrays[f"ends_{i}"] = game.manches[k].ends
         if game.manches[k].owing is not None:
             arrays[f"owing_{i}"] = game.manches[k].owing
+        if game.manches[k].unsettled:
+            groups = game.manches[k].unsettled
+            arrays[f"unsettled_{i}"] = np.array([row for rows in groups for row in rows], dtype=np.intp)
+            arrays[f"unsettled_sizes_{i}"] = np.array([len(rows) for rows in groups], dtype=np.intp)
     tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")  # runs started together do not collide
     np.savez(tmp, **arrays)
     tmp.replace(path)
