@@ -350,6 +350,56 @@ def test_plain_play_stops_cleanly_when_input_ends_and_resumes():
     assert run_cli("play", "--resume").exit_code == 1  # nothing left to resume
 
 
+def test_any_unfinished_game_is_listed_and_resumed_by_its_number(private_home):
+    """--resume took only the last game begun: an older one (a game against bots left for a game with
+    friends) could only be resumed by moving the newer save out of the folder by hand. --saved lists
+    them, the last begun first, and --resume N continues the N-th; --resume alone the last, as ever."""
+    for players, seed in (("Ana,bot:random", "7"), ("Bob,Cy", "8")):
+        assert run_cli("play", "--players", players, "--seed", seed, input="").exit_code == 1  # saved
+    listed = run_cli("play", "--saved")
+    assert listed.exit_code == 0, listed.output
+    lines = listed.output.splitlines()
+    assert lines[0] == "unfinished games, the last begun first (421 play --resume N continues one):"
+    assert re.fullmatch(r"  1\. begun \d{4}-\d\d-\d\d \d\d:\d\d: classic-11, Bob, Cy, step \d+", lines[1])
+    assert re.fullmatch(r"  2\. begun .*: classic-11, Ana, Random 1, step \d+", lines[2]) and len(lines) == 3
+    french = run_cli("play", "--saved", "--lang", "fr").output.splitlines()
+    assert french[0].startswith("parties inachevées, la dernière commencée d'abord")
+    assert re.fullmatch(
+        r"  2\. commencée \d\d/\d\d/\d{4} \d\d:\d\d : classic-11, Ana, Aléatoire 1, étape \d+", french[2]
+    )
+    assert run_cli("table", "--saved").output == "no saved game to resume\n"
+    older = run_cli("play", "--resume", "2", input="\n" * 2000)
+    assert older.exit_code == 0, older.output
+    assert "resuming the saved game (classic-11: Ana, Random 1" in older.output
+    fewer = run_cli("play", "--resume", "2")
+    assert fewer.exit_code == 1 and "there is no unfinished game 2: 421 play --saved lists 1" in fewer.output
+    wrong = run_cli("table", "--resume", "two")
+    assert wrong.exit_code == 2
+    expected = "'--resume': 'two': expected the number of an unfinished game, 1 the last begun"
+    assert f"Invalid value for {expected}, as 421 table --saved lists them" in " ".join(wrong.output.split())
+    latest = run_cli("play", "--resume", input="\n" * 2000)
+    assert "resuming the saved game (classic-11: Bob, Cy" in latest.output
+    assert run_cli("play", "--saved").output == "no saved game to resume\n"
+
+
+def test_a_save_that_cannot_be_resumed_is_listed_with_why_and_the_one_before_it_resumes(private_home):
+    """A newest save cut short stopped every --resume: it is listed with its reason and kept, and
+    --resume 2 continues the game before it."""
+    run_cli("table", "--players", "Ana,Bob", input="")
+    saves = private_home / "saves"
+    broken = saves / "99990101-000000-000000.json"  # begun last
+    broken.write_text('{"format": ', encoding="utf-8")
+    listed = run_cli("table", "--saved").output.splitlines()
+    assert listed[1].startswith(f"  1. the saved game {broken} cannot be resumed: it cannot be read")
+    assert "resume another with --resume N" in listed[1]
+    assert listed[2].startswith("  2. begun ") and listed[2].endswith("classic-11, Ana, Bob, step 0")
+    last = run_cli("table", "--resume")  # the last begun, as ever: refused, named
+    assert last.exit_code == 2 and f"the saved game {broken} cannot be resumed" in last.output
+    resumed = run_cli("table", "--resume", "2", input="")
+    assert "resuming the saved game (classic-11: Ana, Bob, step 0)" in resumed.output
+    assert broken.exists()
+
+
 @pytest.mark.parametrize("mode", ["play", "table"])
 def test_the_record_asked_at_the_start_is_written_when_the_resumed_game_ends(tmp_path, mode):
     path = tmp_path / "game.json"

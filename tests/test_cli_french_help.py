@@ -263,7 +263,10 @@ Options:
   --players TEXT      Comma-separated names, in seating order.
   --lang [en|fr]      Language of the game (default: French where the system
                       locale is French).
-  --resume            Continue the last unfinished table.
+  --resume [N]        Continue the last unfinished table; with N, the N-th as
+                      --saved lists them.
+  --saved             List the unfinished tables, numbered as --resume N takes
+                      them.
   --record FILE       Write the finished game's record (JSON) to this file; 421
                       replay reads it.
   -h, --help          Show this message and exit.

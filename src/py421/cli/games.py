@@ -16,7 +16,7 @@ from click.core import ParameterSource
 from ..core.errors import InvalidParameter, Message
 from ..core.record import Record
 from ..core.rules import Ruleset, rules_name
-from ..i18n import tr
+from ..i18n import error_text, tr
 from ..paths import check_new_file
 from ..play.plain import InputEnded, run_plain
 from ..play.scorekeeper import run_table
@@ -38,6 +38,10 @@ from .common import (
 )
 from .words import ASKED, spoken
 
+# ``--resume`` alone takes the last begun (1); ``--resume N`` the N-th, as ``--saved`` lists them
+RESUME_OPTION = click.option("--resume", is_flag=False, flag_value="1", default=None, metavar="[N]")
+SAVED_OPTION = click.option("--saved", is_flag=True)
+
 if TYPE_CHECKING:
     from ..history import History  # the database library loads when a game is played or listed
     from ..play.saves import SaveLock
@@ -51,7 +55,8 @@ if TYPE_CHECKING:
 @click.option("--bot-delay", type=Finite(0, 10), default=0.6, show_default=True)
 @click.option("--plain", is_flag=True)
 @click.option("--hints", is_flag=True)
-@click.option("--resume", is_flag=True)
+@RESUME_OPTION
+@SAVED_OPTION
 @click.option("--record", "record_path", type=NamedPath(dir_okay=False, path_type=Path))
 def play(
     rules: Ruleset,
@@ -61,17 +66,23 @@ def play(
     bot_delay: float,
     plain: bool,
     hints: bool,
-    resume: bool,
+    resume: str | None,
+    saved: bool,
     record_path: Path | None,
 ) -> None:
+    if saved:
+        _list_saved("play", lang or spoken())
+        return
     seat_policies()
     if players is not None and not players.strip():  # "$PLAYERS" left unset: no one, not one nameless player
         raise click.UsageError(tr(lang or spoken(), "cli.play.players"))
-    seats = parse_seats(players.split(","), lang or spoken(), new=not resume) if players is not None else None
+    said = lang or spoken()
+    seats = parse_seats(players.split(","), said, new=resume is None) if players is not None else None
     store = _before_play(record_path)
-    if resume:
+    if resume is not None:
         session, lock, saved_lang, record_path = _resume(
             "play",
+            resume,
             lang or spoken(),
             rules=_asked_rules(rules),
             seats=seats,
@@ -120,22 +131,28 @@ def play(
 @with_rules
 @click.option("--players", default=None)
 @LANG_OPTION
-@click.option("--resume", is_flag=True)
+@RESUME_OPTION
+@SAVED_OPTION
 @click.option("--record", "record_path", type=NamedPath(dir_okay=False, path_type=Path))
 def table_command(
     rules: Ruleset,
     players: str | None,
     lang: str | None,
-    resume: bool,
+    resume: str | None,
+    saved: bool,
     record_path: Path | None,
 ) -> None:
-    if (players is not None or not resume) and not (players or "").strip():
+    if saved:
+        _list_saved("table", lang or spoken())
+        return
+    if (players is not None or resume is None) and not (players or "").strip():
         raise click.UsageError(tr(lang or spoken(), "cli.table.players"))
-    seats = people_seats(players, new=not resume) if players is not None else None
+    seats = people_seats(players, new=resume is None) if players is not None else None
     store = _before_play(record_path)
-    if resume:
+    if resume is not None:
         session, lock, saved_lang, record_path = _resume(
             "table",
+            resume,
             lang or spoken(),
             rules=_asked_rules(rules),
             seats=seats,
@@ -191,6 +208,7 @@ def _new_save() -> SaveLock:
 
 def _resume(
     mode: str,
+    which: str,
     asked: str,
     *,
     rules: Ruleset | tuple[str, ...] | None,
@@ -199,18 +217,27 @@ def _resume(
     chosen: str | None = None,
     record_path: Path | None = None,
 ) -> tuple[Session, SaveLock, str | None, Path | None]:
-    """The last saved game of ``mode``, held by this process (one being played by another is refused,
-    naming it); what was given explicitly must agree with it.
+    """The saved game of ``mode`` that ``--resume`` names (``which``: its number as ``--saved`` lists
+    them, 1 the last begun), held by this process (one being played by another is refused, naming
+    it); what was given explicitly must agree with it.
 
     ``chosen``: the language ``--lang`` gives, spoken from the first line; else the save's own,
     else ``asked`` (the locale's). The record is written where ``record_path`` says, else where the
     game's start asked for it, checked again before play: its folder may have gone meanwhile.
     """
-    from ..play.saves import claim_latest, record_file, resume
+    from ..play.saves import claim_saved, record_file, resume, saved_games
 
-    found = claim_latest(mode)
+    command = "421 play" if mode == "play" else "421 table"
+    if not which.isdecimal() or int(which) < 1:  # isdigit would let « ² » through to int()
+        raise click.BadParameter(
+            tr(asked, "cli.resume.number", command=command, got=repr(which)), param_hint="'--resume'"
+        )
+    found = claim_saved(mode, int(which))
     if found is None:
-        raise click.ClickException(tr(asked, "saved_none"))
+        count = sum(1 for _ in saved_games(mode))
+        if not count:
+            raise click.ClickException(tr(asked, "saved_none"))
+        raise click.ClickException(tr(asked, "cli.resume.fewer", number=which, count=count, command=command))
     save_id, data, lock = found
     try:
         session = resume(save_id, data)
@@ -235,6 +262,33 @@ def _resume(
         )
     )
     return session, lock, lang if isinstance(lang, str) else None, record_path
+
+
+def _list_saved(mode: str, lang: str) -> None:
+    """Every unfinished game of ``mode``, numbered as ``--resume N`` takes them, the last begun first."""
+    from ..core.errors import InvalidRecord
+    from ..play.saves import begun, resume, saved_games
+
+    found = list(saved_games(mode))
+    if not found:
+        click.echo(tr(lang, "saved_none"))
+        return
+    click.echo(tr(lang, f"cli.saved.head.{mode}"))
+    for number, (save_id, data) in enumerate(found, start=1):
+        try:
+            if isinstance(data, InvalidRecord):
+                raise data
+            session = resume(save_id, data)
+        except InvalidRecord as exc:
+            click.echo(tr(lang, "cli.saved.unusable", number=number, why=error_text(lang, exc)))
+            continue
+        start = begun(save_id)
+        when = local_time(start.isoformat(), lang) if start else save_id
+        line = tr(
+            lang, "cli.saved.line", number=number, when=when, rules=rules_name(session.rules),
+            players=", ".join(named_in(session.game.record(), lang).players), step=session.state.steps,
+        )  # fmt: skip
+        click.echo(line)
 
 
 def _agree(

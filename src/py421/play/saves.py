@@ -14,11 +14,12 @@ lock file left by a process that died holds nothing and is taken over.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import socket
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -54,17 +55,38 @@ def write_save(save_id: str, data: Mapping[str, Any]) -> Path:
 
 def latest_save(mode: str) -> tuple[str, dict[str, Any]] | None:
     """The most recent unfinished game of ``mode`` ("play" or "table"), if any."""
+    for save_id, data in saved_games(mode):
+        if isinstance(data, InvalidRecord):  # the newest is not passed over in silence
+            raise data
+        return save_id, data
+    return None
+
+
+def saved_games(mode: str) -> Iterator[tuple[str, dict[str, Any] | InvalidRecord]]:
+    """The unfinished games of ``mode``, the last begun first: each save's name and its data, or why
+    it cannot be resumed (a save that cannot be read is of no known mode: every mode lists it)."""
     for path in sorted(saves_dir().glob("*.json"), reverse=True):
         try:
             data = _read_save(path)
         except FileNotFoundError:  # finished meanwhile, by the process playing it
             continue
+        except InvalidRecord as exc:
+            yield path.stem, exc
+            continue
         saved = data.get("mode", "play")
         if saved not in MODES:  # a save of no known mode would be passed over in silence
-            raise _unusable(path, Message("save.mode", {"got": repr(saved)}))
-        if saved == mode:
-            return path.stem, data
-    return None
+            yield path.stem, _unusable(path, Message("save.mode", {"got": repr(saved)}))
+        elif saved == mode:
+            yield path.stem, data
+
+
+def begun(save_id: str) -> datetime | None:
+    """When a game was begun, from its save's name (:func:`new_save_id`); None for a name of another
+    form (a file renamed by hand)."""
+    try:
+        return datetime.strptime(save_id, "%Y%m%d-%H%M%S-%f").replace(tzinfo=UTC)
+    except ValueError:
+        return None
 
 
 def _read_save(path: Path) -> dict[str, Any]:
@@ -254,19 +276,24 @@ def _in_use(path: Path, holder: Mapping[str, Any]) -> SaveInUse:
     )
 
 
-def claim_latest(mode: str) -> tuple[str, dict[str, Any], SaveLock] | None:
-    """The most recent unfinished game of ``mode`` (as :func:`latest_save`), held by this process
-    (:func:`lock_save`: one being played elsewhere is refused); None when there is none."""
+def claim_saved(mode: str, number: int = 1) -> tuple[str, dict[str, Any], SaveLock] | None:
+    """The ``number``-th most recently begun unfinished game of ``mode`` (as :func:`saved_games`
+    lists them, 1 the last begun), held by this process (:func:`lock_save`: one being played
+    elsewhere is refused); None when there are fewer. One that cannot be resumed is refused."""
     while True:
-        found = latest_save(mode)
+        found = next(itertools.islice(saved_games(mode), number - 1, None), None)
         if found is None:
             return None
-        save_id, _ = found
+        save_id, read = found
+        if isinstance(read, InvalidRecord):
+            raise read
         lock = lock_save(save_id)
         try:  # read again under the lock: the other process may have written or finished it meanwhile
             data = _read_save(saves_dir() / f"{save_id}.json")
         except FileNotFoundError:
             lock.release()
+            if number > 1:  # the games after it are numbered one less now: none is taken in its place
+                return None
             continue
         except BaseException:
             lock.release()
