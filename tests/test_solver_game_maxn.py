@@ -1789,6 +1789,26 @@ def test_a_solve_stopped_part_way_goes_on_from_the_manches_it_solved(monkeypatch
     assert cached and again.summary()["gains"] == expected["gains"]
 
 
+def test_a_solve_taken_up_starts_the_next_manche_from_the_choices_it_kept(tmp_path):
+    """A solve stopped after the second manche goes on with the first as an uninterrupted one does:
+    its décharge starting from the choices the second ended on (kept with it), in as few sweeps,
+    to the same values."""
+    rules = Ruleset.preset("lyonnaise-21").with_options(pot=7)
+    whole = GameMaxn(rules, 3).solve()
+
+    def stopping(step: str, number: int, total: int, sweep: Any = None) -> None:
+        if (step, number) == ("manche", 2):
+            raise Stopped
+
+    with pytest.raises(Stopped):
+        solve_maxn_cached(rules, 3, stopping, folder=tmp_path)
+    game, _ = solve_maxn_cached(rules, 3, folder=tmp_path)
+    first = whole.start_key()
+    assert game.manches[first].sweeps == whole.manches[first].sweeps
+    for key, solution in whole.manches.items():
+        assert np.array_equal(game.manches[key].values, solution.values)
+
+
 def test_advice_in_a_decharge_owing_a_debt_values_the_debt():
     """« Queue de la vache », three players: --debts says what each player owes the second manche in
     the first one's décharge; the advice then differs by the debt, a debt above the pot is worth one

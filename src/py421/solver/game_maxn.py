@@ -1327,7 +1327,8 @@ class MancheSolution:
     linear_gap: float = 0.0  # largest |value iteration - exact values of its policies|
     residual: float = 0.0  # largest change of one more pass over the exact values
     converged: bool = True  # the last sweep moved no value by more than TOLERANCE
-    # the décharge's final policies, by position (not kept in a solution read from a file)
+    # the décharge's final policies, by position (read from a file: those of the décharge owing nothing,
+    # where a solve stopped part way kept them to start the next manche's)
     policies: dict[int, Moves] = field(default_factory=dict, repr=False, compare=False)
     # the positions of each décharge (or looping charge level) that did not settle (not kept either)
     unsettled: list[list[int]] = field(default_factory=list, repr=False, compare=False)
@@ -2106,7 +2107,7 @@ class GameMaxn:
             progress("resumed", before, len(contexts))
         solved: list[tuple[FloatArray, MancheSolution, Manche]] = []
         for number, (manche, losses) in enumerate(contexts, start=1):
-            if (manche, losses) in self.manches:  # read back: its policies were not kept to start others
+            if (manche, losses) in self.manches:  # read back (with its décharge's policies, to start others)
                 continue
             if progress:
                 progress("manche", number, len(contexts))
@@ -2123,7 +2124,14 @@ class GameMaxn:
             )
             # otherwise the décharge starts from the choices of the last manche solved on its positions
             # (the manche after it: other ends, much the same play): 6 sweeps where 9 were
-            start = next((done.policies for _, done, where in reversed(solved) if where is model), None)
+            start = next(
+                (
+                    self.manches[key].policies
+                    for key in reversed(contexts[: number - 1])
+                    if self.model_of(key) is model and self.manches[key].policies
+                ),
+                None,
+            )
             solution = solve_manche(model, ends, progress, like=like, owing=owing, start=start)
             self.manches[(manche, losses)] = solution
             solved.append((ends, solution, model))

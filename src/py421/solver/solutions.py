@@ -309,7 +309,7 @@ def solve_maxn_cached(
         # at four players) goes on from there the next time
         partial = _partial_path(path)
         _load_partial(game, partial)
-        game.solve(progress, kept=lambda solving: _save_maxn(solving, partial))
+        game.solve(progress, kept=lambda solving: _save_maxn(solving, partial, policies=True))
         _save_maxn(game, path)
         partial.unlink(missing_ok=True)
     return game, False
@@ -358,6 +358,7 @@ def _load_maxn(game: GameMaxn, path: Path) -> bool:
                 rows = data[f"unsettled_{i}"].tolist()
                 ends = np.cumsum(sizes).tolist()
                 solution.unsettled = [rows[end - size : end] for size, end in zip(sizes, ends, strict=True)]
+            solution.policies = _read_policies(data, i)
             game.manches[(int(key[0]), tuple(int(x) for x in key[1:]))] = solution
         game.seconds = float(data["seconds"])
         if "deviation" in data:
@@ -376,7 +377,9 @@ def store_maxn(game: GameMaxn, folder: Path | None = None) -> Path:
     return path
 
 
-def _save_maxn(game: GameMaxn, path: Path) -> None:
+def _save_maxn(game: GameMaxn, path: Path, policies: bool = False) -> None:
+    """``policies``: with each décharge's final policies (a solve stopped part way starts the next
+    manche's décharge from them: :meth:`.game_maxn.GameMaxn.solve`)."""
     keys = list(game.manches)
     arrays: dict[str, Any] = {
         "keys": np.array([[m, *losses] for m, losses in keys], dtype=np.intp),
@@ -395,6 +398,8 @@ def _save_maxn(game: GameMaxn, path: Path) -> None:
         arrays[f"ends_{i}"] = game.manches[k].ends
         if game.manches[k].owing is not None:
             arrays[f"owing_{i}"] = game.manches[k].owing
+        if policies:
+            arrays |= _policies_arrays(i, game.model_of(k), game.manches[k].policies)
         if game.manches[k].unsettled:
             groups = game.manches[k].unsettled
             arrays[f"unsettled_{i}"] = np.array([row for rows in groups for row in rows], dtype=np.intp)
@@ -402,6 +407,33 @@ def _save_maxn(game: GameMaxn, path: Path) -> None:
     tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")  # runs started together do not collide
     np.savez(tmp, **arrays)
     tmp.replace(path)
+
+
+def _policies_arrays(i: int, model: game_maxn.Manche, policies: dict[int, game_maxn.Moves]) -> dict[str, Any]:
+    """The policies of the décharge owing nothing (all that starts another manche's), as arrays."""
+    rows = [p for p, pos in enumerate(model.positions) if not pos.charge and not pos.debts and p in policies]
+    if not rows:
+        return {}
+    moves = [policies[p] for p in rows]
+    return {
+        f"policy_rows_{i}": np.array(rows, dtype=np.intp),
+        f"policy_sizes_{i}": np.array([len(nodes) for nodes, _ in moves], dtype=np.intp),
+        f"policy_nodes_{i}": np.concatenate([nodes for nodes, _ in moves]).astype(np.intp),
+        f"policy_chances_{i}": np.concatenate([chances for _, chances in moves]),
+    }
+
+
+def _read_policies(data: Any, i: int) -> dict[int, game_maxn.Moves]:
+    if f"policy_rows_{i}" not in data:
+        return {}
+    ends = np.cumsum(data[f"policy_sizes_{i}"]).tolist()
+    nodes, chances = data[f"policy_nodes_{i}"], data[f"policy_chances_{i}"]
+    return {
+        int(p): (nodes[end - size : end], chances[end - size : end])
+        for p, size, end in zip(
+            data[f"policy_rows_{i}"].tolist(), data[f"policy_sizes_{i}"].tolist(), ends, strict=True
+        )
+    }
 
 
 @contextlib.contextmanager
