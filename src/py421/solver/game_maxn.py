@@ -1330,7 +1330,7 @@ class MancheSolution:
     # the décharge's final policies, by position (read from a file: those of the décharge owing nothing,
     # where a solve stopped part way kept them to start the next manche's)
     policies: dict[int, Moves] = field(default_factory=dict, repr=False, compare=False)
-    # the positions of each décharge (or looping charge level) that did not settle (not kept either)
+    # the positions of each décharge (or looping charge level) that did not settle (kept in the file too)
     unsettled: list[list[int]] = field(default_factory=list, repr=False, compare=False)
 
 

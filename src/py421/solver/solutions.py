@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..core.rules import Ruleset
 from ..paths import data_dir, kept_folder
@@ -354,10 +355,8 @@ def _load_maxn(game: GameMaxn, path: Path) -> bool:
             solution.sweeps, solution.change, solution.linear_gap = int(data["sweeps"][i]), change, gap
             solution.residual, solution.converged = residual, bool(converged)
             if f"unsettled_{i}" in data:  # the décharges that did not settle: deviating is bounded there
-                sizes = data[f"unsettled_sizes_{i}"].tolist()
-                rows = data[f"unsettled_{i}"].tolist()
-                ends = np.cumsum(sizes).tolist()
-                solution.unsettled = [rows[end - size : end] for size, end in zip(sizes, ends, strict=True)]
+                parts = _parts(data[f"unsettled_{i}"], data[f"unsettled_sizes_{i}"])
+                solution.unsettled = [part.tolist() for part in parts]
             solution.policies = _read_policies(data, i)
             game.manches[(int(key[0]), tuple(int(x) for x in key[1:]))] = solution
         game.seconds = float(data["seconds"])
@@ -426,14 +425,14 @@ def _policies_arrays(i: int, model: game_maxn.Manche, policies: dict[int, game_m
 def _read_policies(data: Any, i: int) -> dict[int, game_maxn.Moves]:
     if f"policy_rows_{i}" not in data:
         return {}
-    ends = np.cumsum(data[f"policy_sizes_{i}"]).tolist()
-    nodes, chances = data[f"policy_nodes_{i}"], data[f"policy_chances_{i}"]
-    return {
-        int(p): (nodes[end - size : end], chances[end - size : end])
-        for p, size, end in zip(
-            data[f"policy_rows_{i}"].tolist(), data[f"policy_sizes_{i}"].tolist(), ends, strict=True
-        )
-    }
+    sizes = data[f"policy_sizes_{i}"]
+    nodes, chances = _parts(data[f"policy_nodes_{i}"], sizes), _parts(data[f"policy_chances_{i}"], sizes)
+    return dict(zip(data[f"policy_rows_{i}"].tolist(), zip(nodes, chances, strict=True), strict=True))
+
+
+def _parts(flat: npt.NDArray[Any], sizes: npt.NDArray[np.intp]) -> list[npt.NDArray[Any]]:
+    """``flat`` cut into consecutive parts of ``sizes`` (how lists of lists are kept in a file)."""
+    return np.split(flat, np.cumsum(sizes)[:-1])
 
 
 @contextlib.contextmanager
