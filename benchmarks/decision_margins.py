@@ -90,7 +90,7 @@ def main() -> None:
     rules = Ruleset.preset("vache-41").with_settings(["queue_de_la_vache=true"])
     began = time.perf_counter()
     settle = game_maxn._settle_decharge
-    changes: list[float] = []
+    largest: list[float] = []  # each pass's largest change, in the first décharge after a debt
 
     def first_debt(
         manche: Manche,
@@ -101,10 +101,12 @@ def main() -> None:
         progress: Any,
         accelerate: bool,
         exact: bool = False,
+        changes: list[float] | None = None,
+        swept: Any = None,
     ) -> Any:
         rest = (manche, rows, orbits, moves, solution, progress, accelerate, exact)
         if not exact:  # a décharge owing nothing (one after a debt starts from the exact values)
-            return settle(*rest)
+            return settle(*rest, changes, swept)
         print(f"the first décharge after a debt: {len(rows)} rounds, at {time.perf_counter() - began:.0f} s")
         drawn = np.random.default_rng(0).choice(rows, min(asked.rounds, len(rows)), replace=False)
         margins = np.array([round_margin(manche, int(p), solution.values) for p in drawn])
@@ -113,7 +115,7 @@ def main() -> None:
         for size in (1e-9, 1e-8, 1e-7, 1e-6, 1e-5):
             print(f"  over {size:.0e}: {np.mean(margins > size):.0%} of the rounds")
         settled = settle(*rest)
-        print("that décharge's sweeps, the largest change of each:", " ".join(f"{c:.1e}" for c in changes))
+        print("that décharge's sweeps, the largest change of each:", " ".join(f"{c:.1e}" for c in largest))
         print(
             "  and the seconds each took (with the exact values after it):",
             " ".join(f"{t:.1f}" for t in took),
@@ -127,12 +129,12 @@ def main() -> None:
     def progress(stage: str, step: int, total: int, sweep: Any = None, /) -> None:
         now = time.perf_counter()
         if stage == "decharge" and sweep is not None:
-            changes.append(sweep.change)
+            largest.append(sweep.change)
             took.append(now - last[0])
         if stage in ("debts", "decharge"):
             last[0] = now
         if stage == "debts":
-            changes.clear()
+            largest.clear()
             took.clear()
 
     game_maxn._settle_decharge = first_debt

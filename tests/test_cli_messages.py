@@ -659,6 +659,49 @@ def test_a_solve_stopped_by_ctrl_c_goes_on_from_the_parts_it_solved(unshipped, m
     assert run_cli(*command).stderr == ""  # kept whole
 
 
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        (
+            "en",
+            [
+                "the whole game: taking up the solve stopped before, 1 of its 2 parts already solved",
+                "the whole game: taking up part 2 of 2 where it stopped",
+                "solving the whole game: part 2 of 2, the décharge: pass 5, values moved by 1.6e-05 "
+                "(settled below 1e-12), which does not shrink yet: no estimate",
+                "solving the whole game: part 2 of 2, the décharge: pass 6 under way, 64 of 12,016 rounds",
+            ],
+        ),
+        (
+            "fr",
+            [
+                "la partie entière : reprise du calcul arrêté avant, 1 de ses 2 étapes déjà résolues",
+                "la partie entière : reprise de l'étape 2 sur 2 où elle s'était arrêtée",
+                "résolution de la partie entière : étape 2 sur 2, la décharge : passe 5, les valeurs ont "
+                "bougé de 1,6e-05 (stables sous 1e-12), ce qui ne diminue pas encore : pas d'estimation",
+                "résolution de la partie entière : étape 2 sur 2, la décharge : passe 6 en cours, 64 tours "
+                "sur 12 016",
+            ],
+        ),
+    ],
+)
+def test_a_solve_taken_up_inside_a_part_says_so_and_the_pass_it_goes_on_with(lang, expected):
+    """A four-player part takes two hours: taken up inside it, the solve says so, then the pass it
+    stopped after and the next one under way, not « pass 1 under way » as a part begun afresh."""
+    from py421.play.coach import game_solving
+    from py421.solver.game_maxn import Sweep
+
+    said: list[str] = []
+    progress = game_solving(lambda text, stage: said.append(text), lang)
+    progress("positions", 52_976, 0)
+    progress("resumed", 1, 2)
+    progress("underway", 2, 2)
+    progress("manche", 2, 2)
+    progress("decharge", 5, 0, Sweep(1.6e-5, 1e-12, None))
+    progress("rounds", 64, 12_016)
+    assert said[1:] == expected
+
+
 def test_the_measure_of_deviating_does_not_say_a_first_pass_again():
     """Where a décharge does not settle, the solve counts the manches again to measure what a player
     gains by deviating: on a terminal the spinner must then say that measure, not « pass 1 under

@@ -199,8 +199,6 @@ def test_a_large_game_bounds_what_deviating_gains_and_the_bound_holds_the_gain_m
     whole-game measure finds each seat gains, from the start and from anywhere. A manche nobody has
     lost yet turns, so its décharge is measured one round of each kind, to the same bound as
     position by position."""
-    measured = stopped_early(SMALL, 4, monkeypatch).solve().deviation
-    assert measured is not None and not measured.bounded and measured.exploitability > 1e-9
     monkeypatch.setattr(game_maxn, "MEASURED_MOST", 0)
     solved = 0
     solve_round = game_maxn.round_at
@@ -211,12 +209,15 @@ def test_a_large_game_bounds_what_deviating_gains_and_the_bound_holds_the_gain_m
         return solve_round(*args, **kwargs)
 
     monkeypatch.setattr(deviation_module, "round_at", counted)
-    game = GameMaxn(SMALL, 4).solve()
-    by_kind, solved = solved, 0
+    game = stopped_early(SMALL, 4, monkeypatch).solve()
+    by_kind = solved
     found = game.deviation
     assert found is not None and found.bounded and game.summary()["deviation_bounded"]
+    measured = deviation(game)  # the whole-game measure of the same play, as a smaller game has it
+    assert not measured.bounded and measured.exploitability > 1e-9
     assert found.gains.min() >= measured.gains.max() - 1e-12
     assert found.anywhere.min() >= measured.anywhere.max() - 1e-12
+    solved = 0
     monkeypatch.setattr(deviation_module, "_turning", lambda *args: False)  # every position on its own
     apart = deviation_module.bounded(game)
     assert apart.gains == pytest.approx(found.gains, abs=1e-10)

@@ -1789,6 +1789,76 @@ def test_a_solve_stopped_part_way_goes_on_from_the_manches_it_solved(monkeypatch
     assert cached and again.summary()["gains"] == expected["gains"]
 
 
+def stopping_at(manche: int, stage: str, step: int) -> Callable[..., None]:
+    """A solve's progress that stops it (:class:`Stopped`) as the ``manche``-th manche solved says
+    ``stage`` and ``step``."""
+    solving = [0]
+
+    def progress(what: str, number: int, total: int, sweep: Any = None) -> None:
+        if what == "manche":
+            solving[0] = number
+        if (solving[0], what, number) == (manche, stage, step):
+            raise Stopped
+
+    return progress
+
+
+@pytest.mark.parametrize(("stage", "step"), [("decharge", 3), ("charge", 3)])
+def test_a_solve_stopped_inside_a_manche_goes_on_from_its_last_pass_or_pot(
+    monkeypatch, tmp_path, stage, step
+):
+    """A four-player manche takes two hours: the solve keeps how far it went inside the manche (each
+    pass of its décharge, each pot of its charge), and asked again after a stop goes on from there,
+    says so, and solves neither the passes nor the pots kept again, to the same game as a solve never
+    stopped, bit for bit; stopped here in the game's first manche (the second solved)."""
+    rules = Ruleset.preset("lyonnaise-21").with_options(pot=7)
+    whole = GameMaxn(rules, 3).solve()
+    monkeypatch.setattr(solutions, "UNDERWAY_EVERY", 0.0)  # kept at every pass and pot, however quick
+    with pytest.raises(Stopped):
+        solve_maxn_cached(rules, 3, stopping_at(2, stage, step), folder=tmp_path)
+    said: list[tuple[str, int]] = []
+    game, cached = solve_maxn_cached(rules, 3, lambda what, n, *_: said.append((what, n)), folder=tmp_path)
+    said = [told for told in said if told[0] != "positions"]
+    assert not cached and said[:3] == [("resumed", 1), ("underway", 2), ("manche", 2)]
+    if stage == "decharge":  # the pass it stopped after, said again, then the passes left
+        assert said[3] == ("decharge", step - 1) and said[4] == ("decharge", step)
+    else:  # the décharge done, the charge from the pot after the last kept
+        assert not any(what == "decharge" for what, _ in said)
+        assert [n for what, n in said if what == "charge"] == [4, 7]
+    first = whole.start_key()
+    assert game.manches[first].sweeps == whole.manches[first].sweeps
+    for key, solution in whole.manches.items():
+        assert np.array_equal(game.manches[key].values, solution.values)
+        assert np.array_equal(game.manches[key].ends, solution.ends)
+    assert [path.name for path in tmp_path.glob("*.partial.npz")] == []
+
+
+def test_a_manche_kept_under_way_that_cannot_be_read_is_solved_again_with_the_manches_kept(
+    monkeypatch, tmp_path
+):
+    """A file of a manche under way that does not fit the game (another version, a copy of another
+    game's) is set aside: the manches kept whole beside it are still read, and that manche is solved
+    from its start, to the same game."""
+    rules = Ruleset.preset("lyonnaise-21").with_options(pot=7)
+    whole = GameMaxn(rules, 3).solve()
+    monkeypatch.setattr(solutions, "UNDERWAY_EVERY", 0.0)
+    with pytest.raises(Stopped):
+        solve_maxn_cached(rules, 3, stopping_at(2, "charge", 3), folder=tmp_path)
+    (partial,) = tmp_path.glob("*.partial.npz")
+    with np.load(partial) as data:
+        arrays = dict(data)
+    arrays["underway_values"] = arrays["underway_values"][:-1]  # rows that are not this game's
+    np.savez(partial.with_suffix(".tmp.npz"), **arrays)
+    partial.with_suffix(".tmp.npz").replace(partial)
+    said: list[tuple[str, int]] = []
+    game, _ = solve_maxn_cached(rules, 3, lambda what, n, *_: said.append((what, n)), folder=tmp_path)
+    said = [told for told in said if told[0] != "positions"]
+    assert said[:2] == [("resumed", 1), ("manche", 2)]
+    assert ("decharge", 1) in said
+    for key, solution in whole.manches.items():
+        assert np.array_equal(game.manches[key].values, solution.values)
+
+
 def test_a_solve_taken_up_starts_the_next_manche_from_the_choices_it_kept(tmp_path):
     """A solve stopped after the second manche goes on with the first as an uninterrupted one does:
     its décharge starting from the choices the second ended on (kept with it), in as few sweeps,

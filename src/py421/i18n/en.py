@@ -1166,6 +1166,7 @@ MESSAGES: dict[str, str] = {
     # the whole game of three to five players (421 solve, 421 advise --objective game)
     "cli.solving.game.positions": "the whole game: making its positions (about {positions} in the décharge)",
     "cli.solving.game.resumed": "the whole game: taking up the solve stopped before, {done} of its {manches} parts already solved",
+    "cli.solving.game.underway": "the whole game: taking up part {manche} of {manches} where it stopped",
     "cli.solving.game.started": "solving the whole game: part {manche} of {manches}, the décharge: pass 1 under way",
     "cli.solving.game.decharge": "solving the whole game: part {manche} of {manches}, the décharge: pass {step}",
     "cli.solving.game.rounds": "solving the whole game: part {manche} of {manches}, the décharge: pass {step} under way, {done} of {total} rounds",

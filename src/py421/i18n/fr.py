@@ -1209,6 +1209,7 @@ MESSAGES: dict[str, str] = {
     # la partie entière de trois à cinq joueurs (421 solve, 421 advise --objective game)
     "cli.solving.game.positions": "la partie entière : construction de ses positions (environ {positions} dans la décharge)",
     "cli.solving.game.resumed": "la partie entière : reprise du calcul arrêté avant, {done} de ses {manches} étapes déjà résolues",
+    "cli.solving.game.underway": "la partie entière : reprise de l'étape {manche} sur {manches} où elle s'était arrêtée",
     "cli.solving.game.started": "résolution de la partie entière : étape {manche} sur {manches}, la décharge : passe 1 en cours",
     "cli.solving.game.decharge": "résolution de la partie entière : étape {manche} sur {manches}, la décharge : passe {step}",
     "cli.solving.game.rounds": "résolution de la partie entière : étape {manche} sur {manches}, la décharge : passe {step} en cours, {done} tours sur {total}",

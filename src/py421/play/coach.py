@@ -80,6 +80,10 @@ def game_solving(say: Say, lang: str = "en", worded: Callable[[str], str] = str)
         if stage == "resumed":  # a solve stopped part way, taken up: ``step`` of ``total`` manches kept
             say(worded(tr(lang, "cli.solving.game.resumed", done=step, manches=total)), stage)
             return
+        if stage == "underway":  # manche ``step`` taken up where it stopped: not at its first pass
+            started.add(step)
+            say(worded(tr(lang, "cli.solving.game.underway", manche=step, manches=total)), stage)
+            return
         if stage == "manche":
             manches[:], passes[0] = [step, total], 0
             if large and step not in started:  # its first pass takes minutes: said as it begins

@@ -162,7 +162,8 @@ class Sweep:
 class Progress(Protocol):
     """How far a solve is: ("positions", about how many in the décharge, 0) before a game not yet
     solved makes them (:func:`.solutions.solve_maxn_cached`); ("resumed", manches solved, of how
-    many) where a solve stopped part way is taken up; ("manche", number, of), ("decharge",
+    many) where a solve stopped part way is taken up, ("underway", number, of) where it stopped
+    inside that manche (then its last pass again, if in its décharge); ("manche", number, of), ("decharge",
     sweep, 0, :class:`Sweep`),
     ("unsettled", sweeps, 0), ("charge", pot level, full pot); during a pass, every
     :data:`TOLD_ROUNDS` rounds, ("rounds", rounds solved, of how many); then, where a décharge did not
@@ -1334,6 +1335,27 @@ class MancheSolution:
     unsettled: list[list[int]] = field(default_factory=list, repr=False, compare=False)
 
 
+@dataclass
+class Underway:
+    """A manche solved part way, as a solve of hours keeps it to go on from there after a stop
+    (:meth:`GameMaxn.solve`). ``levels``: the charge's pot levels solved, from the smallest, the
+    décharge done; -1 while the décharge is swept, ``solution.policies`` then its last pass's
+    choices and ``changes`` each pass's largest change. ``solution``: the values so far, the
+    décharge's policies (owing nothing) and checks; ``found[position, end]``: how the manche ends
+    from the décharge and the levels solved, by :attr:`Manche.end_keys` (each group of positions
+    valued under its policies once solved, as it leads only to itself and to groups before it; None
+    while the décharge is swept).
+    """
+
+    levels: int
+    solution: MancheSolution
+    found: FloatArray | None = None
+    changes: list[float] = field(default_factory=list)
+
+
+Keep = Callable[[Underway], None]
+
+
 def round_at(manche: Manche, p: int, values: FloatArray, keep: bool = False) -> RoundPlay:
     """The round at position ``p``, solved against the values of where it leads."""
     rules = manche.rules
@@ -1369,6 +1391,8 @@ def solve_manche(
     like: dict[int, Moves] | None = None,
     owing: FloatArray | None = None,
     start: dict[int, Moves] | None = None,
+    underway: Underway | None = None,
+    keep: Keep | None = None,
 ) -> MancheSolution:
     """Solve a manche whose ends are worth ``ends[loser, espagnole, seat]``; those that leave debts
     (« queue de la vache », :attr:`Manche.end_keys` after the first ``2 * players``) ``owing[end,
@@ -1401,15 +1425,22 @@ def solve_manche(
     that owes nothing (:func:`_settle_debts`). Where the ends turn once each seat's are shifted by
     a constant (:func:`_shift_to_turn`: a manche after one a player lost), the manche is solved
     with its ends so shifted, one round of each kind, and its values shifted back.
+
+    ``keep(underway)`` is called after each pass of the décharge, once the décharge is done and
+    after each pot level of the charge: a solve stopped then goes on from ``underway`` (the same
+    manche, the same ends), the décharge from its last pass's choices, the charge from the next
+    level, to the same values as a solve not stopped.
     """
     n = manche.players
     count = len(manche.positions)
     shifted = _shift_to_turn(ends) if owing is None else None
     if shifted is None:
-        return _solved_manche(manche, ends, progress, accelerate, like, owing, start)
+        return _solved_manche(manche, ends, progress, accelerate, like, owing, start, underway, keep)
     # the same manche to each player as one whose ends turn: solved so, one round of each kind
     shift, turning = shifted
-    solution = _solved_manche(manche, turning, progress, accelerate, like, start=start)
+    solution = _solved_manche(
+        manche, turning, progress, accelerate, like, start=start, underway=underway, keep=keep
+    )
     solution.values += shift
     solution.values[count : count + 2 * n] = ends.reshape(2 * n, n)
     return solution
@@ -1423,64 +1454,97 @@ def _solved_manche(
     like: dict[int, Moves] | None,
     owing: FloatArray | None = None,
     start: dict[int, Moves] | None = None,
+    underway: Underway | None = None,
+    keep: Keep | None = None,
 ) -> MancheSolution:
     n = manche.players
     count = len(manche.positions)
-    values = np.zeros((manche.nodes, n))
-    values[count : count + 2 * n] = ends.reshape(2 * n, n)
-    if owing is not None:
-        values[count + 2 * n :] = owing
     groups = _debt_groups(manche)
     decharge = groups.pop((), [])
-    values[decharge] = ends[:, 0].mean(axis=0)  # start from a loser drawn at random
-    if like and decharge:
-        values[decharge] = _evaluate(decharge, like, values)
-    elif start and decharge and all(p in start for p in decharge):
-        values[decharge] = _evaluate(decharge, start, values)
-    moves: dict[int, Moves] = {}
-    solution = MancheSolution(values, np.zeros((count, n, 2)), policies=moves)
-    alone = not _turning(ends, manche, values)
-    _settle_decharge(
-        manche, decharge, _orbits(manche, decharge, alone), moves, solution, progress, accelerate
-    )
-    _check_decharge(manche, decharge, moves, solution, alone)
-    if groups:
-        _settle_debts(manche, groups, decharge, moves, solution, progress, alone)
+    owed = list(groups.values())  # the décharges after each debt, in the order of the positions
     levels: dict[int, list[int]] = {}
     for p, pos in enumerate(manche.positions):
         if pos.charge:
             levels.setdefault(pos.pot, []).append(p)
+    moves: dict[int, Moves]
+    if underway is not None and underway.levels >= 0:  # the décharge was done before a stop
+        assert underway.found is not None
+        solution, found = underway.solution, underway.found
+        values, moves = solution.values, solution.policies
+        alone = not _turning(ends, manche, values)
+    else:
+        values = np.zeros((manche.nodes, n))
+        values[count : count + 2 * n] = ends.reshape(2 * n, n)
+        if owing is not None:
+            values[count + 2 * n :] = owing
+        values[decharge] = ends[:, 0].mean(axis=0)  # start from a loser drawn at random
+        if underway is not None and decharge:  # its last pass before a stop: the next one goes on from it
+            start, like = underway.solution.policies, None
+        if like and decharge:
+            values[decharge] = _evaluate(decharge, like, values)
+        elif start and decharge and all(p in start for p in decharge):
+            values[decharge] = _evaluate(decharge, start, values)
+        moves = {}
+        solution = MancheSolution(values, np.zeros((count, n, 2)), policies=moves)
+        changes: list[float] = []
+        if underway is not None:
+            solution.sweeps, changes = underway.solution.sweeps, list(underway.changes)
+            if progress and changes:  # the pass it stopped after, said again
+                left = passes_left(changes, TOLERANCE, accelerate)
+                progress("decharge", solution.sweeps, 0, Sweep(changes[-1], TOLERANCE, left))
+        alone = not _turning(ends, manche, values)
+
+        def swept(changes: list[float]) -> None:
+            if keep:
+                keep(Underway(-1, solution, None, changes))
+
+        _settle_decharge(
+            manche, decharge, _orbits(manche, decharge, alone), moves, solution, progress, accelerate,
+            changes=changes, swept=swept,
+        )  # fmt: skip
+        _check_decharge(manche, decharge, moves, solution, alone)
+        if groups:
+            _settle_debts(manche, groups, decharge, moves, solution, progress, alone)
+        kinds = len(manche.end_keys)
+        found = np.zeros((count + kinds, kinds))
+        found[count:] = np.eye(kinds)
+        for rows in [decharge, *owed]:  # each leads only to itself and to the manche's ends
+            if rows:
+                found[rows] = _linear(moves, rows, found)
+        if keep:
+            keep(Underway(0, solution, found))
     looping = _zero_amounts(manche.rules)
     # the same game to every player, where the décharge ended on the other manche's choices (the
     # same moves, to the last bit): the charge's choices are the other manche's too
     retraced = bool(like and solution.converged and all(_same(moves[p], like[p]) for p in decharge))
-    for pot in sorted(levels):
+    for level, pot in enumerate(sorted(levels), start=1):
+        if underway is not None and level <= underway.levels:  # solved before a stop
+            continue
         if retraced and not looping:
             assert like is not None
             for p in levels[pot]:
                 moves[p] = like[p]
                 nodes, chances = like[p]
                 values[p] = chances @ values[nodes]  # where the round leads: lower pots, the décharge
-            if progress:
-                progress("charge", pot, manche.rules.pot)
-            continue
-        orbits = _orbits(manche, levels[pot], alone)
-        if not looping:  # every round leads to lower pots: none to another of the level
-            _sweep(manche, orbits, values, moves, apart=True)
-        else:  # the level's values under its final policies, exactly (the sweeps only near them)
-            if not _settle_level(manche, levels[pot], orbits, values, moves, accelerate):
-                solution.converged = False
-                solution.unsettled.append(levels[pot])
-            values[levels[pot]] = _evaluate(levels[pot], moves, values)
-            _even(orbits, values)
+        else:
+            orbits = _orbits(manche, levels[pot], alone)
+            if not looping:  # every round leads to lower pots: none to another of the level
+                _sweep(manche, orbits, values, moves, apart=True)
+            else:  # the level's values under its final policies, exactly (the sweeps only near them)
+                if not _settle_level(manche, levels[pot], orbits, values, moves, accelerate):
+                    solution.converged = False
+                    solution.unsettled.append(levels[pot])
+                values[levels[pot]] = _evaluate(levels[pot], moves, values)
+                _even(orbits, values)
+        found[levels[pot]] = _linear(moves, levels[pot], found)  # it leads to lower pots, the décharge
+        if keep:
+            keep(Underway(level, solution, found))
         if progress:
             progress("charge", pot, manche.rules.pot)
-    owed = [rows for debts, rows in _debt_groups(manche).items() if debts]
-    found = _manche_ends(manche, moves, [decharge, *owed], [levels[pot] for pot in sorted(levels)])
-    solution.ends = found[:, : 2 * n].reshape(count, n, 2).copy()
+    solution.ends = found[:count, : 2 * n].reshape(count, n, 2).copy()
     for j, (loser, espagnole, _) in enumerate(manche.end_keys[2 * n :], start=2 * n):
-        solution.ends[:, loser, int(espagnole)] += found[:, j]
-    solution.owing = found[:, 2 * n :] if manche.carry else None
+        solution.ends[:, loser, int(espagnole)] += found[:count, j]
+    solution.owing = found[:count, 2 * n :] if manche.carry else None
     return solution
 
 
@@ -1493,16 +1557,22 @@ def _settle_decharge(
     progress: Progress | None,
     accelerate: bool,
     exact: bool = False,
+    changes: list[float] | None = None,
+    swept: Callable[[list[float]], None] | None = None,
 ) -> float | None:
     """Sweep the décharge's ``rows`` until they settle (:func:`solve_manche`), their values and moves
     in ``solution``: the residual (:func:`_check_decharge`) where the last sweep found it, as it
     chose as the policies whose exact values it started from (``exact``: the rows' values and moves
     are those to begin with). With ``accelerate``, every sweep ends with the exact values of its
-    policies (policy iteration), and choices that come back stop the sweeps (:func:`_cycling`)."""
+    policies (policy iteration), and choices that come back stop the sweeps (:func:`_cycling`).
+    ``changes``: each pass's largest change before a stop, the sweeps going on from there;
+    ``swept(changes)`` is called after each pass that does not end the sweeps, its choices in
+    ``moves`` (with ``accelerate``, the rows' values their exact values)."""
     values = solution.values
-    best = np.inf
-    since_best = 0
-    changes: list[float] = []
+    changes = [] if changes is None else changes
+    best, since_best = np.inf, 0
+    for change in changes:
+        best, since_best = (change, 0) if change < best / 2 else (best, since_best + 1)
     recent: deque[dict[int, Moves]] = deque(maxlen=CYCLE + 1)  # the last sweeps' choices
     while rows:
         before = {p: moves[p] for p in rows} if exact else None
@@ -1529,6 +1599,8 @@ def _settle_decharge(
         exact = accelerate
         if accelerate:
             values[rows] = _evaluate(rows, moves, values)
+        if swept:
+            swept(changes)
     return None
 
 
@@ -1893,23 +1965,10 @@ def _check_decharge(
     solution.residual = residual
 
 
-def _manche_ends(
-    manche: Manche, moves: dict[int, Moves], decharges: list[list[int]], levels: list[list[int]]
-) -> FloatArray:
-    """[position, end]: how the manche ends from each position, under the policies, by
-    :attr:`Manche.end_keys`."""
-    count, kinds = len(manche.positions), len(manche.end_keys)
-    ends = np.zeros((count + kinds, kinds))
-    ends[count:] = np.eye(kinds)
-    for group in [rows for rows in decharges if rows] + levels:  # each leads only to itself and earlier ones
-        ends[group] = _linear(moves, group, ends)
-    found: FloatArray = ends[:count]
-    return found
-
-
 # -- the game: manches chained ------------------------------------------------------------------
 
 Losses = tuple[int, ...]
+MancheKey = tuple[int, Losses]  # a manche's number and the manches each seat lost before it
 
 
 def turned(values: FloatArray, seat: int) -> FloatArray:
@@ -1995,6 +2054,8 @@ class GameMaxn:
     seconds: float = 0.0
     # where a décharge did not settle: what any one player gains by deviating (:mod:`.deviation`)
     deviation: Deviation | None = None
+    # the manche being solved, as far as it went (kept with the manches solved: :meth:`solve`)
+    underway: tuple[MancheKey, Underway] | None = None
     _plays: dict[tuple[tuple[int, Losses], int], RoundPlay] = field(default_factory=dict, repr=False)
     # the round last advised, with where it is: its later players' turns (:func:`_after`) and what
     # stopping is worth in each turn asked for, by place, results before and the followers' limit
@@ -2096,7 +2157,10 @@ class GameMaxn:
         Manches already in :attr:`manches` are not solved again: a solve stopped part way and taken
         up from what ``kept`` saved (:func:`.solutions.solve_maxn_cached`), said to ``progress`` as
         ("resumed", manches solved, of how many). ``kept(self)`` is called after each manche
-        solved: a four-player game takes hours, an hour a manche.
+        solved, and with :attr:`underway` as it goes (after each pass of a décharge and each pot
+        level of a charge: :func:`solve_manche`): a four-player game takes hours, a manche two, and
+        the manche :attr:`underway` names is taken up from there, said as ("underway", its number,
+        of how many).
         """
         began = time.perf_counter() - self.seconds  # a solve taken up counts the time spent before
         self._advised = None  # turns solved against the values before
@@ -2109,6 +2173,10 @@ class GameMaxn:
         for number, (manche, losses) in enumerate(contexts, start=1):
             if (manche, losses) in self.manches:  # read back (with its décharge's policies, to start others)
                 continue
+            key = (manche, losses)
+            underway = self.underway[1] if self.underway and self.underway[0] == key else None
+            if progress and underway:
+                progress("underway", number, len(contexts))
             if progress:
                 progress("manche", number, len(contexts))
             ends = self.end_values(manche, losses)
@@ -2132,9 +2200,22 @@ class GameMaxn:
                 ),
                 None,
             )
-            solution = solve_manche(model, ends, progress, like=like, owing=owing, start=start)
-            self.manches[(manche, losses)] = solution
-            solved.append((ends, solution, model))
+
+            def keep(part: Underway, key: MancheKey = key) -> None:
+                self.underway = (key, part)
+                if kept:
+                    self.seconds = time.perf_counter() - began
+                    kept(self)
+
+            solution = solve_manche(
+                model, ends, progress, like=like, owing=owing, start=start, underway=underway, keep=keep
+            )
+            self.underway = None
+            self.manches[key] = solution
+            if (
+                underway is None or underway.levels < 0
+            ):  # its charge's choices all here: another may retrace them
+                solved.append((ends, solution, model))
             if kept:
                 self.seconds = time.perf_counter() - began
                 kept(self)

@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import json
 import os
+import time
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -36,6 +37,9 @@ FORMAT = 3  # bump when the solver's results change meaning
 # Past it the least lately used go first, solved again when asked. Whole games of three and more
 # (hours to solve) are never dropped.
 KEPT_BYTES = 256 * 2**20
+# A manche under way is kept at most this often (seconds): a four-player pass takes minutes, but a
+# small game's passes take less than writing its file would
+UNDERWAY_EVERY = 60.0
 
 
 def read_folder(folder: Path | None = None) -> Path:
@@ -310,7 +314,7 @@ def solve_maxn_cached(
         # at four players) goes on from there the next time
         partial = _partial_path(path)
         _load_partial(game, partial)
-        game.solve(progress, kept=lambda solving: _save_maxn(solving, partial, policies=True))
+        game.solve(progress, kept=_keeping(partial))
         _save_maxn(game, path)
         partial.unlink(missing_ok=True)
     return game, False
@@ -318,6 +322,21 @@ def solve_maxn_cached(
 
 def _partial_path(path: Path) -> Path:
     return path.with_suffix(".partial.npz")
+
+
+def _keeping(partial: Path) -> Callable[[GameMaxn], None]:
+    """What keeps a solve's manches in ``partial`` as they are solved, and the manche under way at most
+    every :data:`UNDERWAY_EVERY` seconds (:meth:`.game_maxn.GameMaxn.solve`)."""
+    last = time.monotonic()
+
+    def kept(game: GameMaxn) -> None:
+        nonlocal last
+        if game.underway is not None and time.monotonic() - last < UNDERWAY_EVERY:
+            return
+        _save_maxn(game, partial, policies=True)
+        last = time.monotonic()
+
+    return kept
 
 
 def _load_partial(game: GameMaxn, path: Path) -> None:
@@ -330,7 +349,11 @@ def _load_partial(game: GameMaxn, path: Path) -> None:
     contexts = set(game_maxn.manche_contexts(game.rules, game.players))
     if not game.manches.keys() <= contexts:
         game.manches.clear()
-    if not game.manches:
+        game.underway = None
+    underway = game.underway
+    if underway is not None and (underway[0] not in contexts or underway[0] in game.manches):
+        game.underway = None
+    if not game.manches and game.underway is None:
         game.seconds = 0.0
 
 
@@ -358,12 +381,76 @@ def _load_maxn(game: GameMaxn, path: Path) -> bool:
                 parts = _parts(data[f"unsettled_{i}"], data[f"unsettled_sizes_{i}"])
                 solution.unsettled = [part.tolist() for part in parts]
             solution.policies = _read_policies(data, i)
-            game.manches[(int(key[0]), tuple(int(x) for x in key[1:]))] = solution
+            game.manches[_manche_key(key)] = solution
         game.seconds = float(data["seconds"])
+        game.underway = _read_underway(game, data)
         if "deviation" in data:
             played, best, anywhere = data["deviation"]
             game.deviation = Deviation(played, best, anywhere, bool(data.get("deviation_bounded", False)))
     return True
+
+
+def _manche_key(row: npt.NDArray[Any]) -> game_maxn.MancheKey:
+    return int(row[0]), tuple(int(x) for x in row[1:])
+
+
+def _read_underway(
+    game: GameMaxn, data: Any
+) -> tuple[tuple[int, game_maxn.Losses], game_maxn.Underway] | None:
+    """The manche a solve stopped inside (:attr:`.game_maxn.GameMaxn.underway`), None if there is
+    none or it is not of this game's positions."""
+    if "underway_key" not in data:
+        return None
+    try:
+        return _underway(game, data)
+    except (KeyError, ValueError, IndexError):  # not as this version keeps it: that manche solved again
+        return None
+
+
+def _underway(game: GameMaxn, data: Any) -> tuple[game_maxn.MancheKey, game_maxn.Underway] | None:
+    key = _manche_key(data["underway_key"])
+    if key not in set(game_maxn.manche_contexts(game.rules, game.players)):
+        return None
+    model = game.model_of(key)
+    values, levels = data["underway_values"], int(data["underway_levels"])
+    kinds = len(model.end_keys)
+    found = data["underway_found"] if levels >= 0 else None
+    if values.shape != (model.nodes, game.players) or (
+        found is not None and found.shape != (len(model.positions) + kinds, kinds)
+    ):
+        return None
+    solution = game_maxn.MancheSolution(values, np.zeros(0))
+    sweeps, change, gap, residual, converged = (float(x) for x in data["underway_checks"])
+    solution.sweeps, solution.change, solution.linear_gap = int(sweeps), change, gap
+    solution.residual, solution.converged = residual, bool(converged)
+    solution.unsettled = [
+        part.tolist() for part in _parts(data["underway_unsettled"], data["underway_sizes"])
+    ]
+    solution.policies = _read_policies(data, "underway")
+    changes = [float(x) for x in data["underway_changes"]]
+    return key, game_maxn.Underway(levels, solution, found, changes)
+
+
+def _underway_arrays(game: GameMaxn) -> dict[str, Any]:
+    if game.underway is None:
+        return {}
+    key, part = game.underway
+    solution = part.solution
+    groups = solution.unsettled
+    arrays: dict[str, Any] = {
+        "underway_key": np.array([key[0], *key[1]], dtype=np.intp),
+        "underway_levels": np.array(part.levels),
+        "underway_values": solution.values,
+        "underway_checks": np.array(
+            [solution.sweeps, solution.change, solution.linear_gap, solution.residual, solution.converged]
+        ),
+        "underway_changes": np.array(part.changes, dtype=np.float64),
+        "underway_unsettled": np.array([row for rows in groups for row in rows], dtype=np.intp),
+        "underway_sizes": np.array([len(rows) for rows in groups], dtype=np.intp),
+    }
+    if part.found is not None:
+        arrays["underway_found"] = part.found
+    return arrays | _policies_arrays("underway", game.model_of(key), solution.policies)
 
 
 def store_maxn(game: GameMaxn, folder: Path | None = None) -> Path:
@@ -378,7 +465,7 @@ def store_maxn(game: GameMaxn, folder: Path | None = None) -> Path:
 
 def _save_maxn(game: GameMaxn, path: Path, policies: bool = False) -> None:
     """``policies``: with each décharge's final policies (a solve stopped part way starts the next
-    manche's décharge from them: :meth:`.game_maxn.GameMaxn.solve`)."""
+    manche's décharge from them: :meth:`.game_maxn.GameMaxn.solve`), and the manche under way."""
     keys = list(game.manches)
     arrays: dict[str, Any] = {
         "keys": np.array([[m, *losses] for m, losses in keys], dtype=np.intp),
@@ -403,12 +490,16 @@ def _save_maxn(game: GameMaxn, path: Path, policies: bool = False) -> None:
             groups = game.manches[k].unsettled
             arrays[f"unsettled_{i}"] = np.array([row for rows in groups for row in rows], dtype=np.intp)
             arrays[f"unsettled_sizes_{i}"] = np.array([len(rows) for rows in groups], dtype=np.intp)
+    if policies:
+        arrays |= _underway_arrays(game)
     tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")  # runs started together do not collide
     np.savez(tmp, **arrays)
     tmp.replace(path)
 
 
-def _policies_arrays(i: int, model: game_maxn.Manche, policies: dict[int, game_maxn.Moves]) -> dict[str, Any]:
+def _policies_arrays(
+    i: int | str, model: game_maxn.Manche, policies: dict[int, game_maxn.Moves]
+) -> dict[str, Any]:
     """The policies of the décharge owing nothing (all that starts another manche's), as arrays."""
     rows = [p for p, pos in enumerate(model.positions) if not pos.charge and not pos.debts and p in policies]
     if not rows:
@@ -422,7 +513,7 @@ def _policies_arrays(i: int, model: game_maxn.Manche, policies: dict[int, game_m
     }
 
 
-def _read_policies(data: Any, i: int) -> dict[int, game_maxn.Moves]:
+def _read_policies(data: Any, i: int | str) -> dict[int, game_maxn.Moves]:
     if f"policy_rows_{i}" not in data:
         return {}
     sizes = data[f"policy_sizes_{i}"]
