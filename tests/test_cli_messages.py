@@ -702,6 +702,23 @@ def test_a_solve_taken_up_inside_a_part_says_so_and_the_pass_it_goes_on_with(lan
     assert said[1:] == expected
 
 
+def test_the_measure_of_deviating_after_a_solve_taken_up_does_not_say_a_first_pass_of_a_part_read_back():
+    """A solve taken up reads its first part back from the disk: when the measure of deviating then
+    counts that part, it must say that measure, not « pass 1 under way » of a décharge solved before."""
+    from py421.play.coach import game_solving
+
+    said: list[str] = []
+    progress = game_solving(lambda text, stage: said.append(text))
+    progress("positions", 52_976, 0)
+    progress("resumed", 1, 2)
+    progress("underway", 2, 2)
+    progress("manche", 2, 2)
+    progress("manche", 1, 2)  # the measure of deviating, manche by manche
+    progress("deviation", 1, 0)
+    assert not any("pass 1 under way" in line for line in said)
+    assert said[-1] == "what one player gains by deviating alone: part 1 of 2, pass 1"
+
+
 def test_the_measure_of_deviating_does_not_say_a_first_pass_again():
     """Where a décharge does not settle, the solve counts the manches again to measure what a player
     gains by deviating: on a terminal the spinner must then say that measure, not « pass 1 under

@@ -78,6 +78,7 @@ def game_solving(say: Say, lang: str = "en", worded: Callable[[str], str] = str)
                 say(worded(tr(lang, "cli.solving.game.positions", positions=num(lang, step, ","))), stage)
             return
         if stage == "resumed":  # a solve stopped part way, taken up: ``step`` of ``total`` manches kept
+            started.update(range(1, step + 1))  # read back: never a first pass here (the first solved)
             say(worded(tr(lang, "cli.solving.game.resumed", done=step, manches=total)), stage)
             return
         if stage == "underway":  # manche ``step`` taken up where it stopped: not at its first pass
