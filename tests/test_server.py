@@ -1059,6 +1059,40 @@ def test_a_player_whose_name_a_new_game_would_refuse_is_still_found(client, monk
     assert client.get("/api/players/" + "x" * 101).json()["detail"]["error"] == "bad_name"
 
 
+def test_a_flood_of_leaderboard_requests_shares_one_read_and_holds_no_other_request(client, monkeypatch):
+    """Reading the standings takes seconds on a large history: twelve clients asking for the
+    leaderboard held every thread the server reads the history on, and the list of games or a game's
+    record waited over a minute. The requests that ask meanwhile share one read, on a thread of its
+    own: here the read is held until the list of games is answered (a wait on the threads shared
+    would never end: the 30 s only tell that apart)."""
+    hub = client.app.state.hub
+    release = threading.Event()
+    reads: list[dict[str, Any]] = []
+    stats = hub.history.stats
+
+    def held(**asked: Any) -> Any:
+        reads.append(asked)
+        release.wait(60)
+        return stats(**asked)
+
+    monkeypatch.setattr(hub.history, "stats", held)
+    with ThreadPoolExecutor(13) as pool:
+        boards = [pool.submit(client.get, "/api/leaderboard") for _ in range(12)]
+        try:
+            for _ in range(3000):  # until the first read is under way
+                if reads:
+                    break
+                time.sleep(0.01)
+            games = pool.submit(client.get, "/api/games")
+            assert games.result(timeout=30).status_code == 200
+            assert len(reads) == 1  # the others wait for it, none on a thread of their own
+        finally:
+            release.set()
+        answers = [board.result() for board in boards]
+    assert {answer.status_code for answer in answers} == {200}
+    assert all(answer.json() == answers[0].json() for answer in answers)
+
+
 def test_a_players_page_is_their_leaderboard_row_with_every_count_documented(client):
     """The leaderboard's rows lost the counts the history keeps (rounds lost, 421s, nénettes, tokens
     taken) that docs/online.md lists, and a player's row had no loss rate."""

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import unicodedata
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from typing import Annotated, Any, TypeVar, assert_never, cast
 
@@ -257,8 +259,31 @@ async def game_analysis(request: Request, game_id: int, bots: bool = False) -> d
 @router.get("/api/leaderboard", response_model=list[p.PlayerStats], responses=responses)
 async def leaderboard(request: Request, rules: str = "classic-11") -> list[dict[str, Any]]:
     hub = _hub(request)
-    rows = await asyncio.to_thread(_player_rows, hub, rules=_preset(rules), most=LEADERBOARD_MOST)
+    preset = _preset(rules)
+    reading = _standings_read(request)
+    read = reading.get(preset)
+    if read is None:  # else the read under way answers this request too
+        standings = functools.partial(_player_rows, hub, rules=preset, most=LEADERBOARD_MOST)
+        read = asyncio.get_running_loop().run_in_executor(_STANDINGS, standings)
+        reading[preset] = read
+        read.add_done_callback(lambda _: reading.pop(preset, None))
+    rows = await asyncio.shield(read)  # a request that goes away leaves the read to the others
     return sorted(rows, key=lambda r: (r["loss_rate"], -r["games"], r["name"]))
+
+
+# The standings read the whole history, seconds of it on a large one: a flood of requests for them
+# held every thread the other requests read the history on (the list of games, a record), which
+# then waited over a minute. So they are read on a thread of their own, one preset at a time, and
+# the requests that ask meanwhile share the read under way.
+_STANDINGS = ThreadPoolExecutor(1, thread_name_prefix="py421-standings")
+
+
+def _standings_read(connection: HTTPConnection) -> dict[str, asyncio.Future[list[dict[str, Any]]]]:
+    """The standings being read, by preset (one server's)."""
+    state = connection.app.state
+    if not hasattr(state, "standings"):
+        state.standings = {}
+    return cast(dict[str, "asyncio.Future[list[dict[str, Any]]]"], state.standings)
 
 
 @router.get("/api/players/{name}", response_model=p.PlayerStats, responses=responses)
