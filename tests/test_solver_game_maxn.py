@@ -1830,6 +1830,7 @@ def test_a_solve_stopped_inside_a_manche_goes_on_from_its_last_pass_or_pot(
     for key, solution in whole.manches.items():
         assert np.array_equal(game.manches[key].values, solution.values)
         assert np.array_equal(game.manches[key].ends, solution.ends)
+        assert game.manches[key].unsettled == solution.unsettled == []  # it settled: nothing to bound
     assert [path.name for path in tmp_path.glob("*.partial.npz")] == []
 
 

@@ -394,9 +394,7 @@ def _manche_key(row: npt.NDArray[Any]) -> game_maxn.MancheKey:
     return int(row[0]), tuple(int(x) for x in row[1:])
 
 
-def _read_underway(
-    game: GameMaxn, data: Any
-) -> tuple[tuple[int, game_maxn.Losses], game_maxn.Underway] | None:
+def _read_underway(game: GameMaxn, data: Any) -> tuple[game_maxn.MancheKey, game_maxn.Underway] | None:
     """The manche a solve stopped inside (:attr:`.game_maxn.GameMaxn.underway`), None if there is
     none or it is not of this game's positions."""
     if "underway_key" not in data:
@@ -423,9 +421,8 @@ def _underway(game: GameMaxn, data: Any) -> tuple[game_maxn.MancheKey, game_maxn
     sweeps, change, gap, residual, converged = (float(x) for x in data["underway_checks"])
     solution.sweeps, solution.change, solution.linear_gap = int(sweeps), change, gap
     solution.residual, solution.converged = residual, bool(converged)
-    solution.unsettled = [
-        part.tolist() for part in _parts(data["underway_unsettled"], data["underway_sizes"])
-    ]
+    groups = _parts(data["underway_unsettled"], data["underway_sizes"])
+    solution.unsettled = [part.tolist() for part in groups if part.size]  # none: one empty part
     solution.policies = _read_policies(data, "underway")
     changes = [float(x) for x in data["underway_changes"]]
     return key, game_maxn.Underway(levels, solution, found, changes)
