@@ -350,8 +350,7 @@ def _load_partial(game: GameMaxn, path: Path) -> None:
     if not game.manches.keys() <= contexts:
         game.manches.clear()
         game.underway = None
-    underway = game.underway
-    if underway is not None and (underway[0] not in contexts or underway[0] in game.manches):
+    if game.underway is not None and game.underway[0] in game.manches:  # kept whole since
         game.underway = None
     if not game.manches and game.underway is None:
         game.seconds = 0.0
@@ -374,12 +373,8 @@ def _load_maxn(game: GameMaxn, path: Path) -> bool:
         for i, key in enumerate(data["keys"]):
             owing = data.get(f"owing_{i}")  # « queue de la vache »: the ends that leave debts
             solution = game_maxn.MancheSolution(data[f"values_{i}"], data[f"ends_{i}"], owing)
-            change, gap, residual, converged = (float(x) for x in data["checks"][i])
-            solution.sweeps, solution.change, solution.linear_gap = int(data["sweeps"][i]), change, gap
-            solution.residual, solution.converged = residual, bool(converged)
-            if f"unsettled_{i}" in data:  # the décharges that did not settle: deviating is bounded there
-                parts = _parts(data[f"unsettled_{i}"], data[f"unsettled_sizes_{i}"])
-                solution.unsettled = [part.tolist() for part in parts]
+            _set_checks(solution, data["sweeps"][i], data["checks"][i])
+            solution.unsettled = _read_unsettled(data, i)
             solution.policies = _read_policies(data, i)
             game.manches[_manche_key(key)] = solution
         game.seconds = float(data["seconds"])
@@ -418,11 +413,8 @@ def _underway(game: GameMaxn, data: Any) -> tuple[game_maxn.MancheKey, game_maxn
     ):
         return None
     solution = game_maxn.MancheSolution(values, np.zeros(0))
-    sweeps, change, gap, residual, converged = (float(x) for x in data["underway_checks"])
-    solution.sweeps, solution.change, solution.linear_gap = int(sweeps), change, gap
-    solution.residual, solution.converged = residual, bool(converged)
-    groups = _parts(data["underway_unsettled"], data["underway_sizes"])
-    solution.unsettled = [part.tolist() for part in groups if part.size]  # none: one empty part
+    _set_checks(solution, data["underway_sweeps"], data["underway_checks"])
+    solution.unsettled = _read_unsettled(data, "underway")
     solution.policies = _read_policies(data, "underway")
     changes = [float(x) for x in data["underway_changes"]]
     return key, game_maxn.Underway(levels, solution, found, changes)
@@ -433,21 +425,46 @@ def _underway_arrays(game: GameMaxn) -> dict[str, Any]:
         return {}
     key, part = game.underway
     solution = part.solution
-    groups = solution.unsettled
     arrays: dict[str, Any] = {
         "underway_key": np.array([key[0], *key[1]], dtype=np.intp),
         "underway_levels": np.array(part.levels),
         "underway_values": solution.values,
-        "underway_checks": np.array(
-            [solution.sweeps, solution.change, solution.linear_gap, solution.residual, solution.converged]
-        ),
+        "underway_sweeps": np.array(solution.sweeps),
+        "underway_checks": np.array(_checks(solution)),
         "underway_changes": np.array(part.changes, dtype=np.float64),
-        "underway_unsettled": np.array([row for rows in groups for row in rows], dtype=np.intp),
-        "underway_sizes": np.array([len(rows) for rows in groups], dtype=np.intp),
     }
     if part.found is not None:
         arrays["underway_found"] = part.found
+    arrays |= _unsettled_arrays("underway", solution.unsettled)
     return arrays | _policies_arrays("underway", game.model_of(key), solution.policies)
+
+
+def _checks(solution: game_maxn.MancheSolution) -> list[float]:
+    """How a manche's solve ended (:func:`_set_checks` reads them back)."""
+    return [solution.change, solution.linear_gap, solution.residual, solution.converged]
+
+
+def _set_checks(solution: game_maxn.MancheSolution, sweeps: Any, checks: Any) -> None:
+    change, gap, residual, converged = (float(x) for x in checks)
+    solution.sweeps, solution.change, solution.linear_gap = int(sweeps), change, gap
+    solution.residual, solution.converged = residual, bool(converged)
+
+
+def _unsettled_arrays(i: int | str, groups: list[list[int]]) -> dict[str, Any]:
+    """The décharges (or looping charge levels) that did not settle, as arrays (none if none):
+    deviating is bounded there."""
+    if not groups:
+        return {}
+    return {
+        f"unsettled_{i}": np.array([row for rows in groups for row in rows], dtype=np.intp),
+        f"unsettled_sizes_{i}": np.array([len(rows) for rows in groups], dtype=np.intp),
+    }
+
+
+def _read_unsettled(data: Any, i: int | str) -> list[list[int]]:
+    if f"unsettled_{i}" not in data:
+        return []
+    return [part.tolist() for part in _parts(data[f"unsettled_{i}"], data[f"unsettled_sizes_{i}"])]
 
 
 def store_maxn(game: GameMaxn, folder: Path | None = None) -> Path:
@@ -467,9 +484,7 @@ def _save_maxn(game: GameMaxn, path: Path, policies: bool = False) -> None:
     arrays: dict[str, Any] = {
         "keys": np.array([[m, *losses] for m, losses in keys], dtype=np.intp),
         "sweeps": np.array([game.manches[k].sweeps for k in keys]),
-        "checks": np.array(
-            [[s.change, s.linear_gap, s.residual, s.converged] for s in (game.manches[k] for k in keys)]
-        ),
+        "checks": np.array([_checks(game.manches[k]) for k in keys]),
         "seconds": np.array(game.seconds),
     }
     if game.deviation is not None:
@@ -483,10 +498,7 @@ def _save_maxn(game: GameMaxn, path: Path, policies: bool = False) -> None:
             arrays[f"owing_{i}"] = game.manches[k].owing
         if policies:
             arrays |= _policies_arrays(i, game.model_of(k), game.manches[k].policies)
-        if game.manches[k].unsettled:
-            groups = game.manches[k].unsettled
-            arrays[f"unsettled_{i}"] = np.array([row for rows in groups for row in rows], dtype=np.intp)
-            arrays[f"unsettled_sizes_{i}"] = np.array([len(rows) for rows in groups], dtype=np.intp)
+        arrays |= _unsettled_arrays(i, game.manches[k].unsettled)
     if policies:
         arrays |= _underway_arrays(game)
     tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")  # runs started together do not collide
