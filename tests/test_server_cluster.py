@@ -243,6 +243,9 @@ class Nobody:
     def copies(self) -> list[str]:
         return []
 
+    def heard_presence(self, by: str, code: str, seats: list[int]) -> None:
+        pass
+
 
 def _ownerless_table(code: str) -> str:
     """A fresh database holding one table in play that no process owns; its URL."""
@@ -1013,3 +1016,90 @@ def test_a_seat_handed_on_through_one_process_is_no_longer_held_by_the_phone_on_
             assert message["view"]["seat"] is None
             with b.websocket_connect(f"/ws/{code}?token={handed.json()['token']}") as borrowed:
                 assert borrowed.receive_json()["view"]["seat"] == 1
+
+
+def _table_message(ws: Any) -> dict[str, Any]:
+    message: dict[str, Any] = ws.receive_json()
+    while message["type"] != "table":
+        message = ws.receive_json()
+    return message
+
+
+def test_a_player_connected_to_another_process_is_shown_there_and_keeps_their_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Alice plays through A, which owns the table, Bob through B. A counted only its own connections:
+    Alice saw Bob gone, and when his turn came A gave it to a bot after GONE_SECONDS, Bob at his
+    phone all along. He is shown there, his turn waits for him; once he leaves, a bot plays it."""
+    from py421.server import table_actor
+
+    monkeypatch.setattr(table_actor, "GONE_SECONDS", 0.5)
+    with two_processes(Limits(messages_per_second=1000)) as (a, b):
+        hub_a = a.app.state.hub  # type: ignore[attr-defined]
+        created = create(a, seats=["human", "human"], timeout=0)
+        code, alice = created["code"], created["token"]
+        joined = b.post(f"/api/tables/{code}/join", json={"name": "Bob"})
+        assert joined.status_code == 200, joined.text
+        with a.websocket_connect(f"/ws/{code}?token={alice}") as ws_a:
+            message = _table_message(ws_a)
+            with b.websocket_connect(f"/ws/{code}?token={joined.json()['token']}") as ws_b:
+                while not _table_message(ws_b)["table"]["seats"][0]["connected"]:
+                    pass  # Bob sees Alice, connected through A
+                while not message["table"]["seats"][1]["connected"]:
+                    message = _table_message(ws_a)  # Alice sees Bob come
+                assert code in hub_a.owned()  # Alice is connected to A: the table stays there
+                start(a, code, alice)
+                while (message["view"] or {}).get("waiting_for") != {"seat": 1, "step": "decision"}:
+                    if message["view"] and message["view"]["your_turn"]:
+                        ws_a.send_json({"type": "act", "version": message["version"], "action": "stop"})
+                    message = _table_message(ws_a)
+                table = hub_a.tables[code]
+                assert table.session is not None
+                steps = table.session.state.steps
+                time.sleep(4 * table_actor.GONE_SECONDS)  # Bob thinks
+                assert not table.seats[1].away
+                assert table.session.state.steps == steps  # nobody played for him
+            while not message["table"]["seats"][1]["away"]:  # Bob gone on his turn: a bot plays it
+                message = _table_message(ws_a)
+            assert not message["table"]["seats"][1]["connected"]
+
+
+def test_a_player_whose_process_stops_saying_they_are_there_counts_as_gone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bob's process holds his seat and says so again and again; killed (or cut off from the others),
+    it says nothing more, and no page closes on the owner's side: once it has not said it in time,
+    Bob is shown gone and his turn goes to a bot."""
+    from py421.server import hub as hub_module
+    from py421.server import table_actor
+
+    monkeypatch.setattr(table_actor, "GONE_SECONDS", 0.5)
+    monkeypatch.setattr(hub_module, "PRESENCE_SECONDS", 0.2)
+    monkeypatch.setattr(hub_module, "PRESENCE_LEASE", 3.0)
+    with two_processes(Limits(messages_per_second=1000)) as (a, b):
+        hub_a, hub_b = a.app.state.hub, b.app.state.hub  # type: ignore[attr-defined]
+        created = create(a, seats=["human", "human"], timeout=0)
+        code, alice = created["code"], created["token"]
+        joined = b.post(f"/api/tables/{code}/join", json={"name": "Bob"})
+        assert joined.status_code == 200, joined.text
+        with (
+            a.websocket_connect(f"/ws/{code}?token={alice}") as ws_a,
+            b.websocket_connect(f"/ws/{code}?token={joined.json()['token']}"),
+        ):
+            while not (message := _table_message(ws_a))["table"]["seats"][1]["connected"]:
+                pass
+            start(a, code, alice)
+            while (message["view"] or {}).get("waiting_for") != {"seat": 1, "step": "decision"}:
+                if message["view"] and message["view"]["your_turn"]:
+                    ws_a.send_json({"type": "act", "version": message["version"], "action": "stop"})
+                message = _table_message(ws_a)
+            time.sleep(2 * hub_module.PRESENCE_LEASE)  # said again in time: still there, still his turn
+            assert not hub_a.tables[code].seats[1].away
+
+            async def silent(code: str, seats: list[int]) -> None:
+                pass
+
+            hub_b.cluster.announce = silent  # as a process killed says nothing more
+            while not message["table"]["seats"][1]["away"]:
+                message = _table_message(ws_a)
+            assert not message["table"]["seats"][1]["connected"]

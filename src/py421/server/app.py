@@ -134,6 +134,8 @@ def create_app(
         # down end as soon as they are read, rather than at the first round of housekeeping
         hub.spawn(hub.resume_all())
         hub.spawn(hub.housekeeping())
+        if cluster.several:
+            hub.spawn(hub.keep_presence())
         hub.spawn(keep_collections_short())
         yield
         await hub.close()  # every step is already written: stopping loses nothing

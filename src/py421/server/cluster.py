@@ -18,6 +18,12 @@ Nothing here is a new kind of server: PostgreSQL itself carries it all.
 - **Changes go through the owner.** A request to change a table this process
   does not own is sent on the channel ``py421_requests``; the owner applies it
   and answers on the asking process's own channel.
+- **Presence.** A process that does not own a table, but holds a connection
+  for one of its seats, says so on ``py421_presence`` (the table's code and
+  those seats) when they change and again every little while, and the other
+  processes that keep the table answer with theirs: the owner gives a player's
+  turn to a bot only once no process holds their seat (nor says it again in
+  time, as a process killed no longer does), and every page shows who is there.
 - **News.** Every change is committed with a ``pg_notify('py421_changes',
   CODE)`` in its own transaction (so the news leaves with the change, never
   before it, and the new steps with it when that is all that changed); a
@@ -51,6 +57,7 @@ log = logging.getLogger(__name__)
 
 CHANGES = "py421_changes"
 REQUESTS = "py421_requests"
+PRESENCE = "py421_presence"
 MOVED_WAIT = 0.2  # seconds a request answered "moved" waits for its new owner's answer
 SERVED_SECONDS = 60.0  # a request served is remembered this long, to answer it again if asked again
 GIVEN_SECONDS = 10.0  # a table given to another process is left out of this one's scans this long
@@ -88,6 +95,11 @@ class Member(Protocol):
     async def adopt(self, code: str) -> None: ...
 
     def disown_all(self) -> None: ...
+
+    def heard_presence(self, by: str, code: str, seats: list[int]) -> None:
+        """Process ``by`` holds a connection for each of ``seats`` of the table ``code`` (none: no
+        longer any), as it says again every little while."""
+        ...
 
 
 class Solo:
@@ -135,6 +147,9 @@ class Solo:
         self, code: str, kind: str, args: dict[str, Any], ident: str | None = None
     ) -> dict[str, Any]:
         raise AssertionError("one process owns every table")
+
+    async def announce(self, code: str, seats: list[int]) -> None:
+        """Tell the other processes the seats of ``code`` a connection here holds (none here)."""
 
 
 class Cluster(Solo):
@@ -447,6 +462,10 @@ class Cluster(Solo):
         finally:
             self._waiting.pop(ident, None)
 
+    async def announce(self, code: str, seats: list[int]) -> None:
+        with contextlib.suppress(Exception):  # said again in a moment, through a new connection
+            await self._notify(PRESENCE, json.dumps({"by": self.me, "code": code, "seats": seats}))
+
     async def _notify(self, channel: str, payload: str) -> None:
         sent: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._outbox.append((channel, payload, sent))
@@ -492,7 +511,7 @@ class Cluster(Solo):
         import psycopg
 
         conn = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
-        for channel in (CHANGES, REQUESTS, self.inbox):
+        for channel in (CHANGES, REQUESTS, PRESENCE, self.inbox):
             await conn.execute(f"LISTEN {channel}")
         return conn
 
@@ -530,6 +549,11 @@ class Cluster(Solo):
                 # every process hears every change: a task only where a copy is kept
                 if news["by"] != self.me and member is not None and member.holds_copy(news["code"]):
                     self._spawn(member.caught_up(news["code"], news))
+            elif channel == PRESENCE:
+                said = json.loads(payload)
+                member = self._member
+                if said["by"] != self.me and member is not None and member.holds_copy(said["code"]):
+                    member.heard_presence(said["by"], said["code"], [int(s) for s in said["seats"]])
             elif channel == REQUESTS:
                 request = json.loads(payload)
                 if request["code"] in self.owned:

@@ -68,6 +68,10 @@ A = TypeVar("A", bound=BaseModel)  # one of the answers (commands.Answer)
 R = TypeVar("R")  # what a reader's thread brings back
 BATCH = 200  # tables ended, or told active, in one transaction by the housekeeping
 TOUCH_SECONDS = 600.0  # a table's activity is told to the database this often at most
+# A process holding seats of a table another process owns says so this often; said neither again nor
+# otherwise for PRESENCE_LEASE, they count as gone (the process was killed, or cannot reach the others).
+PRESENCE_SECONDS = 20.0
+PRESENCE_LEASE = 65.0
 PrepareRules = Callable[[Ruleset, int, str], Awaitable[None]]  # the rules, the players, the address
 ExpectRules = Callable[[Ruleset, int], Awaitable[float]]
 CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O: read aloud without doubt
@@ -742,6 +746,7 @@ class Hub:
                 table.send_to(conn)  # a spectator changes nothing the others see
             else:
                 table.broadcast()  # the seat is now shown connected
+                self._announce(table)
 
     async def disconnect(self, table: Table, conn: Connection) -> None:
         """The connection's seat let go, once the table is free: shielded, since a session may be
@@ -750,7 +755,63 @@ class Hub:
         await asyncio.shield(self.spawn(self._disconnect(table, conn)))
 
     async def _disconnect(self, table: Table, conn: Connection) -> None:
+        seat = conn.seat
         await TableActor(table, self).leave(conn)
+        if seat is not None:
+            self._announce(table)
+
+    # -- seats held through other processes ----------------------------------------
+
+    def _announce(self, table: Table) -> None:
+        """Tell the other processes the seats of ``table`` held here, where they need it: its owner
+        is another process, or another process said it holds seats of it."""
+        if self.cluster.several and (not self.cluster.owns(table.code) or table.elsewhere):
+            self.spawn(self.cluster.announce(table.code, table.seats_here))
+
+    def heard_presence(self, by: str, code: str, seats: list[int]) -> None:
+        table = self.tables.get(code)
+        if table is None:
+            return
+        before = self._present(table)
+        first = by not in table.elsewhere
+        if seats:
+            table.elsewhere[by] = (frozenset(seats), time.monotonic() + PRESENCE_LEASE)
+        else:
+            table.elsewhere.pop(by, None)
+        if first and seats and table.seats_here:
+            self._announce(table)  # its pages show who is here too
+        if self._present(table) != before:
+            self.spawn(self._presence_shown(table, before - self._present(table)))
+
+    def _present(self, table: Table) -> set[int]:
+        return {s.seat for s in table.seats if table.present(s.seat)}
+
+    async def keep_presence(self) -> None:
+        """Say again every PRESENCE_SECONDS the seats held here of tables others need them of, and
+        count as gone those another process no longer said in time."""
+        while True:
+            await asyncio.sleep(PRESENCE_SECONDS)
+            now = time.monotonic()
+            for table in list(self.tables.values()):
+                ran_out = [seats for seats, until in table.elsewhere.values() if until <= now]
+                if ran_out:
+                    table.elsewhere = {by: held for by, held in table.elsewhere.items() if held[1] > now}
+                    gone = {seat for seats in ran_out for seat in seats if not table.present(seat)}
+                    if gone:
+                        self.spawn(self._presence_shown(table, gone))
+                if table.seats_here:
+                    self._announce(table)
+
+    async def _presence_shown(self, table: Table, gone: set[int]) -> None:
+        """Who is at the table changed through another process: every page here shows it, and a
+        player gone on their turn has GONE_SECONDS before a bot plays it."""
+        async with table.lock:
+            if table.removed or self.tables.get(table.code) is not table:
+                return
+            table.broadcast()
+            actor = TableActor(table, self)
+            for seat in gone:
+                actor.if_gone(seat)
 
     async def _come_here(self, code: str, seat: int) -> None:
         """A seated player connected here to a table owned elsewhere: their seat is theirs again,

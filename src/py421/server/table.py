@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import time
 import unicodedata
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass, field
@@ -292,6 +293,9 @@ class Table:
     hints: bool = False  # created with hints: the player to move sees their choices ranked
     # Told after every broadcast, where hints are on (:mod:`.hints`); None, it costs nothing.
     on_change: Callable[[Table], None] | None = None
+    # The seats other processes said they hold a connection for (:mod:`.cluster`), by process, and
+    # until when that holds (time.monotonic()) if they do not say it again.
+    elsewhere: dict[str, tuple[frozenset[int], float]] = field(default_factory=dict)
 
     @property
     def game(self) -> Game | None:
@@ -311,6 +315,18 @@ class Table:
         timeout handed to a bot (away) keeps the table no more alive than a spectator would, or a
         page left open would keep its bots playing for ever."""
         return any(c.seat is not None and not self.seats[c.seat].away for c in self.connections)
+
+    def present(self, seat: int) -> bool:
+        """Whether a page holds ``seat`` open, through this process or another one."""
+        if self.seats[seat].connected > 0:
+            return True
+        now = time.monotonic()
+        return any(seat in seats and now < until for seats, until in self.elsewhere.values())
+
+    @property
+    def seats_here(self) -> list[int]:
+        """The seats a connection to this process holds, as other processes are told them."""
+        return [s.seat for s in self.seats if s.connected > 0]
 
     def let_go_of_states(self) -> None:
         """A finished game keeps its last state only, not every one before it: they were most of a
@@ -366,7 +382,7 @@ class Table:
                     "bot": s.bot if s.kind == "bot" else None,
                     "name": names[s.seat],
                     "taken": s.kind == "bot" or s.token_hash is not None or self.mode == "scorekeeper",
-                    "connected": s.connected > 0,
+                    "connected": self.present(s.seat),
                     "away": s.away,
                 }
                 for s in self.seats

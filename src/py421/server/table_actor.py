@@ -402,16 +402,23 @@ class TableActor:
                     table.active = max(table.active, time.time())  # connected until now
                     table.seats[conn.seat].connected -= 1
                     table.broadcast()
-                    seat, session = conn.seat, table.session
-                    gone = not table.timeout and not table.seats[seat].connected and table.mode == "play"
-                    if (
-                        gone
-                        and session is not None
-                        and session.state.to_move == seat
-                        and table.status == "playing"
-                    ):
-                        self._start_timer(seat)  # gone on their turn: GONE_SECONDS, then a bot
+                    self.if_gone(conn.seat)
                 self.services.forget_if_done(table)
+
+    def if_gone(self, seat: int) -> None:
+        """Under the table's lock, once a page holding ``seat`` closed (here, or in another process):
+        if none holds it now and it is their turn, GONE_SECONDS for them to come back, then a bot."""
+        table, session = self.table, self.table.session
+        if (
+            not table.timeout
+            and table.mode == "play"
+            and table.status == "playing"
+            and session is not None
+            and session.state.to_move == seat
+            and not table.present(seat)
+            and self.services.cluster.owns(table.code)
+        ):
+            self._start_timer(seat)
 
     async def follow(self, news: dict[str, Any] | None) -> bool:
         """Another process changed this table (a copy of it is kept here): bring the copy up to
@@ -524,7 +531,7 @@ class TableActor:
             table.timer.cancel()
         if table.session is None:
             return
-        wait = table.timeout or (GONE_SECONDS if not table.seats[seat].connected else 0)
+        wait = table.timeout or (GONE_SECONDS if not table.present(seat) else 0)
         if not wait:
             return
         step = table.session.state.steps
@@ -537,8 +544,8 @@ class TableActor:
                     return
                 if not services.cluster.owns(table.code):
                     return
-                if not table.timeout and table.seats[seat].connected:
-                    return  # back at the table: no limit while they are there
+                if not table.timeout and table.present(seat):
+                    return  # back at the table (here or through another process): no limit then
                 table.seats[seat].away = True  # a bot plays for them until they act again
                 table.broadcast()
             await self.advance()
