@@ -1103,3 +1103,22 @@ def test_a_player_whose_process_stops_saying_they_are_there_counts_as_gone(
             while not message["table"]["seats"][1]["away"]:
                 message = _table_message(ws_a)
             assert not message["table"]["seats"][1]["connected"]
+
+
+def test_a_seat_held_through_another_process_is_not_handed_on(tmp_path: Path) -> None:
+    """A seated player may hand on another's seat only once that player's phone is gone: the owner
+    looked at its own connections only, so Alice could take Bob's seat while he played through B."""
+    with two_processes(Limits(messages_per_second=1000)) as (a, b):
+        created = create(a, seats=["human", "human"], timeout=0)
+        code, alice = created["code"], created["token"]
+        joined = b.post(f"/api/tables/{code}/join", json={"name": "Bob"})
+        assert joined.status_code == 200, joined.text
+        with (
+            a.websocket_connect(f"/ws/{code}?token={alice}") as ws_a,
+            b.websocket_connect(f"/ws/{code}?token={joined.json()['token']}"),
+        ):
+            while not _table_message(ws_a)["table"]["seats"][1]["connected"]:
+                pass
+            handed = a.post(f"/api/tables/{code}/seats/1/hand", headers={"Authorization": f"Bearer {alice}"})
+            assert handed.status_code == 409, handed.text
+            assert handed.json()["detail"]["error"] == "seat_here"

@@ -178,7 +178,7 @@ class TableActor:
             if seat not in people:
                 said = {"seat": seat, "seats": ", ".join(map(str, people))}
                 raise TableError("no_seat", Message("server.hand_seat", said), 404)
-            if seat != holder and table.seats[seat].connected:
+            if seat != holder and table.present(seat):
                 # anyone with the code may have joined: another's seat is theirs to hand on only once
                 # that player's phone is gone, else they could take every seat and keep it
                 raise TableError("seat_here", Message("server.hand_here", {"seat": seat}), 409)
