@@ -702,6 +702,46 @@ def test_a_solve_taken_up_inside_a_part_says_so_and_the_pass_it_goes_on_with(lan
     assert said[1:] == expected
 
 
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        (
+            "en",
+            [
+                "the whole game: taking up the solve stopped before, 2 of its 2 parts already solved",
+                "what one player gains by deviating alone: taking up the measure where it stopped",
+                "what one player gains by deviating alone: part 2 of 2, pass 3",
+            ],
+        ),
+        (
+            "fr",
+            [
+                "la partie entière : reprise du calcul arrêté avant, 2 de ses 2 étapes déjà résolues",
+                "ce qu'un joueur gagne à dévier seul : reprise de la mesure où elle s'était arrêtée",
+                "ce qu'un joueur gagne à dévier seul : étape 2 sur 2, passe 3",
+            ],
+        ),
+    ],
+)
+def test_a_bound_on_deviating_taken_up_says_so_and_counts_its_passes_in_the_part_they_belong_to(
+    lang, expected
+):
+    """Four-player vache-41's bound takes passes of 20 minutes in the décharge of part 2 (the first
+    manche, solved second): taken up, it says so, then goes on with pass 3 of that part, where its
+    passes were said as part 1's (the part bounded before it)."""
+    from py421.play.coach import game_solving
+
+    said: list[str] = []
+    progress = game_solving(lambda text, stage: said.append(text), lang)
+    progress("positions", 52_976, 0)
+    progress("resumed", 2, 2)
+    progress("bounding", 2, 0)
+    progress("manche", 1, 2)
+    progress("manche", 2, 2)
+    progress("deviation", 3, 0)
+    assert said[1:] == expected
+
+
 def test_the_measure_of_deviating_after_a_solve_taken_up_does_not_say_a_first_pass_of_a_part_read_back():
     """A solve taken up reads its first part back from the disk: when the measure of deviating then
     counts that part, it must say that measure, not « pass 1 under way » of a décharge solved before."""

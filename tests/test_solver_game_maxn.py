@@ -41,7 +41,7 @@ from py421.sim.fast.optimal_tables import MaxnTables
 from py421.sim.fast.policy import ROUNDS_LEVEL
 from py421.sim.fast.replay import replay
 from py421.sim.simulate import Simulation, Summary, run
-from py421.solver import game_maxn, solutions
+from py421.solver import deviation, game_maxn, solutions
 from py421.solver import game_maxn_stakes as stakes
 from py421.solver.advice import RoundContext, advise_game_level
 from py421.solver.game_maxn import (
@@ -1831,6 +1831,45 @@ def test_a_solve_stopped_inside_a_manche_goes_on_from_its_last_pass_or_pot(
         assert np.array_equal(game.manches[key].values, solution.values)
         assert np.array_equal(game.manches[key].ends, solution.ends)
         assert game.manches[key].unsettled == solution.unsettled == []  # it settled: nothing to bound
+    assert [path.name for path in tmp_path.glob("*.partial.npz")] == []
+
+
+@pytest.mark.parametrize(("manche", "step", "passes", "played"), [(1, 2, 4, 2), (2, 1, 2, 1)])
+def test_a_bound_on_deviating_stopped_part_way_goes_on_from_its_last_pass(
+    monkeypatch, tmp_path, manche, step, passes, played
+):
+    """Four-player vache-41's bound on deviating takes passes of 20 minutes, and a stop lost them all:
+    the bound keeps how far it went (bot:optimal's play of each group measured, each pass of best
+    responses), and asked again goes on from there, says so, and measures none of it again, to the
+    same bound bit for bit. The décharges stopped after their first pass, as if they did not settle:
+    the bound's first group takes 3 passes, the next 2 then 1; stopped after the first's second pass,
+    or after the second's first."""
+    rules = QUEUE.with_options(decharge_throws=3)
+    monkeypatch.setattr(game_maxn, "_cycling", lambda recent, changes: True)
+    whole, _ = solve_maxn_cached(rules, 3, folder=tmp_path / "whole")
+    with pytest.raises(Stopped):
+        solve_maxn_cached(rules, 3, stopping_at(manche, "deviation", step), folder=tmp_path)
+    counted = {"_pass": 0, "_played_rows": 0}
+
+    def counting(name: str) -> Callable[..., Any]:
+        measure = getattr(deviation, name)
+
+        def counted_call(*args: Any) -> Any:
+            counted[name] += 1
+            return measure(*args)
+
+        return counted_call
+
+    for name in counted:
+        monkeypatch.setattr(deviation, name, counting(name))
+    said: list[tuple[str, int]] = []
+    game, cached = solve_maxn_cached(rules, 3, lambda what, n, *_: said.append((what, n)), folder=tmp_path)
+    said = [told for told in said if told[0] != "positions"]
+    assert not cached and said[:2] == [("resumed", 2), ("bounding", step)]
+    assert next(told for told in said if told[0] == "deviation") == ("deviation", step + 1)
+    assert counted == {"_pass": passes, "_played_rows": played}  # whole: 6 passes, 3 groups played
+    assert game.summary()["gains"] == whole.summary()["gains"]
+    assert game.summary()["exploitability"] > 1e-9
     assert [path.name for path in tmp_path.glob("*.partial.npz")] == []
 
 

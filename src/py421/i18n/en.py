@@ -1171,6 +1171,7 @@ MESSAGES: dict[str, str] = {
     "cli.solving.game.decharge": "solving the whole game: part {manche} of {manches}, the décharge: pass {step}",
     "cli.solving.game.rounds": "solving the whole game: part {manche} of {manches}, the décharge: pass {step} under way, {done} of {total} rounds",
     "cli.optimal.unsolved": "bot:optimal plays each round on its own: the whole game of {n} players is not solved on this machine (421 solve {arguments} --players {n} solves it once: minutes, or hours)",
+    "cli.solving.game.bounding": "what one player gains by deviating alone: taking up the measure where it stopped",
     "cli.solving.game.deviation": "what one player gains by deviating alone: part {manche} of {manches}, pass {step}",
     "cli.solving.game.unsettled": "solving the whole game: part {manche} of {manches}, the décharge does not settle after {step} passes",
     "cli.solving.sweep": "{text}, values moved by {change} (settled below {tolerance})",

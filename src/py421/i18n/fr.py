@@ -1214,6 +1214,7 @@ MESSAGES: dict[str, str] = {
     "cli.solving.game.decharge": "résolution de la partie entière : étape {manche} sur {manches}, la décharge : passe {step}",
     "cli.solving.game.rounds": "résolution de la partie entière : étape {manche} sur {manches}, la décharge : passe {step} en cours, {done} tours sur {total}",
     "cli.optimal.unsolved": "bot:optimal joue chaque tour pour lui-même : la partie entière à {n} joueurs n'est pas résolue sur cette machine (421 solve {arguments} --players {n} la résout une fois pour toutes : des minutes, ou des heures)",
+    "cli.solving.game.bounding": "ce qu'un joueur gagne à dévier seul : reprise de la mesure où elle s'était arrêtée",
     "cli.solving.game.deviation": "ce qu'un joueur gagne à dévier seul : étape {manche} sur {manches}, passe {step}",
     "cli.solving.game.unsettled": "résolution de la partie entière : étape {manche} sur {manches}, la décharge ne se stabilise pas après {step} passes",
     "cli.solving.sweep": "{text}, les valeurs ont bougé de {change} (stables sous {tolerance})",

@@ -18,7 +18,7 @@ the solver's last pass already found that no choice changes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,6 +26,7 @@ import numpy as np
 from .game_maxn import (
     LEVEL_SWEEPS,
     TOLERANCE,
+    Bounding,
     GameMaxn,
     Losses,
     Manche,
@@ -277,7 +278,12 @@ def deviation(game: GameMaxn, progress: Progress | None = None) -> Deviation:
     return Deviation(game.from_start(played[first][start]), game.from_start(best[first][start]), anywhere)
 
 
-def bounded(game: GameMaxn, progress: Progress | None = None) -> Deviation:
+def bounded(
+    game: GameMaxn,
+    progress: Progress | None = None,
+    state: Bounding | None = None,
+    keep: Callable[[Bounding], None] | None = None,
+) -> Deviation:
     """A bound on what any one player gains by deviating, where the whole-game measure would take
     hours (« queue de la vache »: the first manche's décharge is played once for each debt, hundreds
     of thousands of positions at 41 tokens).
@@ -292,26 +298,65 @@ def bounded(game: GameMaxn, progress: Progress | None = None) -> Deviation:
 
     A group is measured one round of each kind of position where its manche's ends turn as they
     are (a manche nobody has lost yet, no debt: :func:`.game_maxn._turning`), as it was solved;
-    position by position elsewhere."""
-    total = 0.0
+    position by position elsewhere.
+
+    ``state``: how far a bound stopped before went (it goes on from there, to the same bound);
+    ``keep(state)`` is called once bot:optimal's play of a group is measured, after each pass of
+    best responses, and once a group is done."""
+    state = state or Bounding()
+    if progress and (state.found or state.played is not None):
+        progress("bounding", state.passes, len(state.found))
+    total, measured = 0.0, 0
     for m, (key, solution) in enumerate(game.manches.items()):
         model = game.model_of(key)
         turns = game.owing_values(*key) is None and _turning(game.end_values(*key), model, solution.values)
+        if progress:  # its passes are said as this manche's
+            progress("manche", m + 1, len(game.manches))
         found = 0.0
         for rows in solution.unsettled:
-            alone = not turns or bool(model.positions[rows[0]].debts)  # a décharge after a debt
-            played = _played_rows(model, solution.values, rows, alone)
-            best = _best_rows(model, solution.values, rows, progress, alone)
-            stored = solution.values[rows]
-            found = max(
-                found, float((best[rows] - stored).max()) + float(np.abs(played[rows] - stored).max())
-            )
-        if progress:
-            progress("manche", m + 1, len(game.manches))
+            if measured == len(state.found):
+                alone = not turns or bool(model.positions[rows[0]].debts)  # a décharge after a debt
+                state.found.append(_bound_of(model, solution.values, rows, alone, state, progress, keep))
+                if keep:
+                    keep(state)
+            found = max(found, state.found[measured])
+            measured += 1
         total += found
     start = game.start_values()
     bound = np.full(game.players, max(total, 0.0))
     return Deviation(start, start + bound, bound, bounded=True)
+
+
+def _bound_of(
+    model: Manche,
+    stored: FloatArray,
+    rows: list[int],
+    alone: bool,
+    state: Bounding,
+    progress: Progress | None,
+    keep: Callable[[Bounding], None] | None,
+) -> float:
+    """What a seat gains at most within the unsettled group ``rows``, going on from ``state`` (its
+    measure of bot:optimal's play and the passes of best responses already done there); ``state``
+    is then ready for the next group."""
+    if state.played is None:
+        played = _played_rows(model, stored, rows, alone)
+        state.played = float(np.abs(played[rows] - stored[rows]).max())
+        if keep:
+            keep(state)
+    values = stored.copy()
+    if state.values is not None:
+        values[rows] = state.values
+
+    def kept(passes: int) -> None:
+        state.passes, state.values = passes, values[rows]
+        if keep:
+            keep(state)
+
+    _responded(model, rows, stored, values, alone, progress, first=state.passes + 1, kept=kept)
+    gain = float((values[rows] - stored[rows]).max()) + state.played
+    state.played, state.passes, state.values = None, 0, None
+    return gain
 
 
 def _played_rows(manche: Manche, stored: FloatArray, rows: list[int], alone: bool) -> FloatArray:
@@ -322,16 +367,6 @@ def _played_rows(manche: Manche, stored: FloatArray, rows: list[int], alone: boo
     return values
 
 
-def _best_rows(
-    manche: Manche, stored: FloatArray, rows: list[int], progress: Progress | None, alone: bool
-) -> FloatArray:
-    """Each seat's values of ``rows`` when it alone plays its best response there (policy iteration),
-    the others as solved against ``stored``, the rest of the nodes as stored."""
-    values = stored.copy()
-    _responded(manche, rows, stored, values, alone, progress)
-    return values
-
-
 def _responded(
     manche: Manche,
     group: list[int],
@@ -339,12 +374,18 @@ def _responded(
     values: FloatArray,
     alone: bool,
     progress: Progress | None,
+    first: int = 1,
+    kept: Callable[[int], None] | None = None,
 ) -> None:
     """Each seat's best response over ``group`` (a décharge), in place: passes of best responses,
-    each followed by their exact values (policy iteration), until none moves a value."""
-    for passes in range(1, MOST_PASSES + 1):
+    each followed by their exact values (policy iteration), until none moves a value; ``first``:
+    the number of the first pass (those before it done already, ``values`` as they left them),
+    ``kept(passes)`` told after each."""
+    for passes in range(first, MOST_PASSES + 1):
         change, moves = _pass(manche, group, stored, values, alone)
         _exactly(group, moves, values)
+        if kept and change >= TOLERANCE:  # the last pass is kept as the group's bound instead
+            kept(passes)
         if progress:
             progress("deviation", passes, 0)
         if change < TOLERANCE:

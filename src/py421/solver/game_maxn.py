@@ -167,7 +167,8 @@ class Progress(Protocol):
     sweep, 0, :class:`Sweep`),
     ("unsettled", sweeps, 0), ("charge", pot level, full pot); during a pass, every
     :data:`TOLD_ROUNDS` rounds, ("rounds", rounds solved, of how many); then, where a décharge did not
-    settle, ("manche", number, of) and ("deviation", pass, 0) once more (:mod:`.deviation`).
+    settle, ("manche", number, of) and ("deviation", pass, 0) once more (:mod:`.deviation`), after
+    ("bounding", passes kept, groups kept) where a bound stopped part way is taken up.
     The two-player game's décharge (:mod:`.heads_up_game`) says its passes without a
     :class:`Sweep`."""
 
@@ -1356,6 +1357,23 @@ class Underway:
 Keep = Callable[[Underway], None]
 
 
+@dataclass
+class Bounding:
+    """A bound on deviating (:func:`.deviation.bounded`) part way, as a solve of hours keeps it to go
+    on from there after a stop (four-player vache-41: a pass of best responses takes 20 minutes).
+
+    ``found``: what each group measured gained, in the order measured; of the group being measured,
+    ``played``: how far bot:optimal's play is from the stored values (None: not measured yet),
+    ``passes``: the passes of best responses done, and ``values``: each seat's values of its rows
+    after them (exactly the values the next pass starts from).
+    """
+
+    found: list[float] = field(default_factory=list)
+    played: float | None = None
+    passes: int = 0
+    values: FloatArray | None = None
+
+
 def round_at(manche: Manche, p: int, values: FloatArray, keep: bool = False) -> RoundPlay:
     """The round at position ``p``, solved against the values of where it leads."""
     rules = manche.rules
@@ -2056,6 +2074,8 @@ class GameMaxn:
     deviation: Deviation | None = None
     # the manche being solved, as far as it went (kept with the manches solved: :meth:`solve`)
     underway: tuple[MancheKey, Underway] | None = None
+    # the bound on deviating, as far as it went (every manche solved; kept with them)
+    bounding: Bounding | None = None
     _plays: dict[tuple[tuple[int, Losses], int], RoundPlay] = field(default_factory=dict, repr=False)
     # the round last advised, with where it is: its later players' turns (:func:`_after`) and what
     # stopping is worth in each turn asked for, by place, results before and the followers' limit
@@ -2223,7 +2243,17 @@ class GameMaxn:
             from .deviation import bounded, deviation  # it builds on this module
 
             whole = self.carried is None and decharge_size(self.rules, self.players) <= MEASURED_MOST
-            self.deviation = deviation(self, progress) if whole else bounded(self, progress)
+
+            def bounding(state: Bounding) -> None:
+                self.bounding = state
+                if kept:
+                    self.seconds = time.perf_counter() - began
+                    kept(self)
+
+            self.deviation = (
+                deviation(self, progress) if whole else bounded(self, progress, self.bounding, bounding)
+            )
+            self.bounding = None
         self.seconds = time.perf_counter() - began
         return self
 

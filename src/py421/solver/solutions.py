@@ -350,6 +350,8 @@ def _load_partial(game: GameMaxn, path: Path) -> None:
     if not game.manches.keys() <= contexts:
         game.manches.clear()
         game.underway = None
+    if game.bounding is not None and not game.manches.keys() >= contexts:  # a bound needs every manche
+        game.bounding = None
     if game.underway is not None and game.underway[0] in game.manches:  # kept whole since
         game.underway = None
     if not game.manches and game.underway is None:
@@ -379,6 +381,7 @@ def _load_maxn(game: GameMaxn, path: Path) -> bool:
             game.manches[_manche_key(key)] = solution
         game.seconds = float(data["seconds"])
         game.underway = _read_underway(game, data)
+        game.bounding = _read_bounding(game, data)
         if "deviation" in data:
             played, best, anywhere = data["deviation"]
             game.deviation = Deviation(played, best, anywhere, bool(data.get("deviation_bounded", False)))
@@ -418,6 +421,44 @@ def _underway(game: GameMaxn, data: Any) -> tuple[game_maxn.MancheKey, game_maxn
     solution.policies = _read_policies(data, "underway")
     changes = [float(x) for x in data["underway_changes"]]
     return key, game_maxn.Underway(levels, solution, found, changes)
+
+
+def _read_bounding(game: GameMaxn, data: Any) -> game_maxn.Bounding | None:
+    """The bound on deviating a solve stopped inside (:attr:`.game_maxn.GameMaxn.bounding`), None if
+    there is none, or its rows are not those of the group it was measuring (then measured again)."""
+    if "bounding_found" not in data:
+        return None
+    try:
+        found, passes = [float(x) for x in data["bounding_found"]], int(data["bounding_passes"])
+        played = float(data["bounding_played"]) if "bounding_played" in data else None
+    except (KeyError, ValueError, TypeError):  # not as this version keeps it: measured again
+        return None
+    state = game_maxn.Bounding(found, played, passes)
+    groups = [rows for solution in game.manches.values() for rows in solution.unsettled]
+    values = data.get("bounding_values")
+    if len(state.found) >= len(groups):
+        return None
+    if values is not None:
+        if values.shape != (len(groups[len(state.found)]), game.players):
+            state.played, state.passes = None, 0
+        else:
+            state.values = values
+    return state
+
+
+def _bounding_arrays(game: GameMaxn) -> dict[str, Any]:
+    state = game.bounding
+    if state is None:
+        return {}
+    arrays = {
+        "bounding_found": np.array(state.found, dtype=np.float64),
+        "bounding_passes": np.array(state.passes),
+    }
+    if state.played is not None:
+        arrays["bounding_played"] = np.array(state.played)
+    if state.values is not None:
+        arrays["bounding_values"] = state.values
+    return arrays
 
 
 def _underway_arrays(game: GameMaxn) -> dict[str, Any]:
@@ -500,7 +541,7 @@ def _save_maxn(game: GameMaxn, path: Path, policies: bool = False) -> None:
             arrays |= _policies_arrays(i, game.model_of(k), game.manches[k].policies)
         arrays |= _unsettled_arrays(i, game.manches[k].unsettled)
     if policies:
-        arrays |= _underway_arrays(game)
+        arrays |= _underway_arrays(game) | _bounding_arrays(game)
     tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")  # runs started together do not collide
     np.savez(tmp, **arrays)
     tmp.replace(path)
