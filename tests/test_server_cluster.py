@@ -993,8 +993,9 @@ def test_a_process_whose_database_is_away_says_so_in_a_line_a_scan_not_in_traceb
 def test_a_seat_handed_on_through_one_process_is_no_longer_held_by_the_phone_on_the_other(
     tmp_path: Path,
 ) -> None:
-    """Bob's dead phone is connected to B, Alice to A: when she hands his seat to another phone,
-    B's copy of the table learns it, and the old phone is told and only watches."""
+    """Bob's phone is connected to B, Alice to A: when his seat is handed to another phone through A
+    (by Bob, from a borrowed phone: his is still at the table, so nobody else may), B's copy of the
+    table learns it, and the old phone is told and only watches."""
     with two_processes(Limits(messages_per_second=1000)) as (a, b):
         created = create(a, seats=["human", "human", "bot:heuristic"])
         code, alice = created["code"], created["token"]
@@ -1002,16 +1003,16 @@ def test_a_seat_handed_on_through_one_process_is_no_longer_held_by_the_phone_on_
         start(a, code, alice)
         with (
             a.websocket_connect(f"/ws/{code}?token={alice}") as ws_a,
-            b.websocket_connect(f"/ws/{code}?token={bob}") as dead,
+            b.websocket_connect(f"/ws/{code}?token={bob}") as his_phone,
         ):
             ws_a.receive_json()
-            assert dead.receive_json()["view"]["seat"] == 1
-            handed = a.post(f"/api/tables/{code}/seats/1/hand", headers={"Authorization": f"Bearer {alice}"})
+            assert his_phone.receive_json()["view"]["seat"] == 1
+            handed = a.post(f"/api/tables/{code}/seats/1/hand", headers={"Authorization": f"Bearer {bob}"})
             assert handed.status_code == 200, handed.text
-            while (message := dead.receive_json())["type"] != "error":
+            while (message := his_phone.receive_json())["type"] != "error":
                 assert message["view"]["seat"] == 1
             assert message["error"] == "seat_handed"
-            while (message := dead.receive_json())["type"] != "table":
+            while (message := his_phone.receive_json())["type"] != "table":
                 pass
             assert message["view"]["seat"] is None
             with b.websocket_connect(f"/ws/{code}?token={handed.json()['token']}") as borrowed:
