@@ -1019,6 +1019,23 @@ def test_a_seat_handed_on_through_one_process_is_no_longer_held_by_the_phone_on_
                 assert borrowed.receive_json()["view"]["seat"] == 1
 
 
+def _alice_and_bob(a: TestClient, b: TestClient) -> tuple[str, str, str]:
+    """A table of two made through A, Bob joining through B: its code, Alice's and Bob's tokens."""
+    created = create(a, seats=["human", "human"], timeout=0)
+    joined = b.post(f"/api/tables/{created['code']}/join", json={"name": "Bob"})
+    assert joined.status_code == 200, joined.text
+    return created["code"], created["token"], joined.json()["token"]
+
+
+def _until_bobs_turn(ws_a: Any, message: dict[str, Any]) -> dict[str, Any]:
+    """Alice stops whenever it is her turn, until Bob has a decision to make: the message saying so."""
+    while (message["view"] or {}).get("waiting_for") != {"seat": 1, "step": "decision"}:
+        if message["view"] and message["view"]["your_turn"]:
+            ws_a.send_json({"type": "act", "version": message["version"], "action": "stop"})
+        message = _table_message(ws_a)
+    return message
+
+
 def _table_message(ws: Any) -> dict[str, Any]:
     message: dict[str, Any] = ws.receive_json()
     while message["type"] != "table":
@@ -1037,23 +1054,17 @@ def test_a_player_connected_to_another_process_is_shown_there_and_keeps_their_tu
     monkeypatch.setattr(table_actor, "GONE_SECONDS", 0.5)
     with two_processes(Limits(messages_per_second=1000)) as (a, b):
         hub_a = a.app.state.hub  # type: ignore[attr-defined]
-        created = create(a, seats=["human", "human"], timeout=0)
-        code, alice = created["code"], created["token"]
-        joined = b.post(f"/api/tables/{code}/join", json={"name": "Bob"})
-        assert joined.status_code == 200, joined.text
+        code, alice, bob = _alice_and_bob(a, b)
         with a.websocket_connect(f"/ws/{code}?token={alice}") as ws_a:
             message = _table_message(ws_a)
-            with b.websocket_connect(f"/ws/{code}?token={joined.json()['token']}") as ws_b:
+            with b.websocket_connect(f"/ws/{code}?token={bob}") as ws_b:
                 while not _table_message(ws_b)["table"]["seats"][0]["connected"]:
                     pass  # Bob sees Alice, connected through A
                 while not message["table"]["seats"][1]["connected"]:
                     message = _table_message(ws_a)  # Alice sees Bob come
                 assert code in hub_a.owned()  # Alice is connected to A: the table stays there
                 start(a, code, alice)
-                while (message["view"] or {}).get("waiting_for") != {"seat": 1, "step": "decision"}:
-                    if message["view"] and message["view"]["your_turn"]:
-                        ws_a.send_json({"type": "act", "version": message["version"], "action": "stop"})
-                    message = _table_message(ws_a)
+                message = _until_bobs_turn(ws_a, message)
                 table = hub_a.tables[code]
                 assert table.session is not None
                 steps = table.session.state.steps
@@ -1079,21 +1090,15 @@ def test_a_player_whose_process_stops_saying_they_are_there_counts_as_gone(
     monkeypatch.setattr(hub_module, "PRESENCE_LEASE", 3.0)
     with two_processes(Limits(messages_per_second=1000)) as (a, b):
         hub_a, hub_b = a.app.state.hub, b.app.state.hub  # type: ignore[attr-defined]
-        created = create(a, seats=["human", "human"], timeout=0)
-        code, alice = created["code"], created["token"]
-        joined = b.post(f"/api/tables/{code}/join", json={"name": "Bob"})
-        assert joined.status_code == 200, joined.text
+        code, alice, bob = _alice_and_bob(a, b)
         with (
             a.websocket_connect(f"/ws/{code}?token={alice}") as ws_a,
-            b.websocket_connect(f"/ws/{code}?token={joined.json()['token']}"),
+            b.websocket_connect(f"/ws/{code}?token={bob}"),
         ):
             while not (message := _table_message(ws_a))["table"]["seats"][1]["connected"]:
                 pass
             start(a, code, alice)
-            while (message["view"] or {}).get("waiting_for") != {"seat": 1, "step": "decision"}:
-                if message["view"] and message["view"]["your_turn"]:
-                    ws_a.send_json({"type": "act", "version": message["version"], "action": "stop"})
-                message = _table_message(ws_a)
+            message = _until_bobs_turn(ws_a, message)
             time.sleep(2 * hub_module.PRESENCE_LEASE)  # said again in time: still there, still his turn
             assert not hub_a.tables[code].seats[1].away
 
@@ -1110,13 +1115,10 @@ def test_a_seat_held_through_another_process_is_not_handed_on(tmp_path: Path) ->
     """A seated player may hand on another's seat only once that player's phone is gone: the owner
     looked at its own connections only, so Alice could take Bob's seat while he played through B."""
     with two_processes(Limits(messages_per_second=1000)) as (a, b):
-        created = create(a, seats=["human", "human"], timeout=0)
-        code, alice = created["code"], created["token"]
-        joined = b.post(f"/api/tables/{code}/join", json={"name": "Bob"})
-        assert joined.status_code == 200, joined.text
+        code, alice, bob = _alice_and_bob(a, b)
         with (
             a.websocket_connect(f"/ws/{code}?token={alice}") as ws_a,
-            b.websocket_connect(f"/ws/{code}?token={joined.json()['token']}"),
+            b.websocket_connect(f"/ws/{code}?token={bob}"),
         ):
             while not _table_message(ws_a)["table"]["seats"][1]["connected"]:
                 pass

@@ -780,8 +780,9 @@ class Hub:
             table.elsewhere.pop(by, None)
         if first and seats and table.seats_here:
             self._announce(table)  # its pages show who is here too
-        if self._present(table) != before:
-            self.spawn(self._presence_shown(table, before - self._present(table)))
+        after = self._present(table)
+        if after != before:
+            self.spawn(self._presence_shown(table, before - after))
 
     def _present(self, table: Table) -> set[int]:
         return {s.seat for s in table.seats if table.present(s.seat)}
