@@ -1087,7 +1087,7 @@ def test_a_player_whose_process_stops_saying_they_are_there_counts_as_gone(
 
     monkeypatch.setattr(table_actor, "GONE_SECONDS", 0.5)
     monkeypatch.setattr(hub_module, "PRESENCE_SECONDS", 0.2)
-    monkeypatch.setattr(hub_module, "PRESENCE_LEASE", 3.0)
+    monkeypatch.setattr(hub_module, "PRESENCE_LEASE", 60.0)
     with two_processes(Limits(messages_per_second=1000)) as (a, b):
         hub_a, hub_b = a.app.state.hub, b.app.state.hub  # type: ignore[attr-defined]
         code, alice, bob = _alice_and_bob(a, b)
@@ -1099,8 +1099,19 @@ def test_a_player_whose_process_stops_saying_they_are_there_counts_as_gone(
                 pass
             start(a, code, alice)
             message = _until_bobs_turn(ws_a, message)
-            time.sleep(2 * hub_module.PRESENCE_LEASE)  # said again in time: still there, still his turn
-            assert not hub_a.tables[code].seats[1].away
+            table = hub_a.tables[code]
+
+            def said_until() -> float:
+                until: float = max(until for _, until in table.elsewhere.values())
+                return until
+
+            first = said_until()
+            while said_until() == first:  # said again: still there, still his turn
+                time.sleep(0.05)
+            assert not table.seats[1].away
+            monkeypatch.setattr(hub_module, "PRESENCE_LEASE", 1.0)
+            while said_until() > time.monotonic() + 2:  # said again under the shorter lease
+                time.sleep(0.05)
 
             async def silent(code: str, seats: list[int]) -> None:
                 pass
