@@ -372,7 +372,7 @@ def test_any_unfinished_game_is_listed_and_resumed_by_its_number(private_home):
     assert older.exit_code == 0, older.output
     assert "resuming the saved game (classic-11: Ana, Random 1" in older.output
     fewer = run_cli("play", "--resume", "2")
-    assert fewer.exit_code == 1 and "there is no unfinished game 2: 421 play --saved lists 1" in fewer.output
+    assert fewer.exit_code == 2 and "there is no unfinished game 2: 421 play --saved lists 1" in fewer.output
     wrong = run_cli("table", "--resume", "two")
     assert wrong.exit_code == 2
     expected = "'--resume': 'two': expected the number of an unfinished game, 1 the last begun"
@@ -672,7 +672,9 @@ def test_line_mode_shows_tokens_and_pot_after_each_round_and_on_resume():
     assert first[1] == "  pot 0 · Alice 2 · Random 1 9 · manche 1, décharge"
 
 
-@pytest.mark.parametrize("answer", ["tout relancer", "s'arrêter", "throw", "stop"])
+@pytest.mark.parametrize(
+    "answer", ["tout relancer", "s'arrêter", "s’arrêter", "Tout Relancer", "throw", "stop"]
+)
 def test_line_mode_takes_the_actions_as_its_help_words_them_in_either_language(answer):
     result = run_cli(
         "play", "--lang", "fr", "--players", "Alice,bot:random", "--seed", "7", input=answer + "\n" * 2000
@@ -688,6 +690,33 @@ def test_line_mode_says_in_french_what_it_takes_when_an_answer_is_not_a_choice()
     )
     assert "'danse' n'est pas un choix ici ; possible :" in result.output
     assert "garder" in result.output and "accepted" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("lang", "word", "said"),
+    [("en", "quit", "game saved"), ("fr", "quitter", "partie sauvegardée")],
+)
+def test_line_mode_leaves_on_quit_with_the_game_saved_and_its_help_says_so(lang, word, said):
+    helped = run_cli(
+        "play", "--lang", lang, "--players", "Alice,bot:random", "--seed", "7", input="?\n" + word + "\n"
+    )
+    assert helped.exit_code == 0, helped.output
+    assert f"  {word} (or q)" in helped.output or f"  {word} (ou q)" in helped.output  # the short form too
+    assert said in helped.output.splitlines()[-1] and "421 play --resume" in helped.output.splitlines()[-1]
+    assert "n'est pas un choix" not in helped.output and "not a choice" not in helped.output
+    short = run_cli("play", "--resume", input="q\n")
+    assert short.exit_code == 0 and "421 play --resume" in short.output  # still there to resume
+    resumed = run_cli("play", "--resume", input="\n" * 2000)
+    assert resumed.exit_code == 0 and resumed.output.startswith(
+        ("resuming the saved game", "reprise de la partie")
+    )
+
+
+def test_a_table_leaves_on_quit_with_the_game_saved():
+    left = run_cli("table", "--players", "Alice,Bob", input="quit\n")
+    assert left.exit_code == 0, left.output
+    assert "421 table --resume" in left.output.splitlines()[-1]
+    assert run_cli("table", "--resume", input="q\n").exit_code == 0
 
 
 def test_a_game_resumed_in_another_language_speaks_it_from_the_first_line():
@@ -1070,3 +1099,62 @@ def test_a_save_without_its_version_says_so_rather_than_version_none():
     with pytest.raises(InvalidRecord) as refused:
         Session.from_save({"format": SAVE_FORMAT})
     assert error_text("en", refused.value) == "it has no 'version'"
+
+
+def test_kept_dice_written_wrong_are_shown_with_kept_dice_as_the_example():
+    """The example of kept dice was a whole throw (« like 421 or 4-2-1 »)."""
+    said = run_cli("play", "--players", "Alice,bot:random", "--seed", "7", input="55x\n" + "\n" * 2000).output
+    assert "'55x': not kept dice notation; write the faces kept, 1 to 6, like 42 or 4-2" in said
+
+
+def test_le_bon_may_be_said_after_the_kept_dice_in_line_mode_too():
+    said = run_cli(
+        "play",
+        "--rules",
+        "vache-41",
+        "--players",
+        "Alice,bot:random",
+        "--seed",
+        "3",
+        input="4 bon\n" + "\n" * 4000,
+    ).output
+    assert "Alice ends on 543 in 2 throws after « le bon »" in said and "not kept dice" not in said, said
+
+
+@pytest.mark.parametrize(("lang", "one"), [("en", "winner: "), ("fr", "gagnant : ")])
+def test_one_winner_is_not_said_as_winners_in_order(lang, one):
+    ended = run_cli(
+        "play",
+        "--rules",
+        "kytionnaire",
+        "--lang",
+        lang,
+        "--players",
+        "bot:random,bot:heuristic",
+        "--seed",
+        "1",
+        input="",
+    ).output
+    end = ended.splitlines()
+    named = [line for line in end if line.startswith(("winner", "gagnant"))]
+    assert len(named) == 1 and named[0].startswith(one), named
+
+
+def test_resume_of_a_game_that_is_not_there_is_a_usage_error():
+    assert (
+        run_cli("play", "--players", "Alice,bot:random", "--seed", "7", input="").exit_code == 1
+    )  # one saved
+    missing = run_cli("play", "--resume", "9")
+    assert missing.exit_code == 2, missing.output
+    assert "there is no unfinished game 9" in missing.output
+
+
+@pytest.mark.parametrize(
+    ("lang", "half"), [("en", "P(better than a coup sec, ties half)"), ("fr", "égalités pour moitié")]
+)
+def test_advise_says_a_coup_sec_counts_ties_half_where_a_target_counts_them_nothing(lang, half):
+    """Both headings read « P(better than …) » though one counts ties half and the other not at all."""
+    coup_sec = run_cli("advise", "642", "--throws-left", "1", "--lang", lang)
+    assert coup_sec.exit_code == 0 and half in coup_sec.output.splitlines()[0], coup_sec.output
+    target = run_cli("advise", "642", "--throws-left", "1", "--target", "653", "--lang", lang)
+    assert target.exit_code == 0 and half not in target.output

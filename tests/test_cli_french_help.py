@@ -47,6 +47,9 @@ CLICK_ENGLISH = (
     "DIRECTORY",
     "RECORD_FILE",
     "COMMAND [ARGS]",
+    "=FILE",  # py421's own placeholders
+    " ORIGIN ",
+    " NAME ",
 )
 
 

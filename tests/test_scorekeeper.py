@@ -34,8 +34,8 @@ def test_espagnole_typed_ends_engranjeu():
     result = table("engranjeu-21", "A,B", "421", "221", "221", "421", "221", "111")
     assert result.exit_code == 0, result.output
     assert "B loses manche 1 (l'Espagnole: every token after the charge)" in result.output
-    assert result.output.endswith("game over: B loses\nwinners, in order: A\n")  # the end said once
-    assert "winners, in order: A" in result.output
+    assert result.output.endswith("game over: B loses\nwinner: A\n")  # the end said once
+    assert "winner: A" in result.output
 
 
 def test_withdrawal_and_fewest_tokens_typed():
@@ -252,7 +252,7 @@ def test_a_round_that_everyone_tied_and_everyone_loses_has_no_winner():
 
 def test_the_help_at_a_draw_explains_what_that_draw_asks_for():
     one_die = table("tim", "Ana,Bob", "?")
-    assert "Ana, one die for the first player? (1 to 6; u undo)" in one_die.output
+    assert "Ana, one die for the first player? (1 to 6; u undo, ? help)" in one_die.output
     assert (
         "  type the one die you threw, 1 to 6: each player throws one die, the lowest leads the first "
         "round, and tied players throw again; u takes back the last entry\n" in one_die.output
@@ -325,3 +325,32 @@ def test_a_bare_bon_is_quoted_as_typed():
     """« bon » alone was quoted as '' (« '': a result is 3 dice, got no dice »)."""
     said = table("classic-11", "A,B", "bon").output
     assert "'bon'" in said and "''" not in said, said
+
+
+def test_bon_is_taken_before_the_result_as_line_mode_says_it():
+    """« bon 555/2 », the order of ``421 play``, was refused and quoted as 'bon 555' without its /2."""
+    before = table("engranjeu-21", "A,B", *CHARGE, "bon 555/2", "421/3", "421/2")
+    assert "A ends on 555 in 2 throws after « le bon »" in before.output
+    assert "not a result notation" not in before.output
+
+
+def test_every_throw_with_a_count_after_it_says_the_throws_are_counted():
+    """« 653;431/2 » said « a result is 3 dice, got 4 dice »."""
+    said = table("vache-41", "A,B", "653;431/2").output
+    assert "got 4 dice" not in said
+    assert (
+        "'653;431/2': each throw is told in order, separated by ; (123;221;421), and counted: no /2" in said
+    )
+
+
+def test_a_tie_break_and_a_draw_say_that_help_is_there():
+    for preset, players, asked in (
+        ("tim", "Ana,Bob", "Ana, one die"),
+        ("comptoir-21", "Ana,Bob", "Ana, your three"),
+    ):
+        prompt = next(line for line in table(preset, players).output.splitlines() if line.startswith(asked))
+        assert "? help" in prompt, prompt
+    tied = table("classic-11", "A,B", "654", "654").output
+    assert "your tie-break coup sec? (e.g. 653; u undo, ? help)" in tied
+    french = french_table("tim", "Ana,Bob").output.replace("\u00a0", " ")
+    assert "(1 à 6 ; u annuler, ? aide)" in french

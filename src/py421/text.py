@@ -123,9 +123,17 @@ def outcome_text(state: State, lang: str = "en", *, logged: bool = False) -> str
     p = state.players
     said = logged and out.kind == "loser"  # "game over: Ana loses", then "Ana loses the game"
     lines = [] if said else [tr(lang, f"outcome.{out.kind}", who=names(out.losers, p, lang))]
-    if out.winners:
+    if out.winners:  # "in order" only where there is an order
         ranked = tr(lang, "list.semicolon").join(names(group, p, lang) for group in out.winners)
-        lines.append(tr(lang, "outcome.winners", who=ranked))
+        alone = len(out.winners) == 1
+        key = (
+            "outcome.winners"
+            if not alone
+            else "outcome.winner"
+            if len(out.winners[0]) == 1
+            else "outcome.winners.tied"
+        )
+        lines.append(tr(lang, key, who=ranked))
     if len(out.manche_losers) > 1 or state.rules.manches > 1:
         each = tr(lang, "list.semicolon").join(
             tr(lang, "outcome.manche", n=i, who=p[s]) for i, s in enumerate(out.manche_losers, 1)

@@ -18,7 +18,7 @@ from ..core.record import Record
 from ..core.rules import Ruleset, rules_name
 from ..i18n import error_text, tr
 from ..paths import check_new_file
-from ..play.plain import InputEnded, run_plain
+from ..play.plain import InputEnded, Left, run_plain
 from ..play.scorekeeper import run_table
 from ..play.session import Seat, Session, default_player_name, parse_seats
 from ..text import describe, outcome_text
@@ -237,7 +237,8 @@ def _resume(
         count = sum(1 for _ in saved_games(mode))
         if not count:
             raise click.ClickException(tr(asked, "saved_none"))
-        raise click.ClickException(tr(asked, "cli.resume.fewer", number=which, count=count, command=command))
+        said = tr(asked, "cli.resume.fewer", number=which, count=count, command=command)
+        raise click.BadParameter(said, param_hint="'--resume'")  # a number out of the list: usage
     save_id, data, lock = found
     try:
         session = resume(save_id, data)
@@ -365,10 +366,12 @@ def _keeper(
 
 
 def _run_lines(run: Callable[[], None], mode: str, lang: str) -> None:
-    """Run a line-mode game; Ctrl-C and closed input leave it saved and say how to resume it."""
+    """Run a line-mode game; quitting, Ctrl-C and closed input leave it saved and say how to resume it."""
     suffix = ".table" if mode == "table" else ""
     try:
         run()
+    except Left:
+        click.echo(tr(lang, "interrupted" + suffix))
     except KeyboardInterrupt:
         click.echo()
         click.echo(tr(lang, "interrupted" + suffix))

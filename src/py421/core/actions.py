@@ -142,11 +142,18 @@ class ReportedTurn:
     @staticmethod
     def parse(text: str) -> ReportedTurn:
         raw = text.strip().lower()
-        bon = raw.endswith("bon")
+        # « bon » after the result, as records write it, or before it, as line mode's players say it
+        before = raw.split(maxsplit=1)[:1] == ["bon"]
+        bon = before or raw.endswith("bon")
         if bon:
-            raw = raw[:-3].strip()
-            if not raw:  # « bon » with no result before it
+            raw = (raw.removeprefix("bon") if before else raw.removesuffix("bon")).strip()
+            if not raw:  # « bon » with no result
                 raise InvalidNotation(Message("notation.bon_alone", {"text": quoted(text)}))
+        if ";" in raw and "/" in raw:  # each throw told is counted already
+            count = raw.rpartition("/")[2].strip()
+            raise InvalidNotation(
+                Message("notation.every_throw_counted", {"text": quoted(text), "count": count})
+            )
         if ";" in raw:
             results = [Result.parse(part) for part in raw.split(";")]
             return ReportedTurn(results[-1], len(results), tuple(results[:-1]), bon)

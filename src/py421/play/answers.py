@@ -20,7 +20,8 @@ STAKES: dict[str, Stake] = {"e": "est", "est": "est", "v": "vient", "vient": "vi
 
 def read_choice(text: str) -> Action:
     """A player's answer at the prompt, with the short forms."""
-    answer = text.strip().lower()
+    # a phone or a French keyboard types the apostrophe of « s'arrêter » as ’
+    answer = text.strip().lower().replace("\u2019", "'")
     if answer in STAKES:
         return ChooseStake(STAKES[answer])
     if answer in ("", "s"):
@@ -28,7 +29,8 @@ def read_choice(text: str) -> Action:
     if answer in ("0", "t", "all"):
         return Throw()
     if answer[:1].isdigit():
-        return Throw(parse_dice(answer, what="kept dice"))
+        kept, bon = answer.removesuffix("bon"), answer.endswith("bon")  # « 55 bon », as a table says it
+        return Throw(parse_dice(kept, what="kept dice"), bon=bon)
     return _as_worded(answer) or parse_action(answer)
 
 

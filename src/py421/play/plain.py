@@ -29,10 +29,15 @@ Ask = Callable[[str], str | None]
 
 HELP = ("?", "help", "aide")
 HINT = ("h", "hint", "conseil")  # as at the scorekeeper's table
+QUIT = ("q", "quit", "quitter")
 
 
 class InputEnded(Exception):
     """The person's input closed before the game ended (the game stays saved)."""
+
+
+class Left(Exception):
+    """The person chose to leave before the game ended (the game stays saved)."""
 
 
 def run_plain(
@@ -128,6 +133,8 @@ def _ask_human(
         if answer is None:
             raise InputEnded
         command = answer.strip().lower()
+        if command in QUIT:
+            raise Left
         if command in HELP:
             if r.tie is not None:
                 out(tr(lang, "prompt.stake_help"))
@@ -135,6 +142,7 @@ def _ask_human(
                 out(_turn_help(state, lang))
             if hint is not None:
                 out(tr(lang, "prompt.hint_help"))
+            out(tr(lang, "prompt.leave_help"))
             continue
         if command in HINT:
             if hint is None:

@@ -18,7 +18,7 @@ from ..core.state import Phase, State
 from ..i18n import action_text, error_text, num, tr
 from ..text import describe, outcome_text, standings
 from .answers import apply_report
-from .plain import HELP, HINT, Ask, InputEnded, Out
+from .plain import HELP, HINT, QUIT, Ask, InputEnded, Left, Out
 from .session import Session
 
 UNDO = ("u", "undo", "annuler")
@@ -135,8 +135,11 @@ def run_table(
         if answer is None:
             raise InputEnded
         command = answer.strip().lower()
+        if command in QUIT:
+            raise Left
         if command in HELP:
             out(help_for(state, lang))
+            out(tr(lang, "prompt.leave_help.table"))
             continue
         if command in HINT:
             for line in hint(state, lang):

@@ -124,7 +124,10 @@ export function outcomeSentences(out, nameOf) {
   const between = t("list.semicolon");
   const lines = [sentence(`outcome.${out.kind}`, { who: listed(out.losers) })];
   if (out.winners && out.winners.length) {
-    lines.push(sentence("outcome.winners", { who: out.winners.map(listed).join(between) }));
+    // "in order" only where there is an order
+    const alone = out.winners.length === 1;
+    const key = !alone ? "outcome.winners" : out.winners[0].length === 1 ? "outcome.winner" : "outcome.winners.tied";
+    lines.push(sentence(key, { who: out.winners.map(listed).join(between) }));
   }
   if (out.manche_losers && out.manche_losers.length > 1) {
     const each = out.manche_losers.map((s, i) => t("outcome.manche", { n: i + 1, who: nameOf(s) })).join(between);
