@@ -243,7 +243,7 @@ class Nobody:
     def copies(self) -> list[str]:
         return []
 
-    def heard_presence(self, by: str, code: str, seats: list[int]) -> None:
+    def heard_presence(self, by: str, code: str, seats: list[int], watching: bool) -> None:
         pass
 
 
@@ -1113,7 +1113,7 @@ def test_a_player_whose_process_stops_saying_they_are_there_counts_as_gone(
             while said_until() > time.monotonic() + 2:  # said again under the shorter lease
                 time.sleep(0.05)
 
-            async def silent(code: str, seats: list[int]) -> None:
+            async def silent(code: str, seats: list[int], watching: bool = False) -> None:
                 pass
 
             hub_b.cluster.announce = silent  # as a process killed says nothing more
@@ -1136,3 +1136,42 @@ def test_a_seat_held_through_another_process_is_not_handed_on(tmp_path: Path) ->
             handed = a.post(f"/api/tables/{code}/seats/1/hand", headers={"Authorization": f"Bearer {alice}"})
             assert handed.status_code == 409, handed.text
             assert handed.json()["detail"]["error"] == "seat_here"
+
+
+def test_a_spectator_on_a_process_holding_no_seat_sees_who_is_at_the_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Alice and Bob play through A, which owns their table; Carol watches through B, which holds no
+    seat of it. B heard who was at a table only once one of its own pages held a seat there: Carol
+    saw them both gone. B now says it watches, and A tells it, again and again while it watches."""
+    from py421.server import hub as hub_module
+
+    monkeypatch.setattr(hub_module, "PRESENCE_SECONDS", 0.2)
+    monkeypatch.setattr(hub_module, "PRESENCE_LEASE", 2.0)
+    with two_processes(Limits(messages_per_second=1000)) as (a, b):
+        hub_b = b.app.state.hub  # type: ignore[attr-defined]
+        created = create(a, seats=["human", "human"], timeout=0)
+        code = created["code"]
+        bob = a.post(f"/api/tables/{code}/join", json={"name": "Bob"}).json()["token"]
+        with (
+            a.websocket_connect(f"/ws/{code}?token={created['token']}"),
+            a.websocket_connect(f"/ws/{code}?token={bob}"),
+            b.websocket_connect(f"/ws/{code}") as carol,
+        ):
+            shown = _table_message(carol)  # once shown, B keeps a copy of the table
+            table = hub_b.tables[code]
+
+            def heard() -> float:
+                """When what B heard of A runs out; B has heard nothing yet: none."""
+                deadline = time.monotonic() + 60  # a failure ends here rather than hanging the run
+                while not (table.present(0) and table.present(1)):
+                    assert time.monotonic() < deadline, "B never heard who is at the table"
+                    time.sleep(0.05)
+                until: float = max(until for _, until in table.elsewhere.values())
+                return until
+
+            first = heard()
+            while not all(s["connected"] for s in shown["table"]["seats"]):
+                shown = _table_message(carol)  # Carol's page shows them
+            while heard() == first:  # said again while Carol watches: they stay shown
+                time.sleep(0.05)

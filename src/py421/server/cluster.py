@@ -96,9 +96,10 @@ class Member(Protocol):
 
     def disown_all(self) -> None: ...
 
-    def heard_presence(self, by: str, code: str, seats: list[int]) -> None:
+    def heard_presence(self, by: str, code: str, seats: list[int], watching: bool) -> None:
         """Process ``by`` holds a connection for each of ``seats`` of the table ``code`` (none: no
-        longer any), as it says again every little while."""
+        longer any), and ``watching``: a page there shows the table, as it says again every little
+        while."""
         ...
 
 
@@ -148,8 +149,9 @@ class Solo:
     ) -> dict[str, Any]:
         raise AssertionError("one process owns every table")
 
-    async def announce(self, code: str, seats: list[int]) -> None:
-        """Tell the other processes the seats of ``code`` a connection here holds (none here)."""
+    async def announce(self, code: str, seats: list[int], watching: bool = False) -> None:
+        """Tell the other processes the seats of ``code`` a connection here holds, and whether a page
+        here shows it (none here)."""
 
 
 class Cluster(Solo):
@@ -462,9 +464,10 @@ class Cluster(Solo):
         finally:
             self._waiting.pop(ident, None)
 
-    async def announce(self, code: str, seats: list[int]) -> None:
+    async def announce(self, code: str, seats: list[int], watching: bool = False) -> None:
+        said = {"by": self.me, "code": code, "seats": seats, "watching": watching}
         with contextlib.suppress(Exception):  # said again in a moment, through a new connection
-            await self._notify(PRESENCE, json.dumps({"by": self.me, "code": code, "seats": seats}))
+            await self._notify(PRESENCE, json.dumps(said))
 
     async def _notify(self, channel: str, payload: str) -> None:
         sent: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -553,7 +556,8 @@ class Cluster(Solo):
                 said = json.loads(payload)
                 member = self._member
                 if said["by"] != self.me and member is not None and member.holds_copy(said["code"]):
-                    member.heard_presence(said["by"], said["code"], [int(s) for s in said["seats"]])
+                    seats = [int(s) for s in said["seats"]]
+                    member.heard_presence(said["by"], said["code"], seats, bool(said.get("watching")))
             elif channel == REQUESTS:
                 request = json.loads(payload)
                 if request["code"] in self.owned:

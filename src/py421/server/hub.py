@@ -744,6 +744,8 @@ class Hub:
                 self.tables[table.code] = table  # a finished table watched stays until nobody watches
             if conn.seat is None:
                 table.send_to(conn)  # a spectator changes nothing the others see
+                if table.spectators() == 1:
+                    self._announce(table)  # but who is at the table is to be heard here now
             else:
                 table.broadcast()  # the seat is now shown connected
                 self._announce(table)
@@ -757,28 +759,29 @@ class Hub:
     async def _disconnect(self, table: Table, conn: Connection) -> None:
         seat = conn.seat
         await TableActor(table, self).leave(conn)
-        if seat is not None:
+        if seat is not None or not table.spectators():
             self._announce(table)
 
     # -- seats held through other processes ----------------------------------------
 
     def _announce(self, table: Table) -> None:
-        """Tell the other processes the seats of ``table`` held here, where they need it: its owner
-        is another process, or another process said it holds seats of it."""
+        """Tell the other processes the seats of ``table`` held here, and whether a page here shows
+        it, where they need it: its owner is another process, or another process said it holds
+        seats of it or shows it (a spectator's page there shows who is at the table)."""
         if self.cluster.several and (not self.cluster.owns(table.code) or table.elsewhere):
-            self.spawn(self.cluster.announce(table.code, table.seats_here))
+            self.spawn(self.cluster.announce(table.code, table.seats_here, table.spectators() > 0))
 
-    def heard_presence(self, by: str, code: str, seats: list[int]) -> None:
+    def heard_presence(self, by: str, code: str, seats: list[int], watching: bool = False) -> None:
         table = self.tables.get(code)
         if table is None:
             return
         before = self._present(table)
         first = by not in table.elsewhere
-        if seats:
+        if seats or watching:  # a process that only watches holds none: it is told those held here
             table.elsewhere[by] = (frozenset(seats), time.monotonic() + PRESENCE_LEASE)
         else:
             table.elsewhere.pop(by, None)
-        if first and seats and table.seats_here:
+        if first and (seats or watching) and table.seats_here:
             self._announce(table)  # its pages show who is here too
         after = self._present(table)
         if after != before:
@@ -800,7 +803,7 @@ class Hub:
                     gone = {seat for seats in ran_out for seat in seats if not table.present(seat)}
                     if gone:
                         self.spawn(self._presence_shown(table, gone))
-                if table.seats_here:
+                if table.seats_here or (table.spectators() and not self.cluster.owns(table.code)):
                     self._announce(table)
 
     async def _presence_shown(self, table: Table, gone: set[int]) -> None:
