@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
@@ -786,6 +787,41 @@ def test_a_creator_whose_phone_died_before_the_start_starts_from_another(
     borrowed.get_by_test_id("start-button").click()
     expect(bob.get_by_test_id("status")).to_have_attribute("data-status", "playing")
     expect(bob.get_by_test_id("player-1")).to_contain_text("you")
+
+
+def test_a_scorekeeper_whose_phone_died_is_taken_over_from_a_phone_watching(
+    server: str, browser: Browser
+) -> None:
+    """With no time to hand the score on (a flat battery), nobody could go on with it. A phone watching
+    offers to keep it once the keeper's is gone, and the server says when it may."""
+    keeper, other = phone(browser), phone(browser)
+    keeper.goto(server + "/scorekeeper")
+    keeper.get_by_test_id("sk-player-1").fill("Ann")
+    keeper.get_by_test_id("sk-player-2").fill("Bob")
+    keeper.get_by_test_id("create-table").click()
+    expect(keeper.get_by_test_id("status")).to_have_attribute("data-status", "playing")
+    keeper.get_by_test_id("report-input").fill("421")
+    keeper.get_by_test_id("report-button").click()
+    expect(keeper.locator(".report-prompt")).to_contain_text("Bob")
+    code = keeper.url.rstrip("/").rsplit("/", 1)[-1]
+    held = keeper.evaluate(f"localStorage.getItem('py421:{code}')")
+    other.goto(keeper.url)
+    expect(other.get_by_test_id("player-1")).to_contain_text("Bob")
+    take = other.get_by_test_id("take-score")
+    expect(take).to_be_hidden()  # the keeper's phone is there
+    keeper.context.close()  # its battery died
+    take.click()
+    expect(other.get_by_test_id("error-banner")).to_contain_text("after 2 min without it")
+    # Two minutes later the server hands it (tests/test_server.py); here it is answered so at once.
+    token = json.loads(held)["token"]
+    answer = {"code": code, "seat": 0, "token": token}
+    other.route("**/seats/0/hand", lambda route: route.fulfill(json=answer))
+    take.click()
+    expect(other.locator(".report-prompt")).to_contain_text("Bob")  # where the score was left
+    expect(take).to_be_hidden()
+    other.get_by_test_id("report-input").fill("654")
+    other.get_by_test_id("report-button").click()
+    expect(other.get_by_test_id("log")).to_contain_text("Bob takes 8 from the pot")
 
 
 def test_a_scorekeeper_whose_battery_runs_low_keeps_the_score_on_another_phone(

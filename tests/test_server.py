@@ -2094,3 +2094,43 @@ def test_a_change_to_a_table_not_yet_read_again_does_not_hold_the_server(tmp_pat
         assert handed.status_code == 200, handed.text
         assert hand(c, code, 0, token).status_code == 403  # the old token no longer holds the seat
     assert order[0] == "answered"
+
+
+def test_a_scorekeeper_whose_phone_died_is_taken_over_by_a_phone_watching(client, monkeypatch):
+    """Only the keeper's phone reports, and only it could hand the score on: once it died (a flat
+    battery, no time to tap « Keep the score on another phone »), nobody could go on. A phone watching
+    may now take it, once the keeper's has been gone GONE_SECONDS, never while it is there."""
+    from py421.server import table_actor
+
+    created = client.post(
+        "/api/tables", json={"mode": "scorekeeper", "rules": "classic-11", "players": ["Ann", "Bob"]}
+    ).json()
+    code, keeper = created["code"], created["token"]
+    take = f"/api/tables/{code}/seats/0/hand"
+    with client.websocket_connect(f"/ws/{code}?token={keeper}") as ws:
+        version = receive_table(ws)["version"]
+        ws.send_json({"type": "report", "version": version, "turn": "421"})
+        receive_table(ws)
+        here = client.post(take)
+        assert here.status_code == 409 and here.json()["detail"]["error"] == "seat_here", here.text
+    monkeypatch.setattr(table_actor, "GONE_SECONDS", 3600.0)
+    recent = client.post(take)  # the phone may be back in a moment: its screen went dark
+    assert recent.status_code == 409 and "after 60 min" in recent.json()["detail"]["message"], recent.text
+    monkeypatch.setattr(table_actor, "GONE_SECONDS", 0.0)
+    taken = client.post(take)
+    assert taken.status_code == 200, taken.text
+    assert client.post(f"/api/tables/{code}/seats/1/hand").json()["detail"]["error"] == "no_seat"
+    with client.websocket_connect(f"/ws/{code}?token={taken.json()['token']}") as ws:
+        message = receive_table(ws)
+        assert message["view"]["waiting_for"]["seat"] == 1  # where the score was left: Bob's turn
+        ws.send_json({"type": "report", "version": message["version"], "turn": "654"})
+        assert any("Bob takes" in line for line in receive_table(ws)["log"])
+    with client.websocket_connect(f"/ws/{code}?token={keeper}") as old:  # the dead phone, recharged
+        said = old.receive_json()
+        assert said["type"] == "error" and said["error"] == "not_seated"
+
+
+def test_a_spectator_still_cannot_hand_on_a_seat_at_a_table_played_online(client):
+    created = create(client, seats=["human", "human"], timeout=0)
+    refused = client.post(f"/api/tables/{created['code']}/seats/0/hand")
+    assert refused.status_code == 403 and refused.json()["detail"]["error"] == "spectator"

@@ -170,8 +170,9 @@ async def hand(
     request: Request, code: str, seat: int, authorization: str | None = Header(None)
 ) -> dict[str, Any]:
     """A seated player hands a seat (theirs, or that of a player whose phone died) to another
-    phone: the answer's token holds it from then on, the one that held it no longer does. Each is
-    a write: it spends one of the address's messages, as a move does."""
+    phone: the answer's token holds it from then on, the one that held it no longer does. At a real
+    table's score, a phone watching takes the keeper's seat so, once no page has held it for two
+    minutes. Each is a write: it spends one of the address's messages, as a move does."""
     hub = _hub(request)
     _spend_message(hub, _address(request))
     with _by_code(hub, _address(request)):

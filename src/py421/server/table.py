@@ -111,13 +111,16 @@ class TableSeat:
     token_hash: str | None = None
     connected: int = 0  # open connections holding this seat
     away: bool = False  # timed out: a bot plays for them until they act again
+    # when the last page holding it here closed (time.time()), or this copy was made: a scorekeeper's
+    # seat is taken by a phone watching only once gone a while
+    left: float = field(default_factory=time.time)
 
     def row(self) -> SeatRow:
         return SeatRow(self.seat, self.kind, self.bot, self.name, self.token_hash)
 
     def copy(self) -> TableSeat:
         return TableSeat(
-            self.seat, self.kind, self.bot, self.name, self.token_hash, self.connected, self.away
+            self.seat, self.kind, self.bot, self.name, self.token_hash, self.connected, self.away, self.left
         )
 
 

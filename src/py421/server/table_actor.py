@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable
 from functools import partial
@@ -162,15 +163,18 @@ class TableActor:
     async def hand(self, token: str | None, seat: int, new: str) -> None:
         """A seated player hands ``seat`` to another phone, whose page holds ``new`` (a phone that
         died: its player goes on from a borrowed one; the creator's, before the start, starts the
-        game from it). The token that held the seat no longer does: its connections are told and
-        watch (:meth:`.Table.broadcast`)."""
+        game from it). At a real table's score a phone watching (``token`` holding no seat) takes the
+        keeper's, once no page has held it for GONE_SECONDS. The token that held the seat no longer
+        does: its connections are told and watch (:meth:`.Table.broadcast`)."""
         table, services = self.table, self.services
         async with table.lock:
             services.owning(table)
             if table.seat_of(new) == seat:
                 return  # asked again of another owner: already handed
             holder = table.seat_of(token)
-            if holder is None:
+            # a real table's score: a phone watching takes it where the keeper's died (nobody else
+            # holds a seat there to hand it on)
+            if holder is None and table.mode != "scorekeeper":
                 raise TableError("spectator", Message("server.hand_seated"), 403)
             if table.finished:
                 raise TableError("over", Message("server.hand_playing"), 409)
@@ -182,6 +186,10 @@ class TableActor:
                 # anyone with the code may have joined: another's seat is theirs to hand on only once
                 # that player's phone is gone, else they could take every seat and keep it
                 raise TableError("seat_here", Message("server.hand_here", {"seat": seat}), 409)
+            gone = time.time() - table.seats[seat].left
+            if holder is None and gone < GONE_SECONDS:  # a dark screen, back in a moment
+                minutes = math.ceil(GONE_SECONDS / 60)
+                raise TableError("seat_here", Message("server.keeper_recent", {"minutes": minutes}), 409)
             handed = table.seats[seat].copy()
             old, handed.token_hash = handed.token_hash, hash_token(new)
             assert old is not None and handed.token_hash is not None
@@ -401,6 +409,7 @@ class TableActor:
                 if conn.seat is not None:
                     table.active = max(table.active, time.time())  # connected until now
                     table.seats[conn.seat].connected -= 1
+                    table.seats[conn.seat].left = time.time()
                     table.broadcast()
                     self.if_gone(conn.seat)
                 self.services.forget_if_done(table)
@@ -409,6 +418,8 @@ class TableActor:
         """Under the table's lock, once a page holding ``seat`` closed (here, or in another process):
         if none holds it now and it is their turn, GONE_SECONDS for them to come back, then a bot."""
         table, session = self.table, self.table.session
+        if not table.present(seat):
+            table.seats[seat].left = time.time()  # held through another process until about now
         if (
             not table.timeout
             and table.mode == "play"

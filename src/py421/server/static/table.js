@@ -205,6 +205,8 @@ export function tablePage(code) {
   const reportEntry = h("div", {}, reportPrompt, h("div", { class: "row" }, reportInput, reportBtn), reportHelp);
   const reportForm = h("form", { class: "card report", hidden: true, onsubmit: report }, h("h2", { text: t("sk.report_title") }), reportEntry, undoBtn);
   const skWatch = h("p", { class: "muted", hidden: true, text: t("sk.watch") });
+  // the keeper's phone gone (a flat battery): a phone watching goes on with the score
+  const skTake = h("button", { type: "button", class: "btn btn-small", testid: "take-score", hidden: true, text: t("sk.take"), onclick: () => takeScore() });
   // the scorekeeper's phone running low: the score goes on from another
   const skHand = h("button", { type: "button", class: "btn btn-small", testid: "hand-scorekeeper", hidden: true, text: t("sk.hand"), onclick: () => handOn(0) });
 
@@ -258,6 +260,7 @@ export function tablePage(code) {
     reportForm,
     skHand,
     skWatch,
+    skTake,
     playersCard,
     logCard,
     fair,
@@ -661,6 +664,19 @@ export function tablePage(code) {
       handedText.textContent = isScorekeeper() ? t("handed_score") : t("handed", { name: nameOf(res.seat) });
       show(handed, true);
       hideError();
+    } catch (err) {
+      showError(refusal(err));
+    }
+  }
+
+  /** This phone keeps the score from where it was left: the keeper's phone is gone (a flat battery). */
+  async function takeScore() {
+    try {
+      const res = await handSeat(code, 0, undefined);
+      T.seat = { seat: res.seat, token: res.token, creator: true };
+      saveSeat(code, T.seat);
+      hideError();
+      reconnect();
     } catch (err) {
       showError(refusal(err));
     }
@@ -1263,6 +1279,8 @@ export function tablePage(code) {
     const started = T.table && T.table.status !== "waiting";
     show(reportForm, sk && isCreator() && Boolean(started));
     show(skWatch, sk && !isCreator());
+    const keeperGone = T.table?.seats?.[0] ? !T.table.seats[0].connected : false;
+    show(skTake, sk && !isCreator() && keeperGone && T.table?.status === "playing" && !isLocal(code));
     show(skHand, sk && isCreator() && T.table?.status === "playing" && !isLocal(code));
     if (!sk) return;
     const v = T.view;
