@@ -789,12 +789,8 @@ def test_a_creator_whose_phone_died_before_the_start_starts_from_another(
     expect(bob.get_by_test_id("player-1")).to_contain_text("you")
 
 
-def test_a_scorekeeper_whose_phone_died_is_taken_over_from_a_phone_watching(
-    server: str, browser: Browser
-) -> None:
-    """With no time to hand the score on (a flat battery), nobody could go on with it. A phone watching
-    offers to keep it once the keeper's is gone, and the server says when it may."""
-    keeper, other = phone(browser), phone(browser)
+def ann_has_played(keeper: Page, server: str) -> None:
+    """The score of Ann and Bob's real table, kept on ``keeper``: Ann's 421 reported, Bob's turn next."""
     keeper.goto(server + "/scorekeeper")
     keeper.get_by_test_id("sk-player-1").fill("Ann")
     keeper.get_by_test_id("sk-player-2").fill("Bob")
@@ -803,6 +799,15 @@ def test_a_scorekeeper_whose_phone_died_is_taken_over_from_a_phone_watching(
     keeper.get_by_test_id("report-input").fill("421")
     keeper.get_by_test_id("report-button").click()
     expect(keeper.locator(".report-prompt")).to_contain_text("Bob")
+
+
+def test_a_scorekeeper_whose_phone_died_is_taken_over_from_a_phone_watching(
+    server: str, browser: Browser
+) -> None:
+    """With no time to hand the score on (a flat battery), nobody could go on with it. A phone watching
+    offers to keep it once the keeper's is gone, and the server says when it may."""
+    keeper, other = phone(browser), phone(browser)
+    ann_has_played(keeper, server)
     code = keeper.url.rstrip("/").rsplit("/", 1)[-1]
     held = keeper.evaluate(f"localStorage.getItem('py421:{code}')")
     other.goto(keeper.url)
@@ -829,14 +834,7 @@ def test_a_scorekeeper_whose_battery_runs_low_keeps_the_score_on_another_phone(
 ) -> None:
     """The scorekeeper's phone is the only one that reports: when it dies, the game stops there."""
     keeper, other = phone(browser), phone(browser)
-    keeper.goto(server + "/scorekeeper")
-    keeper.get_by_test_id("sk-player-1").fill("Ann")
-    keeper.get_by_test_id("sk-player-2").fill("Bob")
-    keeper.get_by_test_id("create-table").click()
-    expect(keeper.get_by_test_id("status")).to_have_attribute("data-status", "playing")
-    keeper.get_by_test_id("report-input").fill("421")
-    keeper.get_by_test_id("report-button").click()
-    expect(keeper.locator(".report-prompt")).to_contain_text("Bob")
+    ann_has_played(keeper, server)
     keeper.get_by_test_id("hand-scorekeeper").click()
     handed = keeper.get_by_test_id("handed-link")
     expect(handed).to_contain_text("#seat=0.")

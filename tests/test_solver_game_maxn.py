@@ -1834,6 +1834,40 @@ def test_a_solve_stopped_inside_a_manche_goes_on_from_its_last_pass_or_pot(
     assert [path.name for path in tmp_path.glob("*.partial.npz")] == []
 
 
+def test_a_solve_stopped_among_the_decharges_after_a_debt_goes_on_from_the_next_debt(monkeypatch, tmp_path):
+    """Three-player vache-41 with « queue de la vache » spends most of its hour solving the first
+    manche's décharge again after each debt (41 of them), and a stop lost every one: the solve went
+    on from the décharge owing nothing. Each debt's décharge is now kept once solved, and asked again
+    the solve goes on with the next debt, says so, and solves none of those kept again, to the same
+    game bit for bit."""
+    whole = GameMaxn(QUEUE, 3).solve()
+    monkeypatch.setattr(solutions, "UNDERWAY_EVERY", 0.0)  # kept after every debt, however quick
+    with pytest.raises(Stopped):
+        solve_maxn_cached(QUEUE, 3, stopping_at(2, "debts", 3), folder=tmp_path)
+    settle = game_maxn._settle_decharge
+    debts_solved = [0]
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        debts_solved[0] += bool(args[7] if len(args) > 7 else kwargs.get("exact"))  # after a debt
+        return settle(*args, **kwargs)
+
+    monkeypatch.setattr(game_maxn, "_settle_decharge", counted)
+    said: list[tuple[str, int, int]] = []
+    game, cached = solve_maxn_cached(
+        QUEUE, 3, lambda what, n, total, *_: said.append((what, n, total)), folder=tmp_path
+    )
+    said = [told for told in said if told[0] != "positions"]
+    debts = [told for told in said if told[0] == "debts"]
+    assert not cached and said[:3] == [("resumed", 1, 2), ("underway", 2, 2), ("manche", 2, 2)]
+    assert debts[0][1] == 3 and not any(what == "decharge" for what, _, _ in said[: said.index(debts[0])])
+    assert debts_solved[0] == debts[0][2] - 2  # the two kept were not solved again
+    for key, solution in whole.manches.items():
+        assert np.array_equal(game.manches[key].values, solution.values)
+        assert np.array_equal(game.manches[key].ends, solution.ends)
+        assert game.manches[key].unsettled == solution.unsettled
+    assert [path.name for path in tmp_path.glob("*.partial.npz")] == []
+
+
 @pytest.mark.parametrize(("manche", "step", "passes", "played"), [(1, 2, 4, 2), (2, 1, 2, 1)])
 def test_a_bound_on_deviating_stopped_part_way_goes_on_from_its_last_pass(
     monkeypatch, tmp_path, manche, step, passes, played

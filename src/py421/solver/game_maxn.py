@@ -1345,13 +1345,16 @@ class Underway:
     décharge's policies (owing nothing) and checks; ``found[position, end]``: how the manche ends
     from the décharge and the levels solved, by :attr:`Manche.end_keys` (each group of positions
     valued under its policies once solved, as it leads only to itself and to groups before it; None
-    while the décharge is swept).
+    while the décharge is swept). ``debts``: where the décharge owing nothing is done, the décharges
+    after a debt solved since (« queue de la vache », their kinds in the order :func:`_settle_debts`
+    solves them; ``solution.policies`` holds their choices too); -1 before them.
     """
 
     levels: int
     solution: MancheSolution
     found: FloatArray | None = None
     changes: list[float] = field(default_factory=list)
+    debts: int = -1
 
 
 Keep = Callable[[Underway], None]
@@ -1490,6 +1493,10 @@ def _solved_manche(
         solution, found = underway.solution, underway.found
         values, moves = solution.values, solution.policies
         alone = not _turning(ends, manche, values)
+    elif underway is not None and underway.debts >= 0:  # stopped among the décharges after a debt
+        solution = underway.solution
+        values, moves = solution.values, solution.policies
+        alone = not _turning(ends, manche, values)
     else:
         values = np.zeros((manche.nodes, n))
         values[count : count + 2 * n] = ends.reshape(2 * n, n)
@@ -1521,8 +1528,15 @@ def _solved_manche(
             changes=changes, swept=swept,
         )  # fmt: skip
         _check_decharge(manche, decharge, moves, solution, alone)
+    if underway is None or underway.levels < 0:
         if groups:
-            _settle_debts(manche, groups, decharge, moves, solution, progress, alone)
+
+            def debt_kept(done: int) -> None:
+                if keep:
+                    keep(Underway(-1, solution, None, debts=done))
+
+            done = max(underway.debts, 0) if underway is not None else 0
+            _settle_debts(manche, groups, decharge, moves, solution, progress, alone, done, debt_kept)
         kinds = len(manche.end_keys)
         found = np.zeros((count + kinds, kinds))
         found[count:] = np.eye(kinds)
@@ -1640,12 +1654,17 @@ def _settle_debts(
     solution: MancheSolution,
     progress: Progress | None,
     alone: bool,
+    done: int = 0,
+    kept: Callable[[int], None] | None = None,
 ) -> None:
     """Solve the décharge after each debt (« queue de la vache »): its rounds lead only to one another
     and to the ends that carry the same debt. Each starts from the policies of the one solved before
     it (the same positions, owing a little more or less: the sweeps then mostly only check them), or
     from its values where it holds positions that one did not reach. Where the seats can be turned
-    (:func:`_turning`), one debt of each kind is solved and the others are its turns."""
+    (:func:`_turning`), one debt of each kind is solved and the others are its turns.
+
+    ``done``: the kinds of debt solved before a stop (their values and choices in ``solution`` and
+    ``moves``), not solved again; ``kept(kinds solved)`` after each kind."""
     values = solution.values
     n = manche.players
     solving: list[Debts] = []
@@ -1669,6 +1688,9 @@ def _settle_debts(
     latest = {manche.universal[p]: moves[p][1] for p in plain if p in manche.universal}
     for count, debts in enumerate(solving, start=1):
         rows = groups[debts]
+        if count <= done:  # solved before a stop: the next starts from its choices, as it did
+            latest.update((manche.universal[p], moves[p][1]) for p in rows)
+            continue
         chosen = [latest.get(manche.universal[p]) for p in rows]
         table = {
             p: (manche.tables[p][0].ravel(), c) for p, c in zip(rows, chosen, strict=True) if c is not None
@@ -1691,6 +1713,8 @@ def _settle_debts(
             for p, q in zip(rows, targets.tolist(), strict=True):
                 values[q] = turned(values[p], k)
                 moves[q] = manche.turn(moves[p], k)
+        if kept:
+            kept(count)
 
 
 def _settle_level(

@@ -420,7 +420,8 @@ def _underway(game: GameMaxn, data: Any) -> tuple[game_maxn.MancheKey, game_maxn
     solution.unsettled = _read_unsettled(data, "underway")
     solution.policies = _read_policies(data, "underway")
     changes = [float(x) for x in data["underway_changes"]]
-    return key, game_maxn.Underway(levels, solution, found, changes)
+    debts = int(data["underway_debts"]) if "underway_debts" in data else -1
+    return key, game_maxn.Underway(levels, solution, found, changes, debts)
 
 
 def _read_bounding(game: GameMaxn, data: Any) -> game_maxn.Bounding | None:
@@ -473,11 +474,14 @@ def _underway_arrays(game: GameMaxn) -> dict[str, Any]:
         "underway_sweeps": np.array(solution.sweeps),
         "underway_checks": np.array(_checks(solution)),
         "underway_changes": np.array(part.changes, dtype=np.float64),
+        "underway_debts": np.array(part.debts),
     }
     if part.found is not None:
         arrays["underway_found"] = part.found
     arrays |= _unsettled_arrays("underway", solution.unsettled)
-    return arrays | _policies_arrays("underway", game.model_of(key), solution.policies)
+    # among the décharges after a debt, theirs are kept too: the next starts from them
+    debts = part.debts >= 0
+    return arrays | _policies_arrays("underway", game.model_of(key), solution.policies, debts)
 
 
 def _checks(solution: game_maxn.MancheSolution) -> list[float]:
@@ -548,10 +552,15 @@ def _save_maxn(game: GameMaxn, path: Path, policies: bool = False) -> None:
 
 
 def _policies_arrays(
-    i: int | str, model: game_maxn.Manche, policies: dict[int, game_maxn.Moves]
+    i: int | str, model: game_maxn.Manche, policies: dict[int, game_maxn.Moves], debts: bool = False
 ) -> dict[str, Any]:
-    """The policies of the décharge owing nothing (all that starts another manche's), as arrays."""
-    rows = [p for p, pos in enumerate(model.positions) if not pos.charge and not pos.debts and p in policies]
+    """The policies of the décharge owing nothing (all that starts another manche's), and with
+    ``debts`` those of the décharges after a debt, as arrays."""
+    rows = [
+        p
+        for p, pos in enumerate(model.positions)
+        if not pos.charge and (debts or not pos.debts) and p in policies
+    ]
     if not rows:
         return {}
     moves = [policies[p] for p in rows]
