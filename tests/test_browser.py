@@ -816,7 +816,7 @@ def test_a_scorekeeper_whose_phone_died_is_taken_over_from_a_phone_watching(
     expect(take).to_be_hidden()  # the keeper's phone is there
     keeper.context.close()  # its battery died
     take.click()
-    expect(other.get_by_test_id("error-banner")).to_contain_text("after 2 min without it")
+    expect(other.get_by_test_id("error-banner")).to_contain_text("for 2 min")
     # Two minutes later the server hands it (tests/test_server.py); here it is answered so at once.
     token = json.loads(held)["token"]
     answer = {"code": code, "seat": 0, "token": token}

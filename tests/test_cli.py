@@ -1107,6 +1107,20 @@ def test_kept_dice_written_wrong_are_shown_with_kept_dice_as_the_example():
     assert "'55x': not kept dice notation; write the faces kept, 1 to 6, like 42 or 4-2" in said
 
 
+def test_le_bon_said_after_0_throws_all_three():
+    said = run_cli(
+        "play",
+        "--rules",
+        "vache-41",
+        "--players",
+        "Alice,bot:random",
+        "--seed",
+        "3",
+        input="0 bon\n" + "\n" * 4000,
+    ).output
+    assert "a die shows" not in said and "Alice throws" in said.split("? help: ")[1].splitlines()[0], said
+
+
 def test_le_bon_may_be_said_after_the_kept_dice_in_line_mode_too():
     said = run_cli(
         "play",
@@ -1158,3 +1172,17 @@ def test_advise_says_a_coup_sec_counts_ties_half_where_a_target_counts_them_noth
     assert coup_sec.exit_code == 0 and half in coup_sec.output.splitlines()[0], coup_sec.output
     target = run_cli("advise", "642", "--throws-left", "1", "--target", "653", "--lang", lang)
     assert target.exit_code == 0 and half not in target.output
+
+
+def test_leaving_a_game_that_is_not_the_last_begun_says_its_number_to_resume_it(private_home):
+    """Leaving the older of two saved games said « 421 play --resume », which takes up the newer."""
+    for name in ("Ann", "Zed"):  # Zed's is begun last: --resume 1
+        assert run_cli("play", "--players", f"{name},bot:random", "--seed", "7", input="").exit_code == 1
+    left = run_cli("play", "--resume", "2", input="q\n")
+    assert left.output.splitlines()[-1].endswith("421 play --resume 2"), left.output
+    ended = run_cli("play", "--resume", "2", input="")
+    assert ended.output.rstrip().endswith("421 play --resume 2"), ended.output
+    again = run_cli("play", "--resume", "2", input="\n" * 2000)
+    assert "resuming the saved game (classic-11: Ann" in again.output
+    last = run_cli("play", "--resume", input="q\n")  # Zed's, the only one left: no number needed
+    assert last.output.splitlines()[-1].endswith("421 play --resume"), last.output

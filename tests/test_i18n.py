@@ -258,7 +258,7 @@ def test_a_message_whose_key_no_catalog_holds_fails_the_test_that_meets_it() -> 
 
 
 FRENCH_AS_SPOKEN = [  # (key, fields, what a French reader expects to read)
-    ("input_ended", {}, "; la partie est sauvegardée : 421 play --resume"),
+    ("input_ended", {"command": "421 play --resume"}, "; la partie est sauvegardée : 421 play --resume"),
     ("debt_paid", {"who": "Ana", "n": 1}, "Ana prend d'abord dans le nouveau pot ce qui était dû : 1"),
     ("cli.list.debts", {"example": "0,2"}, "séparés par des virgules"),
     ("category.any.421", {}, "le 421"),

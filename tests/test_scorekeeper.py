@@ -339,8 +339,9 @@ def test_every_throw_with_a_count_after_it_says_the_throws_are_counted():
     said = table("vache-41", "A,B", "653;431/2").output
     assert "got 4 dice" not in said
     assert (
-        "'653;431/2': each throw is told in order, separated by ; (123;221;421), and counted: no /2" in said
+        "'653;431/2': each throw is told in order, separated by ; (123;221;421), and counted: no /N" in said
     )
+    assert "'653/2;431': each throw is told" in table("vache-41", "A,B", "653/2;431").output
 
 
 def test_a_tie_break_and_a_draw_say_that_help_is_there():

@@ -2115,16 +2115,24 @@ def test_a_scorekeeper_whose_phone_died_is_taken_over_by_a_phone_watching(client
         assert here.status_code == 409 and here.json()["detail"]["error"] == "seat_here", here.text
     monkeypatch.setattr(table_actor, "GONE_SECONDS", 3600.0)
     recent = client.post(take)  # the phone may be back in a moment: its screen went dark
-    assert recent.status_code == 409 and "after 60 min" in recent.json()["detail"]["message"], recent.text
-    monkeypatch.setattr(table_actor, "GONE_SECONDS", 0.0)
+    assert recent.status_code == 409 and "for 60 min" in recent.json()["detail"]["message"], recent.text
+    client.app.state.hub.tables[code].seats[0].left -= 7200  # two hours later
     taken = client.post(take)
     assert taken.status_code == 200, taken.text
     assert client.post(f"/api/tables/{code}/seats/1/hand").json()["detail"]["error"] == "no_seat"
+    again = client.post(take)  # a second phone watching, a moment later: the first one's page is coming
+    assert again.status_code == 409 and again.json()["detail"]["error"] == "seat_here", again.text
     with client.websocket_connect(f"/ws/{code}?token={taken.json()['token']}") as ws:
         message = receive_table(ws)
         assert message["view"]["waiting_for"]["seat"] == 1  # where the score was left: Bob's turn
         ws.send_json({"type": "report", "version": message["version"], "turn": "654"})
-        assert any("Bob takes" in line for line in receive_table(ws)["log"])
+        message = receive_table(ws)
+        assert any("Bob takes" in line for line in message["log"])
+        ws.send_json({"type": "undo", "version": message["version"]})  # its own report: taken back
+        message = receive_table(ws)
+        ws.send_json({"type": "undo", "version": message["version"]})  # Ann's, reported before: kept
+        refused = ws.receive_json()
+        assert refused["type"] == "error" and "before this phone took the score" in refused["message"]
     with client.websocket_connect(f"/ws/{code}?token={keeper}") as old:  # the dead phone, recharged
         said = old.receive_json()
         assert said["type"] == "error" and said["error"] == "not_seated"

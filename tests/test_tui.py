@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -268,7 +269,15 @@ async def test_main_chaude_asks_for_the_stake() -> None:
 async def test_quitting_leaves_the_game_to_resume() -> None:
     session = make_session(["You", "bot:heuristic"])
     finished: list[Session] = []
-    app = PlayApp(session, bot_delay=0, on_finish=finished.append)
+    app = PlayApp(session, bot_delay=0, on_finish=finished.append, resume=lambda: "421 play --resume 2")
+    said: list[object] = []
+    leave = app.exit
+
+    def noted(*args: Any, **kwargs: Any) -> None:
+        said.append(kwargs.get("message"))
+        leave(*args, **kwargs)
+
+    app.exit = noted  # type: ignore[method-assign]
     async with app.run_test() as pilot:
         await wait_for_human(pilot, session)
         await pilot.press("q")
@@ -276,6 +285,8 @@ async def test_quitting_leaves_the_game_to_resume() -> None:
     assert not session.state.is_over
     assert finished == []
     assert app.return_code == 0
+    # the game's own number where it is not the last begun: --resume alone takes up another
+    assert said == ["game saved; continue it with: 421 play --resume 2"]
 
 
 @pytest.mark.asyncio

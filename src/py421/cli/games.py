@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import time
@@ -119,11 +120,15 @@ def play(
                 ),
                 "play",
                 language,
+                save_id,
             )
         else:
             from ..tui.game_app import PlayApp
 
-            PlayApp(session, lang=language, bot_delay=bot_delay, on_step=on_step, hints=hints).run()
+            taken_up = functools.partial(_resume_command, "play", save_id)
+            PlayApp(
+                session, lang=language, bot_delay=bot_delay, on_step=on_step, hints=hints, resume=taken_up
+            ).run()
         _finish(session, on_step, record_path, language)
 
 
@@ -173,6 +178,7 @@ def table_command(
             lambda: run_table(session, lang=language, out=click.echo, ask=_ask, on_step=on_step),
             "table",
             language,
+            save_id,
         )
         _finish(session, on_step, record_path, language)
 
@@ -365,19 +371,28 @@ def _keeper(
     return keep
 
 
-def _run_lines(run: Callable[[], None], mode: str, lang: str) -> None:
+def _run_lines(run: Callable[[], None], mode: str, lang: str, save_id: str) -> None:
     """Run a line-mode game; quitting, Ctrl-C and closed input leave it saved and say how to resume it."""
-    suffix = ".table" if mode == "table" else ""
     try:
         run()
     except Left:
-        click.echo(tr(lang, "interrupted" + suffix))
+        click.echo(tr(lang, "interrupted", command=_resume_command(mode, save_id)))
     except KeyboardInterrupt:
         click.echo()
-        click.echo(tr(lang, "interrupted" + suffix))
+        click.echo(tr(lang, "interrupted", command=_resume_command(mode, save_id)))
         sys.exit(130)
     except InputEnded:
-        raise click.ClickException(tr(lang, "input_ended" + suffix)) from None
+        said = tr(lang, "input_ended", command=_resume_command(mode, save_id))
+        raise click.ClickException(said) from None
+
+
+def _resume_command(mode: str, save_id: str) -> str:
+    """What takes up the game saved as ``save_id``: ``--resume`` alone takes the last begun, another
+    is taken by its number as ``--saved`` lists them."""
+    from ..play.saves import saved_games
+
+    number = next((n for n, (found, _) in enumerate(saved_games(mode), start=1) if found == save_id), 1)
+    return f"421 {mode} --resume" + (f" {number}" if number > 1 else "")
 
 
 def _finish(

@@ -150,10 +150,7 @@ class ReportedTurn:
             if not raw:  # « bon » with no result
                 raise InvalidNotation(Message("notation.bon_alone", {"text": quoted(text)}))
         if ";" in raw and "/" in raw:  # each throw told is counted already
-            count = raw.rpartition("/")[2].strip()
-            raise InvalidNotation(
-                Message("notation.every_throw_counted", {"text": quoted(text), "count": count})
-            )
+            raise InvalidNotation(Message("notation.every_throw_counted", {"text": quoted(text)}))
         if ";" in raw:
             results = [Result.parse(part) for part in raw.split(";")]
             return ReportedTurn(results[-1], len(results), tuple(results[:-1]), bon)

@@ -29,8 +29,8 @@ def read_choice(text: str) -> Action:
     if answer in ("0", "t", "all"):
         return Throw()
     if answer[:1].isdigit():
-        kept, bon = answer.removesuffix("bon"), answer.endswith("bon")  # « 55 bon », as a table says it
-        return Throw(parse_dice(kept, what="kept dice"), bon=bon)
+        kept, bon = answer.removesuffix("bon").strip(), answer.endswith("bon")  # « 55 bon », as at a table
+        return Throw(() if kept == "0" else parse_dice(kept, what="kept dice"), bon=bon)  # « 0 bon »: all
     return _as_worded(answer) or parse_action(answer)
 
 

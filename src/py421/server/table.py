@@ -299,6 +299,10 @@ class Table:
     # The seats other processes said they hold a connection for (:mod:`.cluster`), by process, and
     # until when that holds (time.monotonic()) if they do not say it again.
     elsewhere: dict[str, tuple[frozenset[int], float]] = field(default_factory=dict)
+    # A scorekeeper's steps before a phone watching took the score (one the keeper did not hand it
+    # to): its undo stops there, so that whoever takes it cannot take back the game played so far.
+    # Kept in this process only.
+    undo_from: int = 0
 
     @property
     def game(self) -> Game | None:
@@ -479,6 +483,7 @@ class Table:
         for conn in self.connections:
             if conn.seat is not None and conn.holding != self.seats[conn.seat].token_hash:
                 self.seats[conn.seat].connected -= 1  # no longer there for its seat: shown so below
+                self.seats[conn.seat].left = time.time()
                 conn.seat = None  # the seat was handed to another phone: this one watches
                 conn.say("seat_handed", Message("server.seat_handed"))
         publics: dict[str, out.TablePublic] = {}  # the same for every connection in a language

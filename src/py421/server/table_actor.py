@@ -190,6 +190,8 @@ class TableActor:
             if holder is None and gone < GONE_SECONDS:  # a dark screen, back in a moment
                 minutes = math.ceil(GONE_SECONDS / 60)
                 raise TableError("seat_here", Message("server.keeper_recent", {"minutes": minutes}), 409)
+            if holder is None and table.session is not None:
+                table.undo_from = len(table.session.game.steps)
             handed = table.seats[seat].copy()
             old, handed.token_hash = handed.token_hash, hash_token(new)
             assert old is not None and handed.token_hash is not None
@@ -198,6 +200,7 @@ class TableActor:
             ):
                 raise TableError("stale", Message("server.hand_raced"), 409)  # memory follows the database
             table.seats[seat].token_hash = handed.token_hash
+            table.seats[seat].left = time.time()  # no page holds it yet: a watcher waits as long again
             table.active = time.time()
             table.broadcast()  # the page that held it watches: the seat may now have nobody there
             session = table.session
@@ -304,6 +307,8 @@ class TableActor:
                 raise TableError("not_creator", Message("server.creator_undoes"))
             if not game.steps:
                 raise TableError("illegal", Message("server.nothing_to_undo"))
+            if len(game.steps) <= table.undo_from:
+                raise TableError("illegal", Message("server.undo_taken_over"))
             table.active = time.time()
             reopen = None
             if table.status == "over" and table.game_id is not None:

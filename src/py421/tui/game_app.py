@@ -169,10 +169,13 @@ class PlayApp(App[None]):
         on_step: Callable[[Session], None] | None = None,
         on_finish: Callable[[Session], None] | None = None,
         hints: bool = False,
+        resume: Callable[[], str] = lambda: "421 play --resume",
     ) -> None:
-        """``hints``: the hint key between several people too (one person against bots has it anyway)."""
+        """``hints``: the hint key between several people too (one person against bots has it anyway);
+        ``resume()``: the command that takes the game up again, said on leaving."""
         super().__init__()
         self.session = session
+        self._resume = resume
         self.lang = lang
         self.hints = hints_on(session, hints)
         self.coach = Coach(session, lang)
@@ -591,7 +594,7 @@ class PlayApp(App[None]):
         if self.session.state.is_over:
             self.exit()
             return
-        message = tr(self.lang, "interrupted")
+        message = tr(self.lang, "interrupted", command=self._resume())
         self.notify(message)
         self.exit(message=message)
 
