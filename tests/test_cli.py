@@ -1107,32 +1107,18 @@ def test_kept_dice_written_wrong_are_shown_with_kept_dice_as_the_example():
     assert "'55x': not kept dice notation; write the faces kept, 1 to 6, like 42 or 4-2" in said
 
 
-def test_le_bon_said_after_0_throws_all_three():
-    said = run_cli(
-        "play",
-        "--rules",
-        "vache-41",
-        "--players",
-        "Alice,bot:random",
-        "--seed",
-        "3",
-        input="0 bon\n" + "\n" * 4000,
-    ).output
-    assert "a die shows" not in said and "Alice throws" in said.split("? help: ")[1].splitlines()[0], said
-
-
-def test_le_bon_may_be_said_after_the_kept_dice_in_line_mode_too():
-    said = run_cli(
-        "play",
-        "--rules",
-        "vache-41",
-        "--players",
-        "Alice,bot:random",
-        "--seed",
-        "3",
-        input="4 bon\n" + "\n" * 4000,
-    ).output
-    assert "Alice ends on 543 in 2 throws after « le bon »" in said and "not kept dice" not in said, said
+@pytest.mark.parametrize(
+    ("answer", "ended"),
+    [
+        ("4 bon", "Alice ends on 543 in 2 throws after « le bon »"),
+        ("0 bon", "Alice ends on 533 in 2 throws after « le bon »"),
+    ],
+)
+def test_le_bon_may_be_said_after_the_kept_dice_in_line_mode_too(answer, ended):
+    """« bon » after the dice, as the scorekeeper's table takes it; « 0 bon » throws all three."""
+    played = ["play", "--rules", "vache-41", "--players", "Alice,bot:random", "--seed", "3"]
+    said = run_cli(*played, input=answer + "\n" + "\n" * 4000).output
+    assert ended in said and "not kept dice" not in said and "a die shows" not in said, said
 
 
 @pytest.mark.parametrize(("lang", "one"), [("en", "winner: "), ("fr", "gagnant : ")])
