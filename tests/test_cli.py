@@ -1112,6 +1112,7 @@ def test_kept_dice_written_wrong_are_shown_with_kept_dice_as_the_example():
     [
         ("4 bon", "Alice ends on 543 in 2 throws after « le bon »"),
         ("0 bon", "Alice ends on 533 in 2 throws after « le bon »"),
+        ("t bon", "Alice ends on 533 in 2 throws after « le bon »"),
     ],
 )
 def test_le_bon_may_be_said_after_the_kept_dice_in_line_mode_too(answer, ended):

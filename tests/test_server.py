@@ -2133,6 +2133,12 @@ def test_a_scorekeeper_whose_phone_died_is_taken_over_by_a_phone_watching(client
         ws.send_json({"type": "undo", "version": message["version"]})  # Ann's, reported before: kept
         refused = ws.receive_json()
         assert refused["type"] == "error" and "before this phone took the score" in refused["message"]
+    hub = client.app.state.hub
+    hub.tables.pop(code)  # out of memory (a finished table nobody watches, a restart): read again
+    with client.websocket_connect(f"/ws/{code}?token={taken.json()['token']}") as ws:
+        ws.send_json({"type": "undo", "version": receive_table(ws)["version"]})
+        refused = ws.receive_json()
+        assert refused["type"] == "error" and "before this phone took the score" in refused["message"]
     with client.websocket_connect(f"/ws/{code}?token={keeper}") as old:  # the dead phone, recharged
         said = old.receive_json()
         assert said["type"] == "error" and said["error"] == "not_seated"

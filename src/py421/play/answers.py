@@ -26,11 +26,12 @@ def read_choice(text: str) -> Action:
         return ChooseStake(STAKES[answer])
     if answer in ("", "s"):
         return Stop()
-    if answer in ("0", "t", "all"):
-        return Throw()
-    if answer[:1].isdigit():
-        kept, bon = answer.removesuffix("bon").strip(), answer.endswith("bon")  # « 55 bon », as at a table
-        return Throw(() if kept == "0" else parse_dice(kept, what="kept dice"), bon=bon)  # « 0 bon »: all
+    # « bon » after what is kept, as a table says it (« 55 bon », « 0 bon »)
+    kept, bon = answer.removesuffix("bon").strip(), answer.endswith("bon") and answer != "bon"
+    if kept in ("0", "t", "all"):
+        return Throw(bon=bon)
+    if kept[:1].isdigit():
+        return Throw(parse_dice(kept, what="kept dice"), bon=bon)
     return _as_worded(answer) or parse_action(answer)
 
 

@@ -63,6 +63,8 @@ online_tables = Table(
     Column("hints", Boolean, nullable=False, server_default=false()),  # its players see their choices ranked
     # when a person last acted there or was seen connected: a table idle too long is ended
     Column("active_at", String(32)),
+    # a scorekeeper's steps before a phone watching took the score: its undo stops there
+    Column("undo_from", Integer, nullable=False, server_default="0"),
     Index("online_tables_status", "status"),  # the housekeeping's look for tables to end
 )
 
@@ -375,6 +377,7 @@ class TableRow:
     steps: list[Step]
     hints: bool = False
     active_at: str | None = None
+    undo_from: int = 0
 
 
 @dataclass(frozen=True)
@@ -488,6 +491,7 @@ class Store:
                     "first_seat": row.first_seat,
                     "hints": row.hints,
                     "active_at": row.active_at,
+                    "undo_from": row.undo_from,
                 },
             )
             conn.execute(_ADD_SEATS, [{"code": row.code, **vars(s)} for s in row.seats])
@@ -514,25 +518,32 @@ class Store:
             code, seat.seat, ("waiting",), held, name=seat.name, token_hash=seat.token_hash
         )
 
-    def hand_seat(self, code: str, seat: int, old: str, new: str) -> bool:
-        """The token that holds ``seat`` of a table waiting or in play is now ``new``'s; False if it
-        was no longer ``old``'s (handed meanwhile) or the game is over."""
+    def hand_seat(self, code: str, seat: int, old: str, new: str, undo_from: int | None = None) -> bool:
+        """The token that holds ``seat`` of a table waiting or in play is now ``new``'s, and where
+        given the table's undo stops at step ``undo_from``, at once; False if the seat was no longer
+        ``old``'s (handed meanwhile) or the game is over (then nothing is written)."""
         held = online_seats.c.token_hash == old
-        return self._seat_changed(code, seat, ("waiting", "playing"), held, token_hash=new)
+        table = {} if undo_from is None else {"undo_from": undo_from}
+        return self._seat_changed(code, seat, ("waiting", "playing"), held, table, token_hash=new)
 
-    def _seat_changed(self, code: str, seat: int, status: Sequence[str], held: Any, **values: Any) -> bool:
+    def _seat_changed(
+        self, code: str, seat: int, status: Sequence[str], held: Any, table: Any = None, **values: Any
+    ) -> bool:
         """Change a seat of a table of one of those ``status`` where ``held`` says who holds it (a
-        seat taken or handed at the same moment by another is not taken from them); whether it was."""
+        seat taken or handed at the same moment by another is not taken from them), and the table's
+        columns ``table`` with it; whether it was."""
         c = online_seats.c
         with self.begin() as conn:
-            table = select(online_tables.c.code).where(
+            playing = select(online_tables.c.code).where(
                 online_tables.c.code == code, online_tables.c.status.in_(status)
             )
             done = conn.execute(
                 online_seats.update()
-                .where(c.code == code, c.seat == seat, held, c.code.in_(table))
+                .where(c.code == code, c.seat == seat, held, c.code.in_(playing))
                 .values(**values)
             )
+            if done.rowcount and table:
+                conn.execute(online_tables.update().where(online_tables.c.code == code).values(**table))
             self._tell(conn, code)
             return bool(done.rowcount)
 
@@ -632,6 +643,7 @@ class Store:
                 [Step(s["seat"], s["kind"], s["text"]) for s in steps],
                 bool(t["hints"]),
                 t["active_at"],
+                t["undo_from"],
             )
 
     def unfinished(self) -> list[str]:

@@ -322,6 +322,7 @@ class Hub:
             row.code, "scorekeeper" if row.mode == "scorekeeper" else "play", rules, seats, row.seed,
             row.seed_hash, row.timeout, status, row.first_seat, row.rematch, row.game_id,
             created=_timestamp(row.created_at), hints=row.hints, active=active, active_saved=active,
+            undo_from=row.undo_from,
         )  # fmt: skip
         if table.status != "waiting":
             table.session = self.session_of(table)
@@ -691,7 +692,7 @@ class Hub:
             for s in row.seats
         ]
         table.status = _status(row.status)
-        table.game_id, table.rematch = row.game_id, row.rematch
+        table.game_id, table.rematch, table.undo_from = row.game_id, row.rematch, row.undo_from
         saved = _timestamp(row.active_at or row.created_at)
         table.active, table.active_saved = max(table.active, saved), saved
         if table.status == "waiting":

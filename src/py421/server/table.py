@@ -301,7 +301,6 @@ class Table:
     elsewhere: dict[str, tuple[frozenset[int], float]] = field(default_factory=dict)
     # A scorekeeper's steps before a phone watching took the score (one the keeper did not hand it
     # to): its undo stops there, so that whoever takes it cannot take back the game played so far.
-    # Kept in this process only.
     undo_from: int = 0
 
     @property

@@ -190,16 +190,18 @@ class TableActor:
             if holder is None and gone < GONE_SECONDS:  # a dark screen, back in a moment
                 minutes = math.ceil(GONE_SECONDS / 60)
                 raise TableError("seat_here", Message("server.keeper_recent", {"minutes": minutes}), 409)
-            if holder is None and table.session is not None:
-                table.undo_from = len(table.session.game.steps)
+            # taken from a phone that did not hand it: the game reported so far stays
+            floor = len(table.session.game.steps) if holder is None and table.session is not None else None
             handed = table.seats[seat].copy()
             old, handed.token_hash = handed.token_hash, hash_token(new)
             assert old is not None and handed.token_hash is not None
             if not await services.writer.call(
-                services.store.hand_seat, table.code, seat, old, handed.token_hash
+                services.store.hand_seat, table.code, seat, old, handed.token_hash, floor
             ):
                 raise TableError("stale", Message("server.hand_raced"), 409)  # memory follows the database
             table.seats[seat].token_hash = handed.token_hash
+            if floor is not None:
+                table.undo_from = floor
             table.seats[seat].left = time.time()  # no page holds it yet: a watcher waits as long again
             table.active = time.time()
             table.broadcast()  # the page that held it watches: the seat may now have nobody there
