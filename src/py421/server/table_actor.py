@@ -416,7 +416,6 @@ class TableActor:
                 if conn.seat is not None:
                     table.active = max(table.active, time.time())  # connected until now
                     table.seats[conn.seat].connected -= 1
-                    table.seats[conn.seat].left = time.time()
                     table.broadcast()
                     self.if_gone(conn.seat)
                 self.services.forget_if_done(table)
@@ -426,7 +425,7 @@ class TableActor:
         if none holds it now and it is their turn, GONE_SECONDS for them to come back, then a bot."""
         table, session = self.table, self.table.session
         if not table.present(seat):
-            table.seats[seat].left = time.time()  # held through another process until about now
+            table.seats[seat].left = time.time()  # no page holds it (elsewhere: until about now)
         if (
             not table.timeout
             and table.mode == "play"

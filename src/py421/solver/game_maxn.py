@@ -1488,13 +1488,10 @@ def _solved_manche(
         if pos.charge:
             levels.setdefault(pos.pot, []).append(p)
     moves: dict[int, Moves]
-    if underway is not None and underway.levels >= 0:  # the décharge was done before a stop
-        assert underway.found is not None
+    found: FloatArray | None = None
+    # the décharge owing nothing done before a stop (and the debts', where ``levels`` >= 0)
+    if underway is not None and (underway.levels >= 0 or underway.debts >= 0):
         solution, found = underway.solution, underway.found
-        values, moves = solution.values, solution.policies
-        alone = not _turning(ends, manche, values)
-    elif underway is not None and underway.debts >= 0:  # stopped among the décharges after a debt
-        solution = underway.solution
         values, moves = solution.values, solution.policies
         alone = not _turning(ends, manche, values)
     else:
@@ -1545,6 +1542,7 @@ def _solved_manche(
                 found[rows] = _linear(moves, rows, found)
         if keep:
             keep(Underway(0, solution, found))
+    assert found is not None
     looping = _zero_amounts(manche.rules)
     # the same game to every player, where the décharge ended on the other manche's choices (the
     # same moves, to the last bit): the charge's choices are the other manche's too
