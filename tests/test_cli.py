@@ -364,8 +364,9 @@ def test_any_unfinished_game_is_listed_and_resumed_by_its_number(private_home):
     assert re.fullmatch(r"  2\. begun .*: classic-11, Ana, Random 1, step \d+", lines[2]) and len(lines) == 3
     french = run_cli("play", "--saved", "--lang", "fr").output.splitlines()
     assert french[0].startswith("parties inachevées, la dernière commencée d'abord")
+    # its players as the game names them once resumed (the bots' names are the game's own)
     assert re.fullmatch(
-        r"  2\. commencée \d\d/\d\d/\d{4} \d\d:\d\d : classic-11, Ana, Aléatoire 1, étape \d+", french[2]
+        r"  2\. commencée \d\d/\d\d/\d{4} \d\d:\d\d : classic-11, Ana, Random 1, étape \d+", french[2]
     )
     assert run_cli("table", "--saved").output == "no saved game to resume\n"
     older = run_cli("play", "--resume", "2", input="\n" * 2000)
@@ -433,6 +434,72 @@ def test_a_resumed_game_whose_record_folder_went_away_is_refused_before_play(tmp
     elsewhere = tmp_path / "elsewhere.json"
     assert run_cli("play", "--resume", "--record", str(elsewhere), input="\n" * 2000).exit_code == 0
     assert elsewhere.exists()
+
+
+def _spoilt_once_begun(monkeypatch, spoil):
+    """``spoil()`` at each save of a game begun from now on: what fails between a game's start and its
+    end. Returns what stops it."""
+    from py421.play import saves
+
+    write = saves.write_save
+
+    def spoiling(save_id, data):
+        spoil()
+        return write(save_id, data)
+
+    monkeypatch.setattr(saves, "write_save", spoiling)
+    return lambda: monkeypatch.setattr(saves, "write_save", write)
+
+
+def test_a_game_over_whose_history_cannot_be_written_is_kept_and_its_record_written(tmp_path, monkeypatch):
+    """The history file spoilt during the game: its end was a traceback, and the record asked for
+    was never written. Now the record is written, the error says why, and the resume keeps it."""
+    from py421.paths import data_dir
+
+    history = data_dir() / "history.sqlite3"
+    record = tmp_path / "game.json"
+    mended = _spoilt_once_begun(monkeypatch, lambda: history.write_bytes(b"no database " * 100))
+    ended = run_cli(
+        "play", "--players", "Alice,bot:random", "--seed", "7", "--record", str(record), input="\n" * 2000
+    )
+    assert ended.exit_code == 1, ended.output
+    assert ended.exception is None or isinstance(ended.exception, SystemExit)  # said, not a traceback
+    assert "game over" in ended.output
+    assert "the game is over but could not be added to the history" in ended.output
+    assert "it is kept; continue it with: 421 play --resume" in ended.output
+    assert "steps replayed" in run_cli("replay", str(record)).output
+    mended()
+    history.unlink()
+    kept = run_cli("play", "--resume")
+    assert kept.exit_code == 0, kept.output
+    assert "manche 2, over" in kept.output
+    assert run_cli("history").output.count("Alice") == 1
+    assert "no saved game" in run_cli("play", "--saved").output
+
+
+def test_a_game_over_whose_record_folder_went_away_is_kept_for_a_record_elsewhere(tmp_path, monkeypatch):
+    """The record's folder removed during the game: its end was a traceback, and the game, already in
+    the history with its save dropped, could give no record. Now it is kept until one is written."""
+    folder = tmp_path / "records"
+    folder.mkdir()
+    path = folder / "game.json"
+    mended = _spoilt_once_begun(monkeypatch, lambda: folder.exists() and folder.rmdir())
+    ended = run_cli(
+        "play", "--players", "Alice,bot:random", "--seed", "7", "--record", str(path), input="\n" * 2000
+    )
+    assert ended.exit_code == 1, ended.output
+    assert ended.exception is None or isinstance(ended.exception, SystemExit)
+    assert f"the game is over but its record could not be written to {path}" in ended.output
+    assert "421 play --resume --record FILE" in ended.output
+    assert run_cli("history").output.count("Alice") == 1  # in the history already
+    mended()
+    elsewhere = tmp_path / "elsewhere.json"
+    kept = run_cli("play", "--resume", "--record", str(elsewhere))
+    assert kept.exit_code == 0, kept.output
+    assert f"record saved to {elsewhere}" in kept.output
+    assert "steps replayed" in run_cli("replay", str(elsewhere)).output
+    assert run_cli("history").output.count("Alice") == 1  # not twice
+    assert "no saved game" in run_cli("play", "--saved").output
 
 
 def interrupt_at_first_question(home, args: list[str], question_ends: str) -> str:
@@ -717,6 +784,14 @@ def test_a_table_leaves_on_quit_with_the_game_saved():
     assert left.exit_code == 0, left.output
     assert "421 table --resume" in left.output.splitlines()[-1]
     assert run_cli("table", "--resume", input="q\n").exit_code == 0
+
+
+def test_hints_asked_at_the_start_stay_on_when_the_game_is_resumed():
+    """--hints was not kept with the game: resumed, it said « start the game with --hints »."""
+    assert run_cli("play", "--players", "Ana,Bob", "--hints", "--seed", "2", input="").exit_code == 1
+    resumed = run_cli("play", "--resume", input="hint\n")
+    assert "hints are off" not in resumed.output
+    assert "Values: the mover's chance of not losing the manche" in resumed.output
 
 
 def test_a_game_resumed_in_another_language_speaks_it_from_the_first_line():
@@ -1043,7 +1118,7 @@ def test_a_game_is_kept_at_the_step_that_ends_it_not_when_its_screen_closes(tmp_
     """The full-screen game added a finished game to the history, wrote its record and dropped its
     save only once the « Game over » box was closed: a terminal window closed on that box lost the
     game, and --resume asked its last question again, which could end it otherwise."""
-    from py421.cli.games import _keeper
+    from py421.cli.games import Keeper
     from py421.core.rules import Ruleset
     from py421.history import History
     from py421.play.saves import latest_save
@@ -1053,7 +1128,7 @@ def test_a_game_is_kept_at_the_step_that_ends_it_not_when_its_screen_closes(tmp_
         Ruleset.preset("classic-11"), [Seat("Ana", "random"), Seat("Bob", "heuristic")], seed="3"
     )
     record = tmp_path / "game.json"
-    keep = _keeper(History(), "closed-on-the-end", "play", "en", record)
+    keep = Keeper(History(), "closed-on-the-end", "play", "en", record, {})
     keep(session)
     assert latest_save("play") is not None
     while not session.state.is_over:

@@ -372,10 +372,15 @@ class History:
     ) -> int:
         """Store a finished game; returns its number. ``conn``: inside that transaction."""
         rows = game_rows(game, bots=bots, source=source)
-        if conn is None:
+        if conn is not None:
+            return insert_game(conn, rows)
+        try:
             with self._begin() as own:
                 return insert_game(own, rows)
-        return insert_game(conn, rows)
+        except sa_exc.DBAPIError as e:  # locked by another program for too long, or spoilt since opened
+            raise HistoryError(
+                Message("history.cannot_write", {"where": _where(self.engine), "reason": e.orig})
+            ) from None
 
     def remove(self, game_id: int, conn: Connection) -> None:
         """Take a game out of the history (a scorekeeper's last entry undone), in ``conn``."""

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
 from click.core import ParameterSource
@@ -18,7 +18,7 @@ from ..core.errors import InvalidParameter, Message
 from ..core.record import Record
 from ..core.rules import Ruleset, rules_name
 from ..i18n import error_text, tr
-from ..paths import check_new_file
+from ..paths import check_new_file, system_reason
 from ..play.plain import InputEnded, Left, run_plain
 from ..play.scorekeeper import run_table
 from ..play.session import Seat, Session, default_player_name, parse_seats
@@ -80,8 +80,9 @@ def play(
     said = lang or spoken()
     seats = parse_seats(players.split(","), said, new=resume is None) if players is not None else None
     store = _before_play(record_path)
+    kept: dict[str, Any] = {}  # what the save keeps beside the game
     if resume is not None:
-        session, lock, saved_lang, record_path = _resume(
+        session, lock, saved_lang, record_path, kept = _resume(
             "play",
             resume,
             lang or spoken(),
@@ -92,6 +93,7 @@ def play(
             record_path=record_path,
         )
         lang = lang or ASKED.get() or saved_lang
+        hints = hints or kept.get("hints") is True  # as the game was begun
     else:
         if seats is None:
             said = lang or spoken()
@@ -103,7 +105,7 @@ def play(
     language = lang or spoken()
     with lock:  # the game is this process's until it ends: a second --resume is refused meanwhile
         save_id = lock.path.stem
-        on_step = _keeper(store, save_id, "play", language, record_path)
+        on_step = Keeper(store, save_id, "play", language, record_path, kept, hints=hints)
         on_step(session)
         interactive = sys.stdin.isatty() and sys.stdout.isatty()
         if plain or not interactive:
@@ -129,7 +131,7 @@ def play(
             PlayApp(
                 session, lang=language, bot_delay=bot_delay, on_step=on_step, hints=hints, resume=taken_up
             ).run()
-        _finish(session, on_step, record_path, language)
+        _finish(session, on_step, language)
 
 
 @click.command("table", cls=Command)
@@ -154,8 +156,9 @@ def table_command(
         raise click.UsageError(tr(lang or spoken(), "cli.table.players"))
     seats = people_seats(players, new=resume is None) if players is not None else None
     store = _before_play(record_path)
+    kept: dict[str, Any] = {}
     if resume is not None:
-        session, lock, saved_lang, record_path = _resume(
+        session, lock, saved_lang, record_path, kept = _resume(
             "table",
             resume,
             lang or spoken(),
@@ -172,7 +175,7 @@ def table_command(
     language = lang or spoken()
     with lock:  # the game is this process's until it ends: a second --resume is refused meanwhile
         save_id = lock.path.stem
-        on_step = _keeper(store, save_id, "table", language, record_path)
+        on_step = Keeper(store, save_id, "table", language, record_path, kept)
         on_step(session)
         _run_lines(
             lambda: run_table(session, lang=language, out=click.echo, ask=_ask, on_step=on_step),
@@ -180,7 +183,7 @@ def table_command(
             language,
             save_id,
         )
-        _finish(session, on_step, record_path, language)
+        _finish(session, on_step, language)
 
 
 def _before_play(record_path: Path | None) -> History:
@@ -222,7 +225,7 @@ def _resume(
     seed: str | None = None,
     chosen: str | None = None,
     record_path: Path | None = None,
-) -> tuple[Session, SaveLock, str | None, Path | None]:
+) -> Resumed:
     """The saved game of ``mode`` that ``--resume`` names (``which``: its number as ``--saved`` lists
     them, 1 the last begun), held by this process (one being played by another is refused, naming
     it); what was given explicitly must agree with it.
@@ -268,7 +271,16 @@ def _resume(
             step=session.state.steps,
         )
     )
-    return session, lock, lang if isinstance(lang, str) else None, record_path
+    kept = {key: data[key] for key in KEPT_WITH_THE_GAME if key in data}
+    return Resumed(session, lock, lang if isinstance(lang, str) else None, record_path, kept)
+
+
+class Resumed(NamedTuple):
+    session: Session
+    lock: SaveLock
+    lang: str | None  # the save's
+    record_path: Path | None
+    kept: dict[str, Any]  # what the save keeps beside the game (:data:`KEPT_WITH_THE_GAME`)
 
 
 def _list_saved(mode: str, lang: str) -> None:
@@ -293,7 +305,7 @@ def _list_saved(mode: str, lang: str) -> None:
         when = local_time(start.isoformat(), lang) if start else save_id
         line = tr(
             lang, "cli.saved.line", number=number, when=when, rules=rules_name(session.rules),
-            players=", ".join(named_in(session.game.record(), lang).players), step=session.state.steps,
+            players=", ".join(session.game.players), step=session.state.steps,
         )  # fmt: skip
         click.echo(line)
 
@@ -342,33 +354,77 @@ def _seated(seats: list[Seat]) -> list[tuple[str | None, str | None]]:
     return [(s.bot, None if s.bot else s.name) for s in seats]
 
 
-def _keeper(
-    store: History, save_id: str, mode: str, lang: str, record_path: Path | None
-) -> Callable[[Session], None]:
+# What a save keeps beside the game: ``hints`` asked at its start; ``in_history``: over, already in the
+# history (its record still to write)
+KEPT_WITH_THE_GAME = ("hints", "in_history")
+
+
+class Keeper:
     """What is kept of the game at each of its steps: its save while it goes on; once over, its row
     in the history and the record asked for, the save dropped, at the step that ends it (a terminal
-    closed on the last screen loses nothing), once."""
-    from ..play.saves import clear_save, write_save
+    closed on the last screen loses nothing), once.
 
-    # the record asked for is kept with the save, so that the game resumed writes it at its end
-    extra = {"record_file": str(record_path.resolve())} if record_path is not None else {}
-    kept = False
+    A game over whose history or record cannot be written is kept as a save, over, with what is
+    done: the record is written whatever the history says, and the game taken up (``--resume``)
+    finishes what is left. ``failed`` says what, for :func:`_finish`.
+    """
 
-    def keep(session: Session) -> None:
-        nonlocal kept
+    def __init__(
+        self,
+        store: History,
+        save_id: str,
+        mode: str,
+        lang: str,
+        record_path: Path | None,
+        kept: dict[str, Any],
+        *,
+        hints: bool = False,
+    ) -> None:
+        self.store, self.save_id, self.mode, self.lang = store, save_id, mode, lang
+        self.record_path = record_path
+        # the record asked for is kept with the save, so that the game resumed writes it at its end
+        self.extra = {**kept, **({"record_file": str(record_path.resolve())} if record_path else {})}
+        if hints:
+            self.extra["hints"] = True
+        self.done = False
+        self.failed: list[Message] = []
+
+    def __call__(self, session: Session) -> None:
+        from ..history import HistoryError
+        from ..play.saves import clear_save, write_save
+
         if not session.state.is_over:
-            write_save(save_id, session.to_save(mode=mode, lang=lang, **extra))
+            write_save(self.save_id, session.to_save(mode=self.mode, lang=self.lang, **self.extra))
             return
-        if kept:
+        if self.done:
             return
-        kept = True
-        store.add(session.game, bots={i: s.bot for i, s in enumerate(session.seats) if s.bot}, source=mode)
-        clear_save(save_id)
-        if record_path is not None:
-            record = session.game.record({"seed": session.dice.seed, "mode": mode})
-            record_path.write_text(record.to_json(), encoding="utf-8")
+        self.done = True
+        if self.record_path is not None:
+            record = session.game.record({"seed": session.dice.seed, "mode": self.mode})
+            try:
+                self.record_path.write_text(record.to_json(), encoding="utf-8")
+            except OSError as exc:
+                where = {"path": self.record_path, "reason": system_reason(exc)}
+                self.failed.append(Message("end.record_failed", where))
+            else:
+                self.extra.pop("record_file", None)
+        if not self.extra.get("in_history"):
+            bots = {i: s.bot for i, s in enumerate(session.seats) if s.bot}
+            try:
+                self.store.add(session.game, bots=bots, source=self.mode)
+            except HistoryError as exc:
+                reason = exc.message if exc.message is not None else str(exc)
+                self.failed.append(Message("end.history_failed", {"reason": reason}))
+            else:
+                self.extra["in_history"] = True
+        if self.failed:  # kept over, for a resume to finish
+            write_save(self.save_id, session.to_save(mode=self.mode, lang=self.lang, **self.extra))
+        else:
+            clear_save(self.save_id)
 
-    return keep
+    @property
+    def recorded(self) -> bool:
+        return self.record_path is not None and "record_file" not in self.extra
 
 
 def _run_lines(run: Callable[[], None], mode: str, lang: str, save_id: str) -> None:
@@ -395,16 +451,23 @@ def _resume_command(mode: str, save_id: str) -> str:
     return f"421 {mode} --resume" + (f" {number}" if number > 1 else "")
 
 
-def _finish(
-    session: Session, on_step: Callable[[Session], None], record_path: Path | None, lang: str
-) -> None:
+def _finish(session: Session, keeper: Keeper, lang: str) -> None:
     """After the game's screen or lines: a game over is kept (by then already, at its last step) and
-    its record said."""
+    its record said; what could not be kept is an error that says how to finish keeping it."""
     if not session.state.is_over:
         return
-    on_step(session)
-    if record_path is not None:
-        click.echo(tr(lang, "recorded", path=record_path))
+    keeper(session)
+    if keeper.recorded:
+        click.echo(tr(lang, "recorded", path=keeper.record_path))
+    if not keeper.failed:
+        return
+    said = [error_text(lang, message) for message in keeper.failed]
+    command = _resume_command(keeper.mode, keeper.save_id)
+    if keeper.record_path is not None and not keeper.recorded:
+        said.append(tr(lang, "end.kept_record", command=command))
+    else:
+        said.append(tr(lang, "end.kept", command=command))
+    raise click.ClickException("\n".join(said))
 
 
 def _ask(prompt: str) -> str | None:
