@@ -183,10 +183,11 @@ def test_bots_only_game_finishes_and_prints_the_outcome(private_home, players):
 @pytest.mark.parametrize(
     ("answer", "message"),
     [
-        ("7", "a die shows 1 to 6, not 7"),
+        # « accepted: », as a keep refused by the engine says it (not « possible: » here, « accepted: » there)
+        ("7", "a die shows 1 to 6, not 7; accepted: stop, throw, keep"),
         ("keep 9", "a die shows 1 to 6"),
         ("keep 5555", "at most 3 dice, got 4"),
-        ("dance", "'dance' is not a choice here; possible: stop, throw, keep"),
+        ("dance", "'dance' is not a choice here; accepted: stop, throw, keep"),
     ],
 )
 def test_plain_play_refuses_bad_answers_and_asks_again(answer, message):
@@ -549,6 +550,24 @@ def test_finished_games_go_to_history_and_stats():
     missing = run_cli("history", "999")
     assert missing.exit_code == 2
     assert "there is no game number 999" in missing.output
+
+
+def test_stats_columns_and_the_history_read_as_the_game_says():
+    """The stats' headers ran together (« nénettes tokens taken »), and the history listed a shared
+    loss as « Ana, Heuristic 1 each lost » where the game says « Ana and Heuristic 1 »."""
+    played = run_cli("play", "--players", "Ana,bot:heuristic", "--seed", "3", input="\n" * 2000)
+    assert "shared loss: Ana and Heuristic 1 each lost as many manches" in played.output
+    assert "→ shared loss: Ana and Heuristic 1 each lost" in run_cli("history").output
+    assert "→ perte partagée : Ana et Heuristique 1" in run_cli("history", "--lang", "fr").output
+    for lang, heads in (
+        ("en", ["player", "games", "losses", "rounds lost", "421s", "nénettes", "tokens taken"]),
+        ("fr", ["joueur", "parties", "perdues", "tours perdus", "421", "nénettes", "jetons pris"]),
+    ):
+        lines = run_cli("stats", "--lang", lang).output.splitlines()
+        assert re.split(r" {2,}", lines[0].strip()) == heads, lines[0]
+        ana = next(line for line in lines if line.startswith("Ana "))
+        assert len(ana) == len(lines[0])  # each number ends under its column's name
+        assert re.split(r" {2,}", ana.strip())[0] == "Ana"
 
 
 def test_the_games_played_online_on_this_machine_are_in_its_history_and_stats(private_home, monkeypatch):
@@ -1159,7 +1178,7 @@ def test_every_wrong_answer_in_line_mode_says_the_choices_possible():
     )
     for wrong in ("'7': a die shows 1 to 6, not 7", "'00': a die shows 1 to 6, not 0", "'21;'"):
         line = next(line for line in played.output.splitlines() if wrong in line)
-        assert "possible: stop, throw, keep 6" in line, line
+        assert "accepted: stop, throw, keep 6" in line, line
     french = run_cli(
         "play", "--players", "Ana,Bob", "--seed", "1", "--set", "charge_throws=3", "--lang", "fr", input="7\n"
     )

@@ -38,7 +38,7 @@ def french_error(*args: str) -> str:
         ),
         (
             ["min_players=5", "max_players=3", "le_bon=true", "charge_throws=1", "decharge_throws=1"],
-            "min_players=5 dépasse max_players=3 ; le_bon demande une phase à plus d'un lancer",
+            "min_players=5 dépasse max_players=3 ; le_bon=true (« le bon ») demande une phase à plus",
         ),
         (
             ["winners=first_out", "manches=3"],
@@ -839,3 +839,10 @@ def test_an_empty_file_or_folder_name_is_refused_not_read_as_the_current_folder(
     said = CliRunner().invoke(main, [*args, "--lang", "fr"], env={"LANG": "C"}).output
     assert f"un nom vide : {asked}" in said and "ou d'un" not in said, said
     assert list(tmp_path.iterdir()) == []  # nothing written here
+
+
+def test_an_empty_answer_at_the_table_is_no_double_negative_in_french() -> None:
+    """« un résultat, c'est 3 dés, pas aucun dé »: French says « pas zéro dé »."""
+    result = CliRunner().invoke(main, ["table", "--players", "Ana,Bob", "--lang", "fr"], input="\nq\n")
+    assert "un résultat, c'est 3 dés, pas zéro dé" in result.output, result.output
+    assert "pas aucun" not in result.output

@@ -80,6 +80,18 @@ def test_setting_both_ways_to_end_a_game_is_refused_with_the_reason(command):
     )
 
 
+def test_one_throw_everywhere_under_le_bon_says_how_to_set_it_off():
+    """classic-11 plays « le bon »: one throw in the décharge was refused for an option never set."""
+    result = run_cli("rules", "show", "classic-11", "--set", "decharge_throws=1")
+    assert result.exit_code == 2
+    assert result.output == (
+        "Error: le_bon=true (« le bon ») needs a phase of more than one throw, and charge_throws=1 and "
+        "decharge_throws=1 leave none: set le_bon=false too, or more throws\n"
+    )
+    french = run_cli("rules", "show", "classic-11", "--set", "decharge_throws=1", "--lang", "fr")
+    assert "mettez aussi le_bon=false" in french.output
+
+
 def test_either_way_to_end_a_game_alone_is_accepted():
     assert Ruleset.preset("classic-11").with_options(manches=3).manches == 3
     assert Ruleset.preset("tim").fiches_de_manche == 2

@@ -37,6 +37,8 @@ def test_a_missing_extra_is_named_with_its_install_command(monkeypatch, args, mi
     # this installation's own pip: a bare « pip » may be another Python's, or refused by the system
     install = f"{sys.executable} -m pip install '.[{extra}]' in the py421 folder"
     assert f"needs py421's '{extra}' extra ({missing} missing): {install}" in lines[0]
+    french = CliRunner().invoke(main, ["--lang", "fr", *args]).output
+    assert f"demande l'extra « {extra} » de py421 (il manque {missing}) : " in french, french
 
 
 def test_the_base_install_declares_what_the_base_commands_import():

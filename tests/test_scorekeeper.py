@@ -153,12 +153,13 @@ def test_a_hint_says_what_to_beat_and_the_exact_chance():
         "421 in one throw: 2.8%" in result.output
     )
     assert "limit" not in result.output.replace("no limit to set", "")
-    assert "hint: not to lose, beat 421: 0.0% in one throw\n" in result.output
+    # beating the worst result so far is sure not to lose; the max^n line says how often one does not lose
+    assert "hint: to be sure not to lose, beat 421: 0.0% in one throw\n" in result.output
     # coups secs between two: a fair round; against 421 only a tie (1/36), a fair draw, saves A
     assert "(max^n), A is not its loser 50.0% of the time" in result.output
     assert "(max^n), A is not its loser 1.4% of the time" in result.output
     decharge = table("classic-11", "A,B", "421", "653", "421", "221", "654/2", "h")
-    assert "hint: not to lose, beat 654" in decharge.output
+    assert "hint: to be sure not to lose, beat 654" in decharge.output
     assert "hint: to win the round, beat 654" in decharge.output
 
 
@@ -174,7 +175,7 @@ def test_a_hint_in_french_is_whole_and_writes_its_numbers_the_french_way():
         "421 en un lancer : 2,8 %" in said
     )
     assert "limite des autres" not in said
-    assert "pour ne pas perdre, battre 421 : 0,0 % en un lancer\n" in said
+    assert "pour être sûr de ne pas perdre, battre 421 : 0,0 % en un lancer\n" in said
     assert "A ne perd pas le tour dans 50,0 % des cas" in said
 
 

@@ -22,7 +22,7 @@ from ..paths import check_new_file, system_reason
 from ..play.plain import InputEnded, Left, run_plain
 from ..play.scorekeeper import run_table
 from ..play.session import Seat, Session, default_player_name, parse_seats
-from ..text import describe, outcome_text
+from ..text import describe, names, outcome_text
 from .common import (
     LANG_KEY,
     LANG_OPTION,
@@ -508,12 +508,17 @@ def stats(as_json: bool, online: bool, lang: str) -> None:
     if not rows:
         click.echo(tr(lang, "cli.no_games_online" if online else "cli.no_games"))
         return
-    columns = ("player", "games", "losses", "rounds_lost", "throws_421", "nenettes", "tokens_taken")
-    head = [tr(lang, f"cli.stats.{c}") for c in columns]
-    click.echo(f"{head[0]:<20}" + "".join(f"{h:>13}" for h in head[1:]))
-    for r in rows:
-        cells = (r["games"], r["losses"], r["rounds_lost"], r["throws_421"], r["nenettes"])
-        click.echo(f"{r['name']:<20}" + "".join(f"{c:>13}" for c in (*cells, r["tokens_taken"])))
+    counts = ("games", "losses", "rounds_lost", "throws_421", "nenettes", "tokens_taken")
+    table = [[tr(lang, f"cli.stats.{c}") for c in ("player", *counts)]]
+    table += [[r["name"], *(str(r[c]) for c in counts)] for r in rows]
+    # each column as wide as its widest cell, two spaces between: a name of several words stays one
+    widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
+    for line in table:
+        cells = [
+            line[0].ljust(widths[0]),
+            *(cell.rjust(w) for cell, w in zip(line[1:], widths[1:], strict=True)),
+        ]
+        click.echo("  ".join(cells))
 
 
 def _bots_merged(rows: list[dict[str, Any]], lang: str) -> list[dict[str, Any]]:
@@ -551,8 +556,9 @@ def history(game_id: int | None, limit: int, analyse: bool, analyze: bool, onlin
         if not rows:
             click.echo(tr(lang, "cli.no_games_online" if online else "cli.no_games"))
         for g in rows:
-            losers, players = (", ".join(bot_name_in(n, lang) for n in ns) for ns in (g.losers, g.players))
-            outcome = tr(lang, f"outcome.{g.kind}", who=losers)
+            losers = [bot_name_in(n, lang) for n in g.losers]
+            players = ", ".join(bot_name_in(n, lang) for n in g.players)
+            outcome = tr(lang, f"outcome.{g.kind}", who=names(range(len(losers)), losers, lang))
             when = local_time(g.finished_at, lang)
             click.echo(f"#{g.id:<5} {when}  {g.rules:<13} {players}  → {outcome}")
         return

@@ -222,7 +222,8 @@ class Ruleset:
                 )
             )
         if self.le_bon and max(self.charge_throws, self.decharge_throws) < 2:
-            problems.append(Message("ruleset.le_bon"))
+            throws = {"charge": self.charge_throws, "decharge": self.decharge_throws}
+            problems.append(Message("ruleset.le_bon", throws))
         if problems:
             raise InvalidRuleset(_joined(problems))
         self.table  # noqa: B018 - builds the table now so inconsistent rankings fail here

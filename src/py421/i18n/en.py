@@ -74,8 +74,8 @@ MESSAGES: dict[str, str] = {
     "prompt.stop": "Enter stop, ",
     "prompt.stake": "{who}, « main chaude »: e « pour ce qui est » (the stake stays what the round decided) or v « pour ce qui vient » (the next replay's value decides it)? ",
     "prompt.stake_help": "  « pour ce qui est » (e or est): the stake stays what the round decided, the value of the result that tied; « pour ce qui vient » (v or vient): the stake becomes the value of the next replay (its best value, less its worst where values are deducted)",
-    "prompt.not_choice": "{text} is not a choice here; possible: {legal} (or digits to keep, 0 to throw all three{stop})",
-    "prompt.wrong": "{problem}; possible: {legal} (or digits to keep, 0 to throw all three{stop})",
+    "prompt.not_choice": "{text} is not a choice here; accepted: {legal} (or digits to keep, 0 to throw all three{stop})",
+    "prompt.wrong": "{problem}; accepted: {legal} (or digits to keep, 0 to throw all three{stop})",
     "prompt.not_choice.stop": ", Enter to stop",
     "prompt.not_stake": "{text} is not a choice here; accepted: e or est (« pour ce qui est »), v or vient (« pour ce qui vient »)",
     "sim.cannot_play": "{item} cannot play in a simulation; accepted: {accepted}, separated by commas",
@@ -117,8 +117,8 @@ MESSAGES: dict[str, str] = {
     "sk.hint.lead": "  hint: {who} leads; the throws used will be the others' limit. 421 in up to {n} throw{s}: {p}",
     "sk.hint.lead.sec": "  hint: {who} leads; every turn is one throw (coups secs), so there is no limit to set. 421 in one throw: {p}",
     "sk.hint.lead.free": "  hint: {who} leads; the others may use up to {n} throws whatever {who} uses. 421 in up to {n} throw{s}: {p}",
-    "sk.hint.worst": "  hint: not to lose, beat {result}: {p} in up to {n} throw{s}, playing for it",
-    "sk.hint.worst.sec": "  hint: not to lose, beat {result}: {p} in one throw",
+    "sk.hint.worst": "  hint: to be sure not to lose, beat {result}: {p} in up to {n} throw{s}, playing for it",
+    "sk.hint.worst.sec": "  hint: to be sure not to lose, beat {result}: {p} in one throw",
     "sk.hint.best": "  hint: to win the round, beat {result}: {p}",
     "sk.hint.none": "  no hint now: the hint helps before a turn",
     "sk.hint.optimal": "  hint: if everyone plays the solved round (max^n), {who} is not its loser {p} of the time",
@@ -637,7 +637,10 @@ MESSAGES: dict[str, str] = {
     "ruleset.queue_de_la_vache": (
         "queue_de_la_vache carries a debt into the next manche; it needs manches above 1 or fiches_de_manche"
     ),
-    "ruleset.le_bon": "le_bon needs a phase with more than one throw",
+    "ruleset.le_bon": (
+        "le_bon=true (« le bon ») needs a phase of more than one throw, and charge_throws={charge} and "
+        "decharge_throws={decharge} leave none: set le_bon=false too, or more throws"
+    ),
     "players.count": "{rules} is played by {range} players, not {n}",
     "players.or_more": "{low} or more",
     "players.exactly": "{low}",

@@ -109,8 +109,8 @@ MESSAGES: dict[str, str] = {
     "sk.hint.lead": "  conseil : {who} entame ; ses lancers seront la limite des autres. 421 en {n} lancer{s} au plus : {p}",
     "sk.hint.lead.sec": "  conseil : {who} entame ; chaque coup se joue en un lancer (coups secs), il n'y a donc pas de limite à donner. 421 en un lancer : {p}",
     "sk.hint.lead.free": "  conseil : {who} entame ; les autres auront droit à {n} lancers quoi qu'en fasse {who}. 421 en {n} lancer{s} au plus : {p}",
-    "sk.hint.worst": "  conseil : pour ne pas perdre, battre {result} : {p} en {n} lancer{s} au plus, en jouant pour le battre",
-    "sk.hint.worst.sec": "  conseil : pour ne pas perdre, battre {result} : {p} en un lancer",
+    "sk.hint.worst": "  conseil : pour être sûr de ne pas perdre, battre {result} : {p} en {n} lancer{s} au plus, en jouant pour le battre",
+    "sk.hint.worst.sec": "  conseil : pour être sûr de ne pas perdre, battre {result} : {p} en un lancer",
     "sk.hint.best": "  conseil : pour gagner le tour, battre {result} : {p}",
     "sk.hint.none": "  pas de conseil maintenant : le conseil aide avant un tour",
     "sk.hint.optimal": "  conseil : si chacun joue le tour résolu (max^n), {who} ne perd pas le tour dans {p} des cas",
@@ -329,7 +329,7 @@ MESSAGES: dict[str, str] = {
     "cli.empty_path.folder": "un nom vide : donnez le nom d'un dossier",
     "cli.cannot_read": "impossible de lire {path} : {reason}",
     "cli.report.progress": "rapport",
-    "extra.missing": "{what} demande l'extra « {extra} » de py421 ({missing} manquant) : {install} dans le dossier de py421",
+    "extra.missing": "{what} demande l'extra « {extra} » de py421 (il manque {missing}) : {install} dans le dossier de py421",
     # l'aide des commandes
     "cli.help.main": "421, le jeu de dés des bars : jouer, tenir les comptes, étudier les chances.",
     "cli.help.rules": "Les règles prédéfinies et leurs options.\n\n\b\nExemples :\n  421 rules list\n  421 rules show vache-41",
@@ -661,7 +661,10 @@ MESSAGES: dict[str, str] = {
         "queue_de_la_vache reporte une dette sur la manche suivante ; "
         "il faut plus d'une manche (manches au-dessus de 1) ou fiches_de_manche"
     ),
-    "ruleset.le_bon": "le_bon demande une phase à plus d'un lancer",
+    "ruleset.le_bon": (
+        "le_bon=true (« le bon ») demande une phase à plus d'un lancer, et charge_throws={charge} et "
+        "decharge_throws={decharge} n'en laissent aucune : mettez aussi le_bon=false, ou plus de lancers"
+    ),
     "players.count": "{rules} se joue {range} joueurs, pas {n}",
     "players.or_more": "à partir de {low}",
     "players.exactly": "à {low}",
@@ -832,7 +835,7 @@ MESSAGES: dict[str, str] = {
     "history.no_game": "il n'y a pas de partie numéro {n} dans l'historique",
     "notation.face": "{text} : un dé va de 1 à 6, pas {face}",
     "notation.result_count": "{text} : un résultat, c'est {count} dés, pas {got} ; écrivez des faces de 1 à 6, comme 421 ou 4-2-1",
-    "notation.got.none": "aucun dé",
+    "notation.got.none": "zéro dé",
     "notation.got.one": "1 dé",
     "notation.got.many": "{n} dés",
     "notation.too_many": "{text} : 3 dés au plus, pas {n}",
