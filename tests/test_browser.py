@@ -37,9 +37,9 @@ pytestmark = pytest.mark.slow  # a real browser
 expect.set_options(timeout=60_000)
 
 
-def serve(folder: Path) -> Iterator[str]:
+def serve(folder: Path, *options: str) -> Iterator[str]:
     port = free_port()
-    proc = start_server(folder, port, "--bot-delay", "0.05")
+    proc = start_server(folder, port, "--bot-delay", "0.05", *options)
     yield f"http://127.0.0.1:{port}"
     proc.terminate()
     proc.wait(10)
@@ -48,8 +48,11 @@ def serve(folder: Path) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """One server for the module's tests that look only at the tables they make: starting one
-    costs a second of CPU. A test that reads what the server kept of all games has its own."""
-    yield from serve(tmp_path_factory.mktemp("server"))
+    costs a second of CPU. A test that reads what the server kept of all games has its own.
+
+    Another player's seat is handed on as soon as its page is closed: how long the server waits
+    first is tested in tests/test_server.py, and here by the test that takes a scorekeeper's seat."""
+    yield from serve(tmp_path_factory.mktemp("server"), "--hand-after-seconds", "0")
 
 
 @pytest.fixture
@@ -802,12 +805,13 @@ def ann_has_played(keeper: Page, server: str) -> None:
 
 
 def test_a_scorekeeper_whose_phone_died_is_taken_over_from_a_phone_watching(
-    server: str, browser: Browser
+    own_server: str, browser: Browser
 ) -> None:
     """With no time to hand the score on (a flat battery), nobody could go on with it. A phone watching
-    offers to keep it once the keeper's is gone, and the server says when it may."""
+    offers to keep it once the keeper's is gone, and the server says when it may (its own server:
+    the module's hands seats on at once)."""
     keeper, other = phone(browser), phone(browser)
-    ann_has_played(keeper, server)
+    ann_has_played(keeper, own_server)
     code = keeper.url.rstrip("/").rsplit("/", 1)[-1]
     held = keeper.evaluate(f"localStorage.getItem('py421:{code}')")
     other.goto(keeper.url)

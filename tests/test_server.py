@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import itertools
 import json
 import threading
@@ -1817,6 +1818,12 @@ def hand(client: TestClient, code: str, seat: int, token: str | None) -> Any:
     return client.post(f"/api/tables/{code}/seats/{seat}/hand", headers=headers)
 
 
+def gone_a_while(client: TestClient, code: str, seat: int) -> None:
+    """No page has held ``seat`` for two hours: another player may hand it on
+    (:attr:`.Limits.hand_after_seconds`)."""
+    client.app.state.hub.tables[code].seats[seat].left -= 7200  # type: ignore[attr-defined]
+
+
 def test_a_seat_is_handed_to_another_phone_and_the_phone_that_held_it_only_watches(client):
     """Bob's phone runs low mid-game: he hands his seat on, and plays from a borrowed phone."""
     code, alice, bob = two_and_a_bot(client)
@@ -1849,6 +1856,7 @@ def test_a_phone_that_comes_back_after_its_seat_was_handed_on_is_told_it_only_wa
     shown the table as a watcher and told nothing, so its page still said the seat was his."""
     code, alice, bob = two_and_a_bot(client)
     start(client, code, alice)
+    gone_a_while(client, code, 1)
     assert hand(client, code, 1, alice).status_code == 200
     with client.websocket_connect(f"/ws/{code}?token={bob}&lang=fr") as back:
         told = back.receive_json()
@@ -1955,6 +1963,7 @@ def test_a_seat_is_handed_on_only_by_a_seated_player_to_a_person_s_seat_in_play(
         headers={"Authorization": f"Bearer {bob}", "Accept-Language": "fr"},
     )
     assert "aucune personne n'occupe la place 2" in french.json()["detail"]["message"]
+    gone_a_while(client, code, 0)
     assert hand(client, code, 0, bob).status_code == 200  # Bob hands Alice's seat on
 
 
@@ -1962,6 +1971,7 @@ def test_a_creator_whose_phone_dies_before_the_start_starts_the_game_from_anothe
     """Alice's phone died before she started the table: nobody else may start it, and her seat
     could not be handed on before the game; the table was lost for the friends who had joined."""
     code, alice, bob = two_and_a_bot(client)
+    gone_a_while(client, code, 0)
     handed = hand(client, code, 0, bob)  # Bob hands Alice's seat on, for her borrowed phone
     assert handed.status_code == 200, handed.text
     borrowed = handed.json()["token"]
@@ -1999,6 +2009,7 @@ def test_in_play_another_s_seat_is_handed_on_only_once_their_phone_is_gone(clien
         refused = hand(client, code, 0, mallory)
         assert refused.status_code == 409, refused.text
         assert refused.json()["detail"]["error"] == "seat_here"
+    gone_a_while(client, code, 0)
     assert hand(client, code, 0, mallory).status_code == 200  # her phone gone: the seat goes on
 
 
@@ -2096,12 +2107,10 @@ def test_a_change_to_a_table_not_yet_read_again_does_not_hold_the_server(tmp_pat
     assert order[0] == "answered"
 
 
-def test_a_scorekeeper_whose_phone_died_is_taken_over_by_a_phone_watching(client, monkeypatch):
+def test_a_scorekeeper_whose_phone_died_is_taken_over_by_a_phone_watching(client):
     """Only the keeper's phone reports, and only it could hand the score on: once it died (a flat
     battery, no time to tap « Keep the score on another phone »), nobody could go on. A phone watching
-    may now take it, once the keeper's has been gone GONE_SECONDS, never while it is there."""
-    from py421.server import table_actor
-
+    may now take it, once the keeper's has been gone a while, never while it is there."""
     created = client.post(
         "/api/tables", json={"mode": "scorekeeper", "rules": "classic-11", "players": ["Ann", "Bob"]}
     ).json()
@@ -2113,7 +2122,8 @@ def test_a_scorekeeper_whose_phone_died_is_taken_over_by_a_phone_watching(client
         receive_table(ws)
         here = client.post(take)
         assert here.status_code == 409 and here.json()["detail"]["error"] == "seat_here", here.text
-    monkeypatch.setattr(table_actor, "GONE_SECONDS", 3600.0)
+    hub = client.app.state.hub
+    hub.limits = dataclasses.replace(hub.limits, hand_after_seconds=3600.0)
     recent = client.post(take)  # the phone may be back in a moment: its screen went dark
     assert recent.status_code == 409 and "for 60 min" in recent.json()["detail"]["message"], recent.text
     client.app.state.hub.tables[code].seats[0].left -= 7200  # two hours later
@@ -2133,7 +2143,6 @@ def test_a_scorekeeper_whose_phone_died_is_taken_over_by_a_phone_watching(client
         ws.send_json({"type": "undo", "version": message["version"]})  # Ann's, reported before: kept
         refused = ws.receive_json()
         assert refused["type"] == "error" and "before this phone took the score" in refused["message"]
-    hub = client.app.state.hub
     hub.tables.pop(code)  # out of memory (a finished table nobody watches, a restart): read again
     with client.websocket_connect(f"/ws/{code}?token={taken.json()['token']}") as ws:
         ws.send_json({"type": "undo", "version": receive_table(ws)["version"]})
@@ -2142,6 +2151,28 @@ def test_a_scorekeeper_whose_phone_died_is_taken_over_by_a_phone_watching(client
     with client.websocket_connect(f"/ws/{code}?token={keeper}") as old:  # the dead phone, recharged
         said = old.receive_json()
         assert said["type"] == "error" and said["error"] == "not_seated"
+
+
+def test_another_player_hands_on_a_seat_only_once_its_phone_has_been_gone_a_while(client):
+    """Anyone with the link may join: one who had could take the creator's seat the moment her
+    phone let go of the table (a screen gone dark), start the game with it, and she could not get it
+    back. Another's seat is now theirs to hand on only once no page has held it for a while."""
+    hub = client.app.state.hub
+    hub.limits = dataclasses.replace(hub.limits, hand_after_seconds=3600.0)  # not reached in this test
+    code, alice, eve = two_and_a_bot(client, "Eve")
+    with client.websocket_connect(f"/ws/{code}?token={alice}") as ws:
+        receive_table(ws)
+        assert hand(client, code, 0, eve).json()["detail"]["error"] == "seat_here"  # her phone is here
+    refused = hand(client, code, 0, eve)  # her screen went dark a moment ago
+    assert refused.status_code == 409, refused.text
+    detail = refused.json()["detail"]
+    assert detail["error"] == "seat_here", detail
+    assert "seat 0's phone has only just left" in detail["message"]
+    assert "may be handed on by another player in 3" in detail["message"]  # about an hour's seconds
+    with client.websocket_connect(f"/ws/{code}?token={alice}") as ws:  # back: still hers, not « not_seated »
+        receive_table(ws)
+    hub.tables[code].seats[0].left -= 7200  # two hours later: her phone is dead, Eve hands her seat on
+    assert hand(client, code, 0, eve).status_code == 200
 
 
 def test_a_spectator_still_cannot_hand_on_a_seat_at_a_table_played_online(client):

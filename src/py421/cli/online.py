@@ -29,6 +29,7 @@ SERVE_LIMITS: list[tuple[str, str, click.ParamType[Any]]] = [
     ("--max-unknown-codes-per-minute", "unknown_codes_per_minute", click.IntRange(1)),
     ("--max-tables", "live_tables", click.IntRange(1)),
     ("--waiting-minutes", "waiting_minutes", click.IntRange(1)),
+    ("--hand-after-seconds", "hand_after_seconds", Finite(0, 3600)),
     ("--idle-minutes", "idle_minutes", click.IntRange(1)),
     ("--messages-per-second", "messages_per_second", Finite(1)),
     ("--replay-steps-per-second", "replay_steps_per_second", Finite(1)),

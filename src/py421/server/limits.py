@@ -25,6 +25,9 @@ class Limits:
     unknown_codes_per_minute: int = 30
     live_tables: int = 5_000  # tables waiting or in play, on this server
     waiting_minutes: int = 30  # a table nobody starts in this time is removed
+    # another player hands a player's seat on (a phone watching takes a scorekeeper's) only once no
+    # page has held it this long: a screen gone dark comes back, and anyone with the code may join
+    hand_after_seconds: float = 120.0
     # A started table nobody acts at or is connected to for this long is ended: two hours leave
     # friends time for a meal or a long talk between two throws.
     idle_minutes: int = 120

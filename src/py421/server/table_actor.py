@@ -164,8 +164,9 @@ class TableActor:
         """A seated player hands ``seat`` to another phone, whose page holds ``new`` (a phone that
         died: its player goes on from a borrowed one; the creator's, before the start, starts the
         game from it). At a real table's score a phone watching (``token`` holding no seat) takes the
-        keeper's, once no page has held it for GONE_SECONDS. The token that held the seat no longer
-        does: its connections are told and watch (:meth:`.Table.broadcast`)."""
+        keeper's. Another's seat is handed on only once no page has held it for the limits'
+        ``hand_after_seconds``. The token that held the seat no longer does: its connections are
+        told and watch (:meth:`.Table.broadcast`)."""
         table, services = self.table, self.services
         async with table.lock:
             services.owning(table)
@@ -187,9 +188,13 @@ class TableActor:
                 # that player's phone is gone, else they could take every seat and keep it
                 raise TableError("seat_here", Message("server.hand_here", {"seat": seat}), 409)
             gone = time.time() - table.seats[seat].left
-            if holder is None and gone < GONE_SECONDS:  # a dark screen, back in a moment
-                minutes = math.ceil(GONE_SECONDS / 60)
-                raise TableError("seat_here", Message("server.keeper_recent", {"minutes": minutes}), 409)
+            wait = services.limits.hand_after_seconds
+            if seat != holder and gone < wait:  # a dark screen, back in a moment
+                if holder is None:
+                    minutes = math.ceil(wait / 60)
+                    raise TableError("seat_here", Message("server.keeper_recent", {"minutes": minutes}), 409)
+                said = {"seat": seat, "seconds": math.ceil(wait - gone)}
+                raise TableError("seat_here", Message("server.hand_recent", said), 409)
             # taken from a phone that did not hand it: the game reported so far stays
             floor = len(table.session.game.steps) if holder is None and table.session is not None else None
             handed = table.seats[seat].copy()
