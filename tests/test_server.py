@@ -1299,13 +1299,14 @@ def test_a_started_table_nobody_plays_at_ends_abandoned_with_its_game_kept_and_v
         player.send_json({"type": "act", "version": first["version"], "action": "throw"})
         receive_table(player)
     with (
-        client.websocket_connect(f"/ws/{kept['code']}?token={kept['token']}") as other,  # keeps its table
+        client.websocket_connect(f"/ws/{code}?token={token}") as silent,  # open, acting no more
         client.websocket_connect(f"/ws/{code}") as spectator,  # keeps nothing alive
     ):
-        receive_table(other)
+        receive_table(silent)
         receive_table(spectator)
+        client.app.state.hub.tables[kept["code"]].active += 3600  # a move there an hour later: kept
         assert keep_house(client, 119) == []  # two hours by default, from the last move
-        assert keep_house(client, 121) == [code]
+        assert keep_house(client, 121) == [code]  # a page left open does not keep its table
         ended = receive_table(spectator)
         assert ended["table"]["status"] == "abandoned" and ended["table"]["seed"] is not None
     with client.websocket_connect(f"/ws/{code}?token={token}") as player:
@@ -1337,13 +1338,13 @@ def playing_against_a_bot(client: TestClient) -> Iterator[tuple[str, Any, Any]]:
         yield code, player, client.app.state.hub.tables[code]  # type: ignore[attr-defined]
 
 
-def test_a_table_whose_only_connected_person_is_away_ends_when_idle(client):
-    """A player the timeout handed to a bot, who keeps the page open and never acts again, kept the
-    table alive for ever: the bots played on, the table never ended (a way to fill a server)."""
-    with playing_against_a_bot(client) as (code, player, table):
-        assert keep_house(client, 121) == []  # connected, and playing: never ended
-        table.seats[0].away = True  # as the timeout leaves it: a bot plays for them
-        assert keep_house(client, 243) == [code]  # the idle time after the last time it was played
+def test_a_table_whose_connected_person_never_acts_ends_when_idle(client):
+    """A page left open and silent (a tab forgotten, a phone on its charger, a script holding a
+    socket: a way to fill a server) kept its table alive for ever: only a person's move keeps one
+    now."""
+    with playing_against_a_bot(client) as (code, player, _):
+        assert keep_house(client, 119) == []
+        assert keep_house(client, 121) == [code]  # the idle time after the last move of a person
         assert receive_table(player)["table"]["status"] == "abandoned"
 
 

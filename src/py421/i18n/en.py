@@ -434,7 +434,7 @@ MESSAGES: dict[str, str] = {
     "cli.opt.serve.request_seconds": "Seconds for a whole HTTP request to arrive.",
     "cli.opt.serve.send_seconds": "Seconds a client may leave an answer untaken before it is cut off.",
     "cli.opt.serve.hand_after_seconds": "Seconds a player's phone must be gone before another player may hand the seat on.",
-    "cli.opt.serve.idle_minutes": "A started table nobody acts at or is connected to in this time is ended.",
+    "cli.opt.serve.idle_minutes": "A started table nobody acts at in this time is ended, pages open on it or not.",
     "cli.opt.play.players": "Comma-separated seats: a name for a person, or bot:random, bot:heuristic, bot:optimal. [default: your user name, bot:heuristic, bot:heuristic]",
     "cli.opt.play.seed": "Any text or number: the same seed, the same game (default: a fresh random seed).",
     "cli.opt.play.bot_delay": "Seconds between bot moves, so you can follow them.",

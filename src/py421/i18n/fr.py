@@ -425,7 +425,7 @@ MESSAGES: dict[str, str] = {
     "cli.opt.serve.request_seconds": "Secondes pour qu'une requête HTTP arrive entière.",
     "cli.opt.serve.send_seconds": "Secondes pendant lesquelles un client peut laisser une réponse sans la prendre avant d'être coupé.",
     "cli.opt.serve.hand_after_seconds": "Secondes d'absence du téléphone d'un joueur avant qu'un autre puisse confier sa place.",
-    "cli.opt.serve.idle_minutes": "Une table lancée où personne ne joue ni n'est connecté dans ce délai est close.",
+    "cli.opt.serve.idle_minutes": "Une table lancée où personne ne joue dans ce délai est close, des pages ouvertes ou non.",
     "cli.opt.play.players": "Places séparées par des virgules : un nom pour une personne, ou bot:random, bot:heuristic, bot:optimal. [défaut : votre nom d'utilisateur, bot:heuristic, bot:heuristic]",
     "cli.opt.play.seed": "Un texte ou un nombre : même graine, même partie (par défaut : une nouvelle graine au hasard).",
     "cli.opt.play.bot_delay": "Secondes entre les coups des bots, pour pouvoir les suivre.",

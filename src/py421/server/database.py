@@ -665,7 +665,7 @@ class Store:
             return [(str(code), str(status)) for code, status in rows]
 
     def touch(self, active: Sequence[tuple[str, str]]) -> None:
-        """Each table ``code`` was active at ``when`` (a person acted there or is connected)."""
+        """Each table ``code`` was active at ``when`` (a person acted there)."""
         with self.begin() as conn:  # in the order of the codes, as every process: no deadlock
             rows = [{"the_code": code, "the_time": when} for code, when in sorted(active)]
             conn.execute(_ACTIVE, rows)

@@ -920,17 +920,16 @@ class Hub:
         return BATCH if not self.writer.at_once else BATCH // 10
 
     async def _save_activity(self, now: float) -> None:
-        """Tables at which a person acted or is connected here: the database is told, a table once in
-        a quarter of the idle time at most (ten minutes by default), a batch a transaction. The
-        owner knows of every move (they are made there), so a table is never ended while played;
-        what the database may miss, a player connected to another process, is told well in time."""
+        """Tables at which a person acted here: the database is told, a table once in a quarter of
+        the idle time at most (ten minutes by default), a batch a transaction. The owner knows of
+        every move (they are made there), so a table is never ended while played. A page open and
+        silent keeps nothing alive: a tab forgotten, or a script holding sockets, would hold its
+        tables for ever."""
         every = min(self.limits.idle_minutes * 60 / 4, TOUCH_SECONDS)
         due = []
         for table in self.tables.values():
             if table.status not in LIVE:
                 continue
-            if table.seated_here:
-                table.active = now
             if table.active - table.active_saved >= every:
                 due.append(table)
         batch = self.batch
@@ -960,7 +959,7 @@ class Hub:
                 if t.status == "playing"
                 and t.game is not None
                 and (
-                    (not t.seated_here and now - t.active >= self.limits.idle_minutes * 60)
+                    now - t.active >= self.limits.idle_minutes * 60
                     or len(t.game.steps) >= self.limits.steps_per_table
                 )
             ]

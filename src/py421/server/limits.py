@@ -28,8 +28,8 @@ class Limits:
     # another player hands a player's seat on (a phone watching takes a scorekeeper's) only once no
     # page has held it this long: a screen gone dark comes back, and anyone with the code may join
     hand_after_seconds: float = 120.0
-    # A started table nobody acts at or is connected to for this long is ended: two hours leave
-    # friends time for a meal or a long talk between two throws.
+    # A started table nobody acts at for this long is ended, pages open on it or not: two hours
+    # leave friends time for a meal or a long talk between two throws.
     idle_minutes: int = 120
     # the steps of one game: then it is ended, abandoned (99 manches of 999 tokens, bots playing on,
     # would grow the server's memory without end; a long evening's game takes a few thousand)

@@ -419,7 +419,6 @@ class TableActor:
             if conn in table.connections:
                 table.connections.remove(conn)
                 if conn.seat is not None:
-                    table.active = max(table.active, time.time())  # connected until now
                     table.seats[conn.seat].connected -= 1
                     table.broadcast()
                     self.if_gone(conn.seat)
