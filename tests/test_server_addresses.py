@@ -92,6 +92,37 @@ def test_a_browser_request_from_another_site_is_refused(
         assert "--trusted-proxy" in why and "--allowed-origin" in why  # what to do, if it is yours
 
 
+def test_a_player_seated_at_a_table_still_reaches_it_while_their_address_is_stopped(tmp_path: Path) -> None:
+    """One phone trying codes at random stopped every phone behind the same address (a bar's Wi-Fi,
+    a mobile network's shared address) from reaching its own table: their pages lost the table, and
+    their seats looked gone. A token that holds a seat at the table is no guess."""
+    from fastapi.testclient import TestClient
+
+    from py421.server.app import create_app
+
+    from .server_helpers import create, start
+
+    app = create_app(f"sqlite:///{tmp_path}/s.db", bot_delay=0, limits=Limits(unknown_codes_per_minute=3))
+    with TestClient(app) as client:
+        created = create(client, seats=["human", "human"])
+        code, alice = created["code"], created["token"]
+        bob = client.post(f"/api/tables/{code}/join", json={"name": "Bob"}).json()["token"]
+        for guess in ("AAAAA", "BBBBB", "CCCCC"):  # someone else at the same address
+            assert client.get(f"/api/tables/{guess}").status_code == 404
+        assert client.get(f"/api/tables/{code}").status_code == 429  # no token: it could be a guess
+        seen = client.get(f"/api/tables/{code}", headers={"Authorization": f"Bearer {bob}"})
+        assert seen.status_code == 200, seen.text  # as the page asks when it holds a seat
+        start(client, code, alice)  # her token holds seat 0 there
+        with client.websocket_connect(f"/ws/{code}?token={bob}") as ws:
+            said = ws.receive_json()
+        assert said["type"] == "table" and said["view"]["seat"] == 1, said
+        with client.websocket_connect(f"/ws/{code}?token=not-a-seat-s-token") as ws:
+            assert ws.receive_json()["error"] == "rate_limited"  # a token of no seat is no better
+        other = create(client, seats=["human", "human"])["code"]
+        refused = client.post(f"/api/tables/{other}/start", headers={"Authorization": f"Bearer {alice}"})
+        assert refused.status_code == 429  # her token holds no seat at that table
+
+
 def test_an_address_that_guesses_table_codes_is_stopped_for_the_rest_of_the_minute(tmp_path: Path) -> None:
     """Table codes looked up at random, a thousand a second, found 4 of 5,000 tables in 3 seconds, and
     their free seats were taken. Each code that names no table counts; past the budget, the address's

@@ -106,12 +106,15 @@ async def estimate(request: Request) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def _by_code(hub: Hub, address: str) -> Iterator[None]:
+def _by_code(hub: Hub, address: str, code: str = "", token: str | None = None) -> Iterator[None]:
     """A request that names a table by its code: refused while the address has looked up its fill
     of codes that name no table this minute (codes tried at random find tables, whose free seats
-    could then be taken), and counted as such a code when it names none."""
+    could then be taken), and counted as such a code when it names none. A ``token`` that holds a
+    seat at the table ``code`` (held in this process's memory) is no guess: the players behind one
+    address (a bar's Wi-Fi, a mobile network's) still reach their tables while another guesses."""
     wait = hub.addresses.guessing(address)
-    if wait is not None:
+    table = hub.tables.get(code)
+    if wait is not None and (table is None or token is None or table.seat_of(token) is None):
         said = Message("server.unknown_codes", {"most": hub.limits.unknown_codes_per_minute})
         raise TableError("rate_limited", said, 429, retry_after=wait)
     try:
@@ -131,10 +134,12 @@ def _spend_message(hub: Hub, address: str) -> None:
 
 
 @router.get("/api/tables/{code}", response_model=p.TablePublic, responses=responses)
-async def show(request: Request, code: str) -> out.TablePublic:
+async def show(request: Request, code: str, authorization: str | None = Header(None)) -> out.TablePublic:
+    """The table as anyone with its code sees it; a seated player's token (optional) lets them
+    reach it while their address is stopped for guessing codes (:func:`_by_code`)."""
     hub = _hub(request)
     address = _address(request)
-    with _by_code(hub, address):
+    with _by_code(hub, address, code, _bearer(authorization)):
         return await hub.public(code, address)
 
 
@@ -150,7 +155,7 @@ async def join(code: str, request: Request) -> dict[str, Any]:
 @router.post("/api/tables/{code}/start", response_model=p.TablePublic, responses=responses)
 async def start(request: Request, code: str, authorization: str | None = Header(None)) -> out.TablePublic:
     hub = _hub(request)
-    with _by_code(hub, _address(request)):
+    with _by_code(hub, _address(request), code, _bearer(authorization)):
         return await hub.start(code, _bearer(authorization))
 
 
@@ -158,7 +163,7 @@ async def start(request: Request, code: str, authorization: str | None = Header(
 async def rematch(request: Request, code: str, authorization: str | None = Header(None)) -> dict[str, Any]:
     hub = _hub(request)
     hints = _hints(request)
-    with _by_code(hub, _address(request)):
+    with _by_code(hub, _address(request), code, _bearer(authorization)):
         new = await hub.rematch(code, _bearer(authorization), _address(request))
     if new in hub.tables:
         hints.watch(hub.tables[new])  # the rematch has the hints of its game
@@ -175,7 +180,7 @@ async def hand(
     minutes. Each is a write: it spends one of the address's messages, as a move does."""
     hub = _hub(request)
     _spend_message(hub, _address(request))
-    with _by_code(hub, _address(request)):
+    with _by_code(hub, _address(request), code, _bearer(authorization)):
         code, token = await hub.hand(code, _bearer(authorization), seat)
     return {"code": code, "seat": seat, "token": token}
 
@@ -359,7 +364,7 @@ async def _session(
     ws: WebSocket, hub: Hub, hints: Hints, code: str, token: str | None, lang: str, address: str
 ) -> None:
     try:
-        with _by_code(hub, address):
+        with _by_code(hub, address, code, token):
             table = await hub.attached(code, address)
         hints.watch(table)
         seat = table.seat_of(token)

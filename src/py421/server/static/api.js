@@ -165,10 +165,13 @@ export async function serverAnswers() {
 }
 
 /**
+ * The table as anyone sees it; a seat's token lets its player reach it while another phone behind
+ * the same address (a bar's Wi-Fi) is stopped for guessing table codes.
  * @param {string} code
+ * @param {string} [token]
  * @returns {Promise<TablePublic>}
  */
-export const getTable = (code) => call("GET", `/api/tables/${encodeURIComponent(code)}`);
+export const getTable = (code, token) => call("GET", `/api/tables/${encodeURIComponent(code)}`, undefined, token);
 
 /**
  * @param {string} code

@@ -269,7 +269,7 @@ export function tablePage(code) {
 
   // The table is fetched once over HTTP so that a wrong code says so
   // instead of retrying a socket forever.
-  getTable(code).then(
+  getTable(code, T.seat?.token).then(
     (table) => {
       if (T.closing) return;
       if (!T.table) {
