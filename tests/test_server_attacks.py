@@ -330,6 +330,31 @@ def test_odd_frames_and_bodies_get_the_documented_errors(server: Server) -> None
     assert detail(server.get("/api/tables/AB%00CD"))["error"] == "no_table"
 
 
+def test_garbage_sent_in_a_loop_fills_no_log(tmp_path: Path) -> None:
+    """A WebSocket frame that is no UTF-8 wrote a traceback to the log each time, and bytes that are
+    no HTTP a line each: a client sending them in a loop filled the disk (1.5 GB an hour) or buried
+    the rest. A client's fault is one line, and a message comes a few times a minute at most."""
+    server = Server(tmp_path)
+    try:
+        code = server.create()["code"]
+        for _ in range(25):
+            with server.ws(code) as ws:
+                json.loads(ws.recv(timeout=10))
+                ws.send(b"\xed\xa0\x80", text=True)
+                with pytest.raises(Exception, match="1007"):  # closed: invalid frame payload data
+                    ws.recv(timeout=10)
+            with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+                sock.sendall(b"GARBAGE\r\n\r\n")
+                assert sock.recv(1000).startswith(b"HTTP/1.1 400")
+        assert server.get("/healthz").status_code == 200  # served all along
+    finally:
+        server.stop()
+    logged = server.logged()
+    assert "Traceback" not in logged, logged[:2000]
+    assert 1 <= logged.count("Invalid UTF-8 sequence received from client") <= 10, logged[:2000]
+    assert 1 <= logged.count("Invalid HTTP request received") <= 10, logged[:2000]
+
+
 # -- floods ------------------------------------------------------------------------------------
 
 
