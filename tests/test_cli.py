@@ -315,6 +315,22 @@ def test_a_name_that_looks_like_another_s_is_refused():
         assert "input ended" in taken.output, (kept, taken.output)
 
 
+def test_a_name_in_another_alphabet_that_reads_as_a_player_s_is_refused():
+    """« Сосо » all in Cyrillic, « ΤΟΜ » all in Greek, passed beside « Coco » and « Tom »: each word
+    in one alphabet. Names are compared by the Latin letters their Greek and Cyrillic ones look like;
+    names that only share some letters stay apart."""
+    for latin, lookalike in (
+        ("Coco", "\u0421\u043e\u0441\u043e"),
+        ("Tom", "\u03a4\u039f\u039c"),
+        ("Ann Cox", "Ann \u0421\u043e\u0445"),
+    ):
+        refused = run_cli("table", "--players", f"{latin},{lookalike}")
+        assert refused.exit_code == 2 and "names must differ" in refused.output, (lookalike, refused.output)
+    for kept in ("\u0411\u043e\u0440\u0438\u0441", "\u0410\u043d\u043d\u0430"):  # Борис, Анна
+        taken = run_cli("table", "--players", f"Boris,Ann,{kept}", input="")
+        assert "input ended" in taken.output, (kept, taken.output)
+
+
 def test_a_game_saved_or_recorded_with_a_longer_name_before_still_resumes_and_replays(tmp_path):
     """Only a name given anew is held to the most: one saved when the terminal took 40 characters
     loads as it was saved, named again with --resume or not."""

@@ -358,6 +358,8 @@ def test_names_that_look_alike_or_show_nothing_are_refused(client):
         )
     joined = client.post(f"/api/tables/{code}/join", json={"name": "Ｂｏｂ"})
     assert joined.status_code == 200, joined.text
+    cyrillic = client.post(f"/api/tables/{code}/join", json={"name": "\u0412\u043e\u0412"})  # « ВоВ »
+    assert cyrillic.status_code == 409 and cyrillic.json()["detail"]["error"] == "name_taken", cyrillic.text
     names = [seat["name"] for seat in client.get(f"/api/tables/{code}").json()["seats"]]
     assert "Bob" in names  # one spelling of a name in the history and the leaderboard
 

@@ -142,6 +142,15 @@ _IGNORED = dict.fromkeys(
 )
 _IGNORED[0x200D] = None  # the joiner of an emoji sequence (« 👩‍🦰 »): the same name joined or not
 JOINER = "\u200d"
+# Greek and Cyrillic letters (case folded) read as the Latin letter they look like, upper or lower
+# case (« Сосо » in Cyrillic is « Coco », « ΤΟΜ » in Greek « Tom »): compared so, a name written
+# wholly in one of those alphabets cannot pass for another's. Letters of their own stay apart.
+_LOOKS_LATIN = str.maketrans(
+    {
+        **dict(zip("αβεζηικμνορτυχ", "abezhikmnoptyx", strict=True)),  # Greek
+        **dict(zip("авекмнорстухіјѕһԁԛԝӏ", "abekmhopctyxijshdqwl", strict=True)),  # Cyrillic
+    }
+)
 
 
 def _joins_emoji(name: str, i: int) -> bool:
@@ -157,13 +166,13 @@ def _joins_emoji(name: str, i: int) -> bool:
 
 def name_key(name: str) -> str:
     """What a name is the same as: its NFKC form (full-width or styled letters read as the letters)
-    with case folded and the characters a reader ignores left out. Two players' names must differ
-    by it.
+    with case folded, the characters a reader ignores left out, and Greek and Cyrillic letters that
+    look like Latin ones read as them. Two players' names must differ by it.
 
     >>> name_key("Ｚｏé") == name_key("ZOÉ") == name_key("Zo\u034fé\ufe0f")
     True
     """
-    return unicodedata.normalize("NFKC", name).translate(_IGNORED).casefold()
+    return unicodedata.normalize("NFKC", name).translate(_IGNORED).casefold().translate(_LOOKS_LATIN)
 
 
 def check_name(name: str, most: int | None = MAX_NAME) -> str:
