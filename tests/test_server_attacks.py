@@ -23,6 +23,7 @@ from typing import Any
 import httpx2
 import pytest
 from click.testing import CliRunner
+from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 from websockets.typing import Origin, Subprotocol
 
@@ -955,6 +956,10 @@ def test_another_site_cannot_act_for_a_visitor(server: Server) -> None:
         assert "frame-ancestors 'none'" in headers["content-security-policy"]
         assert headers["x-content-type-options"] == "nosniff"
         assert headers["referrer-policy"] == "no-referrer"
+    for path in ("/", "/t/ABCDE", "/healthz", "/static/app.js"):  # a load balancer's check asks HEAD
+        head = httpx2.head(server.base + path, timeout=10)
+        assert head.status_code == 200 and head.content == b"", (path, head.status_code)
+        assert "frame-ancestors 'none'" in head.headers["content-security-policy"], path
     code = server.create(seats=["human", "human"])["code"]
     evil = {"Origin": "https://evil.example"}
     forged = httpx2.post(
@@ -969,10 +974,15 @@ def test_another_site_cannot_act_for_a_visitor(server: Server) -> None:
     assert all(s["name"] != "Mallory" for s in server.get(f"/api/tables/{code}").json()["seats"])
     own = server.post(f"/api/tables/{code}/join", {"name": "Bob"}, headers={"Origin": server.base})
     assert own.status_code == 200, own.text
-    with pytest.raises(Exception, match="403"):
+    with pytest.raises(InvalidStatus) as handshake:
         connect(
             f"ws://127.0.0.1:{server.port}/ws/{code}", open_timeout=10, origin=Origin("https://evil.example")
         )
+    refused = handshake.value.response  # an answer like any other: its headers, and why
+    assert refused.status_code == 403
+    assert "frame-ancestors 'none'" in refused.headers["content-security-policy"]
+    assert refused.headers["x-content-type-options"] == "nosniff"
+    assert json.loads(refused.body)["detail"]["error"] == "cross_site"
     with connect(
         f"ws://127.0.0.1:{server.port}/ws/{code}", open_timeout=10, origin=Origin(server.base)
     ) as ws:

@@ -198,12 +198,15 @@ def create_app(
 
     # -- pages -------------------------------------------------------------------
 
-    @app.get("/", include_in_schema=False)
-    @app.get("/t/{code}", include_in_schema=False)
-    @app.get("/t/{code}/analysis", include_in_schema=False)
-    @app.get("/games/{game_id}/analysis", include_in_schema=False)
-    @app.get("/scorekeeper", include_in_schema=False)
-    @app.get("/here", include_in_schema=False)
+    # HEAD too: a load balancer's or an uptime monitor's check asks it
+    both = ["GET", "HEAD"]
+
+    @app.api_route("/", methods=both, include_in_schema=False)
+    @app.api_route("/t/{code}", methods=both, include_in_schema=False)
+    @app.api_route("/t/{code}/analysis", methods=both, include_in_schema=False)
+    @app.api_route("/games/{game_id}/analysis", methods=both, include_in_schema=False)
+    @app.api_route("/scorekeeper", methods=both, include_in_schema=False)
+    @app.api_route("/here", methods=both, include_in_schema=False)
     async def page(code: str | None = None, game_id: str | None = None) -> FileResponse:
         return FileResponse(STATIC / "index.html")
 

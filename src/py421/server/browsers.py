@@ -164,9 +164,17 @@ class BrowserGuard:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
-            if self.origins.refusal(scope) is not None or self.hosts.refusal(scope) is not None:
+            why = self.origins.refusal(scope) or self.hosts.refusal(scope)
+            if why is not None:
                 await receive()  # the connection's opening, answered by a refusal (HTTP 403)
-                await send({"type": "websocket.close", "code": 1008})
+                if "websocket.http.response" not in scope.get("extensions", {}):
+                    await send({"type": "websocket.close", "code": 1008})  # the server's own 403
+                    return
+                # an answer like any other: its headers, and why, as a POST would be told
+                start, body = _error(403, "cross_site", why)
+                start["headers"] = [*start["headers"], *HEADERS]
+                await send({**start, "type": "websocket.http.response.start"})
+                await send({**body, "type": "websocket.http.response.body"})
                 return
             await self.app(scope, receive, send)
             return

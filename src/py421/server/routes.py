@@ -186,6 +186,7 @@ async def hand(
 
 
 @router.get("/healthz", response_model=p.Health)
+@router.head("/healthz", include_in_schema=False)  # as a load balancer's check may ask
 async def healthz(request: Request) -> dict[str, Any]:
     """For a load balancer: the database answers, and what this process holds."""
     hub = _hub(request)
