@@ -175,7 +175,11 @@ def serve(
     phones = network_address() if host in ("0.0.0.0", "::") else None  # every address: the network's too
     if phones is not None:
         click.echo(tr(lang, "cli.serve.phones", url=f"http://{phones}:{port}"), err=True)
-    uvicorn.run(app, host=host, port=port, **uvicorn_options(caps, proxies))
+    # the process's logging: each message a few times a minute at most (garbage sent in a loop would
+    # fill the disk); set here, not in uvicorn_options, which servers within other programs share
+    from ..server.logs import log_config
+
+    uvicorn.run(app, host=host, port=port, log_config=log_config(), **uvicorn_options(caps, proxies))
 
 
 def network_address() -> str | None:

@@ -36,7 +36,6 @@ from typing import Any
 from .addresses import TrustedProxies, address_key
 from .browsers import HEADERS
 from .limits import Limits, TokenBucket
-from .logs import log_config
 
 
 def _fixed_answer(status: bytes, body: bytes, extra: bytes = b"") -> bytes:
@@ -146,8 +145,6 @@ def uvicorn_options(limits: Limits | None = None, proxies: TrustedProxies | None
         "http": http,
         "ws": ws,
         "log_level": "warning",
-        # each message a few times a minute at most: garbage sent in a loop would fill the disk
-        "log_config": log_config(),
         # No access log, whatever the level: an old client's URL may carry a seat's token.
         "access_log": False,
         # Views are small JSON: compressing each one costs more CPU than it saves on loopback or Wi-Fi.
