@@ -1020,7 +1020,7 @@ MESSAGES: dict[str, str] = {
     "page.error.no_seat": "No person holds that seat.",
     "page.error.seat_handed": "Your seat was handed to another phone: this one now watches the table.",
     "page.error.not_seated": "The seat this phone held here was handed to another phone: this one now watches the table.",
-    "page.error.seat_here": "That player's phone is at the table: before the start, only they hand their seat on.",
+    "page.error.seat_here": "That player's phone is at the table, or left it only a moment ago: another hands their seat on once it has been gone a while.",
     "page.error.spectator": "Spectators watch; join the table to play.",
     "page.error.not_your_turn": "It is not your turn.",
     "page.error.illegal": "That move is not allowed now.",

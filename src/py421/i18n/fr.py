@@ -1063,7 +1063,7 @@ MESSAGES: dict[str, str] = {
     "page.error.no_seat": "Aucune personne n'occupe cette place.",
     "page.error.seat_handed": "Votre place a été confiée à un autre téléphone : celui-ci regarde maintenant la table.",
     "page.error.not_seated": "La place que ce téléphone avait ici a été confiée à un autre téléphone : celui-ci regarde maintenant la table.",
-    "page.error.seat_here": "Le téléphone de ce joueur est à la table : avant la partie, lui seul confie sa place.",
+    "page.error.seat_here": "Le téléphone de ce joueur est à la table, ou vient de la quitter : un autre confie sa place une fois qu'il est parti depuis un moment.",
     "page.error.spectator": "Les spectateurs regardent ; rejoignez la table pour jouer.",
     "page.error.not_your_turn": "Ce n'est pas votre tour.",
     "page.error.illegal": "Ce coup n'est pas permis maintenant.",
